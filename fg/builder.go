@@ -45,6 +45,9 @@ func (b *Builder) AddVars(n, card int) int32 {
 // NumVars returns the number of variables added so far.
 func (b *Builder) NumVars() int { return len(b.card) }
 
+// Card returns the cardinality of variable v added so far.
+func (b *Builder) Card(v int32) int32 { return b.card[v] }
+
 // NumFactors returns the number of factors added so far.
 func (b *Builder) NumFactors() int { return len(b.factorTable) }
 

@@ -1,0 +1,552 @@
+package bp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/lifted-dev/lifted/lift"
+)
+
+// Schedule is the order in which messages are updated.
+type Schedule int
+
+const (
+	// Flood updates all messages from the previous iteration's messages.
+	Flood Schedule = iota
+	// Sequential updates messages one at a time in a fixed order.
+	Sequential
+)
+
+// String returns "flood" or "seq".
+func (s Schedule) String() string {
+	if s == Sequential {
+		return "seq"
+	}
+	return "flood"
+}
+
+// Options configure a BP run.
+type Options struct {
+	MaxProduct bool     // max-product (MAP) instead of sum-product
+	Schedule   Schedule // Flood or Sequential
+	Damping    float64  // in [0, 1): weight of the old message
+	Tol        float64  // convergence threshold on the maximum message change
+	MaxIter    int      // iteration limit
+	// Progress, if set, is called after every iteration.
+	Progress func(iter int, maxChange float64)
+}
+
+// DefaultOptions returns the paper's settings: sum-product, flooding, no
+// damping, tolerance 1e-8, at most 1000 iterations.
+func DefaultOptions() Options {
+	return Options{Tol: 1e-8, MaxIter: 1000}
+}
+
+// ErrNotNormalizable reports a message or belief that became zero everywhere:
+// the messages contradict the model's hard constraints. Damping or the
+// sequential schedule sometimes avoid it.
+var ErrNotNormalizable = errors.New("bp: message not normalizable (all entries zero)")
+
+// Result holds the outcome of a run on a counted graph.
+type Result struct {
+	Graph      *lift.Compressed
+	Belief     []float64 // per clusternode, NodeOff[X] .. NodeOff[X+1]
+	NodeOff    []int
+	LogZ       float64 // Bethe estimate of log Z (sum-product only)
+	Iterations int
+	Converged  bool
+	MaxChange  float64
+	Messages   int64 // messages computed, both directions
+	Seconds    float64
+	MaxProduct bool
+}
+
+// NodeBelief returns the normalised belief of clusternode X.
+func (r *Result) NodeBelief(X int) []float64 { return r.Belief[r.NodeOff[X]:r.NodeOff[X+1]] }
+
+// Marginal returns the belief of ground variable v (the max-marginal for
+// max-product).
+func (r *Result) Marginal(v int) []float64 { return r.NodeBelief(int(r.Graph.NodeOf[v])) }
+
+// Marginals returns the beliefs of all ground variables.
+func (r *Result) Marginals() [][]float64 {
+	out := make([][]float64, len(r.Graph.NodeOf))
+	for v := range out {
+		out[v] = append([]float64(nil), r.Marginal(v)...)
+	}
+	return out
+}
+
+// Assignment returns, per ground variable, the state of largest belief
+// (lowest state on ties): the MAP estimate under max-product.
+func (r *Result) Assignment() []int32 {
+	best := make([]int32, r.Graph.NumNodes())
+	for X := range best {
+		b := r.NodeBelief(X)
+		k := 0
+		for x := 1; x < len(b); x++ {
+			if b[x] > b[k] {
+				k = x
+			}
+		}
+		best[X] = int32(k)
+	}
+	out := make([]int32, len(r.Graph.NodeOf))
+	for v, X := range r.Graph.NodeOf {
+		out[v] = best[X]
+	}
+	return out
+}
+
+// Run runs BP on c.
+func Run(ctx context.Context, c *lift.Compressed, opt Options) (*Result, error) {
+	if opt.MaxIter <= 0 {
+		return nil, fmt.Errorf("bp: MaxIter must be positive, got %d", opt.MaxIter)
+	}
+	if !(opt.Damping >= 0 && opt.Damping < 1) {
+		return nil, fmt.Errorf("bp: damping must be in [0, 1), got %v", opt.Damping)
+	}
+	if !(opt.Tol >= 0) {
+		return nil, fmt.Errorf("bp: tolerance must be non-negative, got %v", opt.Tol)
+	}
+	start := time.Now()
+	e := newEngine(c, opt)
+	res := &Result{Graph: c, MaxProduct: opt.MaxProduct}
+	var err error
+	for it := 1; it <= opt.MaxIter; it++ {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		var change float64
+		if opt.Schedule == Sequential {
+			change, err = e.sweep()
+		} else {
+			change, err = e.flood()
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%w (iteration %d)", err, it)
+		}
+		res.Iterations = it
+		res.MaxChange = change
+		if opt.Progress != nil {
+			opt.Progress(it, change)
+		}
+		if change < opt.Tol {
+			res.Converged = true
+			break
+		}
+	}
+	res.Messages = e.messages
+	if err := e.beliefs(res); err != nil {
+		return nil, err
+	}
+	if !opt.MaxProduct {
+		res.LogZ = e.bethe(res)
+	}
+	res.Seconds = time.Since(start).Seconds()
+	return res, nil
+}
+
+// engine holds the flat message arrays of one run.
+type engine struct {
+	c   *lift.Compressed
+	opt Options
+
+	edgeOff []int     // lifted edge → offset into f2v/v2f
+	f2v     []float64 // factor-to-variable messages, sum 1
+	next    []float64 // flooding: the next f2v
+	v2f     []float64 // variable-to-factor messages, max 1
+
+	nodeOff []int     // clusternode → offset into logT/zeros
+	logT    []float64 // Σ count·log m over non-zero incoming entries
+	zeros   []int64   // Σ count over zero incoming entries
+
+	// scratch for factor evaluation
+	prefix []float64
+	idx    []int32
+	inOff  []int
+	outOff []int
+	out    []float64
+
+	messages int64
+}
+
+func newEngine(c *lift.Compressed, opt Options) *engine {
+	e := &engine{c: c, opt: opt}
+	ne := c.NumEdges()
+	e.edgeOff = make([]int, ne+1)
+	for s := 0; s < ne; s++ {
+		e.edgeOff[s+1] = e.edgeOff[s] + int(c.NodeCard[c.EdgeNode[s]])
+	}
+	n := e.edgeOff[ne]
+	e.f2v = make([]float64, n)
+	e.v2f = make([]float64, n)
+	for s := 0; s < ne; s++ {
+		m := e.f2v[e.edgeOff[s]:e.edgeOff[s+1]]
+		for i := range m {
+			m[i] = 1 / float64(len(m))
+		}
+	}
+	if opt.Schedule == Flood {
+		e.next = make([]float64, n)
+	}
+	nn := c.NumNodes()
+	e.nodeOff = make([]int, nn+1)
+	for X := 0; X < nn; X++ {
+		e.nodeOff[X+1] = e.nodeOff[X] + int(c.NodeCard[X])
+	}
+	e.logT = make([]float64, e.nodeOff[nn])
+	e.zeros = make([]int64, e.nodeOff[nn])
+	maxArity := 0
+	for F := 0; F < c.NumFactors(); F++ {
+		maxArity = max(maxArity, len(c.Positions(F)))
+	}
+	e.prefix = make([]float64, maxArity+1)
+	e.idx = make([]int32, maxArity)
+	e.inOff = make([]int, maxArity)
+	e.outOff = make([]int, maxArity)
+	return e
+}
+
+// nodeTotals recomputes logT and zeros of clusternode X from f2v.
+func (e *engine) nodeTotals(X int) {
+	c := e.c
+	T := e.logT[e.nodeOff[X]:e.nodeOff[X+1]]
+	Z := e.zeros[e.nodeOff[X]:e.nodeOff[X+1]]
+	clear(T)
+	clear(Z)
+	for _, s := range c.NodeEdges[c.NodeEdgeStart[X]:c.NodeEdgeStart[X+1]] {
+		cnt := c.EdgeCount[s]
+		fc := float64(cnt)
+		m := e.f2v[e.edgeOff[s]:e.edgeOff[s+1]]
+		for x, v := range m {
+			if v > 0 {
+				T[x] += fc * math.Log(v)
+			} else {
+				Z[x] += cnt
+			}
+		}
+	}
+}
+
+// varMessage computes the variable-to-factor message of lifted edge s into
+// dst (max-normalised), from the totals of its clusternode.
+func (e *engine) varMessage(s int32, dst []float64) error {
+	c := e.c
+	X := int(c.EdgeNode[s])
+	if ev := c.NodeEvidence[X]; ev >= 0 {
+		clear(dst)
+		dst[ev] = 1
+		return nil
+	}
+	T := e.logT[e.nodeOff[X]:e.nodeOff[X+1]]
+	Z := e.zeros[e.nodeOff[X]:e.nodeOff[X+1]]
+	m := e.f2v[e.edgeOff[s]:e.edgeOff[s+1]]
+	best := math.Inf(-1)
+	for x := range dst {
+		z := Z[x]
+		l := T[x]
+		if m[x] > 0 {
+			l -= math.Log(m[x])
+		} else {
+			z--
+		}
+		if z > 0 {
+			dst[x] = math.Inf(-1)
+			continue
+		}
+		dst[x] = l
+		best = max(best, l)
+	}
+	if math.IsInf(best, -1) {
+		return fmt.Errorf("%w: every state of a variable in clusternode %d is excluded", ErrNotNormalizable, X)
+	}
+	for x, l := range dst {
+		dst[x] = math.Exp(l - best)
+	}
+	return nil
+}
+
+// factorMessages evaluates clusterfactor F's representative: for every slot
+// whose chosen position is in want (or all when only < 0), it writes the
+// unnormalised factor-to-variable message into base[edgeOff[slot]:].
+func (e *engine) factorMessages(F int, only int32, base []float64) {
+	c := e.c
+	t := c.Table(F)
+	pos := c.Positions(F)
+	a := len(pos)
+	for q, s := range pos {
+		e.inOff[q] = e.edgeOff[s]
+		e.outOff[q] = -1
+		if (only < 0 || s == only) && int(c.EdgePos[s]) == q {
+			e.outOff[q] = e.edgeOff[s]
+			clear(base[e.edgeOff[s]:e.edgeOff[s+1]])
+		}
+	}
+	idx := e.idx[:a]
+	clear(idx)
+	pre := e.prefix
+	v2f := e.v2f
+	maxp := e.opt.MaxProduct
+	for k, phi := range t.Values {
+		if phi != 0 {
+			pre[0] = phi
+			for q := 0; q < a; q++ {
+				pre[q+1] = pre[q] * v2f[e.inOff[q]+int(idx[q])]
+			}
+			suf := 1.0
+			for q := a - 1; q >= 0; q-- {
+				if o := e.outOff[q]; o >= 0 {
+					val := pre[q] * suf
+					p := &base[o+int(idx[q])]
+					if maxp {
+						if val > *p {
+							*p = val
+						}
+					} else {
+						*p += val
+					}
+				}
+				suf *= v2f[e.inOff[q]+int(idx[q])]
+			}
+		}
+		_ = k
+		for q := a - 1; q >= 0; q-- {
+			idx[q]++
+			if idx[q] < t.Dims[q] {
+				break
+			}
+			idx[q] = 0
+		}
+	}
+}
+
+// normalise scales m to sum 1.
+func normalise(m []float64) bool {
+	var s float64
+	for _, v := range m {
+		s += v
+	}
+	if !(s > 0) || math.IsInf(s, 1) {
+		return false
+	}
+	for i := range m {
+		m[i] /= s
+	}
+	return true
+}
+
+// settle damps the new message against the old, returns the largest change.
+func (e *engine) settle(old, nw []float64) float64 {
+	d := e.opt.Damping
+	var ch float64
+	for i := range nw {
+		v := nw[i]
+		if d > 0 {
+			v = (1-d)*v + d*old[i]
+			nw[i] = v
+		}
+		ch = max(ch, math.Abs(v-old[i]))
+	}
+	return ch
+}
+
+func (e *engine) flood() (float64, error) {
+	c := e.c
+	for X := 0; X < c.NumNodes(); X++ {
+		e.nodeTotals(X)
+	}
+	for s := 0; s < c.NumEdges(); s++ {
+		if err := e.varMessage(int32(s), e.v2f[e.edgeOff[s]:e.edgeOff[s+1]]); err != nil {
+			return 0, err
+		}
+	}
+	for F := 0; F < c.NumFactors(); F++ {
+		e.factorMessages(F, -1, e.next)
+	}
+	var change float64
+	for s := 0; s < c.NumEdges(); s++ {
+		nw := e.next[e.edgeOff[s]:e.edgeOff[s+1]]
+		if !normalise(nw) {
+			return 0, e.zeroMessage(int32(s))
+		}
+		change = max(change, e.settle(e.f2v[e.edgeOff[s]:e.edgeOff[s+1]], nw))
+	}
+	e.f2v, e.next = e.next, e.f2v
+	e.messages += 2 * int64(c.NumEdges())
+	return change, nil
+}
+
+func (e *engine) zeroMessage(s int32) error {
+	F := e.c.EdgeFactor[s]
+	return fmt.Errorf("%w: message from factor %d (clusterfactor %d) to variable %d", ErrNotNormalizable,
+		e.c.FactorRep[F], F, e.c.Ground.Scope(int(e.c.FactorRep[F]))[e.c.EdgePos[s]])
+}
+
+func (e *engine) sweep() (float64, error) {
+	c := e.c
+	for X := 0; X < c.NumNodes(); X++ {
+		e.nodeTotals(X)
+	}
+	var change float64
+	nw := make([]float64, 0, 16)
+	for X := 0; X < c.NumNodes(); X++ {
+		for _, s := range c.NodeEdges[c.NodeEdgeStart[X]:c.NodeEdgeStart[X+1]] {
+			F := int(c.EdgeFactor[s])
+			for q, t := range c.Positions(F) {
+				if t == s && int(c.EdgePos[s]) == q {
+					continue // the message being computed excludes its own input
+				}
+				if err := e.varMessage(t, e.v2f[e.edgeOff[t]:e.edgeOff[t+1]]); err != nil {
+					return 0, err
+				}
+			}
+			// factorMessages writes into a full-size buffer; use f2v's shape
+			// through a scratch copy of this slot only.
+			lo, hi := e.edgeOff[s], e.edgeOff[s+1]
+			nw = append(nw[:0], e.f2v[lo:hi]...)
+			e.factorMessages(F, s, e.f2v)
+			m := e.f2v[lo:hi]
+			if !normalise(m) {
+				copy(m, nw)
+				return 0, e.zeroMessage(s)
+			}
+			change = max(change, e.settle(nw, m))
+			e.updateTotals(s, nw, m)
+			e.messages += int64(len(c.Positions(F)))
+		}
+	}
+	return change, nil
+}
+
+// updateTotals moves clusternode totals from message old to new on edge s.
+func (e *engine) updateTotals(s int32, old, nw []float64) {
+	c := e.c
+	X := int(c.EdgeNode[s])
+	cnt := c.EdgeCount[s]
+	fc := float64(cnt)
+	T := e.logT[e.nodeOff[X]:e.nodeOff[X+1]]
+	Z := e.zeros[e.nodeOff[X]:e.nodeOff[X+1]]
+	for x := range T {
+		if old[x] > 0 {
+			T[x] -= fc * math.Log(old[x])
+		} else {
+			Z[x] -= cnt
+		}
+		if nw[x] > 0 {
+			T[x] += fc * math.Log(nw[x])
+		} else {
+			Z[x] += cnt
+		}
+	}
+}
+
+// beliefs fills res.Belief from the final messages.
+func (e *engine) beliefs(res *Result) error {
+	c := e.c
+	res.NodeOff = e.nodeOff
+	res.Belief = make([]float64, e.nodeOff[c.NumNodes()])
+	for X := 0; X < c.NumNodes(); X++ {
+		e.nodeTotals(X)
+		b := res.Belief[e.nodeOff[X]:e.nodeOff[X+1]]
+		if ev := c.NodeEvidence[X]; ev >= 0 {
+			b[ev] = 1
+			continue
+		}
+		T := e.logT[e.nodeOff[X]:e.nodeOff[X+1]]
+		Z := e.zeros[e.nodeOff[X]:e.nodeOff[X+1]]
+		best := math.Inf(-1)
+		for x := range b {
+			if Z[x] == 0 {
+				best = max(best, T[x])
+			}
+		}
+		if math.IsInf(best, -1) {
+			return fmt.Errorf("%w: belief of clusternode %d", ErrNotNormalizable, X)
+		}
+		for x := range b {
+			if Z[x] == 0 {
+				b[x] = math.Exp(T[x] - best)
+			}
+		}
+		normalise(b)
+	}
+	return nil
+}
+
+// bethe returns the Bethe approximation of log Z at the final messages:
+// Σ_F |F| Σ_x b_F(x)(log φ(x) − log b_F(x)) + Σ_X |X|(deg−1) Σ_x b_X log b_X.
+func (e *engine) bethe(res *Result) float64 {
+	c := e.c
+	for s := 0; s < c.NumEdges(); s++ {
+		// Totals are current after beliefs(); a failure here was reported there.
+		_ = e.varMessage(int32(s), e.v2f[e.edgeOff[s]:e.edgeOff[s+1]])
+	}
+	var logZ float64
+	for F := 0; F < c.NumFactors(); F++ {
+		logZ += float64(c.FactorSize[F]) * e.factorTerm(F)
+	}
+	for X := 0; X < c.NumNodes(); X++ {
+		var nb float64
+		for _, p := range res.NodeBelief(X) {
+			if p > 0 {
+				nb += p * math.Log(p)
+			}
+		}
+		logZ += float64(c.NodeSize[X]) * float64(c.Degree(X)-1) * nb
+	}
+	return logZ
+}
+
+// factorTerm is Σ_x b(x)(log φ(x) − log b(x)) for F's factor belief.
+func (e *engine) factorTerm(F int) float64 {
+	c := e.c
+	t := c.Table(F)
+	pos := c.Positions(F)
+	a := len(pos)
+	idx := e.idx[:a]
+	weight := func(k int) float64 {
+		w := t.Values[k]
+		for q := 0; q < a; q++ {
+			w *= e.v2f[e.edgeOff[pos[q]]+int(idx[q])]
+		}
+		return w
+	}
+	var z float64
+	e.forEntries(t.Dims, func(k int) { z += weight(k) })
+	if !(z > 0) {
+		return 0
+	}
+	var term float64
+	e.forEntries(t.Dims, func(k int) {
+		w := weight(k)
+		if w > 0 {
+			b := w / z
+			term += b * (math.Log(t.Values[k]) - math.Log(b))
+		}
+	})
+	return term
+}
+
+// forEntries calls fn for every table entry with e.idx holding its states.
+func (e *engine) forEntries(dims []int32, fn func(k int)) {
+	idx := e.idx[:len(dims)]
+	clear(idx)
+	n := 1
+	for _, d := range dims {
+		n *= int(d)
+	}
+	for k := 0; k < n; k++ {
+		fn(k)
+		for q := len(dims) - 1; q >= 0; q-- {
+			idx[q]++
+			if idx[q] < dims[q] {
+				break
+			}
+			idx[q] = 0
+		}
+	}
+}

@@ -1,0 +1,23 @@
+// Package bp is the one belief propagation engine of lifted. It runs on a
+// counted graph (lift.Compressed): the ground graph is the compression with
+// every count 1, so ground BP and lifted BP are the same code and cannot
+// drift apart.
+//
+// Messages are normalised to sum 1. Variable-to-factor messages are formed in
+// the log domain, because a clusternode raises incoming messages to counts
+// that reach the domain size (Eq. 7 of the lifted BP paper); exact zeros (hard
+// constraints, evidence) are tracked as counts rather than as -Inf, so no NaN
+// can arise from "zero divided by zero". Factor-to-variable messages evaluate
+// the representative ground factor with one message per position, which is
+// the ground computation itself.
+//
+// Schedules: Flood computes every message from the previous iteration's
+// messages. Sequential visits clusternodes in order and, for each, its lifted
+// edges in order (for a ground graph: variables in index order, each variable's
+// factors in index order — libDAI's SEQFIX order), updating each
+// factor-to-variable message at once from the current messages.
+//
+// Convergence is declared when the largest absolute change of any
+// factor-to-variable message entry in an iteration is below Tol. Damping is
+// linear: new = (1-d)·computed + d·old.
+package bp

@@ -1,0 +1,232 @@
+// Package gen builds factor graphs for tests and benchmarks: random trees,
+// graphs with planted symmetry (disjoint copies, rings with chords, grids with
+// identical potentials) and the ground friends-and-smokers network.
+package gen
+
+import (
+	"math"
+	"math/rand/v2"
+
+	"github.com/lifted-dev/lifted/fg"
+)
+
+// RandomTable returns a table of the given size with entries in [0.1, 2.1);
+// with probability zeroProb an entry is exactly 0 (at least one stays
+// positive).
+func RandomTable(r *rand.Rand, size int, zeroProb float64) []float64 {
+	t := make([]float64, size)
+	pos := false
+	for i := range t {
+		if r.Float64() < zeroProb {
+			continue
+		}
+		t[i] = 0.1 + 2*r.Float64()
+		pos = true
+	}
+	if !pos {
+		t[r.IntN(size)] = 1
+	}
+	return t
+}
+
+func must[T any](x T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return x
+}
+
+// Tree returns a random tree-structured factor graph over n variables with
+// cardinalities in 2..maxCard, pairwise factors along the tree edges, unary
+// factors on some variables, and occasionally a ternary factor over a
+// variable and two new leaves (still a tree).
+func Tree(r *rand.Rand, n, maxCard int, zeroProb float64) *fg.Graph {
+	b := fg.NewBuilder()
+	card := func() int { return 2 + r.IntN(maxCard-1) }
+	b.AddVar(card())
+	for b.NumVars() < n {
+		parent := int32(r.IntN(b.NumVars()))
+		if r.IntN(5) == 0 && b.NumVars()+2 <= n {
+			c1 := b.AddVar(card())
+			c2 := b.AddVar(card())
+			scope := []int32{c1, parent, c2}
+			must(b.AddFactor(scope, RandomTable(r, size(b, scope), zeroProb)))
+			continue
+		}
+		child := b.AddVar(card())
+		scope := []int32{parent, child}
+		if r.IntN(2) == 0 {
+			scope = []int32{child, parent}
+		}
+		must(b.AddFactor(scope, RandomTable(r, size(b, scope), zeroProb)))
+	}
+	for v := 0; v < b.NumVars(); v++ {
+		if r.IntN(2) == 0 {
+			s := []int32{int32(v)}
+			must(b.AddFactor(s, RandomTable(r, size(b, s), zeroProb)))
+		}
+	}
+	return b.Build()
+}
+
+func size(b *fg.Builder, scope []int32) int {
+	n := 1
+	for _, v := range scope {
+		n *= int(b.Card(v))
+	}
+	return n
+}
+
+// Copies returns k disjoint copies of piece; evidence is set on a random
+// subset of copies (each observed copy gets the same observed variables and
+// values drawn once per copy, so some copies stay alike and some do not).
+func Copies(r *rand.Rand, piece *fg.Graph, k int, observedCopies int) (*fg.Graph, fg.Evidence) {
+	b := fg.NewBuilder()
+	nv := piece.NumVars()
+	ev := fg.NoEvidence(nv * k)
+	for c := 0; c < k; c++ {
+		for v := 0; v < nv; v++ {
+			b.AddVar(int(piece.Card[v]))
+		}
+	}
+	tables := make([]int32, len(piece.Tables))
+	for t := range piece.Tables {
+		tables[t] = must(b.Table(piece.Tables[t].Dims, piece.Tables[t].Values))
+	}
+	scope := make([]int32, 0, 8)
+	for c := 0; c < k; c++ {
+		for f := 0; f < piece.NumFactors(); f++ {
+			scope = scope[:0]
+			for _, v := range piece.Scope(f) {
+				scope = append(scope, v+int32(c*nv))
+			}
+			must(b.AddFactorTable(scope, tables[piece.FactorTable[f]]))
+		}
+	}
+	obsVar := r.IntN(nv)
+	for c := 0; c < observedCopies && c < k; c++ {
+		cc := r.IntN(k)
+		ev[cc*nv+obsVar] = int32(r.IntN(int(piece.Card[obsVar])))
+	}
+	return b.Build(), ev
+}
+
+// Ring returns a ring of n binary variables with one shared pairwise table,
+// a shared unary table on each variable, and chords from i to i+n/2 (n even)
+// with a second shared table when chords is set.
+func Ring(r *rand.Rand, n int, chords bool) *fg.Graph {
+	b := fg.NewBuilder()
+	b.AddVars(n, 2)
+	pair := must(b.Table([]int32{2, 2}, RandomTable(r, 4, 0)))
+	unary := must(b.Table([]int32{2}, RandomTable(r, 2, 0)))
+	chord := must(b.Table([]int32{2, 2}, RandomTable(r, 4, 0.2)))
+	for i := 0; i < n; i++ {
+		must(b.AddFactorTable([]int32{int32(i)}, unary))
+		must(b.AddFactorTable([]int32{int32(i), int32((i + 1) % n)}, pair))
+		if chords && n%2 == 0 && i < n/2 {
+			must(b.AddFactorTable([]int32{int32(i), int32(i + n/2)}, chord))
+		}
+	}
+	return b.Build()
+}
+
+// Grid returns a w×h grid of binary variables with one shared horizontal,
+// one shared vertical and one shared unary table (variable id = row*w+col).
+func Grid(r *rand.Rand, w, h int) *fg.Graph {
+	b := fg.NewBuilder()
+	b.AddVars(w*h, 2)
+	hor := must(b.Table([]int32{2, 2}, RandomTable(r, 4, 0)))
+	ver := must(b.Table([]int32{2, 2}, RandomTable(r, 4, 0)))
+	un := must(b.Table([]int32{2}, RandomTable(r, 2, 0)))
+	for y := 0; y < h; y++ {
+		for x := 0; x < w; x++ {
+			v := int32(y*w + x)
+			must(b.AddFactorTable([]int32{v}, un))
+			if x+1 < w {
+				must(b.AddFactorTable([]int32{v, v + 1}, hor))
+			}
+			if y+1 < h {
+				must(b.AddFactorTable([]int32{v, v + int32(w)}, ver))
+			}
+		}
+	}
+	return b.Build()
+}
+
+// Smokers returns the ground friends-and-smokers network for n people:
+// variables Smokes(i) = i, Cancer(i) = n+i, Friends(i,j) = 2n+i*n+j; factors
+// exp(w1·[Smokes(x) ⇒ Cancer(x)]) and exp(w2·[Friends(x,y) ∧ Smokes(x) ⇒
+// Smokes(y)]) for all x, y (x = y included), as in the paper's Table 2.
+func Smokers(n int, w1, w2 float64) *fg.Graph {
+	b := fg.NewBuilder()
+	b.AddVars(2*n+n*n, 2)
+	e1, e2 := math.Exp(w1), math.Exp(w2)
+	// Smokes ⇒ Cancer over (S, C): false only at S=1, C=0.
+	imp := must(b.Table([]int32{2, 2}, []float64{e1, e1, 1, e1}))
+	// (F, Sx, Sy): false only at F=1, Sx=1, Sy=0.
+	fr := must(b.Table([]int32{2, 2, 2}, []float64{e2, e2, e2, e2, e2, e2, 1, e2}))
+	// Friends(x,x) ∧ Smokes(x) ⇒ Smokes(x) is always true: table over (F, S).
+	self := must(b.Table([]int32{2, 2}, []float64{e2, e2, e2, e2}))
+	for x := 0; x < n; x++ {
+		must(b.AddFactorTable([]int32{int32(x), int32(n + x)}, imp))
+	}
+	for x := 0; x < n; x++ {
+		for y := 0; y < n; y++ {
+			f := int32(2*n + x*n + y)
+			if x == y {
+				must(b.AddFactorTable([]int32{f, int32(x)}, self))
+				continue
+			}
+			must(b.AddFactorTable([]int32{f, int32(x), int32(y)}, fr))
+		}
+	}
+	return b.Build()
+}
+
+// Random returns a random (usually loopy) factor graph with n variables of
+// cardinality 2..maxCard and m factors of arity 1..3 over distinct variables.
+// Tables are drawn from a pool of poolSize tables per shape, so some factors
+// share tables.
+func Random(r *rand.Rand, n, m, maxCard int, zeroProb float64) *fg.Graph {
+	b := fg.NewBuilder()
+	for i := 0; i < n; i++ {
+		b.AddVar(2 + r.IntN(maxCard-1))
+	}
+	for f := 0; f < m; f++ {
+		a := 1 + r.IntN(min(3, n))
+		perm := r.Perm(n)[:a]
+		scope := make([]int32, a)
+		for i, v := range perm {
+			scope[i] = int32(v)
+		}
+		must(b.AddFactor(scope, RandomTable(r, size(b, scope), zeroProb)))
+	}
+	return b.Build()
+}
+
+// RandomCNF returns random clauses as 0/1 factors: n binary variables, m
+// clauses of length 1..3 over distinct variables with random signs.
+func RandomCNF(r *rand.Rand, n, m int) *fg.Graph {
+	b := fg.NewBuilder()
+	b.AddVars(n, 2)
+	for f := 0; f < m; f++ {
+		a := 1 + r.IntN(min(3, n))
+		perm := r.Perm(n)[:a]
+		scope := make([]int32, a)
+		zero := 0
+		for i, v := range perm {
+			scope[i] = int32(v)
+			zero <<= 1
+			if r.IntN(2) == 0 { // negated literal: false at state 1
+				zero |= 1
+			}
+		}
+		t := make([]float64, 1<<a)
+		for i := range t {
+			t[i] = 1
+		}
+		t[zero] = 0
+		must(b.AddFactor(scope, t))
+	}
+	return b.Build()
+}

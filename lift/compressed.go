@@ -1,0 +1,193 @@
+package lift
+
+import (
+	"fmt"
+
+	"github.com/lifted-dev/lifted/fg"
+)
+
+// Compressed is a counted factor graph: the result of compressing a ground
+// graph, or the ground graph itself with all counts 1.
+type Compressed struct {
+	// Ground is the graph this compresses; its tables are shared.
+	Ground *fg.Graph
+
+	// Clusternodes.
+	NodeCard     []int32 // states of the clusternode's variables
+	NodeSize     []int64 // number of ground variables in the clusternode
+	NodeEvidence []int32 // observed state, or -1
+	NodeOf       []int32 // ground variable → clusternode
+	// NodeEdgeStart[X]..NodeEdgeStart[X+1] indexes NodeEdges, the lifted
+	// edges at clusternode X.
+	NodeEdgeStart []int32
+	NodeEdges     []int32
+
+	// Clusterfactors.
+	FactorRep  []int32 // a representative ground factor
+	FactorSize []int64 // number of ground factors in the clusterfactor
+	FactorOf   []int32 // ground factor → clusterfactor
+	// PosEdge[FactorPosStart[F]+p] is the lifted edge of position p of the
+	// representative of F.
+	FactorPosStart []int32
+	PosEdge        []int32
+
+	// Lifted edges (slots).
+	EdgeFactor []int32 // clusterfactor
+	EdgeNode   []int32 // clusternode
+	EdgePos    []int32 // a position of the representative in this slot
+	EdgeMult   []int32 // number of the representative's positions in this slot
+	// EdgeCount[s] is c(F, X, s): the number of ground edges of slot s at each
+	// ground variable of X.
+	EdgeCount []int64
+}
+
+// NumNodes returns the number of clusternodes.
+func (c *Compressed) NumNodes() int { return len(c.NodeCard) }
+
+// NumFactors returns the number of clusterfactors.
+func (c *Compressed) NumFactors() int { return len(c.FactorRep) }
+
+// NumEdges returns the number of lifted edges.
+func (c *Compressed) NumEdges() int { return len(c.EdgeNode) }
+
+// Table returns the table of clusterfactor F (its representative's).
+func (c *Compressed) Table(F int) *fg.Table { return c.Ground.Table(int(c.FactorRep[F])) }
+
+// Positions returns, for each position of F's representative, its lifted
+// edge. The slice aliases internal storage.
+func (c *Compressed) Positions(F int) []int32 {
+	return c.PosEdge[c.FactorPosStart[F]:c.FactorPosStart[F+1]]
+}
+
+// Degree returns the number of ground factors at each variable of X.
+func (c *Compressed) Degree(X int) int64 {
+	var d int64
+	for _, s := range c.NodeEdges[c.NodeEdgeStart[X]:c.NodeEdgeStart[X+1]] {
+		d += c.EdgeCount[s]
+	}
+	return d
+}
+
+// Ground returns g as a counted graph with every count 1.
+func Ground(g *fg.Graph, ev fg.Evidence) (*Compressed, error) {
+	if err := g.CheckEvidence(ev); err != nil {
+		return nil, err
+	}
+	nv, nf := g.NumVars(), g.NumFactors()
+	vc := make([]int32, nv)
+	for i := range vc {
+		vc[i] = int32(i)
+	}
+	fcol := make([]int32, nf)
+	for i := range fcol {
+		fcol[i] = int32(i)
+	}
+	keys := make([]int32, g.NumEdges())
+	for f := 0; f < nf; f++ {
+		for e := g.FactorStart[f]; e < g.FactorStart[f+1]; e++ {
+			keys[e] = int32(e - g.FactorStart[f])
+		}
+	}
+	return build(g, ev, vc, nv, fcol, nf, keys)
+}
+
+// build assembles the counted graph from a stable colouring: varColor and
+// factorColor dense in 0..nvc-1 and 0..nfc-1, numbered by first appearance;
+// edgeKey the slot key of each ground edge.
+func build(g *fg.Graph, ev fg.Evidence, varColor []int32, nvc int, factorColor []int32, nfc int, edgeKey []int32) (*Compressed, error) {
+	c := &Compressed{
+		Ground:       g,
+		NodeCard:     make([]int32, nvc),
+		NodeSize:     make([]int64, nvc),
+		NodeEvidence: make([]int32, nvc),
+		NodeOf:       varColor,
+		FactorRep:    make([]int32, nfc),
+		FactorSize:   make([]int64, nfc),
+		FactorOf:     factorColor,
+	}
+	for i := range c.NodeEvidence {
+		c.NodeEvidence[i] = -2
+	}
+	for v, X := range varColor {
+		c.NodeSize[X]++
+		e := int32(-1)
+		if ev != nil {
+			e = ev[v]
+		}
+		if c.NodeEvidence[X] == -2 {
+			c.NodeEvidence[X] = e
+			c.NodeCard[X] = g.Card[v]
+		} else if c.NodeEvidence[X] != e || c.NodeCard[X] != g.Card[v] {
+			return nil, fmt.Errorf("lift: clusternode %d mixes evidence or cardinalities (variable %d)", X, v)
+		}
+	}
+	for i := range c.FactorRep {
+		c.FactorRep[i] = -1
+	}
+	for f, F := range factorColor {
+		c.FactorSize[F]++
+		if c.FactorRep[F] < 0 {
+			c.FactorRep[F] = int32(f)
+		}
+	}
+	// Slots of each representative: positions grouped by (key, clusternode).
+	c.FactorPosStart = make([]int32, nfc+1)
+	for F := 0; F < nfc; F++ {
+		r := int(c.FactorRep[F])
+		c.FactorPosStart[F+1] = c.FactorPosStart[F] + int32(g.FactorStart[r+1]-g.FactorStart[r])
+	}
+	c.PosEdge = make([]int32, c.FactorPosStart[nfc])
+	for F := 0; F < nfc; F++ {
+		r := int(c.FactorRep[F])
+		base := g.FactorStart[r]
+		scope := g.Scope(r)
+		first := int32(len(c.EdgeNode))
+		for p, v := range scope {
+			X := varColor[v]
+			k := edgeKey[base+int64(p)]
+			s := int32(-1)
+			for t := first; t < int32(len(c.EdgeNode)); t++ {
+				q := c.EdgePos[t]
+				if c.EdgeNode[t] == X && edgeKey[base+int64(q)] == k {
+					s = t
+					break
+				}
+			}
+			if s < 0 {
+				s = int32(len(c.EdgeNode))
+				c.EdgeFactor = append(c.EdgeFactor, int32(F))
+				c.EdgeNode = append(c.EdgeNode, X)
+				c.EdgePos = append(c.EdgePos, int32(p))
+				c.EdgeMult = append(c.EdgeMult, 0)
+			}
+			c.EdgeMult[s]++
+			c.PosEdge[c.FactorPosStart[F]+int32(p)] = s
+		}
+	}
+	ne := len(c.EdgeNode)
+	c.EdgeCount = make([]int64, ne)
+	for s := 0; s < ne; s++ {
+		tot := c.FactorSize[c.EdgeFactor[s]] * int64(c.EdgeMult[s])
+		n := c.NodeSize[c.EdgeNode[s]]
+		if tot%n != 0 {
+			return nil, fmt.Errorf("lift: colouring is not stable: slot %d has %d ground edges over %d variables", s, tot, n)
+		}
+		c.EdgeCount[s] = tot / n
+	}
+	// Node → edge CSR.
+	c.NodeEdgeStart = make([]int32, nvc+1)
+	for _, X := range c.EdgeNode {
+		c.NodeEdgeStart[X+1]++
+	}
+	for X := 0; X < nvc; X++ {
+		c.NodeEdgeStart[X+1] += c.NodeEdgeStart[X]
+	}
+	c.NodeEdges = make([]int32, ne)
+	next := make([]int32, nvc)
+	copy(next, c.NodeEdgeStart[:nvc])
+	for s, X := range c.EdgeNode {
+		c.NodeEdges[next[X]] = int32(s)
+		next[X]++
+	}
+	return c, nil
+}

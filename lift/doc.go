@@ -1,0 +1,24 @@
+// Package lift compresses a factor graph by colour passing (Kersting et al.,
+// "CFG", Algorithm 1 of the lifted BP paper) and represents the result as a
+// counted graph: clusternodes (sets of variables), clusterfactors (sets of
+// factors) and lifted edges carrying counts.
+//
+// A counted graph is the one input of the BP engine. The ground graph is the
+// trivial compression (every variable and factor its own cluster, every count
+// 1), built by Ground, so ground and lifted BP are the same code.
+//
+// Lifted edges are "slots": the positions of a clusterfactor's representative
+// factor grouped by what can be told apart. In the default positional mode
+// every position is its own slot (the paper's c(f, X, p)). For tables declared
+// symmetric, positions whose variables share a colour form one slot, and in
+// CNF mode clause positions are told apart only by literal sign and colour
+// (the paper's two positions, negated and unnegated, for LBPCount). A ground
+// variable in clusternode X lies on Count ground edges of a slot; messages
+// along a slot are equal for all of them, which is what makes lifted BP equal
+// ground BP.
+//
+// Where the paper's Eq. (8) raises the incoming messages of a clusterfactor to
+// powers, we instead evaluate the representative ground factor with the
+// message of each position's slot: that is exactly the ground computation, and
+// the counts then appear only on the variable side (Eqs. 7 and 9).
+package lift
