@@ -1,0 +1,1119 @@
+package mln
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"os"
+	"path"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/lifted-dev/lifted/pos"
+)
+
+// maxErrors bounds the errors collected before the parser gives up.
+const maxErrors = 100
+
+// maxRange bounds the size of an integer range type {a,...,b} (a variable
+// so that the fuzz test can lower it).
+var maxRange int64 = 1 << 24
+
+// Parse parses and type-checks one .mln file whose contents are src.
+// filename appears in positions, and #include "f" is resolved relative to
+// its directory through the operating system's file system.
+//
+// On error Parse returns the partial MLN (everything it could make sense of)
+// and a pos.ErrorList sorted by position.
+func Parse(filename string, src []byte) (*MLN, error) {
+	p := newParser(osFS{})
+	p.parseTop(filename, src)
+	return p.finish()
+}
+
+// ParseFile reads and parses one .mln file.
+func ParseFile(filename string) (*MLN, error) {
+	return ParseFiles(filename)
+}
+
+// ParseFiles parses several .mln files, in order, into one MLN, the way
+// Alchemy reads "-i a.mln,b.mln": declarations in earlier files are visible
+// in later ones.
+func ParseFiles(filenames ...string) (*MLN, error) {
+	return parseFiles(newParser(osFS{}), filenames)
+}
+
+// ParseFS is ParseFiles reading from fsys; #include is resolved within fsys.
+func ParseFS(fsys fs.FS, filenames ...string) (*MLN, error) {
+	return parseFiles(newParser(ioFS{fsys}), filenames)
+}
+
+func parseFiles(p *parser, filenames []string) (*MLN, error) {
+	for _, name := range filenames {
+		src, err := p.fsys.ReadFile(name)
+		if err != nil {
+			p.errs = append(p.errs, &pos.Error{Pos: pos.Position{File: name}, Msg: "cannot read file: " + errText(err)})
+			continue
+		}
+		p.parseTop(name, src)
+	}
+	return p.finish()
+}
+
+// fileSystem abstracts where #include reads from.
+type fileSystem interface {
+	ReadFile(name string) ([]byte, error)
+	Join(from, name string) string // name as included from the file from
+	Key(name string) string        // canonical name for cycle detection
+}
+
+// osFS reads through the operating system.
+type osFS struct{}
+
+// ReadFile reads name.
+func (osFS) ReadFile(name string) ([]byte, error) { return os.ReadFile(name) }
+
+// Join resolves name relative to the directory of from.
+func (osFS) Join(from, name string) string {
+	if filepath.IsAbs(name) {
+		return name
+	}
+	return filepath.Join(filepath.Dir(from), name)
+}
+
+// Key returns the absolute path.
+func (osFS) Key(name string) string {
+	if abs, err := filepath.Abs(name); err == nil {
+		return abs
+	}
+	return filepath.Clean(name)
+}
+
+// ioFS reads from an fs.FS.
+type ioFS struct{ fsys fs.FS }
+
+// ReadFile reads name.
+func (f ioFS) ReadFile(name string) ([]byte, error) { return fs.ReadFile(f.fsys, name) }
+
+// Join resolves name relative to the directory of from.
+func (ioFS) Join(from, name string) string { return path.Join(path.Dir(from), name) }
+
+// Key returns the cleaned path.
+func (ioFS) Key(name string) string { return path.Clean(name) }
+
+// errText shortens OS errors: "open x: no such file or directory" becomes
+// "no such file or directory".
+func errText(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}
+
+// bailout is panicked to abandon the current statement after an error.
+type bailout struct{}
+
+type parser struct {
+	m        *MLN
+	errs     pos.ErrorList
+	fsys     fileSystem
+	includes []string // include stack of Key()s
+
+	// Current file.
+	file string
+	src  []byte
+	toks []token
+	i    int
+
+	// Unknown-predicate errors, revisited at the end: the predicate may be
+	// declared after its first use.
+	unknown []unknownUse
+	// sawFormula is set once a formula has been parsed (for the warning on
+	// declarations that may be mistyped formulas).
+	sawFormula bool
+}
+
+type unknownUse struct {
+	name string
+	err  *pos.Error
+}
+
+func newParser(fsys fileSystem) *parser {
+	return &parser{
+		m: &MLN{
+			types: map[string]int{},
+			preds: map[string]int{},
+			funcs: map[string]int{},
+		},
+		fsys: fsys,
+	}
+}
+
+func (p *parser) finish() (*MLN, error) {
+	for _, u := range p.unknown {
+		if d := p.m.Pred(u.name); d != nil {
+			u.err.Msg = fmt.Sprintf("predicate %q is used before its declaration at %s; move the declaration above the first formula that uses it",
+				u.name, relPos(u.err.Pos, d.Pos))
+		}
+	}
+	p.errs.Sort()
+	p.m.Warnings.Sort()
+	return p.m, p.errs.Err()
+}
+
+// relPos prints at relative to from: "7:3" in the same file, else in full.
+func relPos(from, at pos.Position) string {
+	if at.File == from.File && at.Line > 0 {
+		return fmt.Sprintf("%d:%d", at.Line, at.Col)
+	}
+	return at.String()
+}
+
+// tokenize scans all of src.
+func tokenize(src []byte) []token {
+	s := newScanner(src)
+	var toks []token
+	for {
+		t := s.next()
+		toks = append(toks, t)
+		if t.kind == tEOF {
+			return toks
+		}
+	}
+}
+
+func (p *parser) parseTop(filename string, src []byte) {
+	p.includes = append(p.includes[:0], p.fsys.Key(filename))
+	p.parseSource(filename, src)
+}
+
+// parseSource parses a whole file (top level or included).
+func (p *parser) parseSource(filename string, src []byte) {
+	p.file, p.src, p.toks, p.i = filename, src, tokenize(src), 0
+	for {
+		p.skipNewlines()
+		if p.tok().kind == tEOF {
+			return
+		}
+		if len(p.errs) >= maxErrors {
+			p.errs.Add(p.pos(p.tok()), "too many errors; stopping")
+			p.i = len(p.toks) - 1
+			return
+		}
+		p.statementSafely()
+	}
+}
+
+func (p *parser) statementSafely() {
+	defer func() {
+		if r := recover(); r != nil {
+			if _, ok := r.(bailout); !ok {
+				panic(r)
+			}
+			p.syncLine()
+		}
+	}()
+	p.statement()
+}
+
+// ---- token helpers ----
+
+func (p *parser) tok() token { return p.toks[p.i] }
+
+func (p *parser) peek(n int) token {
+	if p.i+n < len(p.toks) {
+		return p.toks[p.i+n]
+	}
+	return p.toks[len(p.toks)-1]
+}
+
+func (p *parser) next() {
+	if p.i < len(p.toks)-1 {
+		p.i++
+	}
+}
+
+func (p *parser) pos(t token) pos.Position {
+	return pos.Position{File: p.file, Line: t.line, Col: t.col}
+}
+
+func (p *parser) errorf(t token, format string, args ...any) {
+	p.errs.Add(p.pos(t), format, args...)
+}
+
+func (p *parser) errorAt(at pos.Position, format string, args ...any) *pos.Error {
+	e := pos.Errorf(at, format, args...)
+	p.errs = append(p.errs, e)
+	return e
+}
+
+func (p *parser) warnAt(at pos.Position, format string, args ...any) {
+	p.m.Warnings.Add(at, format, args...)
+}
+
+// fail reports an error at t and abandons the statement.
+func (p *parser) fail(t token, format string, args ...any) {
+	p.errorf(t, format, args...)
+	panic(bailout{})
+}
+
+// unexpected fails with a message naming t and what was expected.
+func (p *parser) unexpected(t token, expected string) {
+	if t.kind == tIllegal && t.msg != "" {
+		p.fail(t, "%s", t.msg)
+	}
+	msg := "unexpected " + t.describe()
+	if expected != "" {
+		msg += ", expected " + expected
+	}
+	p.fail(t, "%s%s", msg, hintFor(t))
+}
+
+// hintFor suggests the Alchemy spelling of common foreign syntax.
+func hintFor(t token) string {
+	switch t.kind {
+	case tIllegal:
+		switch {
+		case t.text == "|" || t.text == "||":
+			return `; Alchemy writes disjunction as " v " (a v surrounded by spaces)`
+		case t.text == "&" || t.text == "&&":
+			return `; Alchemy writes conjunction as "^"`
+		case t.text == "~" || t.text == "¬":
+			return `; Alchemy writes negation as "!"`
+		case t.text == "->":
+			return `; Alchemy writes implication as "=>"`
+		case t.text == "<->":
+			return `; Alchemy writes equivalence as "<=>"`
+		case strings.HasPrefix(t.text, "#"):
+			return `; the only "#" directive is #include "file"`
+		}
+	case tColon:
+		return `; utilities (":") of decision-theoretic MLNs are not supported`
+	case tLBrack, tRBrack:
+		return `; Alchemy's indivisible "[ ]" formulas are not supported`
+	case tLt, tGt, tLe, tGe:
+		return "; internal comparison predicates (<, >, <=, >=) are not supported"
+	case tAt:
+		return `; "@" is only allowed before a weight (Tuffy's fixed weight, "@2.5 F")`
+	}
+	return ""
+}
+
+func (p *parser) skipNewlines() {
+	for p.tok().kind == tNewline {
+		p.next()
+	}
+}
+
+// syncLine skips to the start of the next line.
+func (p *parser) syncLine() {
+	for k := p.tok().kind; k != tNewline && k != tEOF; k = p.tok().kind {
+		p.next()
+	}
+	p.next()
+}
+
+func atLineEnd(t token) bool { return t.kind == tNewline || t.kind == tEOF }
+
+// expectLineEnd requires the statement to end here.
+func (p *parser) expectLineEnd(what string) {
+	if t := p.tok(); !atLineEnd(t) {
+		p.unexpected(t, "end of line after "+what)
+	}
+}
+
+func isVarName(s string) bool {
+	return s != "" && ('a' <= s[0] && s[0] <= 'z' || s[0] == '_')
+}
+
+func isQuantifier(s string) (exists, ok bool) {
+	switch strings.ToLower(s) {
+	case "exist", "exists":
+		return true, true
+	case "forall":
+		return false, true
+	}
+	return false, false
+}
+
+// ---- statements ----
+
+func (p *parser) statement() {
+	t := p.tok()
+	switch {
+	case t.kind == tInclude:
+		p.include()
+	case t.kind == tIdent && p.peek(1).kind == tEq && p.peek(2).kind == tLBrace:
+		p.typeDecl()
+	case p.isFuncDecl():
+		p.funcDecl()
+	default:
+		if p.tryPredDecl() {
+			return
+		}
+		p.formula()
+	}
+}
+
+// isFuncDecl reports whether the line has the shape "ret name(t1, ..., tn)"
+// with ret and name not declared predicates or functions (the rule
+// Alchemy's lexer applies), so that "P v (Q)" stays a formula.
+func (p *parser) isFuncDecl() bool {
+	ret, name := p.peek(0), p.peek(1)
+	if ret.kind != tIdent || name.kind != tIdent || p.peek(2).kind != tLParen || isQuantWord(ret.text) {
+		return false
+	}
+	for _, s := range []string{ret.text, name.text} {
+		if p.m.Pred(s) != nil || p.m.Func(s) != nil {
+			return false
+		}
+	}
+	for j := 3; ; j += 2 {
+		if p.peek(j).kind != tIdent {
+			return false
+		}
+		switch p.peek(j + 1).kind {
+		case tComma:
+			continue
+		case tRParen:
+			return atLineEnd(p.peek(j + 2))
+		}
+		return false
+	}
+}
+
+func isQuantWord(s string) bool { _, ok := isQuantifier(s); return ok }
+
+func (p *parser) include() {
+	inc := p.tok()
+	p.next()
+	t := p.tok()
+	if t.kind != tString {
+		p.unexpected(t, `a quoted file name after #include`)
+	}
+	p.next()
+	p.expectLineEnd("#include")
+	name, err := strconv.Unquote(t.text)
+	if err != nil {
+		name = strings.Trim(t.text, `"`)
+	}
+	switch {
+	case name == "":
+		p.fail(t, "empty file name in #include")
+	case strings.HasSuffix(name, ".cpp"):
+		p.fail(t, "#include of %s: linked-in C++ functions and predicates are not supported", t.text)
+	case strings.HasSuffix(name, ".db"):
+		p.fail(t, "#include of %s: evidence cannot be included from an .mln file here; read it with ReadDB", t.text)
+	}
+	target := p.fsys.Join(p.file, name)
+	key := p.fsys.Key(target)
+	for i, k := range p.includes {
+		if k == key {
+			chain := []string{}
+			for _, c := range p.includes[i:] {
+				chain = append(chain, filepath.Base(c))
+			}
+			chain = append(chain, filepath.Base(key))
+			p.fail(inc, "include cycle: %s", strings.Join(chain, " includes "))
+		}
+	}
+	src, err := p.fsys.ReadFile(target)
+	if err != nil {
+		p.fail(t, "cannot read included file %s: %s", target, errText(err))
+	}
+	// Parse the included file, then resume here.
+	file, osrc, toks, i := p.file, p.src, p.toks, p.i
+	p.includes = append(p.includes, key)
+	p.parseSource(target, src)
+	p.includes = p.includes[:len(p.includes)-1]
+	p.file, p.src, p.toks, p.i = file, osrc, toks, i
+}
+
+// typeDecl parses "name = { C1, C2, ... }" or "name = { 0, ..., 9 }".
+func (p *parser) typeDecl() {
+	nameTok := p.tok()
+	name := nameTok.text
+	p.next() // name
+	p.next() // =
+	open := p.tok()
+	p.next() // {
+	var consts []string
+	var ints []int64 // for ranges
+	allInts := true
+	sawRange := false
+	for {
+		p.skipNewlines()
+		t := p.tok()
+		switch t.kind {
+		case tRBrace:
+			p.next()
+		case tComma:
+			p.next()
+			continue
+		case tIdent:
+			if isVarName(t.text) {
+				p.errorf(t, "constant %q in type %q must start with an uppercase letter, be an integer or a \"quoted string\"", t.text, name)
+			} else {
+				consts = append(consts, t.text)
+				allInts = false
+			}
+			p.next()
+			continue
+		case tString:
+			consts = append(consts, t.text)
+			allInts = false
+			p.next()
+			continue
+		case tNumber:
+			n, s, ok := p.intConst(t)
+			if ok {
+				consts = append(consts, s)
+				ints = append(ints, n)
+			}
+			p.next()
+			continue
+		case tEllipsis:
+			// Only {first,...,last}.
+			p.next()
+			for p.tok().kind == tComma || p.tok().kind == tNewline {
+				p.next()
+			}
+			last := p.tok()
+			if !allInts || len(ints) != 1 || len(consts) != 1 || last.kind != tNumber || sawRange {
+				p.fail(t, "malformed range in type %q; write an integer range as {first,...,last}", name)
+			}
+			hi, _, ok := p.intConst(last)
+			p.next()
+			for p.tok().kind == tNewline {
+				p.next()
+			}
+			if p.tok().kind != tRBrace {
+				p.fail(p.tok(), "malformed range in type %q; write an integer range as {first,...,last}", name)
+			}
+			if ok {
+				lo := ints[0]
+				switch {
+				case hi < lo:
+					p.errorf(last, "empty range {%d,...,%d} in type %q: the last value must not be smaller than the first", lo, hi, name)
+				case hi-lo >= maxRange:
+					p.errorf(last, "range {%d,...,%d} in type %q is too large (more than %d constants)", lo, hi, name, maxRange)
+				default:
+					for v := lo + 1; v <= hi; v++ {
+						consts = append(consts, strconv.FormatInt(v, 10))
+					}
+				}
+			}
+			sawRange = true
+			continue
+		case tEOF:
+			p.fail(open, "missing \"}\" to close the \"{\" of type %q", name)
+		default:
+			p.unexpected(t, "a constant, \",\" or \"}\" in the declaration of type "+strconv.Quote(name))
+		}
+		break
+	}
+	p.expectLineEnd("the type declaration")
+	p.declareType(name, p.pos(nameTok), consts)
+}
+
+// intConst parses an integer constant, reporting bad numbers.
+func (p *parser) intConst(t token) (int64, string, bool) {
+	n, s, msg := canonInt(t.text)
+	if msg != "" {
+		p.errorf(t, "%s", msg)
+		return 0, "", false
+	}
+	return n, s, true
+}
+
+// canonInt parses an integer constant into canonical decimal form, or
+// explains why s is not one.
+func canonInt(s string) (int64, string, string) {
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		if _, ferr := strconv.ParseFloat(s, 64); ferr == nil && !errors.Is(err, strconv.ErrRange) {
+			return 0, "", fmt.Sprintf("constant %s is not an integer; numeric constants must be integers", s)
+		}
+		return 0, "", fmt.Sprintf("integer constant %s is out of range", s)
+	}
+	return n, strconv.FormatInt(n, 10), ""
+}
+
+// declareType adds a type declared with "= {…}", or adds constants to it.
+func (p *parser) declareType(name string, at pos.Position, consts []string) {
+	td := p.m.Type(name)
+	if td == nil {
+		td = p.addType(name, at)
+	} else if td.Declared {
+		p.warnAt(at, "type %q is declared again (first at %s); the constants are added to it", name, relPos(at, td.Pos))
+	}
+	td.Declared = true
+	idx := td.constIndex()
+	var fresh []string
+	for _, c := range consts {
+		if _, ok := idx[c]; !ok {
+			idx[c] = -1 // placeholder; positions are rebuilt below
+			fresh = append(fresh, c)
+		}
+	}
+	// Declared constants go before those added by formulas.
+	cs := make([]string, 0, len(td.Constants)+len(fresh))
+	cs = append(cs, td.Constants[:td.NumDeclared]...)
+	cs = append(cs, fresh...)
+	cs = append(cs, td.Constants[td.NumDeclared:]...)
+	td.Constants = cs
+	td.NumDeclared += len(fresh)
+	td.index = nil
+}
+
+func (p *parser) addType(name string, at pos.Position) *TypeDecl {
+	td := &TypeDecl{Name: name, Index: len(p.m.Types), Pos: at}
+	p.m.Types = append(p.m.Types, td)
+	p.m.types[name] = td.Index
+	return td
+}
+
+// typeIndex returns the index of the named type, creating an open type.
+func (p *parser) typeIndex(name string, at pos.Position) int {
+	if i, ok := p.m.types[name]; ok {
+		return i
+	}
+	return p.addType(name, at).Index
+}
+
+// funcDecl parses "rettype name(type, ...)".
+func (p *parser) funcDecl() {
+	retTok := p.tok()
+	p.next()
+	nameTok := p.tok()
+	name := nameTok.text
+	p.next()
+	open := p.tok()
+	p.next() // (
+	var args []token
+	for {
+		t := p.tok()
+		if t.kind != tIdent {
+			if atLineEnd(t) {
+				p.fail(open, "missing \")\" in the declaration of function %q", name)
+			}
+			p.unexpected(t, "an argument type in the declaration of function "+strconv.Quote(name))
+		}
+		args = append(args, t)
+		p.next()
+		if p.tok().kind == tNot {
+			p.fail(p.tok(), "\"!\" cannot be used in a function declaration")
+		}
+		if p.tok().kind == tComma {
+			p.next()
+			continue
+		}
+		if p.tok().kind == tRParen {
+			p.next()
+			break
+		}
+		if atLineEnd(p.tok()) {
+			p.fail(open, "missing \")\" in the declaration of function %q", name)
+		}
+		p.unexpected(p.tok(), "\",\" or \")\"")
+	}
+	p.expectLineEnd("the function declaration")
+	switch {
+	case p.m.Func(name) != nil:
+		p.fail(nameTok, "function %q is already declared at %s", name, relPos(p.pos(nameTok), p.m.Func(name).Pos))
+	case p.m.Pred(name) != nil:
+		p.fail(nameTok, "%q is already declared as a predicate at %s", name, relPos(p.pos(nameTok), p.m.Pred(name).Pos))
+	}
+	fd := &FuncDecl{Name: name, RetType: retTok.text, Index: len(p.m.Funcs), Pos: p.pos(retTok)}
+	fd.RetIdx = p.typeIndex(retTok.text, p.pos(retTok))
+	for _, a := range args {
+		fd.ArgTypes = append(fd.ArgTypes, a.text)
+		fd.TypeIdx = append(fd.TypeIdx, p.typeIndex(a.text, p.pos(a)))
+	}
+	p.m.Funcs = append(p.m.Funcs, fd)
+	p.m.funcs[name] = fd.Index
+}
+
+// tryPredDecl parses the statement as a predicate declaration if it has the
+// shape of one: [*]Name, [*]Name() or [*]Name(type[!], ...) alone on its line,
+// where Name is not yet a predicate. This is how Alchemy tells "Smokes(person)"
+// (a declaration) from "Smokes(x)" (a unit formula): by whether the predicate
+// is already declared.
+func (p *parser) tryPredDecl() bool {
+	j := 0
+	star := false
+	if p.peek(j).kind == tStar {
+		star = true
+		j++
+	}
+	nameTok := p.peek(j)
+	if nameTok.kind != tIdent || isQuantWord(nameTok.text) {
+		return false
+	}
+	j++
+	var args []token // type names
+	var mutex []int
+	if p.peek(j).kind == tLParen {
+		j++
+		if p.peek(j).kind == tRParen {
+			j++
+		} else {
+			for {
+				t := p.peek(j)
+				if t.kind != tIdent {
+					return false
+				}
+				args = append(args, t)
+				j++
+				if p.peek(j).kind == tNot {
+					mutex = append(mutex, len(args)-1)
+					j++
+				}
+				if p.peek(j).kind == tComma {
+					j++
+					continue
+				}
+				if p.peek(j).kind == tRParen {
+					j++
+					break
+				}
+				return false
+			}
+		}
+	}
+	name := nameTok.text
+	end := p.peek(j)
+	if d := p.m.Pred(name); d != nil {
+		// A declared predicate: normally a unit formula. An exact repeat of
+		// the declaration is reported as such.
+		if !atLineEnd(end) || len(args) == 0 && len(mutex) == 0 {
+			return false
+		}
+		same := len(args) == len(d.ArgTypes) && len(mutex) == len(d.MutexArgs)
+		for i := 0; same && i < len(args); i++ {
+			same = args[i].text == d.ArgTypes[i]
+		}
+		for i := 0; same && i < len(mutex); i++ {
+			same = mutex[i] == d.MutexArgs[i]
+		}
+		if same {
+			p.i += j
+			p.warnAt(p.pos(nameTok), "predicate %q is declared again (first at %s); the repeated declaration is ignored", name, relPos(p.pos(nameTok), d.Pos))
+			return true
+		}
+		if len(mutex) > 0 {
+			p.fail(nameTok, "predicate %q is already declared at %s as %s", name, relPos(p.pos(nameTok), d.Pos), d.String())
+		}
+		return false
+	}
+	if p.m.Func(name) != nil {
+		return false
+	}
+	// An argument that is a known constant means this is a formula over an
+	// undeclared predicate, not a declaration ("Smoke(Anna)").
+	for _, a := range args {
+		if p.isKnownConstant(a.text) {
+			return false
+		}
+	}
+	if !atLineEnd(end) {
+		if end.kind != tNumber {
+			return false
+		}
+		// Forclift's weighted declaration: report it, but keep the
+		// declaration so that the formulas using it check normally.
+		p.errorf(end, "unexpected number %s after the declaration of %q; weighted predicate declarations (Forclift's \"p(t) w1 w2\") are not Alchemy syntax", end.text, name)
+		for !atLineEnd(p.peek(j)) {
+			j++
+		}
+	}
+	p.i += j
+	d := &PredDecl{Name: name, MutexArg: -1, MutexArgs: mutex, ClosedWorld: star, Index: len(p.m.Preds), Pos: p.pos(nameTok)}
+	if len(mutex) > 0 {
+		d.MutexArg = mutex[0]
+	}
+	for _, a := range args {
+		d.ArgTypes = append(d.ArgTypes, a.text)
+		d.TypeIdx = append(d.TypeIdx, p.typeIndex(a.text, p.pos(a)))
+	}
+	if p.sawFormula {
+		if s := suggest(name, p.predNames()); s != "" {
+			p.warnAt(d.Pos, "%s declares a new predicate after the formulas; if it was meant as a formula over %q, fix the name", d.String(), s)
+		}
+	}
+	p.m.Preds = append(p.m.Preds, d)
+	p.m.preds[name] = d.Index
+	return true
+}
+
+func (p *parser) isKnownConstant(s string) bool {
+	if isVarName(s) {
+		return false
+	}
+	for _, td := range p.m.Types {
+		if _, ok := td.constIndex()[s]; ok {
+			return true
+		}
+	}
+	return false
+}
+
+func (p *parser) predNames() []string {
+	names := make([]string, len(p.m.Preds))
+	for i, d := range p.m.Preds {
+		names[i] = d.Name
+	}
+	return names
+}
+
+// formula parses "[@][weight] formula [.]".
+func (p *parser) formula() {
+	start := p.tok()
+	f := &Formula{Pos: p.pos(start)}
+	if start.kind == tAt {
+		f.FixedWeight = true
+		p.next()
+		if p.tok().kind != tNumber {
+			p.unexpected(p.tok(), "a weight after \"@\"")
+		}
+	}
+	if t := p.tok(); t.kind == tNumber && p.peek(1).kind != tEq && p.peek(1).kind != tNeq {
+		text := t.text
+		p.next()
+		// "3. F": Alchemy reads "3." as a weight.
+		if d := p.tok(); d.kind == tDot && d.off == t.end && !atLineEnd(p.peek(1)) &&
+			!strings.ContainsAny(text, ".eE") {
+			text += "."
+			p.next()
+		}
+		w, err := strconv.ParseFloat(text, 64)
+		if err != nil || math.IsInf(w, 0) || math.IsNaN(w) {
+			p.fail(t, "weight %s is out of range", t.text)
+		}
+		if atLineEnd(p.tok()) {
+			p.fail(p.tok(), "expected a formula after the weight %s", t.text)
+		}
+		f.Weight, f.HasWeight = w, true
+	}
+	exprStart := p.tok()
+	if k := exprStart.kind; k == tAnd || k == tImplies || k == tIff || isOr(exprStart) && startsFormula(exprStart, p.peek(1)) {
+		p.fail(exprStart, "a formula cannot start with the operator %s; to continue a formula on the next line, end the previous line with the operator", exprStart.text)
+	}
+	f.Expr = p.parseExpr()
+	last := p.toks[p.i-1]
+	if t := p.tok(); t.kind == tDot {
+		if f.HasWeight {
+			p.fail(t, "a formula cannot have both a weight and a trailing period; drop the weight for a hard formula or the period for a soft one")
+		}
+		f.Hard = true
+		p.next()
+	}
+	if t := p.tok(); !atLineEnd(t) {
+		switch {
+		case t.kind == tRParen:
+			p.fail(t, "unexpected \")\" without a matching \"(\"")
+		case t.kind == tPlus && last.kind != tComma && last.kind != tLParen:
+			p.fail(t, "unexpected \"+\"; a \"+\" may only precede a variable (per-constant weights); arithmetic such as LoMRF's t++ is not Alchemy syntax")
+		case t.kind == tNumber && !f.HasWeight && p.isOnlyNumbersToEnd():
+			p.fail(t, "unexpected number %s after the formula; Alchemy puts the weight before the formula", t.text)
+		}
+		p.unexpected(t, "an operator, \".\" or end of line after the formula")
+	}
+	f.Text = strings.TrimSpace(string(p.src[exprStart.off:last.end]))
+	p.sawFormula = true
+	p.checkFormula(f)
+	p.m.Formulas = append(p.m.Formulas, f)
+}
+
+func (p *parser) isOnlyNumbersToEnd() bool {
+	for j := 0; ; j++ {
+		t := p.peek(j)
+		if atLineEnd(t) {
+			return true
+		}
+		if t.kind != tNumber {
+			return false
+		}
+	}
+}
+
+// startsFormula reports whether t, following the token prev, begins a
+// formula; it tells "v Smokes(x)" (a misplaced operator) from "v(x)" (an
+// atom over a predicate named v) and "v = x".
+func startsFormula(prev, t token) bool {
+	switch t.kind {
+	case tNot, tStar:
+		return true
+	case tLParen:
+		return t.off > prev.end
+	case tIdent:
+		return t.text != "v"
+	}
+	return false
+}
+
+// ---- formulas ----
+//
+// Precedence, loosest first: <=>, =>, v, ^, then ! and atoms. All binary
+// operators are left-associative, as in Alchemy's grammar. A line break is
+// allowed after a binary operator and after a comma.
+
+func (p *parser) parseExpr() Expr { return p.parseIff() }
+
+func (p *parser) parseIff() Expr {
+	l := p.parseImplies()
+	for p.tok().kind == tIff {
+		op := p.tok()
+		p.next()
+		p.skipNewlines()
+		r := p.parseImplies()
+		l = &Iff{L: l, R: r, OpPos: p.pos(op)}
+	}
+	return l
+}
+
+func (p *parser) parseImplies() Expr {
+	l := p.parseOr()
+	for p.tok().kind == tImplies {
+		op := p.tok()
+		p.next()
+		p.skipNewlines()
+		r := p.parseOr()
+		l = &Implies{L: l, R: r, OpPos: p.pos(op)}
+	}
+	return l
+}
+
+func isOr(t token) bool { return t.kind == tIdent && t.text == "v" }
+
+func (p *parser) parseOr() Expr {
+	l := p.parseAnd()
+	for isOr(p.tok()) {
+		op := p.tok()
+		p.next()
+		p.skipNewlines()
+		r := p.parseAnd()
+		l = &Or{L: l, R: r, OpPos: p.pos(op)}
+	}
+	return l
+}
+
+func (p *parser) parseAnd() Expr {
+	l := p.parseUnary()
+	for p.tok().kind == tAnd {
+		op := p.tok()
+		p.next()
+		p.skipNewlines()
+		r := p.parseUnary()
+		l = &And{L: l, R: r, OpPos: p.pos(op)}
+	}
+	return l
+}
+
+func (p *parser) parseUnary() Expr {
+	t := p.tok()
+	switch t.kind {
+	case tNot:
+		p.next()
+		if p.tok().kind == tStar {
+			p.fail(p.tok(), "\"!\" and \"*\" cannot be used on the same atom")
+		}
+		x := p.parseUnary()
+		return &Not{X: x, Pos: p.pos(t)}
+	case tLParen:
+		p.next()
+		e := p.parseExpr()
+		if c := p.tok(); c.kind != tRParen {
+			if atLineEnd(c) || c.kind == tDot && atLineEnd(p.peek(1)) {
+				p.fail(t, "unbalanced parenthesis: this \"(\" is not closed before the end of the line")
+			}
+			p.unexpected(c, "an operator or \")\"")
+		}
+		p.next()
+		return e
+	case tStar:
+		p.next()
+		a := p.tok()
+		if a.kind != tIdent || p.m.Func(a.text) != nil || p.peek(1).kind == tEq || p.peek(1).kind == tNeq {
+			p.unexpected(a, "an atom after \"*\"")
+		}
+		e := p.parseAtomOrEquality()
+		atom := e.(*Atom)
+		atom.Star = true
+		atom.Pos = p.pos(t)
+		return atom
+	case tIdent:
+		if exists, ok := isQuantifier(t.text); ok && p.peek(1).kind == tIdent {
+			return p.parseQuantifier(exists)
+		}
+		return p.parseAtomOrEquality()
+	case tNumber, tString, tPlus:
+		l := p.parseTerm()
+		return p.finishEquality(l)
+	case tNewline, tEOF:
+		p.fail(t, "unexpected %s, expected a formula", t.describe())
+	case tRParen:
+		p.fail(t, "unexpected \")\", expected a formula")
+	}
+	p.unexpected(t, "a formula")
+	return nil
+}
+
+func (p *parser) parseQuantifier(exists bool) Expr {
+	kw := p.tok()
+	p.next()
+	var vars []*Var
+	for {
+		t := p.tok()
+		if t.kind != tIdent {
+			p.unexpected(t, "a variable after "+kw.text)
+		}
+		if !isVarName(t.text) {
+			p.fail(t, "quantified variable %q must start with a lowercase letter (names starting with an uppercase letter are constants)", t.text)
+		}
+		vars = append(vars, &Var{Name: t.text, Pos: p.pos(t)})
+		p.next()
+		if p.tok().kind != tComma {
+			break
+		}
+		p.next()
+		p.skipNewlines()
+	}
+	body := p.parseExpr()
+	if exists {
+		return &Exists{Vars: vars, Body: body, Pos: p.pos(kw)}
+	}
+	return &Forall{Vars: vars, Body: body, Pos: p.pos(kw)}
+}
+
+// parseAtomOrEquality parses an atom, or an equality whose left side is an
+// identifier or a function term. The current token is an identifier.
+func (p *parser) parseAtomOrEquality() Expr {
+	t := p.tok()
+	next := p.peek(1)
+	switch {
+	case next.kind == tLParen && p.m.Func(t.text) != nil, next.kind == tEq, next.kind == tNeq:
+		return p.finishEquality(p.parseTerm())
+	case next.kind == tLt || next.kind == tGt || next.kind == tLe || next.kind == tGe:
+		p.fail(next, "comparison %s is not supported; only = and != can compare terms", next.text)
+	}
+	atom := &Atom{Pred: t.text, Pos: p.pos(t)}
+	p.next()
+	if p.tok().kind != tLParen {
+		return atom // nullary predicate
+	}
+	open := p.tok()
+	p.next()
+	if p.tok().kind == tRParen {
+		p.next()
+		return atom
+	}
+	for {
+		atom.Args = append(atom.Args, p.parseTerm())
+		switch c := p.tok(); c.kind {
+		case tComma:
+			p.next()
+			p.skipNewlines()
+			continue
+		case tRParen:
+			p.next()
+		case tNewline, tEOF:
+			p.fail(open, "unbalanced parenthesis: the argument list of %q is not closed before the end of the line", atom.Pred)
+		case tPlus:
+			p.fail(c, "unexpected \"+\" in the arguments of %q; a \"+\" may only precede a variable (per-constant weights); arithmetic such as LoMRF's t++ is not Alchemy syntax", atom.Pred)
+		case tEq, tNeq:
+			p.fail(c, "unexpected %s inside the arguments of %q; an equality is a formula, not an argument", c.describe(), atom.Pred)
+		default:
+			p.unexpected(c, "\",\" or \")\" in the arguments of "+strconv.Quote(atom.Pred))
+		}
+		break
+	}
+	if c := p.tok(); c.kind == tEq || c.kind == tNeq {
+		p.fail(c, "an atom cannot be compared with %s; = and != compare terms (variables, constants, function terms)", c.text)
+	}
+	return atom
+}
+
+func (p *parser) finishEquality(l Term) Expr {
+	op := p.tok()
+	switch op.kind {
+	case tEq, tNeq:
+	case tLt, tGt, tLe, tGe:
+		p.fail(op, "comparison %s is not supported; only = and != can compare terms", op.text)
+	default:
+		p.unexpected(op, "\"=\" or \"!=\" after the term "+l.Name)
+	}
+	p.next()
+	r := p.parseTerm()
+	eq := &Equal{L: l, R: r, Pos: l.Pos}
+	if op.kind == tNeq {
+		return &Not{X: eq, Pos: l.Pos}
+	}
+	return eq
+}
+
+// parseTerm parses a variable, "+variable", constant or function term.
+func (p *parser) parseTerm() Term {
+	t := p.tok()
+	switch t.kind {
+	case tPlus:
+		p.next()
+		v := p.tok()
+		if v.kind != tIdent || !isVarName(v.text) || p.peek(1).kind == tLParen {
+			p.fail(t, "\"+\" (per-constant weight) must be followed by a variable")
+		}
+		p.next()
+		return Term{Name: v.text, IsVar: true, PerConstant: true, Pos: p.pos(t)}
+	case tIdent:
+		if p.peek(1).kind == tLParen {
+			return p.parseFuncTerm()
+		}
+		p.next()
+		return Term{Name: t.text, IsVar: isVarName(t.text), Pos: p.pos(t)}
+	case tNumber:
+		p.next()
+		_, s, ok := p.intConst(t)
+		if !ok {
+			panic(bailout{})
+		}
+		return Term{Name: s, Pos: p.pos(t)}
+	case tString:
+		p.next()
+		return Term{Name: t.text, Pos: p.pos(t)}
+	}
+	p.unexpected(t, "a term (a variable, constant or function term)")
+	return Term{}
+}
+
+func (p *parser) parseFuncTerm() Term {
+	t := p.tok()
+	if p.m.Func(t.text) == nil {
+		if p.m.Pred(t.text) != nil {
+			p.fail(t, "%q is a predicate, so %s(...) cannot be an argument; only functions can be nested", t.text, t.text)
+		}
+		p.fail(t, "unknown function %q; declare it before use, e.g. \"rettype %s(argtype)\"", t.text, t.text)
+	}
+	term := Term{Name: t.text, Func: true, Pos: p.pos(t)}
+	p.next()
+	open := p.tok()
+	p.next()
+	for {
+		term.Args = append(term.Args, p.parseTerm())
+		switch c := p.tok(); c.kind {
+		case tComma:
+			p.next()
+			p.skipNewlines()
+			continue
+		case tRParen:
+			p.next()
+		case tNewline, tEOF:
+			p.fail(open, "unbalanced parenthesis: the arguments of function %q are not closed before the end of the line", term.Name)
+		default:
+			p.unexpected(c, "\",\" or \")\" in the arguments of function "+strconv.Quote(term.Name))
+		}
+		return term
+	}
+}
