@@ -20,7 +20,7 @@ import (
 
 // graphFlags are the flags shared by infer and compress.
 type graphFlags struct {
-	evidence  string
+	evidence  []string
 	format    string
 	colorMode string
 	quiet     bool
@@ -28,14 +28,15 @@ type graphFlags struct {
 
 func (f *graphFlags) register(cmd *cobra.Command) {
 	fl := cmd.Flags()
-	fl.StringVarP(&f.evidence, "evidence", "e", "", "evidence file (UAI .evid, 2014 or 2010 form)")
+	fl.StringArrayVarP(&f.evidence, "evidence", "e", nil, "evidence file: UAI .evid (2014 or 2010 form) for factor graphs; Alchemy .db for MLNs (repeatable)")
 	fl.StringVar(&f.format, "format", "", "model format: uai, fg or cnf (default: from the extension)")
 	fl.StringVar(&f.colorMode, "color-mode", "auto", "colour passing: auto, positional, symmetric (tables invariant under permutation) or cnf (clauses by literal sign); auto = cnf for CNF input, else positional")
-	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress on stderr")
+	fl.BoolVar(&f.quiet, "quiet", false, "no progress or warnings on stderr")
 }
 
 type inferFlags struct {
 	graphFlags
+	mlnFlags
 	method     string
 	schedule   string
 	damping    float64
@@ -60,9 +61,11 @@ the ground BP answer.`,
   lifted infer model.uai -e model.uai.evid --output-format json
   lifted infer --method bp --schedule seq --damping 0.5 model.fg`,
 		Args: exactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error { return runInfer(cmd.Context(), &f, args[0], cmd.OutOrStdout()) },
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runInfer(cmd.Context(), &f, args[0], cmd.OutOrStdout())
+		},
 	}
-	f.register(cmd)
+	f.graphFlags.register(cmd)
 	fl := cmd.Flags()
 	fl.StringVar(&f.method, "method", "lbp", "lbp (lifted BP) or bp (ground BP)")
 	fl.StringVar(&f.schedule, "schedule", "flood", "message schedule: flood or seq")
@@ -71,7 +74,9 @@ the ground BP answer.`,
 	fl.IntVar(&f.maxIter, "max-iter", 1000, "maximum BP iterations")
 	fl.BoolVar(&f.maxProduct, "max-product", false, "max-product BP: print a MAP assignment (UAI MPE format)")
 	fl.StringVarP(&f.output, "output", "o", "", "output file (default stdout)")
-	fl.StringVar(&f.outFormat, "output-format", "mar", "mar (UAI MAR/MPE) or json")
+	fl.StringVarP(&f.output, "result", "r", "", "alias of --output (as in Alchemy)")
+	fl.StringVar(&f.outFormat, "output-format", "", "mar (UAI MAR/MPE; the default for factor graphs), alchemy (the default for MLNs) or json")
+	f.mlnFlags.register(cmd)
 	return cmd
 }
 
@@ -126,6 +131,12 @@ func inferOptions(f *inferFlags, format string) (infer.Options, error) {
 func runInfer(ctx context.Context, f *inferFlags, path string, stdout io.Writer) error {
 	if ctx == nil {
 		ctx = context.Background()
+	}
+	if isMLN(path, f.format) {
+		return runInferMLN(ctx, f, path, stdout)
+	}
+	if f.outFormat == "" {
+		f.outFormat = "mar"
 	}
 	if f.outFormat != "mar" && f.outFormat != "json" {
 		return usageError{fmt.Errorf("unknown --output-format %q (want mar or json)", f.outFormat)}

@@ -75,10 +75,14 @@ func loadGraph(path, formatFlag string) (*loaded, error) {
 	return l, nil
 }
 
-func loadEvidence(path string, g *fg.Graph) (fg.Evidence, error) {
-	if path == "" {
+func loadEvidence(paths []string, g *fg.Graph) (fg.Evidence, error) {
+	if len(paths) == 0 {
 		return nil, nil
 	}
+	if len(paths) > 1 {
+		return nil, usageError{fmt.Errorf("a factor graph takes one evidence file, got %d", len(paths))}
+	}
+	path := paths[0]
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
