@@ -41,5 +41,12 @@ Models: UAI (.uai, with .evid evidence), libDAI (.fg), DIMACS CNF (.cnf).`,
 	}
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
 	root.AddCommand(newInferCmd(), newCompressCmd())
+	for _, c := range extraCommands {
+		root.AddCommand(c())
+	}
 	return root
 }
+
+// extraCommands are the constructors of subcommands defined in other files of
+// this package (count, wfomc, learn, …); each file appends its own in init.
+var extraCommands []func() *cobra.Command
