@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"slices"
 	"time"
 
@@ -189,27 +190,45 @@ func sig(buf []byte, own int32, pairs []uint64) []byte {
 	return buf
 }
 
-// interner numbers byte strings densely in order of first appearance.
+// interner numbers byte strings densely in order of first appearance. It
+// keys a map by a 64-bit hash and keeps every string in one arena to verify
+// hits, probing further on the (rare) collision, so it is exact.
 type interner struct {
-	m map[string]int32
-	n int
+	m     map[uint64]int32
+	seed  maphash.Seed
+	arena []byte
+	start []int // string of id i is arena[start[i]:start[i+1]]
+	n     int
 }
 
 func (in *interner) reset() {
 	if in.m == nil {
-		in.m = make(map[string]int32)
+		in.m = make(map[uint64]int32)
+		in.seed = maphash.MakeSeed()
 	} else {
 		clear(in.m)
 	}
+	in.arena = in.arena[:0]
+	in.start = append(in.start[:0], 0)
 	in.n = 0
 }
 
 func (in *interner) intern(b []byte) int32 {
-	if id, ok := in.m[string(b)]; ok {
-		return id
+	h := maphash.Bytes(in.seed, b)
+	for {
+		id, ok := in.m[h]
+		if !ok {
+			break
+		}
+		if string(in.arena[in.start[id]:in.start[id+1]]) == string(b) {
+			return id
+		}
+		h = h*0x9E3779B97F4A7C15 + 1 // collision: probe the next key
 	}
 	id := int32(in.n)
-	in.m[string(b)] = id
+	in.m[h] = id
+	in.arena = append(in.arena, b...)
+	in.start = append(in.start, len(in.arena))
 	in.n++
 	return id
 }

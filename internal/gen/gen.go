@@ -230,3 +230,26 @@ func RandomCNF(r *rand.Rand, n, m int) *fg.Graph {
 	}
 	return b.Build()
 }
+
+// SquareGrid returns an n×n grid of binary variables in which every pairwise
+// factor, horizontal or vertical, has one shared table, and every variable one
+// shared unary table.
+func SquareGrid(r *rand.Rand, n int) *fg.Graph {
+	b := fg.NewBuilder()
+	b.AddVars(n*n, 2)
+	pair := must(b.Table([]int32{2, 2}, RandomTable(r, 4, 0)))
+	un := must(b.Table([]int32{2}, RandomTable(r, 2, 0)))
+	for y := 0; y < n; y++ {
+		for x := 0; x < n; x++ {
+			v := int32(y*n + x)
+			must(b.AddFactorTable([]int32{v}, un))
+			if x+1 < n {
+				must(b.AddFactorTable([]int32{v, v + 1}, pair))
+			}
+			if y+1 < n {
+				must(b.AddFactorTable([]int32{v, v + int32(n)}, pair))
+			}
+		}
+	}
+	return b.Build()
+}
