@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/lifted-dev/lifted/lift"
@@ -170,6 +171,8 @@ type engine struct {
 	inOff  []int
 	outOff []int
 	out    []float64
+
+	order []int32 // sequential update order of lifted edges
 
 	messages int64
 }
@@ -386,38 +389,59 @@ func (e *engine) zeroMessage(s int32) error {
 		e.c.FactorRep[F], F, e.c.Ground.Scope(int(e.c.FactorRep[F]))[e.c.EdgePos[s]])
 }
 
+// sequentialOrder lists the lifted edges in update order: clusterfactors in
+// order and, within one, its slots by the index of the representative's
+// variable. On a ground graph this is libDAI 0.3's SEQFIX order (factors in
+// order, each factor's variables in label order).
+func sequentialOrder(c *lift.Compressed) []int32 {
+	order := make([]int32, 0, c.NumEdges())
+	for F := 0; F < c.NumFactors(); F++ {
+		first := len(order)
+		for q, s := range c.Positions(F) {
+			if int(c.EdgePos[s]) == q {
+				order = append(order, s)
+			}
+		}
+		scope := c.Ground.Scope(int(c.FactorRep[F]))
+		slots := order[first:]
+		slices.SortFunc(slots, func(a, b int32) int {
+			return int(scope[c.EdgePos[a]]) - int(scope[c.EdgePos[b]])
+		})
+	}
+	return order
+}
+
 func (e *engine) sweep() (float64, error) {
 	c := e.c
 	for X := 0; X < c.NumNodes(); X++ {
 		e.nodeTotals(X)
 	}
+	if e.order == nil {
+		e.order = sequentialOrder(c)
+	}
 	var change float64
 	nw := make([]float64, 0, 16)
-	for X := 0; X < c.NumNodes(); X++ {
-		for _, s := range c.NodeEdges[c.NodeEdgeStart[X]:c.NodeEdgeStart[X+1]] {
-			F := int(c.EdgeFactor[s])
-			for q, t := range c.Positions(F) {
-				if t == s && int(c.EdgePos[s]) == q {
-					continue // the message being computed excludes its own input
-				}
-				if err := e.varMessage(t, e.v2f[e.edgeOff[t]:e.edgeOff[t+1]]); err != nil {
-					return 0, err
-				}
+	for _, s := range e.order {
+		F := int(c.EdgeFactor[s])
+		for q, t := range c.Positions(F) {
+			if t == s && int(c.EdgePos[s]) == q {
+				continue // the message being computed excludes its own input
 			}
-			// factorMessages writes into a full-size buffer; use f2v's shape
-			// through a scratch copy of this slot only.
-			lo, hi := e.edgeOff[s], e.edgeOff[s+1]
-			nw = append(nw[:0], e.f2v[lo:hi]...)
-			e.factorMessages(F, s, e.f2v)
-			m := e.f2v[lo:hi]
-			if !normalise(m) {
-				copy(m, nw)
-				return 0, e.zeroMessage(s)
+			if err := e.varMessage(t, e.v2f[e.edgeOff[t]:e.edgeOff[t+1]]); err != nil {
+				return 0, err
 			}
-			change = max(change, e.settle(nw, m))
-			e.updateTotals(s, nw, m)
-			e.messages += int64(len(c.Positions(F)))
 		}
+		lo, hi := e.edgeOff[s], e.edgeOff[s+1]
+		nw = append(nw[:0], e.f2v[lo:hi]...) // the old message
+		e.factorMessages(F, s, e.f2v)
+		m := e.f2v[lo:hi]
+		if !normalise(m) {
+			copy(m, nw)
+			return 0, e.zeroMessage(s)
+		}
+		change = max(change, e.settle(nw, m))
+		e.updateTotals(s, nw, m)
+		e.messages += int64(len(c.Positions(F)))
 	}
 	return change, nil
 }

@@ -12,10 +12,13 @@
 // the ground computation itself.
 //
 // Schedules: Flood computes every message from the previous iteration's
-// messages. Sequential visits clusternodes in order and, for each, its lifted
-// edges in order (for a ground graph: variables in index order, each variable's
-// factors in index order — libDAI's SEQFIX order), updating each
-// factor-to-variable message at once from the current messages.
+// messages. Sequential visits clusterfactors in order and, within one, its
+// lifted edges by the index of the representative factor's variable, updating
+// each factor-to-variable message at once from the current messages. On a
+// ground graph that is libDAI 0.3's SEQFIX order (factors in order, each
+// factor's variables in label order); on a compressed graph a whole slot is
+// updated at once, so lifted and ground sequential runs take different paths
+// to the same fixed point.
 //
 // Convergence is declared when the largest absolute change of any
 // factor-to-variable message entry in an iteration is below Tol. Damping is

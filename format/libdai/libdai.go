@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/lifted-dev/lifted/fg"
+	"github.com/lifted-dev/lifted/format/internal/tok"
 	"github.com/lifted-dev/lifted/pos"
 )
 
@@ -51,7 +52,7 @@ type Model struct {
 // keeps the last), and so is anything but white space and comments after
 // the last factor.
 func Read(r io.Reader, name string) (*Model, error) {
-	rd := &reader{s: newScanner(r, name), b: fg.NewBuilder(), vars: map[int64]varInfo{}}
+	rd := &reader{s: tok.NewScanner(r, name), b: fg.NewBuilder(), vars: map[int64]varInfo{}}
 	return rd.read()
 }
 
@@ -65,7 +66,7 @@ type varInfo struct {
 
 // reader holds the state of one Read.
 type reader struct {
-	s    *scanner
+	s    *tok.Scanner
 	b    *fg.Builder
 	vars map[int64]varInfo
 	// The labels of factor f are labels[start[f]:start[f+1]]; its
@@ -84,7 +85,7 @@ type reader struct {
 
 func (rd *reader) read() (*Model, error) {
 	s := rd.s
-	m, err := s.count(about("the number of factors"), MaxFactors)
+	m, err := s.Count(tok.About("the number of factors"), MaxFactors)
 	if err != nil {
 		return nil, err
 	}
@@ -94,7 +95,7 @@ func (rd *reader) read() (*Model, error) {
 			return nil, err
 		}
 	}
-	if err := s.end("the last factor"); err != nil {
+	if err := s.End("the last factor"); err != nil {
 		return nil, err
 	}
 	return rd.build()
@@ -103,11 +104,11 @@ func (rd *reader) read() (*Model, error) {
 // factor reads the block of factor f.
 func (rd *reader) factor(f int) error {
 	s := rd.s
-	k, err := s.count(about("the number of variables of factor %d", f), MaxVars)
+	k, err := s.Count(tok.About("the number of variables of factor %d", f), MaxVars)
 	if err != nil {
 		return err
 	}
-	at := s.tpos
+	at := s.Pos()
 	if err := rd.scopeLabels(f, k); err != nil {
 		return err
 	}
@@ -140,16 +141,16 @@ func (rd *reader) factor(f int) error {
 func (rd *reader) scopeLabels(f, k int) error {
 	s := rd.s
 	for p := range k {
-		l, ok := s.nextInt()
+		l, ok := s.NextInt()
 		if !ok {
-			return s.intErr(about("label %d of factor %d", p, f))
+			return s.IntErr(tok.About("label %d of factor %d", p, f))
 		}
 		if l < 0 {
-			return s.errorf("variable label %d of factor %d is negative; labels must be non-negative integers", l, f)
+			return s.Errorf("variable label %d of factor %d is negative; labels must be non-negative integers", l, f)
 		}
 		v := rd.vars[l]
 		if v.factor == int32(f+1) {
-			return s.errorf("variable %d appears twice in factor %d", l, f)
+			return s.Errorf("variable %d appears twice in factor %d", l, f)
 		}
 		v.factor = int32(f + 1)
 		rd.vars[l] = v
@@ -165,23 +166,23 @@ func (rd *reader) cards(f int, labels []int64) (int, error) {
 	rd.dims = rd.dims[:0]
 	size, fits := uint64(1), true
 	for p, l := range labels {
-		c, ok := s.nextInt()
+		c, ok := s.NextInt()
 		if !ok {
-			return 0, s.intErr(about("the cardinality of variable %d (position %d of factor %d)", int(l), p, f))
+			return 0, s.IntErr(tok.About("the cardinality of variable %d (position %d of factor %d)", int(l), p, f))
 		}
 		if c < 1 {
-			return 0, s.errorf("variable %d has cardinality %d in factor %d; it must be at least 1", l, c, f)
+			return 0, s.Errorf("variable %d has cardinality %d in factor %d; it must be at least 1", l, c, f)
 		}
 		if c > int64(tableLimit) {
-			return 0, s.errorf("variable %d has cardinality %d, more than the largest table size %d", l, c, tableLimit)
+			return 0, s.Errorf("variable %d has cardinality %d, more than the largest table size %d", l, c, tableLimit)
 		}
 		v := rd.vars[l]
 		switch {
 		case v.card == 0:
-			v.card, v.at = int32(c), s.tpos
+			v.card, v.at = int32(c), s.Pos()
 			rd.vars[l] = v
 		case int64(v.card) != c:
-			return 0, s.errorf("variable %d has cardinality %d in factor %d, but %d at %v", l, c, f, v.card, v.at)
+			return 0, s.Errorf("variable %d has cardinality %d in factor %d, but %d at %v", l, c, f, v.card, v.at)
 		}
 		rd.dims = append(rd.dims, int32(c))
 		hi, lo := bits.Mul64(size, uint64(c))
@@ -201,22 +202,22 @@ func (rd *reader) cards(f int, labels []int64) (int, error) {
 // entries, into rd.vals in fg order.
 func (rd *reader) entries(f, size int) error {
 	s := rd.s
-	n, err := s.count(about("the number of nonzero entries of factor %d", f), math.MaxInt64)
+	n, err := s.Count(tok.About("the number of nonzero entries of factor %d", f), math.MaxInt64)
 	if err != nil {
 		return err
 	}
 	if n > size {
-		return s.errorf("factor %d lists %d entries, but its table has only %d", f, n, size)
+		return s.Errorf("factor %d lists %d entries, but its table has only %d", f, n, size)
 	}
 	rd.prepare(size)
 	dims, stride := rd.dims, rd.stride
 	for e := range n {
-		idx, ok := s.nextInt()
+		idx, ok := s.NextInt()
 		if !ok {
-			return s.intErr(about("the index of entry %d of factor %d", e, f))
+			return s.IntErr(tok.About("the index of entry %d of factor %d", e, f))
 		}
 		if idx < 0 || idx >= int64(size) {
-			return s.errorf("index %d of factor %d is out of range 0..%d", idx, f, size-1)
+			return s.Errorf("index %d of factor %d is out of range 0..%d", idx, f, size-1)
 		}
 		// Transpose: the index counts with the first variable fastest.
 		j, rest := 0, int(idx)
@@ -225,12 +226,12 @@ func (rd *reader) entries(f, size int) error {
 			rest /= int(d)
 		}
 		if rd.seen[j/64]&(1<<(j%64)) != 0 {
-			return s.errorf("index %d of factor %d is listed twice", idx, f)
+			return s.Errorf("index %d of factor %d is listed twice", idx, f)
 		}
 		rd.seen[j/64] |= 1 << (j % 64)
-		x, ok := s.nextEntry()
+		x, ok := s.NextEntry()
 		if !ok {
-			return s.entryErr(about("the value of entry %d of factor %d", int(idx), f))
+			return s.EntryErr(tok.About("the value of entry %d of factor %d", int(idx), f))
 		}
 		rd.vals[j] = x
 	}
@@ -286,7 +287,7 @@ func (rd *reader) build() (*Model, error) {
 			scope = append(scope, rd.vars[l].id)
 		}
 		if _, err := rd.b.AddFactorTable(scope, t); err != nil { // cannot happen
-			return nil, pos.Errorf(pos.Position{File: rd.s.file}, "factor %d: %v", f, err)
+			return nil, pos.Errorf(pos.Position{File: rd.s.File()}, "factor %d: %v", f, err)
 		}
 	}
 	return &Model{Graph: rd.b.Build(), Labels: labels}, nil
@@ -353,29 +354,29 @@ func Write(w io.Writer, m *Model) error {
 			isolated = append(isolated, v)
 		}
 	}
-	o := newWriter(w)
-	o.int(int64(g.NumFactors() + len(isolated)))
-	o.nl()
+	o := tok.NewWriter(w)
+	o.Int(int64(g.NumFactors() + len(isolated)))
+	o.NL()
 	var x []int32
 	var stride []int
 	for f := range g.NumFactors() {
 		scope, t := g.Scope(f), g.Table(f)
-		o.nl()
+		o.NL()
 		writeScope(o, scope, labels, g.Card)
 		stride = fgStrides(stride, t.Dims)
 		x = writeEntries(o, t, stride, x)
 	}
 	for _, v := range isolated {
-		o.nl()
+		o.NL()
 		writeScope(o, []int32{int32(v)}, labels, g.Card)
-		o.int(int64(g.Card[v]))
-		o.nl()
+		o.Int(int64(g.Card[v]))
+		o.NL()
 		for k := range g.Card[v] {
-			o.int(int64(k))
-			o.str(" 1\n")
+			o.Int(int64(k))
+			o.Str(" 1\n")
 		}
 	}
-	return o.flush()
+	return o.Flush()
 }
 
 // checkLabels returns the labels to write: labels itself, or 0..n-1 when it
@@ -406,42 +407,42 @@ func checkLabels(labels []int64, n int) ([]int64, error) {
 
 // writeScope writes the variable count, labels and cardinalities of a
 // factor block.
-func writeScope(o *writer, scope []int32, labels []int64, card []int32) {
-	o.int(int64(len(scope)))
-	o.nl()
+func writeScope(o *tok.Writer, scope []int32, labels []int64, card []int32) {
+	o.Int(int64(len(scope)))
+	o.NL()
 	for p, v := range scope {
-		o.sep(p)
-		o.int(labels[v])
+		o.Sep(p)
+		o.Int(labels[v])
 	}
-	o.nl()
+	o.NL()
 	for p, v := range scope {
-		o.sep(p)
-		o.int(int64(card[v]))
+		o.Sep(p)
+		o.Int(int64(card[v]))
 	}
-	o.nl()
+	o.NL()
 }
 
 // writeEntries writes the count and the nonzero entries of t in libDAI
 // order (first variable fastest). stride holds t's fg strides; x is
 // scratch space, returned for reuse.
-func writeEntries(o *writer, t *fg.Table, stride []int, x []int32) []int32 {
+func writeEntries(o *tok.Writer, t *fg.Table, stride []int, x []int32) []int32 {
 	nonzero := 0
 	for _, v := range t.Values {
 		if math.Float64bits(v) != 0 { // -0 is written too, so it reads back as -0
 			nonzero++
 		}
 	}
-	o.int(int64(nonzero))
-	o.nl()
+	o.Int(int64(nonzero))
+	o.NL()
 	x = slices.Grow(x[:0], len(t.Dims))[:len(t.Dims)]
 	clear(x)
 	j := 0 // fg index of the libDAI index i
 	for i := range t.Values {
 		if v := t.Values[j]; math.Float64bits(v) != 0 {
-			o.int(int64(i))
-			o.byte(' ')
-			o.float(v)
-			o.nl()
+			o.Int(int64(i))
+			o.Byte(' ')
+			o.Float(v)
+			o.NL()
 		}
 		for p, d := range t.Dims { // increment, first position fastest
 			x[p]++

@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/lifted-dev/lifted/fg"
+	"github.com/lifted-dev/lifted/format/internal/tok"
 	"github.com/lifted-dev/lifted/pos"
 )
 
@@ -25,7 +26,7 @@ func ReadEvidence(r io.Reader, name string, g *fg.Graph) (fg.Evidence, error) {
 		return nil, errors.New("uai: ReadEvidence: nil graph")
 	}
 	e := &evidenceReader{g: g}
-	if err := e.scan(newScanner(r, name)); err != nil {
+	if err := e.scan(tok.NewScanner(r, name)); err != nil {
 		return nil, err
 	}
 	if len(e.vals) == 0 {
@@ -55,17 +56,17 @@ type evidenceReader struct {
 	hint string       // explains the form on structural errors
 }
 
-func (e *evidenceReader) scan(s *scanner) error {
-	for s.next() {
-		v, ok := parseInt(s.tok)
-		if !ok || s.long {
-			return s.errorf("expected an integer, found %s", s.quoted())
+func (e *evidenceReader) scan(s *tok.Scanner) error {
+	for s.Next() {
+		v, ok := tok.ParseInt(s.Token())
+		if !ok || s.Long() {
+			return s.Errorf("expected an integer, found %s", s.Quoted())
 		}
 		e.vals = append(e.vals, v)
-		e.at = append(e.at, s.tpos)
+		e.at = append(e.at, s.Pos())
 	}
-	e.end = s.tpos
-	return s.ioErr()
+	e.end = s.Pos()
+	return s.IOErr()
 }
 
 func (e *evidenceReader) read2010() (fg.Evidence, error) {
@@ -153,16 +154,16 @@ func WriteEvidence(w io.Writer, ev fg.Evidence) error {
 			n++
 		}
 	}
-	o := newWriter(w)
-	o.int(int64(n))
+	o := tok.NewWriter(w)
+	o.Int(int64(n))
 	for v, x := range ev {
 		if x >= 0 {
-			o.byte(' ')
-			o.int(int64(v))
-			o.byte(' ')
-			o.int(int64(x))
+			o.Byte(' ')
+			o.Int(int64(v))
+			o.Byte(' ')
+			o.Int(int64(x))
 		}
 	}
-	o.nl()
-	return o.flush()
+	o.NL()
+	return o.Flush()
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/lifted-dev/lifted/fg"
+	"github.com/lifted-dev/lifted/format/internal/tok"
 	"github.com/lifted-dev/lifted/pos"
 )
 
@@ -43,13 +44,13 @@ type Model struct {
 // used in error messages, which are *pos.Error values. Line breaks are free;
 // anything but white space and comments after the last table is an error.
 func Read(r io.Reader, name string) (*Model, error) {
-	rd := &modelReader{s: newScanner(r, name), b: fg.NewBuilder()}
+	rd := &modelReader{s: tok.NewScanner(r, name), b: fg.NewBuilder()}
 	return rd.read()
 }
 
 // modelReader holds the state of one Read.
 type modelReader struct {
-	s    *scanner
+	s    *tok.Scanner
 	b    *fg.Builder
 	card []int32
 	// The scope of factor f is edges[start[f]:start[f+1]]; its table has
@@ -73,7 +74,7 @@ func (rd *modelReader) read() (*Model, error) {
 	if err := rd.tables(); err != nil {
 		return nil, err
 	}
-	if err := rd.s.end("the last table"); err != nil {
+	if err := rd.s.End("the last table"); err != nil {
 		return nil, err
 	}
 	return &Model{Type: typ, Graph: rd.b.Build()}, nil
@@ -81,33 +82,33 @@ func (rd *modelReader) read() (*Model, error) {
 
 func (rd *modelReader) header() (string, error) {
 	s := rd.s
-	if !s.next() {
-		return "", s.endErr(about("the model type MARKOV or BAYES"))
+	if !s.Next() {
+		return "", s.EndErr(tok.About("the model type MARKOV or BAYES"))
 	}
-	switch t := string(s.tok); t {
+	switch t := string(s.Token()); t {
 	case Markov, Bayes:
 		return t, nil
 	}
-	return "", s.errorf("unknown model type %s: expected MARKOV or BAYES", s.quoted())
+	return "", s.Errorf("unknown model type %s: expected MARKOV or BAYES", s.Quoted())
 }
 
 func (rd *modelReader) vars() error {
 	s := rd.s
-	n, err := s.count(about("the number of variables"), MaxVars)
+	n, err := s.Count(tok.About("the number of variables"), MaxVars)
 	if err != nil {
 		return err
 	}
 	rd.card = make([]int32, 0, min(n, 1<<16))
 	for v := range n {
-		c, ok := s.nextInt()
+		c, ok := s.NextInt()
 		if !ok {
-			return s.intErr(about("the cardinality of variable %d", v))
+			return s.IntErr(tok.About("the cardinality of variable %d", v))
 		}
 		if c < 1 {
-			return s.errorf("variable %d has cardinality %d; it must be at least 1", v, c)
+			return s.Errorf("variable %d has cardinality %d; it must be at least 1", v, c)
 		}
 		if c > MaxTableSize {
-			return s.errorf("variable %d has cardinality %d, more than the largest table size %d", v, c, MaxTableSize)
+			return s.Errorf("variable %d has cardinality %d, more than the largest table size %d", v, c, MaxTableSize)
 		}
 		rd.card = append(rd.card, int32(c))
 		rd.b.AddVar(int(c))
@@ -117,7 +118,7 @@ func (rd *modelReader) vars() error {
 
 func (rd *modelReader) scopes() error {
 	s := rd.s
-	m, err := s.count(about("the number of factors"), MaxFactors)
+	m, err := s.Count(tok.About("the number of factors"), MaxFactors)
 	if err != nil {
 		return err
 	}
@@ -126,25 +127,25 @@ func (rd *modelReader) scopes() error {
 	rd.size = make([]int, 0, min(m, 1<<16))
 	seen := make([]int32, n) // seen[v] == f+1: v is in the scope of factor f
 	for f := range m {
-		k, err := s.count(about("the number of variables in the scope of factor %d", f), MaxVars)
+		k, err := s.Count(tok.About("the number of variables in the scope of factor %d", f), MaxVars)
 		if err != nil {
 			return err
 		}
 		if k > n {
-			return s.errorf("factor %d has %d variables in its scope, but the model has only %d", f, k, n)
+			return s.Errorf("factor %d has %d variables in its scope, but the model has only %d", f, k, n)
 		}
-		at := s.tpos
+		at := s.Pos()
 		size, fits := uint64(1), true
 		for p := range k {
-			v, ok := s.nextInt()
+			v, ok := s.NextInt()
 			if !ok {
-				return s.intErr(about("variable %d in the scope of factor %d", p, f))
+				return s.IntErr(tok.About("variable %d in the scope of factor %d", p, f))
 			}
 			if v < 0 || v >= int64(n) {
-				return s.errorf("variable %d in the scope of factor %d is out of range 0..%d", v, f, n-1)
+				return s.Errorf("variable %d in the scope of factor %d is out of range 0..%d", v, f, n-1)
 			}
 			if seen[v] == int32(f+1) {
-				return s.errorf("variable %d appears twice in the scope of factor %d", v, f)
+				return s.Errorf("variable %d appears twice in the scope of factor %d", v, f)
 			}
 			seen[v] = int32(f + 1)
 			rd.edges = append(rd.edges, int32(v))
@@ -172,14 +173,14 @@ func (rd *modelReader) tables() error {
 	var dims []int32
 	for f := range rd.size {
 		size := rd.size[f]
-		cnt, err := s.int(about("the number of entries in the table of factor %d", f))
+		cnt, err := s.Int(tok.About("the number of entries in the table of factor %d", f))
 		if err != nil {
 			return err
 		}
-		at := s.tpos
+		at := s.Pos()
 		scope := rd.edges[rd.start[f]:rd.start[f+1]]
 		if cnt != int64(size) {
-			return s.errorf("the table of factor %d has %d entries, but its scope (%s) needs %d",
+			return s.Errorf("the table of factor %d has %d entries, but its scope (%s) needs %d",
 				f, cnt, dimString(rd.card, scope), size)
 		}
 		vals = vals[:0]
@@ -187,9 +188,9 @@ func (rd *modelReader) tables() error {
 			vals = make([]float64, 0, min(size, 1<<16))
 		}
 		for k := range size {
-			x, ok := s.nextEntry()
+			x, ok := s.NextEntry()
 			if !ok {
-				return s.entryErr(about("entry %d of the table of factor %d", k, f))
+				return s.EntryErr(tok.About("entry %d of the table of factor %d", k, f))
 			}
 			vals = append(vals, x)
 		}
@@ -261,45 +262,45 @@ func Write(w io.Writer, m *Model) error {
 	if err := g.Validate(); err != nil {
 		return fmt.Errorf("uai: Write: %w", err)
 	}
-	o := newWriter(w)
-	o.str(typ)
-	o.nl()
-	o.int(int64(g.NumVars()))
-	o.nl()
+	o := tok.NewWriter(w)
+	o.Str(typ)
+	o.NL()
+	o.Int(int64(g.NumVars()))
+	o.NL()
 	for v, c := range g.Card {
-		o.sep(v)
-		o.int(int64(c))
+		o.Sep(v)
+		o.Int(int64(c))
 	}
-	o.nl()
-	o.int(int64(g.NumFactors()))
-	o.nl()
+	o.NL()
+	o.Int(int64(g.NumFactors()))
+	o.NL()
 	for f := range g.NumFactors() {
 		scope := g.Scope(f)
-		o.int(int64(len(scope)))
+		o.Int(int64(len(scope)))
 		for _, v := range scope {
-			o.byte(' ')
-			o.int(int64(v))
+			o.Byte(' ')
+			o.Int(int64(v))
 		}
-		o.nl()
+		o.NL()
 	}
 	for f := range g.NumFactors() {
 		t := g.Table(f)
-		o.nl()
-		o.int(int64(len(t.Values)))
-		o.nl()
+		o.NL()
+		o.Int(int64(len(t.Values)))
+		o.NL()
 		row := 1 // entries per line: one line per setting of all but the last variable
 		if len(t.Dims) > 0 {
 			row = int(t.Dims[len(t.Dims)-1])
 		}
 		for k, x := range t.Values {
 			if k%row != 0 {
-				o.byte(' ')
+				o.Byte(' ')
 			}
-			o.float(x)
+			o.Float(x)
 			if (k+1)%row == 0 {
-				o.nl()
+				o.NL()
 			}
 		}
 	}
-	return o.flush()
+	return o.Flush()
 }

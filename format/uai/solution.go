@@ -7,6 +7,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/lifted-dev/lifted/format/internal/tok"
 	"github.com/lifted-dev/lifted/pos"
 )
 
@@ -31,42 +32,42 @@ func ReadPR(r io.Reader, name string) (float64, error) {
 
 // readSolution reads all of r, then parses it in the 2014 form and, if that
 // fails, in the 2010 form. It reports the 2014 error when both fail.
-func readSolution[T any](r io.Reader, name string, parse func(s *scanner, samples bool) (T, error)) (T, error) {
+func readSolution[T any](r io.Reader, name string, parse func(s *tok.Scanner, samples bool) (T, error)) (T, error) {
 	var zero T
 	data, err := io.ReadAll(r)
 	if err != nil {
 		return zero, pos.Errorf(pos.Position{File: name}, "read error: %v", err)
 	}
-	v, err := parse(newScanner(bytes.NewReader(data), name), false)
+	v, err := parse(tok.NewScanner(bytes.NewReader(data), name), false)
 	if err == nil {
 		return v, nil
 	}
-	if v2, err2 := parse(newScanner(bytes.NewReader(data), name), true); err2 == nil {
+	if v2, err2 := parse(tok.NewScanner(bytes.NewReader(data), name), true); err2 == nil {
 		return v2, nil
 	}
 	return zero, err
 }
 
 // header skips the optional header word h.
-func header(s *scanner, h string) {
-	if s.next() && string(s.tok) != h {
-		s.unread()
+func header(s *tok.Scanner, h string) {
+	if s.Next() && string(s.Token()) != h {
+		s.Unread()
 	}
 }
 
 // samples reads the sample count of the 2010 form, or returns 1.
-func samples(s *scanner, yes bool) (int, error) {
+func samples(s *tok.Scanner, yes bool) (int, error) {
 	if !yes {
 		return 1, nil
 	}
-	n, err := s.count(about("the number of evidence samples"), math.MaxInt)
+	n, err := s.Count(tok.About("the number of evidence samples"), math.MaxInt)
 	if err == nil && n == 0 {
-		err = s.errorf("the number of evidence samples is 0")
+		err = s.Errorf("the number of evidence samples is 0")
 	}
 	return n, err
 }
 
-func readMAR(s *scanner, is2010 bool) ([][]float64, error) {
+func readMAR(s *tok.Scanner, is2010 bool) ([][]float64, error) {
 	header(s, "MAR")
 	n, err := samples(s, is2010)
 	if err != nil {
@@ -82,27 +83,27 @@ func readMAR(s *scanner, is2010 bool) ([][]float64, error) {
 			first = m
 		}
 	}
-	return first, s.end("the marginals")
+	return first, s.End("the marginals")
 }
 
 // marginals reads one block of marginals.
-func marginals(s *scanner) ([][]float64, error) {
-	n, err := s.count(about("the number of variables"), MaxVars)
+func marginals(s *tok.Scanner) ([][]float64, error) {
+	n, err := s.Count(tok.About("the number of variables"), MaxVars)
 	if err != nil {
 		return nil, err
 	}
 	m := make([][]float64, 0, min(n, 1<<16))
 	for v := range n {
-		c, err := s.count(about("the cardinality of variable %d", v), MaxTableSize)
+		c, err := s.Count(tok.About("the cardinality of variable %d", v), MaxTableSize)
 		if err != nil {
 			return nil, err
 		}
 		if c < 1 {
-			return nil, s.errorf("variable %d has cardinality 0; it must be at least 1", v)
+			return nil, s.Errorf("variable %d has cardinality 0; it must be at least 1", v)
 		}
 		row := make([]float64, 0, min(c, 1<<10))
 		for x := range c {
-			p, err := s.entry(about("probability %d of variable %d", x, v))
+			p, err := s.Entry(tok.About("probability %d of variable %d", x, v))
 			if err != nil {
 				return nil, err
 			}
@@ -113,7 +114,7 @@ func marginals(s *scanner) ([][]float64, error) {
 	return m, nil
 }
 
-func readPR(s *scanner, is2010 bool) (float64, error) {
+func readPR(s *tok.Scanner, is2010 bool) (float64, error) {
 	header(s, "PR")
 	n, err := samples(s, is2010)
 	if err != nil {
@@ -122,25 +123,25 @@ func readPR(s *scanner, is2010 bool) (float64, error) {
 	var first float64
 	for k := range n {
 		var z float64
-		if !s.next() {
-			return 0, s.endErr(about("the log10 partition function"))
+		if !s.Next() {
+			return 0, s.EndErr(tok.About("the log10 partition function"))
 		}
-		if isNegInf(s.tok) {
+		if isNegInf(s.Token()) {
 			z = math.Inf(-1)
 		} else {
-			s.unread()
-			if z, err = s.float(about("the log10 partition function")); err != nil {
+			s.Unread()
+			if z, err = s.Float(tok.About("the log10 partition function")); err != nil {
 				return 0, err
 			}
 			if math.IsInf(z, 1) {
-				return 0, s.errorf("the log10 partition function is %s; it must be finite or -inf", s.quoted())
+				return 0, s.Errorf("the log10 partition function is %s; it must be finite or -inf", s.Quoted())
 			}
 		}
 		if k == 0 {
 			first = z
 		}
 	}
-	return first, s.end("the log10 partition function")
+	return first, s.End("the log10 partition function")
 }
 
 func isNegInf(t []byte) bool {
@@ -156,19 +157,19 @@ func WriteMAR(w io.Writer, marginals [][]float64) error {
 			return fmt.Errorf("uai: WriteMAR: variable %d has no probabilities", v)
 		}
 	}
-	o := newWriter(w)
-	o.str("MAR\n")
-	o.int(int64(len(marginals)))
+	o := tok.NewWriter(w)
+	o.Str("MAR\n")
+	o.Int(int64(len(marginals)))
 	for _, row := range marginals {
-		o.byte(' ')
-		o.int(int64(len(row)))
+		o.Byte(' ')
+		o.Int(int64(len(row)))
 		for _, p := range row {
-			o.byte(' ')
-			o.float(p)
+			o.Byte(' ')
+			o.Float(p)
 		}
 	}
-	o.nl()
-	return o.flush()
+	o.NL()
+	return o.Flush()
 }
 
 // WriteMPE writes a most probable assignment in the UAI MPE format: a line
@@ -179,15 +180,15 @@ func WriteMPE(w io.Writer, assignment []int32) error {
 			return fmt.Errorf("uai: WriteMPE: variable %d has negative value %d", v, x)
 		}
 	}
-	o := newWriter(w)
-	o.str("MPE\n")
-	o.int(int64(len(assignment)))
+	o := tok.NewWriter(w)
+	o.Str("MPE\n")
+	o.Int(int64(len(assignment)))
 	for _, x := range assignment {
-		o.byte(' ')
-		o.int(int64(x))
+		o.Byte(' ')
+		o.Int(int64(x))
 	}
-	o.nl()
-	return o.flush()
+	o.NL()
+	return o.Flush()
 }
 
 // WritePR writes the log10 of a partition function in the UAI PR format: a
@@ -196,9 +197,9 @@ func WritePR(w io.Writer, log10Z float64) error {
 	if math.IsNaN(log10Z) || math.IsInf(log10Z, 1) {
 		return fmt.Errorf("uai: WritePR: value %v is not a log10 probability", log10Z)
 	}
-	o := newWriter(w)
-	o.str("PR\n")
-	o.float(log10Z)
-	o.nl()
-	return o.flush()
+	o := tok.NewWriter(w)
+	o.Str("PR\n")
+	o.Float(log10Z)
+	o.NL()
+	return o.Flush()
 }

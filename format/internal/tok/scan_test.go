@@ -1,4 +1,4 @@
-package libdai
+package tok
 
 import (
 	"errors"
@@ -31,7 +31,7 @@ func TestParseFloatMatchesStrconv(t *testing.T) {
 	}
 	for _, s := range fixed {
 		want, err := strconv.ParseFloat(s, 64)
-		got, ok := parseFloat([]byte(s))
+		got, ok := ParseFloat([]byte(s))
 		if (err == nil || errors.Is(err, strconv.ErrRange)) != ok {
 			t.Errorf("%q: ok=%v, strconv error %v", s, ok, err)
 			continue
@@ -44,7 +44,7 @@ func TestParseFloatMatchesStrconv(t *testing.T) {
 
 func TestParseFloatRejects(t *testing.T) {
 	for _, s := range []string{"", ".", "-", "+", "e5", "1e", "1e+", "1.2.3", "inf", "-Inf", "nan", "0x1p3", "1_000", "1,5", "--1", "1e5.5"} {
-		if v, ok := parseFloat([]byte(s)); ok {
+		if v, ok := ParseFloat([]byte(s)); ok {
 			t.Errorf("%q parsed as %v", s, v)
 		}
 	}
@@ -61,7 +61,7 @@ func TestParseInt(t *testing.T) {
 		{"9223372036854775808", 0, false}, {"-9223372036854775809", 0, false}, {"18446744073709551616", 0, false},
 		{"", 0, false}, {"-", 0, false}, {"1.0", 0, false}, {"1e3", 0, false}, {"0x10", 0, false},
 	} {
-		v, ok := parseInt([]byte(tt.s))
+		v, ok := ParseInt([]byte(tt.s))
 		if v != tt.v || ok != tt.ok {
 			t.Errorf("%q: %d, %v; want %d, %v", tt.s, v, ok, tt.v, tt.ok)
 		}
@@ -73,7 +73,7 @@ func FuzzParseFloat(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		got, ok := parseFloat([]byte(s))
+		got, ok := ParseFloat([]byte(s))
 		if !ok {
 			return
 		}

@@ -1,4 +1,4 @@
-package uai
+package tok
 
 import (
 	"errors"
@@ -10,13 +10,15 @@ import (
 	"github.com/lifted-dev/lifted/pos"
 )
 
-// maxToken is the longest token the scanner accepts; no number needs more.
+// maxToken is the longest token the Scanner keeps; a longer one is cut and
+// reported by Long. No number needs more.
 const maxToken = 1 << 10
 
-// scanner splits its input into whitespace-separated tokens and records
+// Scanner splits its input into whitespace-separated tokens and records
 // where each one starts. A token that begins with '#' starts a comment that
-// runs to the end of the line.
-type scanner struct {
+// runs to the end of the line. Errors it returns are *pos.Error values at the
+// current token (or at the end of the input).
+type Scanner struct {
 	r    io.Reader
 	file string
 
@@ -28,17 +30,19 @@ type scanner struct {
 
 	tok  []byte       // current token; may alias buf
 	acc  []byte       // holds a token that straddles two reads
-	tpos pos.Position // where tok starts, or the end of input after next fails
+	tpos pos.Position // where tok starts, or the end of input after Next fails
 	long bool         // tok was cut at maxToken
-	back bool         // next returns the current token again
+	back bool         // Next returns the current token again
 }
 
-func newScanner(r io.Reader, file string) *scanner {
-	return &scanner{r: r, file: file, buf: make([]byte, 64<<10), line: 1, col: 1}
+// NewScanner returns a Scanner reading r; file names the input in error
+// positions.
+func NewScanner(r io.Reader, file string) *Scanner {
+	return &Scanner{r: r, file: file, buf: make([]byte, 64<<10), line: 1, col: 1}
 }
 
 // fill reads more input into an empty buffer; it reports whether any arrived.
-func (s *scanner) fill() bool {
+func (s *Scanner) fill() bool {
 	for tries := 0; s.rerr == nil; tries++ {
 		if tries == 100 {
 			s.rerr = io.ErrNoProgress
@@ -54,13 +58,14 @@ func (s *scanner) fill() bool {
 	return false
 }
 
+// isSpace reports whether c is ASCII white space.
 func isSpace(c byte) bool {
 	return c == ' ' || c == '\n' || c == '\t' || c == '\r' || c == '\v' || c == '\f'
 }
 
 // skip moves past white space and comments; it reports whether a token
 // follows.
-func (s *scanner) skip() bool {
+func (s *Scanner) skip() bool {
 	comment := false
 	for {
 		if s.i == s.n && !s.fill() {
@@ -84,9 +89,10 @@ func (s *scanner) skip() bool {
 	}
 }
 
-// next advances to the next token and reports whether there is one. When it
-// returns false, tpos is the end of the input and endErr tells why.
-func (s *scanner) next() bool {
+// Next advances to the next token and reports whether there is one. When it
+// returns false, Pos is the end of the input, Token is nil and EndErr tells
+// why.
+func (s *Scanner) Next() bool {
 	if s.back {
 		s.back = false
 		return true
@@ -127,29 +133,45 @@ func (s *scanner) next() bool {
 	return true
 }
 
-// unread makes next return the current token again.
-func (s *scanner) unread() { s.back = true }
+// Unread makes the next call of Next return the current token again.
+func (s *Scanner) Unread() { s.back = true }
 
-func (s *scanner) here() pos.Position {
+// Token returns the current token, or nil after Next returned false. The slice
+// may alias the read buffer and is valid only until the next call of Next.
+func (s *Scanner) Token() []byte { return s.tok }
+
+// Long reports whether the current token was longer than 1024 bytes and was
+// cut (no number needs that many).
+func (s *Scanner) Long() bool { return s.long }
+
+// Pos returns where the current token starts, or the end of the input after
+// Next returned false.
+func (s *Scanner) Pos() pos.Position { return s.tpos }
+
+// File returns the input's name as given to NewScanner.
+func (s *Scanner) File() string { return s.file }
+
+// here returns the position of the next unread byte.
+func (s *Scanner) here() pos.Position {
 	return pos.Position{File: s.file, Line: s.line, Col: s.col}
 }
 
-// endErr returns the reason next returned false: a read error, if any, or else
+// EndErr returns the reason Next returned false: a read error, if any, or else
 // a truncated input where w was expected.
-func (s *scanner) endErr(w subject) error {
-	if err := s.ioErr(); err != nil {
+func (s *Scanner) EndErr(w Subject) error {
+	if err := s.IOErr(); err != nil {
 		return err
 	}
 	return pos.Errorf(s.tpos, "unexpected end of file: expected %v", w)
 }
 
-// errorf returns an error at the current token.
-func (s *scanner) errorf(format string, args ...any) error {
+// Errorf returns a *pos.Error at the current token.
+func (s *Scanner) Errorf(format string, args ...any) error {
 	return pos.Errorf(s.tpos, format, args...)
 }
 
-// quoted returns the current token quoted for a message, shortened if long.
-func (s *scanner) quoted() string {
+// Quoted returns the current token quoted for a message, shortened if long.
+func (s *Scanner) Quoted() string {
 	t := s.tok
 	if len(t) > 40 || s.long {
 		return strconv.Quote(string(t[:min(len(t), 40)])) + "..."
@@ -157,106 +179,112 @@ func (s *scanner) quoted() string {
 	return strconv.Quote(string(t))
 }
 
-// nextInt reads an integer token. When it fails, intErr tells why.
-func (s *scanner) nextInt() (int64, bool) {
-	if !s.next() || s.long {
+// NextInt reads an integer token. When it fails, IntErr tells why; it builds
+// no error itself, which keeps hot loops cheap.
+func (s *Scanner) NextInt() (int64, bool) {
+	if !s.Next() || s.long {
 		return 0, false
 	}
-	return parseInt(s.tok)
+	return ParseInt(s.tok)
 }
 
-// intErr explains why nextInt failed; w names what was expected.
-func (s *scanner) intErr(w subject) error {
+// IntErr explains why NextInt failed; w names what was expected.
+func (s *Scanner) IntErr(w Subject) error {
 	if s.tok == nil {
-		return s.endErr(w)
+		return s.EndErr(w)
 	}
-	return s.errorf("expected %v (an integer), found %s", w, s.quoted())
+	return s.Errorf("expected %v (an integer), found %s", w, s.Quoted())
 }
 
-// nextEntry reads a table entry: a finite, non-negative number. When it
-// fails, entryErr tells why.
-func (s *scanner) nextEntry() (float64, bool) {
-	if !s.next() || s.long {
+// NextEntry reads a table entry: a finite, non-negative number. When it
+// fails, EntryErr tells why; it builds no error itself, which keeps hot loops
+// cheap.
+func (s *Scanner) NextEntry() (float64, bool) {
+	if !s.Next() || s.long {
 		return 0, false
 	}
-	v, ok := parseFloat(s.tok)
+	v, ok := ParseFloat(s.tok)
 	return v, ok && v >= 0 && v <= math.MaxFloat64
 }
 
-// entryErr explains why nextEntry failed; w names what was expected.
-func (s *scanner) entryErr(w subject) error {
+// EntryErr explains why NextEntry failed; w names what was expected.
+func (s *Scanner) EntryErr(w Subject) error {
 	if s.tok == nil {
-		return s.endErr(w)
+		return s.EndErr(w)
 	}
-	if _, ok := parseFloat(s.tok); !ok || s.long {
-		return s.errorf("expected %v (a number), found %s", w, s.quoted())
+	if _, ok := ParseFloat(s.tok); !ok || s.long {
+		return s.Errorf("expected %v (a number), found %s", w, s.Quoted())
 	}
-	return s.errorf("%v is %s; entries must be finite and non-negative", w, s.quoted())
+	return s.Errorf("%v is %s; entries must be finite and non-negative", w, s.Quoted())
 }
 
-// int reads an integer token.
-func (s *scanner) int(w subject) (int64, error) {
-	v, ok := s.nextInt()
+// Int reads an integer token; w names what was expected.
+func (s *Scanner) Int(w Subject) (int64, error) {
+	v, ok := s.NextInt()
 	if !ok {
-		return 0, s.intErr(w)
+		return 0, s.IntErr(w)
 	}
 	return v, nil
 }
 
-// count reads a non-negative integer no larger than limit.
-func (s *scanner) count(w subject, limit int64) (int, error) {
-	v, err := s.int(w)
+// Count reads a non-negative integer no larger than limit; w names what was
+// expected.
+func (s *Scanner) Count(w Subject, limit int64) (int, error) {
+	v, err := s.Int(w)
 	if err != nil {
 		return 0, err
 	}
 	if v < 0 {
-		return 0, s.errorf("%v must not be negative, found %d", w, v)
+		return 0, s.Errorf("%v must not be negative, found %d", w, v)
 	}
 	if v > limit {
-		return 0, s.errorf("%v is %d, more than the limit of %d", w, v, limit)
+		return 0, s.Errorf("%v is %d, more than the limit of %d", w, v, limit)
 	}
 	return int(v), nil
 }
 
-// float reads a decimal number token.
-func (s *scanner) float(w subject) (float64, error) {
-	if !s.next() {
-		return 0, s.endErr(w)
+// Float reads a decimal number token (any sign; ±Inf when out of range); w
+// names what was expected.
+func (s *Scanner) Float(w Subject) (float64, error) {
+	if !s.Next() {
+		return 0, s.EndErr(w)
 	}
-	v, ok := parseFloat(s.tok)
+	v, ok := ParseFloat(s.tok)
 	if !ok || s.long {
-		return 0, s.errorf("expected %v (a number), found %s", w, s.quoted())
+		return 0, s.Errorf("expected %v (a number), found %s", w, s.Quoted())
 	}
 	return v, nil
 }
 
-// entry reads a table entry: a finite, non-negative number.
-func (s *scanner) entry(w subject) (float64, error) {
-	v, ok := s.nextEntry()
+// Entry reads a table entry: a finite, non-negative number; w names what was
+// expected.
+func (s *Scanner) Entry(w Subject) (float64, error) {
+	v, ok := s.NextEntry()
 	if !ok {
-		return 0, s.entryErr(w)
+		return 0, s.EntryErr(w)
 	}
 	return v, nil
 }
 
-// end checks that nothing but white space and comments follows.
-func (s *scanner) end(after string) error {
-	if s.next() {
-		return s.errorf("unexpected %s after %s: expected end of file", s.quoted(), after)
+// End checks that nothing but white space and comments follows; after names
+// the last thing read, for the error message.
+func (s *Scanner) End(after string) error {
+	if s.Next() {
+		return s.Errorf("unexpected %s after %s: expected end of file", s.Quoted(), after)
 	}
-	return s.ioErr()
+	return s.IOErr()
 }
 
-// ioErr returns the reader's error, if it failed other than at the end.
-func (s *scanner) ioErr() error {
+// IOErr returns the reader's error, if it failed other than at the end.
+func (s *Scanner) IOErr() error {
 	if s.rerr != nil && !errors.Is(s.rerr, io.EOF) {
 		return pos.Errorf(s.tpos, "read error: %v", s.rerr)
 	}
 	return nil
 }
 
-// parseInt parses an optionally signed decimal integer that fits in int64.
-func parseInt(b []byte) (int64, bool) {
+// ParseInt parses an optionally signed decimal integer that fits in int64.
+func ParseInt(b []byte) (int64, bool) {
 	neg := false
 	if len(b) > 0 && (b[0] == '-' || b[0] == '+') {
 		neg = b[0] == '-'
@@ -287,10 +315,10 @@ func parseInt(b []byte) (int64, bool) {
 	return int64(u), true
 }
 
-// parseFloat parses a decimal number: sign, digits, point and exponent only,
+// ParseFloat parses a decimal number: sign, digits, point and exponent only,
 // so no "inf", "nan", hex or underscores. A number too large for float64
 // comes back as ±Inf with ok set.
-func parseFloat(b []byte) (float64, bool) {
+func ParseFloat(b []byte) (float64, bool) {
 	if v, ok := fastFloat(b); ok {
 		return v, true
 	}
@@ -314,7 +342,7 @@ var pow10 = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
 // significant digits and a decimal exponent within ±22. Both the digits and
 // the power of ten are then exact in float64, so one multiplication or
 // division gives the correctly rounded result, as strconv would. It reports
-// false for anything else, which parseFloat then hands to strconv.
+// false for anything else, which ParseFloat then hands to strconv.
 func fastFloat(b []byte) (float64, bool) {
 	i, neg := 0, false
 	if len(b) > 0 && (b[0] == '-' || b[0] == '+') {
@@ -390,23 +418,25 @@ func fastFloat(b []byte) (float64, bool) {
 	return f, true
 }
 
-// subject names what the reader expects next, for error messages. It is
-// formatted only when an error is reported, so hot loops stay cheap.
-type subject struct {
+// Subject names what a reader expects next, for error messages. It is
+// formatted only when an error is reported, so hot loops stay cheap. Make one
+// with About.
+type Subject struct {
 	format string
 	n      int
 	args   [3]int
 }
 
-// about returns a subject; format takes only %d verbs, one per arg, and at
+// About returns a Subject; format takes only %d verbs, one per arg, and at
 // most three.
-func about(format string, args ...int) subject {
-	w := subject{format: format}
+func About(format string, args ...int) Subject {
+	w := Subject{format: format}
 	w.n = copy(w.args[:], args)
 	return w
 }
 
-func (w subject) String() string {
+// String formats the subject.
+func (w Subject) String() string {
 	a := make([]any, w.n)
 	for i := range a {
 		a[i] = w.args[i]
