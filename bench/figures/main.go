@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -32,6 +33,7 @@ func main() {
 	runs := flag.Int("runs", 3, "runs per measurement (the median is reported)")
 	maxGrid := flag.Int("max-grid", 500, "largest grid side for colour passing")
 	only := flag.String("only", "models,grids,periter", "which tables")
+	libdaiBin := flag.String("libdai", "", "optional: a program that runs libDAI BP, called as PROG FILE.fg ITERATIONS and printing seconds per iteration first; adds a side-by-side column")
 	flag.Parse()
 	if strings.Contains(*only, "models") {
 		models(*data, *runs)
@@ -40,7 +42,7 @@ func main() {
 		grids(*runs, *maxGrid)
 	}
 	if strings.Contains(*only, "periter") {
-		perIteration(*data, *runs)
+		perIteration(*data, *runs, *libdaiBin)
 	}
 }
 
@@ -182,40 +184,71 @@ func grids(runs, maxSide int) {
 	fmt.Println()
 }
 
-func perIteration(data string, runs int) {
-	fmt.Printf("## Ground BP seconds per iteration (flooding, 100 iterations, no convergence test; median of %d runs)\n\n", runs)
-	fmt.Println("| model | edges | seconds per iteration | messages per second |")
-	fmt.Println("|---|---|---|---|")
+func perIteration(data string, runs int, libdaiBin string) {
+	fmt.Printf("## Ground BP seconds per iteration (flooding, 100 iterations, no evidence, no convergence test; median of %d runs)\n\n", runs)
+	fmt.Println("| model | edges | ours s/iteration | ours messages/s | libDAI s/iteration | libDAI/ours |")
+	fmt.Println("|---|---|---|---|---|---|")
+	all := loadModels(data)
 	for _, name := range []string{"Promedus_11.uai", "relational_4.uai", "linkage_11.uai"} {
 		var m *model
-		for _, x := range loadModels(data) {
-			if x.name == name {
-				m = &x
-				break
+		for i := range all {
+			if all[i].name == name {
+				m = &all[i]
 			}
 		}
 		if m == nil {
 			continue
 		}
-		c, err := lift.Ground(m.g, m.ev)
+		c, err := lift.Ground(m.g, nil)
 		if err != nil {
 			panic(err)
 		}
-		var secs []float64
-		var res *bp.Result
+		var secs, dai []float64
 		for i := 0; i < runs; i++ {
-			res, err = bp.Run(context.Background(), c, bp.Options{Tol: 0, MaxIter: 100})
+			res, err := bp.Run(context.Background(), c, bp.Options{Tol: 0, MaxIter: 100})
 			if err != nil {
 				fmt.Printf("| %s | error: %v |\n", name, err)
 				break
 			}
 			secs = append(secs, res.Seconds/float64(res.Iterations))
+			if libdaiBin != "" {
+				if s, err := runLibDAI(libdaiBin, m.g, 100); err == nil {
+					dai = append(dai, s)
+				} else {
+					fmt.Fprintln(os.Stderr, "libDAI:", err)
+				}
+			}
 		}
 		if len(secs) == 0 {
 			continue
 		}
 		s := median(secs)
-		fmt.Printf("| %s | %d | %.6f | %.3g |\n", name, m.g.NumEdges(), s, float64(2*m.g.NumEdges())/s)
+		daiCol, ratio := "", ""
+		if len(dai) > 0 {
+			d := median(dai)
+			daiCol, ratio = fmt.Sprintf("%.6f", d), fmt.Sprintf("%.2f", d/s)
+		}
+		fmt.Printf("| %s | %d | %.6f | %.3g | %s | %s |\n", name, m.g.NumEdges(), s, float64(2*m.g.NumEdges())/s, daiCol, ratio)
 	}
 	fmt.Println()
+}
+
+// runLibDAI writes g as a libDAI file and times the external program on it.
+func runLibDAI(bin string, g *fg.Graph, iters int) (float64, error) {
+	f, err := os.CreateTemp("", "figures-*.fg")
+	if err != nil {
+		return 0, err
+	}
+	defer os.Remove(f.Name())
+	if err := libdai.Write(f, &libdai.Model{Graph: g}); err != nil {
+		return 0, err
+	}
+	f.Close()
+	out, err := exec.Command(bin, f.Name(), fmt.Sprint(iters)).Output()
+	if err != nil {
+		return 0, err
+	}
+	var s float64
+	_, err = fmt.Sscan(string(out), &s)
+	return s, err
 }
