@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/lifted-dev/lifted/fg"
 	"github.com/lifted-dev/lifted/pos"
 )
 
@@ -62,7 +63,7 @@ func FuzzRead(f *testing.F) {
 		if !slices.Equal(m.Labels, m2.Labels) {
 			t.Fatalf("labels %v became %v", m.Labels, m2.Labels)
 		}
-		if err := sameGraph(m.Graph, m2.Graph); err != nil {
+		if err := fg.Diff(m.Graph, m2.Graph); err != nil {
 			t.Fatalf("round trip: %v", err)
 		}
 	})

@@ -119,7 +119,7 @@ func (rd *reader) factor(f int) error {
 	}
 	if size < 0 {
 		return pos.Errorf(at, "the table of factor %d would have %s entries (%s), more than the limit of %d",
-			f, product(rd.dims), dimString(rd.dims), tableLimit)
+			f, tok.Product(rd.dims), dimString(rd.dims), tableLimit)
 	}
 	if rd.total += size; rd.total > totalLimit {
 		return pos.Errorf(at, "the tables of factors 0..%d have %d entries in all, more than the limit of %d",
@@ -312,21 +312,6 @@ func dimString(dims []int32) string {
 	return b.String()
 }
 
-// product formats the product of dims, exactly when it fits in 64 bits.
-func product(dims []int32) string {
-	p, f := uint64(1), 1.0
-	exact := true
-	for _, d := range dims {
-		hi, lo := bits.Mul64(p, uint64(d))
-		exact = exact && hi == 0
-		p = lo
-		f *= float64(d)
-	}
-	if exact {
-		return strconv.FormatUint(p, 10)
-	}
-	return strconv.FormatFloat(f, 'g', 4, 64)
-}
 
 // Write writes m in libDAI format, listing the nonzero entries of each
 // table in libDAI order. Read gives back an equal model when the labels

@@ -222,7 +222,7 @@ func TestWrite(t *testing.T) {
 }
 
 func sameTable(a, b *fg.Table) error {
-	return sameGraph(tableGraph(a), tableGraph(b))
+	return fg.Diff(tableGraph(a), tableGraph(b))
 }
 
 func tableGraph(t *fg.Table) *fg.Graph {

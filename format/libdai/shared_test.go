@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strconv"
 	"testing"
+
+	"github.com/lifted-dev/lifted/fg"
 )
 
 // sharedDir holds the libDAI examples shared by the project.
@@ -99,7 +101,7 @@ func roundTrip(t *testing.T, m *Model) {
 	if !slices.Equal(m.Labels, m2.Labels) {
 		t.Fatalf("labels %v became %v", m.Labels, m2.Labels)
 	}
-	if err := sameGraph(m.Graph, m2.Graph); err != nil {
+	if err := fg.Diff(m.Graph, m2.Graph); err != nil {
 		t.Fatalf("round trip: %v", err)
 	}
 }

@@ -57,7 +57,7 @@ func FuzzRead(f *testing.F) {
 		if m2.Type != m.Type {
 			t.Fatalf("type %q became %q", m.Type, m2.Type)
 		}
-		if err := sameGraph(m.Graph, m2.Graph); err != nil {
+		if err := fg.Diff(m.Graph, m2.Graph); err != nil {
 			t.Fatalf("round trip: %v", err)
 		}
 	})

@@ -159,7 +159,7 @@ func (rd *modelReader) scopes() error {
 		scope := rd.edges[rd.start[f]:]
 		if !fits {
 			return pos.Errorf(at, "the table of factor %d would have %s entries (%s), more than the limit of %d",
-				f, product(rd.card, scope), dimString(rd.card, scope), MaxTableSize)
+				f, tok.Product(scopeDims(rd.card, scope)), dimString(rd.card, scope), MaxTableSize)
 		}
 		rd.start = append(rd.start, len(rd.edges))
 		rd.size = append(rd.size, int(size))
@@ -229,22 +229,6 @@ func dimString(card []int32, scope []int32) string {
 	return b.String()
 }
 
-// product formats the product of the cardinalities of a scope, exactly when
-// it fits in 64 bits.
-func product(card []int32, scope []int32) string {
-	p, f := uint64(1), 1.0
-	exact := true
-	for _, v := range scope {
-		hi, lo := bits.Mul64(p, uint64(card[v]))
-		exact = exact && hi == 0
-		p = lo
-		f *= float64(card[v])
-	}
-	if exact {
-		return strconv.FormatUint(p, 10)
-	}
-	return strconv.FormatFloat(f, 'g', 4, 64)
-}
 
 // Write writes m in UAI format. Read gives back an equal model.
 func Write(w io.Writer, m *Model) error {
@@ -303,4 +287,13 @@ func Write(w io.Writer, m *Model) error {
 		}
 	}
 	return o.Flush()
+}
+
+// scopeDims returns the cardinalities of a scope's variables.
+func scopeDims(card, scope []int32) []int32 {
+	dims := make([]int32, len(scope))
+	for p, v := range scope {
+		dims[p] = card[v]
+	}
+	return dims
 }

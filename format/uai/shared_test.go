@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"testing"
+
+	"github.com/lifted-dev/lifted/fg"
 )
 
 // sharedDir holds the UAI 2014 benchmark subset shared by the project.
@@ -75,7 +77,7 @@ func TestSharedModels(t *testing.T) {
 			if m2.Type != m.Type {
 				t.Errorf("type %q became %q", m.Type, m2.Type)
 			}
-			if err := sameGraph(g, m2.Graph); err != nil {
+			if err := fg.Diff(g, m2.Graph); err != nil {
 				t.Fatalf("round trip: %v", err)
 			}
 			checkSolutions(t, file, m)

@@ -165,7 +165,7 @@ func TestRoundTrip(t *testing.T) {
 		if m2.Type != m.Type {
 			t.Errorf("%s: type %q became %q", path, m.Type, m2.Type)
 		}
-		if err := sameGraph(m.Graph, m2.Graph); err != nil {
+		if err := fg.Diff(m.Graph, m2.Graph); err != nil {
 			t.Errorf("%s: %v", path, err)
 		}
 	}
@@ -197,7 +197,7 @@ func TestWriteExactFloats(t *testing.T) {
 	if m2.Type != Markov {
 		t.Errorf("empty type should be written as MARKOV, got %q", m2.Type)
 	}
-	if err := sameGraph(m.Graph, m2.Graph); err != nil {
+	if err := fg.Diff(m.Graph, m2.Graph); err != nil {
 		t.Error(err)
 	}
 }
@@ -314,7 +314,7 @@ func TestReadSmallReads(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := readFile(t, "testdata/markov.uai")
-	if err := sameGraph(m.Graph, want.Graph); err != nil {
+	if err := fg.Diff(m.Graph, want.Graph); err != nil {
 		t.Error(err)
 	}
 	_, err = Read(&oneByteReader{data: []byte("MARKOV\n1\n\n  2x")}, "in.uai")

@@ -3,6 +3,7 @@ package tok
 import (
 	"bufio"
 	"io"
+	"math/bits"
 	"strconv"
 )
 
@@ -43,3 +44,20 @@ func (o *Writer) Float(x float64) { o.w.Write(strconv.AppendFloat(o.tmp[:0], x, 
 
 // Flush writes out the buffer and returns the first error of any write.
 func (o *Writer) Flush() error { return o.w.Flush() }
+
+// Product formats the product of dims (a table's size), exactly when it fits
+// in 64 bits and to four significant digits otherwise, for size errors.
+func Product(dims []int32) string {
+	p, f := uint64(1), 1.0
+	exact := true
+	for _, d := range dims {
+		hi, lo := bits.Mul64(p, uint64(d))
+		exact = exact && hi == 0
+		p = lo
+		f *= float64(d)
+	}
+	if exact {
+		return strconv.FormatUint(p, 10)
+	}
+	return strconv.FormatFloat(f, 'g', 4, 64)
+}
