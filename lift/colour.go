@@ -103,83 +103,226 @@ func CompressWith(ctx context.Context, r Refiner, g *fg.Graph, ev fg.Evidence, o
 }
 
 // ColourPassing is Algorithm 1 (CFG) of the paper: variables start coloured by
-// cardinality and evidence, factors by table; then, until the numbers of
-// colours stop changing, every factor takes a new colour from its own colour
-// and the colours of its variables (by slot key), and every variable a new
-// colour from its own colour and the sorted multiset of (factor colour, slot
-// key) over its factors. Each round is O(m log d) for m edges and maximum
-// degree d: signatures are interned through a hash map keyed by their bytes.
+// cardinality and evidence, factors by table; then, until the colours stop
+// changing, every factor takes a new colour from its own colour and the
+// colours of its variables (by slot key), and every variable a new colour
+// from its own colour and the sorted multiset of (factor colour, slot key)
+// over its factors.
+//
+// It computes the same partition as the paper's algorithm, round by round,
+// but incrementally: colour classes keep their ids across rounds, and only
+// the nodes next to a node that changed class are given new signatures.
+// Within a class, members that were not re-signed keep the class id (their
+// signatures cannot have changed); re-signed members are grouped by
+// signature, and every group gets a fresh id unless it is the whole class.
+// A node that changed class has a fresh id that no unchanged signature can
+// contain, so grouping stays exact. A round costs time proportional to the
+// edges at the changed nodes, not to the whole graph: colour passing on a
+// grid with one observed corner touches only the advancing frontier.
+// Signatures are interned through a hash map keyed by their bytes.
 type ColourPassing struct{}
 
 // ErrCancelled wraps a context cancellation during colour passing.
 var ErrCancelled = errors.New("colour passing cancelled")
 
+// refiner holds the state of one incremental refinement of one node kind
+// (variables or factors).
+type refiner struct {
+	colour    []int32 // class id per node
+	classSize []int32 // members per class id
+	stamp     []int32 // per node: step in which it was last marked dirty
+	dirty     []int32 // nodes to re-sign in this step
+	changed   []int32 // nodes whose class id changed in the last step
+
+	in       interner
+	group    []int32 // per dirty node (parallel to dirty): signature group
+	grpClass []int32
+	grpSize  []int32
+	grpID    []int32
+	dirtyIn  []int32 // per class: dirty members this step
+	touched  []int32 // classes with dirtyIn > 0
+}
+
+func newRefiner(colour []int32, n int) *refiner {
+	r := &refiner{colour: colour, classSize: make([]int32, n), stamp: make([]int32, len(colour))}
+	for _, c := range colour {
+		r.classSize[c]++
+	}
+	for i := range r.stamp {
+		r.stamp[i] = -1
+	}
+	return r
+}
+
+func (r *refiner) numClasses() int { return len(r.classSize) }
+
+// mark adds node i to this step's dirty list once.
+func (r *refiner) mark(i int32, step int32) {
+	if r.stamp[i] != step {
+		r.stamp[i] = step
+		r.dirty = append(r.dirty, i)
+	}
+}
+
+// resign groups the dirty nodes by signature (sign writes node i's
+// signature, own class first) and gives new class ids; it fills r.changed.
+func (r *refiner) resign(sign func(i int32, buf []byte) []byte, buf []byte) []byte {
+	r.in.reset()
+	r.group = r.group[:0]
+	r.grpClass, r.grpSize = r.grpClass[:0], r.grpSize[:0]
+	if cap(r.dirtyIn) < r.numClasses() {
+		r.dirtyIn = make([]int32, r.numClasses(), 2*r.numClasses())
+	}
+	r.dirtyIn = r.dirtyIn[:r.numClasses()]
+	r.touched = r.touched[:0]
+	for _, i := range r.dirty {
+		buf = sign(i, buf[:0])
+		g := r.in.intern(buf)
+		if int(g) == len(r.grpSize) {
+			r.grpSize = append(r.grpSize, 0)
+			r.grpClass = append(r.grpClass, r.colour[i])
+		}
+		r.grpSize[g]++
+		r.group = append(r.group, g)
+		c := r.colour[i]
+		if r.dirtyIn[c] == 0 {
+			r.touched = append(r.touched, c)
+		}
+		r.dirtyIn[c]++
+	}
+	// The class keeps its id for its unchanged members or, when every
+	// member was re-signed, for its largest group (the first on ties).
+	r.grpID = r.grpID[:0]
+	for g := range r.grpSize {
+		r.grpID = append(r.grpID, -1)
+		_ = g
+	}
+	keeper := map[int32]int32{}
+	for g, c := range r.grpClass {
+		if r.dirtyIn[c] < r.classSize[c] {
+			continue
+		}
+		if k, ok := keeper[c]; !ok || r.grpSize[g] > r.grpSize[k] {
+			keeper[c] = int32(g)
+		}
+	}
+	for g, c := range r.grpClass {
+		if k, ok := keeper[c]; ok && k == int32(g) {
+			r.grpID[g] = c
+			continue
+		}
+		r.grpID[g] = int32(len(r.classSize))
+		r.classSize = append(r.classSize, 0)
+	}
+	r.changed = r.changed[:0]
+	for k, i := range r.dirty {
+		id := r.grpID[r.group[k]]
+		if id != r.colour[i] {
+			r.classSize[r.colour[i]]--
+			r.classSize[id]++
+			r.colour[i] = id
+			r.changed = append(r.changed, i)
+		}
+	}
+	for _, c := range r.touched {
+		r.dirtyIn[c] = 0
+	}
+	r.dirty = r.dirty[:0]
+	return buf
+}
+
 // Refine implements Refiner.
 func (ColourPassing) Refine(ctx context.Context, g *fg.Graph, ev fg.Evidence, opt Options) (*Colouring, error) {
 	nv, nf := g.NumVars(), g.NumFactors()
 	keys, sorted, initF := edgeKeys(g, opt)
-
-	vc := make([]int32, nv)
-	nvc := initialVarColours(g, ev, vc)
-	fc := make([]int32, nf)
-	nfc := dense(initF, fc)
-
 	edgeFactor := make([]int32, g.NumEdges())
 	for f := 0; f < nf; f++ {
 		for e := g.FactorStart[f]; e < g.FactorStart[f+1]; e++ {
 			edgeFactor[e] = int32(f)
 		}
 	}
-	var in interner
-	var buf []byte
+	vc := make([]int32, nv)
+	vr := newRefiner(vc, initialVarColours(g, ev, vc))
+	fc := make([]int32, nf)
+	fr := newRefiner(fc, dense(initF, fc))
+
 	var pairs []uint64
-	newF := make([]int32, nf)
-	newV := make([]int32, nv)
+	signFactor := func(f int32, buf []byte) []byte {
+		pairs = pairs[:0]
+		for e := g.FactorStart[f]; e < g.FactorStart[f+1]; e++ {
+			pairs = append(pairs, uint64(uint32(keys[e]))<<32|uint64(uint32(vc[g.EdgeVar[e]])))
+		}
+		if sorted[f] {
+			slices.Sort(pairs)
+		}
+		return sig(buf, fc[f], pairs)
+	}
+	signVar := func(v int32, buf []byte) []byte {
+		pairs = pairs[:0]
+		for _, e := range g.VarEdges[g.VarStart[v]:g.VarStart[v+1]] {
+			pairs = append(pairs, uint64(uint32(fc[edgeFactor[e]]))<<32|uint64(uint32(keys[e])))
+		}
+		slices.Sort(pairs)
+		return sig(buf, vc[v], pairs)
+	}
+
+	var buf []byte
 	rounds := 0
-	for opt.MaxIter == 0 || rounds < opt.MaxIter {
+	for step := int32(0); opt.MaxIter == 0 || rounds < opt.MaxIter; step++ {
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("%w: %v", ErrCancelled, err)
 		}
 		rounds++
-		// Factors: own colour, then (key, variable colour) pairs.
-		in.reset()
-		for f := 0; f < nf; f++ {
-			lo, hi := g.FactorStart[f], g.FactorStart[f+1]
-			pairs = pairs[:0]
-			for e := lo; e < hi; e++ {
-				pairs = append(pairs, uint64(uint32(keys[e]))<<32|uint64(uint32(vc[g.EdgeVar[e]])))
+		// Factors next to variables that changed (all in the first round).
+		if rounds == 1 {
+			for f := range int32(nf) {
+				fr.mark(f, step)
 			}
-			if sorted[f] {
-				slices.Sort(pairs)
+		} else {
+			for _, v := range vr.changed {
+				for _, e := range g.VarEdges[g.VarStart[v]:g.VarStart[v+1]] {
+					fr.mark(edgeFactor[e], step)
+				}
 			}
-			buf = sig(buf[:0], fc[f], pairs)
-			newF[f] = in.intern(buf)
 		}
-		nfc2 := in.n
-		// Variables: own colour, then sorted (new factor colour, key) pairs.
-		in.reset()
-		for v := 0; v < nv; v++ {
-			pairs = pairs[:0]
-			for _, e := range g.VarEdges[g.VarStart[v]:g.VarStart[v+1]] {
-				pairs = append(pairs, uint64(uint32(newF[edgeFactor[e]]))<<32|uint64(uint32(keys[e])))
+		buf = fr.resign(signFactor, buf)
+		// Variables next to factors that changed (all in the first round).
+		if rounds == 1 {
+			for v := range int32(nv) {
+				vr.mark(v, step)
 			}
-			slices.Sort(pairs)
-			buf = sig(buf[:0], vc[v], pairs)
-			newV[v] = in.intern(buf)
+		} else {
+			for _, f := range fr.changed {
+				for _, v := range g.Scope(int(f)) {
+					vr.mark(v, step)
+				}
+			}
 		}
-		nvc2 := in.n
-		vc, newV = newV, vc
-		fc, newF = newF, fc
-		changed := nvc2 != nvc || nfc2 != nfc
-		nvc, nfc = nvc2, nfc2
+		buf = vr.resign(signVar, buf)
 		if opt.Progress != nil {
-			opt.Progress(rounds, nvc, nfc)
+			opt.Progress(rounds, vr.numClasses(), fr.numClasses())
 		}
-		if !changed {
+		if len(fr.changed) == 0 && len(vr.changed) == 0 {
 			break
 		}
 	}
+	nvc := renumber(vc)
+	nfc := renumber(fc)
 	return &Colouring{VarColor: vc, NumVarColor: nvc, FactorColor: fc, NumFacColor: nfc, EdgeKey: keys, Iterations: rounds}, nil
+}
+
+// renumber makes class ids dense in order of first appearance.
+func renumber(c []int32) int {
+	m := map[int32]int32{}
+	for i, x := range c {
+		id, ok := m[x]
+		if !ok {
+			id = int32(len(m))
+			m[x] = id
+		}
+		c[i] = id
+	}
+	return len(m)
 }
 
 func sig(buf []byte, own int32, pairs []uint64) []byte {

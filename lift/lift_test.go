@@ -20,7 +20,7 @@ import (
 // signatures, maps, positions. For CNF mode a clause's positions are replaced
 // by literal signs and its signature sorted; for symmetric tables positions
 // are dropped and sorted.
-func naiveCFG(g *fg.Graph, ev fg.Evidence, mode lift.Mode, sym []bool) (vc, fc []int) {
+func naiveCFG(g *fg.Graph, ev fg.Evidence, mode lift.Mode, sym []bool) (vc, fc []int, rounds int) {
 	key := func(f, p int) string { return fmt.Sprint(p) }
 	fcolor := make([]string, g.NumFactors())
 	sortF := make([]bool, g.NumFactors())
@@ -70,6 +70,7 @@ func naiveCFG(g *fg.Graph, ev fg.Evidence, mode lift.Mode, sym []bool) (vc, fc [
 		return len(m)
 	}
 	for {
+		rounds++
 		nv, nf := count(vcolor), count(fcolor)
 		newF := make([]string, len(fcolor))
 		for f := range fcolor {
@@ -101,7 +102,7 @@ func naiveCFG(g *fg.Graph, ev fg.Evidence, mode lift.Mode, sym []bool) (vc, fc [
 			break
 		}
 	}
-	return denseStrings(vcolor), denseStrings(fcolor)
+	return denseStrings(vcolor), denseStrings(fcolor), rounds
 }
 
 func rename(s []string) []string {
@@ -204,10 +205,13 @@ func TestColourPassingMatchesNaive(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		vc, fc := naiveCFG(m.g, m.ev, lift.Positional, nil)
+		vc, fc, rounds := naiveCFG(m.g, m.ev, lift.Positional, nil)
 		if !samePartition(col.VarColor, vc) || !samePartition(col.FactorColor, fc) {
 			t.Fatalf("%s: colour passing partition differs from the naive reference (%d/%d vs %d/%d colours)",
 				m.name, col.NumVarColor, col.NumFacColor, slices.Max(vc)+1, slices.Max(fc)+1)
+		}
+		if col.Iterations != rounds {
+			t.Fatalf("%s: %d rounds, the naive reference takes %d", m.name, col.Iterations, rounds)
 		}
 	}
 }
@@ -352,7 +356,7 @@ func TestCNFModeLiftedEqualsGround(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		vc, fc := naiveCFG(g, ev, lift.CNF, nil)
+		vc, fc, _ := naiveCFG(g, ev, lift.CNF, nil)
 		if !samePartition(col.VarColor, vc) || !samePartition(col.FactorColor, fc) {
 			t.Fatalf("cnf %d: partition differs from the naive reference", i)
 		}
@@ -413,7 +417,7 @@ func TestSymmetricMode(t *testing.T) {
 			ev[0] = 1
 		}
 		col, _ := lift.ColourPassing{}.Refine(context.Background(), g, ev, lift.Options{Mode: lift.Symmetric, Symmetric: sym})
-		vc, fc := naiveCFG(g, ev, lift.Symmetric, sym)
+		vc, fc, _ := naiveCFG(g, ev, lift.Symmetric, sym)
 		if !samePartition(col.VarColor, vc) || !samePartition(col.FactorColor, fc) {
 			t.Fatalf("symmetric %d: partition differs from the naive reference", i)
 		}
@@ -464,5 +468,37 @@ func TestSmokersCompression(t *testing.T) {
 	X := c.NodeOf[0]
 	if d := c.Degree(int(X)); d != 20 {
 		t.Fatalf("degree of Smokes cluster %d, want 20", d)
+	}
+}
+
+// Larger graphs, where the incremental refinement re-signs only part of the
+// graph each round: partitions and round counts equal the naive reference.
+func TestColourPassingLargerMatchesNaive(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	var ms []model
+	for i := 0; i < 6; i++ {
+		n := 8 + r.IntN(8)
+		g := gen.SquareGrid(r, n)
+		ev := fg.NoEvidence(n * n)
+		for k := 1 + r.IntN(3); k > 0; k-- {
+			ev[r.IntN(n*n)] = int32(r.IntN(2))
+		}
+		ms = append(ms, model{fmt.Sprint("grid", n), g, ev})
+	}
+	for i := 0; i < 6; i++ {
+		piece := gen.Random(r, 6+r.IntN(6), 8+r.IntN(8), 3, 0)
+		g, ev := gen.Copies(r, piece, 5+r.IntN(10), 3+r.IntN(5))
+		ms = append(ms, model{fmt.Sprint("copies", i), g, ev})
+	}
+	for _, m := range ms {
+		col, err := lift.ColourPassing{}.Refine(context.Background(), m.g, m.ev, lift.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		vc, fc, rounds := naiveCFG(m.g, m.ev, lift.Positional, nil)
+		if !samePartition(col.VarColor, vc) || !samePartition(col.FactorColor, fc) || col.Iterations != rounds {
+			t.Fatalf("%s: %d/%d colours in %d rounds, naive %d/%d in %d", m.name, col.NumVarColor, col.NumFacColor,
+				col.Iterations, slices.Max(vc)+1, slices.Max(fc)+1, rounds)
+		}
 	}
 }
