@@ -13,20 +13,26 @@ import (
 
 func newCompressCmd() *cobra.Command {
 	var f graphFlags
+	var mf mlnFlags
 	var output string
 	cmd := &cobra.Command{
 		Use:   "compress [flags] MODEL",
 		Short: "Colour passing only: print the sizes of the compressed graph as JSON",
-		Long: `compress runs colour passing on MODEL (.uai, .fg or .cnf) with the given
-evidence and prints the statistics of the compressed (lifted) graph as JSON:
-variables, factors, edges, clusternodes, clusterfactors, lifted_edges,
-color_iterations and color_seconds (the BP fields are zero).`,
+		Long: `compress runs colour passing on MODEL (.uai, .fg or .cnf with UAI evidence, or
+an Alchemy .mln with .db evidence, which is grounded first) and prints the
+statistics of the compressed (lifted) graph as JSON: variables, factors, edges,
+clusternodes, clusterfactors, lifted_edges, color_iterations and color_seconds
+(the BP fields are zero), plus ground_atoms and ground_formulas for an MLN.`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if isMLN(args[0], f.format) {
+				return compressMLN(cmd.Context(), &f, &mf, args[0], output, cmd.OutOrStdout())
+			}
 			return runCompress(cmd.Context(), &f, args[0], output, cmd.OutOrStdout())
 		},
 	}
 	f.register(cmd)
+	mf.register(cmd)
 	cmd.Flags().StringVarP(&output, "output", "o", "", "output file (default stdout)")
 	return cmd
 }

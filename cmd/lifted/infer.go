@@ -54,10 +54,13 @@ func newInferCmd() *cobra.Command {
 		Short: "Marginals (or a MAP assignment) by lifted or ground belief propagation",
 		Long: `infer runs belief propagation on MODEL (.uai, .fg or .cnf) and prints the
 marginal of every variable in the UAI MAR format, or, with --max-product, a MAP
-assignment in the UAI MPE format. By default BP is lifted: the graph is first
+assignment in the UAI MPE format. For a Markov logic network (.mln, with
+Alchemy .db evidence and -q query predicates) it grounds the model and prints
+one query atom per line in Alchemy's result format. By default BP is lifted: the graph is first
 compressed by colour passing, and BP on the compressed graph returns exactly
 the ground BP answer.`,
-		Example: `  lifted infer examples/fg/smokers.uai
+		Example: `  lifted infer examples/fg/smokers10.uai
+  lifted infer examples/mln/smokers.mln -e examples/mln/smokers.db -q Smokes,Cancer
   lifted infer model.uai -e model.uai.evid --output-format json
   lifted infer --method bp --schedule seq --damping 0.5 model.fg`,
 		Args: exactArgs(1),

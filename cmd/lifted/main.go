@@ -35,7 +35,8 @@ func newRoot() *cobra.Command {
 Markov logic networks, exploiting symmetry: variables and factors that send
 identical messages are handled once, as a group (colour passing, lifted BP).
 
-Models: UAI (.uai, with .evid evidence), libDAI (.fg), DIMACS CNF (.cnf).`,
+Models: UAI (.uai, with .evid evidence), libDAI (.fg), DIMACS CNF (.cnf), and
+Markov logic networks in Alchemy's format (.mln, with .db evidence).`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}

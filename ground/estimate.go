@@ -1,0 +1,265 @@
+package ground
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/lifted-dev/lifted/mln"
+)
+
+// Memory model behind DefaultMaxGround, measured on friends-and-smokers
+// groundings (ternary factors) through grounding, colour passing and BP:
+// bytes per ground formula, and the share of the available memory that
+// grounding may plan to use.
+const (
+	bytesPerFormula = 1200
+	memoryShare     = 0.6
+	fallbackMemory  = 8 << 30
+)
+
+// DefaultMaxGround returns the default limit on ground formulas (and ground
+// atoms): what fits in a share of the available memory (MemAvailable in
+// /proc/meminfo, or 8 GiB where that cannot be read) at about 1.2 kB per
+// ground formula for grounding, colour passing and BP together.
+func DefaultMaxGround() int64 {
+	mem := availableMemory()
+	return int64(float64(mem) * memoryShare / bytesPerFormula)
+}
+
+// availableMemory reads MemAvailable from /proc/meminfo.
+func availableMemory() int64 {
+	f, err := os.Open("/proc/meminfo")
+	if err != nil {
+		return fallbackMemory
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		fields := strings.Fields(sc.Text())
+		if len(fields) >= 2 && fields[0] == "MemAvailable:" {
+			kb, err := strconv.ParseInt(fields[1], 10, 64)
+			if err == nil && kb > 0 {
+				return kb << 10
+			}
+		}
+	}
+	return fallbackMemory
+}
+
+// Size is a prediction of a grounding's size, made before building it.
+type Size struct {
+	// Atoms is the number of ground atoms that will be variables.
+	Atoms int64
+	// Upper is the number of bindings of all formulas' variables: an upper
+	// bound on the ground formulas before evidence pruning.
+	Upper float64
+	// Estimate is the expected number of ground formulas after pruning on
+	// the evidence (see Grounder.estimate in the package documentation); it
+	// assumes the evidence is spread uniformly and is not a bound.
+	Estimate float64
+	// Formulas has the figures per compiled formula piece.
+	Formulas []FormulaSize
+}
+
+// FormulaSize is the predicted size of one formula (or piece of one).
+type FormulaSize struct {
+	Formula         int // index in MLN.Formulas
+	Text            string
+	Upper, Estimate float64
+}
+
+// Estimate predicts the size of the grounding of m under db without
+// building it.
+func Estimate(m *mln.MLN, db *mln.DB, opt Options) (*Size, error) {
+	p, err := prepare(m, db, opt)
+	if err != nil {
+		return nil, err
+	}
+	return p.size(), nil
+}
+
+// size computes the prediction for a prepared MLN.
+func (p *prepared) size() *Size {
+	sz := &Size{Atoms: int64(len(p.at.varPred))}
+	g := newGrounder(context.Background(), p)
+	for _, f := range p.formulas {
+		est := g.estimate(f)
+		sz.Upper += f.total
+		sz.Estimate += est
+		sz.Formulas = append(sz.Formulas, FormulaSize{Formula: f.index, Text: f.src.Text, Upper: f.total, Estimate: est})
+	}
+	for i := range p.at.preds {
+		s := &p.at.preds[i]
+		if len(s.decl.MutexArgs) > 0 {
+			in, _ := mutexSplit(s)
+			blocks := float64(s.n)
+			for _, q := range in {
+				if s.dims[q] > 0 {
+					blocks /= float64(s.dims[q])
+				}
+			}
+			sz.Upper += blocks
+			sz.Estimate += blocks
+		}
+	}
+	return sz
+}
+
+// estimate predicts the ground formulas of f by a greedy join over its
+// drivers (closed-world occurrences that fix the formula when false):
+// starting from all bindings unbound, take the driver with the fewest
+// expected candidate atoms given the arguments already bound (the
+// predicate's non-false atoms divided by the number of distinct values of
+// the bound arguments among them), bind its variables, and repeat; the
+// variables no driver binds range over their domains. It is an expectation
+// under uniformity, not a bound.
+func (g *grounder) estimate(f *formula) float64 {
+	if f.total == 0 {
+		return 0
+	}
+	if _, ok := f.prog.constValue(); ok {
+		return 0
+	}
+	g.setup(f)
+	if g.f.prog.eval(g.occVal, g.eqVal, g.vals) != vUnk {
+		return 0
+	}
+	var drivers []int32
+	for o := range f.prog.occs {
+		if g.occLeft[o] == 0 || !g.at.preds[f.prog.occs[o].pred].closed {
+			continue
+		}
+		g.occVal[o] = vFalse
+		v := f.prog.eval(g.occVal, g.eqVal, g.vals)
+		g.occVal[o] = vUnk
+		if v != vUnk {
+			drivers = append(drivers, int32(o))
+		}
+	}
+	bound := make([]bool, len(f.slotDom))
+	est := 1.0
+	for {
+		best, bestN := int32(-1), 0.0
+		for _, o := range drivers {
+			n, open := g.expectedCandidates(f.prog.occs[o], bound)
+			if open && (best < 0 || n < bestN) {
+				best, bestN = o, n
+			}
+		}
+		if best < 0 {
+			break
+		}
+		est *= bestN
+		for _, a := range f.prog.occs[best].args {
+			if !isConst(a) {
+				bound[a] = true
+			}
+		}
+	}
+	for s, b := range bound {
+		if !b {
+			est *= float64(f.slotDom[s])
+		}
+	}
+	return math.Min(est, f.total)
+}
+
+// expectedCandidates returns the expected number of non-false atoms of
+// occurrence o's predicate per binding of its constant and bound arguments,
+// and whether o has an unbound argument.
+func (g *grounder) expectedCandidates(o occurrence, bound []bool) (float64, bool) {
+	s := &g.at.preds[o.pred]
+	var mask uint64
+	var key int64
+	open := false
+	constOnly := true
+	for p, a := range o.args {
+		switch {
+		case isConst(a):
+			mask |= 1 << p
+			key += int64(constOf(a)) * s.strides[p]
+		case bound[a]:
+			mask |= 1 << p
+			constOnly = false
+		default:
+			open = true
+		}
+	}
+	if !open {
+		return 0, false
+	}
+	if mask == 0 {
+		return float64(len(s.nonFalse)), true
+	}
+	if constOnly {
+		return float64(len(s.lookupMask(mask, key))), true
+	}
+	s.lookupMask(mask, 0) // build the index
+	keys := len(s.byMask[mask])
+	if keys == 0 {
+		return 0, true
+	}
+	return float64(len(s.nonFalse)) / float64(keys), true
+}
+
+// checkAtoms refuses a grounding with more variables than the limit,
+// before the atom tables are allocated.
+func (p *prepared) checkAtoms() error {
+	if p.maxGr < 0 {
+		return nil
+	}
+	var n float64
+	big, bigN := "", 0.0
+	for i := range p.at.preds {
+		s := &p.at.preds[i]
+		if s.closed || !s.used {
+			continue
+		}
+		n += float64(s.n)
+		if float64(s.n) > bigN {
+			big, bigN = s.decl.Name, float64(s.n)
+		}
+	}
+	if n > float64(p.maxGr) {
+		return sizeErrorf("grounding would create about %.2g ground atoms (%s: %.2g); limit %d; raise --max-ground to allow it",
+			n, big, bigN, p.maxGr)
+	}
+	return nil
+}
+
+// checkSize refuses a grounding predicted to exceed the limit.
+func (p *prepared) checkSize() error {
+	if p.maxGr < 0 {
+		return nil
+	}
+	sz := p.size()
+	if sz.Estimate <= float64(p.maxGr) {
+		return nil
+	}
+	var big FormulaSize
+	for _, f := range sz.Formulas {
+		if f.Estimate > big.Estimate {
+			big = f
+		}
+	}
+	return sizeErrorf("grounding would create about %.2g ground formulas (formula %d %q: %.2g; %.2g bindings before evidence pruning); limit %d; raise --max-ground to allow it",
+		sz.Estimate, big.Formula+1, big.Text, big.Estimate, sz.Upper, p.maxGr)
+}
+
+// sizeError is an ErrTooLarge with its own message.
+type sizeError struct{ msg string }
+
+// Error returns the message.
+func (e *sizeError) Error() string { return e.msg }
+
+// Is makes errors.Is(err, ErrTooLarge) true.
+func (e *sizeError) Is(target error) bool { return target == ErrTooLarge }
+
+func sizeErrorf(format string, args ...any) error {
+	return &sizeError{fmt.Sprintf(format, args...)}
+}
