@@ -1,0 +1,174 @@
+package dimacs
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/lifted-dev/lifted/fg"
+)
+
+// MaxClauseArity is the longest clause (after merging duplicate literals)
+// that ToGraph turns into a table; such a table has 2^24 entries (128 MiB),
+// which the Langford instance lang12 needs.
+const MaxClauseArity = 24
+
+// ErrUnsatisfiable reports a formula with an empty clause.
+var ErrUnsatisfiable = errors.New("formula is unsatisfiable")
+
+// ToGraph returns the factor graph of c: variable v-1 is CNF variable v
+// (binary; state 0 is false, 1 is true), and each clause becomes a factor
+// whose scope lists the clause's variables in literal order and whose table
+// is 1 everywhere except 0 at the one assignment that falsifies the clause.
+// The graph's partition function is therefore the number of models of c.
+//
+// Repeated literals are merged (the first occurrence keeps its place), a
+// tautological clause (containing x and -x) is dropped, and variables that
+// occur in no clause become variables without factors. An empty clause gives
+// an error wrapping ErrUnsatisfiable, and a clause longer than
+// MaxClauseArity an error.
+func ToGraph(c *CNF) (*fg.Graph, error) {
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	b := fg.NewBuilder()
+	b.AddVars(c.NumVars, 2)
+	var (
+		scope  []int32
+		neg    []bool
+		values []float64
+		dims   []int32
+		key    []byte
+	)
+	tables := map[string]int32{} // sign pattern → table id
+	for i, cl := range c.Clauses {
+		var taut bool
+		scope, neg, taut = clauseScope(cl, scope[:0], neg[:0])
+		if taut {
+			continue
+		}
+		if len(scope) == 0 {
+			return nil, fmt.Errorf("dimacs: clause %d is empty: %w", i+1, ErrUnsatisfiable)
+		}
+		if len(scope) > MaxClauseArity {
+			return nil, fmt.Errorf("dimacs: clause %d has %d distinct variables; at most %d fit in a table", i+1, len(scope), MaxClauseArity)
+		}
+		key = signKey(neg, key[:0])
+		t, ok := tables[string(key)]
+		if !ok {
+			values = clauseTable(neg, values)
+			dims = dims[:0]
+			for range scope {
+				dims = append(dims, 2)
+			}
+			var err error
+			if t, err = b.Table(dims, values); err != nil {
+				return nil, fmt.Errorf("dimacs: clause %d: %w", i+1, err)
+			}
+			tables[string(key)] = t
+		}
+		if _, err := b.AddFactorTable(scope, t); err != nil {
+			return nil, fmt.Errorf("dimacs: clause %d: %w", i+1, err)
+		}
+	}
+	return b.Build(), nil
+}
+
+// signKey encodes a sign pattern as bytes, one per literal.
+func signKey(neg []bool, key []byte) []byte {
+	for _, n := range neg {
+		if n {
+			key = append(key, '-')
+		} else {
+			key = append(key, '+')
+		}
+	}
+	return key
+}
+
+// clauseScope appends the clause's distinct variables (0-based, in order of
+// first occurrence) to scope and their signs to neg; taut reports a clause
+// with a variable of both signs.
+func clauseScope(cl []int32, scope []int32, neg []bool) (_ []int32, _ []bool, taut bool) {
+	for _, l := range cl {
+		v, n := abs32(l)-1, l < 0
+		dup := false
+		for p, w := range scope {
+			if w == v {
+				if neg[p] != n {
+					return scope, neg, true
+				}
+				dup = true
+				break
+			}
+		}
+		if !dup {
+			scope = append(scope, v)
+			neg = append(neg, n)
+		}
+	}
+	return scope, neg, false
+}
+
+// clauseTable fills values (reused if large enough) with the table of a
+// clause with the given signs: all ones except a zero at the falsifying
+// assignment, where a positive literal's variable is 0 and a negative one's
+// is 1. The last position changes fastest.
+func clauseTable(neg []bool, values []float64) []float64 {
+	n := 1 << len(neg)
+	if cap(values) < n {
+		values = make([]float64, n)
+	}
+	values = values[:n]
+	for i := range values {
+		values[i] = 1
+	}
+	values[falsifying(neg)] = 0
+	return values
+}
+
+// falsifying returns the table index of the assignment that falsifies a
+// clause with the given signs.
+func falsifying(neg []bool) int {
+	idx := 0
+	for _, n := range neg {
+		idx <<= 1
+		if n {
+			idx |= 1
+		}
+	}
+	return idx
+}
+
+// Signs reports whether factor f of g is a clause factor as built by
+// ToGraph — all variables binary, exactly one entry 0 and all others 1 — and
+// if so returns, per scope position, whether the literal there is negated
+// (the clause is falsified when that variable is 1).
+func Signs(g *fg.Graph, f int) (neg []bool, ok bool) {
+	t := g.Table(f)
+	k := len(t.Dims)
+	if k == 0 || k > 62 {
+		return nil, false
+	}
+	for _, d := range t.Dims {
+		if d != 2 {
+			return nil, false
+		}
+	}
+	zero := -1
+	for i, x := range t.Values {
+		switch {
+		case x == 0 && zero < 0:
+			zero = i
+		case x != 1:
+			return nil, false
+		}
+	}
+	if zero < 0 {
+		return nil, false
+	}
+	neg = make([]bool, k)
+	for p := range k {
+		neg[p] = zero>>(k-1-p)&1 == 1
+	}
+	return neg, true
+}
