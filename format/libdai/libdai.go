@@ -312,7 +312,6 @@ func dimString(dims []int32) string {
 	return b.String()
 }
 
-
 // Write writes m in libDAI format, listing the nonzero entries of each
 // table in libDAI order. Read gives back an equal model when the labels
 // increase with the variable ids, as they do in a model Read returned;

@@ -229,7 +229,6 @@ func dimString(card []int32, scope []int32) string {
 	return b.String()
 }
 
-
 // Write writes m in UAI format. Read gives back an equal model.
 func Write(w io.Writer, m *Model) error {
 	if m == nil || m.Graph == nil {
