@@ -1,0 +1,207 @@
+package count
+
+import (
+	"encoding/binary"
+	"slices"
+)
+
+// structure is the static shape of the original formula that component
+// decomposition walks: for each variable its partners in binary clauses and
+// the long clauses it occurs in. Learned clauses are not part of it.
+type structure struct {
+	binStart []int32 // binNbr[binStart[v]:binStart[v+1]]
+	binNbr   []int32
+	occStart []int32 // occ[occStart[v]:occStart[v+1]]: long clause ids
+	occ      []int32
+	clStart  []int32 // clLits[clStart[i]:clStart[i+1]]: long clause i
+	clLits   []lit
+	litStart []int32 // litOcc[litStart[l]:litStart[l+1]]: long clauses with l
+	litOcc   []int32
+}
+
+// clause returns the literals of long clause c.
+func (st *structure) clause(c int32) []lit { return st.clLits[st.clStart[c]:st.clStart[c+1]] }
+
+// component is a set of unassigned variables closed under the unsatisfied
+// original clauses, with its cache key.
+type component struct {
+	vs, ve int32 // variables: compVars[vs:ve], sorted
+	ks, ke int32 // cache key: keys[ks:ke]
+}
+
+func (c component) size() int32 { return c.ve - c.vs }
+
+// decomposer finds the components of the residual formula.
+type decomposer struct {
+	st       *structure
+	value    []int8
+	varStamp []uint32
+	clStamp  []uint32
+	stamp    uint32
+	freq     []int32 // occurrences in unsatisfied clauses, per variable
+	compOf   []int32 // component index in the current decomposition, -1 free
+
+	compVars []int32 // arena of component variable lists
+	comps    []component
+	keys     []byte // arena of cache keys
+
+	// scratch of one decomposition
+	queue []int32    // variables of all components found, in search order
+	clBuf []int32    // partially assigned clauses of all components
+	found []foundRec // per component: ranges in queue and clBuf
+}
+
+type foundRec struct{ qs, qe, cs, ce int32 }
+
+func newDecomposer(st *structure, val []int8, nv int) *decomposer {
+	return &decomposer{
+		st:       st,
+		value:    val,
+		varStamp: make([]uint32, nv),
+		clStamp:  make([]uint32, len(st.clStart)-1),
+		freq:     make([]int32, nv),
+		compOf:   make([]int32, nv),
+	}
+}
+
+func (d *decomposer) nextStamp() {
+	d.stamp++
+	if d.stamp == 0 {
+		clear(d.varStamp)
+		clear(d.clStamp)
+		d.stamp = 1
+	}
+}
+
+// decompose splits the unassigned variables of compVars[vs:ve] (sorted)
+// into components, appended to d.comps with sorted variable lists, and
+// returns how many of the variables are free (in no unsatisfied clause).
+func (d *decomposer) decompose(vs, ve int32) (free int) {
+	d.nextStamp()
+	d.queue, d.clBuf, d.found = d.queue[:0], d.clBuf[:0], d.found[:0]
+	for i := vs; i < ve; i++ {
+		v := d.compVars[i]
+		if d.value[2*v] != unknown || d.varStamp[v] == d.stamp {
+			continue
+		}
+		qs, cs := int32(len(d.queue)), int32(len(d.clBuf))
+		id := int32(len(d.found))
+		d.add(v, id)
+		d.explore(qs, id)
+		if int32(len(d.queue)) == qs+1 && d.freq[v] == 0 {
+			free++
+			d.compOf[v] = -1
+			d.queue = d.queue[:qs]
+			continue
+		}
+		d.found = append(d.found, foundRec{qs, int32(len(d.queue)), cs, int32(len(d.clBuf))})
+	}
+	if len(d.found) == 0 {
+		return free
+	}
+	// Lay the components out in the arena, each in the parent's (sorted)
+	// order, by one pass over the parent's variables.
+	base := int32(len(d.compVars))
+	first := len(d.comps)
+	at := base
+	for _, f := range d.found {
+		n := f.qe - f.qs
+		d.comps = append(d.comps, component{vs: at, ve: at})
+		at += n
+	}
+	d.compVars = slices.Grow(d.compVars, int(at-base))[:at]
+	comps := d.comps[first:]
+	for i := vs; i < ve; i++ {
+		v := d.compVars[i]
+		if d.value[2*v] != unknown {
+			continue
+		}
+		if id := d.compOf[v]; id >= 0 {
+			c := &comps[id]
+			d.compVars[c.ve] = v
+			c.ve++
+		}
+	}
+	for id, f := range d.found {
+		comps[id].ks, comps[id].ke = d.encodeKey(comps[id], d.clBuf[f.cs:f.ce])
+	}
+	return free
+}
+
+func (d *decomposer) add(v, id int32) {
+	d.varStamp[v] = d.stamp
+	d.freq[v] = 0
+	d.compOf[v] = id
+	d.queue = append(d.queue, v)
+}
+
+// explore grows component id, whose variables start at queue[start], by
+// breadth-first search, collecting in clBuf the unsatisfied clauses that
+// have an assigned literal (the others are implied by the variable set).
+func (d *decomposer) explore(start, id int32) {
+	st, val, stamp, freq := d.st, d.value, d.stamp, d.freq
+	for q := int(start); q < len(d.queue); q++ {
+		u := d.queue[q]
+		for _, w := range st.binNbr[st.binStart[u]:st.binStart[u+1]] {
+			if val[2*w] != unknown {
+				continue
+			}
+			freq[u]++
+			if d.varStamp[w] != stamp {
+				d.add(w, id)
+			}
+		}
+	clauses:
+		for _, c := range st.occ[st.occStart[u]:st.occStart[u+1]] {
+			if d.clStamp[c] == stamp {
+				continue
+			}
+			d.clStamp[c] = stamp
+			lits := st.clLits[st.clStart[c]:st.clStart[c+1]]
+			for _, l := range lits {
+				if val[l] == isTrue {
+					continue clauses
+				}
+			}
+			partial := false
+			for _, l := range lits {
+				if val[l] != unknown {
+					partial = true
+					continue
+				}
+				w := l.variable()
+				if d.varStamp[w] != stamp {
+					d.add(w, id)
+				}
+				freq[w]++
+			}
+			if partial {
+				d.clBuf = append(d.clBuf, c)
+			}
+		}
+	}
+}
+
+// encodeKey appends the cache key of c, built from its sorted variables and
+// its sorted partially assigned clauses, to the key arena.
+func (d *decomposer) encodeKey(c component, clauses []int32) (ks, ke int32) {
+	slices.Sort(clauses)
+	ks = int32(len(d.keys))
+	d.keys = appendDeltas(d.keys, d.compVars[c.vs:c.ve])
+	d.keys = append(d.keys, 0)
+	d.keys = appendDeltas(d.keys, clauses)
+	return ks, int32(len(d.keys))
+}
+
+// appendDeltas encodes an increasing sequence of non-negative ids as
+// uvarint gaps (first id + 1, then differences), none of which is zero.
+func appendDeltas(b []byte, ids []int32) []byte {
+	prev := int32(-1)
+	for _, x := range ids {
+		b = binary.AppendUvarint(b, uint64(x-prev))
+		prev = x
+	}
+	return b
+}
+
+func (d *decomposer) key(c component) []byte { return d.keys[c.ks:c.ke] }

@@ -1,0 +1,262 @@
+package count
+
+import (
+	"context"
+	"fmt"
+	"math/big"
+	"time"
+)
+
+// counter is the model-counting search: DPLL with clause learning,
+// component decomposition and a component cache.
+type counter struct {
+	*solver
+	*decomposer
+	st     structure
+	cache  *compCache
+	litAct []float64 // sharpSAT-style literal activity for the heuristic
+	units  []lit     // unit clauses learned during counting
+	cands  []lit     // failed-literal candidates
+	candOK []bool    // per literal: already a candidate
+	scores []float64
+
+	ctx       context.Context
+	opts      Options
+	start     time.Time
+	lastTick  time.Time
+	decisions int64
+	err       error
+	unsat     bool // an empty clause or a root-level conflict was found
+	unused    int  // variables of the formula that occur in no clause
+}
+
+var bigZero = new(big.Int)
+
+// run counts the models.
+func (k *counter) run() (*big.Int, error) {
+	if k.unsat {
+		return new(big.Int), nil
+	}
+	k.start = time.Now()
+	k.lastTick = k.start
+	if !k.opts.NoSATCheck {
+		sat, err := k.satisfiable(k.checkpoint)
+		if err != nil {
+			return nil, err
+		}
+		if !sat {
+			return new(big.Int), nil
+		}
+		if !k.propagate() { // learned units at level 0
+			return new(big.Int), nil
+		}
+	}
+	k.bump = k.bumpLit
+	k.bumpClause = k.bumpClauseActivity
+	vs := int32(len(k.compVars))
+	for v := range k.nv {
+		k.compVars = append(k.compVars, int32(v))
+	}
+	n := k.countChildren(vs, int32(len(k.compVars)))
+	if k.err != nil {
+		return nil, k.err
+	}
+	return new(big.Int).Lsh(n, uint(k.unused)), nil
+}
+
+// checkpoint reports cancellation and calls the progress callback.
+func (k *counter) checkpoint() error {
+	if k.err != nil {
+		return k.err
+	}
+	if err := k.ctx.Err(); err != nil {
+		k.err = fmt.Errorf("count: exact model counting stopped: %w", err)
+		return k.err
+	}
+	if k.opts.Progress != nil {
+		now := time.Now()
+		if now.Sub(k.lastTick) >= k.opts.progressInterval() {
+			k.lastTick = now
+			k.opts.Progress(k.stats())
+		}
+	}
+	return nil
+}
+
+func (k *counter) stats() Stats {
+	return Stats{
+		Decisions:    k.decisions,
+		Conflicts:    k.conflicts,
+		Propagations: k.propagations,
+		Learned:      len(k.learnts),
+		CacheEntries: len(k.cache.index),
+		CacheBytes:   k.cache.bytes,
+		CacheHits:    k.cache.hits,
+		CacheMisses:  k.cache.misses,
+		CacheEvicted: k.cache.evictions,
+		Elapsed:      time.Since(k.start),
+	}
+}
+
+// bumpLit raises the activity of a literal met in conflict analysis.
+func (k *counter) bumpLit(l lit) { k.litAct[l]++ }
+
+// countChildren decomposes the unassigned variables of compVars[vs:ve] and
+// returns the product of the counts of the components times 2 per free
+// variable. The result must not be modified.
+func (k *counter) countChildren(vs, ve int32) *big.Int {
+	markComps, markVars, markKeys := len(k.comps), len(k.compVars), len(k.keys)
+	defer func() {
+		k.comps = k.comps[:markComps]
+		k.compVars = k.compVars[:markVars]
+		k.keys = k.keys[:markKeys]
+	}()
+	free := k.decompose(vs, ve)
+	result := new(big.Int).Lsh(big.NewInt(1), uint(free))
+	subs := k.comps[markComps:]
+	sortComponents(subs)
+	j := 0
+	for _, c := range subs {
+		if n := k.cache.get(k.key(c)); n != nil {
+			if n.Sign() == 0 {
+				return bigZero
+			}
+			result.Mul(result, n)
+			continue
+		}
+		subs[j] = c
+		j++
+	}
+	subs = subs[:j]
+	for i := range subs {
+		if k.decisionLevel() == 0 {
+			// Nothing above the root can be withdrawn.
+			k.cache.forgetLog()
+		}
+		n := k.countComp(subs[i])
+		if k.err != nil {
+			return bigZero
+		}
+		if n.Sign() == 0 {
+			return bigZero
+		}
+		result.Mul(result, n)
+	}
+	return result
+}
+
+// sortComponents orders components by size, smallest first, so that an
+// unsatisfiable one tends to be found before big ones are counted.
+func sortComponents(cs []component) {
+	for i := 1; i < len(cs); i++ {
+		for j := i; j > 0 && cs[j].size() < cs[j-1].size(); j-- {
+			cs[j], cs[j-1] = cs[j-1], cs[j]
+		}
+	}
+}
+
+// countComp counts the models of component c by branching on one of its
+// variables, caches the count and returns it.
+//
+// Learned clauses can propagate literals outside the component being
+// counted, so a branch may fail because of a sibling component that is
+// itself unsatisfiable. The branch's count of zero is then right for the
+// product but may be wrong for the components counted inside it; the cache
+// entries made during a branch that yields zero are therefore withdrawn
+// (as in sharpSAT).
+func (k *counter) countComp(c component) *big.Int {
+	k.decisions++
+	if k.decisions&15 == 0 && k.checkpoint() != nil {
+		return bigZero
+	}
+	if k.decisions&127 == 0 {
+		for i := range k.litAct {
+			k.litAct[i] *= 0.5
+		}
+	}
+	d, ok := k.pickLiteral(c)
+	if !ok { // all variables assigned meanwhile (not expected)
+		return k.countChildren(c.vs, c.ve)
+	}
+	total := new(big.Int)
+	flip := noReason
+	lvl := k.decisionLevel()
+	for branch := range 2 {
+		l, reason := d, noReason
+		if branch == 1 {
+			l, reason = d.not(), flip
+		}
+		mark := k.cache.mark()
+		k.newLevel()
+		k.assign(l, reason)
+		n := bigZero
+		learned := false
+		if !k.assertUnits() {
+			// A learned fact contradicts the path: no models, nothing to learn.
+		} else if !k.propagate() || (!k.opts.noProbe && !k.probe()) {
+			learned = k.analyze() >= 0
+		} else {
+			n = k.countChildren(c.vs, c.ve)
+		}
+		k.backtrack(lvl)
+		if k.err != nil {
+			return bigZero
+		}
+		switch {
+		case !learned:
+		case len(k.learnt) == 1:
+			k.units = append(k.units, k.learnt[0])
+			if branch == 0 && k.learnt[0] == d.not() {
+				flip = unitReason
+			}
+		case len(k.learnt) > 1:
+			k.maybeReduce()
+			r := k.learn()
+			if branch == 0 && k.learnt[0] == d.not() {
+				flip = r
+			}
+		}
+		if n.Sign() == 0 {
+			k.cache.rollback(mark)
+		} else {
+			total.Add(total, n)
+		}
+	}
+	k.cache.put(k.key(c), total)
+	return total
+}
+
+// maybeReduce halves the learned clauses when there are too many: a small
+// database keeps propagation fast, which matters more in the counting
+// search than in a satisfiability search.
+func (k *counter) maybeReduce() {
+	k.clauseInc /= 0.999
+	limit := int(k.origEnd)/16 + 1000
+	if len(k.learnts) > limit {
+		k.reduceLearnts()
+	}
+}
+
+// pickLiteral chooses the branching literal of c: the variable with the
+// most occurrences in the component's clauses plus recent conflict
+// activity, and its more active sign.
+func (k *counter) pickLiteral(c component) (lit, bool) {
+	best, bestScore := int32(-1), -1.0
+	for _, v := range k.compVars[c.vs:c.ve] {
+		if k.val[2*v] != unknown {
+			continue
+		}
+		score := float64(k.freq[v]) + 10*(k.litAct[2*v]+k.litAct[2*v+1])
+		if score > bestScore {
+			best, bestScore = v, score
+		}
+	}
+	if best < 0 {
+		return litUndef, false
+	}
+	l := lit(2 * best)
+	if k.litAct[l+1] > k.litAct[l] {
+		l++
+	}
+	return l, true
+}

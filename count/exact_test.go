@@ -1,0 +1,423 @@
+package count
+
+import (
+	"context"
+	"errors"
+	"math/big"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/lifted-dev/lifted/format/dimacs"
+)
+
+// bruteForce counts the models of c by enumerating all assignments.
+func bruteForce(c *dimacs.CNF) int64 {
+	var n int64
+	for x := uint64(0); x < 1<<c.NumVars; x++ {
+		ok := true
+		for _, cl := range c.Clauses {
+			sat := false
+			for _, l := range cl {
+				v := l
+				if v < 0 {
+					v = -v
+				}
+				if (x>>(v-1)&1 == 1) == (l > 0) {
+					sat = true
+					break
+				}
+			}
+			if !sat {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			n++
+		}
+	}
+	return n
+}
+
+// randomCNF draws a formula over nv variables (some possibly unused) with
+// clauses of 1–4 literals, including repeated and complementary literals.
+func randomCNF(r *rand.Rand, nv, nc int) *dimacs.CNF {
+	c := &dimacs.CNF{NumVars: nv}
+	used := nv
+	if nv > 2 && r.IntN(3) == 0 {
+		used = nv - 1 - r.IntN(2) // leave the last variables unused
+	}
+	for range nc {
+		k := 1 + r.IntN(4)
+		if r.IntN(4) > 0 && k == 1 {
+			k = 2 + r.IntN(3) // fewer units, or everything is forced
+		}
+		cl := make([]int32, k)
+		for i := range cl {
+			v := int32(1 + r.IntN(used))
+			if r.IntN(2) == 0 {
+				v = -v
+			}
+			cl[i] = v
+		}
+		if r.IntN(15) == 0 && k > 1 {
+			cl[1] = cl[0] // duplicate
+		}
+		if r.IntN(20) == 0 && k > 1 {
+			cl[1] = -cl[0] // tautology
+		}
+		c.Clauses = append(c.Clauses, cl)
+	}
+	return c
+}
+
+func TestExactRandomAgainstBruteForce(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	ctx := context.Background()
+	for i := range 600 {
+		nv := 1 + r.IntN(20)
+		nc := r.IntN(5 * nv)
+		c := randomCNF(r, nv, nc)
+		want := bruteForce(c)
+		for _, opts := range []Options{{}, {NoSATCheck: true}, {MaxCacheBytes: 1}} {
+			got, _, err := ExactWithOptions(ctx, c, opts)
+			if err != nil {
+				t.Fatalf("case %d: %v", i, err)
+			}
+			if !got.IsInt64() || got.Int64() != want {
+				t.Fatalf("case %d (%+v): Exact = %v, brute force %d\n%v", i, opts, got, want, c.Clauses)
+			}
+		}
+	}
+}
+
+func TestExactSmall(t *testing.T) {
+	tests := []struct {
+		name string
+		c    *dimacs.CNF
+		want string
+	}{
+		{"empty formula", &dimacs.CNF{}, "1"},
+		{"no clauses", &dimacs.CNF{NumVars: 70}, "1180591620717411303424"},
+		{"empty clause", &dimacs.CNF{NumVars: 3, Clauses: [][]int32{{1, 2}, {}}}, "0"},
+		{"contradicting units", &dimacs.CNF{NumVars: 2, Clauses: [][]int32{{1}, {-1}}}, "0"},
+		{"tautology only", &dimacs.CNF{NumVars: 2, Clauses: [][]int32{{1, -1}}}, "4"},
+		{"unit", &dimacs.CNF{NumVars: 3, Clauses: [][]int32{{-2}}}, "4"},
+		{"xor chain", &dimacs.CNF{NumVars: 3, Clauses: [][]int32{{1, 2}, {-1, -2}, {2, 3}, {-2, -3}}}, "2"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := Exact(context.Background(), tt.c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.String() != tt.want {
+				t.Errorf("Exact = %v, want %s", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestExactInvalid(t *testing.T) {
+	if _, err := Exact(context.Background(), &dimacs.CNF{NumVars: 1, Clauses: [][]int32{{2}}}); err == nil {
+		t.Error("literal out of range: want an error")
+	}
+}
+
+// independent builds n disjoint copies of a small formula, so the count is
+// a power and the components are identical up to renaming.
+func TestExactManyComponents(t *testing.T) {
+	c := &dimacs.CNF{}
+	const copies = 40
+	for i := range copies {
+		b := int32(4 * i)
+		c.Clauses = append(c.Clauses,
+			[]int32{b + 1, b + 2, b + 3}, []int32{-(b + 1), b + 4}, []int32{-(b + 2), -(b + 3)})
+	}
+	c.NumVars = 4 * copies
+	per := bruteForce(&dimacs.CNF{NumVars: 4, Clauses: c.Clauses[:3]})
+	want := new(big.Int).Exp(big.NewInt(per), big.NewInt(copies), nil)
+	got, err := Exact(context.Background(), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Cmp(want) != 0 {
+		t.Errorf("Exact = %v, want %v", got, want)
+	}
+}
+
+const sharedDir = "../../shared/data/cnf"
+
+func readShared(t testing.TB, name string) *dimacs.CNF {
+	t.Helper()
+	path := filepath.Join(sharedDir, name)
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		t.Skipf("shared instance %s absent (no ../../shared checkout); skipping", path)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	c, err := dimacs.Read(f, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// sharedCounts are the model counts of the shared instances, from
+// sharpSAT-TD (counts_sharpsat_td.txt) and OEIS A000315.
+var sharedCounts = []struct {
+	file  string
+	count string
+	slow  bool // skipped with -short
+}{
+	{"uf20-01.cnf", "8", false},
+	{"uf50-01.cnf", "24", false},
+	{"bw_large.a.cnf", "1", false},
+	{"3blocks.cnf", "174", false},
+	{"ais6.cnf", "24", false},
+	{"ais8.cnf", "40", false},
+	{"ais10.cnf", "296", true},
+	{"2bitcomp_5.cnf", "9840070722846720", false},
+	{"2bitmax_6.cnf", "206829646435704880299088281600", false},
+	{"2bitadd_10.cnf", "0", true},
+	{"logistics.a.cnf", "377969276544912", false},
+	{"logistics.b.cnf", "452617045003614325571584", false},
+	{"generated/ls5-norm-gen.cnf", "56", false},
+	{"generated/ls6-norm-gen.cnf", "9408", true},
+}
+
+func TestExactShared(t *testing.T) {
+	for _, tt := range sharedCounts {
+		t.Run(tt.file, func(t *testing.T) {
+			if tt.slow && testing.Short() {
+				t.Skip("slow instance; skipped with -short")
+			}
+			c := readShared(t, tt.file)
+			start := time.Now()
+			got, st, err := ExactWithOptions(context.Background(), c, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("%s: %v in %v (%d decisions, %d conflicts, %d cache entries, %d hits)",
+				tt.file, got, time.Since(start).Round(time.Millisecond), st.Decisions, st.Conflicts, st.CacheEntries, st.CacheHits)
+			if got.String() != tt.count {
+				t.Errorf("Exact = %v, want %s", got, tt.count)
+			}
+		})
+	}
+}
+
+// latinSquares encodes the reduced Latin squares of order n as CNF, like
+// gen_latin_norm.py beside the shared instances: x(r,c,v) is variable
+// r*n*n+c*n+v+1, each cell holds exactly one value, each value occurs once
+// per row and column, and the first row and column are fixed.
+func latinSquares(n int) *dimacs.CNF {
+	x := func(r, c, v int) int32 { return int32(r*n*n + c*n + v + 1) }
+	c := &dimacs.CNF{NumVars: n * n * n}
+	exactlyOne := func(vars []int32) {
+		c.Clauses = append(c.Clauses, vars)
+		for i := range vars {
+			for j := i + 1; j < len(vars); j++ {
+				c.Clauses = append(c.Clauses, []int32{-vars[i], -vars[j]})
+			}
+		}
+	}
+	for a := range n {
+		for b := range n {
+			var cell, row, col []int32
+			for k := range n {
+				cell = append(cell, x(a, b, k)) // cell (a,b)
+				row = append(row, x(a, k, b))   // value b in row a
+				col = append(col, x(k, a, b))   // value b in column a
+			}
+			exactlyOne(cell)
+			exactlyOne(row)
+			exactlyOne(col)
+		}
+	}
+	for i := range n {
+		c.Clauses = append(c.Clauses, []int32{x(0, i, i)}, []int32{x(i, 0, i)})
+	}
+	return c
+}
+
+func TestExactLatinSquares(t *testing.T) {
+	// OEIS A000315: reduced Latin squares.
+	for n, want := range map[int]string{1: "1", 2: "1", 3: "1", 4: "4", 5: "56", 6: "9408"} {
+		if n == 6 && testing.Short() {
+			continue
+		}
+		got, err := Exact(context.Background(), latinSquares(n))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.String() != want {
+			t.Errorf("order %d: %v reduced Latin squares, want %s", n, got, want)
+		}
+	}
+}
+
+func TestExactCancel(t *testing.T) {
+	c := latinSquares(7)
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	_, err := Exact(ctx, c)
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("got %v, want an error wrapping context.DeadlineExceeded", err)
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("cancellation took %v", d)
+	}
+}
+
+func TestExactCancelledBefore(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := Exact(ctx, &dimacs.CNF{NumVars: 2, Clauses: [][]int32{{1, 2}}})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("got %v, want context.Canceled", err)
+	}
+}
+
+func TestExactProgress(t *testing.T) {
+	c := latinSquares(7)
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	calls := 0
+	_, _, err := ExactWithOptions(ctx, c, Options{
+		ProgressInterval: time.Millisecond,
+		Progress:         func(Stats) { calls++ },
+	})
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("got %v, want deadline exceeded", err)
+	}
+	if calls == 0 {
+		t.Error("Progress was never called")
+	}
+}
+
+func BenchmarkExact(b *testing.B) {
+	b.Run("latin6", func(b *testing.B) {
+		c := latinSquares(6)
+		for b.Loop() {
+			if _, err := Exact(context.Background(), c); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	for _, name := range []string{"2bitmax_6.cnf", "logistics.b.cnf", "ais10.cnf", "3blocks.cnf"} {
+		b.Run(name, func(b *testing.B) {
+			c := readShared(b, name)
+			for b.Loop() {
+				if _, err := Exact(context.Background(), c); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkExactLS7 counts the order-7 reduced Latin squares (16942080),
+// which took sharpSAT-TD 279 s; run it explicitly with -bench LS7.
+func BenchmarkExactLS7(b *testing.B) {
+	c := readShared(b, "generated/ls7-norm-gen.cnf")
+	for b.Loop() {
+		n, err := Exact(context.Background(), c)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if n.String() != "16942080" {
+			b.Fatalf("count %v, want 16942080", n)
+		}
+	}
+}
+
+// TestExactManyUnusedVars checks that variables in no clause cost nothing
+// but their factor 2.
+func TestExactManyUnusedVars(t *testing.T) {
+	const nv = 1 << 24
+	c := &dimacs.CNF{NumVars: nv, Clauses: [][]int32{{1, -nv}, {nv / 2, nv / 2}}}
+	got, err := Exact(context.Background(), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := new(big.Int).Lsh(big.NewInt(3), nv-3) // (1 ∨ ¬nv): 3 of 4; nv/2 fixed
+	if got.Cmp(want) != 0 {
+		t.Errorf("Exact has %d bits, want 3·2^%d", got.BitLen(), nv-3)
+	}
+}
+
+// pigeonhole encodes n+1 pigeons in n holes: unsatisfiable, and hard for
+// resolution, so the satisfiability check runs long.
+func pigeonhole(n int) *dimacs.CNF {
+	p := func(i, h int) int32 { return int32(i*n + h + 1) }
+	c := &dimacs.CNF{NumVars: (n + 1) * n}
+	for i := range n + 1 {
+		var cl []int32
+		for h := range n {
+			cl = append(cl, p(i, h))
+		}
+		c.Clauses = append(c.Clauses, cl)
+	}
+	for h := range n {
+		for i := range n + 1 {
+			for j := i + 1; j < n+1; j++ {
+				c.Clauses = append(c.Clauses, []int32{-p(i, h), -p(j, h)})
+			}
+		}
+	}
+	return c
+}
+
+func TestExactPigeonhole(t *testing.T) {
+	got, err := Exact(context.Background(), pigeonhole(6))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Sign() != 0 {
+		t.Errorf("pigeonhole(6) has %v models, want 0", got)
+	}
+	got, _, err = ExactWithOptions(context.Background(), pigeonhole(5), Options{NoSATCheck: true})
+	if err != nil || got.Sign() != 0 {
+		t.Errorf("pigeonhole(5) without the check: %v, %v; want 0", got, err)
+	}
+}
+
+func TestExactCancelSATCheck(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	_, err := Exact(ctx, pigeonhole(12))
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("got %v, want an error wrapping context.DeadlineExceeded", err)
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("cancellation took %v", d)
+	}
+}
+
+// TestExactEviction counts with a cache far too small to hold the search,
+// so that entries are evicted and recomputed.
+func TestExactEviction(t *testing.T) {
+	const limit = 256 << 10
+	got, st, err := ExactWithOptions(context.Background(), latinSquares(6), Options{MaxCacheBytes: limit})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.String() != "9408" {
+		t.Errorf("Exact = %v, want 9408", got)
+	}
+	if st.CacheEvicted == 0 {
+		t.Errorf("no evictions with a %d-byte cache: %+v", limit, st)
+	}
+	if st.CacheBytes > limit {
+		t.Errorf("cache holds %d bytes, bound %d", st.CacheBytes, limit)
+	}
+}
