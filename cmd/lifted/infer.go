@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -167,7 +168,7 @@ func runInfer(ctx context.Context, f *inferFlags, path string, stdout io.Writer)
 	res, err := infer.Run(ctx, l.graph, ev, opt)
 	prog.done()
 	if err != nil {
-		return err
+		return bpHint(err)
 	}
 	if !res.Stats.Converged && !f.quiet {
 		fmt.Fprintf(os.Stderr, "lifted: warning: BP did not converge in %d iterations (last max change %.3g); try --damping or --max-iter\n",
@@ -182,6 +183,14 @@ func runInfer(ctx context.Context, f *inferFlags, path string, stdout io.Writer)
 		}
 		return uai.WriteMAR(w, res.BP.Marginals())
 	})
+}
+
+// bpHint adds what to try to a BP failure caused by hard constraints.
+func bpHint(err error) error {
+	if errors.Is(err, bp.ErrNotNormalizable) {
+		return fmt.Errorf("%w; BP's messages contradict the model's zeros (as libDAI's \"not normalizable\"): try --damping 0.5 or --schedule seq", err)
+	}
+	return err
 }
 
 // writeOutput writes to the named file (atomically enough: to a temporary
