@@ -1,0 +1,318 @@
+package learn
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/lifted-dev/lifted/mln"
+)
+
+const smokingSix = `Friends(person, person)
+Smokes(person)
+Cancer(person)
+Smokes(x)
+Cancer(x)
+Friends(x,y)
+Smokes(x) => Cancer(x)
+Friends(x,y) ^ Smokes(x) => Smokes(y)
+Friends(x,y) ^ Smokes(y) => Smokes(x)
+`
+
+const trainDB = "../../shared/data/mln/smokers/forclift/smoking-train.db"
+
+func parse(t *testing.T, src string) *mln.MLN {
+	t.Helper()
+	m, err := mln.Parse("test.mln", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func readDB(t *testing.T, m *mln.MLN, path string) *mln.DB {
+	t.Helper()
+	db, err := mln.ReadDBFiles(m, path)
+	if err != nil {
+		t.Skip("shared data not available:", err)
+	}
+	return db
+}
+
+func TestLWLForcliftSmoking(t *testing.T) {
+	// The issue's reference: the MAP weights Forclift learns from
+	// smoking.mln (which it splits into these six clauses).
+	m := parse(t, smokingSix)
+	d, err := CountDB(m, readDB(t, m, trainDB), "smoking-train")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []float64{4, 2, 16, 6, 62, 62}; fmt.Sprint(d.Counts) != fmt.Sprint(want) {
+		t.Errorf("counts %v, want %v", d.Counts, want)
+	}
+	r, err := LWL(m, []*Data{d}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []float64{6.819112, -7.512383, -0.951713, 7.511290, 0.490357, 0.490357}
+	for j := range want {
+		if math.Abs(r.Weights[j]-want[j]) > 1e-4 {
+			t.Errorf("w_%d = %.6f, Forclift %.6f", j+1, r.Weights[j], want[j])
+		}
+	}
+	// At the optimum the gradient of the posterior vanishes: data counts −
+	// expected counts = w/σ².
+	ll, err := LogLikelihood(m, r.Weights, d)
+	if err != nil || math.Abs(ll-r.LogLik) > 1e-9 {
+		t.Errorf("LogLikelihood = %v (%v), learner reported %v", ll, err, r.LogLik)
+	}
+}
+
+func TestLWLSeveralDatabases(t *testing.T) {
+	// The objective sums over databases: 2·loglik(d) − |w|²/(2σ²) has the
+	// maximiser of loglik(d) − |w|²/(2·(σ√2)²).
+	m := parse(t, smokingSix)
+	d, err := CountDB(m, readDB(t, m, trainDB), "train")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := LWL(m, []*Data{d, d}, &Options{PriorStdDev: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := LWL(m, []*Data{d}, &Options{PriorStdDev: 3 * math.Sqrt2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for j := range a.Weights {
+		if math.Abs(a.Weights[j]-b.Weights[j]) > 1e-6 {
+			t.Errorf("w_%d: %v on [d, d], %v on [d] with σ√2", j+1, a.Weights[j], b.Weights[j])
+		}
+	}
+}
+
+// randomDB fills a database for m over n people at random.
+func randomDB(t *testing.T, m *mln.MLN, r *rand.Rand, n int, density float64) *mln.DB {
+	db := mln.NewDB(m)
+	names := make([]string, n)
+	for i := range names {
+		names[i] = fmt.Sprintf("P%d", i)
+	}
+	for _, p := range m.Preds {
+		var rec func(args []string)
+		rec = func(args []string) {
+			if len(args) == p.Arity() {
+				if r.Float64() < density {
+					if err := db.AddAtom(p.Name, append([]string(nil), args...), mln.True); err != nil {
+						t.Fatal(err)
+					}
+				}
+				return
+			}
+			for _, c := range names {
+				rec(append(args, c))
+			}
+		}
+		rec(nil)
+	}
+	// Make sure every person is in the domain.
+	for _, c := range names {
+		if err := db.AddAtom(m.Preds[0].Name, append([]string{c}, repeat(c, m.Preds[0].Arity()-1)...), mln.False); err != nil && !strings.Contains(err.Error(), "contradict") {
+			t.Fatal(err)
+		}
+	}
+	return db
+}
+
+func repeat(s string, k int) []string {
+	out := make([]string, k)
+	for i := range out {
+		out[i] = s
+	}
+	return out
+}
+
+func TestCountPairsMatchesEnumeration(t *testing.T) {
+	m := parse(t, `person = {Anna}
+Smokes(person)
+Cancer(person)
+Friends(person, person)
+Friends(x,y) ^ Smokes(x) => Smokes(y)
+Friends(x,y) <=> Friends(y,x)
+Friends(x,x) v x = y v Cancer(y)
+!Friends(x,y) ^ x != y ^ Smokes(y)
+Friends(x, Anna) ^ Cancer(y) ^ y = Anna
+EXIST y Friends(x,y) ^ Smokes(y)
+Smokes(x) => Cancer(x)
+`)
+	r := rand.New(rand.NewPCG(7, 8))
+	for _, density := range []float64{0.05, 0.3, 0.7} {
+		db := randomDB(t, m, r, 9, density)
+		w := newWorld(m, db)
+		for j, f := range m.Formulas {
+			got, err := w.count(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := 0.0
+			b := binding{}
+			var rec func(i int)
+			rec = func(i int) {
+				if i == len(f.Vars) {
+					if v, err := w.eval(f.Expr, b); err != nil {
+						t.Fatal(err)
+					} else if v {
+						want++
+					}
+					return
+				}
+				for k := range w.dom[m.TypeIndex(f.Vars[i].Type)] {
+					b[f.Vars[i].Name] = k
+					rec(i + 1)
+				}
+			}
+			rec(0)
+			if got != want {
+				t.Errorf("density %v, formula %d (%s): count %v, enumeration %v", density, j+1, f.Text, got, want)
+			}
+		}
+	}
+}
+
+// directPLL computes the pseudo-log-likelihood by recounting every formula
+// in the database with each atom flipped.
+func directPLL(t *testing.T, m *mln.MLN, db *mln.DB, w []float64, equal bool) float64 {
+	base, err := CountDB(m, db, "db")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dom := func(ty int) []string { return db.Domain(m.Types[ty].Name) }
+	total := 0.0
+	for _, p := range m.Preds {
+		var atoms [][]string
+		var rec func(args []string)
+		rec = func(args []string) {
+			if len(args) == p.Arity() {
+				atoms = append(atoms, append([]string(nil), args...))
+				return
+			}
+			for _, c := range dom(p.TypeIdx[len(args)]) {
+				rec(append(args, c))
+			}
+		}
+		rec(nil)
+		for _, args := range atoms {
+			v, _ := db.LookupAtom(p.Name, args...)
+			flipped := mln.NewDB(m)
+			for _, a := range db.Atoms {
+				fa := make([]string, len(a.Args))
+				for i, x := range a.Args {
+					fa[i] = db.Domain(m.Preds[a.Pred].ArgTypes[i])[x]
+				}
+				if a.Pred == p.Index && fmt.Sprint(fa) == fmt.Sprint(args) {
+					continue
+				}
+				if err := flipped.AddAtom(m.Preds[a.Pred].Name, fa, a.Truth); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if v != mln.True {
+				if err := flipped.AddAtom(p.Name, args, mln.True); err != nil {
+					t.Fatal(err)
+				}
+			}
+			fc, err := CountDB(m, flipped, "flipped")
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := 0.0
+			for j := range w {
+				s += w[j] * (fc.Counts[j] - base.Counts[j])
+			}
+			c := 1.0
+			if equal {
+				c = 1 / float64(len(atoms))
+			}
+			total -= c * math.Log1p(math.Exp(s))
+		}
+	}
+	return total
+}
+
+func TestPLLObjective(t *testing.T) {
+	m := parse(t, smokingSix)
+	db := readDB(t, m, trainDB)
+	for _, equal := range []bool{true, false} {
+		groups := map[string]*pllGroup{}
+		if err := pllDeltas(m, db, "train", equal, groups); err != nil {
+			t.Fatal(err)
+		}
+		w := []float64{0.3, -1.2, 0.5, 2, -0.7, 1.1}
+		got := 0.0
+		for _, g := range groups {
+			s := 0.0
+			for _, d := range g.delta {
+				s += w[d.j] * d.v
+			}
+			got -= g.mult * softplus(s)
+		}
+		if want := directPLL(t, m, db, w, equal); math.Abs(got-want) > 1e-9*math.Abs(want) {
+			t.Errorf("equal predicate weights %v: PLL %.15g, direct %.15g", equal, got, want)
+		}
+	}
+	// The learned weights are a maximum: the objective's gradient vanishes.
+	r, err := PLL(m, []*mln.DB{db}, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for j, w := range r.Weights {
+		if math.IsNaN(w) {
+			t.Errorf("w_%d is NaN", j+1)
+		}
+	}
+	for _, h := range []float64{1e-3, -1e-3} {
+		for j := range r.Weights {
+			w := append([]float64(nil), r.Weights...)
+			w[j] += h
+			if v := directPLL(t, m, db, w, true) - sq(w)/2e4; v > r.Objective+1e-9 {
+				t.Errorf("moving w_%d by %v raises the objective from %.12g to %.12g", j+1, h, r.Objective, v)
+			}
+		}
+	}
+}
+
+func sq(w []float64) float64 {
+	s := 0.0
+	for _, x := range w {
+		s += x * x
+	}
+	return s
+}
+
+func TestWriteMLNRoundTrip(t *testing.T) {
+	src := "person = {Anna, Bob}\nSmokes(person)\nFriends(person, person)\n1 Smokes(x)\nFriends(x,y) =>\n  Friends(y,x)\nSmokes(Anna).\n@2.5 Friends(x,x)\n"
+	m := parse(t, src)
+	w := []float64{-1.25, 3.5e-7, 0, 2.5}
+	var buf bytes.Buffer
+	if err := WriteMLN(&buf, m, w, "a header\nline two"); err != nil {
+		t.Fatal(err)
+	}
+	back := parse(t, buf.String())
+	if len(back.Formulas) != len(m.Formulas) {
+		t.Fatalf("%d formulas read back, want %d:\n%s", len(back.Formulas), len(m.Formulas), buf.String())
+	}
+	for j, f := range back.Formulas {
+		if m.Formulas[j].Hard != f.Hard || f.Expr.String() != m.Formulas[j].Expr.String() {
+			t.Errorf("formula %d reads back as %v", j+1, f)
+		}
+		if !f.Hard && f.Weight != w[j] {
+			t.Errorf("formula %d: weight %v, want %v", j+1, f.Weight, w[j])
+		}
+	}
+	if !strings.Contains(buf.String(), "-1.25 Smokes(x)\n") || !strings.Contains(buf.String(), "Smokes(Anna).\n") {
+		t.Errorf("unexpected output:\n%s", buf.String())
+	}
+}

@@ -1,0 +1,289 @@
+package learn
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/lifted-dev/lifted/mln"
+)
+
+// PLL learns the weights that maximise the pseudo-log-likelihood of the
+// training databases (closed world) times the Gaussian prior, by L-BFGS:
+// the sum over ground atoms X of log P(X = its value | all other atoms),
+// Alchemy's default generative learner. By default each predicate's atoms
+// are weighted by one over their number (Alchemy's equal predicate
+// weights); Options.UnweightedPLL sums them alike.
+//
+// Flipping atom X changes the count of formula j by Δ_j(X), and
+// log P(X = x | rest) = −log(1 + exp(Σ_j w_j Δ_j(X))). Atoms with equal Δ
+// vectors are grouped, so after one pass over the ground atoms every
+// iteration costs the number of distinct Δ vectors. Flips that would break
+// a hard formula have probability 0 and drop out.
+func PLL(m *mln.MLN, dbs []*mln.DB, names []string, opt *Options) (*Result, error) {
+	start := time.Now()
+	o := opt.defaults()
+	if len(dbs) == 0 {
+		return nil, errors.New("no training data")
+	}
+	groups := map[string]*pllGroup{}
+	for i, db := range dbs {
+		name := fmt.Sprintf("database %d", i+1)
+		if i < len(names) {
+			name = names[i]
+		}
+		if err := pllDeltas(m, db, name, !o.UnweightedPLL, groups); err != nil {
+			return nil, err
+		}
+	}
+	list := make([]*pllGroup, 0, len(groups))
+	for _, g := range groups {
+		list = append(list, g)
+	}
+	sort.Slice(list, func(i, j int) bool { return list[i].key < list[j].key })
+	obj := func(w []float64, grad []float64) (float64, error) {
+		total := 0.0
+		for _, g := range list {
+			s := 0.0
+			for _, d := range g.delta {
+				s += w[d.j] * d.v
+			}
+			total -= g.mult * softplus(s)
+			if grad != nil {
+				p := sigmoid(s)
+				for _, d := range g.delta {
+					grad[d.j] -= g.mult * p * d.v
+				}
+			}
+		}
+		return total, nil
+	}
+	return maximise(m, obj, o, start)
+}
+
+type pllEntry struct {
+	j int
+	v float64
+}
+
+type pllGroup struct {
+	key   string
+	delta []pllEntry
+	mult  float64
+}
+
+func softplus(x float64) float64 {
+	if x > 0 {
+		return x + math.Log1p(math.Exp(-x))
+	}
+	return math.Log1p(math.Exp(x))
+}
+
+func sigmoid(x float64) float64 {
+	if x >= 0 {
+		return 1 / (1 + math.Exp(-x))
+	}
+	e := math.Exp(x)
+	return e / (1 + e)
+}
+
+// pllDeltas adds the Δ vectors of every ground atom of db to groups.
+func pllDeltas(m *mln.MLN, db *mln.DB, name string, equalPredWeights bool, groups map[string]*pllGroup) error {
+	w := newWorld(m, db)
+	// The database must satisfy the hard formulas.
+	for j, f := range m.Formulas {
+		if !f.Hard {
+			continue
+		}
+		c, err := w.count(f)
+		if err != nil {
+			return fmt.Errorf("%s: formula %d (%s): %w", name, j+1, f.Text, err)
+		}
+		if c != groundingsAt(m, f, sizesOf(m, w)) {
+			return fmt.Errorf("%s violates hard formula %d (%s)", name, j+1, f.Text)
+		}
+	}
+	// Which formulas mention which predicates.
+	byPred := make([][]int, len(m.Preds))
+	for j, f := range m.Formulas {
+		seen := map[int]bool{}
+		mln.Inspect(f.Expr, func(e mln.Expr) bool {
+			if a, ok := e.(*mln.Atom); ok {
+				p := m.PredIndex(a.Pred)
+				if !seen[p] {
+					seen[p] = true
+					byPred[p] = append(byPred[p], j)
+				}
+			}
+			return true
+		})
+	}
+	for pi, p := range m.Preds {
+		if len(byPred[pi]) == 0 {
+			continue // flipping it changes nothing: a constant term
+		}
+		natoms := 1.0
+		for _, t := range p.TypeIdx {
+			natoms *= float64(len(w.dom[t]))
+		}
+		mult := 1.0
+		if equalPredWeights {
+			mult = 1 / natoms
+		}
+		args := make([]int, p.Arity())
+		var rec func(i int) error
+		rec = func(i int) error {
+			if i == len(args) {
+				d, ok, err := w.flipDelta(m, pi, args, byPred[pi])
+				if err != nil {
+					return fmt.Errorf("%s: %w", name, err)
+				}
+				if ok {
+					addGroup(groups, d, mult)
+				}
+				return nil
+			}
+			for k := range w.dom[p.TypeIdx[i]] {
+				args[i] = k
+				if err := rec(i + 1); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+		if err := rec(0); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func sizesOf(m *mln.MLN, w *world) map[string]int64 {
+	s := map[string]int64{}
+	for i, t := range m.Types {
+		s[t.Name] = int64(len(w.dom[i]))
+	}
+	return s
+}
+
+func addGroup(groups map[string]*pllGroup, d []pllEntry, mult float64) {
+	var b strings.Builder
+	for _, e := range d {
+		fmt.Fprintf(&b, "%d:%g;", e.j, e.v)
+	}
+	k := b.String()
+	g, ok := groups[k]
+	if !ok {
+		g = &pllGroup{key: k, delta: d}
+		groups[k] = g
+	}
+	g.mult += mult
+}
+
+// flipDelta returns the change of every formula's count when the atom
+// pred(args) is flipped; ok is false when the flip breaks a hard formula.
+func (w *world) flipDelta(m *mln.MLN, pred int, args []int, formulas []int) ([]pllEntry, bool, error) {
+	var out []pllEntry
+	for _, j := range formulas {
+		f := m.Formulas[j]
+		gs, err := w.groundingsWith(f, pred, args)
+		if err != nil {
+			return nil, false, fmt.Errorf("formula %d (%s): %w", j+1, f.Text, err)
+		}
+		delta := 0.0
+		for _, b := range gs {
+			before, err := w.eval(f.Expr, b)
+			if err != nil {
+				return nil, false, err
+			}
+			w.flipPred, w.flipArgs = pred, args
+			after, err := w.eval(f.Expr, b)
+			w.flipPred, w.flipArgs = -1, nil
+			if err != nil {
+				return nil, false, err
+			}
+			if before == after {
+				continue
+			}
+			if f.Hard {
+				return nil, false, nil // the flipped world is impossible
+			}
+			if after {
+				delta++
+			} else {
+				delta--
+			}
+		}
+		if delta != 0 && !f.Hard {
+			out = append(out, pllEntry{j, delta})
+		}
+	}
+	return out, true, nil
+}
+
+// groundingsWith returns the bindings of f's free variables under which the
+// atom pred(args) may occur in f: each occurrence of pred fixes the free
+// variables in its argument positions; the others range over their domains.
+func (w *world) groundingsWith(f *mln.Formula, pred int, args []int) ([]binding, error) {
+	p := w.m.Preds[pred]
+	free := map[string]bool{}
+	for _, v := range f.Vars {
+		free[v.Name] = true
+	}
+	seen := map[string]bool{}
+	var out []binding
+	var occErr error
+	mln.Inspect(f.Expr, func(e mln.Expr) bool {
+		a, ok := e.(*mln.Atom)
+		if !ok || a.Pred != p.Name || occErr != nil {
+			return true
+		}
+		fixed := binding{}
+		for i, t := range a.Args {
+			switch {
+			case t.IsVar && free[t.Name]:
+				if v, ok := fixed[t.Name]; ok && v != args[i] {
+					return true
+				}
+				fixed[t.Name] = args[i]
+			case !t.IsVar:
+				c := w.db.ConstIndex(w.m.Types[p.TypeIdx[i]].Name, t.Name)
+				if c != args[i] {
+					return true
+				}
+			}
+		}
+		b := binding{}
+		var rec func(i int)
+		rec = func(i int) {
+			if i == len(f.Vars) {
+				k := fmt.Sprint(b)
+				if !seen[k] {
+					seen[k] = true
+					c := binding{}
+					for x, y := range b {
+						c[x] = y
+					}
+					out = append(out, c)
+				}
+				return
+			}
+			v := f.Vars[i]
+			if x, ok := fixed[v.Name]; ok {
+				b[v.Name] = x
+				rec(i + 1)
+				return
+			}
+			for k := range w.dom[w.m.TypeIndex(v.Type)] {
+				b[v.Name] = k
+				rec(i + 1)
+			}
+		}
+		rec(0)
+		return true
+	})
+	return out, occErr
+}

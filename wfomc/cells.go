@@ -1,0 +1,596 @@
+package wfomc
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+)
+
+// The cell algorithm for one FO2 component (Beame et al. 2015; van Bremen
+// and Kuželka 2021). A cell of type t is an assignment to the unary atoms
+// P(x) and reflexive atoms R(x,x) of one element x of t; its weight is the
+// product of the factors of all groundings that involve x alone. The pair
+// weight r_ij sums, over the binary atoms between two distinct elements in
+// cells i and j, the factors of all groundings that involve both. With k_i
+// elements in cell i,
+//
+//	Z = Σ_k Π_types multinomial(n; k) · Π_i w_i^k_i · Π_i r_ii^C(k_i,2) · Π_{i<j} r_ij^(k_i·k_j).
+//
+// Weighted formulas are not Tseitin-encoded with a fresh predicate: the
+// fresh atom A ⇔ φ with weights (e^w, 1) is summed out on the spot, which
+// leaves the factor e^(w·[φ]); the polys record these factors exactly.
+
+// maxCellAtoms bounds the unary and reflexive atoms of one type in one
+// component (cells are enumerated explicitly).
+const maxCellAtoms = 22
+
+// maxPairSlots bounds the binary atoms between two elements.
+const maxPairSlots = 20
+
+// blockSpec describes a group of elements of one type with the same
+// evidence: size fixed (+ the rest of the type when rest is set), and the
+// values of the evidence-fixed unary predicates (component indices).
+type blockSpec struct {
+	fixed int64
+	rest  bool
+	ev    map[int]bool
+}
+
+// cgroup is an evidence block of a compiled component.
+type cgroup struct {
+	typ   int
+	fixed int64
+	rest  bool
+}
+
+// cellCase is the compiled cell structure for one assignment of the
+// component's nullary atoms.
+type cellCase struct {
+	weight    int   // poly: the nullary atoms' weights and 0-variable factors
+	cellGroup []int // per cell
+	cellPoly  []int // per cell
+	pair      [][]int
+	plan      plan
+}
+
+// fo2Comp is a compiled FO2 component.
+type fo2Comp struct {
+	pb        *problem
+	params    []int // global parameter index of each local dimension
+	polys     []poly
+	groups    []cgroup
+	restFixed map[int]int64 // per type: elements in fixed-size blocks
+	cases     []*cellCase
+}
+
+type cellBuilder struct {
+	pb       *problem
+	dim      int
+	types    []int
+	cellBit  map[int]int    // pred → bit in its type's cell (unary, or reflexive binary)
+	cellPred map[int][]int  // type → preds by bit
+	mask     map[int]uint64 // type → cell bits read by pair factors
+	polyIdx  map[string]int
+	polys    []poly
+	groups   []cgroup
+	groupEv  []map[int]bool
+	groupsOf map[int][]int // type → group indices
+}
+
+// compileFO2 builds the cell structures of a normalized FO2 problem (one
+// component). blocks gives the evidence blocks of each type (nil: one block
+// with the whole type).
+func compileFO2(pb *problem, dim int, blocks map[int][]blockSpec, restFixed map[int]int64) (*fo2Comp, error) {
+	b := &cellBuilder{pb: pb, dim: dim, cellBit: map[int]int{}, cellPred: map[int][]int{}, mask: map[int]uint64{},
+		polyIdx: map[string]int{}, groupsOf: map[int][]int{}}
+	if err := b.layout(blocks); err != nil {
+		return nil, err
+	}
+	var nullary []int
+	for pi, p := range pb.preds {
+		if len(p.types) == 0 {
+			nullary = append(nullary, pi)
+		}
+	}
+	if len(nullary) > 20 {
+		return nil, fmt.Errorf("%d nullary atoms (ground atoms over named constants) in one component; at most 20 are supported", len(nullary))
+	}
+	comp := &fo2Comp{pb: pb, groups: b.groups, restFixed: restFixed}
+	for mask := 0; mask < 1<<len(nullary); mask++ {
+		val := map[int]bool{}
+		sign := 1.0
+		for i, p := range nullary {
+			val[p] = mask>>i&1 == 1
+			if !val[p] {
+				sign *= pb.preds[p].negWeight()
+			}
+		}
+		cs, err := b.buildCase(val, sign)
+		if err != nil {
+			return nil, err
+		}
+		if cs != nil {
+			comp.cases = append(comp.cases, cs)
+		}
+	}
+	b.finish(comp)
+	return comp, nil
+}
+
+// layout assigns cell bits and evidence groups.
+func (b *cellBuilder) layout(blocks map[int][]blockSpec) error {
+	tset := map[int]bool{}
+	for _, p := range b.pb.preds {
+		for _, t := range p.types {
+			tset[t] = true
+		}
+	}
+	for _, f := range b.pb.formulas {
+		for _, v := range f.free {
+			tset[f.vars[v].typ] = true
+		}
+	}
+	for t := range tset {
+		b.types = append(b.types, t)
+	}
+	sort.Ints(b.types)
+	for pi, p := range b.pb.preds {
+		var t int
+		switch {
+		case len(p.types) == 1:
+			t = p.types[0]
+		case len(p.types) == 2 && p.types[0] == p.types[1]:
+			t = p.types[0]
+		default:
+			continue
+		}
+		b.cellBit[pi] = len(b.cellPred[t])
+		b.cellPred[t] = append(b.cellPred[t], pi)
+	}
+	for _, t := range b.types {
+		if n := len(b.cellPred[t]); n > maxCellAtoms {
+			return fmt.Errorf("type %s has %d unary and reflexive atoms in one component; at most %d are supported",
+				b.pb.types[t].name, n, maxCellAtoms)
+		}
+		specs := blocks[t]
+		if len(specs) == 0 {
+			specs = []blockSpec{{rest: true}}
+		}
+		for _, s := range specs {
+			b.groupsOf[t] = append(b.groupsOf[t], len(b.groups))
+			b.groups = append(b.groups, cgroup{typ: t, fixed: s.fixed, rest: s.rest})
+			b.groupEv = append(b.groupEv, s.ev)
+		}
+	}
+	// Cell bits read by pair factors.
+	for _, f := range b.pb.formulas {
+		if len(f.free) != 2 {
+			continue
+		}
+		walkAtoms(f.body, func(n *node) {
+			if bit, ok := b.cellBit[n.pred]; ok {
+				if len(n.args) == 1 || n.args[0].v == n.args[1].v {
+					t := f.vars[n.args[0].v].typ
+					b.mask[t] |= 1 << bit
+				}
+			}
+		})
+	}
+	return nil
+}
+
+func walkAtoms(n *node, fn func(*node)) {
+	if n.k == nAtom {
+		fn(n)
+	}
+	for _, k := range n.kids {
+		walkAtoms(k, fn)
+	}
+}
+
+// evalFn evaluates a compiled quantifier-free formula on a bit vector.
+type evalFn func(bits uint64) bool
+
+// compileEval compiles n; slot maps an atom to its bit, eq decides an
+// equality between two variables.
+func compileEval(n *node, slot func(*node) int, eq func(u, v int) bool) evalFn {
+	switch n.k {
+	case nTrue:
+		return func(uint64) bool { return true }
+	case nFalse:
+		return func(uint64) bool { return false }
+	case nAtom:
+		s := uint(slot(n))
+		return func(x uint64) bool { return x>>s&1 == 1 }
+	case nEq:
+		r := eq(n.args[0].v, n.args[1].v)
+		return func(uint64) bool { return r }
+	case nNot:
+		k := compileEval(n.kids[0], slot, eq)
+		return func(x uint64) bool { return !k(x) }
+	case nIff:
+		a, c := compileEval(n.kids[0], slot, eq), compileEval(n.kids[1], slot, eq)
+		return func(x uint64) bool { return a(x) == c(x) }
+	case nAnd, nOr:
+		ks := make([]evalFn, len(n.kids))
+		for i, k := range n.kids {
+			ks[i] = compileEval(k, slot, eq)
+		}
+		want := n.k == nOr
+		return func(x uint64) bool {
+			for _, k := range ks {
+				if k(x) == want {
+					return want
+				}
+			}
+			return !want
+		}
+	}
+	panic("wfomc: quantifier in a normalized formula")
+}
+
+// ff is a formula with its body after the nullary atoms are substituted.
+type ff struct {
+	f    *formula
+	body *node
+}
+
+// factor is a formula compiled for one way of evaluating it.
+type factor struct {
+	param int // global parameter, −1 for hard
+	eval  evalFn
+}
+
+// substNullary replaces nullary atoms by their values and simplifies.
+func substNullary(pb *problem, n *node, val map[int]bool) *node {
+	return simplify(mapNode(n, func(n *node) *node {
+		if n.k == nAtom && len(pb.preds[n.pred].types) == 0 {
+			return boolNode(val[n.pred])
+		}
+		return n
+	}))
+}
+
+func (b *cellBuilder) intern(p poly) int {
+	k := p.key()
+	if i, ok := b.polyIdx[k]; ok {
+		return i
+	}
+	b.polyIdx[k] = len(b.polys)
+	b.polys = append(b.polys, p)
+	return len(b.polys) - 1
+}
+
+// buildCase compiles the cells for one nullary assignment; nil when the
+// assignment violates a hard formula.
+func (b *cellBuilder) buildCase(val map[int]bool, sign float64) (*cellCase, error) {
+	exps := make([]int32, b.dim)
+	var two []ff
+	cellF := map[int][]ff{} // type → formulas evaluated on a single element
+	for _, f := range b.pb.formulas {
+		body := substNullary(b.pb, f.body, val)
+		switch len(f.free) {
+		case 0:
+			t := body.k == nTrue
+			if !isConst(body) {
+				panic("wfomc: non-constant closed formula")
+			}
+			if f.param < 0 {
+				if !t {
+					return nil, nil
+				}
+			} else if t {
+				exps[f.param]++
+			}
+		case 1:
+			t := f.vars[f.free[0]].typ
+			cellF[t] = append(cellF[t], ff{f, body})
+		case 2:
+			two = append(two, ff{f, body})
+			tx, ty := f.vars[f.free[0]].typ, f.vars[f.free[1]].typ
+			if tx == ty {
+				cellF[tx] = append(cellF[tx], ff{f, body})
+			}
+		}
+	}
+	cs := &cellCase{}
+	{
+		pb := newPolyBuilder(b.dim)
+		pb.add(sign, exps)
+		cs.weight = b.intern(pb.poly())
+	}
+
+	// Cells: per type, per (group, projection).
+	type cellKey struct {
+		group int
+		proj  uint64
+	}
+	cellPolys := map[cellKey]*polyBuilder{}
+	var cellKeys []cellKey
+	for _, t := range b.types {
+		preds := b.cellPred[t]
+		var facs []factor
+		for _, x := range cellF[t] {
+			facs = append(facs, factor{param: x.f.param, eval: compileEval(x.body,
+				func(n *node) int { return b.cellBit[n.pred] },
+				func(u, v int) bool { return true })})
+		}
+		groups := b.groupsOf[t]
+		e := make([]int32, b.dim)
+		for a := uint64(0); a < 1<<len(preds); a++ {
+			w := 1.0
+			for i, p := range preds {
+				if a>>i&1 == 0 {
+					w *= b.pb.preds[p].negWeight()
+				}
+			}
+			clear(e)
+			ok := true
+			for _, fc := range facs {
+				v := fc.eval(a)
+				if fc.param < 0 {
+					if !v {
+						ok = false
+						break
+					}
+				} else if v {
+					e[fc.param]++
+				}
+			}
+			if !ok {
+				continue
+			}
+			proj := a & b.mask[t]
+			for _, g := range groups {
+				if !consistent(a, b.groupEv[g], b.cellBit) {
+					continue
+				}
+				k := cellKey{g, proj}
+				pbd, seen := cellPolys[k]
+				if !seen {
+					pbd = newPolyBuilder(b.dim)
+					cellPolys[k] = pbd
+					cellKeys = append(cellKeys, k)
+				}
+				pbd.add(w, e)
+			}
+		}
+	}
+	slices.SortFunc(cellKeys, func(x, y cellKey) int {
+		if x.group != y.group {
+			return x.group - y.group
+		}
+		return int(x.proj) - int(y.proj)
+	})
+	var cellProj []uint64
+	for _, k := range cellKeys {
+		if cellPolys[k].isZero() {
+			continue
+		}
+		cs.cellGroup = append(cs.cellGroup, k.group)
+		cs.cellPoly = append(cs.cellPoly, b.intern(cellPolys[k].poly()))
+		cellProj = append(cellProj, k.proj)
+	}
+
+	// Pair weights, memoised per (type, projection) pair.
+	memo := map[[4]uint64]int{}
+	u := len(cs.cellGroup)
+	cs.pair = make([][]int, u)
+	for i := range cs.pair {
+		cs.pair[i] = make([]int, u)
+	}
+	for i := 0; i < u; i++ {
+		for j := i; j < u; j++ {
+			ti, tj := b.groups[cs.cellGroup[i]].typ, b.groups[cs.cellGroup[j]].typ
+			pi, pj := cellProj[i], cellProj[j]
+			if ti > tj || (ti == tj && pi > pj) {
+				ti, tj, pi, pj = tj, ti, pj, pi
+			}
+			key := [4]uint64{uint64(ti), pi, uint64(tj), pj}
+			id, ok := memo[key]
+			if !ok {
+				p, err := b.pairPoly(ti, pi, tj, pj, two)
+				if err != nil {
+					return nil, err
+				}
+				id = b.intern(p)
+				memo[key] = id
+			}
+			cs.pair[i][j], cs.pair[j][i] = id, id
+		}
+	}
+	return cs, nil
+}
+
+func consistent(a uint64, ev map[int]bool, cellBit map[int]int) bool {
+	for p, v := range ev {
+		bit, ok := cellBit[p]
+		if !ok {
+			continue
+		}
+		if (a>>bit&1 == 1) != v {
+			return false
+		}
+	}
+	return true
+}
+
+// pairPoly computes the pair weight between an element a of type ta with
+// projected cell pa and a distinct element b of type tb with cell pb.
+func (b *cellBuilder) pairPoly(ta int, pa uint64, tb int, pbits uint64, two []ff) (poly, error) {
+	ma := uint(len(b.cellPred[ta]))
+	mb := uint(len(b.cellPred[tb]))
+	// Binary atoms between a and b.
+	type slotKey struct {
+		pred int
+		aToB bool
+	}
+	slots := map[slotKey]int{}
+	var slotPreds []int
+	for pi, p := range b.pb.preds {
+		if len(p.types) != 2 {
+			continue
+		}
+		if p.types[0] == ta && p.types[1] == tb {
+			slots[slotKey{pi, true}] = len(slotPreds)
+			slotPreds = append(slotPreds, pi)
+		}
+		if p.types[0] == tb && p.types[1] == ta {
+			slots[slotKey{pi, false}] = len(slotPreds)
+			slotPreds = append(slotPreds, pi)
+		}
+	}
+	if len(slotPreds) > maxPairSlots || ma+mb+uint(len(slotPreds)) > 64 {
+		return nil, fmt.Errorf("too many binary atoms between two elements (%d)", len(slotPreds))
+	}
+	base := ma + mb
+	var facs []factor
+	for _, x := range two {
+		f := x.f
+		tx, ty := f.vars[f.free[0]].typ, f.vars[f.free[1]].typ
+		// Orientations: which element each free variable is bound to.
+		var orients [][2]int
+		if tx == ta && ty == tb {
+			orients = append(orients, [2]int{0, 1})
+		}
+		if tx == tb && ty == ta && (ta != tb) {
+			orients = append(orients, [2]int{1, 0})
+		}
+		if ta == tb && tx == ta && ty == ta {
+			orients = append(orients, [2]int{1, 0})
+		}
+		for _, o := range orients {
+			elem := map[int]int{f.free[0]: o[0], f.free[1]: o[1]}
+			slot := func(n *node) int {
+				if len(n.args) == 1 || n.args[0].v == n.args[1].v {
+					e := elem[n.args[0].v]
+					if e == 0 {
+						return b.cellBit[n.pred]
+					}
+					return int(ma) + b.cellBit[n.pred]
+				}
+				e0 := elem[n.args[0].v]
+				// The atom P(e0, e1) with e0 ≠ e1: slot "a→b" when e0 is a.
+				return int(base) + slots[slotKey{n.pred, e0 == 0}]
+			}
+			eq := func(u, v int) bool { return elem[u] == elem[v] }
+			facs = append(facs, factor{param: f.param, eval: compileEval(x.body, slot, eq)})
+		}
+	}
+	pbd := newPolyBuilder(b.dim)
+	e := make([]int32, b.dim)
+	fixed := pa | pbits<<ma
+	for s := uint64(0); s < 1<<len(slotPreds); s++ {
+		x := fixed | s<<base
+		clear(e)
+		ok := true
+		for _, fc := range facs {
+			v := fc.eval(x)
+			if fc.param < 0 {
+				if !v {
+					ok = false
+					break
+				}
+			} else if v {
+				e[fc.param]++
+			}
+		}
+		if ok {
+			pbd.add(1, e)
+		}
+	}
+	return pbd.poly(), nil
+}
+
+// finish restricts the polys to the parameters they use and plans the
+// summation of every case.
+func (b *cellBuilder) finish(c *fo2Comp) {
+	used := make([]bool, b.dim)
+	for _, p := range b.polys {
+		for _, m := range p {
+			for j, x := range m.e {
+				if x != 0 {
+					used[j] = true
+				}
+			}
+		}
+	}
+	for j, u := range used {
+		if u {
+			c.params = append(c.params, j)
+		}
+	}
+	c.polys = make([]poly, len(b.polys))
+	for i, p := range b.polys {
+		c.polys[i] = p.restrict(c.params)
+	}
+	for _, cs := range c.cases {
+		mergeCells(b, c, cs)
+		cs.plan = makePlan(c, cs)
+	}
+}
+
+// mergeCells merges cells of one group whose rows in the pair matrix are
+// identical (r_ii = r_jj = r_ij and r_ik = r_jk for every other k): such
+// cells are interchangeable, and by the multinomial theorem they act as one
+// cell whose weight is the sum of theirs.
+func mergeCells(b *cellBuilder, c *fo2Comp, cs *cellCase) {
+	for {
+		u := len(cs.cellGroup)
+		merged := false
+		for i := 0; i < u && !merged; i++ {
+			for j := i + 1; j < u && !merged; j++ {
+				if cs.cellGroup[i] != cs.cellGroup[j] || !sameRow(cs, i, j) {
+					continue
+				}
+				pb := newPolyBuilder(b.dim)
+				pb.addPoly(1, b.polys[cs.cellPoly[i]])
+				pb.addPoly(1, b.polys[cs.cellPoly[j]])
+				cs.cellPoly[i] = b.internLocal(c, pb.poly())
+				removeCell(cs, j)
+				merged = true
+			}
+		}
+		if !merged {
+			break
+		}
+	}
+	// Drop cells whose (merged) weight is identically zero.
+	for i := len(cs.cellGroup) - 1; i >= 0; i-- {
+		if len(b.polys[cs.cellPoly[i]]) == 0 {
+			removeCell(cs, i)
+		}
+	}
+}
+
+// internLocal interns a poly with global exponents and keeps c.polys (the
+// local restriction) in step.
+func (b *cellBuilder) internLocal(c *fo2Comp, p poly) int {
+	id := b.intern(p)
+	for len(c.polys) < len(b.polys) {
+		c.polys = append(c.polys, b.polys[len(c.polys)].restrict(c.params))
+	}
+	return id
+}
+
+func sameRow(cs *cellCase, i, j int) bool {
+	p := cs.pair
+	if p[i][i] != p[j][j] || p[i][i] != p[i][j] {
+		return false
+	}
+	for k := range p {
+		if k != i && k != j && p[i][k] != p[j][k] {
+			return false
+		}
+	}
+	return true
+}
+
+func removeCell(cs *cellCase, j int) {
+	cs.cellGroup = slices.Delete(cs.cellGroup, j, j+1)
+	cs.cellPoly = slices.Delete(cs.cellPoly, j, j+1)
+	cs.pair = slices.Delete(cs.pair, j, j+1)
+	for i := range cs.pair {
+		cs.pair[i] = slices.Delete(cs.pair[i], j, j+1)
+	}
+}

@@ -1,0 +1,105 @@
+// Package wfomc computes, exactly and without grounding, the partition
+// function of a Markov logic network, the expected number of true
+// groundings of every formula, and the marginal probability of any ground
+// atom or ground formula, by weighted first-order model counting (WFOMC).
+//
+// # Use
+//
+//	m, _ := mln.ParseFile("smokers.mln")
+//	q, _ := wfomc.ParseQuery(m, "Friends(Anna,Bob)")
+//	mod, err := wfomc.Compile(m, &wfomc.Options{Queries: []wfomc.Query{q}})
+//	res, err := mod.Evaluate(weights, map[string]int64{"person": 1000000})
+//	// res.LogZ, res.ExpectedCounts[j], res.Marginals[0]
+//
+// Compile does all the work that depends neither on the weights nor on the
+// domain sizes; Evaluate is cheap and is what a weight learner calls once
+// per iteration and database (package learn). Since ∂log Z/∂w_j is the
+// expected count of formula j, Evaluate computes log Z and all expected
+// counts in one pass (forward-mode differentiation through the sum).
+//
+// # Method
+//
+// The input is an MLN (package mln) and domain sizes. The semantics is
+// Markov logic's: a world's weight is exp(Σ_j w_j·n_j), n_j the number of
+// true groundings of formula j (groundings with x = y included), hard
+// formulas must hold, and every ground atom of every declared predicate is a
+// variable (those no formula mentions contribute a factor 2 each).
+//
+//  1. Shattering. Constants named in formulas (and in evidence on binary
+//     atoms) become distinct elements: each type splits into its named
+//     constants and the anonymous rest R, formulas are instantiated for
+//     every way their free variables can be a named constant or an element
+//     of R, quantifiers expand over the named constants, and each predicate
+//     splits into pieces (P(x,Guy) becomes a unary predicate over R,
+//     P(Guy,Nima) a nullary one). The result mentions no constants.
+//  2. Decomposition. Formulas that share no predicate are independent:
+//     log Z is the sum over the connected components.
+//  3. Quantifiers. Each quantified subformula ∃z ψ(x,z) is replaced by an
+//     atom B(x) defined exactly by hard clauses with a Skolem predicate S(x)
+//     of weights (1, −1) (see normalize); a top-level hard ∃ needs only S.
+//     Universal quantifiers are negated existentials.
+//  4. FO2 components are counted by the cell algorithm (Beame et al. 2015;
+//     van Bremen and Kuželka 2021). A cell is an assignment to an element's
+//     unary atoms P(x) and reflexive atoms R(x,x); its weight w_i collects
+//     the factors of every grounding that involves that element alone; the
+//     pair weight r_ij sums, over the binary atoms between two elements in
+//     cells i and j, the factors of every grounding involving both. Then
+//     Z = Σ_k multinomial(n; k)·Π_i w_i^k_i·Π_i r_ii^C(k_i,2)·Π_{i<j}
+//     r_ij^(k_i·k_j), per type (and per evidence block). A weighted formula
+//     (w, φ) is the fresh predicate A ⇔ φ with weights (e^w, 1)
+//     summed out on the spot: it contributes the factor e^(w·[φ]) to the
+//     cell or pair weights, which are kept as polynomials in e^w (poly), so
+//     that structure can be compared exactly. Nullary atoms are split on.
+//  5. Speed-ups (cells.go, sum.go): cells are enumerated per projection onto
+//     the atoms that pair weights read (all other atoms are summed into the
+//     cell weight); cells with identical rows of pair weights merge; groups
+//     with a single cell are absorbed into the others' weights, after which
+//     more cells merge; in each group a set of cells with uniform mutual
+//     pair weights is summed in closed form by the multinomial theorem. What
+//     remains is enumerated: friends-and-smokers needs n + 1 terms. The
+//     outermost sum is split into fixed chunks summed in parallel and merged
+//     in order, so results do not depend on the number of processors.
+//  6. Beyond FO2. A component that is not FO2 is tried with the power rule
+//     (independent partial grounding): when a variable occurs in every atom
+//     at a fixed argument position of each predicate, Z = Z₁^m with Z₁ the
+//     model with that variable fixed to a new named constant — compiled
+//     recursively, so TaughtBy(c,p,q) => Professor(p) lifts. If no rule
+//     applies, Compile fails with an error naming the formula and why, unless
+//     Options.AllowGround asks for exact enumeration of the component's
+//     ground worlds (small domains only).
+//
+// # Evidence and queries
+//
+// Evidence (Options.Evidence) conditions the model. Unary evidence stays
+// lifted (Van den Broeck and Davis 2012): the anonymous elements with the
+// same evidence form a block whose cells are those consistent with it, and
+// blocks are summed over like types. Evidence on atoms of higher arity names
+// its constants (exponential in their number). Options.Counts fixes how many
+// anonymous elements satisfy a unary predicate.
+//
+// A query is answered by symmetry, as the paper's equiprobable sets: its
+// anonymous constants become variables ranging over their blocks (pairwise
+// distinct), the query becomes a formula with a weight of its own held at
+// 0, and its probability is its expected count divided by its number of
+// groundings. So all queries come from the same single pass.
+//
+// # Numbers
+//
+// Everything is summed in log space with signs (Skolem weights are −1, so
+// terms cancel): positive and negative terms are accumulated apart, each
+// relative to its running maximum, and subtracted once with expm1; the
+// digits lost to cancellation are reported. Exponents such as C(k,2) and
+// k_i·k_j are int64, multinomials use exact log-factorial tables, so domain
+// sizes up to 2^31 are handled and n = 10^6 is exact to double precision
+// (relative error about 1e-15 in log Z).
+//
+// # Limits
+//
+// Not supported, each with its own error: per-constant weights (+x),
+// starred atoms, Alchemy functions, mutually exclusive arguments (!), more
+// than 20 nullary atoms in one component (many named constants), more than
+// 22 unary and reflexive atoms of one type in one component. The cell sum is
+// polynomial in the domain sizes with a degree that grows with the number of
+// cell classes left after merging; Evaluate refuses sums of more than 2·10^10
+// terms.
+package wfomc

@@ -1,0 +1,279 @@
+package wfomc
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+)
+
+// level is a compiled constant-free problem: independent components (no
+// predicate in common, so log Z is the sum of theirs) and the formulas that
+// simplified to a constant.
+type level struct {
+	pb      *problem
+	sh      *shatterResult // how pb was obtained from parent
+	parent  *problem       // nil at the top (free atoms are counted by Model)
+	comps   []component
+	offsets []offset
+	blocks  map[int][]blockInfo // top level only: evidence blocks per type
+}
+
+// offset is a formula whose body is constant: it contributes e^(θ·G) (or
+// forbids every world, if hard and false) for its G groundings.
+type offset struct {
+	f     *formula
+	value bool
+}
+
+// component computes log Z of a part of the model and adds ∂log Z/∂θ to
+// grad.
+type component interface {
+	eval(theta []float64, n []int64, grad []float64) (logZ, digitsLost float64, err error)
+}
+
+func (lv *level) eval(theta []float64, n []int64, grad []float64) (float64, float64, error) {
+	logZ, digits := 0.0, 0.0
+	for _, o := range lv.offsets {
+		g := 1.0
+		for _, v := range o.f.free {
+			g *= float64(lv.pb.size(o.f.vars[v].typ, n))
+		}
+		switch {
+		case g == 0:
+		case o.f.param < 0 && !o.value:
+			return 0, 0, fmt.Errorf("%s can never hold: the model has no world at these domain sizes", o.f.text)
+		case o.f.param >= 0 && o.value:
+			logZ += theta[o.f.param] * g
+			grad[o.f.param] += g
+		}
+	}
+	for _, c := range lv.comps {
+		l, d, err := c.eval(theta, n, grad)
+		if err != nil {
+			return 0, 0, err
+		}
+		logZ += l
+		digits = math.Max(digits, d)
+	}
+	if lv.parent != nil {
+		logZ += lv.sh.freeAtoms(lv.parent, n) * math.Ln2
+	}
+	return logZ, digits, nil
+}
+
+// compileLevel splits pb into components and compiles each.
+func (c *compiler) compileLevel(pb *problem, blocks map[int][]blockInfo, depth int) (*level, error) {
+	lv := &level{pb: pb, blocks: blocks}
+	// Union-find over predicates.
+	parent := make([]int, len(pb.preds))
+	for i := range parent {
+		parent[i] = i
+	}
+	var find func(int) int
+	find = func(i int) int {
+		for parent[i] != i {
+			parent[i] = parent[parent[i]]
+			i = parent[i]
+		}
+		return i
+	}
+	var live []*formula
+	for _, f := range pb.formulas {
+		if isConst(f.body) {
+			lv.offsets = append(lv.offsets, offset{f: f, value: f.body.k == nTrue})
+			continue
+		}
+		live = append(live, f)
+		set := map[int]bool{}
+		predsOf(f.body, set)
+		first := -1
+		for p := range set {
+			if first < 0 {
+				first = p
+			} else {
+				parent[find(p)] = find(first)
+			}
+		}
+	}
+	groups := map[int][]*formula{}
+	var keys []int
+	noPred := 0
+	for _, f := range live {
+		set := map[int]bool{}
+		predsOf(f.body, set)
+		k := -1 - noPred
+		for p := range set {
+			k = find(p)
+			break
+		}
+		if len(set) == 0 {
+			noPred++
+		}
+		if _, ok := groups[k]; !ok {
+			keys = append(keys, k)
+		}
+		groups[k] = append(groups[k], f)
+	}
+	sort.Ints(keys)
+	for _, k := range keys {
+		comp, err := c.compileComponent(pb, groups[k], blocks, depth)
+		if err != nil {
+			return nil, err
+		}
+		lv.comps = append(lv.comps, comp)
+	}
+	return lv, nil
+}
+
+// extract builds the problem of one component: its formulas and the
+// predicates they use (renumbered); pmap maps old to new predicate indices.
+func extract(pb *problem, fs []*formula) (*problem, map[int]int) {
+	set := map[int]bool{}
+	for _, f := range fs {
+		predsOf(f.body, set)
+	}
+	var ps []int
+	for p := range set {
+		ps = append(ps, p)
+	}
+	sort.Ints(ps)
+	pmap := map[int]int{}
+	sub := &problem{types: pb.types}
+	for _, p := range ps {
+		pmap[p] = len(sub.preds)
+		sub.preds = append(sub.preds, pb.preds[p])
+	}
+	for _, f := range fs {
+		body := mapNode(f.body, func(n *node) *node {
+			if n.k == nAtom {
+				c := *n
+				c.pred = pmap[n.pred]
+				return &c
+			}
+			return n
+		})
+		g := *f
+		g.body = body
+		sub.formulas = append(sub.formulas, &g)
+	}
+	return sub, pmap
+}
+
+func (c *compiler) compileComponent(pb *problem, fs []*formula, blocks map[int][]blockInfo, depth int) (component, error) {
+	sub, pmap := extract(pb, fs)
+	specs, restFixed, single := componentBlocks(sub, pmap, blocks)
+	norm, err := normalize(sub)
+	if err == nil {
+		comp, err := compileFO2(norm, c.numParamsSoFar(), specs, restFixed)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", c.describe(fs[0]), err)
+		}
+		return &fo2Wrap{comp, c.partName(fs)}, nil
+	}
+	var beyond *errBeyondFO2
+	if !errors.As(err, &beyond) {
+		return nil, err
+	}
+	if single && depth < 8 {
+		pc, perr := c.powerRule(sub, depth)
+		if perr == nil {
+			return pc, nil
+		}
+		if !errors.Is(perr, errNoRule) {
+			return nil, perr
+		}
+	}
+	if c.opt.AllowGround {
+		return c.groundComponent(sub, specs, restFixed)
+	}
+	why := "no variable occurs in every atom at a fixed argument position (independent partial grounding), and the formulas do not split into independent parts"
+	if !single {
+		why = "evidence splits the domain, which the power rule does not handle"
+	}
+	return nil, fmt.Errorf("%s is beyond FO2: %s; %s; allow ground computation (lifted wfomc --allow-ground) for an exact answer on small domains",
+		c.describe(beyond.f), beyond.reason, why)
+}
+
+// partName describes a component by its formulas, for messages.
+func (c *compiler) partName(fs []*formula) string {
+	seen := map[string]bool{}
+	var names []string
+	for _, f := range fs {
+		d := c.describe(f)
+		if !seen[d] {
+			seen[d] = true
+			names = append(names, d)
+		}
+	}
+	if len(names) > 3 {
+		names = append(names[:3], fmt.Sprintf("and %d more", len(names)-3))
+	}
+	return "the part of the model with " + strings.Join(names, ", ")
+}
+
+// numParamsSoFar is the number of parameters (formulas + queries).
+func (c *compiler) numParamsSoFar() int { return len(c.m.Formulas) + len(c.opt.Queries) }
+
+// componentBlocks restricts the evidence blocks to the component's
+// predicates, merging blocks that it cannot tell apart. single reports
+// whether every type ends up with one block.
+func componentBlocks(sub *problem, pmap map[int]int, blocks map[int][]blockInfo) (map[int][]blockSpec, map[int]int64, bool) {
+	specs := map[int][]blockSpec{}
+	restFixed := map[int]int64{}
+	single := true
+	for t, bl := range blocks {
+		var total int64
+		byKey := map[string]int{}
+		var out []blockSpec
+		for _, b := range bl {
+			total += b.fixed
+			ev := map[int]bool{}
+			for p, v := range b.ev {
+				if q, ok := pmap[p]; ok {
+					ev[q] = v
+				}
+			}
+			k := evKey(ev)
+			i, ok := byKey[k]
+			if !ok {
+				i = len(out)
+				byKey[k] = i
+				out = append(out, blockSpec{ev: ev})
+			}
+			out[i].fixed += b.fixed
+			out[i].rest = out[i].rest || b.rest
+		}
+		restFixed[t] = total
+		specs[t] = out
+		if len(out) > 1 {
+			single = false
+		}
+	}
+	return specs, restFixed, single
+}
+
+// fo2Wrap adapts a compiled FO2 component to the component interface.
+type fo2Wrap struct {
+	c    *fo2Comp
+	name string // for messages: the formulas of the component
+}
+
+func (w *fo2Wrap) eval(theta []float64, n []int64, grad []float64) (float64, float64, error) {
+	z := newLnum(len(w.c.params))
+	digits, err := w.c.eval(theta, n, &z)
+	if err != nil {
+		return 0, 0, fmt.Errorf("%s: %w", w.name, err)
+	}
+	switch {
+	case z.s == 0:
+		return 0, 0, fmt.Errorf("%s: the hard formulas and evidence have no model at these domain sizes (Z = 0)", w.name)
+	case z.s < 0 || digits > 15:
+		return 0, 0, fmt.Errorf("%s: the weighted model count cancelled to within double precision (%.0f digits lost)", w.name, digits)
+	}
+	for i, p := range w.c.params {
+		grad[p] += z.g[i]
+	}
+	return z.logValue(), digits, nil
+}

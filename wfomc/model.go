@@ -1,0 +1,323 @@
+package wfomc
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/lifted-dev/lifted/mln"
+)
+
+// Options configure Compile.
+type Options struct {
+	// Evidence fixes the truth value of ground atoms: the model is
+	// conditioned on it (log Z becomes the log of the weight of the worlds
+	// that agree with it). Evidence on unary predicates keeps inference
+	// lifted: elements with the same evidence form blocks that are summed
+	// over like cells. Evidence on an atom of higher arity names its
+	// constants, which are then shattered out like constants in formulas
+	// (exponential in their number; a few are fine).
+	Evidence []Literal
+	// Counts fixes how many anonymous elements satisfy a unary predicate
+	// (see CountEvidence).
+	Counts []CountEvidence
+	// Queries are ground formulas whose marginal probabilities Evaluate
+	// returns.
+	Queries []Query
+	// AllowGround lets components that no lifting rule handles be computed
+	// exactly by enumerating their ground worlds (small domains only).
+	AllowGround bool
+	// MaxGroundAtoms bounds the unknown ground atoms of one component under
+	// AllowGround (default 24: 16 million worlds).
+	MaxGroundAtoms int
+}
+
+// Literal is a ground atom with its truth value: Pred(Args...) = Value.
+type Literal struct {
+	Pred  string
+	Args  []string
+	Value bool
+}
+
+// CountEvidence says that exactly Count of the anonymous elements of the
+// argument type of the unary predicate Pred satisfy it. Anonymous elements
+// are those no formula, query or evidence atom names. The type must have no
+// other evidence.
+type CountEvidence struct {
+	Pred  string
+	Count int64
+}
+
+// Query is a ground formula (such as Friends(Guy,Nima) or
+// Smokes(Anna) ^ !Cancer(Anna)) whose marginal probability is wanted.
+type Query struct {
+	Text string // as given, trimmed
+	expr mln.Expr
+}
+
+// ParseQuery parses a ground formula in the syntax of m's formulas.
+func ParseQuery(m *mln.MLN, text string) (Query, error) {
+	var b strings.Builder
+	for _, t := range m.Types {
+		if s := t.String(); s != "" {
+			b.WriteString(s + "\n")
+		}
+	}
+	for _, d := range m.Funcs {
+		b.WriteString(d.String() + "\n")
+	}
+	for _, d := range m.Preds {
+		b.WriteString(d.String() + "\n")
+	}
+	decls := b.String()
+	q, err := mln.Parse("query", []byte(decls+text+".\n"))
+	if err != nil {
+		msg := err.Error()
+		if i := strings.LastIndex(msg, ": "); i >= 0 && strings.HasPrefix(msg, "query:") {
+			msg = msg[i+2:]
+		}
+		return Query{}, fmt.Errorf("query %q: %s", text, msg)
+	}
+	if len(q.Formulas) != 1 || len(q.Preds) != len(m.Preds) {
+		return Query{}, fmt.Errorf("query %q is not a formula over the model's predicates", text)
+	}
+	f := q.Formulas[0]
+	if len(f.Vars) > 0 {
+		return Query{}, fmt.Errorf("query %q is not ground: %s is a variable (constants start with an uppercase letter or a digit)", text, f.Vars[0].Name)
+	}
+	return Query{Text: strings.TrimSpace(text), expr: f.Expr}, nil
+}
+
+// Model is an MLN compiled for weighted first-order model counting. All
+// the structure that depends neither on the weights nor on the domain sizes
+// (shattering, Skolemization, cells, pair weights as functions of the
+// weights, merges, summation plans) is built once by Compile; Evaluate then
+// only evaluates it, so a learner calls Evaluate once per iteration and
+// database. A Model is safe for concurrent use.
+type Model struct {
+	m        *mln.MLN
+	nf       int // formulas of m
+	nParams  int // formulas + queries
+	p0       *problem
+	top      *level
+	named    []map[string]bool // per MLN type: constants that must be elements
+	declared []int64           // per MLN type: default domain size
+	queries  []queryInfo
+	// countEv: per count-evidence entry, the MLN type and count.
+	countEv []countInfo
+	// uncovered evidence atoms (fixed, so not free): a constant, plus the
+	// rest block of count-evidence types whose predicate no formula uses.
+	fixedUncovered      int64
+	fixedUncoveredRests []int // types whose anonymous rest has such atoms
+}
+
+type queryInfo struct {
+	text  string
+	param int
+	// anonymous constants replaced by variables: their types and block
+	// classes (for the number of equiprobable groundings).
+	slots []querySlot
+}
+
+type querySlot struct {
+	typ   int // MLN type
+	class int // block class within the type
+}
+
+type countInfo struct {
+	typ   int
+	count int64
+}
+
+// Result is the output of Evaluate.
+type Result struct {
+	// LogZ is the natural log of the partition function (of the evidence's
+	// weight, with evidence).
+	LogZ float64
+	// ExpectedCounts[j] is the expected number of true groundings of formula
+	// j (for a hard formula, its number of groundings).
+	ExpectedCounts []float64
+	// Marginals[q] is the probability of query q.
+	Marginals []float64
+	// DigitsLost is the number of decimal digits lost to cancellation
+	// between positive and negative terms (Skolem weights are −1); double
+	// precision has about 15.9.
+	DigitsLost float64
+	// Seconds is the evaluation time.
+	Seconds float64
+}
+
+// Compile prepares m for weighted model counting. opt may be nil.
+func Compile(m *mln.MLN, opt *Options) (*Model, error) {
+	if opt == nil {
+		opt = &Options{}
+	}
+	c := &compiler{m: m, opt: opt, mod: &Model{m: m, nf: len(m.Formulas)}}
+	if err := c.compile(); err != nil {
+		return nil, err
+	}
+	return c.mod, nil
+}
+
+// DefaultSizes returns the domain size of every type that the MLN and the
+// evidence give: the number of distinct constants of the type.
+func (mod *Model) DefaultSizes() map[string]int64 {
+	out := map[string]int64{}
+	for i, t := range mod.m.Types {
+		out[t.Name] = mod.declared[i]
+	}
+	return out
+}
+
+// Evaluate computes log Z, the expected count of every formula and the
+// marginal of every query for the given formula weights (one per formula of
+// the MLN; those of hard formulas are ignored) and domain sizes (types not
+// listed keep their default size; see DefaultSizes). Named constants are
+// elements of their domains, so a size must be at least their number.
+func (mod *Model) Evaluate(weights []float64, sizes map[string]int64) (*Result, error) {
+	start := time.Now()
+	if len(weights) != mod.nf {
+		return nil, fmt.Errorf("got %d weights for %d formulas", len(weights), mod.nf)
+	}
+	n, err := mod.baseSizes(sizes)
+	if err != nil {
+		return nil, err
+	}
+	theta := make([]float64, mod.nParams)
+	for j, f := range mod.m.Formulas {
+		if !f.Hard {
+			w := weights[j]
+			if math.IsNaN(w) || math.IsInf(w, 0) {
+				return nil, fmt.Errorf("formula %d (%s): weight %v is not finite", j+1, f.Text, w)
+			}
+			theta[j] = w
+		}
+	}
+	grad := make([]float64, mod.nParams)
+	logZ, digits, err := mod.top.eval(theta, n, grad)
+	if err != nil {
+		return nil, err
+	}
+	logZ += mod.countLogBinom(n)
+	free := mod.top.sh.freeAtoms(mod.p0, n) - mod.fixedUncoveredAt(n)
+	logZ += free * math.Ln2
+	res := &Result{LogZ: logZ, ExpectedCounts: make([]float64, mod.nf), DigitsLost: digits}
+	for j, f := range mod.m.Formulas {
+		if f.Hard {
+			res.ExpectedCounts[j] = groundings(mod.m, f, n)
+		} else {
+			res.ExpectedCounts[j] = grad[j]
+		}
+	}
+	for _, q := range mod.queries {
+		g := mod.queryGroundings(q, n)
+		p := 0.0
+		if g > 0 {
+			p = grad[q.param] / g
+		}
+		res.Marginals = append(res.Marginals, clamp01(p))
+	}
+	if math.IsNaN(res.LogZ) || math.IsInf(res.LogZ, 0) {
+		return nil, errors.New("log Z is not finite")
+	}
+	res.Seconds = time.Since(start).Seconds()
+	return res, nil
+}
+
+func clamp01(p float64) float64 {
+	switch {
+	case math.IsNaN(p):
+		return 0
+	case p < 0:
+		return 0
+	case p > 1:
+		return 1
+	}
+	return p
+}
+
+// groundings is the number of groundings of f's free variables.
+func groundings(m *mln.MLN, f *mln.Formula, n []int64) float64 {
+	g := 1.0
+	for _, v := range f.Vars {
+		g *= float64(n[m.TypeIndex(v.Type)])
+	}
+	return g
+}
+
+func (mod *Model) baseSizes(sizes map[string]int64) ([]int64, error) {
+	n := slices.Clone(mod.declared)
+	for name, s := range sizes {
+		i := mod.m.TypeIndex(name)
+		if i < 0 {
+			names := make([]string, len(mod.m.Types))
+			for k, t := range mod.m.Types {
+				names[k] = t.Name
+			}
+			return nil, fmt.Errorf("unknown type %q in domain sizes (types: %s)", name, strings.Join(names, ", "))
+		}
+		if s < 0 {
+			return nil, fmt.Errorf("domain size of %s is negative", name)
+		}
+		if s > 1<<31 {
+			return nil, fmt.Errorf("domain size of %s is %d; at most 2^31 is supported", name, s)
+		}
+		n[i] = s
+	}
+	for i, t := range mod.m.Types {
+		if need := int64(len(mod.named[i])); n[i] < need {
+			return nil, fmt.Errorf("domain %s has %d elements but %d constants are named (%s)", t.Name, n[i], need, sample(mod.named[i]))
+		}
+	}
+	return n, nil
+}
+
+func sample(set map[string]bool) string {
+	var s []string
+	for k := range set {
+		s = append(s, k)
+	}
+	sort.Strings(s)
+	if len(s) > 6 {
+		s = append(s[:6], "…")
+	}
+	return strings.Join(s, ", ")
+}
+
+// queryGroundings is the number of equiprobable groundings a query stands
+// for: its anonymous constants may be any distinct elements of their blocks.
+func (mod *Model) queryGroundings(q queryInfo, n []int64) float64 {
+	g := 1.0
+	used := map[querySlot]int64{}
+	for _, s := range q.slots {
+		size := mod.top.classSize(s.typ, s.class, n)
+		g *= float64(size - used[s])
+		used[s]++
+	}
+	return g
+}
+
+func (mod *Model) countLogBinom(n []int64) float64 {
+	if len(mod.countEv) == 0 {
+		return 0
+	}
+	total := 0.0
+	for _, ce := range mod.countEv {
+		rest := mod.top.restAnon(ce.typ, n) + ce.count
+		ensureLogFact(rest)
+		total += logBinom(logFactTable(), rest, ce.count)
+	}
+	return total
+}
+
+func (mod *Model) fixedUncoveredAt(n []int64) float64 {
+	f := float64(mod.fixedUncovered)
+	for _, t := range mod.fixedUncoveredRests {
+		f += float64(mod.top.restAnon(t, n))
+	}
+	return f
+}
