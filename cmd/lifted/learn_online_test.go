@@ -1,0 +1,106 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/lifted-dev/lifted/mln"
+	"github.com/lifted-dev/lifted/online"
+)
+
+// sampleDBs writes n databases sampled (Gibbs, fixed seed) from the
+// enriched smokers MLN's weights and returns their paths.
+func sampleDBs(t *testing.T, mlnPath string, n int) []string {
+	t.Helper()
+	m, err := mln.ParseFile(mlnPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	md, err := online.NewModel(m, nil, []string{"Friends", "Smokes", "Cancer", "Stress", "Treatment"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := make([]float64, len(m.Formulas))
+	for i, f := range m.Formulas {
+		w[i] = f.Weight
+	}
+	rng := rand.New(rand.NewPCG(11, 12))
+	var paths []string
+	for i := range n {
+		x := online.Sample(md, w, 100, rng)
+		p := filepath.Join(t.TempDir(), "d"+string(rune('0'+i))+".db")
+		fh, err := os.Create(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := online.WriteDB(fh, md, x, nil); err != nil {
+			t.Fatal(err)
+		}
+		fh.Close()
+		paths = append(paths, p)
+	}
+	return paths
+}
+
+func TestRunOnlineLearn(t *testing.T) {
+	mlnPath := filepath.Join("..", "..", "experiments", "online", "smokers.mln")
+	dbs := sampleDBs(t, mlnPath, 2)
+	dir := t.TempDir()
+	for _, method := range []string{"smd", "sgd", "scg", "lbfgs-bp"} {
+		for _, pieces := range []string{"factor", "tree", "neighbourhood"} {
+			if pieces != "factor" && (method == "scg" || method == "lbfgs-bp") {
+				continue
+			}
+			o := &onlineFlags{pieces: pieces, depth: 2, discount: 0.9, batchSize: 10, step: 0.2, passes: 0.5,
+				ne: []string{"Smokes", "Cancer", "Treatment"}, holdout: []string{dbs[1]},
+				plot: filepath.Join(dir, method+pieces+".svg"), log: filepath.Join(dir, method+pieces+".json"),
+				seed: 1, lambda: 0.99, mu: 0.1, gamma: 0.9, evalEvery: 0.1}
+			out := filepath.Join(dir, method+pieces+".mln")
+			r := onlineRun{Method: method, Input: mlnPath, Train: dbs[:1], Output: out, Quiet: true, MaxIter: 5, Tol: 1e-6}
+			if err := runOnlineLearn(context.Background(), o, r, os.Stdout); err != nil {
+				t.Fatalf("%s %s: %v", method, pieces, err)
+			}
+			m, err := mln.ParseFile(out)
+			if err != nil {
+				t.Fatalf("%s: learned MLN does not parse: %v", method, err)
+			}
+			if len(m.Formulas) != 6 {
+				t.Errorf("%s: %d formulas in the learned MLN", method, len(m.Formulas))
+			}
+			b, err := os.ReadFile(o.log)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var l curveLog
+			if err := json.Unmarshal(b, &l); err != nil {
+				t.Fatal(err)
+			}
+			if len(l.Points) < 2 || l.Points[0].CMLL == nil {
+				t.Errorf("%s: curve %+v", method, l.Points)
+			}
+			if len(l.TestLogLik) != 1 || l.TestLogLik[0] == nil {
+				t.Errorf("%s: no exact test log-likelihood (%v)", method, l.TestLogLik)
+			} else if *l.TestLogLik[0] >= 0 {
+				t.Errorf("%s: exact test log-likelihood %v", method, *l.TestLogLik[0])
+			}
+			for i := 1; i < len(l.Points); i++ {
+				if l.Points[i].Passes <= l.Points[i-1].Passes {
+					t.Errorf("%s: passes not increasing: %v then %v", method, l.Points[i-1].Passes, l.Points[i].Passes)
+				}
+			}
+			if method == "smd" && len(l.Points) < 4 {
+				// five mini-batches per pass here: 0, 0.2, 0.4, 0.6
+				t.Errorf("smd: only %d curve points", len(l.Points))
+			}
+			svg, err := os.ReadFile(o.plot)
+			if err != nil || !strings.Contains(string(svg), "<path") {
+				t.Errorf("%s: no curve in the SVG: %v", method, err)
+			}
+		}
+	}
+}

@@ -1,0 +1,196 @@
+package main
+
+import (
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/lifted-dev/lifted/mln"
+)
+
+const wfDir = "testdata/wfomc/"
+
+type wfomcJSON struct {
+	LogZ           float64            `json:"log_z"`
+	ExpectedCounts []float64          `json:"expected_counts"`
+	Marginals      map[string]float64 `json:"marginals"`
+	Seconds        *float64           `json:"seconds"`
+}
+
+func TestWfomcJSON(t *testing.T) {
+	out, stderr, code := run(t, "wfomc", wfDir+"friendsmoker.mln", "--query", "friends(Guy,Nima)", "-q", "smokes(Guy)", "--output-format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var r wfomcJSON
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if math.Abs(r.LogZ-68.63908810719217) > 1e-11 {
+		t.Errorf("log_z = %.17g, Forclift 68.63908810719217", r.LogZ)
+	}
+	if math.Abs(r.Marginals["friends(Guy,Nima)"]-0.4580488556024473) > 1e-12 || math.Abs(r.Marginals["smokes(Guy)"]-0.5) > 1e-12 {
+		t.Errorf("marginals %v", r.Marginals)
+	}
+	if len(r.ExpectedCounts) != 1 || r.Seconds == nil {
+		t.Errorf("expected_counts %v, seconds %v", r.ExpectedCounts, r.Seconds)
+	}
+}
+
+func TestWfomcTextAndDomain(t *testing.T) {
+	out, stderr, code := run(t, "wfomc", wfDir+"friendsmoker.mln", "--domain", "person=1000000")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"log Z = ", "expected counts:", "friends(x,y) ^ smokes(x) => smokes(y)", "seconds = "} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	line := strings.SplitN(out, "\n", 2)[0]
+	lz, err := strconv.ParseFloat(strings.TrimPrefix(line, "log Z = "), 64)
+	// n² friends atoms and n smokes atoms, each ground formula worth at
+	// most e²: n ln 2 + n²(ln 2 + 2) bounds log Z from above.
+	if err != nil || lz < 1e12*math.Ln2 || lz > 1e6*math.Ln2+1e12*(math.Ln2+2) {
+		t.Errorf("log Z line %q", line)
+	}
+}
+
+func TestWfomcEvidence(t *testing.T) {
+	out, stderr, code := run(t, "wfomc", wfDir+"friendsmoker.mln", "-e", wfDir+"evidence.db", "-q", "smokes(Guy)", "--output-format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var r wfomcJSON
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	// Conditioning removes worlds: log Z falls, and the marginals move.
+	if !(r.LogZ < 68.63908810719217) || r.Marginals["smokes(Guy)"] == 0.5 {
+		t.Errorf("evidence had no effect: %+v", r)
+	}
+}
+
+func TestWfomcBeyondFO2(t *testing.T) {
+	_, stderr, code := run(t, "wfomc", wfDir+"transitive.mln")
+	if code == 0 || !strings.Contains(stderr, "--allow-ground") || !strings.Contains(stderr, "Knows(x,y) ^ Knows(y,z) => Knows(x,z)") {
+		t.Errorf("exit %d, stderr %q", code, stderr)
+	}
+	out, stderr, code := run(t, "wfomc", wfDir+"transitive.mln", "--allow-ground", "--output-format", "json")
+	if code != 0 {
+		t.Fatalf("--allow-ground: exit %d: %s", code, stderr)
+	}
+	var r wfomcJSON
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	if !(r.LogZ > 9*math.Ln2) || r.ExpectedCounts[0] > 27 {
+		t.Errorf("ground fallback: %+v", r)
+	}
+}
+
+func TestWfomcUsageErrors(t *testing.T) {
+	for _, args := range [][]string{
+		{"wfomc"},
+		{"wfomc", wfDir + "friendsmoker.mln", "--domain", "person"},
+		{"wfomc", wfDir + "friendsmoker.mln", "--domain", "people=3"},
+		{"wfomc", wfDir + "friendsmoker.mln", "--output-format", "xml"},
+		{"wfomc", wfDir + "friendsmoker.mln", "-q", "smokes(x)"},
+	} {
+		_, stderr, code := run(t, args...)
+		if code == 0 || !strings.Contains(stderr, "lifted --help") {
+			t.Errorf("%v: exit %d, stderr %q; want a usage error", args, code, stderr)
+		}
+	}
+	_, stderr, code := run(t, "wfomc", wfDir+"friendsmoker.mln", "--domain", "person=2")
+	if code == 0 || !strings.Contains(stderr, "constants are named") {
+		t.Errorf("domain smaller than its constants: exit %d, stderr %q", code, stderr)
+	}
+}
+
+func TestLearnLWLAndLoglik(t *testing.T) {
+	dir := t.TempDir()
+	learned := filepath.Join(dir, "learned.mln")
+	_, stderr, code := run(t, "learn", "--method", "lwl", "-i", wfDir+"smoking.mln", "-t", wfDir+"train.db", "-o", learned)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	m, err := mln.ParseFile(learned)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []float64{6.819112, -7.512383, -0.951713, 7.511290, 0.490357, 0.490357}
+	for j, f := range m.Formulas {
+		if !f.HasWeight || math.Abs(f.Weight-want[j]) > 1e-4 {
+			t.Errorf("formula %d: weight %v, want %v", j+1, f.Weight, want[j])
+		}
+	}
+	src, _ := os.ReadFile(learned)
+	if !strings.Contains(string(src), " Friends(x,y) ^ Smokes(x) => Smokes(y)\n") {
+		t.Errorf("formula text not kept:\n%s", src)
+	}
+	// The learned model's training log-likelihood, reported by loglik.
+	out, stderr, code := run(t, "loglik", learned, wfDir+"train.db", wfDir+"test.db", "--output-format", "json")
+	if code != 0 {
+		t.Fatalf("loglik: exit %d: %s", code, stderr)
+	}
+	var r struct {
+		Databases []struct {
+			LogLik float64   `json:"log_likelihood"`
+			LogZ   float64   `json:"log_z"`
+			Counts []float64 `json:"counts"`
+		} `json:"databases"`
+		Total float64 `json:"log_likelihood"`
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if len(r.Databases) != 2 || math.Abs(r.Databases[0].LogLik+r.Databases[1].LogLik-r.Total) > 1e-9 {
+		t.Fatalf("loglik output %s", out)
+	}
+	d := r.Databases[0]
+	ll := -d.LogZ
+	for j, f := range m.Formulas {
+		ll += f.Weight * d.Counts[j]
+	}
+	if math.Abs(ll-d.LogLik) > 1e-9 || d.LogLik > 0 {
+		t.Errorf("log-likelihood %v, recomputed %v", d.LogLik, ll)
+	}
+	// loglik's log Z is wfomc's log Z at the database's domain size.
+	wout, _, _ := run(t, "wfomc", learned, "--domain", "person=8", "--output-format", "json")
+	var w wfomcJSON
+	if err := json.Unmarshal([]byte(wout), &w); err != nil || math.Abs(w.LogZ-d.LogZ) > 1e-9 {
+		t.Errorf("wfomc log Z %v (%v), loglik's %v", w.LogZ, err, d.LogZ)
+	}
+}
+
+func TestLearnPLLAndErrors(t *testing.T) {
+	out, stderr, code := run(t, "learn", "--method", "pll", "-i", wfDir+"smoking.mln", "-t", wfDir+"train.db,"+wfDir+"test.db", "--quiet")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	m, err := mln.Parse("out.mln", []byte(out))
+	if err != nil || len(m.Formulas) != 6 {
+		t.Fatalf("pll output does not parse back (%v):\n%s", err, out)
+	}
+	for _, args := range [][]string{
+		{"learn", "-t", wfDir + "train.db"},
+		{"learn", "-i", wfDir + "smoking.mln"},
+		{"learn", "--method", "mcmc", "-i", wfDir + "smoking.mln", "-t", wfDir + "train.db"},
+		{"loglik", wfDir + "smoking.mln"},
+	} {
+		_, stderr, code := run(t, args...)
+		if code == 0 || !strings.Contains(stderr, "lifted --help") {
+			t.Errorf("%v: exit %d, stderr %q; want a usage error", args, code, stderr)
+		}
+	}
+	// Unweighted formulas: loglik needs weights.
+	_, stderr, code = run(t, "loglik", wfDir+"smoking.mln", wfDir+"test.db")
+	if code == 0 || !strings.Contains(stderr, "no weight") {
+		t.Errorf("unweighted model: exit %d, stderr %q", code, stderr)
+	}
+}

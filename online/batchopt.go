@@ -1,0 +1,320 @@
+package online
+
+import (
+	"context"
+	"math"
+	"slices"
+	"time"
+
+	"gonum.org/v1/gonum/optimize"
+)
+
+// BatchOptions configure the batch baselines SCG and LBFGS, which minimise
+// the negative conditional log-likelihood of the whole mega-example (one
+// piece holding every ground clause) with its BP (Bethe) value and gradient.
+type BatchOptions struct {
+	// MaxIter bounds the iterations (default 100).
+	MaxIter int
+	// GradTol stops when the largest gradient component is below it
+	// (default 1e-6).
+	GradTol float64
+	// PriorStdDev, if positive, adds a Gaussian prior N(0, σ²) on every
+	// weight: Σ w²/(2σ²) to the loss.
+	PriorStdDev float64
+	// Init gives the starting weights (nil: zeros).
+	Init []float64
+	// Grad configures the BP runs; NoNormalize is forced.
+	Grad GradOptions
+	// Eval, if set, is called at the start and after every gradient
+	// evaluation at an accepted point, with the number of gradient
+	// evaluations so far (passes over the mega-example).
+	Eval func(passes float64, w []float64) error
+	// Progress, if set, is called after every iteration.
+	Progress func(iter, evals int, loss float64)
+}
+
+// BatchLearnResult is the outcome of a batch baseline.
+type BatchLearnResult struct {
+	Weights     []float64
+	Loss        float64 // at Weights, with the prior
+	Iterations  int
+	Evaluations int // gradient evaluations (passes over the mega-example)
+	Converged   bool
+	// Status says why the run stopped.
+	Status  string
+	Seconds float64
+}
+
+type fullObjective struct {
+	ctx    context.Context
+	md     *Model
+	pieces *Pieces
+	batch  []int32
+	opt    BatchOptions
+	evals  int
+	err    error
+	// cache of the last evaluation
+	lastW    []float64
+	lastLoss float64
+	lastGrad []float64
+}
+
+func newFullObjective(ctx context.Context, md *Model, opt BatchOptions) *fullObjective {
+	opt.Grad.NoNormalize = true
+	return &fullObjective{ctx: ctx, md: md, pieces: WholePiece(md), batch: []int32{0}, opt: opt}
+}
+
+// eval returns the loss and gradient at w (cached for the last w).
+func (o *fullObjective) eval(w []float64) (float64, []float64) {
+	if o.lastW != nil && slices.Equal(o.lastW, w) {
+		return o.lastLoss, o.lastGrad
+	}
+	if o.err != nil {
+		return math.NaN(), make([]float64, len(w))
+	}
+	r, err := o.md.BatchGradient(o.ctx, w, o.pieces, o.batch, o.opt.Grad)
+	if err != nil {
+		o.err = err
+		return math.NaN(), make([]float64, len(w))
+	}
+	o.evals++
+	loss, g := r.Loss, r.Grad
+	if s := o.opt.PriorStdDev; s > 0 {
+		for i, x := range w {
+			loss += x * x / (2 * s * s)
+			g[i] += x / (s * s)
+		}
+	}
+	o.lastW = slices.Clone(w)
+	o.lastLoss, o.lastGrad = loss, g
+	return loss, g
+}
+
+func (o *BatchOptions) defaults() {
+	if o.MaxIter <= 0 {
+		o.MaxIter = 100
+	}
+	if o.GradTol <= 0 {
+		o.GradTol = 1e-6
+	}
+}
+
+func maxAbs(g []float64) float64 {
+	m := 0.0
+	for _, x := range g {
+		m = math.Max(m, math.Abs(x))
+	}
+	return m
+}
+
+func dot(a, b []float64) float64 {
+	s := 0.0
+	for i := range a {
+		s += a[i] * b[i]
+	}
+	return s
+}
+
+// SCG minimises the whole mega-example's BP negative conditional
+// log-likelihood by scaled conjugate gradient (Møller 1993): conjugate
+// directions (Hestenes–Stiefel form with restarts every k iterations), the
+// curvature along the direction from a finite difference of gradients, and
+// a Levenberg–Marquardt scale λ adjusted by the comparison ratio Δ instead of
+// a line search.
+func SCG(ctx context.Context, md *Model, opt BatchOptions) (*BatchLearnResult, error) {
+	opt.defaults()
+	start := time.Now()
+	o := newFullObjective(ctx, md, opt)
+	k := md.NumFormulas()
+	w := make([]float64, k)
+	if opt.Init != nil {
+		copy(w, opt.Init)
+	}
+	const sigma0 = 1e-4
+	lambda, lambdaBar := 1e-6, 0.0
+	f, g := o.eval(w)
+	if o.err != nil {
+		return nil, o.err
+	}
+	if opt.Eval != nil {
+		if err := opt.Eval(float64(o.evals), w); err != nil {
+			return nil, err
+		}
+	}
+	r := make([]float64, k)
+	for i := range r {
+		r[i] = -g[i]
+	}
+	p := slices.Clone(r)
+	s := make([]float64, k)
+	wt := make([]float64, k)
+	success := true
+	delta := 0.0
+	res := &BatchLearnResult{}
+	for it := 1; it <= opt.MaxIter; it++ {
+		res.Iterations = it
+		p2 := dot(p, p)
+		if p2 == 0 {
+			res.Converged = true
+			break
+		}
+		if success {
+			sigma := sigma0 / math.Sqrt(p2)
+			for i := range wt {
+				wt[i] = w[i] + sigma*p[i]
+			}
+			_, gs := o.eval(wt)
+			if o.err != nil {
+				return nil, o.err
+			}
+			for i := range s {
+				s[i] = (gs[i] - g[i]) / sigma
+			}
+			delta = dot(p, s)
+		}
+		delta += (lambda - lambdaBar) * p2
+		if delta <= 0 {
+			lambdaBar = 2 * (lambda - delta/p2)
+			delta = -delta + lambda*p2
+			lambda = lambdaBar
+		}
+		mu := dot(p, r)
+		alpha := mu / delta
+		for i := range wt {
+			wt[i] = w[i] + alpha*p[i]
+		}
+		fnew, gnew := o.eval(wt)
+		if o.err != nil {
+			return nil, o.err
+		}
+		Delta := 2 * delta * (f - fnew) / (mu * mu)
+		if Delta >= 0 && !math.IsNaN(fnew) {
+			copy(w, wt)
+			f = fnew
+			rnew := make([]float64, k)
+			for i := range rnew {
+				rnew[i] = -gnew[i]
+			}
+			g = slices.Clone(gnew)
+			lambdaBar = 0
+			success = true
+			if it%k == 0 {
+				copy(p, rnew)
+			} else {
+				beta := (dot(rnew, rnew) - dot(rnew, r)) / mu
+				for i := range p {
+					p[i] = rnew[i] + beta*p[i]
+				}
+			}
+			r = rnew
+			if Delta >= 0.75 {
+				lambda = math.Max(lambda/4, 1e-15)
+			}
+			if opt.Eval != nil {
+				if err := opt.Eval(float64(o.evals), w); err != nil {
+					return nil, err
+				}
+			}
+		} else {
+			lambdaBar = lambda
+			success = false
+		}
+		if Delta < 0.25 {
+			lambda = math.Min(lambda+delta*(1-Delta)/p2, 1e100)
+		}
+		if opt.Progress != nil {
+			opt.Progress(it, o.evals, f)
+		}
+		if maxAbs(r) < opt.GradTol {
+			res.Converged = true
+			break
+		}
+	}
+	res.Weights, res.Loss, res.Evaluations = w, f, o.evals
+	res.Seconds = time.Since(start).Seconds()
+	return res, nil
+}
+
+// LBFGS minimises the same objective as SCG with gonum's L-BFGS (More–Thuente
+// line search).
+func LBFGS(ctx context.Context, md *Model, opt BatchOptions) (*BatchLearnResult, error) {
+	opt.defaults()
+	start := time.Now()
+	o := newFullObjective(ctx, md, opt)
+	k := md.NumFormulas()
+	w0 := make([]float64, k)
+	if opt.Init != nil {
+		copy(w0, opt.Init)
+	}
+	lastEval := -1
+	if opt.Eval != nil {
+		o.eval(w0)
+		lastEval = o.evals
+		if o.err != nil {
+			return nil, o.err
+		}
+		if err := opt.Eval(float64(o.evals), w0); err != nil {
+			return nil, err
+		}
+	}
+	var evalErr error
+	iter := 0
+	problem := optimize.Problem{
+		Func: func(x []float64) float64 { v, _ := o.eval(x); return v },
+		Grad: func(grad, x []float64) { _, g := o.eval(x); copy(grad, g) },
+		Status: func() (optimize.Status, error) {
+			if o.err != nil {
+				return optimize.Failure, o.err
+			}
+			if evalErr != nil {
+				return optimize.Failure, evalErr
+			}
+			return optimize.NotTerminated, nil
+		},
+	}
+	settings := &optimize.Settings{
+		GradientThreshold: opt.GradTol,
+		MajorIterations:   opt.MaxIter,
+		Recorder: &recorder{fn: func(loc *optimize.Location) {
+			iter++
+			if opt.Eval != nil && evalErr == nil && o.evals > lastEval {
+				lastEval = o.evals
+				evalErr = opt.Eval(float64(o.evals), loc.X)
+			}
+			if opt.Progress != nil {
+				opt.Progress(iter, o.evals, loc.F)
+			}
+		}},
+	}
+	out, optErr := optimize.Minimize(problem, w0, settings, &optimize.LBFGS{Linesearcher: &optimize.MoreThuente{}})
+	if o.err != nil {
+		return nil, o.err
+	}
+	if evalErr != nil {
+		return nil, evalErr
+	}
+	if out == nil {
+		return nil, optErr
+	}
+	res := &BatchLearnResult{Weights: out.X, Loss: out.F, Iterations: out.Stats.MajorIterations,
+		Evaluations: o.evals, Seconds: time.Since(start).Seconds()}
+	res.Converged = out.Status == optimize.GradientThreshold
+	res.Status = out.Status.String()
+	if optErr != nil {
+		// A line search that can no longer improve ends most runs that
+		// have converged to machine precision.
+		res.Status += " (" + optErr.Error() + ")"
+	}
+	return res, nil
+}
+
+type recorder struct{ fn func(*optimize.Location) }
+
+func (r *recorder) Init() error { return nil }
+
+func (r *recorder) Record(loc *optimize.Location, op optimize.Operation, _ *optimize.Stats) error {
+	if op == optimize.MajorIteration {
+		r.fn(loc)
+	}
+	return nil
+}

@@ -1,0 +1,57 @@
+// Package online trains the weights of a Markov logic network on one
+// "mega-example" by lifted online learning (Ahmadi, Kersting, Mladenov and
+// Natarajan, "Exploiting symmetries for scaling loopy belief propagation and
+// relational training", Mach. Learn. 2013, Sections 6–8; Ahmadi, Kersting and
+// Natarajan, "Lifted online training of relational models with stochastic
+// gradient methods", ECML 2012).
+//
+// # Data
+//
+// NewModel compiles the MLN's quantifier-free formulas and the training
+// database into ground clauses. Every ground atom has a status: Evidence
+// (atoms of the evidence predicates, closed world: fixed in every inference),
+// Observed (atoms of the non-evidence predicates, the "--ne" list, with a value
+// in the data) or Hidden (non-evidence atoms written "?P(A)" in the data:
+// partially observed). Ground clauses whose value the evidence fixes carry no
+// gradient and are dropped; the others, over their non-evidence atoms, are the
+// factors of the ground network.
+//
+// # Pieces and mini-batches
+//
+// FactorPieces makes one piece per ground clause (depth 0);
+// NeighbourhoodPieces takes every clause within depth d (Fig. 9c). TreePieces
+// implements RelTreeFinding (Algorithm 5 of the journal paper): per formula,
+// a random ground clause grows a tree by a breadth-first random walk with
+// discount t up to depth d, skipping every branch that would close a cycle;
+// the tree is variabilised into a pattern and applied to every ground clause
+// of that formula, with a random substitution where it is not unique and as
+// much of the pattern as applies (at least the root).
+//
+// A mini-batch is a set of pieces turned into one factor graph of disjoint
+// parts: every piece has its own copies of its atoms. Each ground clause
+// becomes a factor over its atoms and one auxiliary binary "feature" variable
+// a with table exp(w·f(x))·[a = f(x)]: a is a leaf that is a deterministic
+// function of the factor's atoms, so the BP fixed point of the other messages
+// is unchanged, and a's belief is exactly the factor belief of "clause true".
+// That gives expected counts from node marginals alone, through package bp,
+// the one BP engine, on ground or lifted graphs (lift.Compress across and
+// within pieces). The gradient of the negative conditional log-likelihood of
+// a batch is E[n | evidence] − E[n | evidence, observed atoms] (two BP runs;
+// the second is a plain count when nothing is hidden), each component divided
+// by the number of ground clauses of its formula in the batch (Eq. 14).
+// GradOptions.Workers computes a batch as shards of pieces on several cores
+// and sums them (the map/reduce of Theorem 4).
+//
+// # Optimisers
+//
+// SMD is stochastic meta-descent with the natural-gradient form of Eqs.
+// 15–18, with C kept as a full k×k matrix (k formulas) regularised by the
+// identity; SGD is plain stochastic gradient descent. Both process mini-batches
+// in random order per pass. SCG (Møller 1993) and LBFGS (gonum's optimize)
+// are the batch baselines on the full BP likelihood gradient of the whole
+// mega-example. Sample draws synthetic mega-examples by Gibbs sampling, and
+// CMLL evaluates a weight vector on test data as the paper defines it.
+//
+// All randomness comes from a *rand.Rand passed in; nothing uses a global
+// source.
+package online
