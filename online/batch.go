@@ -113,7 +113,7 @@ func (md *Model) buildBatch(w []float64, pieces *Pieces, batch []int32) (*batchG
 			feat := md.clauseFeat(int(c))
 			vals = vals[:0]
 			for _, x := range feat {
-				e := math.Exp(wf*float64(x) - top)
+				e := softEntry(wf*float64(x) - top)
 				if x == 1 {
 					vals = append(vals, 0, e)
 				} else {
@@ -285,3 +285,13 @@ func (md *Model) rawGradient(ctx context.Context, w []float64, pieces *Pieces, b
 	out.Loss = free.res.LogZ + bg.logOff - logZData
 	return out, nil
 }
+
+// minLogEntry bounds how small a soft factor entry may get: exp(-700) is
+// about 1e-304. A soft clause must stay soft: an entry that underflowed to an
+// exact zero would turn it into a hard constraint, and BP on weights an
+// optimiser's line search tries in passing (|w| > 745) would then report
+// contradictions that the model does not have.
+const minLogEntry = -700
+
+// softEntry returns exp(d), d ≤ 0, never smaller than exp(minLogEntry).
+func softEntry(d float64) float64 { return math.Exp(max(d, minLogEntry)) }

@@ -36,7 +36,7 @@ func (md *Model) buildWhole(w []float64) (*wholeGraph, error) {
 		top := math.Max(wf, 0)
 		vals = vals[:0]
 		for _, x := range md.clauseFeat(c) {
-			vals = append(vals, math.Exp(wf*float64(x)-top))
+			vals = append(vals, softEntry(wf*float64(x)-top))
 		}
 		if _, err := b.AddFactor(scope, vals); err != nil {
 			return nil, err

@@ -52,7 +52,7 @@ func (o *onlineFlags) register(fl *pflag.FlagSet) {
 	fl.Float64Var(&o.passes, "passes", 1, "smd/sgd: passes over the pieces")
 	fl.StringSliceVar(&o.ne, "ne", nil, "smd/sgd/scg/lbfgs-bp: non-evidence (query) predicates, comma-separated (required)")
 	fl.StringSliceVar(&o.holdout, "holdout", nil, "test databases, each its own mega-example: report their mean CMLL after every tenth of a pass")
-	fl.StringVar(&o.plot, "plot", "", "write the learning curve (test CMLL vs passes) as SVG")
+	fl.StringVar(&o.plot, "plot", "", "write the learning curve (test CMLL vs passes) with gonum/plot: .png, .svg or .pdf")
 	fl.StringSliceVar(&o.plotWith, "plot-with", nil, "curve logs (--log files) of earlier runs to draw in the same --plot")
 	fl.StringVar(&o.log, "log", "", "write the learning curve as JSON")
 	fl.Uint64Var(&o.seed, "seed", 1, "random seed (pieces, mini-batches, CMLL groups)")
@@ -132,8 +132,12 @@ func runOnlineLearn(ctx context.Context, o *onlineFlags, r onlineRun, stdout io.
 	if o.depth < 0 || !(o.discount >= 0 && o.discount <= 1) || o.batchSize < 1 || !(o.step > 0) || !(o.passes > 0) || !(o.evalEvery > 0) {
 		return usageError{fmt.Errorf("need --depth ≥ 0, --discount in [0, 1], --batch-size ≥ 1, --step > 0, --passes > 0 and --eval-every > 0")}
 	}
-	if o.plot != "" && !strings.EqualFold(filepath.Ext(o.plot), ".svg") {
-		return usageError{fmt.Errorf("--plot writes SVG (a .svg file); PNG needs gonum.org/v1/plot, which this build lacks")}
+	plotFmt := ""
+	if o.plot != "" {
+		var err error
+		if plotFmt, err = plotFormat(o.plot); err != nil {
+			return err
+		}
 	}
 	m, err := readMLNQuiet(r.Input, r.Quiet)
 	if err != nil {
@@ -186,7 +190,9 @@ func runOnlineLearn(ctx context.Context, o *onlineFlags, r onlineRun, stdout io.
 				c += ci / float64(len(tests))
 				per += ci / math.Max(n, 1) / float64(len(tests))
 			}
-			pt.CMLL, pt.CMLLPerAtom = &c, &per
+			// A non-finite CMLL (a test atom given probability 0) is
+			// logged as null: JSON has no -Inf.
+			pt.CMLL, pt.CMLLPerAtom = finitePtr(c), finitePtr(per)
 			status = fmt.Sprintf(", test CMLL %.6g", c)
 		}
 		log.Points = append(log.Points, pt)
@@ -253,7 +259,7 @@ func runOnlineLearn(ctx context.Context, o *onlineFlags, r onlineRun, stdout io.
 		if tdb, err := mln.ReadDBFiles(m, path); err == nil {
 			if d, err := learn.CountDB(m, tdb, path); err == nil {
 				if v, err := learn.LogLikelihood(m, weights, d); err == nil {
-					ll = &v
+					ll = finitePtr(v)
 				}
 			}
 		}
@@ -288,7 +294,7 @@ func runOnlineLearn(ctx context.Context, o *onlineFlags, r onlineRun, stdout io.
 			logs = append(logs, l)
 		}
 		logs = append(logs, log)
-		if err := writeOutput(o.plot, stdout, func(w io.Writer) error { return writeCurveSVG(w, logs) }); err != nil {
+		if err := writeOutput(o.plot, stdout, func(w io.Writer) error { return writeCurvePlot(w, plotFmt, logs) }); err != nil {
 			return err
 		}
 	}
@@ -323,4 +329,12 @@ func readCurveLog(path string) (*curveLog, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return &l, nil
+}
+
+// finitePtr returns &x, or nil when x is NaN or infinite.
+func finitePtr(x float64) *float64 {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return nil
+	}
+	return &x
 }
