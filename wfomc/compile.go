@@ -21,6 +21,9 @@ type compiler struct {
 	members map[[2]int]int // (type, class) → membership predicate in p0
 	blocks  map[int][]blockInfo
 	classOf []map[string]int // per type: constant → block class
+	// atom counting (atomcount.go): candidates compiled so far, and > 0
+	// while one is being compiled (no ground fallback inside).
+	acTries, liftOnly int
 }
 
 // blockInfo is an evidence block of the top-level problem.

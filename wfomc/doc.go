@@ -63,10 +63,22 @@
 //     (independent partial grounding): when a variable occurs in every atom
 //     at a fixed argument position of each predicate, Z = Z₁^m with Z₁ the
 //     model with that variable fixed to a new named constant — compiled
-//     recursively, so TaughtBy(c,p,q) => Professor(p) lifts. If no rule
-//     applies, Compile fails with an error naming the formula and why, unless
-//     Options.AllowGround asks for exact enumeration of the component's
-//     ground worlds (small domains only).
+//     recursively, so TaughtBy(c,p,q) => Professor(p) lifts. Otherwise the
+//     atom counting rule (generalised binomial; atomcount.go) counts the
+//     true atoms of a unary predicate P over a type of size n:
+//     Z = Σ_k C(n,k)·Z_k, Z_k the model with P true on a fixed set of k
+//     elements and false on the other n − k. The type splits into two
+//     types of sizes k and n − k (formulas instantiated per side of each
+//     variable of the type, quantifiers expanded over both sides,
+//     predicates split into pieces, P replaced by its value); that model no
+//     longer mentions P, is compiled once, recursively (decomposition, the
+//     power rule, the cell algorithm, further counting), and evaluated for
+//     each k; expected counts and marginals come from the same sum. So
+//     P(x) ^ Q(x,y,z) => R(y,z) lifts (count P, then the power rule on y),
+//     also next to FO2 formulas on P. The candidates P are tried in order
+//     within a budget. If no rule applies, Compile fails with an error
+//     naming the formula and why, unless Options.AllowGround asks for exact
+//     enumeration of the component's ground worlds (small domains only).
 //
 // # Evidence and queries
 //
@@ -98,8 +110,11 @@
 // Not supported, each with its own error: per-constant weights (+x),
 // starred atoms, Alchemy functions, mutually exclusive arguments (!), more
 // than 20 nullary atoms in one component (many named constants), more than
-// 22 unary and reflexive atoms of one type in one component. The cell sum is
-// polynomial in the domain sizes with a degree that grows with the number of
-// cell classes left after merging; Evaluate refuses sums of more than 2·10^10
-// terms.
+// 22 unary and reflexive atoms of one type in one component; the power rule
+// and atom counting do not apply to a component whose types are split by
+// unary evidence or count evidence. The cell sum is polynomial in the domain
+// sizes with a degree that grows with the number of cell classes left after
+// merging; Evaluate refuses sums of more than 2·10^10 terms. Atom counting
+// multiplies the cost of the counted part by n + 1 (per nested count) and
+// refuses more than 10^7 terms.
 package wfomc

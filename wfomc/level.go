@@ -43,7 +43,7 @@ func (lv *level) eval(theta []float64, n []int64, grad []float64) (float64, floa
 		switch {
 		case g == 0:
 		case o.f.param < 0 && !o.value:
-			return 0, 0, fmt.Errorf("%s can never hold: the model has no world at these domain sizes", o.f.text)
+			return 0, 0, &zeroError{fmt.Sprintf("%s can never hold: the model has no world at these domain sizes", o.f.text)}
 		case o.f.param >= 0 && o.value:
 			logZ += theta[o.f.param] * g
 			grad[o.f.param] += g
@@ -181,16 +181,19 @@ func (c *compiler) compileComponent(pb *problem, fs []*formula, blocks map[int][
 		if perr == nil {
 			return pc, nil
 		}
+		if ac, aerr := c.atomCounting(sub, depth); aerr == nil {
+			return ac, nil
+		}
 		if !errors.Is(perr, errNoRule) {
 			return nil, perr
 		}
 	}
-	if c.opt.AllowGround {
+	if c.opt.AllowGround && c.liftOnly == 0 {
 		return c.groundComponent(sub, specs, restFixed)
 	}
-	why := "no variable occurs in every atom at a fixed argument position (independent partial grounding), and the formulas do not split into independent parts"
+	why := "no variable occurs in every atom at a fixed argument position (independent partial grounding), counting the true atoms of a unary predicate (atom counting) does not make the rest liftable, and the formulas do not split into independent parts"
 	if !single {
-		why = "evidence splits the domain, which the power rule does not handle"
+		why = "evidence splits the domain, which the power rule and atom counting do not handle"
 	}
 	return nil, fmt.Errorf("%s is beyond FO2: %s; %s; allow ground computation (lifted wfomc --allow-ground) for an exact answer on small domains",
 		c.describe(beyond.f), beyond.reason, why)
@@ -268,7 +271,7 @@ func (w *fo2Wrap) eval(theta []float64, n []int64, grad []float64) (float64, flo
 	}
 	switch {
 	case z.s == 0:
-		return 0, 0, fmt.Errorf("%s: the hard formulas and evidence have no model at these domain sizes (Z = 0)", w.name)
+		return 0, 0, &zeroError{fmt.Sprintf("%s: the hard formulas and evidence have no model at these domain sizes (Z = 0)", w.name)}
 	case z.s < 0 || digits > 15:
 		return 0, 0, fmt.Errorf("%s: the weighted model count cancelled to within double precision (%.0f digits lost)", w.name, digits)
 	}
