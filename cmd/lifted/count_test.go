@@ -1,0 +1,192 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// copies.cnf: four disjoint copies of a 6-variable formula with 15 models.
+const (
+	copiesCNF   = "testdata/count/copies.cnf"
+	copiesCount = 50625
+)
+
+func TestCountExact(t *testing.T) {
+	out, stderr, code := run(t, "count", "--method", "exact", copiesCNF)
+	if code != 0 || !strings.HasPrefix(out, "count 50625 (log10 4.70)\ntime ") {
+		t.Fatalf("exit %d: %q %s", code, out, stderr)
+	}
+	out, _, code = run(t, "count", "--method", "exact", "--output-format", "json", copiesCNF)
+	var r map[string]any
+	if err := json.Unmarshal([]byte(out), &r); err != nil || code != 0 {
+		t.Fatalf("exit %d: %v %q", code, err, out)
+	}
+	if r["count"] != "50625" || r["method"] != "exact" || r["confidence"] != 1.0 {
+		t.Fatalf("json %v", r)
+	}
+	out, _, code = run(t, "count", "--method", "exact", "testdata/count/unsat.cnf")
+	if code != 0 || !strings.HasPrefix(out, "count 0 (unsatisfiable)") {
+		t.Fatalf("exit %d: %q", code, out)
+	}
+}
+
+type boundJSON struct {
+	Method          string     `json:"method"`
+	LowerBoundLog10 *float64   `json:"lower_bound_log10"`
+	Confidence      float64    `json:"confidence"`
+	Trials          int        `json:"trials"`
+	Steps           int        `json:"steps"`
+	MessagesGround  int64      `json:"messages_ground"`
+	MessagesLifted  int64      `json:"messages_lifted"`
+	EdgesGround     int64      `json:"edges_ground"`
+	EdgesLifted     int64      `json:"edges_lifted"`
+	Seconds         *float64   `json:"seconds"`
+	Estimates       []*float64 `json:"estimates_log10"`
+	FirstStep       struct {
+		MessagesGround int64 `json:"messages_ground"`
+		MessagesLifted int64 `json:"messages_lifted"`
+	} `json:"first_step"`
+	PerStep []struct {
+		Trial, Step, Var int
+		Value            bool
+		Prob             float64
+	} `json:"per_step"`
+}
+
+func countJSON(t *testing.T, args ...string) boundJSON {
+	t.Helper()
+	out, stderr, code := run(t, append([]string{"count", "--output-format", "json"}, args...)...)
+	if code != 0 {
+		t.Fatalf("%v: exit %d: %s", args, code, stderr)
+	}
+	var r boundJSON
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("%v: %v: %q", args, err, out)
+	}
+	return r
+}
+
+func TestCountBound(t *testing.T) {
+	args := []string{"--residual-vars", "4", "--seed", "6", "--per-step", copiesCNF}
+	g := countJSON(t, append([]string{"--method", "bpcount"}, args...)...)
+	l := countJSON(t, append([]string{"--method", "lbpcount"}, args...)...)
+	for _, r := range []boundJSON{g, l} {
+		if r.LowerBoundLog10 == nil || *r.LowerBoundLog10 > math.Log10(copiesCount) || r.Seconds == nil {
+			t.Fatalf("%s: bound %v above log10 %d", r.Method, r.LowerBoundLog10, copiesCount)
+		}
+		if r.Confidence != 0.96875 || r.Trials != 5 || len(r.Estimates) != 5 || r.Steps == 0 || len(r.PerStep) != r.Steps {
+			t.Fatalf("%s: %+v", r.Method, r)
+		}
+	}
+	if g.Method != "bpcount" || l.Method != "lbpcount" {
+		t.Fatalf("methods %q %q", g.Method, l.Method)
+	}
+	// Same seed, same marginals: the same choices (this seed's BP runs stay
+	// on the symmetric trajectory, see count.LBPCount), far fewer messages.
+	if *g.LowerBoundLog10 != *l.LowerBoundLog10 && math.Abs(*g.LowerBoundLog10-*l.LowerBoundLog10) > 1e-9 {
+		t.Errorf("bounds differ: %v %v", *g.LowerBoundLog10, *l.LowerBoundLog10)
+	}
+	for i := range g.PerStep {
+		if g.PerStep[i] != l.PerStep[i] {
+			t.Fatalf("step %d: %+v vs %+v", i, g.PerStep[i], l.PerStep[i])
+		}
+	}
+	if g.MessagesLifted != g.MessagesGround || l.MessagesLifted >= l.MessagesGround*4/5 || l.MessagesGround != g.MessagesGround ||
+		l.FirstStep.MessagesLifted >= l.FirstStep.MessagesGround/2 || l.EdgesLifted >= l.EdgesGround {
+		t.Errorf("messages: bpcount %d/%d, lbpcount %d/%d (first step %d/%d)", g.MessagesLifted, g.MessagesGround,
+			l.MessagesLifted, l.MessagesGround, l.FirstStep.MessagesLifted, l.FirstStep.MessagesGround)
+	}
+}
+
+func TestCountText(t *testing.T) {
+	out, stderr, code := run(t, "count", "--residual-vars", "4", "--trials", "3", "--alpha", "2", copiesCNF)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	lines := strings.Split(out, "\n")
+	if !strings.HasPrefix(lines[0], "lower bound ") || !strings.HasSuffix(lines[0], "with confidence ≥ 0.984375") ||
+		!strings.HasPrefix(lines[1], "method lbpcount, 3 trials, ") || !strings.HasPrefix(lines[2], "estimates (log10): ") ||
+		!strings.HasPrefix(lines[3], "messages ") {
+		t.Fatalf("output %q", out)
+	}
+	// The output file gets the same text.
+	path := filepath.Join(t.TempDir(), "bound.txt")
+	if _, _, code := run(t, "count", "--residual-vars", "4", "--trials", "3", "--alpha", "2", "-o", path, copiesCNF); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil || strings.Split(string(b), "\n")[0] != lines[0] {
+		t.Fatalf("file %q, %v", b, err)
+	}
+	// An unsatisfiable formula has bound 0.
+	out, _, code = run(t, "count", "testdata/count/unsat.cnf")
+	if code != 0 || !strings.HasPrefix(out, "lower bound 0 ") {
+		t.Fatalf("exit %d: %q", code, out)
+	}
+}
+
+func TestCountErrors(t *testing.T) {
+	dir := t.TempDir()
+	hard := filepath.Join(dir, "hard.cnf")
+	// A random 3-CNF at clause ratio 1.5 with 100 variables: far more than a
+	// millisecond of work for either method.
+	var b strings.Builder
+	b.WriteString("p cnf 100 150\n")
+	x := uint32(12345)
+	next := func() int {
+		x = x*1103515245 + 12345
+		return int(x>>16) % 100
+	}
+	for range 150 {
+		for range 3 {
+			v := next() + 1
+			if next()%2 == 0 {
+				v = -v
+			}
+			fmt.Fprintf(&b, "%d ", v)
+		}
+		b.WriteString("0\n")
+	}
+	os.WriteFile(hard, []byte(b.String()), 0o644)
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"count"}, "takes 1 argument"},
+		{[]string{"count", "--method", "magic", copiesCNF}, "unknown --method"},
+		{[]string{"count", "--damping", "1", copiesCNF}, "--damping"},
+		{[]string{"count", "--trials", "0", copiesCNF}, "--trials"},
+		{[]string{"count", "--alpha", "-1", copiesCNF}, "--alpha"},
+		{[]string{"count", "--min-prob", "0", copiesCNF}, "--min-prob"},
+		{[]string{"count", "--residual-vars", "-2", copiesCNF}, "--residual-vars"},
+		{[]string{"count", "--output-format", "xml", copiesCNF}, "unknown --output-format"},
+		{[]string{"count", "--bp-graph", "tree", copiesCNF}, "unknown --bp-graph"},
+		{[]string{"count", "../../examples/fg/smokers10.uai"}, "DIMACS CNF"},
+		{[]string{"count", "no-such.cnf"}, "no such file"},
+		{[]string{"count", "testdata/count/bad.cnf"}, "bad.cnf:3:3:"},
+		{[]string{"count", "--method", "exact", "--timeout", "1ms", hard}, "timed out after 1ms"},
+		{[]string{"count", "--timeout", "1ms", hard}, "timed out after 1ms"},
+	}
+	for _, c := range cases {
+		out, stderr, code := run(t, c.args...)
+		if code != 1 || !strings.Contains(stderr, c.want) || out != "" {
+			t.Errorf("%v: exit %d, stderr %q (want %q)", c.args, code, stderr, c.want)
+		}
+	}
+}
+
+func TestCountHelp(t *testing.T) {
+	out, _, code := run(t, "count", "--help")
+	if code != 0 || !strings.Contains(out, "Usage:") || !strings.Contains(out, "--method") || !strings.Contains(out, "Examples:") {
+		t.Fatalf("exit %d: %q", code, out)
+	}
+	out, _, _ = run(t, "--help")
+	if !strings.Contains(out, "count") {
+		t.Fatalf("root help does not list count: %q", out)
+	}
+}
