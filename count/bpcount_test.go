@@ -12,35 +12,6 @@ import (
 	"github.com/lifted-dev/lifted/format/dimacs"
 )
 
-// bpBrute counts the models of c by enumeration (c.NumVars ≤ 24).
-func bpBrute(c *dimacs.CNF) int64 {
-	var n int64
-	for x := uint64(0); x < 1<<c.NumVars; x++ {
-		ok := true
-		for _, cl := range c.Clauses {
-			sat := false
-			for _, l := range cl {
-				v := l
-				if v < 0 {
-					v = -v
-				}
-				if (x>>(v-1)&1 == 1) == (l > 0) {
-					sat = true
-					break
-				}
-			}
-			if !sat {
-				ok = false
-				break
-			}
-		}
-		if ok {
-			n++
-		}
-	}
-	return n
-}
-
 // bpRandomCNF draws a formula with nv variables and nc clauses of 2–4
 // literals (now and then a unit, a repeated or a complementary literal).
 func bpRandomCNF(r *rand.Rand, nv, nc int) *dimacs.CNF {
@@ -107,7 +78,7 @@ func TestBPCountExpectationExact(t *testing.T) {
 	for i := range 80 {
 		nv := 3 + r.IntN(9)
 		c := bpRandomCNF(r, nv, 1+r.IntN(2*nv))
-		want := bpBrute(c)
+		want := bruteForce(c)
 		opt := testOptions(r.IntN(2))
 		opt.MinProb = []float64{0.01, 0.1, 0.25, 0.5}[i%4]
 		opt.SATBudget = []int{0, 10000}[i/4%2]
@@ -172,7 +143,7 @@ func TestBPCountUnbiasedMean(t *testing.T) {
 	for i := range 6 {
 		nv := 7 + r.IntN(5)
 		c := bpRandomCNF(r, nv, 2*nv)
-		want := float64(bpBrute(c))
+		want := float64(bruteForce(c))
 		if want == 0 {
 			continue
 		}
@@ -217,7 +188,7 @@ func TestBPCountViolationRate(t *testing.T) {
 		for runs < 300 {
 			nv := 6 + r.IntN(11)
 			c := bpRandomCNF(r, nv, nv+r.IntN(3*nv))
-			want := bpBrute(c)
+			want := bruteForce(c)
 			if want == 0 {
 				continue
 			}
