@@ -33,7 +33,11 @@ for i in 1 2 3 4 5; do
 	"$D/gen" -i experiments/online/imdb.mln -from "$I/imdb_fold$i.db" -hide workedUnder,actor,director -frac 0.2 -seed "$i" -o "$D/imdb-train$i.db"
 	T="$T${T:+,}$D/imdb-train$i.db"
 done
+mkdir -p "$D/logs"
 "$D/fig12" -i experiments/online/imdb.mln -ne workedUnder,actor,director \
-	-passes 3 -scg-iter 4 -batch-size 100 -step 0.05 -train-dbs "$T" \
+	-passes 3 -scg-iter 4 -batch-size 100 -step 0.05 -train-dbs "$T" -logs "$D/logs" \
 	"$I"/imdb_fold1.db "$I"/imdb_fold2.db "$I"/imdb_fold3.db "$I"/imdb_fold4.db "$I"/imdb_fold5.db \
 	> experiments/online/imdb.out.md
+# The same IMDB curves against wall-clock seconds.
+go run ./experiments/online/curves -logs "$D/logs" > experiments/online/imdb-seconds.out.md
+
