@@ -863,54 +863,39 @@ func startsFormula(prev, t token) bool {
 
 func (p *parser) parseExpr() Expr { return p.parseIff() }
 
-func (p *parser) parseIff() Expr {
-	l := p.parseImplies()
-	for p.tok().kind == tIff {
+// binary parses one left-associative operator level: operands parsed by
+// operand, joined by the tokens isOp accepts, combined by join.
+func (p *parser) binary(operand func() Expr, isOp func(token) bool, join func(l, r Expr, at pos.Position) Expr) Expr {
+	l := operand()
+	for isOp(p.tok()) {
 		op := p.tok()
 		p.next()
 		p.skipNewlines()
-		r := p.parseImplies()
-		l = &Iff{L: l, R: r, OpPos: p.pos(op)}
+		l = join(l, operand(), p.pos(op))
 	}
 	return l
 }
 
+func (p *parser) parseIff() Expr {
+	return p.binary(p.parseImplies, func(t token) bool { return t.kind == tIff },
+		func(l, r Expr, at pos.Position) Expr { return &Iff{L: l, R: r, OpPos: at} })
+}
+
 func (p *parser) parseImplies() Expr {
-	l := p.parseOr()
-	for p.tok().kind == tImplies {
-		op := p.tok()
-		p.next()
-		p.skipNewlines()
-		r := p.parseOr()
-		l = &Implies{L: l, R: r, OpPos: p.pos(op)}
-	}
-	return l
+	return p.binary(p.parseOr, func(t token) bool { return t.kind == tImplies },
+		func(l, r Expr, at pos.Position) Expr { return &Implies{L: l, R: r, OpPos: at} })
 }
 
 func isOr(t token) bool { return t.kind == tIdent && t.text == "v" }
 
 func (p *parser) parseOr() Expr {
-	l := p.parseAnd()
-	for isOr(p.tok()) {
-		op := p.tok()
-		p.next()
-		p.skipNewlines()
-		r := p.parseAnd()
-		l = &Or{L: l, R: r, OpPos: p.pos(op)}
-	}
-	return l
+	return p.binary(p.parseAnd, isOr,
+		func(l, r Expr, at pos.Position) Expr { return &Or{L: l, R: r, OpPos: at} })
 }
 
 func (p *parser) parseAnd() Expr {
-	l := p.parseUnary()
-	for p.tok().kind == tAnd {
-		op := p.tok()
-		p.next()
-		p.skipNewlines()
-		r := p.parseUnary()
-		l = &And{L: l, R: r, OpPos: p.pos(op)}
-	}
-	return l
+	return p.binary(p.parseUnary, func(t token) bool { return t.kind == tAnd },
+		func(l, r Expr, at pos.Position) Expr { return &And{L: l, R: r, OpPos: at} })
 }
 
 func (p *parser) parseUnary() Expr {
