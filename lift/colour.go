@@ -17,7 +17,9 @@ type Mode int
 
 const (
 	// Positional distinguishes every position of every factor (the paper's
-	// default; always correct).
+	// default; always correct), taking positions in the canonical order of
+	// the factor's table and comparing the positions that the table cannot
+	// tell apart as a sorted list.
 	Positional Mode = iota
 	// Symmetric ignores positions in factors whose table is declared
 	// symmetric (Options.Symmetric); other factors stay positional.
@@ -69,7 +71,7 @@ type Colouring struct {
 	NumVarColor int
 	FactorColor []int32 // dense, numbered by first appearance
 	NumFacColor int
-	EdgeKey     []int32 // per ground edge: position, 0, or literal sign
+	EdgeKey     []int32 // per ground edge: canonical position, 0, or literal sign
 	Iterations  int
 }
 
@@ -103,7 +105,8 @@ func CompressWith(ctx context.Context, r Refiner, g *fg.Graph, ev fg.Evidence, o
 }
 
 // ColourPassing is Algorithm 1 (CFG) of the paper: variables start coloured by
-// cardinality and evidence, factors by table; then, until the colours stop
+// cardinality and evidence, factors by canonical table (see canonicalOrder
+// and swapBlocks); then, until the colours stop
 // changing, every factor takes a new colour from its own colour and the
 // colours of its variables (by slot key), and every variable a new colour
 // from its own colour and the sorted multiset of (factor colour, slot key)
@@ -411,10 +414,18 @@ func edgeKeys(g *fg.Graph, opt Options) (keys []int32, sorted []bool, initF []ui
 	sorted = make([]bool, nf)
 	initF = make([]uint64, nf)
 	clause := map[int32][]bool{} // table id → literal signs, for CNF mode
+	// Per table id: the canonical order of its positions, whether that is
+	// the identity, and the id of its canonical table.
+	type canon struct {
+		key    []int32 // per position: canonical position, or its block's first
+		sorted bool    // the keys are not 0, 1, 2, … in position order
+		id     uint64
+	}
+	canons := make([]*canon, len(g.Tables))
+	canonID := map[string]uint64{}
 	for f := 0; f < nf; f++ {
 		t := g.FactorTable[f]
 		lo, hi := g.FactorStart[f], g.FactorStart[f+1]
-		initF[f] = uint64(uint32(t))
 		switch {
 		case opt.Mode == Symmetric && int(t) < len(opt.Symmetric) && opt.Symmetric[t]:
 			sorted[f] = true
@@ -448,9 +459,37 @@ func edgeKeys(g *fg.Graph, opt Options) (keys []int32, sorted []bool, initF []ui
 				continue
 			}
 		}
-		for e := lo; e < hi; e++ {
-			keys[e] = int32(e - lo)
+		c := canons[t]
+		if c == nil {
+			order, key := canonicalOrder(&g.Tables[t])
+			id, ok := canonID[key]
+			if !ok {
+				id = uint64(len(canonID))
+				canonID[key] = id
+			}
+			c = &canon{key: make([]int32, len(order)), id: id}
+			block := swapBlocks(&g.Tables[t])
+			for p := range c.key {
+				c.key[p] = int32(len(order))
+			}
+			for q, p := range order {
+				b := block[p]
+				c.key[b] = min(c.key[b], int32(q))
+			}
+			for p := range c.key {
+				c.key[p] = c.key[block[p]]
+				if c.key[p] != int32(p) {
+					c.sorted = true
+				}
+			}
+			canons[t] = c
 		}
+		initF[f] = c.id
+		// A position's key is its canonical position, shared by the
+		// positions the table cannot tell apart; sorting a factor's
+		// signature by key compares it in canonical order.
+		copy(keys[lo:hi], c.key)
+		sorted[f] = c.sorted
 	}
 	return keys, sorted, initF
 }

@@ -9,7 +9,11 @@
 //
 // Lifted edges are "slots": the positions of a clusterfactor's representative
 // factor grouped by what can be told apart. In the default positional mode
-// every position is its own slot (the paper's c(f, X, p)). For tables declared
+// every position is its own slot (the paper's c(f, X, p)), with positions
+// numbered in the canonical order of the factor's table (the order that makes
+// the table smallest, so that a table and its transpose are one factor colour)
+// and positions the table cannot tell apart (swapping them changes no entry)
+// sharing a slot when their variables share a colour. For tables declared
 // symmetric, positions whose variables share a colour form one slot, and in
 // CNF mode clause positions are told apart only by literal sign and colour
 // (the paper's two positions, negated and unnegated, for LBPCount). A ground

@@ -253,3 +253,48 @@ func SquareGrid(r *rand.Rand, n int) *fg.Graph {
 	}
 	return b.Build()
 }
+
+// PermuteScopes returns a graph equivalent to g in which every factor lists
+// its variables in a random order, its table transposed to match: the same
+// distribution written the way converters that sort scopes (libDAI's .fg
+// writer) write it.
+func PermuteScopes(r *rand.Rand, g *fg.Graph) *fg.Graph {
+	b := fg.NewBuilder()
+	for v := 0; v < g.NumVars(); v++ {
+		b.AddVar(int(g.Card[v]))
+	}
+	for f := 0; f < g.NumFactors(); f++ {
+		scope := g.Scope(f)
+		t := g.Table(f)
+		k := len(scope)
+		order := r.Perm(k) // new position q holds old position order[q]
+		newScope := make([]int32, k)
+		for q, p := range order {
+			newScope[q] = scope[p]
+		}
+		stride := make([]int, k)
+		s := 1
+		for p := k - 1; p >= 0; p-- {
+			stride[p] = s
+			s *= int(t.Dims[p])
+		}
+		vals := make([]float64, len(t.Values))
+		digit := make([]int, k)
+		for i := range vals {
+			old := 0
+			for q, p := range order {
+				old += digit[q] * stride[p]
+			}
+			vals[i] = t.Values[old]
+			for q := k - 1; q >= 0; q-- {
+				digit[q]++
+				if digit[q] < int(t.Dims[order[q]]) {
+					break
+				}
+				digit[q] = 0
+			}
+		}
+		must(b.AddFactor(newScope, vals))
+	}
+	return b.Build()
+}
