@@ -108,6 +108,11 @@ func (s *predStore) maskKey(i int64, mask uint64) int64 {
 
 // atomTable is the set of all ground atoms of an MLN under one evidence
 // database: the domains, the state of every atom and the variables.
+//
+// preds has one entry per predicate of the MLN, then one per function f:
+// the closed-world predicate ReturnValueOf_f(r, a1..an), true exactly when
+// the evidence says f(a1..an) = r, that guards the formulas using f (see
+// funcPred).
 type atomTable struct {
 	m       *mln.MLN
 	domains [][]string // per type index
@@ -138,12 +143,19 @@ func domainsOf(m *mln.MLN, db *mln.DB) [][]string {
 // are assigned later by assignVars, once it is known which predicates are
 // used.
 func newAtomTable(m *mln.MLN, db *mln.DB, closed map[string]bool, query map[int]bool) (*atomTable, error) {
-	t := &atomTable{m: m, domains: domainsOf(m, db), preds: make([]predStore, len(m.Preds))}
-	for i, d := range m.Preds {
+	t := &atomTable{m: m, domains: domainsOf(m, db), preds: make([]predStore, len(m.Preds)+len(m.Funcs))}
+	for i := range t.preds {
 		s := &t.preds[i]
+		var d *mln.PredDecl
+		if i < len(m.Preds) {
+			d = m.Preds[i]
+			s.closed = closed[d.Name]
+			s.query = query[i]
+		} else {
+			d = returnValueDecl(m, i-len(m.Preds))
+			s.closed = true
+		}
 		s.decl = d
-		s.closed = closed[d.Name]
-		s.query = query[i]
 		if len(d.TypeIdx) > 60 {
 			return nil, fmt.Errorf("predicate %s has %d arguments; at most 60 are supported", d.Name, len(d.TypeIdx))
 		}
@@ -174,6 +186,11 @@ func (t *atomTable) load(db *mln.DB) {
 	if db != nil {
 		for _, a := range db.Atoms {
 			ev[a.Pred] = append(ev[a.Pred], a)
+		}
+		for _, fv := range db.Funcs {
+			pi := funcPred(t.m, fv.Func)
+			args := append([]int{fv.Value}, fv.Args...)
+			ev[pi] = append(ev[pi], mln.GroundAtom{Pred: pi, Args: args, Truth: mln.True, Pos: fv.Pos})
 		}
 	}
 	args := make([]int32, 0, 8)
@@ -262,6 +279,24 @@ func (t *atomTable) loadClosed(s *predStore, ev []mln.GroundAtom, args []int32) 
 	}
 	for _, l := range unknown {
 		set(l, t.newVar(s.decl.Index, l))
+	}
+}
+
+// funcPred returns the index in atomTable.preds of function fn's
+// ReturnValueOf predicate.
+func funcPred(m *mln.MLN, fn int) int { return len(m.Preds) + fn }
+
+// returnValueDecl declares function fn's ReturnValueOf predicate, as LoMRF
+// names it: the return value first, then the arguments.
+func returnValueDecl(m *mln.MLN, fn int) *mln.PredDecl {
+	fd := m.Funcs[fn]
+	return &mln.PredDecl{
+		Name:     "ReturnValueOf" + fd.Name,
+		ArgTypes: append([]string{fd.RetType}, fd.ArgTypes...),
+		TypeIdx:  append([]int{fd.RetIdx}, fd.TypeIdx...),
+		MutexArg: -1,
+		Index:    funcPred(m, fn),
+		Pos:      fd.Pos,
 	}
 }
 

@@ -139,12 +139,27 @@ type formula struct {
 	weight float64
 	hard   bool
 	prog   program
-	// slots are the free variables the program binds.
+	// slots are the free variables the program binds, then one slot per
+	// distinct function term (fresh), named by the term, which holds its
+	// value: the program is the formula guarded as !ReturnValueOf_f(r,
+	// args) v F[r/f(args)] (see funcTerm).
 	slotName []string
 	slotType []int   // type index
 	slotDom  []int64 // domain size
-	// total is the number of groundings, the product of slotDom.
-	total float64
+	fresh    []bool
+	// total is the number of groundings, the product of slotDom, and
+	// bindings the number of bindings of the formula's own variables (the
+	// product over the slots that are not fresh): the guarded formula has
+	// total groundings, the formula itself bindings, and the difference
+	// consists of groundings made true by a false guard.
+	total, bindings float64
+}
+
+// guard is a function term f(args) = r of a formula: r is its fresh slot.
+type guard struct {
+	fn   int
+	slot cterm
+	args []cterm
 }
 
 // maxNodes bounds the size of a formula after quantifier expansion.
@@ -162,6 +177,8 @@ type compiler struct {
 	env      map[string]int32 // quantified variable → constant
 	occIndex map[string]int32
 	eqIndex  map[[2]cterm]int32
+	funcSlot map[string]int32 // function and argument terms → fresh slot
+	guards   []guard
 	star     map[*mln.Atom]int
 	mask     uint64 // sign combination of starred atoms
 	err      error
@@ -249,6 +266,8 @@ func (c *compiler) compileExpr(fi int, e mln.Expr, w float64, hard bool) (*formu
 	c.occIndex = map[string]int32{}
 	c.eqIndex = map[[2]cterm]int32{}
 	c.err = nil
+	c.funcSlot = map[string]int32{}
+	c.guards = c.guards[:0]
 	cf := &formula{index: fi, src: f, weight: w, hard: hard}
 	for i, v := range f.Vars {
 		ti := c.m.TypeIndex(v.Type)
@@ -259,8 +278,21 @@ func (c *compiler) compileExpr(fi int, e mln.Expr, w float64, hard bool) (*formu
 		cf.slotName = append(cf.slotName, v.Name)
 		cf.slotType = append(cf.slotType, ti)
 		cf.slotDom = append(cf.slotDom, int64(len(c.domains[ti])))
+		cf.fresh = append(cf.fresh, false)
 	}
+	// The function terms of the whole formula, not only of e: the conjuncts
+	// of a split hard formula are all true where one of its function terms
+	// is undefined.
+	c.funcTerms(f.Expr, cf)
 	root := c.expr(e)
+	if len(c.guards) > 0 {
+		kids := make([]int32, 0, len(c.guards)+1)
+		for _, g := range c.guards {
+			args := append([]cterm{g.slot}, g.args...)
+			kids = append(kids, c.mkNot(c.occNode(funcPred(c.m, g.fn), args)))
+		}
+		root = c.mkJunction(false, append(kids, root))
+	}
 	if c.err != nil {
 		return nil, c.err
 	}
@@ -270,9 +302,12 @@ func (c *compiler) compileExpr(fi int, e mln.Expr, w float64, hard bool) (*formu
 }
 
 func (cf *formula) setTotal() {
-	cf.total = 1
-	for _, d := range cf.slotDom {
+	cf.total, cf.bindings = 1, 1
+	for s, d := range cf.slotDom {
 		cf.total *= float64(d)
+		if !cf.fresh[s] {
+			cf.bindings *= float64(d)
+		}
 	}
 }
 
@@ -298,12 +333,14 @@ func (cf *formula) compact() {
 	var name []string
 	var typ []int
 	var dom []int64
+	var fresh []bool
 	for s, u := range used {
 		if u {
 			remap[s] = int32(len(name))
 			name = append(name, cf.slotName[s])
 			typ = append(typ, cf.slotType[s])
 			dom = append(dom, cf.slotDom[s])
+			fresh = append(fresh, cf.fresh[s])
 		}
 	}
 	re := func(t cterm) cterm {
@@ -320,7 +357,7 @@ func (cf *formula) compact() {
 	for i, e := range cf.prog.eqs {
 		cf.prog.eqs[i] = [2]cterm{re(e[0]), re(e[1])}
 	}
-	cf.slotName, cf.slotType, cf.slotDom = name, typ, dom
+	cf.slotName, cf.slotType, cf.slotDom, cf.fresh = name, typ, dom, fresh
 	cf.setTotal()
 }
 
@@ -483,10 +520,111 @@ func (c *compiler) quantified(vars []*mln.Var, body mln.Expr, and bool) int32 {
 	return c.mkJunction(and, kids)
 }
 
-// term resolves a term to a slot or a constant.
+// funcTerms gives every function term of e a fresh slot (see funcTerm).
+func (c *compiler) funcTerms(e mln.Expr, cf *formula) {
+	terms := func(ts []mln.Term) {
+		for i := range ts {
+			if ts[i].Func {
+				c.funcTerm(&ts[i], cf)
+			}
+		}
+	}
+	mln.Inspect(e, func(x mln.Expr) bool {
+		switch n := x.(type) {
+		case *mln.Atom:
+			terms(n.Args)
+		case *mln.Equal:
+			terms([]mln.Term{n.L, n.R})
+		}
+		return c.err == nil
+	})
+}
+
+// funcTerm returns the fresh slot r holding the value of function term t,
+// adding it and its guard ReturnValueOf_f(r, args) on first use. This is
+// LoMRF's rewrite of F into !ReturnValueOf_f(r, args) v F[r/t]: the guard
+// is a closed-world evidence atom, true only for the value the evidence
+// gives f(args), so a binding where f(args) is defined has one grounding
+// that can matter, with t replaced by its value, and one where it is not
+// has none. Arguments are compiled first, so a nested term g(f(x)) guards
+// f(x) before g(r). Arguments must be free variables or constants: the
+// value of a term over a quantified variable would have to be looked up
+// inside the expansion of the quantifier, for which the guard has no place.
+func (c *compiler) funcTerm(t *mln.Term, cf *formula) (cterm, bool) {
+	fd := c.m.Func(t.Name)
+	if fd == nil {
+		c.fail(t.Pos, "unknown function %q", t.Name)
+		return 0, false
+	}
+	if len(t.Args) != len(fd.ArgTypes) {
+		c.fail(t.Pos, "function term %s: %s takes %d arguments", t.String(), fd.Name, len(fd.ArgTypes))
+		return 0, false
+	}
+	args := make([]cterm, len(t.Args))
+	for i := range t.Args {
+		a := &t.Args[i]
+		var ok bool
+		switch {
+		case a.Func:
+			args[i], ok = c.funcTerm(a, cf)
+		case a.IsVar:
+			var s int32
+			if s, ok = c.slot[a.Name]; ok {
+				args[i] = s
+			} else {
+				c.fail(a.Pos, "function term %s: %s is a quantified variable; function terms may use only the formula's free variables and constants", t.String(), a.Name)
+			}
+		default:
+			args[i], ok = c.term(a)
+		}
+		if !ok {
+			return 0, false
+		}
+	}
+	key := c.funcKey(fd.Index, args)
+	if s, ok := c.funcSlot[key]; ok {
+		return s, true
+	}
+	s := int32(len(cf.slotName))
+	c.funcSlot[key] = s
+	cf.slotName = append(cf.slotName, t.String())
+	cf.slotType = append(cf.slotType, fd.RetIdx)
+	cf.slotDom = append(cf.slotDom, int64(len(c.domains[fd.RetIdx])))
+	cf.fresh = append(cf.fresh, true)
+	c.guards = append(c.guards, guard{fn: fd.Index, slot: s, args: args})
+	return s, true
+}
+
+func (c *compiler) funcKey(fn int, args []cterm) string {
+	key := append(c.keyBuf[:0], byte(fn), byte(fn>>8), byte(fn>>16))
+	for _, t := range args {
+		key = append(key, byte(t), byte(t>>8), byte(t>>16), byte(t>>24))
+	}
+	c.keyBuf = key
+	return string(key)
+}
+
+// term resolves a term to a slot or a constant; a function term to the
+// slot funcTerms gave it.
 func (c *compiler) term(t *mln.Term) (cterm, bool) {
 	if t.Func {
-		c.fail(t.Pos, "function term %s: Alchemy functions are not supported by the grounder; replace %s by a predicate", t.String(), t.Name)
+		fd := c.m.Func(t.Name)
+		if fd == nil {
+			c.fail(t.Pos, "unknown function %q", t.Name)
+			return 0, false
+		}
+		args := make([]cterm, len(t.Args))
+		for i := range t.Args {
+			a, ok := c.term(&t.Args[i])
+			if !ok {
+				return 0, false
+			}
+			args[i] = a
+		}
+		if s, ok := c.funcSlot[c.funcKey(fd.Index, args)]; ok {
+			return s, true
+		}
+		c.fail(t.Pos, "function term %s: %s is a quantified variable; function terms may use only the formula's free variables and constants", t.String(), quantifiedIn(t, c.slot))
 		return 0, false
 	}
 	if t.IsVar {
@@ -518,13 +656,25 @@ func (c *compiler) atom(a *mln.Atom) int32 {
 		return c.fail(a.Pos, "unknown predicate %q", a.Pred)
 	}
 	args := make([]cterm, len(a.Args))
-	key := append(c.keyBuf[:0], byte(d.Index), byte(d.Index>>8), byte(d.Index>>16))
 	for i := range a.Args {
 		t, ok := c.term(&a.Args[i])
 		if !ok {
 			return c.add(node{op: opFalse})
 		}
 		args[i] = t
+	}
+	k := c.occNode(d.Index, args)
+	if si, ok := c.star[a]; ok && c.mask&(1<<si) != 0 {
+		k = c.mkNot(k)
+	}
+	return k
+}
+
+// occNode returns a node for the occurrence pred(args), shared with equal
+// occurrences of the program.
+func (c *compiler) occNode(pred int, args []cterm) int32 {
+	key := append(c.keyBuf[:0], byte(pred), byte(pred>>8), byte(pred>>16))
+	for _, t := range args {
 		key = append(key, byte(t), byte(t>>8), byte(t>>16), byte(t>>24))
 	}
 	c.keyBuf = key
@@ -532,13 +682,25 @@ func (c *compiler) atom(a *mln.Atom) int32 {
 	if !ok {
 		oi = int32(len(c.prog.occs))
 		c.occIndex[string(key)] = oi
-		c.prog.occs = append(c.prog.occs, occurrence{pred: int32(d.Index), args: args})
+		c.prog.occs = append(c.prog.occs, occurrence{pred: int32(pred), args: args})
 	}
-	k := c.add(node{op: opAtom, ref: oi})
-	if si, ok := c.star[a]; ok && c.mask&(1<<si) != 0 {
-		k = c.mkNot(k)
+	return c.add(node{op: opAtom, ref: oi})
+}
+
+// quantifiedIn names the first variable of function term t that is not a
+// free variable of the formula.
+func quantifiedIn(t *mln.Term, free map[string]int32) string {
+	for i := range t.Args {
+		a := &t.Args[i]
+		if a.Func {
+			if n := quantifiedIn(a, free); n != "" {
+				return n
+			}
+		} else if _, ok := free[a.Name]; a.IsVar && !ok {
+			return a.Name
+		}
 	}
-	return k
+	return ""
 }
 
 func (c *compiler) equal(e *mln.Equal) int32 {
@@ -656,7 +818,8 @@ func (c *compiler) compileCNF(fi int, w float64, hard bool) ([]*formula, error) 
 		}
 		for _, cl := range cls {
 			part := &formula{index: cf.index, src: cf.src, hard: hard, weight: weight / float64(len(cls)),
-				slotName: append([]string(nil), cf.slotName...), slotType: append([]int(nil), cf.slotType...), slotDom: append([]int64(nil), cf.slotDom...)}
+				slotName: append([]string(nil), cf.slotName...), slotType: append([]int(nil), cf.slotType...), slotDom: append([]int64(nil), cf.slotDom...),
+				fresh: append([]bool(nil), cf.fresh...)}
 			part.prog = p.clauseProgram(cl)
 			part.compact()
 			out = append(out, part)

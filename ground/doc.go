@@ -59,6 +59,22 @@
 // over the same atoms into one factor, as Alchemy does with duplicate ground
 // clauses.
 //
+// Alchemy functions have LoMRF's semantics: a formula F with function terms
+// is grounded as !ReturnValueOf_f(r, args) v … v F[r/f(args)], one fresh
+// variable r per distinct function term (inner terms first for nested
+// ones), where ReturnValueOf_f is a closed-world evidence predicate true
+// exactly for the values listed in the evidence ("C = f(A)",
+// mln.DB.Funcs). A binding whose function terms are all defined thus
+// yields F with the values substituted, and one with an undefined term a
+// true ground formula; the guards are drivers, so the enumeration follows
+// the function values instead of the return types' domains. Statistics and
+// LogZOffset count one grounding per binding of F's own variables (LoMRF's
+// rewrite would count one per value of each fresh variable, which shifts
+// log Z by a constant and leaves marginals alone). A hard formula split
+// into conjuncts keeps the guards of all its function terms in every
+// conjunct. Function terms may use the formula's free variables and
+// constants, not quantified variables (an error with the term's position).
+//
 // A ground formula over more than Options.MaxArity unknown atoms (12 by
 // default) is represented exactly with one auxiliary variable a, φ(x) =
 // Σₐ g(a) Πᵢ hᵢ(a, xᵢ), when it is a clause or a conjunction of literals (an

@@ -36,6 +36,10 @@ type grounder struct {
 	ticks       int
 	fi          int
 
+	// trueN counts the groundings of the current formula that the evidence
+	// makes true.
+	trueN float64
+
 	// per formula
 	f         *formula
 	st        *FormulaStats
@@ -120,9 +124,31 @@ func (g *grounder) tick() error {
 }
 
 // groundFormula enumerates the groundings of f.
+//
+// A formula with function terms is ground over its fresh slots too, and all
+// but at most one grounding per binding of its own variables are true
+// because a guard is false; the statistics and LogZOffset count one
+// grounding per binding instead (a binding whose function terms are all
+// defined keeps its one grounding, one with an undefined term is a single
+// true one), which changes log Z by a constant only and makes it
+// independent of the size of the return types' domains. The counts are
+// integers summed exactly (below 2^53), so the subtraction is too.
 func (g *grounder) groundFormula(f *formula) error {
 	g.f = f
-	g.st.Groundings += f.total
+	g.st.Groundings += f.bindings
+	g.trueN = 0
+	if err := g.enumerate(f); err != nil {
+		return err
+	}
+	if !f.hard {
+		extra := f.total - f.bindings
+		g.st.TrueByEv -= extra
+		g.res.LogZOffset += f.weight * (g.trueN - extra)
+	}
+	return nil
+}
+
+func (g *grounder) enumerate(f *formula) error {
 	if f.total == 0 {
 		return nil
 	}
@@ -512,7 +538,7 @@ func (g *grounder) vanish(v uint8, n float64) error {
 	case f.hard:
 	case v == vTrue:
 		g.st.TrueByEv += n
-		g.res.LogZOffset += f.weight * n
+		g.trueN += n
 	default:
 		g.st.FalseByEv += n
 	}

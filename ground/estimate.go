@@ -89,9 +89,9 @@ func (p *prepared) size() *Size {
 	g := newGrounder(context.Background(), p)
 	for _, f := range p.formulas {
 		est := g.estimate(f)
-		sz.Upper += f.total
+		sz.Upper += f.bindings
 		sz.Estimate += est
-		sz.Formulas = append(sz.Formulas, FormulaSize{Formula: f.index, Text: f.src.Text, Upper: f.total, Estimate: est})
+		sz.Formulas = append(sz.Formulas, FormulaSize{Formula: f.index, Text: f.src.Text, Upper: f.bindings, Estimate: est})
 	}
 	for i := range p.at.preds {
 		s := &p.at.preds[i]
@@ -166,7 +166,9 @@ func (g *grounder) estimate(f *formula) float64 {
 			est *= float64(f.slotDom[s])
 		}
 	}
-	return math.Min(est, f.total)
+	// at most one grounding per binding of the formula's own variables
+	// can survive its guards
+	return math.Min(est, f.bindings)
 }
 
 // expectedCandidates returns the expected number of non-false atoms of

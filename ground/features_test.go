@@ -234,3 +234,52 @@ func TestMergeDuplicates(t *testing.T) {
 		t.Fatalf("log Z %v vs %v", za, zb)
 	}
 }
+
+// TestFunctionTerms covers what the random tests do not: a quantified
+// variable inside a function term is refused with its position, and a
+// formula over functions the evidence leaves undefined everywhere is true
+// once per binding of its own variables (not once per value of the fresh
+// variable, as LoMRF's rewrite counts it).
+func TestFunctionTerms(t *testing.T) {
+	src := "person = {A, B, C}\nperson mother(person)\nKnows(person, person)\n" +
+		"1.5 Knows(x, mother(x))\n" +
+		"0.5 EXIST y Knows(x, mother(y))\n"
+	m, err := mln.Parse("f.mln", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := mln.NewDB(m)
+	_, err = Ground(context.Background(), m, db, Options{Query: []string{"Knows"}})
+	if err == nil || !strings.Contains(err.Error(), "f.mln:5:") || !strings.Contains(err.Error(), "y is a quantified variable") {
+		t.Fatalf("got %v, want a positioned error about the quantified variable y", err)
+	}
+
+	m, err = mln.Parse("f.mln", []byte("person = {A, B, C}\nperson mother(person)\nKnows(person, person)\n1.5 Knows(x, mother(mother(x)))\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	db = mln.NewDB(m)
+	if err := db.Read(strings.NewReader("B = mother(A)\nC = mother(B)\n"), "f.db"); err != nil {
+		t.Fatal(err)
+	}
+	gr, err := Ground(context.Background(), m, db, Options{Query: []string{"Knows"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// mother(mother(A)) = C; mother(mother(x)) is undefined for x = B, C.
+	st := gr.Formulas[0]
+	if st.Kept != 1 || st.Groundings != 3 || st.TrueByEv != 2 || gr.NumFormulas != 1 {
+		t.Fatalf("kept %d of %v groundings, %v true by evidence; want 1 of 3, 2", st.Kept, st.Groundings, st.TrueByEv)
+	}
+	// 9 open atoms, each doubling Z, the factor over Knows(A,C) and two
+	// true groundings.
+	want := 8*math.Log(2) + math.Log(1+math.Exp(1.5)) + 2*1.5
+	logZ, _, ok := exactOf(gr)
+	if !ok || math.Abs(logZ-want) > 1e-9 {
+		t.Fatalf("log Z %v, want %v", logZ, want)
+	}
+	v, _ := gr.Var(m.PredIndex("Knows"), []int{0, 2})
+	if v < 0 || gr.Graph.NumFactors() != 1 || gr.Graph.Scope(0)[0] != v {
+		t.Fatalf("the factor is not over Knows(A,C)")
+	}
+}

@@ -268,7 +268,7 @@ func (g *Grounding) NumAtomsOf(pred int) int64 { return g.at.preds[pred].n }
 // not queried has no variable either; its truth is its evidence value, or
 // mln.Unknown (its probability is then 1/2).
 func (g *Grounding) Var(pred int, args []int) (v int32, truth mln.Truth) {
-	if pred < 0 || pred >= len(g.at.preds) {
+	if pred < 0 || pred >= len(g.MLN.Preds) {
 		return -1, mln.Unknown
 	}
 	s := &g.at.preds[pred]

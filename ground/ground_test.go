@@ -29,9 +29,15 @@ type instance struct {
 // randomInstances returns up to n random instances with at most maxFree
 // open atoms.
 func randomInstances(t *testing.T, n, maxFree int) []instance {
+	return randomInstancesOf(t, n, maxFree, false)
+}
+
+// randomInstancesOf is randomInstances, with Alchemy functions if funcs.
+func randomInstancesOf(t *testing.T, n, maxFree int, funcs bool) []instance {
 	var out []instance
 	for seed := uint64(1); len(out) < n && seed < uint64(50*n); seed++ {
 		g := newRandomMLN(seed)
+		g.funcs = funcs
 		src := g.text()
 		m, err := mln.Parse("random.mln", []byte(src))
 		if err != nil {
@@ -76,7 +82,54 @@ func (in instance) String() string {
 // enumerating the ground factor graph gives the same log Z and marginals
 // as enumerating worlds under the MLN semantics directly.
 func TestSemanticsRandom(t *testing.T) {
-	ins := randomInstances(t, 300, 12)
+	checkSemantics(t, randomInstances(t, 300, 12))
+}
+
+// TestFunctionsRandom runs the semantic, kept-count and pruned-versus-naive
+// checks on random MLNs with Alchemy functions (nested, in equalities, with
+// constants), whose values the evidence gives for every argument or for
+// about two thirds; the reference evaluates function terms directly and
+// counts a grounding with an undefined one as true.
+func TestFunctionsRandom(t *testing.T) {
+	ins := randomInstancesOf(t, 300, 12, true)
+	funcs := 0
+	for _, in := range ins {
+		if usesFunctions(in.m) {
+			funcs++
+		}
+	}
+	if funcs < 100 {
+		t.Fatalf("only %d of %d instances use a function in a formula", funcs, len(ins))
+	}
+	checkSemantics(t, ins)
+	checkKeptCount(t, ins)
+	checkPrunedEqualsNaive(t, ins)
+	t.Logf("%d instances with function terms", funcs)
+}
+
+// usesFunctions reports whether a formula of m has a function term.
+func usesFunctions(m *mln.MLN) bool {
+	found := false
+	for _, f := range m.Formulas {
+		mln.Inspect(f.Expr, func(e mln.Expr) bool {
+			var ts []mln.Term
+			switch n := e.(type) {
+			case *mln.Atom:
+				ts = n.Args
+			case *mln.Equal:
+				ts = []mln.Term{n.L, n.R}
+			}
+			for _, t := range ts {
+				found = found || t.Func
+			}
+			return !found
+		})
+	}
+	return found
+}
+
+func checkSemantics(t *testing.T, ins []instance) {
+	t.Helper()
 	contradictions := 0
 	for _, in := range ins {
 		semZ, semM := in.sem.solve()
@@ -140,9 +193,14 @@ func TestSemanticsRandom(t *testing.T) {
 // simplification against an independent count: groundings whose value
 // depends on the open atoms.
 func TestKeptCountRandom(t *testing.T) {
+	checkKeptCount(t, randomInstances(t, 200, 16))
+}
+
+func checkKeptCount(t *testing.T, ins []instance) {
+	t.Helper()
 	checked := 0
 	defer func() { t.Logf("%d formulas checked", checked) }()
-	for _, in := range randomInstances(t, 200, 16) {
+	for _, in := range ins {
 		gr, err := Ground(context.Background(), in.m, in.db, in.opt)
 		if err != nil {
 			continue
@@ -215,7 +273,12 @@ func canonical(g *fg.Graph) []string {
 // TestPrunedEqualsNaive compares the join-based grounder with the
 // reference that visits every binding: same factors, same offset.
 func TestPrunedEqualsNaive(t *testing.T) {
-	for _, in := range randomInstances(t, 300, 20) {
+	checkPrunedEqualsNaive(t, randomInstances(t, 300, 20))
+}
+
+func checkPrunedEqualsNaive(t *testing.T, ins []instance) {
+	t.Helper()
+	for _, in := range ins {
 		opt := in.opt
 		a, errA := Ground(context.Background(), in.m, in.db, opt)
 		opt.naive = true

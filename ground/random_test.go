@@ -20,7 +20,19 @@ type randomMLN struct {
 	// variables in scope while generating a formula, by type
 	vars  [][]string
 	fresh int
+	// funcs adds Alchemy functions: declarations, function terms (nested
+	// and in equalities) over the free variables, and their values in the
+	// evidence, defined for every argument or for about two thirds.
+	funcs bool
 }
+
+// rfuncs are the functions of a random MLN with funcs set: return type,
+// name and argument types.
+var rfuncs = []struct {
+	ret  int
+	name string
+	args []int
+}{{1, "fa", []int{0}}, {0, "fb", []int{1}}, {0, "fc", []int{0, 1}}}
 
 type rpred struct {
 	name  string
@@ -71,6 +83,15 @@ func (g *randomMLN) text() string {
 			g.b.WriteByte(')')
 		}
 		g.b.WriteByte('\n')
+	}
+	if g.funcs {
+		for _, f := range rfuncs {
+			var args []string
+			for _, a := range f.args {
+				args = append(args, fmt.Sprintf("t%d", a))
+			}
+			fmt.Fprintf(&g.b, "t%d %s(%s)\n", f.ret, f.name, strings.Join(args, ", "))
+		}
 	}
 	nf := 1 + r.IntN(3)
 	for i := 0; i < nf; i++ {
@@ -165,6 +186,9 @@ func (g *randomMLN) atomWith(p rpred, t int, v string) string {
 
 func (g *randomMLN) termOf(t int) string {
 	r := g.r
+	if g.funcs && r.IntN(3) == 0 {
+		return g.funcTerm(t, 0)
+	}
 	if r.IntN(6) == 0 {
 		return g.types[t][r.IntN(len(g.types[t]))]
 	}
@@ -173,6 +197,31 @@ func (g *randomMLN) termOf(t int) string {
 		return "+" + v
 	}
 	return v
+}
+
+// funcTerm writes a function term of return type t whose arguments are
+// free variables, constants or (rarely) function terms.
+func (g *randomMLN) funcTerm(t, depth int) string {
+	r := g.r
+	var cands []int
+	for i, f := range rfuncs {
+		if f.ret == t {
+			cands = append(cands, i)
+		}
+	}
+	f := rfuncs[cands[r.IntN(len(cands))]]
+	var args []string
+	for _, a := range f.args {
+		switch k := r.IntN(8); {
+		case k == 0 && depth < 1:
+			args = append(args, g.funcTerm(a, depth+1))
+		case k == 1:
+			args = append(args, g.types[a][r.IntN(len(g.types[a]))])
+		default:
+			args = append(args, g.vars[a][r.IntN(2)]) // x, y or u, v: never quantified
+		}
+	}
+	return f.name + "(" + strings.Join(args, ", ") + ")"
 }
 
 func (g *randomMLN) literal() string {
@@ -252,6 +301,33 @@ func (g *randomMLN) evidence(m *mln.MLN, db *mln.DB) Options {
 				continue
 			}
 			_ = db.AddAtom(p.Name, args, v) // a second true atom of a mutex block is refused
+		}
+	}
+	if g.funcs {
+		total := r.IntN(2) == 0
+		var lines strings.Builder
+		for _, f := range rfuncs {
+			n := 1
+			for _, a := range f.args {
+				n *= len(g.types[a])
+			}
+			for k := 0; k < n; k++ {
+				if !total && r.IntN(3) == 0 {
+					continue
+				}
+				args := make([]string, len(f.args))
+				rem := k
+				for i := len(args) - 1; i >= 0; i-- {
+					d := g.types[f.args[i]]
+					args[i] = d[rem%len(d)]
+					rem /= len(d)
+				}
+				ret := g.types[f.ret]
+				fmt.Fprintf(&lines, "%s = %s(%s)\n", ret[r.IntN(len(ret))], f.name, strings.Join(args, ","))
+			}
+		}
+		if err := db.Read(strings.NewReader(lines.String()), "funcs.db"); err != nil {
+			panic(err)
 		}
 	}
 	opt.DefaultWeight, opt.UseDefaultWeight = 0.7, true

@@ -19,6 +19,7 @@ import (
 // world is the truth assignment of every ground atom of an MLN.
 type semModel struct {
 	m       *mln.MLN
+	db      *mln.DB
 	doms    [][]string
 	closed  map[string]bool
 	atomID  map[string]int // "Pred|i|j" → atom index
@@ -49,7 +50,7 @@ func newSemModel(t testing.TB, m *mln.MLN, db *mln.DB, opt Options) *semModel {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &semModel{m: m, closed: closed, atomID: map[string]int{}}
+	s := &semModel{m: m, db: db, closed: closed, atomID: map[string]int{}}
 	for _, ty := range m.Types {
 		s.doms = append(s.doms, db.Domain(ty.Name))
 	}
@@ -102,6 +103,13 @@ func newSemModel(t testing.TB, m *mln.MLN, db *mln.DB, opt Options) *semModel {
 type env map[string]int
 
 func (s *semModel) constIndex(t mln.Term, e env) int {
+	if t.Func {
+		v, ok := s.funcValue(t, e)
+		if !ok {
+			panic("undefined function term " + t.String())
+		}
+		return v
+	}
 	if t.IsVar {
 		return e[t.Name]
 	}
@@ -112,6 +120,51 @@ func (s *semModel) constIndex(t mln.Term, e env) int {
 		}
 	}
 	panic("constant not in domain: " + t.Name)
+}
+
+// funcValue looks function term t up in the evidence, and reports whether
+// it (and every function term among its arguments) is defined.
+func (s *semModel) funcValue(t mln.Term, e env) (int, bool) {
+	args := make([]int, len(t.Args))
+	for i, a := range t.Args {
+		if a.Func {
+			v, ok := s.funcValue(a, e)
+			if !ok {
+				return 0, false
+			}
+			args[i] = v
+		} else {
+			args[i] = s.constIndex(a, e)
+		}
+	}
+	return s.db.FuncValueOf(s.m.Func(t.Name).Index, args)
+}
+
+// defined reports whether every function term of formula ex is defined
+// under e, whose variables include all those function terms use (they may
+// not use quantified ones). A grounding where one is not is true: LoMRF
+// rewrites F as !ReturnValueOf_f(r, args) v F[r/f(args)].
+func (s *semModel) defined(ex mln.Expr, e env) bool {
+	ok := true
+	check := func(ts ...mln.Term) {
+		for _, t := range ts {
+			if t.Func {
+				if _, d := s.funcValue(t, e); !d {
+					ok = false
+				}
+			}
+		}
+	}
+	mln.Inspect(ex, func(x mln.Expr) bool {
+		switch n := x.(type) {
+		case *mln.Atom:
+			check(n.Args...)
+		case *mln.Equal:
+			check(n.L, n.R)
+		}
+		return ok
+	})
+	return ok
 }
 
 // eval evaluates e in world x under e's variable bindings; star gives the
@@ -219,7 +272,7 @@ func (s *semModel) logWeight(x []bool) float64 {
 			violated := false
 			e := env{}
 			s.bindings(f.Vars, e, func() bool {
-				if s.eval(f.Expr, x, e, star) {
+				if !s.defined(f.Expr, e) || s.eval(f.Expr, x, e, star) {
 					n++
 				} else if s.hard[fi] {
 					violated = true
@@ -325,6 +378,9 @@ func (s *semModel) keptCount(fi int) int {
 	for _, star := range starSigns(f) {
 		e := env{}
 		s.bindings(f.Vars, e, func() bool {
+			if !s.defined(f.Expr, e) {
+				return true // true whatever the world
+			}
 			// the atoms this grounding mentions
 			var mention []int
 			s.collect(f.Expr, copyEnv(e), &mention)
