@@ -32,13 +32,14 @@ type GradOptions struct {
 type BatchResult struct {
 	// Grad is the gradient of the batch's negative conditional
 	// log-likelihood: E[n | evidence] − E[n | evidence, observed], per
-	// formula, divided by Count unless NoNormalize.
+	// formula, divided by Count unless NoNormalize; 0 for hard formulas.
 	Grad []float64
 	// Loss is the Bethe estimate of the batch's negative conditional
 	// log-likelihood, log Z(evidence) − log Z(evidence, observed), not
 	// normalised.
 	Loss float64
-	// Count is how often each formula occurs in the batch (the # of Eq. 14).
+	// Count is how often each formula occurs in the batch (the # of Eq. 14);
+	// 0 for hard formulas, whose clauses are constraints, not features.
 	Count []float64
 	// Expected and Data are the two expectations (not normalised).
 	Expected, Data []float64
@@ -56,13 +57,13 @@ type BatchResult struct {
 // batchGraph is one mini-batch as a factor graph of disjoint pieces.
 type batchGraph struct {
 	g       *fg.Graph
-	auxVar  []int32 // per factor (ground clause occurrence): its feature variable
-	auxForm []int32 // per factor: formula
+	auxVar  []int32 // per soft factor (ground clause occurrence): its feature variable
+	auxForm []int32 // per soft factor: formula
 	clamped fg.Evidence
 	hidden  bool
 	// logOff is what table scaling took out of log Z (equal in both runs).
 	logOff float64
-	// dataVal per factor: observed value, or 255 when hidden atoms occur
+	// dataVal per soft factor: observed value, or 255 when hidden atoms occur
 	dataVal []uint8
 }
 
@@ -103,6 +104,23 @@ func (md *Model) buildBatch(w []float64, pieces *Pieces, batch []int32) (*batchG
 				}
 				scope = append(scope, v)
 			}
+			feat := md.clauseFeat(int(c))
+			if md.clauseHard(int(c)) {
+				// A constraint, not a feature: no parameter, so no
+				// feature variable and no count. NewModel has checked the
+				// data against it, except for models built without data.
+				if v, ok := md.clauseObservedValue(int(c)); ok && v == 0 {
+					return nil, md.dataError(int(c))
+				}
+				vals = vals[:0]
+				for _, x := range feat {
+					vals = append(vals, float64(x))
+				}
+				if _, err := b.AddFactor(scope, vals); err != nil {
+					return nil, err
+				}
+				continue
+			}
 			aux := b.AddVar(2)
 			ev = append(ev, -1)
 			scope = append(scope, aux)
@@ -110,7 +128,6 @@ func (md *Model) buildBatch(w []float64, pieces *Pieces, batch []int32) (*batchG
 			wf := w[f]
 			top := math.Max(wf, 0)
 			bg.logOff += top
-			feat := md.clauseFeat(int(c))
 			vals = vals[:0]
 			for _, x := range feat {
 				e := softEntry(wf*float64(x) - top)

@@ -2,6 +2,7 @@ package online
 
 import (
 	"context"
+	"errors"
 	"math"
 	"slices"
 	"time"
@@ -19,9 +20,10 @@ type BatchOptions struct {
 	// (default 1e-6).
 	GradTol float64
 	// PriorStdDev, if positive, adds a Gaussian prior N(0, σ²) on every
-	// weight: Σ w²/(2σ²) to the loss.
+	// learned weight: Σ w²/(2σ²) to the loss.
 	PriorStdDev float64
-	// Init gives the starting weights (nil: zeros).
+	// Init gives the starting weights (nil: zeros). The entries of hard
+	// formulas are returned as given: they are no parameters.
 	Init []float64
 	// Grad configures the BP runs; NoNormalize is forced.
 	Grad GradOptions
@@ -45,12 +47,18 @@ type BatchLearnResult struct {
 	Seconds float64
 }
 
+// fullObjective is the loss as a function of the learnable weights only
+// (those of the soft formulas, in formula order): the hard formulas' entries
+// of the full weight vector stay as base has them, whatever the optimiser
+// does.
 type fullObjective struct {
 	ctx    context.Context
 	md     *Model
 	pieces *Pieces
 	batch  []int32
 	opt    BatchOptions
+	free   []int     // learnable formulas
+	base   []float64 // full weight vector, fixed entries included
 	evals  int
 	err    error
 	// cache of the last evaluation
@@ -61,10 +69,24 @@ type fullObjective struct {
 
 func newFullObjective(ctx context.Context, md *Model, opt BatchOptions) *fullObjective {
 	opt.Grad.NoNormalize = true
-	return &fullObjective{ctx: ctx, md: md, pieces: WholePiece(md), batch: []int32{0}, opt: opt}
+	base := make([]float64, md.NumFormulas())
+	copy(base, opt.Init)
+	return &fullObjective{ctx: ctx, md: md, pieces: WholePiece(md), batch: []int32{0}, opt: opt,
+		free: md.learnable(), base: base}
 }
 
-// eval returns the loss and gradient at w (cached for the last w).
+// start returns the learnable part of the initial weights.
+func (o *fullObjective) start() []float64 { return gather(o.base, o.free) }
+
+// full returns the full weight vector with learnable weights w.
+func (o *fullObjective) full(w []float64) []float64 {
+	x := slices.Clone(o.base)
+	scatter(x, o.free, w)
+	return x
+}
+
+// eval returns the loss and gradient at learnable weights w (cached for
+// the last w).
 func (o *fullObjective) eval(w []float64) (float64, []float64) {
 	if o.lastW != nil && slices.Equal(o.lastW, w) {
 		return o.lastLoss, o.lastGrad
@@ -72,13 +94,13 @@ func (o *fullObjective) eval(w []float64) (float64, []float64) {
 	if o.err != nil {
 		return math.NaN(), make([]float64, len(w))
 	}
-	r, err := o.md.BatchGradient(o.ctx, w, o.pieces, o.batch, o.opt.Grad)
+	r, err := o.md.BatchGradient(o.ctx, o.full(w), o.pieces, o.batch, o.opt.Grad)
 	if err != nil {
 		o.err = err
 		return math.NaN(), make([]float64, len(w))
 	}
 	o.evals++
-	loss, g := r.Loss, r.Grad
+	loss, g := r.Loss, gather(r.Grad, o.free)
 	if s := o.opt.PriorStdDev; s > 0 {
 		for i, x := range w {
 			loss += x * x / (2 * s * s)
@@ -125,11 +147,11 @@ func SCG(ctx context.Context, md *Model, opt BatchOptions) (*BatchLearnResult, e
 	opt.defaults()
 	start := time.Now()
 	o := newFullObjective(ctx, md, opt)
-	k := md.NumFormulas()
-	w := make([]float64, k)
-	if opt.Init != nil {
-		copy(w, opt.Init)
+	if len(o.free) == 0 {
+		return nil, errors.New("online: no soft formula to learn")
 	}
+	w := o.start()
+	k := len(w)
 	const sigma0 = 1e-4
 	lambda, lambdaBar := 1e-6, 0.0
 	f, g := o.eval(w)
@@ -137,7 +159,7 @@ func SCG(ctx context.Context, md *Model, opt BatchOptions) (*BatchLearnResult, e
 		return nil, o.err
 	}
 	if opt.Eval != nil {
-		if err := opt.Eval(float64(o.evals), w); err != nil {
+		if err := opt.Eval(float64(o.evals), o.full(w)); err != nil {
 			return nil, err
 		}
 	}
@@ -211,7 +233,7 @@ func SCG(ctx context.Context, md *Model, opt BatchOptions) (*BatchLearnResult, e
 				lambda = math.Max(lambda/4, 1e-15)
 			}
 			if opt.Eval != nil {
-				if err := opt.Eval(float64(o.evals), w); err != nil {
+				if err := opt.Eval(float64(o.evals), o.full(w)); err != nil {
 					return nil, err
 				}
 			}
@@ -230,7 +252,7 @@ func SCG(ctx context.Context, md *Model, opt BatchOptions) (*BatchLearnResult, e
 			break
 		}
 	}
-	res.Weights, res.Loss, res.Evaluations = w, f, o.evals
+	res.Weights, res.Loss, res.Evaluations = o.full(w), f, o.evals
 	res.Seconds = time.Since(start).Seconds()
 	return res, nil
 }
@@ -241,11 +263,10 @@ func LBFGS(ctx context.Context, md *Model, opt BatchOptions) (*BatchLearnResult,
 	opt.defaults()
 	start := time.Now()
 	o := newFullObjective(ctx, md, opt)
-	k := md.NumFormulas()
-	w0 := make([]float64, k)
-	if opt.Init != nil {
-		copy(w0, opt.Init)
+	if len(o.free) == 0 {
+		return nil, errors.New("online: no soft formula to learn")
 	}
+	w0 := o.start()
 	lastEval := -1
 	if opt.Eval != nil {
 		o.eval(w0)
@@ -253,7 +274,7 @@ func LBFGS(ctx context.Context, md *Model, opt BatchOptions) (*BatchLearnResult,
 		if o.err != nil {
 			return nil, o.err
 		}
-		if err := opt.Eval(float64(o.evals), w0); err != nil {
+		if err := opt.Eval(float64(o.evals), o.full(w0)); err != nil {
 			return nil, err
 		}
 	}
@@ -279,7 +300,7 @@ func LBFGS(ctx context.Context, md *Model, opt BatchOptions) (*BatchLearnResult,
 			iter++
 			if opt.Eval != nil && evalErr == nil && o.evals > lastEval {
 				lastEval = o.evals
-				evalErr = opt.Eval(float64(o.evals), loc.X)
+				evalErr = opt.Eval(float64(o.evals), o.full(loc.X))
 			}
 			if opt.Progress != nil {
 				opt.Progress(iter, o.evals, loc.F)
@@ -296,7 +317,7 @@ func LBFGS(ctx context.Context, md *Model, opt BatchOptions) (*BatchLearnResult,
 	if out == nil {
 		return nil, optErr
 	}
-	res := &BatchLearnResult{Weights: out.X, Loss: out.F, Iterations: out.Stats.MajorIterations,
+	res := &BatchLearnResult{Weights: o.full(out.X), Loss: out.F, Iterations: out.Stats.MajorIterations,
 		Evaluations: o.evals, Seconds: time.Since(start).Seconds()}
 	res.Converged = out.Status == optimize.GradientThreshold
 	res.Status = out.Status.String()
@@ -317,4 +338,20 @@ func (r *recorder) Record(loc *optimize.Location, op optimize.Operation, _ *opti
 		r.fn(loc)
 	}
 	return nil
+}
+
+// gather returns w's entries at the given indices.
+func gather(w []float64, idx []int) []float64 {
+	out := make([]float64, len(idx))
+	for i, j := range idx {
+		out[i] = w[j]
+	}
+	return out
+}
+
+// scatter sets dst's entries at the given indices from src.
+func scatter(dst []float64, idx []int, src []float64) {
+	for i, j := range idx {
+		dst[j] = src[i]
+	}
 }

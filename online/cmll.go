@@ -9,7 +9,8 @@ import (
 )
 
 // wholeGraph is the ground network of the whole mega-example: one variable
-// per non-evidence atom, one factor per ground clause.
+// per non-evidence atom, one factor per ground clause (a 0/1 table for a
+// hard one).
 type wholeGraph struct {
 	g       *fg.Graph
 	atomVar []int32 // ground atom → variable, -1 for evidence atoms
@@ -32,11 +33,17 @@ func (md *Model) buildWhole(w []float64) (*wholeGraph, error) {
 		for _, a := range md.ClauseAtoms(c) {
 			scope = append(scope, wg.atomVar[a])
 		}
-		wf := w[md.clForm[c]]
-		top := math.Max(wf, 0)
 		vals = vals[:0]
-		for _, x := range md.clauseFeat(c) {
-			vals = append(vals, softEntry(wf*float64(x)-top))
+		if md.clauseHard(c) {
+			for _, x := range md.clauseFeat(c) {
+				vals = append(vals, float64(x))
+			}
+		} else {
+			wf := w[md.clForm[c]]
+			top := math.Max(wf, 0)
+			for _, x := range md.clauseFeat(c) {
+				vals = append(vals, softEntry(wf*float64(x)-top))
+			}
 		}
 		if _, err := b.AddFactor(scope, vals); err != nil {
 			return nil, err

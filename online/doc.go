@@ -7,18 +7,27 @@
 //
 // # Data
 //
-// NewModel compiles the MLN's quantifier-free formulas and the training
-// database into ground clauses. Every ground atom has a status: Evidence
+// NewModel compiles the MLN's formulas and the training database into ground
+// clauses; quantifiers are expanded over the constants of their types (EXIST
+// into a disjunction, FORALL into a conjunction). Every ground atom has a
+// status: Evidence
 // (atoms of the evidence predicates, closed world: fixed in every inference),
 // Observed (atoms of the non-evidence predicates, the "--ne" list, with a value
 // in the data) or Hidden (non-evidence atoms written "?P(A)" in the data:
 // partially observed). Ground clauses whose value the evidence fixes carry no
 // gradient and are dropped; the others, over their non-evidence atoms, are the
-// factors of the ground network.
+// factors of the ground network. A hard formula keeps its entry in the
+// weight vector (formula indices stay aligned) but is no parameter: its
+// ground clauses are factors with 0/1 tables, its gradient is 0, and no
+// optimiser changes its entry. A hard ground clause that the evidence makes
+// false, or that the data make false with no atom hidden, is an error.
+// Functions, "+x", starred atoms and "!" are refused.
 //
 // # Pieces and mini-batches
 //
-// FactorPieces makes one piece per ground clause (depth 0);
+// Pieces are rooted at the ground clauses of soft formulas (a piece rooted at
+// a hard clause would carry no gradient); hard clauses join the pieces grown
+// around them. FactorPieces makes one piece per soft ground clause (depth 0);
 // NeighbourhoodPieces takes every clause within depth d (Fig. 9c). TreePieces
 // implements RelTreeFinding (Algorithm 5 of the journal paper): per formula,
 // a random ground clause grows a tree by a breadth-first random walk with
@@ -28,8 +37,9 @@
 // much of the pattern as applies (at least the root).
 //
 // A mini-batch is a set of pieces turned into one factor graph of disjoint
-// parts: every piece has its own copies of its atoms. Each ground clause
-// becomes a factor over its atoms and one auxiliary binary "feature" variable
+// parts: every piece has its own copies of its atoms. A hard ground clause
+// becomes a 0/1 factor over its atoms; each soft one a factor over its atoms
+// and one auxiliary binary "feature" variable
 // a with table exp(w·f(x))·[a = f(x)]: a is a leaf that is a deterministic
 // function of the factor's atoms, so the BP fixed point of the other messages
 // is unchanged, and a's belief is exactly the factor belief of "clause true".
@@ -49,7 +59,9 @@
 // identity; SGD is plain stochastic gradient descent. Both process mini-batches
 // in random order per pass. SCG (Møller 1993) and LBFGS (gonum's optimize)
 // are the batch baselines on the full BP likelihood gradient of the whole
-// mega-example. Sample draws synthetic mega-examples by Gibbs sampling, and
+// mega-example. SampleWorld draws synthetic mega-examples by Gibbs sampling
+// (with hard formulas, from a start that satisfies them, found by local
+// search, and never moving to a world that violates one), and
 // CMLL evaluates a weight vector on test data as the paper defines it.
 //
 // All randomness comes from a *rand.Rand passed in; nothing uses a global

@@ -4,8 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 
+	"github.com/lifted-dev/lifted/fg"
 	"github.com/lifted-dev/lifted/mln"
 )
 
@@ -35,6 +37,7 @@ const (
 	nOr
 	nImp
 	nIff
+	nConst // a quantifier over an empty domain: a is its value
 )
 
 // cnode is one node of a compiled quantifier-free formula.
@@ -58,7 +61,12 @@ type cformula struct {
 	eqs     [][2]cterm
 	varDom  []int // free variable → domain size
 	varType []int // free variable → type index
+	hard    bool
 }
+
+// maxCompiledNodes bounds a formula's size after its quantifiers are
+// expanded (the product of the quantified domains times the body).
+const maxCompiledNodes = 1 << 20
 
 // Model is an MLN compiled against one mega-example: the status and value of
 // every ground atom and the ground clauses the evidence leaves open.
@@ -98,10 +106,21 @@ type Model struct {
 // NewModel compiles m against the mega-example db. ne names the
 // non-evidence predicates (the query predicates whose atoms the model
 // predicts); all others are evidence predicates (closed world).
-// Formulas must be soft and quantifier-free, without functions, "+x" or
-// starred atoms, and predicates without mutual exclusion ("!").
+//
+// Quantifiers are expanded over the constants of their variables' types
+// (EXIST into a disjunction, FORALL into a conjunction; over an empty type,
+// false and true). Hard formulas (a trailing period) keep one entry in the
+// weight vector, so formula indices stay aligned, but that entry is never
+// read or learned: their ground clauses are 0/1 constraints. A hard ground
+// clause that the evidence makes false is an error wrapping
+// fg.ErrContradiction that names the formula and the binding; one that the
+// data make false, none of its atoms hidden, is an error as well, unless db
+// is nil: then there are no data, every non-evidence atom being a false
+// placeholder (for instance to Sample from). Functions, "+x", starred atoms
+// and mutually exclusive arguments ("!") are refused.
 func NewModel(m *mln.MLN, db *mln.DB, ne []string) (*Model, error) {
-	if db == nil {
+	noData := db == nil
+	if noData {
 		db = mln.NewDB(m)
 	}
 	md := &Model{MLN: m, DB: db, NE: make([]bool, len(m.Preds)), scratchPool: &sync.Pool{}}
@@ -170,7 +189,7 @@ func NewModel(m *mln.MLN, db *mln.DB, ne []string) (*Model, error) {
 	for fi, f := range m.Formulas {
 		cf, err := md.compile(f)
 		if err != nil {
-			return nil, fmt.Errorf("online: formula %d %q: %w", fi, f.Text, err)
+			return nil, fmt.Errorf("online: formula %d %q (%s): %w", fi+1, f.Text, f.Pos, err)
 		}
 		md.forms = append(md.forms, cf)
 	}
@@ -181,15 +200,101 @@ func NewModel(m *mln.MLN, db *mln.DB, ne []string) (*Model, error) {
 	md.ConstTrue = make([]float64, len(m.Formulas))
 	for fi := range md.forms {
 		if err := md.groundFormula(fi); err != nil {
-			return nil, fmt.Errorf("online: formula %d %q: %w", fi, m.Formulas[fi].Text, err)
+			if errors.Is(err, fg.ErrContradiction) {
+				return nil, fmt.Errorf("online: %w", err)
+			}
+			return nil, fmt.Errorf("online: %s: %w", md.describe(fi), err)
 		}
 	}
 	md.indexAtoms()
+	if !noData {
+		if err := md.checkData(); err != nil {
+			return nil, err
+		}
+	}
 	return md, nil
 }
 
-// NumFormulas returns the number of formulas (parameters).
+// describe names formula fi as the grounding package does: number (from 1),
+// text and position.
+func (md *Model) describe(fi int) string {
+	f := md.MLN.Formulas[fi]
+	return fmt.Sprintf("formula %d %q (%s)", fi+1, f.Text, f.Pos)
+}
+
+// bindingText prints a binding of formula fi's free variables as
+// "x = Anna, y = Bob".
+func (md *Model) bindingText(fi int, bind []int32) string {
+	vars := md.MLN.Formulas[fi].Vars
+	if len(vars) == 0 {
+		return "its only grounding"
+	}
+	var b strings.Builder
+	for j, v := range vars {
+		if j > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%s = %s", v.Name, md.DB.Domain(v.Type)[bind[j]])
+	}
+	return b.String()
+}
+
+// checkData reports a ground clause of a hard formula that is false under
+// the data although none of its atoms is hidden: no world agrees with such
+// data, so its likelihood is 0.
+func (md *Model) checkData() error {
+	for c := range md.clForm {
+		if !md.clauseHard(c) {
+			continue
+		}
+		if v, ok := md.clauseObservedValue(c); ok && v == 0 {
+			return md.dataError(c)
+		}
+	}
+	return nil
+}
+
+// dataError describes hard ground clause c, false under the data.
+func (md *Model) dataError(c int) error {
+	fi := int(md.clForm[c])
+	var vals []string
+	for _, a := range md.ClauseAtoms(c) {
+		vals = append(vals, fmt.Sprintf("%s = %v", md.AtomName(a), md.Value[a] == 1))
+	}
+	return fmt.Errorf("online: the data contradict hard %s for %s (%s)", md.describe(fi), md.bindingText(fi, md.clauseBind(c)), strings.Join(vals, ", "))
+}
+
+// NumFormulas returns the number of formulas (one weight each, hard ones
+// included).
 func (md *Model) NumFormulas() int { return len(md.forms) }
+
+// Hard reports whether formula k is hard: its ground clauses are 0/1
+// constraints and its weight is never learned.
+func (md *Model) Hard(k int) bool { return md.forms[k].hard }
+
+// HasHard reports whether some formula is hard.
+func (md *Model) HasHard() bool {
+	for k := range md.forms {
+		if md.forms[k].hard {
+			return true
+		}
+	}
+	return false
+}
+
+// learnable returns the formulas whose weights are learned: the soft ones.
+func (md *Model) learnable() []int {
+	var out []int
+	for k := range md.forms {
+		if !md.forms[k].hard {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// clauseHard reports whether ground clause c belongs to a hard formula.
+func (md *Model) clauseHard(c int) bool { return md.forms[md.clForm[c]].hard }
 
 // NumAtoms returns the number of ground atoms.
 func (md *Model) NumAtoms() int { return len(md.Status) }
@@ -244,11 +349,13 @@ func (md *Model) AtomPred(a int32) int {
 	return p
 }
 
+// compile turns f into a formula over its free variables. Quantifiers are
+// expanded in place over the constants of their variables' types, EXIST
+// into a disjunction and FORALL into a conjunction of copies of the body
+// (false and true for an empty domain), so a ground clause is a plain
+// Boolean function of its atoms whatever the quantifiers.
 func (md *Model) compile(f *mln.Formula) (cformula, error) {
-	var cf cformula
-	if f.Hard {
-		return cf, errors.New("hard formulas are not supported by online learning")
-	}
+	cf := cformula{hard: f.Hard}
 	vars := map[string]int{}
 	for i, v := range f.Vars {
 		if v.PerConstant {
@@ -259,11 +366,19 @@ func (md *Model) compile(f *mln.Formula) (cformula, error) {
 		cf.varType = append(cf.varType, ti)
 		cf.varDom = append(cf.varDom, len(md.DB.Domain(v.Type)))
 	}
+	// bound maps each quantified variable in scope to the constant (index
+	// in its type's domain) of the copy of the body being compiled. The
+	// parser rejects a quantifier that rebinds a name in scope, so a name
+	// is either bound here or free.
+	bound := map[string]int{}
 	term := func(t mln.Term) (cterm, error) {
 		if t.Func {
 			return cterm{}, errors.New("functions are not supported")
 		}
 		if t.IsVar {
+			if c, ok := bound[t.Name]; ok {
+				return cterm{false, c}, nil
+			}
 			i, ok := vars[t.Name]
 			if !ok {
 				return cterm{}, fmt.Errorf("variable %s is not free", t.Name)
@@ -277,6 +392,13 @@ func (md *Model) compile(f *mln.Formula) (cformula, error) {
 		return cterm{false, c}, nil
 	}
 	var walk func(e mln.Expr) (int, error)
+	add := func(n cnode) (int, error) {
+		if len(cf.nodes) >= maxCompiledNodes {
+			return 0, fmt.Errorf("the expanded quantifiers exceed %d nodes", maxCompiledNodes)
+		}
+		cf.nodes = append(cf.nodes, n)
+		return len(cf.nodes) - 1, nil
+	}
 	bin := func(kind int, l, r mln.Expr) (int, error) {
 		a, err := walk(l)
 		if err != nil {
@@ -286,8 +408,47 @@ func (md *Model) compile(f *mln.Formula) (cformula, error) {
 		if err != nil {
 			return 0, err
 		}
-		cf.nodes = append(cf.nodes, cnode{kind, a, b})
-		return len(cf.nodes) - 1, nil
+		return add(cnode{kind, a, b})
+	}
+	quant := func(qvars []*mln.Var, body mln.Expr, kind int) (int, error) {
+		dims := make([]int, len(qvars))
+		for i, v := range qvars {
+			dims[i] = len(md.DB.Domain(v.Type))
+			if dims[i] == 0 {
+				// EXIST over nothing is false, FORALL over nothing true.
+				return add(cnode{nConst, boolInt(kind == nAnd), 0})
+			}
+		}
+		idx := make([]int, len(qvars))
+		acc := -1
+		for {
+			for i, v := range qvars {
+				bound[v.Name] = idx[i]
+			}
+			n, err := walk(body)
+			if err != nil {
+				return 0, err
+			}
+			if acc < 0 {
+				acc = n
+			} else if acc, err = add(cnode{kind, acc, n}); err != nil {
+				return 0, err
+			}
+			i := len(idx) - 1
+			for ; i >= 0; i-- {
+				if idx[i]++; idx[i] < dims[i] {
+					break
+				}
+				idx[i] = 0
+			}
+			if i < 0 {
+				break
+			}
+		}
+		for _, v := range qvars {
+			delete(bound, v.Name)
+		}
+		return acc, nil
 	}
 	walk = func(e mln.Expr) (int, error) {
 		switch e := e.(type) {
@@ -306,7 +467,7 @@ func (md *Model) compile(f *mln.Formula) (cformula, error) {
 			}
 			cf.slots = append(cf.slots, ts)
 			cf.slotPrd = append(cf.slotPrd, p)
-			cf.nodes = append(cf.nodes, cnode{nAtom, len(cf.slots) - 1, 0})
+			return add(cnode{nAtom, len(cf.slots) - 1, 0})
 		case *mln.Equal:
 			l, err := term(e.L)
 			if err != nil {
@@ -317,13 +478,13 @@ func (md *Model) compile(f *mln.Formula) (cformula, error) {
 				return 0, err
 			}
 			cf.eqs = append(cf.eqs, [2]cterm{l, r})
-			cf.nodes = append(cf.nodes, cnode{nEq, len(cf.eqs) - 1, 0})
+			return add(cnode{nEq, len(cf.eqs) - 1, 0})
 		case *mln.Not:
 			a, err := walk(e.X)
 			if err != nil {
 				return 0, err
 			}
-			cf.nodes = append(cf.nodes, cnode{nNot, a, 0})
+			return add(cnode{nNot, a, 0})
 		case *mln.And:
 			return bin(nAnd, e.L, e.R)
 		case *mln.Or:
@@ -332,10 +493,13 @@ func (md *Model) compile(f *mln.Formula) (cformula, error) {
 			return bin(nImp, e.L, e.R)
 		case *mln.Iff:
 			return bin(nIff, e.L, e.R)
+		case *mln.Exists:
+			return quant(e.Vars, e.Body, nOr)
+		case *mln.Forall:
+			return quant(e.Vars, e.Body, nAnd)
 		default:
-			return 0, fmt.Errorf("%T is not supported (formulas must be quantifier-free)", e)
+			return 0, fmt.Errorf("%T is not supported", e)
 		}
-		return len(cf.nodes) - 1, nil
 	}
 	r, err := walk(f.Expr)
 	if err != nil {
@@ -343,6 +507,13 @@ func (md *Model) compile(f *mln.Formula) (cformula, error) {
 	}
 	cf.root = r
 	return cf, nil
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 func (cf *cformula) eval(i int, slotVal []bool, eqVal []bool) bool {
@@ -360,8 +531,10 @@ func (cf *cformula) eval(i int, slotVal []bool, eqVal []bool) bool {
 		return cf.eval(n.a, slotVal, eqVal) || cf.eval(n.b, slotVal, eqVal)
 	case nImp:
 		return !cf.eval(n.a, slotVal, eqVal) || cf.eval(n.b, slotVal, eqVal)
-	default:
+	case nIff:
 		return cf.eval(n.a, slotVal, eqVal) == cf.eval(n.b, slotVal, eqVal)
+	default:
+		return n.a == 1
 	}
 }
 
@@ -449,6 +622,13 @@ func (md *Model) groundFormula(fi int) error {
 			}
 		}
 		if same {
+			if cf.hard && feat[0] == 0 {
+				b32 := make([]int32, nv)
+				for j, x := range bind {
+					b32[j] = int32(x)
+				}
+				return fmt.Errorf("%w: hard %s is false for %s", fg.ErrContradiction, md.describe(fi), md.bindingText(fi, b32))
+			}
 			md.ConstTrue[fi] += float64(feat[0])
 			continue
 		}

@@ -73,7 +73,9 @@ func exactBatch(md *Model, w []float64, p *Pieces, batch []int32, normalize bool
 		var atoms []int32
 		idx := map[int32]int{}
 		for _, c := range cls {
-			cnt[md.clForm[c]]++
+			if !md.clauseHard(int(c)) {
+				cnt[md.clForm[c]]++
+			}
 			for _, a := range md.ClauseAtoms(int(c)) {
 				if _, ok := idx[a]; !ok {
 					idx[a] = len(atoms)
@@ -100,6 +102,12 @@ func exactBatch(md *Model, w []float64, p *Pieces, batch []int32, normalize bool
 					j = j<<1 | val(a)
 				}
 				v := float64(md.clauseFeat(int(c))[j])
+				if md.clauseHard(int(c)) {
+					if v == 0 {
+						s = math.Inf(-1)
+					}
+					continue
+				}
 				cnts[md.clForm[c]] += v
 				s += w[md.clForm[c]] * v
 			}
@@ -164,43 +172,68 @@ func TestGroundingMatchesCountDB(t *testing.T) {
 	}
 }
 
+// hardSmokersMLN adds hard and quantified formulas to smokersMLN; smokersDB
+// satisfies the hard ones.
+const hardSmokersMLN = smokersMLN + `
+Cancer(x) => Smokes(x).
+EXIST y Friends(x, y).
+0.6 Smokes(x) => EXIST y Friends(x, y) ^ Smokes(y)
+-0.4 FORALL y Friends(x, y) => Cancer(y)
+`
+
 // TestBatchGradientExactOnTrees checks that the BP gradient and loss of a
 // mini-batch of factor or tree pieces, ground and lifted, equal the exact ones
-// by enumeration (BP is exact on trees), with hidden atoms in the data.
+// by enumeration (BP is exact on trees), with hidden atoms in the data, with
+// and without hard and quantified formulas.
 func TestBatchGradientExactOnTrees(t *testing.T) {
-	m, db := parse(t, smokersMLN, smokersDB)
-	for _, ne := range [][]string{{"Smokes", "Cancer"}, {"Smokes", "Cancer", "Stress", "Friends"}} {
-		md, err := NewModel(m, db, ne)
-		if err != nil {
-			t.Fatal(err)
+	for _, c := range []struct {
+		src string
+		ne  []string
+	}{
+		{smokersMLN, []string{"Smokes", "Cancer"}},
+		{smokersMLN, []string{"Smokes", "Cancer", "Stress", "Friends"}},
+		{hardSmokersMLN, []string{"Smokes", "Cancer"}},
+		{hardSmokersMLN, []string{"Smokes", "Cancer", "Stress", "Friends"}},
+	} {
+		name := "smokers"
+		if c.src == hardSmokersMLN {
+			name = "hard"
 		}
-		w := weights(m)
-		for _, kind := range []string{"factor", "tree"} {
-			var p *Pieces
-			if kind == "factor" {
-				p = FactorPieces(md)
-			} else {
-				p = TreePieces(md, 3, 0.9, rand.New(rand.NewPCG(1, 2)))
+		t.Run(name, func(t *testing.T) {
+			m, db := parse(t, c.src, smokersDB)
+			ne := c.ne
+			md, err := NewModel(m, db, ne)
+			if err != nil {
+				t.Fatal(err)
 			}
-			batch := allPieces(p)
-			want, wantLoss := exactBatch(md, w, p, batch, true)
-			for _, ground := range []bool{true, false} {
-				opt := GradOptions{Ground: ground, BP: bp.Options{Tol: 1e-13, MaxIter: 1000}}
-				r, err := md.BatchGradient(context.Background(), w, p, batch, opt)
-				if err != nil {
-					t.Fatal(err)
+			w := weights(m)
+			for _, kind := range []string{"factor", "tree"} {
+				var p *Pieces
+				if kind == "factor" {
+					p = FactorPieces(md)
+				} else {
+					p = TreePieces(md, 3, 0.9, rand.New(rand.NewPCG(1, 2)))
 				}
-				for f := range want {
-					if math.Abs(r.Grad[f]-want[f]) > 1e-9 {
-						t.Errorf("%v %s ground=%v formula %d: gradient %v, exact %v", ne, kind, ground, f, r.Grad[f], want[f])
+				batch := allPieces(p)
+				want, wantLoss := exactBatch(md, w, p, batch, true)
+				for _, ground := range []bool{true, false} {
+					opt := GradOptions{Ground: ground, BP: bp.Options{Tol: 1e-13, MaxIter: 1000}}
+					r, err := md.BatchGradient(context.Background(), w, p, batch, opt)
+					if err != nil {
+						t.Fatal(err)
 					}
+					for f := range want {
+						if math.Abs(r.Grad[f]-want[f]) > 1e-9 {
+							t.Errorf("%v %s ground=%v formula %d: gradient %v, exact %v", ne, kind, ground, f, r.Grad[f], want[f])
+						}
+					}
+					if math.Abs(r.Loss-wantLoss) > 1e-8*math.Max(1, math.Abs(wantLoss)) {
+						t.Errorf("%v %s ground=%v: loss %v, exact %v", ne, kind, ground, r.Loss, wantLoss)
+					}
+					t.Logf("%v %s ground=%v: %d pieces, %d vars/%d factors -> %d/%d, hidden=%v", ne, kind, ground, p.Len(), r.GroundVars, r.GroundFactors, r.LiftedNodes, r.LiftedFactors, r.Hidden)
 				}
-				if math.Abs(r.Loss-wantLoss) > 1e-8*math.Max(1, math.Abs(wantLoss)) {
-					t.Errorf("%v %s ground=%v: loss %v, exact %v", ne, kind, ground, r.Loss, wantLoss)
-				}
-				t.Logf("%v %s ground=%v: %d pieces, %d vars/%d factors -> %d/%d, hidden=%v", ne, kind, ground, p.Len(), r.GroundVars, r.GroundFactors, r.LiftedNodes, r.LiftedFactors, r.Hidden)
 			}
-		}
+		})
 	}
 }
 
@@ -274,7 +307,13 @@ func TestCMLLExactOnTrees(t *testing.T) {
 // not exact, that the lifted gradient equals the ground one (1e-9), and that
 // computing a batch in shards (map/reduce) changes nothing.
 func TestLoopyBatchGroundEqualsLifted(t *testing.T) {
-	m, db := parse(t, smokersMLN, smokersDB)
+	for _, src := range []string{smokersMLN, hardSmokersMLN} {
+		loopyGroundEqualsLifted(t, src)
+	}
+}
+
+func loopyGroundEqualsLifted(t *testing.T, src string) {
+	m, db := parse(t, src, smokersDB)
 	md, err := NewModel(m, db, []string{"Smokes", "Cancer", "Friends"})
 	if err != nil {
 		t.Fatal(err)

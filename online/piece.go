@@ -28,17 +28,22 @@ func (p *Pieces) add(cls []int32) {
 	p.At = append(p.At, int32(len(p.Clauses)))
 }
 
-// FactorPieces returns one piece per ground clause (depth-0 pieces: a single
-// ground factor with its evidence).
+// FactorPieces returns one piece per ground clause of a soft formula
+// (depth-0 pieces: a single ground factor with its evidence). A piece rooted
+// at a hard clause would carry no gradient, so hard clauses root no piece,
+// here or in the other piece makers; they enter pieces grown from soft ones.
 func FactorPieces(md *Model) *Pieces {
 	p := &Pieces{At: []int32{0}}
 	for c := 0; c < md.NumClauses(); c++ {
+		if md.clauseHard(c) {
+			continue
+		}
 		p.add([]int32{int32(c)})
 	}
 	return p
 }
 
-// NeighbourhoodPieces returns one piece per ground clause: the clause and
+// NeighbourhoodPieces returns one piece per soft ground clause: the clause and
 // every ground clause within depth steps of it in the clause graph (two
 // clauses adjacent when they share an atom), in breadth-first order (Fig. 9c
 // of the journal paper). Depth 0 gives the factor pieces. Unlike tree pieces
@@ -51,6 +56,9 @@ func NeighbourhoodPieces(md *Model, depth int) *Pieces {
 	}
 	var cls, nb []int32
 	for c := 0; c < md.NumClauses(); c++ {
+		if md.clauseHard(c) {
+			continue
+		}
 		cls = append(cls[:0], int32(c))
 		dist[c] = 0
 		for i := 0; i < len(cls); i++ {
@@ -151,19 +159,20 @@ func (md *Model) neighbours(c int32, buf []int32) []int32 {
 }
 
 // FindPatterns is the pattern-finding half of RelTreeFinding (Algorithm 5):
-// for every formula with ground clauses, a random ground clause grows a tree
+// for every soft formula with ground clauses, a random ground clause grows a tree
 // by breadth-first random walk: a neighbour (a ground clause sharing an atom)
 // is kept when a uniform draw is at most t^|tree| and it closes no cycle,
 // otherwise it and its branch are skipped; the walk stops below depth d.
 // The tree is variabilised: the root's free variables become pattern
 // variables 0..n-1, and every other constant becomes a pattern variable
-// (one per type and constant). Formulas without ground clauses get nil.
+// (one per type and constant). Hard formulas and formulas without ground
+// clauses get nil.
 func FindPatterns(md *Model, depth int, t float64, rng *rand.Rand) []*Pattern {
 	pats := make([]*Pattern, md.NumFormulas())
 	ts := &treeState{md: md, atoms: map[int32]bool{}}
 	var nb []int32
 	for fi := range pats {
-		if len(md.byForm[fi]) == 0 {
+		if len(md.byForm[fi]) == 0 || md.forms[fi].hard {
 			continue
 		}
 		root := md.byForm[fi][rng.IntN(len(md.byForm[fi]))]
@@ -234,7 +243,7 @@ func variabilise(md *Model, cls []int32, parent []int) *Pattern {
 }
 
 // TreePieces is RelTreeFinding (Algorithm 5): patterns from FindPatterns,
-// then one piece per ground clause g, the pattern of g's formula applied to
+// then one piece per soft ground clause g, the pattern of g's formula applied to
 // g. Pattern clauses are instantiated in the order they were grown, each
 // among the neighbours of its instantiated parent that agree with the
 // substitution so far and keep the piece a tree, at random when several do;
@@ -248,6 +257,9 @@ func TreePieces(md *Model, depth int, t float64, rng *rand.Rand) *Pieces {
 	var sub []int
 	var inst []int32 // pattern clause → ground clause, -1 if dropped
 	for c := 0; c < md.NumClauses(); c++ {
+		if md.clauseHard(c) {
+			continue
+		}
 		pt := pats[md.clForm[c]]
 		ts.reset()
 		ts.add(int32(c))

@@ -120,6 +120,8 @@ type TrainOptions struct {
 	// discount (defaults 0.99, 0.1, 0.9; negative means 0).
 	Lambda, Mu, Gamma float64
 	// Init gives the starting weights (nil: zeros, as the paper starts).
+	// The entries of hard formulas are returned as given: they are no
+	// parameters, and the optimisers see only the soft formulas' weights.
 	Init []float64
 	// Grad configures the mini-batch gradients.
 	Grad GradOptions
@@ -198,16 +200,19 @@ func Train(ctx context.Context, md *Model, pieces *Pieces, opt TrainOptions) (*T
 		return nil, err
 	}
 	start := time.Now()
-	k := md.NumFormulas()
-	w0 := make([]float64, k)
-	if opt.Init != nil {
-		copy(w0, opt.Init)
+	// SMD and SGD run on the learnable weights alone; w is the full vector
+	// BatchGradient and the callbacks see, its hard entries as given.
+	free := md.learnable()
+	if len(free) == 0 {
+		return nil, errors.New("online: no soft formula to learn")
 	}
-	smd := NewSMD(w0, opt.Step, opt.Lambda, opt.Mu, opt.Gamma)
-	w := smd.Theta
+	w := make([]float64, md.NumFormulas())
+	copy(w, opt.Init)
+	smd := NewSMD(gather(w, free), opt.Step, opt.Lambda, opt.Mu, opt.Gamma)
+	theta := smd.Theta
 	n := pieces.Len()
 	if n == 0 {
-		return nil, errors.New("online: no pieces (the evidence fixes every ground clause)")
+		return nil, errors.New("online: no pieces (the evidence fixes every soft ground clause)")
 	}
 	nb := (n + opt.BatchSize - 1) / opt.BatchSize
 	total := int(math.Ceil(opt.Passes * float64(nb)))
@@ -238,13 +243,15 @@ func Train(ctx context.Context, md *Model, pieces *Pieces, opt TrainOptions) (*T
 		if err != nil {
 			return nil, err
 		}
+		g := gather(r.Grad, free)
 		if opt.Method == "smd" {
-			smd.Step(r.Grad)
+			smd.Step(g)
 		} else {
-			for i := range w {
-				w[i] -= opt.Step * r.Grad[i]
+			for i := range theta {
+				theta[i] -= opt.Step * g[i]
 			}
 		}
+		scatter(w, free, theta)
 		for i := range w {
 			if math.IsNaN(w[i]) || math.IsInf(w[i], 0) {
 				return nil, fmt.Errorf("online: weights diverged after %d mini-batches", t+1)

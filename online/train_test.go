@@ -65,6 +65,12 @@ func dist(a, b []float64) float64 {
 // the weights in quadrature.
 func stdErr(t *testing.T, md *Model, w []float64) float64 {
 	o := newFullObjective(context.Background(), md, BatchOptions{Grad: GradOptions{BP: bp.Options{Tol: 1e-13, MaxIter: 1000}}})
+	return hessianStdErr(t, o, w)
+}
+
+// hessianStdErr is sqrt(tr H⁻¹) for o's learnable weights w.
+func hessianStdErr(t *testing.T, o *fullObjective, w []float64) float64 {
+	t.Helper()
 	k := len(w)
 	h := mat.NewDense(k, k, nil)
 	const eps = 1e-4

@@ -117,3 +117,48 @@ func plotExt(method string) string {
 	}
 	return ".svg"
 }
+
+// TestRunOnlineLearnHardExist learns with SMD on an MLN with a hard formula
+// and an EXIST formula: the hard formula is written back unchanged.
+func TestRunOnlineLearnHardExist(t *testing.T) {
+	dir := t.TempDir()
+	mlnPath := filepath.Join(dir, "hard.mln")
+	src := "person = {Anna, Bob, Carl, Dana}\nSmokes(person)\nCancer(person)\nFriends(person, person)\n\n" +
+		"1.5 Smokes(x) => Cancer(x)\nCancer(x) => Smokes(x).\n0.5 Smokes(x) => EXIST y Friends(x, y) ^ Smokes(y)\n"
+	dbPath := filepath.Join(dir, "train.db")
+	if err := os.WriteFile(mlnPath, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(dbPath, []byte("Smokes(Anna)\nSmokes(Bob)\nCancer(Anna)\nFriends(Anna, Bob)\nFriends(Carl, Dana)\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "learned.mln")
+	o := &onlineFlags{pieces: "tree", depth: 2, discount: 0.9, batchSize: 2, step: 0.2, passes: 2,
+		ne: []string{"Smokes", "Cancer"}, seed: 1, lambda: 0.99, mu: 0.1, gamma: 0.9, evalEvery: 0.1}
+	r := onlineRun{Method: "smd", Input: mlnPath, Train: []string{dbPath}, Output: out, Quiet: true}
+	if err := runOnlineLearn(context.Background(), o, r, os.Stdout); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), "\nCancer(x) => Smokes(x).\n") {
+		t.Errorf("hard formula not written unchanged:\n%s", b)
+	}
+	m, err := mln.ParseFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Formulas) != 3 || !m.Formulas[1].Hard || m.Formulas[0].Weight == 1.5 {
+		t.Errorf("learned MLN:\n%s", b)
+	}
+	// Data contradicting the hard formula: a clear error.
+	if err := os.WriteFile(dbPath, []byte("Cancer(Carl)\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err = runOnlineLearn(context.Background(), o, r, os.Stdout)
+	if err == nil || !strings.Contains(err.Error(), `data contradict hard formula 2 "Cancer(x) => Smokes(x)"`) {
+		t.Errorf("error %v", err)
+	}
+}
