@@ -19,6 +19,12 @@ type BatchOptions struct {
 	// GradTol stops when the largest gradient component is below it
 	// (default 1e-6).
 	GradTol float64
+	// FuncTol stops SCG when ten iterations in a row change the loss by
+	// less than FuncTol relative to it (default 1e-10), as gonum's
+	// FunctionConverge stops L-BFGS: on a loopy model the BP gradient is
+	// not exactly the gradient of the Bethe loss, so the gradient can stay
+	// above GradTol at a point where no step lowers the loss.
+	FuncTol float64
 	// PriorStdDev, if positive, adds a Gaussian prior N(0, σ²) on every
 	// learned weight: Σ w²/(2σ²) to the loss.
 	PriorStdDev float64
@@ -119,6 +125,9 @@ func (o *BatchOptions) defaults() {
 	if o.GradTol <= 0 {
 		o.GradTol = 1e-6
 	}
+	if o.FuncTol <= 0 {
+		o.FuncTol = 1e-10
+	}
 }
 
 func maxAbs(g []float64) float64 {
@@ -172,14 +181,16 @@ func SCG(ctx context.Context, md *Model, opt BatchOptions) (*BatchLearnResult, e
 	wt := make([]float64, k)
 	success := true
 	delta := 0.0
-	res := &BatchLearnResult{}
+	res := &BatchLearnResult{Status: "iteration limit"}
+	stalled := 0 // iterations in a row that left the loss unchanged
 	for it := 1; it <= opt.MaxIter; it++ {
 		res.Iterations = it
 		p2 := dot(p, p)
 		if p2 == 0 {
-			res.Converged = true
+			res.Converged, res.Status = true, "zero search direction"
 			break
 		}
+		fold := f
 		if success {
 			sigma := sigma0 / math.Sqrt(p2)
 			for i := range wt {
@@ -248,7 +259,16 @@ func SCG(ctx context.Context, md *Model, opt BatchOptions) (*BatchLearnResult, e
 			opt.Progress(it, o.evals, f)
 		}
 		if maxAbs(r) < opt.GradTol {
-			res.Converged = true
+			res.Converged, res.Status = true, "gradient below tolerance"
+			break
+		}
+		if math.Abs(fold-f) <= opt.FuncTol*math.Max(1, math.Abs(f)) {
+			stalled++
+		} else {
+			stalled = 0
+		}
+		if stalled >= 10 {
+			res.Converged, res.Status = true, "loss unchanged for 10 iterations"
 			break
 		}
 	}

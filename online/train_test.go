@@ -184,3 +184,34 @@ func TestSCGMatchesLBFGS(t *testing.T) {
 		}
 	}
 }
+
+// A gradient tolerance SCG cannot reach (rounding keeps the BP gradient
+// above 1e-300) must not keep it running to its iteration limit: it stops
+// once the loss stops changing, at the same optimum.
+func TestSCGStopsWhenLossStalls(t *testing.T) {
+	m, db := parse(t, smokersMLN, smokersDB)
+	md, err := NewModel(m, db, []string{"Smokes", "Cancer"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt := BatchOptions{MaxIter: 500, GradTol: 1e-300, PriorStdDev: 2,
+		Grad: GradOptions{BP: bp.Options{Tol: 1e-13, MaxIter: 5000}}}
+	a, err := SCG(context.Background(), md, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt.GradTol = 1e-9
+	b, err := LBFGS(context.Background(), md, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("SCG %d iterations: %s", a.Iterations, a.Status)
+	if a.Iterations >= opt.MaxIter || a.Status != "loss unchanged for 10 iterations" {
+		t.Fatalf("SCG ran %d iterations and stopped with %q", a.Iterations, a.Status)
+	}
+	for i := range a.Weights {
+		if math.Abs(a.Weights[i]-b.Weights[i]) > 1e-6 {
+			t.Errorf("weight %d: SCG %v, L-BFGS %v", i, a.Weights[i], b.Weights[i])
+		}
+	}
+}

@@ -249,7 +249,7 @@ func runOnlineLearn(ctx context.Context, o *onlineFlags, r onlineRun, stdout io.
 			return err
 		}
 		weights = res.Weights
-		summary = fmt.Sprintf("%d iterations, %d passes, BP loss %.10g, converged %v", res.Iterations, res.Evaluations, res.Loss, res.Converged)
+		summary = fmt.Sprintf("%d iterations, %d passes, BP loss %.10g, converged %v (%s)", res.Iterations, res.Evaluations, res.Loss, res.Converged, res.Status)
 	}
 	log.Seconds = time.Since(start).Seconds()
 	// The exact test log-likelihood, where the WFOMC engine applies (its
