@@ -59,7 +59,7 @@
 // identity; SGD is plain stochastic gradient descent. Both process mini-batches
 // in random order per pass. SCG (Møller 1993) and LBFGS (gonum's optimize)
 // are the batch baselines on the full BP likelihood gradient of the whole
-// mega-example. SampleWorld draws synthetic mega-examples by Gibbs sampling
+// mega-example. Sample draws synthetic mega-examples by Gibbs sampling
 // (with hard formulas, from a start that satisfies them, found by local
 // search, and never moving to a world that violates one), and
 // CMLL evaluates a weight vector on test data as the paper defines it.

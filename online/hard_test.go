@@ -430,10 +430,10 @@ func TestHardFormulaErrors(t *testing.T) {
 	}
 }
 
-// TestSampleWorldHard checks that Gibbs sampling keeps every hard ground
+// TestSampleHard checks that Gibbs sampling keeps every hard ground
 // clause true, from random starts that violate them, and that the
 // conditional of an atom forced by a hard clause is respected.
-func TestSampleWorldHard(t *testing.T) {
+func TestSampleHard(t *testing.T) {
 	m, _ := parse(t, hardSmokersMLN, "")
 	md, err := NewModel(m, nil, []string{"Smokes", "Cancer", "Stress", "Friends"})
 	if err != nil {
@@ -442,7 +442,7 @@ func TestSampleWorldHard(t *testing.T) {
 	rng := rand.New(rand.NewPCG(4, 5))
 	for i := range 20 {
 		// burn-in 0 tests the search for a start alone
-		x, err := SampleWorld(md, weights(m), i%2*3, rng)
+		x, err := Sample(md, weights(m), i%2*3, rng)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -456,7 +456,7 @@ func TestSampleWorldHard(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := SampleWorld(md, weights(m), 1, rng); err == nil || !strings.Contains(err.Error(), "found no world satisfying the hard formulas") {
+	if _, err := Sample(md, weights(m), 1, rng); err == nil || !strings.Contains(err.Error(), "found no world satisfying the hard formulas") {
 		t.Errorf("error %v", err)
 	}
 }
@@ -486,7 +486,7 @@ func TestLearnKeepsHardWeight(t *testing.T) {
 	}
 	gen := []float64{1.5, 1.0, -0.5, 0}
 	rng := rand.New(rand.NewPCG(8, 9))
-	x, err := SampleWorld(md0, gen, 50, rng)
+	x, err := Sample(md0, gen, 50, rng)
 	if err != nil {
 		t.Fatal(err)
 	}

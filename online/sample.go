@@ -8,17 +8,7 @@ import (
 	"slices"
 )
 
-// Sample is SampleWorld for callers that cannot fail: it panics where
-// SampleWorld returns an error, which only hard formulas can cause.
-func Sample(md *Model, w []float64, burnIn int, rng *rand.Rand) []uint8 {
-	x, err := SampleWorld(md, w, burnIn, rng)
-	if err != nil {
-		panic(err)
-	}
-	return x
-}
-
-// SampleWorld draws one world of the non-evidence atoms from the MLN with
+// Sample draws one world of the non-evidence atoms from the MLN with
 // weights w given the evidence, by Gibbs sampling on the ground network (the
 // model's ground clauses): a uniformly random start, then burnIn sweeps in
 // which every non-evidence atom in turn is redrawn from its conditional
@@ -30,11 +20,11 @@ func Sample(md *Model, w []float64, burnIn int, rng *rand.Rand) []uint8 {
 // ground clauses only) first moves the random start to a world that
 // satisfies them all, and a redraw never takes a value that would violate
 // one (its conditional probability is 0). Finding such a world is NP-hard
-// in general; when the search gives up, SampleWorld returns an error. Single
+// in general; when the search gives up, Sample returns an error. Single
 // flips cannot cross between worlds that the hard clauses separate, so with
 // hard formulas the chain explores the part of the satisfying worlds its
 // start is connected to (MC-SAT would mix across them).
-func SampleWorld(md *Model, w []float64, burnIn int, rng *rand.Rand) ([]uint8, error) {
+func Sample(md *Model, w []float64, burnIn int, rng *rand.Rand) ([]uint8, error) {
 	x := slices.Clone(md.Value)
 	var free []int32
 	for a, s := range md.Status {

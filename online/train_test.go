@@ -46,7 +46,10 @@ func synth(t testing.TB, n int, seed uint64) *Model {
 	if err != nil {
 		t.Fatal(err)
 	}
-	x := Sample(md, genWeights, 50, rng)
+	x, err := Sample(md, genWeights, 50, rng)
+	if err != nil {
+		t.Fatal(err)
+	}
 	return md.WithValues(x)
 }
 

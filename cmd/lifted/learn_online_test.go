@@ -32,7 +32,10 @@ func sampleDBs(t *testing.T, mlnPath string, n int) []string {
 	rng := rand.New(rand.NewPCG(11, 12))
 	var paths []string
 	for i := range n {
-		x := online.Sample(md, w, 100, rng)
+		x, err := online.Sample(md, w, 100, rng)
+		if err != nil {
+			t.Fatal(err)
+		}
 		p := filepath.Join(t.TempDir(), "d"+string(rune('0'+i))+".db")
 		fh, err := os.Create(p)
 		if err != nil {

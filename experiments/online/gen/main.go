@@ -88,7 +88,10 @@ func run(in, ne, dbPath string, n, burn int, seed uint64, out, from, hide string
 		w[i] = f.Weight
 	}
 	for i := 1; i <= n; i++ {
-		x := online.Sample(md, w, burn, rng)
+		x, err := online.Sample(md, w, burn, rng)
+		if err != nil {
+			return err
+		}
 		fh, err := os.Create(fmt.Sprintf("%s%d.db", out, i))
 		if err != nil {
 			return err
