@@ -36,6 +36,18 @@ type Table struct {
 	Values []float64 // len = product of Dims, last position fastest
 }
 
+// Strides returns, per position, how far apart in Values two entries are
+// whose states differ by one at that position (1 for the last position).
+func (t *Table) Strides() []int {
+	stride := make([]int, len(t.Dims))
+	s := 1
+	for p := len(t.Dims) - 1; p >= 0; p-- {
+		stride[p] = s
+		s *= int(t.Dims[p])
+	}
+	return stride
+}
+
 // NumVars returns the number of variables.
 func (g *Graph) NumVars() int { return len(g.Card) }
 

@@ -65,14 +65,9 @@ func permutedKey(buf []byte, t *fg.Table, order []int32) []byte {
 		}
 		return buf
 	}
-	// stride[p] of t's own layout, then a mixed-radix counter over the
-	// canonical positions that tracks the index into t.Values.
-	stride := make([]int, k)
-	s := 1
-	for p := k - 1; p >= 0; p-- {
-		stride[p] = s
-		s *= int(t.Dims[p])
-	}
+	// A mixed-radix counter over the canonical positions that tracks the
+	// index into t.Values through t's own strides.
+	stride := t.Strides()
 	digit := make([]int32, k)
 	idx := 0
 	for range t.Values {
@@ -108,12 +103,7 @@ func swapBlocks(t *fg.Table) []int32 {
 	if k < 2 || len(t.Values) > maxCanonWork {
 		return block
 	}
-	stride := make([]int, k)
-	s := 1
-	for p := k - 1; p >= 0; p-- {
-		stride[p] = s
-		s *= int(t.Dims[p])
-	}
+	stride := t.Strides()
 	for q := 1; q < k; q++ {
 		for p := 0; p < q; p++ {
 			if block[p] != int32(p) || t.Dims[p] != t.Dims[q] || !swapInvariant(t, stride, p, q) {
@@ -124,6 +114,18 @@ func swapBlocks(t *fg.Table) []int32 {
 		}
 	}
 	return block
+}
+
+// IsSymmetric reports whether t is invariant under every permutation of its
+// positions (tables of more than 2^20 entries are reported as not
+// symmetric): the tables Options.Symmetric may declare.
+func IsSymmetric(t *fg.Table) bool {
+	for _, b := range swapBlocks(t) {
+		if b != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // swapInvariant reports whether exchanging positions p and q leaves t's

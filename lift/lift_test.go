@@ -664,3 +664,49 @@ func TestPermutedScopesCompressAlike(t *testing.T) {
 		}
 	}
 }
+
+// IsSymmetric agrees with checking every swap of two positions by brute
+// force, on symmetrised and random tables.
+func TestIsSymmetric(t *testing.T) {
+	r := rand.New(rand.NewPCG(21, 22))
+	for i := 0; i < 300; i++ {
+		k := 1 + r.IntN(4)
+		d := int32(2 + r.IntN(2))
+		dims := make([]int32, k)
+		size := 1
+		for p := range dims {
+			dims[p] = d
+			size *= int(d)
+		}
+		if i%5 == 0 && k > 1 {
+			dims[r.IntN(k)] = d + 1 // a shape no permutation maps to itself
+			size = size / int(d) * int(d+1)
+		}
+		vals := gen.RandomTable(r, size, 0)
+		if i%2 == 0 {
+			// A function of the number of positions in each state is
+			// symmetric; then perhaps break it in one entry.
+			for j := range vals {
+				c, x := 0, j
+				for p := k - 1; p >= 0; p-- {
+					c += x % int(dims[p])
+					x /= int(dims[p])
+				}
+				vals[j] = float64(c + 1)
+			}
+			if i%4 == 0 {
+				vals[r.IntN(size)] = 0.5
+			}
+		}
+		tab := &fg.Table{Dims: dims, Values: vals}
+		want := true
+		for p := 0; p < k; p++ {
+			for q := p + 1; q < k; q++ {
+				want = want && naiveSwappable(tab, p, q)
+			}
+		}
+		if got := lift.IsSymmetric(tab); got != want {
+			t.Fatalf("table %v %v: IsSymmetric %v, brute force %v", dims, vals, got, want)
+		}
+	}
+}

@@ -115,44 +115,8 @@ func colourMode(flag, format string) (lift.Mode, error) {
 func symmetricTables(g *fg.Graph) []bool {
 	sym := make([]bool, len(g.Tables))
 	for t := range g.Tables {
-		sym[t] = isSymmetric(&g.Tables[t])
+		sym[t] = lift.IsSymmetric(&g.Tables[t])
 	}
 	return sym
 }
 
-// isSymmetric checks invariance under swapping each adjacent pair of
-// positions, which generate all permutations.
-func isSymmetric(t *fg.Table) bool {
-	a := len(t.Dims)
-	for p := 0; p+1 < a; p++ {
-		if t.Dims[p] != t.Dims[p+1] {
-			return false
-		}
-	}
-	if a < 2 {
-		return true
-	}
-	strides := make([]int, a)
-	s := 1
-	for p := a - 1; p >= 0; p-- {
-		strides[p] = s
-		s *= int(t.Dims[p])
-	}
-	idx := make([]int, a)
-	for k := range t.Values {
-		for p := 0; p+1 < a; p++ {
-			j := k + (idx[p+1]-idx[p])*strides[p] + (idx[p]-idx[p+1])*strides[p+1]
-			if t.Values[j] != t.Values[k] {
-				return false
-			}
-		}
-		for p := a - 1; p >= 0; p-- {
-			idx[p]++
-			if idx[p] < int(t.Dims[p]) {
-				break
-			}
-			idx[p] = 0
-		}
-	}
-	return true
-}

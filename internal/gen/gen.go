@@ -272,12 +272,7 @@ func PermuteScopes(r *rand.Rand, g *fg.Graph) *fg.Graph {
 		for q, p := range order {
 			newScope[q] = scope[p]
 		}
-		stride := make([]int, k)
-		s := 1
-		for p := k - 1; p >= 0; p-- {
-			stride[p] = s
-			s *= int(t.Dims[p])
-		}
+		stride := t.Strides()
 		vals := make([]float64, len(t.Values))
 		digit := make([]int, k)
 		for i := range vals {
