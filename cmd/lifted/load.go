@@ -119,4 +119,3 @@ func symmetricTables(g *fg.Graph) []bool {
 	}
 	return sym
 }
-
