@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/lifted-dev/lifted/mln"
+	"github.com/lifted-dev/lifted/wfomc"
 )
 
 const smokingSix = `Friends(person, person)
@@ -315,4 +317,90 @@ func TestWriteMLNRoundTrip(t *testing.T) {
 	if !strings.Contains(buf.String(), "-1.25 Smokes(x)\n") || !strings.Contains(buf.String(), "Smokes(Anna).\n") {
 		t.Errorf("unexpected output:\n%s", buf.String())
 	}
+}
+
+// Per-constant formulas are learned on the expanded model: each copy gets
+// its own weight, the copies' counts add up to the tied formula's count,
+// and with equal weights the expanded model is the tied one.
+func TestPerConstantFormulas(t *testing.T) {
+	src := "person = {A, B, C}\nSmokes(person)\nCancer(person)\nFriends(person, person)\nSmokes(+x) => Cancer(x)\nFriends(x, y) ^ Smokes(x) => Smokes(y)\n"
+	data := "Smokes(A)\nCancer(A)\nSmokes(B)\nFriends(A, B)\n"
+	m := parse(t, src)
+	db, err := mln.ReadDB(strings.NewReader(data), "t.db", m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := PLL(m, []*mln.DB{db}, nil, nil); err == nil || !strings.Contains(err.Error(), "per-constant") {
+		t.Errorf("PLL on +x: %v, want a per-constant error", err)
+	}
+	ex, origin, err := mln.ExpandPerConstant(m, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	exDB, err := mln.ReadDB(strings.NewReader(data), "t.db", ex)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tied := parse(t, strings.Replace(src, "+x", "x", 1))
+	tiedDB, err := mln.ReadDB(strings.NewReader(data), "t.db", tied)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dEx, err := CountDB(ex, exDB, "t.db")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dTied, err := CountDB(tied, tiedDB, "t.db")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := make([]float64, len(tied.Formulas))
+	for k, c := range dEx.Counts {
+		sum[origin[k]] += c
+	}
+	if !reflect.DeepEqual(sum, dTied.Counts) || !reflect.DeepEqual(dEx.Counts[:3], []float64{1, 0, 1}) {
+		t.Errorf("expanded counts %v (summed %v), tied %v", dEx.Counts, sum, dTied.Counts)
+	}
+	// Equal weights: the same distribution, so the same log Z.
+	w := []float64{0.7, 1.1}
+	wEx := make([]float64, len(ex.Formulas))
+	for k := range wEx {
+		wEx[k] = w[origin[k]]
+	}
+	zEx, err := wfomcLogZ(ex, wEx, dEx.Sizes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zTied, err := wfomcLogZ(tied, w, dTied.Sizes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(zEx-zTied) > 1e-12*zTied {
+		t.Errorf("log Z expanded %.15g, tied %.15g", zEx, zTied)
+	}
+	// A satisfies the formula, B violates it, C satisfies it vacuously.
+	for name, learnIt := range map[string]func() (*Result, error){
+		"pll": func() (*Result, error) { return PLL(ex, []*mln.DB{exDB}, nil, nil) },
+		"lwl": func() (*Result, error) { return LWL(ex, []*Data{dEx}, nil) },
+	} {
+		r, err := learnIt()
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if wa, wb := r.Weights[0], r.Weights[1]; !(wa > 1 && wb < -1) {
+			t.Errorf("%s: w(Smokes(A) => Cancer(A)) = %v, w(Smokes(B) => Cancer(B)) = %v; want clearly positive and negative", name, wa, wb)
+		}
+	}
+}
+
+func wfomcLogZ(m *mln.MLN, w []float64, sizes map[string]int64) (float64, error) {
+	mod, err := wfomc.Compile(m, nil)
+	if err != nil {
+		return 0, err
+	}
+	r, err := mod.Evaluate(w, sizes)
+	if err != nil {
+		return 0, err
+	}
+	return r.LogZ, nil
 }

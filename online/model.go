@@ -359,7 +359,7 @@ func (md *Model) compile(f *mln.Formula) (cformula, error) {
 	vars := map[string]int{}
 	for i, v := range f.Vars {
 		if v.PerConstant {
-			return cf, errors.New(`"+x" is not supported`)
+			return cf, errors.New(`"+x" is not supported by the online learners (--method lwl and pll learn one weight per constant)`)
 		}
 		vars[v.Name] = i
 		ti := md.MLN.TypeIndex(v.Type)

@@ -10,7 +10,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/lifted-dev/lifted/learn"
-	"github.com/lifted-dev/lifted/mln"
 )
 
 type learnFlags struct {
@@ -104,11 +103,13 @@ func runLearn(f *learnFlags, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	dbs := make([]*mln.DB, len(f.train))
+	files := make([][]string, len(f.train))
 	for i, path := range f.train {
-		if dbs[i], err = mln.ReadDBFiles(m, path); err != nil {
-			return err
-		}
+		files[i] = []string{path}
+	}
+	m, dbs, err := expandPerConstant(m, files)
+	if err != nil {
+		return err
 	}
 	prog := newProgress(f.quiet)
 	opt := &learn.Options{

@@ -11,7 +11,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/lifted-dev/lifted/learn"
-	"github.com/lifted-dev/lifted/mln"
 	"github.com/lifted-dev/lifted/wfomc"
 )
 
@@ -69,24 +68,35 @@ func runLoglik(f *loglikFlags, model string, dbs []string, stdout io.Writer) err
 		return usageError{fmt.Errorf("unknown --output-format %q (want text or json)", f.outFormat)}
 	}
 	start := time.Now()
-	m, err := readMLNQuiet(model, f.quiet)
+	m0, err := readMLNQuiet(model, f.quiet)
 	if err != nil {
 		return err
 	}
-	weights, err := modelWeights(m, float64(f.defaultWeight))
+	weights0, err := modelWeights(m0, float64(f.defaultWeight))
 	if err != nil {
 		return err
 	}
-	mod, err := wfomc.Compile(m, nil)
-	if err != nil {
+	mod0, err := wfomc.Compile(m0, nil)
+	if err != nil && !hasPerConstant(m0) {
 		return err
 	}
 	var rows []loglikRow
 	total := 0.0
 	for _, path := range dbs {
-		db, err := mln.ReadDBFiles(m, path)
+		// Per-constant formulas ("+x") stand for one formula per constant of
+		// this database (all with the formula's weight).
+		m, dbl, err := expandPerConstant(m0, [][]string{{path}})
 		if err != nil {
 			return err
+		}
+		db, mod, weights := dbl[0], mod0, weights0
+		if m != m0 {
+			if weights, err = modelWeights(m, float64(f.defaultWeight)); err != nil {
+				return err
+			}
+			if mod, err = wfomc.Compile(m, nil); err != nil {
+				return fmt.Errorf("%s: %w", path, err)
+			}
 		}
 		d, err := learn.CountDB(m, db, path)
 		if err != nil {

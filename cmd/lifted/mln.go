@@ -453,3 +453,63 @@ func compressMLN(ctx context.Context, f *graphFlags, mf *mlnFlags, path, output 
 		return json.NewEncoder(w).Encode(statsOf(st, mm.gr))
 	})
 }
+
+// expandPerConstant reads the databases (each a list of files) against m
+// and, if m has per-constant formulas ("+x"), expands them over the
+// constants m declares and those of all the databases — one formula, and
+// so one weight, per constant, as Alchemy learns them — and reads the
+// databases again against the expanded model, whose formula constants
+// belong to every database's domain.
+func expandPerConstant(m *mln.MLN, dbFiles [][]string) (*mln.MLN, []*mln.DB, error) {
+	read := func(m *mln.MLN) ([]*mln.DB, error) {
+		dbs := make([]*mln.DB, len(dbFiles))
+		for i, files := range dbFiles {
+			var err error
+			if dbs[i], err = mln.ReadDBFiles(m, files...); err != nil {
+				return nil, err
+			}
+		}
+		return dbs, nil
+	}
+	dbs, err := read(m)
+	if err != nil {
+		return nil, nil, err
+	}
+	domain := func(typ string) []string {
+		var out []string
+		seen := map[string]bool{}
+		add := func(cs []string) {
+			for _, c := range cs {
+				if !seen[c] {
+					seen[c] = true
+					out = append(out, c)
+				}
+			}
+		}
+		if t := m.Type(typ); t != nil {
+			add(t.Constants)
+		}
+		for _, db := range dbs {
+			add(db.Domain(typ))
+		}
+		return out
+	}
+	m2, _, err := mln.ExpandPerConstant(m, domain)
+	if err != nil || m2 == m {
+		return m, dbs, err
+	}
+	dbs, err = read(m2)
+	return m2, dbs, err
+}
+
+// hasPerConstant reports whether a formula of m has a "+x" variable.
+func hasPerConstant(m *mln.MLN) bool {
+	for _, f := range m.Formulas {
+		for _, v := range f.Vars {
+			if v.PerConstant {
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -199,6 +199,25 @@ func runWfomc(f *wfomcFlags, path string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if hasPerConstant(m) {
+		// One formula per named constant: elements that --domain adds
+		// without names would have none.
+		for _, fm := range m.Formulas {
+			for _, v := range fm.Vars {
+				if n, ok := sizes[v.Type]; ok && v.PerConstant && n > int64(len(m.Type(v.Type).Constants)) {
+					return usageError{fmt.Errorf("%s: formula %q has a per-constant variable %s of type %s: its %d elements must all be named (the model names %d; drop --domain %s=%d)",
+						fm.Pos, fm.Text, v.Name, v.Type, n, len(m.Type(v.Type).Constants), v.Type, n)}
+				}
+			}
+		}
+		var ev [][]string
+		if len(f.evidence) > 0 {
+			ev = [][]string{f.evidence}
+		}
+		if m, _, err = expandPerConstant(m, ev); err != nil {
+			return err
+		}
+	}
 	weights, err := modelWeights(m, float64(f.defaultWeight))
 	if err != nil {
 		return err

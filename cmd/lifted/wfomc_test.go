@@ -194,3 +194,62 @@ func TestLearnPLLAndErrors(t *testing.T) {
 		t.Errorf("unweighted model: exit %d, stderr %q", code, stderr)
 	}
 }
+
+// "+x" formulas: learn writes one formula per constant (Alchemy's output);
+// loglik and wfomc read them as one formula per constant, all with the
+// formula's weight, which is the tied formula.
+func TestPerConstantFormulasCLI(t *testing.T) {
+	dir := t.TempDir()
+	decl := "person = {A, B, C}\nSmokes(person)\nCancer(person)\nFriends(person, person)\n"
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	structure := write("s.mln", decl+"Smokes(+x) => Cancer(x)\nFriends(x, y) ^ Smokes(x) => Smokes(y)\n")
+	// D is only in the data: it gets a formula too.
+	train := write("t.db", "Smokes(A)\nCancer(A)\nSmokes(B)\nFriends(A, B)\nSmokes(D)\n")
+	out, stderr, code := run(t, "learn", "--method", "pll", "-i", structure, "-t", train, "--quiet")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{" Smokes(A) => Cancer(A)\n", " Smokes(B) => Cancer(B)\n", " Smokes(C) => Cancer(C)\n", " Smokes(D) => Cancer(D)\n", " Friends(x, y) ^ Smokes(x) => Smokes(y)\n"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("learned model lacks %q:\n%s", want, out)
+		}
+	}
+	if m, err := mln.Parse("out.mln", []byte(out)); err != nil || len(m.Formulas) != 5 {
+		t.Errorf("learned model does not read back with 5 formulas (%v):\n%s", err, out)
+	}
+
+	small := write("s.db", "Smokes(A)\nCancer(A)\nSmokes(B)\nFriends(A, B)\n")
+	perConst := write("w.mln", decl+"0.7 Smokes(+x) => Cancer(x)\n1.1 Friends(x, y) ^ Smokes(x) => Smokes(y)\n")
+	tied := write("w0.mln", decl+"0.7 Smokes(x) => Cancer(x)\n1.1 Friends(x, y) ^ Smokes(x) => Smokes(y)\n")
+	for _, args := range [][]string{{"loglik", "--output-format", "json"}, {"wfomc", "--output-format", "json"}} {
+		var got [2]map[string]any
+		for i, model := range []string{perConst, tied} {
+			a := append(append([]string(nil), args...), model)
+			if args[0] == "loglik" {
+				a = append(a, small)
+			}
+			out, stderr, code := run(t, a...)
+			if code != 0 {
+				t.Fatalf("%v: exit %d: %s", a, code, stderr)
+			}
+			if err := json.Unmarshal([]byte(out), &got[i]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		key := map[string]string{"loglik": "log_likelihood", "wfomc": "log_z"}[args[0]]
+		a, b := got[0][key].(float64), got[1][key].(float64)
+		if math.Abs(a-b) > 1e-12*math.Abs(b) {
+			t.Errorf("%s: %s %.15g with +x, %.15g tied", args[0], key, a, b)
+		}
+	}
+	_, stderr, code = run(t, "wfomc", "--domain", "person=5", perConst)
+	if code == 0 || !strings.Contains(stderr, "must all be named") {
+		t.Errorf("+x with unnamed elements: exit %d, %q", code, stderr)
+	}
+}

@@ -1,0 +1,225 @@
+package mln
+
+import (
+	"fmt"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// MaxPerConstantFormulas bounds the formulas ExpandPerConstant may create.
+const MaxPerConstantFormulas = 1 << 20
+
+// ExpandPerConstant returns m with every formula that has per-constant
+// variables ("+x") replaced by one formula per combination of constants of
+// those variables, the variables substituted — what Alchemy does before it
+// learns weights, so that each constant gets a weight of its own. A copy
+// keeps the weight (or hardness) of its formula; its Text is the
+// substituted formula as this package prints it, e.g. "Smokes(Anna) =>
+// Cancer(Anna)" for "Smokes(+x) => Cancer(x)".
+//
+// domain returns the constants of a type (for learning: the union over the
+// training databases); nil means the constants m knows. origin[k] is the
+// index in m.Formulas of the formula the k-th formula of the result comes
+// from. Without per-constant variables m itself is returned. The result is
+// built by printing and parsing again, so it is an MLN like any Parse
+// returns; formulas without "+" keep their text and position, copies get
+// the position of their formula.
+func ExpandPerConstant(m *MLN, domain func(typ string) []string) (out *MLN, origin []int, err error) {
+	if domain == nil {
+		domain = func(typ string) []string {
+			if t := m.Type(typ); t != nil {
+				return t.Constants
+			}
+			return nil
+		}
+	}
+	any := false
+	for _, f := range m.Formulas {
+		if len(perConstantVars(f)) > 0 {
+			any = true
+		}
+	}
+	if !any {
+		origin = make([]int, len(m.Formulas))
+		for j := range origin {
+			origin[j] = j
+		}
+		return m, origin, nil
+	}
+	var b strings.Builder
+	for _, t := range m.Types {
+		if s := t.String(); s != "" {
+			b.WriteString(s + "\n")
+		}
+	}
+	for _, d := range m.Funcs {
+		b.WriteString(d.String() + "\n")
+	}
+	for _, d := range m.Preds {
+		b.WriteString(d.String() + "\n")
+	}
+	var copyOf []*Formula // the formula each printed line is a copy of
+	total := 0
+	for j, f := range m.Formulas {
+		vars := perConstantVars(f)
+		if len(vars) == 0 {
+			b.WriteString(f.String() + "\n")
+			origin = append(origin, j)
+			copyOf = append(copyOf, f)
+			continue
+		}
+		doms := make([][]string, len(vars))
+		n := 1
+		for i, v := range vars {
+			doms[i] = domain(v.Type)
+			for _, c := range doms[i] {
+				if !looksLikeConstant(c) {
+					return nil, nil, fmt.Errorf("%s: formula %d (%s): constant %q of +%s is not written like a constant (upper-case initial, integer or quoted string), so it cannot name a formula copy", f.Pos, j+1, f.Text, c, v.Name)
+				}
+			}
+			n *= len(doms[i])
+			if n > MaxPerConstantFormulas {
+				break
+			}
+		}
+		if total += n; total > MaxPerConstantFormulas {
+			return nil, nil, fmt.Errorf("%s: formula %d (%s): per-constant variables would make more than %d formulas", f.Pos, j+1, f.Text, MaxPerConstantFormulas)
+		}
+		idx := make([]int, len(vars))
+		for k := 0; k < n; k++ {
+			sub := map[string]string{}
+			for i, v := range vars {
+				sub[v.Name] = doms[i][idx[i]]
+			}
+			g := *f
+			g.Expr = substitute(f.Expr, sub)
+			b.WriteString(g.String() + "\n")
+			origin = append(origin, j)
+			copyOf = append(copyOf, nil)
+			for i := len(idx) - 1; i >= 0; i-- {
+				if idx[i]++; idx[i] < len(doms[i]) {
+					break
+				}
+				idx[i] = 0
+			}
+		}
+	}
+	out, err = Parse(m.sourceName()+" (per-constant formulas expanded)", []byte(b.String()))
+	if err != nil {
+		return nil, nil, fmt.Errorf("expanding per-constant formulas: %w", err)
+	}
+	if len(out.Formulas) != len(origin) {
+		return nil, nil, fmt.Errorf("expanding per-constant formulas: %d formulas, want %d", len(out.Formulas), len(origin))
+	}
+	out.Warnings = m.Warnings
+	for k, g := range out.Formulas {
+		f := m.Formulas[origin[k]]
+		if copyOf[k] == nil && len(g.Vars) != len(f.Vars)-len(perConstantVars(f)) {
+			// A constant that reads back as a variable (Alchemy constants
+			// start with an upper-case letter, a digit or a quote).
+			return nil, nil, fmt.Errorf("%s: formula %d (%s): a constant of a per-constant variable is not written like a constant: %s", f.Pos, origin[k]+1, f.Text, g.Text)
+		}
+		g.Pos = f.Pos
+		if f := copyOf[k]; f != nil {
+			g.Text = f.Text
+		}
+	}
+	return out, origin, nil
+}
+
+// looksLikeConstant reports whether c reads back as a constant in a formula.
+func looksLikeConstant(c string) bool {
+	r, _ := utf8.DecodeRuneInString(strings.TrimPrefix(c, "-"))
+	return unicode.IsUpper(r) || unicode.IsDigit(r) || r == '"'
+}
+
+// perConstantVars returns the free variables of f written "+x".
+func perConstantVars(f *Formula) []*Var {
+	var vs []*Var
+	for _, v := range f.Vars {
+		if v.PerConstant {
+			vs = append(vs, v)
+		}
+	}
+	return vs
+}
+
+// sourceName returns the file the MLN was read from, for messages.
+func (m *MLN) sourceName() string {
+	for _, f := range m.Formulas {
+		if f.Pos.File != "" {
+			return f.Pos.File
+		}
+	}
+	return "mln"
+}
+
+// substitute returns a copy of e with the variables named in sub replaced
+// by constants.
+func substitute(e Expr, sub map[string]string) Expr {
+	term := func(t Term) Term { return substituteTerm(t, sub) }
+	terms := func(ts []Term) []Term {
+		out := make([]Term, len(ts))
+		for i, t := range ts {
+			out[i] = term(t)
+		}
+		return out
+	}
+	switch e := e.(type) {
+	case *Atom:
+		c := *e
+		c.Args = terms(e.Args)
+		return &c
+	case *Equal:
+		c := *e
+		c.L, c.R = term(e.L), term(e.R)
+		return &c
+	case *Not:
+		c := *e
+		c.X = substitute(e.X, sub)
+		return &c
+	case *And:
+		c := *e
+		c.L, c.R = substitute(e.L, sub), substitute(e.R, sub)
+		return &c
+	case *Or:
+		c := *e
+		c.L, c.R = substitute(e.L, sub), substitute(e.R, sub)
+		return &c
+	case *Implies:
+		c := *e
+		c.L, c.R = substitute(e.L, sub), substitute(e.R, sub)
+		return &c
+	case *Iff:
+		c := *e
+		c.L, c.R = substitute(e.L, sub), substitute(e.R, sub)
+		return &c
+	case *Exists:
+		c := *e
+		c.Body = substitute(e.Body, sub)
+		return &c
+	case *Forall:
+		c := *e
+		c.Body = substitute(e.Body, sub)
+		return &c
+	}
+	panic(fmt.Sprintf("mln: substitute: unexpected %T", e))
+}
+
+func substituteTerm(t Term, sub map[string]string) Term {
+	if t.IsVar {
+		if c, ok := sub[t.Name]; ok {
+			return Term{Name: c, Type: t.Type, Pos: t.Pos}
+		}
+		return t
+	}
+	if t.Func {
+		args := make([]Term, len(t.Args))
+		for i, a := range t.Args {
+			args[i] = substituteTerm(a, sub)
+		}
+		t.Args = args
+	}
+	return t
+}
