@@ -166,6 +166,9 @@ func (w *world) quant(vars []*mln.Var, body mln.Expr, b binding, exists bool) (b
 // CountDB returns the sizes and the true-grounding counts of every formula
 // of m in db (closed world).
 func CountDB(m *mln.MLN, db *mln.DB, name string) (*Data, error) {
+	if err := checkExpanded(m); err != nil {
+		return nil, err
+	}
 	w := newWorld(m, db)
 	d := &Data{Name: name, Sizes: map[string]int64{}, Counts: make([]float64, len(m.Formulas))}
 	for i, t := range m.Types {
@@ -452,4 +455,28 @@ func (w *world) countPairs(f *mln.Formula) (float64, error) {
 		}
 	}
 	return total, nil
+}
+
+// checkExpanded refuses per-constant variables and starred atoms: each
+// stands for several formulas with weights of their own, which mln.Expand
+// writes out.
+func checkExpanded(m *mln.MLN) error {
+	for j, f := range m.Formulas {
+		for _, v := range f.Vars {
+			if v.PerConstant {
+				return fmt.Errorf("%s: formula %d (%s): per-constant variable +%s: expand the model first (mln.Expand: one formula per constant)", f.Pos, j+1, f.Text, v.Name)
+			}
+		}
+		var star *mln.Atom
+		mln.Inspect(f.Expr, func(e mln.Expr) bool {
+			if a, ok := e.(*mln.Atom); ok && a.Star && star == nil {
+				star = a
+			}
+			return star == nil
+		})
+		if star != nil {
+			return fmt.Errorf("%s: formula %d (%s): starred atom *%s: expand the model first (mln.Expand: one formula per sign combination)", f.Pos, j+1, f.Text, star.Pred)
+		}
+	}
+	return nil
 }

@@ -333,7 +333,14 @@ func TestPerConstantFormulas(t *testing.T) {
 	if _, err := PLL(m, []*mln.DB{db}, nil, nil); err == nil || !strings.Contains(err.Error(), "per-constant") {
 		t.Errorf("PLL on +x: %v, want a per-constant error", err)
 	}
-	ex, origin, err := mln.ExpandPerConstant(m, nil)
+	if _, err := CountDB(m, db, "t.db"); err == nil || !strings.Contains(err.Error(), "per-constant") {
+		t.Errorf("CountDB on +x: %v, want a per-constant error", err)
+	}
+	sm := parse(t, "person = {A}\nSmokes(person)\n*Smokes(x)\n")
+	if _, err := CountDB(sm, mln.NewDB(sm), "empty"); err == nil || !strings.Contains(err.Error(), "starred atom *Smokes") {
+		t.Errorf("CountDB on *Smokes: %v, want a starred-atom error", err)
+	}
+	ex, origin, err := mln.Expand(m, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -29,12 +29,8 @@ func PLL(m *mln.MLN, dbs []*mln.DB, names []string, opt *Options) (*Result, erro
 	if len(dbs) == 0 {
 		return nil, errors.New("no training data")
 	}
-	for j, f := range m.Formulas {
-		for _, v := range f.Vars {
-			if v.PerConstant {
-				return nil, fmt.Errorf("%s: formula %d (%s): per-constant variable +%s: expand the formula first (mln.ExpandPerConstant), one weight per constant", f.Pos, j+1, f.Text, v.Name)
-			}
-		}
+	if err := checkExpanded(m); err != nil {
+		return nil, err
 	}
 	groups := map[string]*pllGroup{}
 	for i, db := range dbs {

@@ -7,25 +7,31 @@ import (
 	"unicode/utf8"
 )
 
-// MaxPerConstantFormulas bounds the formulas ExpandPerConstant may create.
-const MaxPerConstantFormulas = 1 << 20
+// MaxExpandedFormulas bounds the formulas Expand may create.
+const MaxExpandedFormulas = 1 << 20
 
-// ExpandPerConstant returns m with every formula that has per-constant
-// variables ("+x") replaced by one formula per combination of constants of
-// those variables, the variables substituted — what Alchemy does before it
-// learns weights, so that each constant gets a weight of its own. A copy
-// keeps the weight (or hardness) of its formula; its Text is the
-// substituted formula as this package prints it, e.g. "Smokes(Anna) =>
-// Cancer(Anna)" for "Smokes(+x) => Cancer(x)".
+// MaxStarredAtoms bounds the starred atoms of one formula (2^10 sign
+// combinations), as in grounding.
+const MaxStarredAtoms = 10
+
+// Expand returns m with every formula that has per-constant variables
+// ("+x") or starred atoms ("*P(x)") replaced by its copies — one per
+// combination of constants of the "+" variables, the variables substituted,
+// and one per sign combination of the starred atoms (each written plain or
+// negated) — which is what Alchemy does before it learns weights, so that
+// each copy gets a weight of its own. A copy keeps the weight (or
+// hardness) of its formula, so the expanded model with those weights is
+// the model m describes; its Text is the copy as this package prints it,
+// e.g. "Smokes(Anna) => Cancer(Anna)" for "Smokes(+x) => Cancer(x)".
 //
 // domain returns the constants of a type (for learning: the union over the
 // training databases); nil means the constants m knows. origin[k] is the
 // index in m.Formulas of the formula the k-th formula of the result comes
-// from. Without per-constant variables m itself is returned. The result is
-// built by printing and parsing again, so it is an MLN like any Parse
-// returns; formulas without "+" keep their text and position, copies get
-// the position of their formula.
-func ExpandPerConstant(m *MLN, domain func(typ string) []string) (out *MLN, origin []int, err error) {
+// from. Without "+" or "*" m itself is returned. The result is built by
+// printing and parsing again, so it is an MLN like any Parse returns;
+// formulas without "+" or "*" keep their text and position, copies get the
+// position of their formula.
+func Expand(m *MLN, domain func(typ string) []string) (out *MLN, origin []int, err error) {
 	if domain == nil {
 		domain = func(typ string) []string {
 			if t := m.Type(typ); t != nil {
@@ -36,7 +42,7 @@ func ExpandPerConstant(m *MLN, domain func(typ string) []string) (out *MLN, orig
 	}
 	any := false
 	for _, f := range m.Formulas {
-		if len(perConstantVars(f)) > 0 {
+		if len(perConstantVars(f)) > 0 || len(starredAtoms(f)) > 0 {
 			any = true
 		}
 	}
@@ -62,15 +68,18 @@ func ExpandPerConstant(m *MLN, domain func(typ string) []string) (out *MLN, orig
 	var copyOf []*Formula // the formula each printed line is a copy of
 	total := 0
 	for j, f := range m.Formulas {
-		vars := perConstantVars(f)
-		if len(vars) == 0 {
+		vars, stars := perConstantVars(f), starredAtoms(f)
+		if len(vars) == 0 && len(stars) == 0 {
 			b.WriteString(f.String() + "\n")
 			origin = append(origin, j)
 			copyOf = append(copyOf, f)
 			continue
 		}
+		if len(stars) > MaxStarredAtoms {
+			return nil, nil, fmt.Errorf("%s: formula %d (%s) has %d starred atoms; at most %d are supported (2^%d sign combinations)", f.Pos, j+1, f.Text, len(stars), MaxStarredAtoms, MaxStarredAtoms)
+		}
 		doms := make([][]string, len(vars))
-		n := 1
+		n := 1 << len(stars)
 		for i, v := range vars {
 			doms[i] = domain(v.Type)
 			for _, c := range doms[i] {
@@ -79,24 +88,30 @@ func ExpandPerConstant(m *MLN, domain func(typ string) []string) (out *MLN, orig
 				}
 			}
 			n *= len(doms[i])
-			if n > MaxPerConstantFormulas {
+			if n > MaxExpandedFormulas {
 				break
 			}
 		}
-		if total += n; total > MaxPerConstantFormulas {
-			return nil, nil, fmt.Errorf("%s: formula %d (%s): per-constant variables would make more than %d formulas", f.Pos, j+1, f.Text, MaxPerConstantFormulas)
+		if total += n; total > MaxExpandedFormulas {
+			return nil, nil, fmt.Errorf("%s: formula %d (%s): per-constant variables and starred atoms would make more than %d formulas", f.Pos, j+1, f.Text, MaxExpandedFormulas)
 		}
 		idx := make([]int, len(vars))
-		for k := 0; k < n; k++ {
+		for k := 0; k < n>>len(stars); k++ {
 			sub := map[string]string{}
 			for i, v := range vars {
 				sub[v.Name] = doms[i][idx[i]]
 			}
-			g := *f
-			g.Expr = substitute(f.Expr, sub)
-			b.WriteString(g.String() + "\n")
-			origin = append(origin, j)
-			copyOf = append(copyOf, nil)
+			for signs := 0; signs < 1<<len(stars); signs++ {
+				neg := map[*Atom]bool{}
+				for i, a := range stars {
+					neg[a] = signs>>i&1 == 1
+				}
+				g := *f
+				g.Expr = substitute(f.Expr, sub, neg)
+				b.WriteString(g.String() + "\n")
+				origin = append(origin, j)
+				copyOf = append(copyOf, nil)
+			}
 			for i := len(idx) - 1; i >= 0; i-- {
 				if idx[i]++; idx[i] < len(doms[i]) {
 					break
@@ -105,12 +120,12 @@ func ExpandPerConstant(m *MLN, domain func(typ string) []string) (out *MLN, orig
 			}
 		}
 	}
-	out, err = Parse(m.sourceName()+" (per-constant formulas expanded)", []byte(b.String()))
+	out, err = Parse(m.sourceName()+" (expanded)", []byte(b.String()))
 	if err != nil {
-		return nil, nil, fmt.Errorf("expanding per-constant formulas: %w", err)
+		return nil, nil, fmt.Errorf("expanding per-constant formulas and starred atoms: %w", err)
 	}
 	if len(out.Formulas) != len(origin) {
-		return nil, nil, fmt.Errorf("expanding per-constant formulas: %d formulas, want %d", len(out.Formulas), len(origin))
+		return nil, nil, fmt.Errorf("expanding per-constant formulas and starred atoms: %d formulas, want %d", len(out.Formulas), len(origin))
 	}
 	out.Warnings = m.Warnings
 	for k, g := range out.Formulas {
@@ -126,6 +141,18 @@ func ExpandPerConstant(m *MLN, domain func(typ string) []string) (out *MLN, orig
 		}
 	}
 	return out, origin, nil
+}
+
+// starredAtoms returns the starred atoms of f in order of appearance.
+func starredAtoms(f *Formula) []*Atom {
+	var out []*Atom
+	Inspect(f.Expr, func(e Expr) bool {
+		if a, ok := e.(*Atom); ok && a.Star {
+			out = append(out, a)
+		}
+		return true
+	})
+	return out
 }
 
 // looksLikeConstant reports whether c reads back as a constant in a formula.
@@ -156,8 +183,8 @@ func (m *MLN) sourceName() string {
 }
 
 // substitute returns a copy of e with the variables named in sub replaced
-// by constants.
-func substitute(e Expr, sub map[string]string) Expr {
+// by constants and the starred atoms unstarred, negated where neg says so.
+func substitute(e Expr, sub map[string]string, neg map[*Atom]bool) Expr {
 	term := func(t Term) Term { return substituteTerm(t, sub) }
 	terms := func(ts []Term) []Term {
 		out := make([]Term, len(ts))
@@ -170,6 +197,12 @@ func substitute(e Expr, sub map[string]string) Expr {
 	case *Atom:
 		c := *e
 		c.Args = terms(e.Args)
+		if c.Star {
+			c.Star = false
+			if neg[e] {
+				return &Not{X: &c, Pos: e.Pos}
+			}
+		}
 		return &c
 	case *Equal:
 		c := *e
@@ -177,31 +210,31 @@ func substitute(e Expr, sub map[string]string) Expr {
 		return &c
 	case *Not:
 		c := *e
-		c.X = substitute(e.X, sub)
+		c.X = substitute(e.X, sub, neg)
 		return &c
 	case *And:
 		c := *e
-		c.L, c.R = substitute(e.L, sub), substitute(e.R, sub)
+		c.L, c.R = substitute(e.L, sub, neg), substitute(e.R, sub, neg)
 		return &c
 	case *Or:
 		c := *e
-		c.L, c.R = substitute(e.L, sub), substitute(e.R, sub)
+		c.L, c.R = substitute(e.L, sub, neg), substitute(e.R, sub, neg)
 		return &c
 	case *Implies:
 		c := *e
-		c.L, c.R = substitute(e.L, sub), substitute(e.R, sub)
+		c.L, c.R = substitute(e.L, sub, neg), substitute(e.R, sub, neg)
 		return &c
 	case *Iff:
 		c := *e
-		c.L, c.R = substitute(e.L, sub), substitute(e.R, sub)
+		c.L, c.R = substitute(e.L, sub, neg), substitute(e.R, sub, neg)
 		return &c
 	case *Exists:
 		c := *e
-		c.Body = substitute(e.Body, sub)
+		c.Body = substitute(e.Body, sub, neg)
 		return &c
 	case *Forall:
 		c := *e
-		c.Body = substitute(e.Body, sub)
+		c.Body = substitute(e.Body, sub, neg)
 		return &c
 	}
 	panic(fmt.Sprintf("mln: substitute: unexpected %T", e))

@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-func TestExpandPerConstant(t *testing.T) {
+func TestExpand(t *testing.T) {
 	src := `person = {Anna, Bob}
 color = {Red, Green, Blue}
 Smokes(person)
@@ -23,7 +23,7 @@ Smokes(+p) ^ (p = Anna)
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, origin, err := ExpandPerConstant(m, nil)
+	out, origin, err := Expand(m, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +64,7 @@ Smokes(+p) ^ (p = Anna)
 	}
 
 	// A domain given by the caller (the training databases' constants).
-	out, origin, err = ExpandPerConstant(m, func(typ string) []string {
+	out, origin, err = Expand(m, func(typ string) []string {
 		if typ == "person" {
 			return []string{"Anna", "Bob", "Carl"}
 		}
@@ -85,13 +85,53 @@ Smokes(+p) ^ (p = Anna)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out, origin, err := ExpandPerConstant(m2, nil); err != nil || out != m2 || !reflect.DeepEqual(origin, []int{0}) {
+	if out, origin, err := Expand(m2, nil); err != nil || out != m2 || !reflect.DeepEqual(origin, []int{0}) {
 		t.Errorf("no +x: got %p (want %p), %v, %v", out, m2, origin, err)
 	}
 
 	// A "constant" that would read back as a variable is refused.
-	_, _, err = ExpandPerConstant(m, func(string) []string { return []string{"anna"} })
+	_, _, err = Expand(m, func(string) []string { return []string{"anna"} })
 	if err == nil || !strings.Contains(err.Error(), "not written like a constant") {
 		t.Errorf("lower-case constant: %v", err)
+	}
+}
+
+func TestExpandStarred(t *testing.T) {
+	src := "person = {A, B}\nphase = {Pre, Post}\nIn(person, phase)\nSmokes(person)\n*In(s, Pre) v *In(s, Post)\n*Smokes(+x) ^ In(x, p).\n"
+	m, err := Parse("s.mln", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, origin, err := Expand(m, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var texts []string
+	for _, f := range out.Formulas {
+		texts = append(texts, f.Text)
+		if len(starredAtoms(f)) > 0 {
+			t.Errorf("%s is still starred", f.Text)
+		}
+	}
+	want := []string{
+		"In(s,Pre) v In(s,Post)", "!In(s,Pre) v In(s,Post)", "In(s,Pre) v !In(s,Post)", "!In(s,Pre) v !In(s,Post)",
+		"Smokes(A) ^ In(A,p)", "!Smokes(A) ^ In(A,p)", "Smokes(B) ^ In(B,p)", "!Smokes(B) ^ In(B,p)",
+	}
+	if !reflect.DeepEqual(texts, want) {
+		t.Fatalf("texts\n%q\nwant\n%q", texts, want)
+	}
+	if wantO := []int{0, 0, 0, 0, 1, 1, 1, 1}; !reflect.DeepEqual(origin, wantO) {
+		t.Errorf("origin %v, want %v", origin, wantO)
+	}
+	if f := out.Formulas[5]; !f.Hard || len(f.Vars) != 1 {
+		t.Errorf("%s: hard %v, %d free variables; want hard with p free", f.Text, f.Hard, len(f.Vars))
+	}
+	many := "P\n1 " + strings.Repeat("*P v ", 10) + "*P\n"
+	m, err = Parse("many.mln", []byte(many))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := Expand(m, nil); err == nil || !strings.Contains(err.Error(), "11 starred atoms") {
+		t.Errorf("11 starred atoms: %v", err)
 	}
 }

@@ -107,7 +107,7 @@ func runLearn(f *learnFlags, stdout io.Writer) error {
 	for i, path := range f.train {
 		files[i] = []string{path}
 	}
-	m, dbs, err := expandPerConstant(m, files)
+	m, dbs, err := expandModel(m, files)
 	if err != nil {
 		return err
 	}

@@ -77,7 +77,7 @@ func runLoglik(f *loglikFlags, model string, dbs []string, stdout io.Writer) err
 		return err
 	}
 	mod0, err := wfomc.Compile(m0, nil)
-	if err != nil && !hasPerConstant(m0) {
+	if err != nil && !needsExpansion(m0) {
 		return err
 	}
 	var rows []loglikRow
@@ -85,7 +85,7 @@ func runLoglik(f *loglikFlags, model string, dbs []string, stdout io.Writer) err
 	for _, path := range dbs {
 		// Per-constant formulas ("+x") stand for one formula per constant of
 		// this database (all with the formula's weight).
-		m, dbl, err := expandPerConstant(m0, [][]string{{path}})
+		m, dbl, err := expandModel(m0, [][]string{{path}})
 		if err != nil {
 			return err
 		}

@@ -454,13 +454,14 @@ func compressMLN(ctx context.Context, f *graphFlags, mf *mlnFlags, path, output 
 	})
 }
 
-// expandPerConstant reads the databases (each a list of files) against m
-// and, if m has per-constant formulas ("+x"), expands them over the
-// constants m declares and those of all the databases — one formula, and
-// so one weight, per constant, as Alchemy learns them — and reads the
-// databases again against the expanded model, whose formula constants
-// belong to every database's domain.
-func expandPerConstant(m *mln.MLN, dbFiles [][]string) (*mln.MLN, []*mln.DB, error) {
+// expandModel reads the databases (each a list of files) against m and, if
+// m has per-constant variables ("+x") or starred atoms ("*P"), expands
+// those formulas (mln.Expand) — "+x" over the constants m declares and
+// those of all the databases, one formula and so one weight per constant,
+// as Alchemy learns them — and reads the databases again against the
+// expanded model, whose formula constants belong to every database's
+// domain.
+func expandModel(m *mln.MLN, dbFiles [][]string) (*mln.MLN, []*mln.DB, error) {
 	read := func(m *mln.MLN) ([]*mln.DB, error) {
 		dbs := make([]*mln.DB, len(dbFiles))
 		for i, files := range dbFiles {
@@ -494,7 +495,7 @@ func expandPerConstant(m *mln.MLN, dbFiles [][]string) (*mln.MLN, []*mln.DB, err
 		}
 		return out
 	}
-	m2, _, err := mln.ExpandPerConstant(m, domain)
+	m2, _, err := mln.Expand(m, domain)
 	if err != nil || m2 == m {
 		return m, dbs, err
 	}
@@ -502,14 +503,22 @@ func expandPerConstant(m *mln.MLN, dbFiles [][]string) (*mln.MLN, []*mln.DB, err
 	return m2, dbs, err
 }
 
-// hasPerConstant reports whether a formula of m has a "+x" variable.
-func hasPerConstant(m *mln.MLN) bool {
+// needsExpansion reports whether a formula of m has a "+x" variable or a
+// starred atom.
+func needsExpansion(m *mln.MLN) bool {
+	star := false
 	for _, f := range m.Formulas {
 		for _, v := range f.Vars {
 			if v.PerConstant {
 				return true
 			}
 		}
+		mln.Inspect(f.Expr, func(e mln.Expr) bool {
+			if a, ok := e.(*mln.Atom); ok && a.Star {
+				star = true
+			}
+			return !star
+		})
 	}
-	return false
+	return star
 }

@@ -248,6 +248,25 @@ func TestPerConstantFormulasCLI(t *testing.T) {
 			t.Errorf("%s: %s %.15g with +x, %.15g tied", args[0], key, a, b)
 		}
 	}
+	// Starred atoms: one formula per sign combination, each learned; read
+	// with the written weight they are the written-out formulas.
+	star := write("star.mln", decl+"0.5 *Smokes(x) => Cancer(x)\n")
+	written := write("written.mln", decl+"0.5 Smokes(x) => Cancer(x)\n0.5 !Smokes(x) => Cancer(x)\n")
+	out, stderr, code = run(t, "learn", "--method", "lwl", "-i", star, "-t", small, "--quiet")
+	if code != 0 || !strings.Contains(out, " Smokes(x) => Cancer(x)\n") || !strings.Contains(out, " !Smokes(x) => Cancer(x)\n") {
+		t.Errorf("learn with *: exit %d, %s\n%s", code, stderr, out)
+	}
+	var lls [2]string
+	for i, model := range []string{star, written} {
+		if lls[i], stderr, code = run(t, "loglik", model, small); code != 0 {
+			t.Fatalf("loglik %s: exit %d: %s", model, code, stderr)
+		}
+		lls[i], _, _ = strings.Cut(lls[i], "\t")
+	}
+	if lls[0] != lls[1] {
+		t.Errorf("loglik with *: %s, written out: %s", lls[0], lls[1])
+	}
+
 	_, stderr, code = run(t, "wfomc", "--domain", "person=5", perConst)
 	if code == 0 || !strings.Contains(stderr, "must all be named") {
 		t.Errorf("+x with unnamed elements: exit %d, %q", code, stderr)
