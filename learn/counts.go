@@ -22,13 +22,18 @@ type world struct {
 	m   *mln.MLN
 	db  *mln.DB
 	dom [][]string // per type
-	// flip, when set, is an atom whose value is inverted (for PLL).
-	flipPred int
-	flipArgs []int
+	// flips are atoms whose values are inverted (for PLL).
+	flips []atomRef
+}
+
+// atomRef names a ground atom by predicate and constant indices.
+type atomRef struct {
+	pred int
+	args []int
 }
 
 func newWorld(m *mln.MLN, db *mln.DB) *world {
-	w := &world{m: m, db: db, dom: make([][]string, len(m.Types)), flipPred: -1}
+	w := &world{m: m, db: db, dom: make([][]string, len(m.Types))}
 	for i, t := range m.Types {
 		w.dom[i] = db.Domain(t.Name)
 	}
@@ -38,8 +43,10 @@ func newWorld(m *mln.MLN, db *mln.DB) *world {
 func (w *world) truth(pred int, args []int) bool {
 	v, ok := w.db.Lookup(pred, args)
 	t := ok && v == mln.True
-	if pred == w.flipPred && equalInts(args, w.flipArgs) {
-		t = !t
+	for _, f := range w.flips {
+		if pred == f.pred && equalInts(args, f.args) {
+			t = !t
+		}
 	}
 	return t
 }

@@ -23,6 +23,15 @@ import (
 // vectors are grouped, so after one pass over the ground atoms every
 // iteration costs the number of distinct Δ vectors. Flips that would break
 // a hard formula have probability 0 and drop out.
+//
+// A predicate with mutually exclusive arguments, Has(person, color!),
+// contributes one term per block (binding of the other arguments) instead,
+// as in Alchemy: the block's true atom is one of its k atoms, and
+// log P(block as observed | rest) = −log(1 + Σ_b exp(w·Δ(b))) over the
+// k−1 other atoms b that could be the true one, Δ(b) being the change of
+// the counts when the truth moves to b. Equal predicate weights divide by
+// the number of blocks. Every block of the data must have exactly one true
+// atom.
 func PLL(m *mln.MLN, dbs []*mln.DB, names []string, opt *Options) (*Result, error) {
 	start := time.Now()
 	o := opt.defaults()
@@ -47,18 +56,40 @@ func PLL(m *mln.MLN, dbs []*mln.DB, names []string, opt *Options) (*Result, erro
 		list = append(list, g)
 	}
 	sort.Slice(list, func(i, j int) bool { return list[i].key < list[j].key })
+	var s []float64 // per alternative of a group: w·Δ
 	obj := func(w []float64, grad []float64) (float64, error) {
 		total := 0.0
 		for _, g := range list {
-			s := 0.0
-			for _, d := range g.delta {
-				s += w[d.j] * d.v
+			if len(g.alts) == 1 { // one atom: the logistic case
+				s := dot(w, g.alts[0])
+				total -= g.mult * softplus(s)
+				if grad != nil {
+					p := sigmoid(s)
+					for _, d := range g.alts[0] {
+						grad[d.j] -= g.mult * p * d.v
+					}
+				}
+				continue
 			}
-			total -= g.mult * softplus(s)
+			// A block: −log(1 + Σ_b exp(s_b)), computed around the largest term.
+			s = s[:0]
+			top := 0.0
+			for _, a := range g.alts {
+				s = append(s, dot(w, a))
+				top = math.Max(top, s[len(s)-1])
+			}
+			sum := math.Exp(-top)
+			for _, x := range s {
+				sum += math.Exp(x - top)
+			}
+			lse := top + math.Log(sum)
+			total -= g.mult * lse
 			if grad != nil {
-				p := sigmoid(s)
-				for _, d := range g.delta {
-					grad[d.j] -= g.mult * p * d.v
+				for b, a := range g.alts {
+					p := math.Exp(s[b] - lse)
+					for _, d := range a {
+						grad[d.j] -= g.mult * p * d.v
+					}
 				}
 			}
 		}
@@ -72,10 +103,22 @@ type pllEntry struct {
 	v float64
 }
 
+// pllGroup is one kind of pseudo-likelihood term: the Δ vectors of the
+// alternatives to the observed state (one for an atom, up to k−1 for a
+// block of k mutually exclusive atoms), with the total multiplicity of the
+// atoms or blocks that have them.
 type pllGroup struct {
-	key   string
-	delta []pllEntry
-	mult  float64
+	key  string
+	alts [][]pllEntry
+	mult float64
+}
+
+func dot(w []float64, d []pllEntry) float64 {
+	s := 0.0
+	for _, e := range d {
+		s += w[e.j] * e.v
+	}
+	return s
 }
 
 func softplus(x float64) float64 {
@@ -128,6 +171,12 @@ func pllDeltas(m *mln.MLN, db *mln.DB, name string, equalPredWeights bool, group
 		if len(byPred[pi]) == 0 {
 			continue // flipping it changes nothing: a constant term
 		}
+		if len(p.MutexArgs) > 0 {
+			if err := w.blockDeltas(pi, byPred[pi], name, equalPredWeights, groups); err != nil {
+				return err
+			}
+			continue
+		}
 		natoms := 1.0
 		for _, t := range p.TypeIdx {
 			natoms *= float64(len(w.dom[t]))
@@ -140,12 +189,12 @@ func pllDeltas(m *mln.MLN, db *mln.DB, name string, equalPredWeights bool, group
 		var rec func(i int) error
 		rec = func(i int) error {
 			if i == len(args) {
-				d, ok, err := w.flipDelta(m, pi, args, byPred[pi])
+				d, ok, err := w.flipDelta(m, []atomRef{{pi, args}}, byPred[pi])
 				if err != nil {
 					return fmt.Errorf("%s: %w", name, err)
 				}
 				if ok {
-					addGroup(groups, d, mult)
+					addGroup(groups, [][]pllEntry{d}, mult)
 				}
 				return nil
 			}
@@ -164,6 +213,98 @@ func pllDeltas(m *mln.MLN, db *mln.DB, name string, equalPredWeights bool, group
 	return nil
 }
 
+// blockDeltas adds the terms of the blocks of a predicate with mutually
+// exclusive arguments: per binding of the other arguments, the Δ vectors
+// of moving the one true atom to each other atom of the block.
+func (w *world) blockDeltas(pi int, formulas []int, name string, equalPredWeights bool, groups map[string]*pllGroup) error {
+	m, p := w.m, w.m.Preds[pi]
+	isMutex := make([]bool, p.Arity())
+	for _, a := range p.MutexArgs {
+		isMutex[a] = true
+	}
+	// odometer over the argument positions selected by sel
+	each := func(args []int, sel func(i int) bool, visit func() error) error {
+		var rec func(i int) error
+		rec = func(i int) error {
+			if i == len(args) {
+				return visit()
+			}
+			if !sel(i) {
+				return rec(i + 1)
+			}
+			for k := range w.dom[p.TypeIdx[i]] {
+				args[i] = k
+				if err := rec(i + 1); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+		return rec(0)
+	}
+	nblocks := 1.0
+	for i, t := range p.TypeIdx {
+		if !isMutex[i] {
+			nblocks *= float64(len(w.dom[t]))
+		}
+	}
+	mult := 1.0
+	if equalPredWeights {
+		mult = 1 / nblocks
+	}
+	args := make([]int, p.Arity())
+	return each(args, func(i int) bool { return !isMutex[i] }, func() error {
+		var members [][]int
+		trueAt := -1
+		err := each(args, func(i int) bool { return isMutex[i] }, func() error {
+			if w.truth(pi, args) {
+				if trueAt >= 0 {
+					return fmt.Errorf("%s: %s and %s are both true, but %s allows one true atom per block", name, w.atomString(pi, members[trueAt]), w.atomString(pi, args), p)
+				}
+				trueAt = len(members)
+			}
+			members = append(members, append([]int(nil), args...))
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		if trueAt < 0 {
+			if len(members) == 0 {
+				return nil
+			}
+			return fmt.Errorf("%s: no atom of the block of %s is true, but %s needs exactly one", name, w.atomString(pi, members[0]), p)
+		}
+		var alts [][]pllEntry
+		for b := range members {
+			if b == trueAt {
+				continue
+			}
+			d, ok, err := w.flipDelta(m, []atomRef{{pi, members[trueAt]}, {pi, members[b]}}, formulas)
+			if err != nil {
+				return fmt.Errorf("%s: %w", name, err)
+			}
+			if ok {
+				alts = append(alts, d)
+			}
+		}
+		if len(alts) > 0 {
+			addGroup(groups, alts, mult)
+		}
+		return nil
+	})
+}
+
+// atomString prints a ground atom, e.g. Has(Anna,Red).
+func (w *world) atomString(pred int, args []int) string {
+	p := w.m.Preds[pred]
+	parts := make([]string, len(args))
+	for i, a := range args {
+		parts[i] = w.dom[p.TypeIdx[i]][a]
+	}
+	return p.Name + "(" + strings.Join(parts, ",") + ")"
+}
+
 func sizesOf(m *mln.MLN, w *world) map[string]int64 {
 	s := map[string]int64{}
 	for i, t := range m.Types {
@@ -172,29 +313,49 @@ func sizesOf(m *mln.MLN, w *world) map[string]int64 {
 	return s
 }
 
-func addGroup(groups map[string]*pllGroup, d []pllEntry, mult float64) {
-	var b strings.Builder
-	for _, e := range d {
-		fmt.Fprintf(&b, "%d:%g;", e.j, e.v)
+func addGroup(groups map[string]*pllGroup, alts [][]pllEntry, mult float64) {
+	keys := make([]string, len(alts))
+	for i, d := range alts {
+		var b strings.Builder
+		for _, e := range d {
+			fmt.Fprintf(&b, "%d:%g;", e.j, e.v)
+		}
+		keys[i] = b.String()
 	}
-	k := b.String()
+	sort.Strings(keys) // the order of a block's alternatives does not matter
+	k := strings.Join(keys, "|")
 	g, ok := groups[k]
 	if !ok {
-		g = &pllGroup{key: k, delta: d}
+		g = &pllGroup{key: k, alts: alts}
 		groups[k] = g
 	}
 	g.mult += mult
 }
 
-// flipDelta returns the change of every formula's count when the atom
-// pred(args) is flipped; ok is false when the flip breaks a hard formula.
-func (w *world) flipDelta(m *mln.MLN, pred int, args []int, formulas []int) ([]pllEntry, bool, error) {
+// flipDelta returns the change of every formula's count when the atoms
+// in flips are flipped together; ok is false when that breaks a hard
+// formula.
+func (w *world) flipDelta(m *mln.MLN, flips []atomRef, formulas []int) ([]pllEntry, bool, error) {
 	var out []pllEntry
 	for _, j := range formulas {
 		f := m.Formulas[j]
-		gs, err := w.groundingsWith(f, pred, args)
-		if err != nil {
-			return nil, false, fmt.Errorf("formula %d (%s): %w", j+1, f.Text, err)
+		var gs []binding
+		seen := map[string]bool{}
+		for _, a := range flips {
+			g, err := w.groundingsWith(f, a.pred, a.args)
+			if err != nil {
+				return nil, false, fmt.Errorf("formula %d (%s): %w", j+1, f.Text, err)
+			}
+			if len(flips) == 1 {
+				gs = g
+				break
+			}
+			for _, b := range g { // a grounding with both atoms counts once
+				if k := fmt.Sprint(b); !seen[k] {
+					seen[k] = true
+					gs = append(gs, b)
+				}
+			}
 		}
 		delta := 0.0
 		for _, b := range gs {
@@ -202,9 +363,9 @@ func (w *world) flipDelta(m *mln.MLN, pred int, args []int, formulas []int) ([]p
 			if err != nil {
 				return nil, false, err
 			}
-			w.flipPred, w.flipArgs = pred, args
+			w.flips = flips
 			after, err := w.eval(f.Expr, b)
-			w.flipPred, w.flipArgs = -1, nil
+			w.flips = nil
 			if err != nil {
 				return nil, false, err
 			}
