@@ -5,6 +5,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/lifted-dev/lifted/mln"
 )
 
 // The datasets under ../shared/data/mln (see each SOURCE.txt) run through
@@ -66,5 +68,31 @@ func TestMLNDatasets(t *testing.T) {
 		}
 		t.Logf("%-38s %6v atoms %8v ground formulas %7v factors, %v clusternodes", c.name,
 			r.Stats["ground_atoms"], r.Stats["ground_formulas"], r.Stats["factors"], r.Stats["clusternodes"])
+	}
+}
+
+// Forclift's univ.mln uses per-constant variables (+ph, +pos, +q, +r) and
+// starred atoms: PLL learns a weight for each of their copies.
+func TestLearnUnivPLL(t *testing.T) {
+	dir := sharedMLN + "univ/forclift/"
+	if _, err := os.Stat(dir); err != nil {
+		t.Skipf("%s not found (shared data absent)", dir)
+	}
+	out, stderr, code := run(t, "learn", "--method", "pll", "--quiet", "-i", dir+"univ.mln", "-t", dir+"univ-train.db")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	m, err := mln.Parse("learned.mln", []byte(out))
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	// 1 + 1 + 2 phases + 2 positions + 1 + 2·2 (q, r) + 4 sign combinations
+	if len(m.Formulas) != 15 {
+		t.Errorf("%d formulas, want 15:\n%s", len(m.Formulas), out)
+	}
+	for _, want := range []string{" inPhase(s,Post_Quals) => student(s)\n", " hasPosition(p,Faculty_emeritus) => professor(p)\n", " !inPhase(s,Pre_Quals) v !inPhase(s,Post_Quals)\n"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no line ending in %q:\n%s", want, out)
+		}
 	}
 }
