@@ -283,3 +283,38 @@ func TestFunctionTerms(t *testing.T) {
 		t.Fatalf("the factor is not over Knows(A,C)")
 	}
 }
+
+// mln.MutexAsFormulas writes "!" as two hard formulas: the grounded
+// distribution (log Z, every marginal) is the one "!" gives.
+func TestMutexAsFormulas(t *testing.T) {
+	for _, c := range []struct{ src, db string }{
+		{"person = {Anna, Bob}\ncolor = {Red, Green, Blue}\nHas(person, color!)\nLikes(person)\n0.5 Has(x, Red) => Likes(x)\n-0.3 Has(x, c) ^ Has(y, c) ^ x != y\n", ""},
+		{"person = {Anna, Bob}\ncolor = {Red, Green, Blue}\nHas(person, color!)\nLikes(person)\n0.5 Has(x, Red) => Likes(x)\n", "!Has(Bob, Red)\n"},
+		{"a = {A1, A2}\nb = {B1, B2}\nc = {C1, C2}\nR(a, b!, c!)\n0.7 R(x, B1, z)\n-1.2 R(x, y, C2) => R(x, y, C1)\n", ""},
+		{"c = {R, G, B}\nH(c!)\nL\n2 H(R) <=> L\n", ""},
+	} {
+		m := parse(t, c.src)
+		m2, added, err := mln.MutexAsFormulas(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if added != 1 || len(m2.Formulas) != len(m.Formulas)+1 || m2.Formulas[0].Text != m.Formulas[0].Text {
+			t.Fatalf("%s: %d added, %d formulas", c.src, added, len(m2.Formulas))
+		}
+		for _, p := range m2.Preds {
+			if len(p.MutexArgs) > 0 {
+				t.Fatalf("%s still has !", p)
+			}
+		}
+		var query []string
+		for _, p := range m.Preds {
+			query = append(query, p.Name)
+		}
+		z1, marg1 := marginalsOf(t, m, readDB(t, m, c.db), Options{Query: query})
+		z2, marg2 := marginalsOf(t, m2, readDB(t, m2, c.db), Options{Query: query})
+		if math.Abs(z1-z2) > 1e-9*math.Max(1, math.Abs(z1)) {
+			t.Errorf("%s: log Z %v with !, %v with formulas", c.src, z1, z2)
+		}
+		sameMarginals(t, marg1, marg2)
+	}
+}

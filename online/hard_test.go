@@ -540,3 +540,101 @@ func stdErrFree(t *testing.T, md *Model, w []float64) float64 {
 	o := newFullObjective(context.Background(), md, BatchOptions{Init: w, Grad: GradOptions{BP: bp.Options{Tol: 1e-13, MaxIter: 1000}}})
 	return hessianStdErr(t, o, o.start())
 }
+
+// Mutual exclusion ("!") reaches the online learners as the two hard
+// formulas of mln.MutexAsFormulas: NewModel refuses "!" itself, accepts the
+// rewritten model, and its lifted batch gradient equals the ground one;
+// with one person the block's three colour atoms and the Likes atom are
+// all there is, so the gradient is also checked against enumeration.
+func TestMutexAsHardFormulas(t *testing.T) {
+	src := "person = {A, B, C, D}\ncolor = {R, G, Bl}\nCol(person, color!)\nLikes(person)\nFriends(person, person)\n" +
+		"0.5 Col(x, R) => Likes(x)\n0.3 Col(x, c) ^ Friends(x, y) => Col(y, c)\n"
+	// C's and D's colours and B's Likes are hidden ("?"): the gradient
+	// needs both BP runs.
+	data := "Col(A, R)\nCol(B, G)\n?Col(C, R)\n?Col(C, G)\n?Col(C, Bl)\n?Col(D, R)\n?Col(D, G)\n?Col(D, Bl)\n" +
+		"Likes(A)\n?Likes(B)\nFriends(A, B)\nFriends(B, C)\nFriends(C, D)\n"
+	m, db := parse(t, src, data)
+	if _, err := NewModel(m, db, []string{"Col", "Likes"}); err == nil || !strings.Contains(err.Error(), "mutual exclusion") {
+		t.Fatalf("NewModel with \"!\": %v", err)
+	}
+	m2, added, err := mln.MutexAsFormulas(m)
+	if err != nil || added != 1 {
+		t.Fatal(added, err)
+	}
+	db2, err := mln.ReadDB(strings.NewReader(data), "t.db", m2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	md, err := NewModel(m2, db2, []string{"Col", "Likes"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := []float64{0.5, 0.3, 0}
+	var r [2]*BatchResult
+	for i, ground := range []bool{true, false} {
+		if r[i], err = md.BatchGradient(context.Background(), w, WholePiece(md), []int32{0},
+			GradOptions{Ground: ground, NoNormalize: true, BP: bp.Options{Tol: 1e-13, MaxIter: 5000}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for f := range w {
+		if math.Abs(r[0].Grad[f]-r[1].Grad[f]) > 1e-9 {
+			t.Errorf("formula %d: ground gradient %v, lifted %v", f+1, r[0].Grad[f], r[1].Grad[f])
+		}
+	}
+	if r[0].Grad[2] != 0 {
+		t.Errorf("the hard formula of \"!\" has gradient %v", r[0].Grad[2])
+	}
+
+	// One person, Likes hidden: exact expectations by enumeration.
+	// The block is one "exactly one" factor and Likes hangs off Col(A,R): a
+	// tree, so BP is exact.
+	one := "person = {A}\ncolor = {R, G, Bl}\nCol(person, color!)\nLikes(person)\n0.5 Col(x, R) => Likes(x)\n-0.7 Col(x, G)\n"
+	m, _ = parse(t, one, "")
+	m2, _, err = mln.MutexAsFormulas(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db2, err = mln.ReadDB(strings.NewReader("Col(A, G)\n?Likes(A)\n"), "t.db", m2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	md, err = NewModel(m2, db2, []string{"Col", "Likes"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Worlds: colour c ∈ {R, G, Bl} × Likes ∈ {0, 1}; the data fix c = G.
+	w = []float64{0.5, -0.7, 0}
+	var zf, zd float64
+	ef, ed := make([]float64, 2), make([]float64, 2)
+	for c := range 3 {
+		for l := range 2 {
+			n := []float64{1, 0}
+			if c == 0 && l == 0 {
+				n[0] = 0
+			}
+			if c == 1 {
+				n[1] = 1
+			}
+			p := math.Exp(w[0]*n[0] + w[1]*n[1])
+			zf += p
+			ef[0] += p * n[0]
+			ef[1] += p * n[1]
+			if c == 1 { // Likes(A) is unobserved in the data
+				zd += p
+				ed[0] += p * n[0]
+				ed[1] += p * n[1]
+			}
+		}
+	}
+	g, err := md.BatchGradient(context.Background(), w, WholePiece(md), []int32{0},
+		GradOptions{Ground: true, NoNormalize: true, BP: bp.Options{Tol: 1e-14, MaxIter: 5000}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for f := range 2 {
+		if want := ef[f]/zf - ed[f]/zd; math.Abs(g.Grad[f]-want) > 1e-9 {
+			t.Errorf("one person, formula %d: gradient %v, exact %v", f+1, g.Grad[f], want)
+		}
+	}
+}

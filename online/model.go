@@ -116,8 +116,9 @@ type Model struct {
 // fg.ErrContradiction that names the formula and the binding; one that the
 // data make false, none of its atoms hidden, is an error as well, unless db
 // is nil: then there are no data, every non-evidence atom being a false
-// placeholder (for instance to Sample from). Functions, "+x", starred atoms
-// and mutually exclusive arguments ("!") are refused.
+// placeholder (for instance to Sample from). Functions, "+x" and starred
+// atoms are refused, and so are mutually exclusive arguments ("!"):
+// mln.MutexAsFormulas writes them as the hard formulas they stand for.
 func NewModel(m *mln.MLN, db *mln.DB, ne []string) (*Model, error) {
 	noData := db == nil
 	if noData {
@@ -135,7 +136,7 @@ func NewModel(m *mln.MLN, db *mln.DB, ne []string) (*Model, error) {
 	var n int64
 	for _, p := range m.Preds {
 		if p.MutexArg >= 0 {
-			return nil, fmt.Errorf("online: predicate %s: mutual exclusion (\"!\") is not supported", p.Name)
+			return nil, fmt.Errorf("online: predicate %s: mutual exclusion (\"!\") must be written as a hard formula first (mln.MutexAsFormulas)", p.Name)
 		}
 		md.predOff = append(md.predOff, int32(n))
 		dims := make([]int, len(p.ArgTypes))

@@ -139,7 +139,13 @@ func runOnlineLearn(ctx context.Context, o *onlineFlags, r onlineRun, stdout io.
 			return err
 		}
 	}
-	m, err := readMLNQuiet(r.Input, r.Quiet)
+	user, err := readMLNQuiet(r.Input, r.Quiet)
+	if err != nil {
+		return err
+	}
+	// The online learners take mutual exclusion ("!") as the two hard
+	// formulas it stands for, appended after the user's formulas.
+	m, _, err := mln.MutexAsFormulas(user)
 	if err != nil {
 		return err
 	}
@@ -254,11 +260,12 @@ func runOnlineLearn(ctx context.Context, o *onlineFlags, r onlineRun, stdout io.
 	log.Seconds = time.Since(start).Seconds()
 	// The exact test log-likelihood, where the WFOMC engine applies (its
 	// errors only mean it does not).
+	weights = weights[:len(user.Formulas)] // without the formulas of "!"
 	for _, path := range o.holdout {
 		var ll *float64
-		if tdb, err := mln.ReadDBFiles(m, path); err == nil {
-			if d, err := learn.CountDB(m, tdb, path); err == nil {
-				if v, err := learn.LogLikelihood(m, weights, d); err == nil {
+		if tdb, err := mln.ReadDBFiles(user, path); err == nil {
+			if d, err := learn.CountDB(user, tdb, path); err == nil {
+				if v, err := learn.LogLikelihood(user, weights, d); err == nil {
 					ll = finitePtr(v)
 				}
 			}
@@ -300,7 +307,7 @@ func runOnlineLearn(ctx context.Context, o *onlineFlags, r onlineRun, stdout io.
 	}
 	header := fmt.Sprintf("Learned by lifted learn --method %s from %s\n%s", r.Method, trainNames(r.Train), summary)
 	return writeOutput(r.Output, stdout, func(w io.Writer) error {
-		return learn.WriteMLN(w, m, weights, header)
+		return learn.WriteMLN(w, user, weights, header)
 	})
 }
 

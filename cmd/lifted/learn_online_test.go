@@ -165,3 +165,41 @@ func TestRunOnlineLearnHardExist(t *testing.T) {
 		t.Errorf("error %v", err)
 	}
 }
+
+// Mutual exclusion reaches the online learners as a hard formula; the
+// learned model is written with the user's declarations and formulas only.
+func TestRunOnlineLearnMutex(t *testing.T) {
+	dir := t.TempDir()
+	mlnPath := filepath.Join(dir, "mutex.mln")
+	src := "person = {A, B, C, D}\ncolor = {R, G, Bl}\nSmokes(person)\nCol(person, color!)\nFriends(person, person)\n\n" +
+		"Smokes(x) ^ Col(x, R)\nCol(x, c) ^ Friends(x, y) => Col(y, c)\n"
+	dbPath := filepath.Join(dir, "train.db")
+	if err := os.WriteFile(mlnPath, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(dbPath, []byte("Smokes(A)\nCol(A, R)\nCol(B, G)\nCol(C, R)\nCol(D, Bl)\nFriends(A, B)\nFriends(B, C)\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "learned.mln")
+	o := &onlineFlags{pieces: "tree", depth: 2, discount: 0.9, batchSize: 2, step: 0.2, passes: 2,
+		ne: []string{"Col"}, seed: 1, lambda: 0.99, mu: 0.1, gamma: 0.9, evalEvery: 0.1}
+	r := onlineRun{Method: "smd", Input: mlnPath, Train: []string{dbPath}, Output: out, Quiet: true}
+	if err := runOnlineLearn(context.Background(), o, r, os.Stdout); err != nil {
+		t.Fatal(err)
+	}
+	m, err := mln.ParseFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Formulas) != 2 || len(m.Pred("Col").MutexArgs) != 1 {
+		t.Errorf("learned MLN has %d formulas, Col %v", len(m.Formulas), m.Pred("Col"))
+	}
+	// A block without a true atom in the data: an error naming the declaration.
+	if err := os.WriteFile(dbPath, []byte("Col(A, R)\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err = runOnlineLearn(context.Background(), o, r, os.Stdout)
+	if err == nil || !strings.Contains(err.Error(), "(from Col(person, color!))") || !strings.Contains(err.Error(), "o0 = B") {
+		t.Errorf("error %v", err)
+	}
+}
