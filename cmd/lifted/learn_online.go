@@ -143,8 +143,16 @@ func runOnlineLearn(ctx context.Context, o *onlineFlags, r onlineRun, stdout io.
 	if err != nil {
 		return err
 	}
-	// The online learners take mutual exclusion ("!") as the two hard
-	// formulas it stands for, appended after the user's formulas.
+	// Starred atoms stand for their sign combinations, each learned (as
+	// in lwl and pll); "+x" stays refused by online.NewModel: its copies
+	// would name the training constants in every holdout domain.
+	if needsExpansion(user) && !hasPerConstantVar(user) {
+		if user, _, err = mln.Expand(user, nil); err != nil {
+			return err
+		}
+	}
+	// The online learners take mutual exclusion ("!") as the hard formula
+	// it stands for, appended after the user's formulas.
 	m, _, err := mln.MutexAsFormulas(user)
 	if err != nil {
 		return err

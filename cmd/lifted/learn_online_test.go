@@ -166,13 +166,14 @@ func TestRunOnlineLearnHardExist(t *testing.T) {
 	}
 }
 
-// Mutual exclusion reaches the online learners as a hard formula; the
-// learned model is written with the user's declarations and formulas only.
+// Mutual exclusion reaches the online learners as a hard formula and a
+// starred formula as its sign combinations; the learned model is written
+// with the user's declarations, "!" included.
 func TestRunOnlineLearnMutex(t *testing.T) {
 	dir := t.TempDir()
 	mlnPath := filepath.Join(dir, "mutex.mln")
 	src := "person = {A, B, C, D}\ncolor = {R, G, Bl}\nSmokes(person)\nCol(person, color!)\nFriends(person, person)\n\n" +
-		"Smokes(x) ^ Col(x, R)\nCol(x, c) ^ Friends(x, y) => Col(y, c)\n"
+		"Smokes(x) ^ Col(x, R)\nCol(x, c) ^ Friends(x, y) => Col(y, c)\n*Smokes(x) ^ Col(x, G)\n"
 	dbPath := filepath.Join(dir, "train.db")
 	if err := os.WriteFile(mlnPath, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
@@ -191,8 +192,9 @@ func TestRunOnlineLearnMutex(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(m.Formulas) != 2 || len(m.Pred("Col").MutexArgs) != 1 {
-		t.Errorf("learned MLN has %d formulas, Col %v", len(m.Formulas), m.Pred("Col"))
+	// The starred formula is learned as its two sign combinations.
+	if len(m.Formulas) != 4 || len(m.Pred("Col").MutexArgs) != 1 || m.Formulas[3].Text != "!Smokes(x) ^ Col(x,G)" {
+		t.Errorf("learned MLN has %d formulas, Col %v:\n%s", len(m.Formulas), m.Pred("Col"), m)
 	}
 	// A block without a true atom in the data: an error naming the declaration.
 	if err := os.WriteFile(dbPath, []byte("Col(A, R)\n"), 0o644); err != nil {

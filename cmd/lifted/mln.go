@@ -506,13 +506,11 @@ func expandModel(m *mln.MLN, dbFiles [][]string) (*mln.MLN, []*mln.DB, error) {
 // needsExpansion reports whether a formula of m has a "+x" variable or a
 // starred atom.
 func needsExpansion(m *mln.MLN) bool {
+	if hasPerConstantVar(m) {
+		return true
+	}
 	star := false
 	for _, f := range m.Formulas {
-		for _, v := range f.Vars {
-			if v.PerConstant {
-				return true
-			}
-		}
 		mln.Inspect(f.Expr, func(e mln.Expr) bool {
 			if a, ok := e.(*mln.Atom); ok && a.Star {
 				star = true
@@ -521,4 +519,16 @@ func needsExpansion(m *mln.MLN) bool {
 		})
 	}
 	return star
+}
+
+// hasPerConstantVar reports whether a formula of m has a "+x" variable.
+func hasPerConstantVar(m *mln.MLN) bool {
+	for _, f := range m.Formulas {
+		for _, v := range f.Vars {
+			if v.PerConstant {
+				return true
+			}
+		}
+	}
+	return false
 }
