@@ -52,6 +52,14 @@ type BPCountOptions struct {
 	// with probability 0 would never be explored and the estimate would be
 	// biased.
 	MinProb float64
+	// FrozenTol detects a frozen BP fixed point: when even the most
+	// balanced open marginal is within FrozenTol of 0 or 1, every open
+	// marginal is, and BP has settled on one assignment rather than
+	// estimated the split of the models (Latin squares after a step or
+	// two), so the value is drawn with probability ½ instead. 0 trusts
+	// frozen marginals (clamped by MinProb). Either way the estimate is
+	// unbiased; the coin only changes its spread.
+	FrozenTol float64
 	// SATBudget is the number of decisions of the satisfiability check of
 	// each value before it is drawn (0: unit propagation only). A value
 	// shown to have no model is not drawn; the other is taken with
@@ -79,6 +87,7 @@ func DefaultBPCountOptions() BPCountOptions {
 		Alpha:        1,
 		ResidualVars: DefaultResidualVars,
 		MinProb:      DefaultMinProb,
+		FrozenTol:    DefaultFrozenTol,
 		SATBudget:    DefaultSATBudget,
 		Workers:      1,
 	}
@@ -128,6 +137,13 @@ const DefaultMinProb = 0.25
 // after BP failed to converge or became not normalizable.
 const maxDampingRetries = 2
 
+// DefaultFrozenTol is the default of BPCountOptions.FrozenTol. On
+// ls7-norm (24 trials, seed 7, lifted) trusting frozen marginals gives
+// estimates with log10 minimum 3.55, lower quartile 4.65 and median 5.35;
+// a fair coin at frozen steps 4.62, 5.89 and 6.25 (true 7.23). Formulas on
+// which BP is informative (2bitmax_6, wff) never reach a frozen step.
+const DefaultFrozenTol = 1e-6
+
 // TieTolerance is how close two variables' distances from ½ must be to count
 // as equally balanced; ties go to the lower variable index. Lifted and
 // ground BP marginals differ by rounding only, far below it, so BPCount and
@@ -148,6 +164,7 @@ type Step struct {
 	Marginal float64 // BP marginal P(true) (0.5 when BP was replaced by uniform marginals)
 	Prob     float64 // probability with which Value was drawn (1 when Forced)
 	Forced   bool    // the other value was shown to have no model
+	Frozen   bool    // BP was frozen: the value was drawn with probability ½
 	Open     int     // variables in open clauses before the step
 
 	Damping    float64 // damping of the BP run whose marginals were used
@@ -302,6 +319,8 @@ func checkBPCountOptions(o *BPCountOptions) error {
 		return fmt.Errorf("count: ResidualVars must be non-negative, got %d", o.ResidualVars)
 	case !(o.MinProb > 0 && o.MinProb <= 0.5):
 		return fmt.Errorf("count: MinProb must be in (0, 0.5], got %v", o.MinProb)
+	case !(o.FrozenTol >= 0 && o.FrozenTol < 0.5):
+		return fmt.Errorf("count: FrozenTol must be in [0, 0.5), got %v", o.FrozenTol)
 	case o.SATBudget < 0:
 		return fmt.Errorf("count: SATBudget must be non-negative, got %d", o.SATBudget)
 	}
@@ -417,6 +436,9 @@ func (r *bpCounter) trial(ctx context.Context, idx int, coin func(q float64) boo
 			st.Value, st.Prob, st.Forced = okT, 1, true
 		default:
 			q := min(max(p1[v], r.opt.MinProb), 1-r.opt.MinProb)
+			if math.Abs(p1[v]-0.5) >= 0.5-r.opt.FrozenTol {
+				q, st.Frozen = 0.5, true
+			}
 			st.Value = coin(q)
 			if st.Value {
 				st.Prob = q

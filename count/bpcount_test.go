@@ -74,7 +74,7 @@ func testOptions(residual int) BPCountOptions {
 func TestBPCountExpectationExact(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 7))
 	ctx := context.Background()
-	paths := 0
+	paths, frozen := 0, 0
 	for i := range 80 {
 		nv := 3 + r.IntN(9)
 		c := bpRandomCNF(r, nv, 1+r.IntN(2*nv))
@@ -83,6 +83,8 @@ func TestBPCountExpectationExact(t *testing.T) {
 		opt.MinProb = []float64{0.01, 0.1, 0.25, 0.5}[i%4]
 		opt.SATBudget = []int{0, 10000}[i/4%2]
 		opt.Graph = BPGraph(i / 8 % 2)
+		// 0.45 treats nearly every step as frozen (a fair coin)
+		opt.FrozenTol = []float64{0, DefaultFrozenTol, 0.45}[i%3]
 		b, err := newBPCounter(c, opt)
 		if err != nil {
 			t.Fatal(err)
@@ -107,6 +109,12 @@ func TestBPCountExpectationExact(t *testing.T) {
 			logP := 0.0
 			for _, s := range tr.Steps {
 				logP += math.Log10(s.Prob)
+				if s.Frozen {
+					frozen++
+					if s.Prob != 0.5 || math.Abs(s.Marginal-0.5) < 0.5-opt.FrozenTol {
+						t.Fatalf("formula %d: frozen step with marginal %v drawn with probability %v", i, s.Marginal, s.Prob)
+					}
+				}
 			}
 			if !math.IsInf(tr.EstimateLog10, -1) {
 				if d := tr.EstimateLog10 - (tr.ResidualLog10 - logP); math.Abs(d) > 1e-9 {
@@ -128,9 +136,9 @@ func TestBPCountExpectationExact(t *testing.T) {
 			t.Fatalf("formula %d (%d vars, %d clauses, %d paths): E[estimate] = %v, count %d", i, c.NumVars, len(c.Clauses), leaves, sum, want)
 		}
 	}
-	t.Logf("%d paths", paths)
-	if paths < 800 {
-		t.Errorf("only %d paths enumerated", paths)
+	t.Logf("%d paths, %d frozen steps", paths, frozen)
+	if paths < 800 || frozen == 0 {
+		t.Errorf("only %d paths enumerated, %d frozen steps", paths, frozen)
 	}
 }
 

@@ -32,6 +32,7 @@ type countFlags struct {
 	seed         uint64
 	residualVars int
 	minProb      float64
+	frozenTol    float64
 	satBudget    int
 	timeout      time.Duration
 	output       string
@@ -57,14 +58,16 @@ DIMACS CNF.
   --method bpcount   BPCount (Kroc, Sabharwal & Selman 2008): each trial fixes
                      the variable whose damped-BP marginal is most balanced, draws
                      its value with probability given by the marginal (clamped to
-                     [--min-prob, 1 - --min-prob]), multiplies its estimate by the
-                     inverse of that probability, propagates units, and once at
-                     most --residual-vars variables are left counts the rest
-                     exactly. BP runs on the simplified (residual) formula,
-                     or with --bp-graph evidence on the whole formula with the
-                     fixed variables as evidence (the same marginals). Each estimate is unbiased, so min over --trials t
-                     estimates / 2^alpha is a lower bound on the count with
-                     confidence at least 1 - 2^(-alpha*t).
+                     [--min-prob, 1 - --min-prob]; 1/2 when BP is frozen, every
+                     marginal 0 or 1), multiplies its estimate by the inverse of
+                     that probability, propagates units, and once at most
+                     --residual-vars variables are left counts the rest exactly.
+                     BP runs on the simplified (residual) formula, or with
+                     --bp-graph evidence on the whole formula with the fixed
+                     variables as evidence (the same marginals). Each estimate
+                     is unbiased, so min over --trials t estimates / 2^alpha is
+                     a lower bound on the count with confidence at least
+                     1 - 2^(-alpha*t).
   --method lbpcount  the same with lifted BP (colour passing in CNF mode): the
                      same choices and bound as bpcount with the same --seed,
                      usually with far fewer messages. The default.
@@ -94,6 +97,7 @@ BP paper).`,
 	fl.Uint64Var(&f.seed, "seed", 1, "random seed (runs are reproducible)")
 	fl.IntVar(&f.residualVars, "residual-vars", def.ResidualVars, "count exactly once at most this many variables occur in open clauses")
 	fl.Float64Var(&f.minProb, "min-prob", def.MinProb, "clamp BP marginals to [p, 1-p] when drawing a value (0.5: a fair coin)")
+	fl.Float64Var(&f.frozenTol, "frozen-tol", def.FrozenTol, "when every open BP marginal is within this of 0 or 1 (frozen BP), draw the value with probability 1/2 (0: trust frozen marginals)")
 	fl.IntVar(&f.satBudget, "sat-budget", def.SATBudget, "decisions of the satisfiability check of each value before drawing it (0: unit propagation only)")
 	fl.StringVar(&f.bpGraph, "bp-graph", "residual", "graph BP runs on: residual (the simplified formula) or evidence (the whole formula, assigned variables as evidence); same marginals")
 	fl.IntVar(&f.workers, "workers", runtime.NumCPU(), "trials run at once (the results do not depend on it)")
@@ -129,6 +133,8 @@ func (f *countFlags) options() (count.BPCountOptions, error) {
 		return o, usageError{fmt.Errorf("--residual-vars must be non-negative, got %d", f.residualVars)}
 	case !(f.minProb > 0 && f.minProb <= 0.5):
 		return o, usageError{fmt.Errorf("--min-prob must be in (0, 0.5], got %v", f.minProb)}
+	case !(f.frozenTol >= 0 && f.frozenTol < 0.5):
+		return o, usageError{fmt.Errorf("--frozen-tol must be in [0, 0.5), got %v", f.frozenTol)}
 	case f.satBudget < 0:
 		return o, usageError{fmt.Errorf("--sat-budget must be non-negative, got %d", f.satBudget)}
 	case f.workers < 1:
@@ -145,7 +151,7 @@ func (f *countFlags) options() (count.BPCountOptions, error) {
 	o.Workers = f.workers
 	o.Damping, o.Tol, o.MaxIter = f.damping, f.tol, f.maxIter
 	o.Trials, o.Alpha, o.Seed = f.trials, f.alpha, f.seed
-	o.ResidualVars, o.MinProb, o.SATBudget = f.residualVars, f.minProb, f.satBudget
+	o.ResidualVars, o.MinProb, o.SATBudget, o.FrozenTol = f.residualVars, f.minProb, f.satBudget, f.frozenTol
 	return o, nil
 }
 
@@ -324,6 +330,7 @@ type stepJSON struct {
 	Marginal       float64 `json:"marginal"`
 	Prob           float64 `json:"prob"`
 	Forced         bool    `json:"forced"`
+	Frozen         bool    `json:"frozen"`
 	Open           int     `json:"open"`
 	Damping        float64 `json:"damping"`
 	Uniform        bool    `json:"uniform"`
@@ -368,7 +375,7 @@ func writeBoundJSON(w io.Writer, r *count.BPCountResult, perStep bool) error {
 			for j, s := range t.Steps {
 				steps = append(steps, stepJSON{
 					Trial: i + 1, Step: j + 1, Var: s.Var + 1, Value: s.Value, Marginal: s.Marginal, Prob: s.Prob,
-					Forced: s.Forced, Open: s.Open, Damping: s.Damping, Uniform: s.Uniform, Iterations: s.Iterations,
+					Forced: s.Forced, Frozen: s.Frozen, Open: s.Open, Damping: s.Damping, Uniform: s.Uniform, Iterations: s.Iterations,
 					Converged: s.Converged, EdgesGround: s.EdgesGround, EdgesLifted: s.EdgesLifted,
 					Clusternodes: s.Clusternodes, MessagesGround: s.MessagesGround, MessagesLifted: s.MessagesLifted,
 					Seconds: s.Seconds,
