@@ -54,17 +54,7 @@ func Expand(m *MLN, domain func(typ string) []string) (out *MLN, origin []int, e
 		return m, origin, nil
 	}
 	var b strings.Builder
-	for _, t := range m.Types {
-		if s := t.String(); s != "" {
-			b.WriteString(s + "\n")
-		}
-	}
-	for _, d := range m.Funcs {
-		b.WriteString(d.String() + "\n")
-	}
-	for _, d := range m.Preds {
-		b.WriteString(d.String() + "\n")
-	}
+	b.WriteString(m.Declarations())
 	var copyOf []*Formula // the formula each printed line is a copy of
 	total := 0
 	for j, f := range m.Formulas {

@@ -19,14 +19,7 @@ Friends(person, person)
 Likes(+x, +c) ^ EXIST y Friends(x, y).
 Smokes(+p) ^ (p = Anna)
 `
-	m, err := Parse("e.mln", []byte(src))
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, origin, err := Expand(m, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m, out, origin := parseExpand(t, src)
 	var texts []string
 	for _, f := range out.Formulas {
 		texts = append(texts, f.Text)
@@ -64,7 +57,7 @@ Smokes(+p) ^ (p = Anna)
 	}
 
 	// A domain given by the caller (the training databases' constants).
-	out, origin, err = Expand(m, func(typ string) []string {
+	out, origin, err := Expand(m, func(typ string) []string {
 		if typ == "person" {
 			return []string{"Anna", "Bob", "Carl"}
 		}
@@ -98,14 +91,7 @@ Smokes(+p) ^ (p = Anna)
 
 func TestExpandStarred(t *testing.T) {
 	src := "person = {A, B}\nphase = {Pre, Post}\nIn(person, phase)\nSmokes(person)\n*In(s, Pre) v *In(s, Post)\n*Smokes(+x) ^ In(x, p).\n"
-	m, err := Parse("s.mln", []byte(src))
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, origin, err := Expand(m, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, out, origin := parseExpand(t, src)
 	var texts []string
 	for _, f := range out.Formulas {
 		texts = append(texts, f.Text)
@@ -127,11 +113,24 @@ func TestExpandStarred(t *testing.T) {
 		t.Errorf("%s: hard %v, %d free variables; want hard with p free", f.Text, f.Hard, len(f.Vars))
 	}
 	many := "P\n1 " + strings.Repeat("*P v ", 10) + "*P\n"
-	m, err = Parse("many.mln", []byte(many))
+	m, err := Parse("many.mln", []byte(many))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, _, err := Expand(m, nil); err == nil || !strings.Contains(err.Error(), "11 starred atoms") {
 		t.Errorf("11 starred atoms: %v", err)
 	}
+}
+
+func parseExpand(t *testing.T, src string) (m, out *MLN, origin []int) {
+	t.Helper()
+	m, err := Parse("e.mln", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, origin, err = Expand(m, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m, out, origin
 }

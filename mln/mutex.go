@@ -56,20 +56,15 @@ func MutexAsFormulas(m *MLN) (out *MLN, added int, err error) {
 	if len(extra) == 0 {
 		return m, 0, nil
 	}
-	var src strings.Builder
-	for _, t := range m.Types {
-		if s := t.String(); s != "" {
-			src.WriteString(s + "\n")
-		}
-	}
-	for _, d := range m.Funcs {
-		src.WriteString(d.String() + "\n")
-	}
-	for _, d := range m.Preds {
+	plain := *m // the declarations without "!"
+	plain.Preds = make([]*PredDecl, len(m.Preds))
+	for i, d := range m.Preds {
 		c := *d
 		c.MutexArgs, c.MutexArg = nil, -1
-		src.WriteString(c.String() + "\n")
+		plain.Preds[i] = &c
 	}
+	var src strings.Builder
+	src.WriteString(plain.Declarations())
 	for _, f := range m.Formulas {
 		src.WriteString(f.String() + "\n")
 	}

@@ -278,6 +278,19 @@ func isIntRange(cs []string) bool {
 // and predicate declarations, then the formulas.
 func (m *MLN) String() string {
 	var b strings.Builder
+	b.WriteString(m.Declarations())
+	for _, f := range m.Formulas {
+		b.WriteString(f.String())
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// Declarations prints the declarations of m as .mln lines: declared types,
+// functions, then predicates — what a formula or query needs to be parsed
+// in m's terms.
+func (m *MLN) Declarations() string {
+	var b strings.Builder
 	for _, t := range m.Types {
 		if s := t.String(); s != "" {
 			b.WriteString(s)
@@ -292,10 +305,6 @@ func (m *MLN) String() string {
 	}
 	for _, d := range m.Preds {
 		b.WriteString(d.String())
-		b.WriteByte('\n')
-	}
-	for _, f := range m.Formulas {
-		b.WriteString(f.String())
 		b.WriteByte('\n')
 	}
 	return b.String()

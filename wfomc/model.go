@@ -61,19 +61,7 @@ type Query struct {
 
 // ParseQuery parses a ground formula in the syntax of m's formulas.
 func ParseQuery(m *mln.MLN, text string) (Query, error) {
-	var b strings.Builder
-	for _, t := range m.Types {
-		if s := t.String(); s != "" {
-			b.WriteString(s + "\n")
-		}
-	}
-	for _, d := range m.Funcs {
-		b.WriteString(d.String() + "\n")
-	}
-	for _, d := range m.Preds {
-		b.WriteString(d.String() + "\n")
-	}
-	decls := b.String()
+	decls := m.Declarations()
 	q, err := mln.Parse("query", []byte(decls+text+".\n"))
 	if err != nil {
 		msg := err.Error()
