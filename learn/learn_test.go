@@ -570,3 +570,68 @@ func checkPLLMaximum(t *testing.T, m *mln.MLN, db *mln.DB, r *Result) {
 		}
 	}
 }
+
+// Random models with a mutually exclusive predicate: the grouped PLL
+// objective equals the direct computation at random weights.
+func TestPLLBlocksRandom(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 9))
+	atoms := []string{"Smokes(x)", "Smokes(y)", "Col(x, c)", "Col(y, c)", "Col(x, R)", "Col(y, G)", "Friends(x, y)", "Friends(y, x)", "Col(x, d)", "x = y", "c = d"}
+	checked := 0
+	for i := 0; i < 40; i++ {
+		src := "person = {A, B, C}\ncolor = {R, G, Bl}\nSmokes(person)\nCol(person, color!)\nFriends(person, person)\n"
+		nf := 1 + r.IntN(3)
+		for f := 0; f < nf; f++ {
+			body := ""
+			for k := 0; k < 1+r.IntN(3); k++ {
+				lit := atoms[r.IntN(len(atoms))]
+				if r.IntN(2) == 0 {
+					lit = "!(" + lit + ")"
+				}
+				if k == 0 {
+					body = lit
+				} else {
+					body = "(" + body + ")" + []string{" v ", " ^ ", " => ", " <=> "}[r.IntN(4)] + lit
+				}
+			}
+			src += fmt.Sprintf("%.2f %s\n", 2*r.Float64()-1, body)
+		}
+		m, err := mln.Parse("r.mln", []byte(src))
+		if err != nil {
+			continue // e.g. x = y alone: no typed variable
+		}
+		var data strings.Builder
+		for _, p := range []string{"A", "B", "C"} {
+			fmt.Fprintf(&data, "Col(%s, %s)\n", p, []string{"R", "G", "Bl"}[r.IntN(3)])
+			if r.IntN(2) == 0 {
+				fmt.Fprintf(&data, "Smokes(%s)\n", p)
+			}
+			for _, q := range []string{"A", "B", "C"} {
+				if r.IntN(3) == 0 {
+					fmt.Fprintf(&data, "Friends(%s, %s)\n", p, q)
+				}
+			}
+		}
+		db, err := mln.ReadDB(strings.NewReader(data.String()), "r.db", m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, equal := range []bool{true, false} {
+			groups := map[string]*pllGroup{}
+			if err := pllDeltas(m, db, "r.db", equal, groups); err != nil {
+				t.Fatalf("%v\n%s", err, src)
+			}
+			w := make([]float64, len(m.Formulas))
+			for j := range w {
+				w[j] = 3*r.Float64() - 1.5
+			}
+			got, want := evalPLL(groups, w), directPLL(t, m, db, w, equal)
+			if math.Abs(got-want) > 1e-9*math.Max(1, math.Abs(want)) {
+				t.Fatalf("equal %v, w %v: PLL %.15g, direct %.15g\n%s%s", equal, w, got, want, src, data.String())
+			}
+		}
+		checked++
+	}
+	if checked < 25 {
+		t.Fatalf("only %d random models checked", checked)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -169,7 +170,8 @@ func pllDeltas(m *mln.MLN, db *mln.DB, name string, equalPredWeights bool, group
 	}
 	for pi, p := range m.Preds {
 		if len(byPred[pi]) == 0 {
-			continue // flipping it changes nothing: a constant term
+			w.unusedPredicate(pi, equalPredWeights, groups)
+			continue
 		}
 		if len(p.MutexArgs) > 0 {
 			if err := w.blockDeltas(pi, byPred[pi], name, equalPredWeights, groups); err != nil {
@@ -211,6 +213,33 @@ func pllDeltas(m *mln.MLN, db *mln.DB, name string, equalPredWeights bool, group
 		}
 	}
 	return nil
+}
+
+// unusedPredicate adds the constant terms of a predicate no formula
+// mentions without enumerating its atoms: each atom is −log 2 (either value
+// equally likely), each block of k mutually exclusive atoms −log k.
+func (w *world) unusedPredicate(pi int, equalPredWeights bool, groups map[string]*pllGroup) {
+	p := w.m.Preds[pi]
+	terms, size := 1.0, 1 // atoms or blocks; block size
+	for i, t := range p.TypeIdx {
+		n := len(w.dom[t])
+		if slices.Contains(p.MutexArgs, i) {
+			size *= n
+		} else {
+			terms *= float64(n)
+		}
+	}
+	if len(p.MutexArgs) == 0 {
+		size = 2 // an atom: its value and the flipped one
+	}
+	if size < 2 || terms == 0 {
+		return
+	}
+	mult := terms
+	if equalPredWeights {
+		mult = 1
+	}
+	addGroup(groups, make([][]pllEntry, size-1), mult)
 }
 
 // blockDeltas adds the terms of the blocks of a predicate with mutually
