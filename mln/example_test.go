@@ -52,3 +52,35 @@ Friends(x, y) => Friends(y, x).
 	// closed world: map[Cancer:false Friends:true Smokes:true]
 	// bad.mln:2:3: unknown predicate "Smoke"; declare it, e.g. Smoke(person), or did you mean "Smokes"?
 }
+
+// Expand writes per-constant and starred formulas out, one formula (and
+// so one weight to learn) per copy, as Alchemy does before learning.
+func ExampleExpand() {
+	m, err := mln.Parse("univ.mln", []byte(`
+phase = {Pre_Quals, Post_Quals}
+person = {Ann, Bob}
+Student(person)
+InPhase(person, phase)
+InPhase(s, +ph) => Student(s)
+*InPhase(s, Pre_Quals) v *InPhase(s, Post_Quals)
+`))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	out, origin, err := mln.Expand(m, nil)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for k, f := range out.Formulas {
+		fmt.Printf("%d  %s\n", origin[k]+1, f.Text)
+	}
+	// Output:
+	// 1  InPhase(s,Pre_Quals) => Student(s)
+	// 1  InPhase(s,Post_Quals) => Student(s)
+	// 2  InPhase(s,Pre_Quals) v InPhase(s,Post_Quals)
+	// 2  !InPhase(s,Pre_Quals) v InPhase(s,Post_Quals)
+	// 2  InPhase(s,Pre_Quals) v !InPhase(s,Post_Quals)
+	// 2  !InPhase(s,Pre_Quals) v !InPhase(s,Post_Quals)
+}
