@@ -116,9 +116,10 @@ type Model struct {
 // fg.ErrContradiction that names the formula and the binding; one that the
 // data make false, none of its atoms hidden, is an error as well, unless db
 // is nil: then there are no data, every non-evidence atom being a false
-// placeholder (for instance to Sample from). Functions, "+x" and starred
-// atoms are refused, and so are mutually exclusive arguments ("!"):
-// mln.MutexAsFormulas writes them as the hard formulas they stand for.
+// placeholder (for instance to Sample from). Functions are refused, and so
+// are "+x", starred atoms (mln.Expand writes them out) and mutually
+// exclusive arguments ("!"; mln.MutexAsFormulas writes them as the hard
+// formula they stand for).
 func NewModel(m *mln.MLN, db *mln.DB, ne []string) (*Model, error) {
 	noData := db == nil
 	if noData {
@@ -360,7 +361,7 @@ func (md *Model) compile(f *mln.Formula) (cformula, error) {
 	vars := map[string]int{}
 	for i, v := range f.Vars {
 		if v.PerConstant {
-			return cf, errors.New(`"+x" is not supported by the online learners (--method lwl and pll learn one weight per constant)`)
+			return cf, errors.New(`"+x" must be expanded first (mln.Expand: one formula per constant)`)
 		}
 		vars[v.Name] = i
 		ti := md.MLN.TypeIndex(v.Type)

@@ -205,3 +205,42 @@ func TestRunOnlineLearnMutex(t *testing.T) {
 		t.Errorf("error %v", err)
 	}
 }
+
+// Per-constant formulas: the online learners learn one weight per
+// constant of the training data; a holdout database with other constants
+// of that type is refused.
+func TestRunOnlineLearnPerConstant(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	mlnPath := write("p.mln", "person = {A, B, C}\nSmokes(person)\nCancer(person)\nSmokes(+x) => Cancer(x)\n")
+	train := write("train.db", "Smokes(A)\nCancer(A)\nSmokes(B)\n")
+	out := filepath.Join(dir, "learned.mln")
+	o := &onlineFlags{pieces: "factor", batchSize: 1, step: 0.2, passes: 3,
+		ne: []string{"Cancer"}, seed: 1, lambda: 0.99, mu: 0.1, gamma: 0.9, evalEvery: 0.1}
+	r := onlineRun{Method: "smd", Input: mlnPath, Train: []string{train}, Output: out, Quiet: true}
+	if err := runOnlineLearn(context.Background(), o, r, os.Stdout); err != nil {
+		t.Fatal(err)
+	}
+	m, err := mln.ParseFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Formulas) != 3 || m.Formulas[0].Text != "Smokes(A) => Cancer(A)" || !(m.Formulas[0].Weight > 0 && m.Formulas[1].Weight < 0) {
+		t.Errorf("learned:\n%s", m)
+	}
+	o.holdout = []string{write("other.db", "Smokes(A)\nSmokes(E)\n")}
+	err = runOnlineLearn(context.Background(), o, r, os.Stdout)
+	if err == nil || !strings.Contains(err.Error(), "per-constant weights need the same constants") {
+		t.Errorf("holdout with other constants: %v", err)
+	}
+	o.holdout = []string{write("same.db", "Smokes(C)\nCancer(C)\n")}
+	if err := runOnlineLearn(context.Background(), o, r, os.Stdout); err != nil {
+		t.Errorf("holdout with the same constants: %v", err)
+	}
+}
