@@ -18,6 +18,7 @@ import (
 
 	"github.com/lifted-dev/lifted/count"
 	"github.com/lifted-dev/lifted/format/dimacs"
+	"github.com/lifted-dev/lifted/format/uai"
 )
 
 func init() { extraCommands = append(extraCommands, newCountCmd) }
@@ -47,10 +48,11 @@ func newCountCmd() *cobra.Command {
 	var f countFlags
 	def := count.DefaultBPCountOptions()
 	cmd := &cobra.Command{
-		Use:   "count [flags] FORMULA.cnf",
+		Use:   "count [flags] FORMULA.cnf|MODEL.uai",
 		Short: "Model counting: exact, or a probabilistic lower bound by (lifted) BPCount",
 		Long: `count counts the models (satisfying assignments) of a propositional formula in
-DIMACS CNF.
+DIMACS CNF, or of a UAI model of binary variables whose tables hold only 0 and 1
+(a constraint network: each zero entry is a clause excluding that assignment).
 
   --method exact     an exact count (DPLL with unit propagation, component
                      decomposition and a component cache, as sharpSAT); use
@@ -172,17 +174,7 @@ func runCount(ctx context.Context, f *countFlags, path string, stdout io.Writer)
 			return err
 		}
 	}
-	switch strings.ToLower(filepath.Ext(path)) {
-	case ".cnf", ".dimacs":
-	default:
-		return usageError{fmt.Errorf("%s: count reads DIMACS CNF (.cnf or .dimacs)", path)}
-	}
-	fh, err := os.Open(path)
-	if err != nil {
-		return err
-	}
-	c, err := dimacs.Read(fh, path)
-	fh.Close()
+	c, err := readCountInput(path)
 	if err != nil {
 		return err
 	}
@@ -385,4 +377,31 @@ func writeBoundJSON(w io.Writer, r *count.BPCountResult, perStep bool) error {
 		out["per_step"] = steps
 	}
 	return json.NewEncoder(w).Encode(out)
+}
+
+// readCountInput reads a DIMACS CNF, or a UAI model of binary variables
+// with 0/1 tables (a constraint network), whose zero entries become
+// clauses.
+func readCountInput(path string) (*dimacs.CNF, error) {
+	ext := strings.ToLower(filepath.Ext(path))
+	if ext != ".cnf" && ext != ".dimacs" && ext != ".uai" {
+		return nil, usageError{fmt.Errorf("%s: count reads DIMACS CNF (.cnf, .dimacs) or a UAI model with 0/1 tables (.uai)", path)}
+	}
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	if ext != ".uai" {
+		return dimacs.Read(fh, path)
+	}
+	m, err := uai.Read(fh, path)
+	if err != nil {
+		return nil, err
+	}
+	c, err := dimacs.FromGraph(m.Graph)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return c, nil
 }

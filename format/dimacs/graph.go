@@ -172,3 +172,45 @@ func Signs(g *fg.Graph, f int) (neg []bool, ok bool) {
 	}
 	return neg, true
 }
+
+// FromGraph returns the formula whose models are the assignments of g with
+// non-zero weight, for a graph of binary variables whose tables hold only
+// 0 and 1 (a constraint network, such as ToGraph builds or a UAI file of
+// clauses): every zero entry of a table becomes the clause that excludes
+// that assignment of the table's variables. Variable v of g is variable
+// v+1 of the formula. Other tables — weights, or variables with more than
+// two states — are an error naming the first such factor: their weighted
+// count is not a model count.
+func FromGraph(g *fg.Graph) (*CNF, error) {
+	for v, c := range g.Card {
+		if c != 2 {
+			return nil, fmt.Errorf("variable %d has %d states; model counting needs binary variables", v, c)
+		}
+	}
+	c := &CNF{NumVars: g.NumVars()}
+	for f := range g.NumFactors() {
+		t, scope := g.Table(f), g.Scope(f)
+		for i, x := range t.Values {
+			switch {
+			case x == 1:
+				continue
+			case x != 0:
+				return nil, fmt.Errorf("factor %d has the entry %v; model counting needs tables of 0 and 1", f, x)
+			}
+			k := len(scope)
+			cl := make([]int32, k)
+			for p, v := range scope {
+				if i>>(k-1-p)&1 == 1 { // the excluded assignment sets v: the clause says ¬v
+					cl[p] = -(v + 1)
+				} else {
+					cl[p] = v + 1
+				}
+			}
+			if len(c.Clauses) == MaxClauses {
+				return nil, fmt.Errorf("more than %d clauses", MaxClauses)
+			}
+			c.Clauses = append(c.Clauses, cl)
+		}
+	}
+	return c, nil
+}
