@@ -10,9 +10,10 @@ import (
 	"sync"
 	"time"
 
-	"github.com/lifted-dev/lifted/bp"
 	"github.com/lifted-dev/lifted/fg"
 	"github.com/lifted-dev/lifted/format/dimacs"
+	"github.com/lifted-dev/lifted/infer"
+	"github.com/lifted-dev/lifted/infer/bp"
 	"github.com/lifted-dev/lifted/lift"
 )
 
@@ -511,32 +512,25 @@ func (r *bpCounter) marginals(ctx context.Context, s *unitState, ev fg.Evidence)
 		s.evidence(ev)
 	}
 	st := Step{EdgesGround: g.NumEdges()}
-	var c *lift.Compressed
-	var err error
-	if r.opt.Lifted {
-		var ls lift.Stats
-		c, ls, err = lift.Compress(ctx, g, ev, lift.Options{Mode: lift.CNF})
-		st.ColourSeconds = ls.Seconds
-	} else {
-		c, err = lift.Ground(g, ev)
-	}
+	c, cst, err := infer.Compress(ctx, g, ev, r.opt.Lifted, lift.Options{Mode: lift.CNF})
+	st.ColourSeconds = cst.ColorSeconds
 	if err != nil {
 		return st, nil, err
 	}
 	st.EdgesLifted, st.Clusternodes = c.NumEdges(), c.NumNodes()
 	d := r.opt.Damping
 	p1 := make([]float64, s.nv)
-	var last *bp.Result
+	var last *infer.Answer
 	for attempt := 0; ; attempt++ {
 		final := attempt == maxDampingRetries
 		sub, cancel := context.WithCancelCause(ctx)
 		var sd stallDetector
-		opt := bp.Options{Damping: d, Tol: r.opt.Tol, MaxIter: r.opt.MaxIter, Progress: func(_ int, change float64) {
-			if sd.add(change) && !final {
+		var alg infer.Algorithm = bp.New(bp.Options{Damping: d, Tol: r.opt.Tol, MaxIter: r.opt.MaxIter})
+		res, err := alg.Run(sub, c, infer.Query{Task: infer.Marginals, Progress: func(p infer.Progress) {
+			if sd.add(p.MaxChange) && !final {
 				cancel(errStalled)
 			}
-		}}
-		res, err := bp.Run(sub, c, opt)
+		}})
 		stalled := context.Cause(sub) == errStalled
 		cancel(nil)
 		st.Iterations += sd.iters

@@ -9,9 +9,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lifted-dev/lifted/bp"
 	"github.com/lifted-dev/lifted/fg"
 	"github.com/lifted-dev/lifted/infer"
+	"github.com/lifted-dev/lifted/infer/bp"
 	"github.com/lifted-dev/lifted/internal/brute"
 	"github.com/lifted-dev/lifted/mln"
 )
@@ -334,10 +334,10 @@ func TestBPRandom(t *testing.T) {
 		if err != nil {
 			continue
 		}
-		var res [2]*infer.Result
+		var res [2]*infer.Answer
 		var errs [2]error
 		for i, lifted := range []bool{false, true} {
-			res[i], errs[i] = infer.Run(context.Background(), gr.Graph, nil, infer.Options{Lifted: lifted, BP: bp.DefaultOptions()})
+			res[i], errs[i] = infer.Run(context.Background(), bp.New(bp.DefaultOptions()), gr.Graph, nil, infer.Options{Lifted: lifted})
 		}
 		if (errs[0] == nil) != (errs[1] == nil) {
 			t.Fatalf("%v\nground: %v; lifted: %v", in, errs[0], errs[1])
@@ -346,7 +346,7 @@ func TestBPRandom(t *testing.T) {
 			continue
 		}
 		for v := 0; v < gr.Graph.NumVars(); v++ {
-			a, b := res[0].BP.Marginal(v), res[1].BP.Marginal(v)
+			a, b := res[0].Marginal(v), res[1].Marginal(v)
 			for x := range a {
 				if math.Abs(a[x]-b[x]) > 1e-9 {
 					t.Fatalf("%v\nvariable %d: ground %v lifted %v", in, v, a, b)
@@ -362,12 +362,12 @@ func TestBPRandom(t *testing.T) {
 			continue
 		}
 		for v := 0; v < gr.NumAtoms; v++ {
-			if d := math.Abs(res[0].BP.Marginal(v)[1] - ex.Marginals[v][1]); d > 1e-9 {
-				t.Fatalf("%v\ntree grounding: %s BP %v exact %v", in, gr.AtomName(int32(v)), res[0].BP.Marginal(v), ex.Marginals[v])
+			if d := math.Abs(res[0].Marginal(v)[1] - ex.Marginals[v][1]); d > 1e-9 {
+				t.Fatalf("%v\ntree grounding: %s BP %v exact %v", in, gr.AtomName(int32(v)), res[0].Marginal(v), ex.Marginals[v])
 			}
 		}
-		if d := math.Abs(res[0].BP.LogZ - ex.LogZ); d > 1e-9*math.Max(1, math.Abs(ex.LogZ)) {
-			t.Fatalf("%v\ntree grounding: Bethe log Z %v exact %v", in, res[0].BP.LogZ, ex.LogZ)
+		if d := math.Abs(res[0].LogZ - ex.LogZ); d > 1e-9*math.Max(1, math.Abs(ex.LogZ)) {
+			t.Fatalf("%v\ntree grounding: Bethe log Z %v exact %v", in, res[0].LogZ, ex.LogZ)
 		}
 	}
 	if trees < 20 {

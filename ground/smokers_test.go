@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lifted-dev/lifted/bp"
 	"github.com/lifted-dev/lifted/infer"
+	"github.com/lifted-dev/lifted/infer/bp"
 	"github.com/lifted-dev/lifted/mln"
 )
 
@@ -46,9 +46,9 @@ func smokesP1(t *testing.T, n int) (float64, infer.Stats) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var res [2]*infer.Result
+	var res [2]*infer.Answer
 	for i, lifted := range []bool{false, true} {
-		if res[i], err = infer.Run(context.Background(), gr.Graph, nil, infer.Options{Lifted: lifted, BP: bp.DefaultOptions()}); err != nil {
+		if res[i], err = infer.Run(context.Background(), bp.New(bp.DefaultOptions()), gr.Graph, nil, infer.Options{Lifted: lifted}); err != nil {
 			t.Fatal(err)
 		}
 		if !res[i].Stats.Converged {
@@ -56,12 +56,12 @@ func smokesP1(t *testing.T, n int) (float64, infer.Stats) {
 		}
 	}
 	for v := 0; v < gr.Graph.NumVars(); v++ {
-		if d := math.Abs(res[0].BP.Marginal(v)[1] - res[1].BP.Marginal(v)[1]); d > 1e-9 {
-			t.Fatalf("n=%d: %s ground %v lifted %v", n, gr.AtomName(int32(v)), res[0].BP.Marginal(v), res[1].BP.Marginal(v))
+		if d := math.Abs(res[0].Marginal(v)[1] - res[1].Marginal(v)[1]); d > 1e-9 {
+			t.Fatalf("n=%d: %s ground %v lifted %v", n, gr.AtomName(int32(v)), res[0].Marginal(v), res[1].Marginal(v))
 		}
 	}
 	v, _ := gr.Var(m.PredIndex("Smokes"), []int{1})
-	return res[1].BP.Marginal(int(v))[1], res[1].Stats
+	return res[1].Marginal(int(v))[1], res[1].Stats
 }
 
 // TestSmokersAlchemyRegression is the case Alchemy's default lifted BP gets

@@ -1,61 +1,48 @@
-// Package infer is the one-call library entry to (lifted) belief propagation:
-// compress a factor graph by colour passing (or take it as it is), run BP on
-// the counted graph, and report the statistics every run reports.
+// Package infer is the one seam of inference in lifted: every method (belief
+// propagation, and the samplers and MAP solvers that plug in later)
+// implements Algorithm, runs on a counted graph (lift.Compressed; a ground
+// graph is the compression whose counts are all 1), answers a Query, and
+// returns one Answer type. Methods register by name with their named
+// properties (Register, New), which is how the command line's --method
+// finds them; a new method plugs in at that one place.
 //
-//	res, err := infer.Run(ctx, g, ev, infer.DefaultOptions())
-//	p := res.BP.Marginal(v)
+// Run is the one-call entry: compress (colour passing, or the trivial
+// compression), run the Algorithm, and fill the statistics every run
+// reports.
+//
+//	alg, m, err := infer.New("lbp", infer.Properties{"schedule": "seq"})
+//	ans, err := infer.Run(ctx, alg, g, ev, infer.Options{Lifted: m.Lifted})
+//	p := ans.Marginal(v)
+//
+// The belief propagation engine lives in infer/bp and registers "lbp"
+// (lifted) and "bp" (ground); import it (or cmd/lifted does) to use them by
+// name.
 package infer
 
 import (
 	"context"
 	"time"
 
-	"github.com/lifted-dev/lifted/bp"
 	"github.com/lifted-dev/lifted/fg"
 	"github.com/lifted-dev/lifted/lift"
 )
 
-// Options select ground or lifted BP and configure both steps.
+// Options configure the compression step and the query of a Run.
 type Options struct {
-	Lifted bool         // compress by colour passing first
-	Colour lift.Options // colour-passing mode
-	BP     bp.Options
-}
-
-// DefaultOptions returns lifted BP with the paper's defaults.
-func DefaultOptions() Options { return Options{Lifted: true, BP: bp.DefaultOptions()} }
-
-// Stats are the figures of a run, under the JSON keys the command prints.
-type Stats struct {
-	Variables      int     `json:"variables"`
-	Factors        int     `json:"factors"`
-	Edges          int     `json:"edges"`
-	Clusternodes   int     `json:"clusternodes"`
-	Clusterfactors int     `json:"clusterfactors"`
-	LiftedEdges    int     `json:"lifted_edges"`
-	ColorIter      int     `json:"color_iterations"`
-	ColorSeconds   float64 `json:"color_seconds"`
-	BPIterations   int     `json:"bp_iterations"`
-	Messages       int64   `json:"messages"`
-	Converged      bool    `json:"converged"`
-	Seconds        float64 `json:"seconds"`
-}
-
-// Result is BP's answer and the run's statistics.
-type Result struct {
-	BP    *bp.Result
-	Stats Stats
+	Lifted bool         // compress by colour passing first (else the trivial compression)
+	Colour lift.Options // colour-passing mode and progress
+	Query  Query
 }
 
 // Compress returns the counted graph for g (the trivial one unless
 // opt.Lifted) and fills the size and colour-passing fields of a Stats.
-func Compress(ctx context.Context, g *fg.Graph, ev fg.Evidence, opt Options) (*lift.Compressed, Stats, error) {
+func Compress(ctx context.Context, g *fg.Graph, ev fg.Evidence, lifted bool, colour lift.Options) (*lift.Compressed, Stats, error) {
 	st := Stats{Variables: g.NumVars(), Factors: g.NumFactors(), Edges: g.NumEdges()}
 	var c *lift.Compressed
 	var err error
-	if opt.Lifted {
+	if lifted {
 		var ls lift.Stats
-		c, ls, err = lift.Compress(ctx, g, ev, opt.Colour)
+		c, ls, err = lift.Compress(ctx, g, ev, colour)
 		st.ColorIter, st.ColorSeconds = ls.Iterations, ls.Seconds
 	} else {
 		c, err = lift.Ground(g, ev)
@@ -67,18 +54,28 @@ func Compress(ctx context.Context, g *fg.Graph, ev fg.Evidence, opt Options) (*l
 	return c, st, nil
 }
 
-// Run compresses g (if opt.Lifted) and runs BP.
-func Run(ctx context.Context, g *fg.Graph, ev fg.Evidence, opt Options) (*Result, error) {
+// Run compresses g (colour passing if opt.Lifted) and runs alg on the
+// counted graph. The Answer's Stats hold the sizes, the colour-passing
+// figures, the algorithm's own figures and the total seconds.
+func Run(ctx context.Context, alg Algorithm, g *fg.Graph, ev fg.Evidence, opt Options) (*Answer, error) {
 	start := time.Now()
-	c, st, err := Compress(ctx, g, ev, opt)
+	c, st, err := Compress(ctx, g, ev, opt.Lifted, opt.Colour)
 	if err != nil {
 		return nil, err
 	}
-	r, err := bp.Run(ctx, c, opt.BP)
+	ans, err := alg.Run(ctx, c, opt.Query)
 	if err != nil {
 		return nil, err
 	}
-	st.BPIterations, st.Messages, st.Converged = r.Iterations, r.Messages, r.Converged
-	st.Seconds = time.Since(start).Seconds()
-	return &Result{BP: r, Stats: st}, nil
+	ans.Stats.withCompression(st)
+	ans.Stats.Seconds = time.Since(start).Seconds()
+	return ans, nil
+}
+
+// withCompression copies the compression step's fields of c into s (the
+// algorithm's own fields stay).
+func (s *Stats) withCompression(c Stats) {
+	s.Variables, s.Factors, s.Edges = c.Variables, c.Factors, c.Edges
+	s.Clusternodes, s.Clusterfactors, s.LiftedEdges = c.Clusternodes, c.Clusterfactors, c.LiftedEdges
+	s.ColorIter, s.ColorSeconds = c.ColorIter, c.ColorSeconds
 }

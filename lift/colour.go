@@ -126,7 +126,7 @@ func CompressWith(ctx context.Context, r Refiner, g *fg.Graph, ev fg.Evidence, o
 type ColourPassing struct{}
 
 // ErrCancelled wraps a context cancellation during colour passing.
-var ErrCancelled = errors.New("colour passing cancelled")
+var ErrCancelled = errors.New("colour passing cancelled") // errors.Is also finds the context error
 
 // refiner holds the state of one incremental refinement of one node kind
 // (variables or factors).
@@ -273,7 +273,7 @@ func (ColourPassing) Refine(ctx context.Context, g *fg.Graph, ev fg.Evidence, op
 	rounds := 0
 	for step := int32(0); opt.MaxIter == 0 || rounds < opt.MaxIter; step++ {
 		if err := ctx.Err(); err != nil {
-			return nil, fmt.Errorf("%w: %v", ErrCancelled, err)
+			return nil, fmt.Errorf("%w: %w", ErrCancelled, err)
 		}
 		rounds++
 		// Factors next to variables that changed (all in the first round).

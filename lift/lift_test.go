@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lifted-dev/lifted/bp"
 	"github.com/lifted-dev/lifted/fg"
+	"github.com/lifted-dev/lifted/infer/bp"
 	"github.com/lifted-dev/lifted/internal/gen"
 	"github.com/lifted-dev/lifted/lift"
 )

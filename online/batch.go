@@ -6,9 +6,9 @@ import (
 	"math"
 	"sync"
 
-	"github.com/lifted-dev/lifted/bp"
 	"github.com/lifted-dev/lifted/fg"
-	"github.com/lifted-dev/lifted/lift"
+	"github.com/lifted-dev/lifted/infer"
+	"github.com/lifted-dev/lifted/infer/bp"
 )
 
 // GradOptions configure the gradient of a mini-batch.
@@ -171,28 +171,22 @@ func (md *Model) scratch() []int32 {
 }
 
 type runOut struct {
-	res            *bp.Result
+	res            *infer.Answer
 	nodes, factors int
 	err            error
 }
 
+// runBP runs BP through the infer seam on g (lifted unless opt.Ground).
 func runBP(ctx context.Context, g *fg.Graph, ev fg.Evidence, opt GradOptions) runOut {
-	var c *lift.Compressed
-	var err error
-	if opt.Ground {
-		c, err = lift.Ground(g, ev)
-	} else {
-		c, _, err = lift.Compress(ctx, g, ev, lift.Options{})
-	}
-	if err != nil {
-		return runOut{err: err}
-	}
 	bo := opt.BP
 	if bo.MaxIter == 0 {
 		bo = bp.DefaultOptions()
 	}
-	res, err := bp.Run(ctx, c, bo)
-	return runOut{res: res, nodes: c.NumNodes(), factors: c.NumFactors(), err: err}
+	res, err := infer.Run(ctx, bp.New(bo), g, ev, infer.Options{Lifted: !opt.Ground, Query: infer.Query{Task: infer.Marginals}})
+	if err != nil {
+		return runOut{err: err}
+	}
+	return runOut{res: res, nodes: res.Stats.Clusternodes, factors: res.Stats.Clusterfactors}
 }
 
 // BatchGradient computes the gradient of the mini-batch made of the given

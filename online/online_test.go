@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lifted-dev/lifted/bp"
+	"github.com/lifted-dev/lifted/infer/bp"
 	"github.com/lifted-dev/lifted/learn"
 	"github.com/lifted-dev/lifted/mln"
 )

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lifted-dev/lifted/bp"
+	"github.com/lifted-dev/lifted/infer/bp"
 	"github.com/lifted-dev/lifted/mln"
 	"gonum.org/v1/gonum/mat"
 )

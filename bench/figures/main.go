@@ -19,11 +19,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/lifted-dev/lifted/bp"
 	"github.com/lifted-dev/lifted/fg"
 	"github.com/lifted-dev/lifted/format/libdai"
 	"github.com/lifted-dev/lifted/format/uai"
 	"github.com/lifted-dev/lifted/infer"
+	"github.com/lifted-dev/lifted/infer/bp"
 	"github.com/lifted-dev/lifted/internal/gen"
 	"github.com/lifted-dev/lifted/lift"
 )
@@ -102,18 +102,18 @@ func loadModels(data string) []model {
 
 // measure runs ground or lifted BP runs times and returns the result of the
 // last run with the median seconds.
-func measure(m model, lifted bool, runs int) (*infer.Result, float64, error) {
-	opt := infer.DefaultOptions()
-	opt.Lifted = lifted
+func measure(m model, lifted bool, runs int) (*infer.Answer, float64, error) {
+	opt := infer.Options{Lifted: lifted}
+	bo := bp.DefaultOptions()
 	if strings.HasSuffix(m.name, ".cnf.uai") || strings.HasSuffix(m.name, ".cnf.fg") {
 		opt.Colour.Mode = lift.CNF
-		opt.BP.Damping = 0.5 // clause tables need damping (as in BPCount)
+		bo.Damping = 0.5 // clause tables need damping (as in BPCount)
 	}
 	var secs []float64
-	var res *infer.Result
+	var res *infer.Answer
 	for i := 0; i < runs; i++ {
 		t := time.Now()
-		r, err := infer.Run(context.Background(), m.g, m.ev, opt)
+		r, err := infer.Run(context.Background(), bp.New(bo), m.g, m.ev, opt)
 		if err != nil {
 			return nil, 0, err
 		}

@@ -25,9 +25,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/lifted-dev/lifted/bp"
 	"github.com/lifted-dev/lifted/ground"
 	"github.com/lifted-dev/lifted/infer"
+	"github.com/lifted-dev/lifted/infer/bp"
 	"github.com/lifted-dev/lifted/mln"
 )
 
@@ -155,7 +155,7 @@ func row(name, observed string, m *mln.MLN, db *mln.DB, gopt ground.Options, bop
 		if ok {
 			peakG = append(peakG, peakMB())
 		}
-		res, err := infer.Run(context.Background(), gr.Graph, nil, infer.Options{Lifted: true, BP: bopt})
+		res, err := infer.Run(context.Background(), bp.New(bopt), gr.Graph, nil, infer.Options{Lifted: true})
 		if err != nil {
 			fatal(err)
 		}
@@ -167,7 +167,7 @@ func row(name, observed string, m *mln.MLN, db *mln.DB, gopt ground.Options, bop
 		ls = append(ls, res.Stats.Seconds)
 		res = nil
 		runtime.GC()
-		gres, err := infer.Run(context.Background(), gr.Graph, nil, infer.Options{BP: bopt})
+		gres, err := infer.Run(context.Background(), bp.New(bopt), gr.Graph, nil, infer.Options{})
 		if err != nil {
 			fatal(err)
 		}

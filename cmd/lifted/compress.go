@@ -49,19 +49,19 @@ func runCompress(ctx context.Context, f *graphFlags, path, output string, stdout
 	if err != nil {
 		return err
 	}
-	opt := infer.Options{Lifted: true, Colour: lift.Options{Mode: mode}}
+	colour := lift.Options{Mode: mode}
 	if mode == lift.Symmetric {
-		opt.Colour.Symmetric = symmetricTables(l.graph)
+		colour.Symmetric = symmetricTables(l.graph)
 	}
 	ev, err := loadEvidence(f.evidence, l.graph)
 	if err != nil {
 		return err
 	}
 	prog := newProgress(f.quiet)
-	opt.Colour.Progress = func(round, nv, nf int) {
+	colour.Progress = func(round, nv, nf int) {
 		prog.printf("colour passing round %d: %d variable and %d factor colours", round, nv, nf)
 	}
-	_, st, err := infer.Compress(ctx, l.graph, ev, opt)
+	_, st, err := infer.Compress(ctx, l.graph, ev, true, colour)
 	prog.done()
 	if err != nil {
 		return err

@@ -9,13 +9,14 @@ import (
 	"io"
 	"math"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/lifted-dev/lifted/bp"
 	"github.com/lifted-dev/lifted/format/uai"
 	"github.com/lifted-dev/lifted/infer"
+	"github.com/lifted-dev/lifted/infer/bp"
 	"github.com/lifted-dev/lifted/lift"
 )
 
@@ -66,12 +67,12 @@ the ground BP answer.`,
   lifted infer --method bp --schedule seq --damping 0.5 model.fg`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runInfer(cmd.Context(), &f, args[0], cmd.OutOrStdout())
+			return runInfer(cmd.Context(), cmd, &f, args[0], cmd.OutOrStdout())
 		},
 	}
 	f.graphFlags.register(cmd)
 	fl := cmd.Flags()
-	fl.StringVar(&f.method, "method", "lbp", "lbp (lifted BP) or bp (ground BP)")
+	fl.StringVar(&f.method, "method", "lbp", "inference method: "+methodHelp())
 	fl.StringVar(&f.schedule, "schedule", "flood", "message schedule: flood or seq")
 	fl.Float64Var(&f.damping, "damping", 0, "damping in [0,1): weight of the previous message")
 	fl.Float64Var(&f.tol, "tol", 1e-8, "convergence tolerance on the largest message change")
@@ -93,51 +94,82 @@ func exactArgs(n int) cobra.PositionalArgs {
 	}
 }
 
-func bpOptions(f *inferFlags) (bp.Options, error) {
-	opt := bp.Options{MaxProduct: f.maxProduct, Damping: f.damping, Tol: f.tol, MaxIter: f.maxIter}
-	switch f.schedule {
-	case "flood":
-		opt.Schedule = bp.Flood
-	case "seq", "sequential":
-		opt.Schedule = bp.Sequential
-	default:
-		return opt, usageError{fmt.Errorf("unknown --schedule %q (want flood or seq)", f.schedule)}
-	}
-	if !(f.damping >= 0 && f.damping < 1) {
-		return opt, usageError{fmt.Errorf("--damping must be in [0, 1), got %v", f.damping)}
-	}
-	if !(f.tol >= 0) {
-		return opt, usageError{fmt.Errorf("--tol must be non-negative, got %v", f.tol)}
-	}
-	if f.maxIter < 1 {
-		return opt, usageError{fmt.Errorf("--max-iter must be at least 1, got %d", f.maxIter)}
-	}
-	return opt, nil
-}
+// methodFlags are the flags that become properties of the chosen method,
+// named as the properties are.
+var methodFlags = []string{"schedule", "damping", "tol", "max-iter"}
 
-func inferOptions(f *inferFlags, format string) (infer.Options, error) {
+// inferSetup resolves --method and its properties from the flags, and the
+// query task and colour-passing mode. A flag the method has no property for
+// is an error when given explicitly.
+func inferSetup(cmd *cobra.Command, f *inferFlags, format string) (infer.Algorithm, infer.Options, error) {
 	var opt infer.Options
-	var err error
-	switch f.method {
-	case "lbp":
-		opt.Lifted = true
-	case "bp":
-	default:
-		return opt, usageError{fmt.Errorf("unknown --method %q (want lbp or bp)", f.method)}
+	m, ok := infer.Lookup(f.method)
+	if !ok {
+		return nil, opt, usageError{fmt.Errorf("unknown --method %q (want %s)", f.method, infer.OrList(infer.Names()))}
 	}
-	if opt.BP, err = bpOptions(f); err != nil {
-		return opt, err
+	props := infer.Properties{}
+	for _, name := range methodFlags {
+		fl := cmd.Flags().Lookup(name)
+		switch {
+		case m.HasProperty(name):
+			props[name] = fl.Value.String()
+		case fl.Changed:
+			return nil, opt, usageError{fmt.Errorf("--%s does not apply to --method %s", name, m.Name)}
+		}
 	}
+	opt.Query.Task = infer.Marginals
+	if f.maxProduct {
+		opt.Query.Task = infer.MAP
+	}
+	if !m.Supports(opt.Query.Task) {
+		return nil, opt, usageError{fmt.Errorf("--method %s does not answer %s queries", m.Name, opt.Query.Task)}
+	}
+	alg, _, err := infer.New(m.Name, props)
+	if err != nil {
+		return nil, opt, propertyError(err)
+	}
+	opt.Lifted = m.Lifted
 	opt.Colour.Mode, err = colourMode(f.colorMode, format)
-	return opt, err
+	return alg, opt, err
 }
 
-func runInfer(ctx context.Context, f *inferFlags, path string, stdout io.Writer) error {
+// propertyError phrases a bad property value as the flag of that name.
+func propertyError(err error) error {
+	var pe *infer.PropertyError
+	if errors.As(err, &pe) {
+		if pe.Want != "" {
+			return usageError{fmt.Errorf("unknown --%s %q (want %s)", pe.Name, pe.Value, pe.Want)}
+		}
+		return usageError{fmt.Errorf("--%s %s", pe.Name, pe.Msg)}
+	}
+	return err
+}
+
+// progressHooks sends colour-passing and iteration progress to prog.
+func progressHooks(opt *infer.Options, prog *progress) {
+	opt.Query.Progress = func(p infer.Progress) {
+		prog.printf("BP iteration %d, max change %.3g", p.Iteration, p.MaxChange)
+	}
+	opt.Colour.Progress = func(round, nv, nf int) {
+		prog.printf("colour passing round %d: %d variable and %d factor colours", round, nv, nf)
+	}
+}
+
+// warnUnconverged says on stderr that an iterative method stopped at its
+// limit.
+func warnUnconverged(ans *infer.Answer, quiet bool) {
+	if !ans.Converged && !quiet {
+		fmt.Fprintf(os.Stderr, "lifted: warning: BP did not converge in %d iterations (last max change %.3g); try --damping or --max-iter\n",
+			ans.Stats.BPIterations, ans.MaxChange)
+	}
+}
+
+func runInfer(ctx context.Context, cmd *cobra.Command, f *inferFlags, path string, stdout io.Writer) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
 	if isMLN(path, f.format) {
-		return runInferMLN(ctx, f, path, stdout)
+		return runInferMLN(ctx, cmd, f, path, stdout)
 	}
 	if f.outFormat == "" {
 		f.outFormat = "mar"
@@ -149,7 +181,7 @@ func runInfer(ctx context.Context, f *inferFlags, path string, stdout io.Writer)
 	if err != nil {
 		return err
 	}
-	opt, err := inferOptions(f, l.format)
+	alg, opt, err := inferSetup(cmd, f, l.format)
 	if err != nil {
 		return err
 	}
@@ -161,27 +193,21 @@ func runInfer(ctx context.Context, f *inferFlags, path string, stdout io.Writer)
 		return err
 	}
 	prog := newProgress(f.quiet)
-	opt.BP.Progress = func(it int, ch float64) { prog.printf("BP iteration %d, max change %.3g", it, ch) }
-	opt.Colour.Progress = func(round, nv, nf int) {
-		prog.printf("colour passing round %d: %d variable and %d factor colours", round, nv, nf)
-	}
-	res, err := infer.Run(ctx, l.graph, ev, opt)
+	progressHooks(&opt, prog)
+	ans, err := infer.Run(ctx, alg, l.graph, ev, opt)
 	prog.done()
 	if err != nil {
 		return bpHint(err)
 	}
-	if !res.Stats.Converged && !f.quiet {
-		fmt.Fprintf(os.Stderr, "lifted: warning: BP did not converge in %d iterations (last max change %.3g); try --damping or --max-iter\n",
-			res.Stats.BPIterations, res.BP.MaxChange)
-	}
+	warnUnconverged(ans, f.quiet)
 	return writeOutput(f.output, stdout, func(w io.Writer) error {
 		if f.outFormat == "json" {
-			return writeInferJSON(w, res, f.maxProduct)
+			return writeInferJSON(w, ans)
 		}
-		if f.maxProduct {
-			return uai.WriteMPE(w, res.BP.Assignment())
+		if ans.Task == infer.MAP {
+			return uai.WriteMPE(w, ans.Assignment)
 		}
-		return uai.WriteMAR(w, res.BP.Marginals())
+		return uai.WriteMAR(w, ans.Marginals())
 	})
 }
 
@@ -223,13 +249,13 @@ func writeOutput(path string, stdout io.Writer, fn func(io.Writer) error) error 
 	return os.Rename(tmp, path)
 }
 
-func writeInferJSON(w io.Writer, res *infer.Result, maxProduct bool) error {
-	out := map[string]any{"stats": res.Stats}
-	if maxProduct {
-		out["assignment"] = res.BP.Assignment()
+func writeInferJSON(w io.Writer, ans *infer.Answer) error {
+	out := map[string]any{"stats": ans.Stats}
+	if ans.Task == infer.MAP {
+		out["assignment"] = ans.Assignment
 	} else {
-		out["marginals"] = res.BP.Marginals()
-		out["log_z"] = finite(res.BP.LogZ)
+		out["marginals"] = ans.Marginals()
+		out["log_z"] = finite(ans.LogZ)
 	}
 	enc := json.NewEncoder(w)
 	return enc.Encode(out)
@@ -272,4 +298,13 @@ func (p *progress) done() {
 	if p.shown {
 		fmt.Fprintln(os.Stderr)
 	}
+}
+
+// methodHelp lists the registered inference methods for --method's help.
+func methodHelp() string {
+	var parts []string
+	for _, m := range infer.Methods() {
+		parts = append(parts, m.Name+" ("+m.Summary+")")
+	}
+	return strings.Join(parts, ", ")
 }

@@ -14,9 +14,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/lifted-dev/lifted/bp"
 	"github.com/lifted-dev/lifted/ground"
 	"github.com/lifted-dev/lifted/infer"
+	"github.com/lifted-dev/lifted/infer/bp"
 	"github.com/lifted-dev/lifted/lift"
 	"github.com/lifted-dev/lifted/mln"
 	"github.com/lifted-dev/lifted/pos"
@@ -297,7 +297,7 @@ func statsOf(st infer.Stats, gr *ground.Grounding) mlnStats {
 	return mlnStats{Stats: st, GroundAtoms: gr.NumAtoms, GroundFormulas: gr.NumFormulas, GroundSeconds: gr.Seconds}
 }
 
-func runInferMLN(ctx context.Context, f *inferFlags, path string, stdout io.Writer) error {
+func runInferMLN(ctx context.Context, cmd *cobra.Command, f *inferFlags, path string, stdout io.Writer) error {
 	switch f.outFormat {
 	case "":
 		f.outFormat = "alchemy"
@@ -305,7 +305,7 @@ func runInferMLN(ctx context.Context, f *inferFlags, path string, stdout io.Writ
 	default:
 		return usageError{fmt.Errorf("unknown --output-format %q for an MLN (want alchemy or json)", f.outFormat)}
 	}
-	opt, err := inferOptions(f, "mln")
+	alg, opt, err := inferSetup(cmd, f, "mln")
 	if err != nil {
 		return err
 	}
@@ -318,24 +318,18 @@ func runInferMLN(ctx context.Context, f *inferFlags, path string, stdout io.Writ
 		opt.Colour.Symmetric = symmetricTables(g)
 	}
 	prog := newProgress(f.quiet)
-	opt.BP.Progress = func(it int, ch float64) { prog.printf("BP iteration %d, max change %.3g", it, ch) }
-	opt.Colour.Progress = func(round, nv, nf int) {
-		prog.printf("colour passing round %d: %d variable and %d factor colours", round, nv, nf)
-	}
-	res, err := infer.Run(ctx, g, nil, opt)
+	progressHooks(&opt, prog)
+	ans, err := infer.Run(ctx, alg, g, nil, opt)
 	prog.done()
 	if err != nil {
 		return mlnError(path, err)
 	}
-	if !res.Stats.Converged && !f.quiet {
-		fmt.Fprintf(os.Stderr, "lifted: warning: BP did not converge in %d iterations (last max change %.3g); try --damping or --max-iter\n",
-			res.Stats.BPIterations, res.BP.MaxChange)
-	}
+	warnUnconverged(ans, f.quiet)
 	return writeOutput(f.output, stdout, func(w io.Writer) error {
 		if f.outFormat == "json" {
-			return writeMLNJSON(w, mm, res, f.maxProduct)
+			return writeMLNJSON(w, mm, ans)
 		}
-		return writeAlchemy(w, mm, res, f.maxProduct)
+		return writeAlchemy(w, mm, ans)
 	})
 }
 
@@ -352,18 +346,14 @@ func mlnError(path string, err error) error {
 }
 
 // writeAlchemy prints one query atom per line with its probability (or,
-// for max-product, its MAP value), as Alchemy's infer does.
-func writeAlchemy(w io.Writer, mm *mlnModel, res *infer.Result, maxProduct bool) error {
-	var asg []int32
-	if maxProduct {
-		asg = res.BP.Assignment()
-	}
+// for a MAP query, its MAP value), as Alchemy's infer does.
+func writeAlchemy(w io.Writer, mm *mlnModel, ans *infer.Answer) error {
 	for _, q := range mm.queries {
 		var err error
-		if maxProduct {
-			_, err = fmt.Fprintf(w, "%s %d\n", q.name, asg[q.v])
+		if ans.Task == infer.MAP {
+			_, err = fmt.Fprintf(w, "%s %d\n", q.name, ans.Assignment[q.v])
 		} else {
-			_, err = fmt.Fprintf(w, "%s %s\n", q.name, formatProb(res.BP.Marginal(int(q.v))[1]))
+			_, err = fmt.Fprintf(w, "%s %s\n", q.name, formatProb(ans.Marginal(int(q.v))[1]))
 		}
 		if err != nil {
 			return err
@@ -382,14 +372,13 @@ func formatProb(p float64) string {
 }
 
 // writeMLNJSON prints {"marginals": {...}, "log_z": …, "stats": {...}}, or
-// "assignment" for max-product, with the atoms in output order.
-func writeMLNJSON(w io.Writer, mm *mlnModel, res *infer.Result, maxProduct bool) error {
+// "assignment" for a MAP query, with the atoms in output order.
+func writeMLNJSON(w io.Writer, mm *mlnModel, ans *infer.Answer) error {
 	var b strings.Builder
+	isMAP := ans.Task == infer.MAP
 	key := "marginals"
-	var asg []int32
-	if maxProduct {
+	if isMAP {
 		key = "assignment"
-		asg = res.BP.Assignment()
 	}
 	fmt.Fprintf(&b, "{%q:{", key)
 	for i, q := range mm.queries {
@@ -399,19 +388,19 @@ func writeMLNJSON(w io.Writer, mm *mlnModel, res *infer.Result, maxProduct bool)
 		name, _ := json.Marshal(q.name)
 		b.Write(name)
 		b.WriteByte(':')
-		if maxProduct {
-			fmt.Fprintf(&b, "%d", asg[q.v])
+		if isMAP {
+			fmt.Fprintf(&b, "%d", ans.Assignment[q.v])
 		} else {
-			b.WriteString(strconv.FormatFloat(res.BP.Marginal(int(q.v))[1], 'g', -1, 64))
+			b.WriteString(strconv.FormatFloat(ans.Marginal(int(q.v))[1], 'g', -1, 64))
 		}
 	}
 	b.WriteString("}")
-	if !maxProduct {
-		lz, _ := json.Marshal(finite(res.BP.LogZ + mm.gr.LogZOffset))
+	if !isMAP {
+		lz, _ := json.Marshal(finite(ans.LogZ + mm.gr.LogZOffset))
 		b.WriteString(`,"log_z":`)
 		b.Write(lz)
 	}
-	st, err := json.Marshal(statsOf(res.Stats, mm.gr))
+	st, err := json.Marshal(statsOf(ans.Stats, mm.gr))
 	if err != nil {
 		return err
 	}
@@ -436,15 +425,15 @@ func compressMLN(ctx context.Context, f *graphFlags, mf *mlnFlags, path, output 
 	if err != nil {
 		return err
 	}
-	opt := infer.Options{Lifted: true, Colour: lift.Options{Mode: mode}}
+	colour := lift.Options{Mode: mode}
 	if mode == lift.Symmetric {
-		opt.Colour.Symmetric = symmetricTables(mm.gr.Graph)
+		colour.Symmetric = symmetricTables(mm.gr.Graph)
 	}
 	prog := newProgress(f.quiet)
-	opt.Colour.Progress = func(round, nv, nf int) {
+	colour.Progress = func(round, nv, nf int) {
 		prog.printf("colour passing round %d: %d variable and %d factor colours", round, nv, nf)
 	}
-	_, st, err := infer.Compress(ctx, mm.gr.Graph, nil, opt)
+	_, st, err := infer.Compress(ctx, mm.gr.Graph, nil, true, colour)
 	prog.done()
 	if err != nil {
 		return mlnError(path, err)

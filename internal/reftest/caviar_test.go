@@ -13,9 +13,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lifted-dev/lifted/bp"
 	grounder "github.com/lifted-dev/lifted/ground"
 	"github.com/lifted-dev/lifted/infer"
+	"github.com/lifted-dev/lifted/infer/bp"
 	"github.com/lifted-dev/lifted/mln"
 )
 
@@ -107,18 +107,21 @@ func caviarRun(t *testing.T, mlnPath, dbPath string, golden map[string]float64, 
 	// Flooding BP can drive messages to all zeros on these hard formulas;
 	// the sequential schedule converges on most files, and damping rescues
 	// the others.
-	var res *infer.Result
+	var res *infer.Answer
 	for _, cfg := range []struct {
 		schedule bp.Schedule
 		damping  float64
 	}{{bp.Sequential, 0}, {bp.Sequential, 0.5}, {bp.Flood, 0.5}, {bp.Flood, 0.9}} {
 		damping := cfg.damping
-		opt := infer.DefaultOptions()
-		opt.BP.Schedule = cfg.schedule
-		opt.BP.MaxProduct = maxProduct
-		opt.BP.Damping = damping
-		opt.BP.MaxIter = 1000
-		res, err = infer.Run(context.Background(), gr.Graph, nil, opt)
+		opt := infer.Options{Lifted: true}
+		if maxProduct {
+			opt.Query.Task = infer.MAP
+		}
+		bo := bp.DefaultOptions()
+		bo.Schedule = cfg.schedule
+		bo.Damping = damping
+		bo.MaxIter = 1000
+		res, err = infer.Run(context.Background(), bp.New(bo), gr.Graph, nil, opt)
 		if errors.Is(err, bp.ErrNotNormalizable) {
 			continue
 		}
@@ -126,7 +129,7 @@ func caviarRun(t *testing.T, mlnPath, dbPath string, golden map[string]float64, 
 			t.Fatalf("%s: %v", dbPath, err)
 		}
 		t.Logf("%s: %d ground atoms, %d ground formulas, grounding %.3f s; BP (max-product %v, %v, damping %g) %d iterations, converged %v",
-			filepath.Base(dbPath), gr.NumAtoms, gr.NumFormulas, groundSec, maxProduct, cfg.schedule, damping, res.BP.Iterations, res.BP.Converged)
+			filepath.Base(dbPath), gr.NumAtoms, gr.NumFormulas, groundSec, maxProduct, cfg.schedule, damping, res.Stats.BPIterations, res.Converged)
 		break
 	}
 	if err != nil {
@@ -147,7 +150,7 @@ func caviarRun(t *testing.T, mlnPath, dbPath string, golden map[string]float64, 
 		if v < 0 {
 			t.Fatalf("golden atom %s has no variable (evidence %v)", name, truth)
 		}
-		mg := res.BP.Marginal(int(v))
+		mg := res.Marginal(int(v))
 		if maxProduct {
 			if mg[1] > mg[0] {
 				out[name] = 1

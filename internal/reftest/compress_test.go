@@ -4,8 +4,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lifted-dev/lifted/bp"
 	"github.com/lifted-dev/lifted/fg"
+	"github.com/lifted-dev/lifted/infer/bp"
 )
 
 // TestCompression runs colour passing on highly symmetric models: it must

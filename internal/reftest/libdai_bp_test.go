@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lifted-dev/lifted/bp"
 	"github.com/lifted-dev/lifted/fg"
+	"github.com/lifted-dev/lifted/infer/bp"
 	"github.com/lifted-dev/lifted/lift"
 )
 

@@ -7,10 +7,10 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/lifted-dev/lifted/bp"
 	"github.com/lifted-dev/lifted/fg"
 	"github.com/lifted-dev/lifted/format/libdai"
 	"github.com/lifted-dev/lifted/format/uai"
+	"github.com/lifted-dev/lifted/infer/bp"
 	"github.com/lifted-dev/lifted/lift"
 )
 

@@ -12,8 +12,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lifted-dev/lifted/bp"
 	"github.com/lifted-dev/lifted/fg"
+	"github.com/lifted-dev/lifted/infer/bp"
 	"github.com/lifted-dev/lifted/internal/brute"
 	"github.com/lifted-dev/lifted/lift"
 )

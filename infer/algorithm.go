@@ -1,0 +1,151 @@
+package infer
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/lifted-dev/lifted/lift"
+)
+
+// Algorithm is the one seam every inference method implements. It runs on a
+// counted graph (a ground graph is the compression whose counts are all 1)
+// for a query and returns one Answer. Whether the graph was lifted is decided
+// before, by the compression step; an Algorithm must give the same answer on
+// any compression of the same ground graph (exact methods exactly, iterative
+// ones at their fixed points, samplers in distribution).
+//
+// Run must honour ctx (return ctx's error when it is cancelled) and must not
+// keep c or q beyond the call except through the returned Answer.
+type Algorithm interface {
+	Run(ctx context.Context, c *lift.Compressed, q Query) (*Answer, error)
+}
+
+// Task is what a query asks for.
+type Task uint8
+
+const (
+	// Marginals asks for the marginal distribution of every variable (and
+	// log Z where the method gives one).
+	Marginals Task = iota
+	// MAP asks for a most probable assignment.
+	MAP
+	// PartitionFunction asks for log Z (marginals may come with it).
+	PartitionFunction
+)
+
+// String names the task as the command line does.
+func (t Task) String() string {
+	switch t {
+	case Marginals:
+		return "marginals"
+	case MAP:
+		return "map"
+	case PartitionFunction:
+		return "log-z"
+	}
+	return fmt.Sprintf("Task(%d)", int(t))
+}
+
+// Query is one inference question.
+type Query struct {
+	Task Task
+	// Seed seeds randomised methods; deterministic methods ignore it.
+	Seed uint64
+	// Progress, if set, is called by iterative methods after every step.
+	Progress func(Progress)
+}
+
+// Progress is what an iterative method reports after a step.
+type Progress struct {
+	Iteration int     // steps done
+	MaxChange float64 // largest change in the step (message entries for BP)
+}
+
+// LogZKind says what an Answer's LogZ is.
+type LogZKind uint8
+
+const (
+	NoLogZ     LogZKind = iota // the method gives no log Z
+	Exact                      // the exact natural log of Z
+	Estimate                   // an approximation without guarantee (e.g. Bethe)
+	LowerBound                 // a lower bound (with the method's confidence)
+	UpperBound                 // an upper bound
+)
+
+// String names the kind as the JSON output does.
+func (k LogZKind) String() string {
+	switch k {
+	case NoLogZ:
+		return "none"
+	case Exact:
+		return "exact"
+	case Estimate:
+		return "estimate"
+	case LowerBound:
+		return "lower-bound"
+	case UpperBound:
+		return "upper-bound"
+	}
+	return fmt.Sprintf("LogZKind(%d)", int(k))
+}
+
+// Answer is what every Algorithm returns: beliefs per clusternode (the
+// ground variables of a clusternode share them), a ground assignment for
+// MAP queries, log Z with its kind, and the run's statistics.
+type Answer struct {
+	Graph *lift.Compressed
+	Task  Task
+
+	// Belief[NodeOff[X]:NodeOff[X+1]] is the normalised belief of
+	// clusternode X: marginals, or max-marginals for a MAP query when the
+	// method has them. Nil when the method gives none.
+	Belief  []float64
+	NodeOff []int
+
+	// Assignment is a state per ground variable for a MAP query.
+	Assignment []int32
+
+	LogZ     float64
+	LogZKind LogZKind
+
+	// Converged is false when an iterative method stopped at its
+	// iteration limit; MaxChange is its last step's change.
+	Converged bool
+	MaxChange float64
+
+	Stats Stats
+}
+
+// NodeBelief returns the belief of clusternode X (aliasing the Answer).
+func (a *Answer) NodeBelief(X int) []float64 { return a.Belief[a.NodeOff[X]:a.NodeOff[X+1]] }
+
+// Marginal returns the belief of ground variable v (aliasing the Answer).
+func (a *Answer) Marginal(v int) []float64 { return a.NodeBelief(int(a.Graph.NodeOf[v])) }
+
+// Marginals returns a copy of the beliefs of all ground variables.
+func (a *Answer) Marginals() [][]float64 {
+	out := make([][]float64, len(a.Graph.NodeOf))
+	for v := range out {
+		out[v] = append([]float64(nil), a.Marginal(v)...)
+	}
+	return out
+}
+
+// Stats are the figures of a run, under the JSON keys the command prints:
+// the sizes of the ground and the counted graph, colour passing, and the
+// algorithm's own work. Every method fills the same fields so ground and
+// lifted runs, and different methods, compare side by side.
+type Stats struct {
+	Variables      int     `json:"variables"`
+	Factors        int     `json:"factors"`
+	Edges          int     `json:"edges"`
+	Clusternodes   int     `json:"clusternodes"`
+	Clusterfactors int     `json:"clusterfactors"`
+	LiftedEdges    int     `json:"lifted_edges"`
+	ColorIter      int     `json:"color_iterations"`
+	ColorSeconds   float64 `json:"color_seconds"`
+	BPIterations   int     `json:"bp_iterations"` // iterations (sweeps) of the method
+	Messages       int64   `json:"messages"`
+	Converged      bool    `json:"converged"`
+	Seconds        float64 `json:"seconds"`
+}

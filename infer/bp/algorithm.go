@@ -1,0 +1,119 @@
+package bp
+
+import (
+	"context"
+
+	"github.com/lifted-dev/lifted/infer"
+	"github.com/lifted-dev/lifted/lift"
+)
+
+// Algorithm is BP behind the infer.Algorithm seam: sum-product for
+// Marginals and PartitionFunction queries (log Z is the Bethe estimate),
+// max-product for MAP queries (the assignment is the argmax of the
+// max-marginals, lowest state on ties). Options.MaxProduct is ignored: the
+// query's task decides.
+type Algorithm struct {
+	Options
+}
+
+// New returns BP with the given options.
+func New(opt Options) *Algorithm { return &Algorithm{Options: opt} }
+
+// Run runs BP on c for q.
+func (a *Algorithm) Run(ctx context.Context, c *lift.Compressed, q infer.Query) (*infer.Answer, error) {
+	opt := a.Options
+	opt.MaxProduct = q.Task == infer.MAP
+	if q.Progress != nil {
+		own := opt.Progress
+		opt.Progress = func(it int, ch float64) {
+			if own != nil {
+				own(it, ch)
+			}
+			q.Progress(infer.Progress{Iteration: it, MaxChange: ch})
+		}
+	}
+	r, err := Run(ctx, c, opt)
+	if err != nil {
+		return nil, err
+	}
+	return r.Answer(q.Task), nil
+}
+
+// Answer returns the result as an infer.Answer for task t (sharing the
+// belief arrays).
+func (r *Result) Answer(t infer.Task) *infer.Answer {
+	ans := &infer.Answer{
+		Graph: r.Graph, Task: t,
+		Belief: r.Belief, NodeOff: r.NodeOff,
+		Converged: r.Converged, MaxChange: r.MaxChange,
+		Stats: infer.Stats{BPIterations: r.Iterations, Messages: r.Messages, Converged: r.Converged, Seconds: r.Seconds},
+	}
+	if r.MaxProduct {
+		ans.Assignment = r.Assignment()
+	} else {
+		ans.LogZ, ans.LogZKind = r.LogZ, infer.Estimate
+	}
+	return ans
+}
+
+// Properties of the registered methods "lbp" and "bp", named as the
+// command line's flags.
+var properties = []infer.Property{
+	{Name: "schedule", Default: "flood", Help: "message schedule: flood or seq"},
+	{Name: "damping", Default: "0", Help: "in [0,1): weight of the previous message"},
+	{Name: "tol", Default: "1e-8", Help: "converged when no message entry changes by this or more"},
+	{Name: "max-iter", Default: "1000", Help: "iteration limit"},
+}
+
+func init() {
+	tasks := []infer.Task{infer.Marginals, infer.MAP, infer.PartitionFunction}
+	infer.Register(infer.Method{Name: "lbp", Summary: "lifted belief propagation (colour passing, then BP on the compressed graph)",
+		Lifted: true, Tasks: tasks, Props: properties, New: factory("lbp")})
+	infer.Register(infer.Method{Name: "bp", Summary: "ground belief propagation (the same engine on the uncompressed graph)",
+		Tasks: tasks, Props: properties, New: factory("bp")})
+}
+
+func factory(name string) func(infer.Properties) (infer.Algorithm, error) {
+	return func(p infer.Properties) (infer.Algorithm, error) {
+		m, _ := infer.Lookup(name)
+		opt, err := ParseProperties(m, p)
+		if err != nil {
+			return nil, err
+		}
+		return New(opt), nil
+	}
+}
+
+// ParseProperties reads BP options from named properties (missing ones
+// take m's defaults), checking their ranges.
+func ParseProperties(m infer.Method, p infer.Properties) (Options, error) {
+	var opt Options
+	switch s := p.String(m, "schedule"); s {
+	case "flood":
+		opt.Schedule = Flood
+	case "seq", "sequential":
+		opt.Schedule = Sequential
+	default:
+		return opt, &infer.PropertyError{Method: m.Name, Name: "schedule", Value: s, Want: "flood or seq"}
+	}
+	var err error
+	if opt.Damping, err = p.Float(m, "damping"); err != nil {
+		return opt, err
+	}
+	if !(opt.Damping >= 0 && opt.Damping < 1) {
+		return opt, &infer.PropertyError{Method: m.Name, Name: "damping", Msg: "must be in [0, 1), got " + p.String(m, "damping")}
+	}
+	if opt.Tol, err = p.Float(m, "tol"); err != nil {
+		return opt, err
+	}
+	if !(opt.Tol >= 0) {
+		return opt, &infer.PropertyError{Method: m.Name, Name: "tol", Msg: "must be non-negative, got " + p.String(m, "tol")}
+	}
+	if opt.MaxIter, err = p.Int(m, "max-iter"); err != nil {
+		return opt, err
+	}
+	if opt.MaxIter < 1 {
+		return opt, &infer.PropertyError{Method: m.Name, Name: "max-iter", Msg: "must be at least 1, got " + p.String(m, "max-iter")}
+	}
+	return opt, nil
+}
