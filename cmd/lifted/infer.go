@@ -60,7 +60,11 @@ assignment in the UAI MPE format. For a Markov logic network (.mln, with
 Alchemy .db evidence and -q query predicates) it grounds the model and prints
 one query atom per line in Alchemy's result format. By default BP is lifted: the graph is first
 compressed by colour passing, and BP on the compressed graph returns exactly
-the ground BP answer.`,
+the ground BP answer.
+
+Methods (--method NAME; the flags --schedule, --damping, --tol and --max-iter
+set the properties of the same names):
+` + infer.Describe(),
 		Example: `  lifted infer examples/fg/smokers10.uai
   lifted infer examples/mln/smokers.mln -e examples/mln/smokers.db -q Smokes,Cancer
   lifted infer model.uai -e model.uai.evid --output-format json
