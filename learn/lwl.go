@@ -1,6 +1,7 @@
 package learn
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -8,8 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"gonum.org/v1/gonum/optimize"
-
+	"github.com/lifted-dev/lifted/internal/optim"
 	"github.com/lifted-dev/lifted/mln"
 	"github.com/lifted-dev/lifted/wfomc"
 )
@@ -143,37 +143,21 @@ func maximise(m *mln.MLN, f objective, opt Options, start time.Time) (*Result, e
 		}
 		return lp
 	}
-	var evalErr error
-	var mu sync.Mutex
-	cache := map[string][2]any{}
-	eval := func(x []float64) (float64, []float64) {
-		mu.Lock()
-		defer mu.Unlock()
-		key := fmt.Sprint(x)
-		if c, ok := cache[key]; ok {
-			return c[0].(float64), c[1].([]float64)
-		}
-		res.Evaluations++
-		v := full(x)
+	// The objective over the learnable weights, negated: optim minimises.
+	neg := func(x, grad []float64) (float64, error) {
 		g := make([]float64, len(m.Formulas))
-		val, err := f(v, g)
+		val, err := f(full(x), g)
 		if err != nil {
-			if evalErr == nil {
-				evalErr = err
-			}
-			return math.Inf(1), make([]float64, len(x))
+			return 0, err
 		}
-		gx := make([]float64, len(x))
 		for i, j := range idx {
-			gx[i] = g[j]
+			grad[i] = g[j]
 		}
-		val += prior(x, gx)
-		// Minimise the negative.
-		for i := range gx {
-			gx[i] = -gx[i]
+		val += prior(x, grad)
+		for i := range grad {
+			grad[i] = -grad[i]
 		}
-		cache = map[string][2]any{key: {-val, gx}}
-		return -val, gx
+		return -val, nil
 	}
 	if len(idx) == 0 {
 		g := make([]float64, len(m.Formulas))
@@ -189,35 +173,26 @@ func maximise(m *mln.MLN, f objective, opt Options, start time.Time) (*Result, e
 	for i, j := range idx {
 		x0[i] = w[j]
 	}
-	iter := 0
-	problem := optimize.Problem{
-		Func: func(x []float64) float64 { v, _ := eval(x); return v },
-		Grad: func(grad, x []float64) { _, g := eval(x); copy(grad, g) },
-		Status: func() (optimize.Status, error) {
-			if evalErr != nil {
-				return optimize.Failure, evalErr
-			}
-			return optimize.NotTerminated, nil
-		},
+	settings := optim.Settings{GradTol: opt.GradTol, MaxIter: opt.MaxIter,
+		FuncAbsTol: opt.FuncTol, FuncRelTol: opt.FuncTol, FuncIters: 10}
+	if opt.Progress != nil {
+		settings.Progress = func(iter int, _ []float64, v float64) error {
+			opt.Progress(iter, -v)
+			return nil
+		}
 	}
-	settings := &optimize.Settings{
-		GradientThreshold: opt.GradTol,
-		MajorIterations:   opt.MaxIter,
-		Converger:         &optimize.FunctionConverge{Absolute: opt.FuncTol, Relative: opt.FuncTol, Iterations: 10},
-		Recorder:          progressRecorder(opt.Progress, &iter),
-	}
-	out, optErr := optimize.Minimize(problem, x0, settings, &optimize.LBFGS{Linesearcher: &optimize.MoreThuente{}})
-	if evalErr != nil {
-		return nil, evalErr
-	}
-	if out == nil {
-		return nil, optErr
+	out, err := optim.Minimize(context.Background(), neg, x0, settings)
+	if err != nil {
+		return nil, err
 	}
 	for i, j := range idx {
 		w[j] = out.X[i]
 	}
-	res.Iterations = out.Stats.MajorIterations
-	res.Status = out.Status.String()
+	res.Iterations = out.Iterations
+	res.Evaluations = out.Evaluations
+	// A line search that cannot improve any more ends most runs that have
+	// converged to machine precision; Reason reports it after the status.
+	res.Status = out.Reason()
 	g := make([]float64, len(m.Formulas))
 	ll, err := f(w, g)
 	if err != nil {
@@ -226,33 +201,7 @@ func maximise(m *mln.MLN, f objective, opt Options, start time.Time) (*Result, e
 	res.LogLik = ll
 	res.Objective = ll + prior(out.X, nil)
 	res.Seconds = time.Since(start).Seconds()
-	if optErr != nil {
-		// A line search that cannot improve any more ends most runs that
-		// have converged to machine precision; report it in Status.
-		res.Status += " (" + optErr.Error() + ")"
-	}
 	return res, nil
-}
-
-type recorderFunc struct {
-	fn   func(int, float64)
-	iter *int
-}
-
-func (r *recorderFunc) Init() error { return nil }
-
-func (r *recorderFunc) Record(loc *optimize.Location, op optimize.Operation, _ *optimize.Stats) error {
-	if op == optimize.MajorIteration {
-		*r.iter++
-		if r.fn != nil {
-			r.fn(*r.iter, -loc.F)
-		}
-	}
-	return nil
-}
-
-func progressRecorder(fn func(int, float64), iter *int) optimize.Recorder {
-	return &recorderFunc{fn: fn, iter: iter}
 }
 
 // LWL learns the weights of m's soft formulas that maximise the exact

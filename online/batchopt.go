@@ -7,7 +7,7 @@ import (
 	"slices"
 	"time"
 
-	"gonum.org/v1/gonum/optimize"
+	"github.com/lifted-dev/lifted/internal/optim"
 )
 
 // BatchOptions configure the batch baselines SCG and LBFGS, which minimise
@@ -298,66 +298,36 @@ func LBFGS(ctx context.Context, md *Model, opt BatchOptions) (*BatchLearnResult,
 			return nil, err
 		}
 	}
-	var evalErr error
-	iter := 0
-	problem := optimize.Problem{
-		Func: func(x []float64) float64 { v, _ := o.eval(x); return v },
-		Grad: func(grad, x []float64) { _, g := o.eval(x); copy(grad, g) },
-		Status: func() (optimize.Status, error) {
-			if o.err != nil {
-				return optimize.Failure, o.err
-			}
-			if evalErr != nil {
-				return optimize.Failure, evalErr
-			}
-			return optimize.NotTerminated, nil
-		},
+	// Eval is called at iterations that evaluated a new point; an error
+	// from it ends the run.
+	progress := func(iter int, x []float64, loss float64) error {
+		var err error
+		if opt.Eval != nil && o.evals > lastEval {
+			lastEval = o.evals
+			err = opt.Eval(float64(o.evals), o.full(x))
+		}
+		if opt.Progress != nil {
+			opt.Progress(iter, o.evals, loss)
+		}
+		return err
 	}
-	settings := &optimize.Settings{
-		GradientThreshold: opt.GradTol,
-		MajorIterations:   opt.MaxIter,
-		Recorder: &recorder{fn: func(loc *optimize.Location) {
-			iter++
-			if opt.Eval != nil && evalErr == nil && o.evals > lastEval {
-				lastEval = o.evals
-				evalErr = opt.Eval(float64(o.evals), o.full(loc.X))
-			}
-			if opt.Progress != nil {
-				opt.Progress(iter, o.evals, loc.F)
-			}
-		}},
+	f := func(x, grad []float64) (float64, error) {
+		v, g := o.eval(x)
+		copy(grad, g)
+		return v, o.err
 	}
-	out, optErr := optimize.Minimize(problem, w0, settings, &optimize.LBFGS{Linesearcher: &optimize.MoreThuente{}})
-	if o.err != nil {
-		return nil, o.err
+	// The test on the loss is gonum's default (no decrease by more than
+	// 1e-10 in 100 iterations), which LBFGS has always used; FuncTol is SCG's.
+	out, err := optim.Minimize(ctx, f, w0, optim.Settings{GradTol: opt.GradTol, MaxIter: opt.MaxIter,
+		FuncAbsTol: 1e-10, FuncIters: 100, Progress: progress})
+	if err != nil {
+		return nil, err
 	}
-	if evalErr != nil {
-		return nil, evalErr
-	}
-	if out == nil {
-		return nil, optErr
-	}
-	res := &BatchLearnResult{Weights: o.full(out.X), Loss: out.F, Iterations: out.Stats.MajorIterations,
-		Evaluations: o.evals, Seconds: time.Since(start).Seconds()}
-	res.Converged = out.Status == optimize.GradientThreshold
-	res.Status = out.Status.String()
-	if optErr != nil {
-		// A line search that can no longer improve ends most runs that
-		// have converged to machine precision.
-		res.Status += " (" + optErr.Error() + ")"
-	}
-	return res, nil
-}
-
-type recorder struct{ fn func(*optimize.Location) }
-
-func (r *recorder) Init() error { return nil }
-
-func (r *recorder) Record(loc *optimize.Location, op optimize.Operation, _ *optimize.Stats) error {
-	if op == optimize.MajorIteration {
-		r.fn(loc)
-	}
-	return nil
+	// A line search that can no longer improve ends most runs that have
+	// converged to machine precision: Reason reports it after the status.
+	return &BatchLearnResult{Weights: o.full(out.X), Loss: out.F, Iterations: out.Iterations,
+		Evaluations: o.evals, Converged: out.Converged, Status: out.Reason(),
+		Seconds: time.Since(start).Seconds()}, nil
 }
 
 // gather returns w's entries at the given indices.
