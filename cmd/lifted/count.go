@@ -16,6 +16,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/lifted-dev/lifted/cnf"
 	"github.com/lifted-dev/lifted/count"
 	"github.com/lifted-dev/lifted/format/dimacs"
 	"github.com/lifted-dev/lifted/format/uai"
@@ -382,7 +383,7 @@ func writeBoundJSON(w io.Writer, r *count.BPCountResult, perStep bool) error {
 // readCountInput reads a DIMACS CNF, or a UAI model of binary variables
 // with 0/1 tables (a constraint network), whose zero entries become
 // clauses.
-func readCountInput(path string) (*dimacs.CNF, error) {
+func readCountInput(path string) (*cnf.CNF, error) {
 	ext := strings.ToLower(filepath.Ext(path))
 	if ext != ".cnf" && ext != ".dimacs" && ext != ".uai" {
 		return nil, usageError{fmt.Errorf("%s: count reads DIMACS CNF (.cnf, .dimacs) or a UAI model with 0/1 tables (.uai)", path)}
@@ -399,7 +400,7 @@ func readCountInput(path string) (*dimacs.CNF, error) {
 	if err != nil {
 		return nil, err
 	}
-	c, err := dimacs.FromGraph(m.Graph)
+	c, err := cnf.FromGraph(m.Graph)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/lifted-dev/lifted/cnf"
 	"github.com/lifted-dev/lifted/fg"
 	"github.com/lifted-dev/lifted/format/dimacs"
 	"github.com/lifted-dev/lifted/format/libdai"
@@ -68,7 +69,7 @@ func loadGraph(path, formatFlag string) (*loaded, error) {
 		if err != nil {
 			return nil, err
 		}
-		if l.graph, err = dimacs.ToGraph(c); err != nil {
+		if l.graph, err = cnf.ToGraph(c); err != nil {
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
 	}
