@@ -25,7 +25,9 @@ var ErrUnsatisfiable = errors.New("formula is unsatisfiable")
 // tautological clause (containing x and -x) is dropped, and variables that
 // occur in no clause become variables without factors. An empty clause gives
 // an error wrapping ErrUnsatisfiable, and a clause longer than
-// MaxClauseArity an error.
+// MaxClauseArity an error. fg.ClauseSigns recognises the clause tables
+// again. Error messages start with "dimacs:", as they did when the model
+// lived in package format/dimacs; the command line prints them.
 func ToGraph(c *CNF) (*fg.Graph, error) {
 	if err := c.Validate(); err != nil {
 		return nil, err
