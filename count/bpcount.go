@@ -10,8 +10,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/lifted-dev/lifted/cnf"
 	"github.com/lifted-dev/lifted/fg"
-	"github.com/lifted-dev/lifted/format/dimacs"
 	"github.com/lifted-dev/lifted/infer"
 	"github.com/lifted-dev/lifted/infer/bp"
 	"github.com/lifted-dev/lifted/lift"
@@ -226,7 +226,7 @@ type BPCountResult struct {
 // geometrically, ground BP leaves the symmetric trajectory and lifted BP
 // (one message per clusternode and slot) cannot; that step's BP runs then
 // differ and so may the later choices. Both runs are valid estimators.
-func LBPCount(ctx context.Context, c *dimacs.CNF, opt BPCountOptions) (*BPCountResult, error) {
+func LBPCount(ctx context.Context, c *cnf.CNF, opt BPCountOptions) (*BPCountResult, error) {
 	opt.Lifted = true
 	return BPCount(ctx, c, opt)
 }
@@ -267,7 +267,7 @@ func LBPCount(ctx context.Context, c *dimacs.CNF, opt BPCountOptions) (*BPCountR
 //
 // All estimates are kept in log space. Results are deterministic given
 // opt.Seed.
-func BPCount(ctx context.Context, c *dimacs.CNF, opt BPCountOptions) (*BPCountResult, error) {
+func BPCount(ctx context.Context, c *cnf.CNF, opt BPCountOptions) (*BPCountResult, error) {
 	if err := checkBPCountOptions(&opt); err != nil {
 		return nil, err
 	}
@@ -381,16 +381,16 @@ func (r *bpCounter) trials(ctx context.Context) ([]Trial, error) {
 
 // bpCounter holds what the trials share: the formula and its factor graph.
 type bpCounter struct {
-	cnf   *dimacs.CNF
+	cnf   *cnf.CNF
 	opt   BPCountOptions
 	graph *fg.Graph  // nil when the formula has an empty clause
 	mu    sync.Mutex // serialises Progress
 }
 
-func newBPCounter(c *dimacs.CNF, opt BPCountOptions) (*bpCounter, error) {
+func newBPCounter(c *cnf.CNF, opt BPCountOptions) (*bpCounter, error) {
 	r := &bpCounter{cnf: c, opt: opt}
-	g, err := dimacs.ToGraph(c)
-	if err != nil && !errors.Is(err, dimacs.ErrUnsatisfiable) {
+	g, err := cnf.ToGraph(c)
+	if err != nil && !errors.Is(err, cnf.ErrUnsatisfiable) {
 		return nil, err
 	}
 	r.graph = g
@@ -501,10 +501,10 @@ func (r *bpCounter) marginals(ctx context.Context, s *unitState, ev fg.Evidence)
 	g := r.graph
 	var id []int32 // residual graph: variable v is id[v]-1 there
 	if r.opt.Graph == ResidualGraph {
-		var res *dimacs.CNF
+		var res *cnf.CNF
 		res, id = s.residual()
 		var err error
-		if g, err = dimacs.ToGraph(res); err != nil {
+		if g, err = cnf.ToGraph(res); err != nil {
 			return Step{}, nil, err
 		}
 		ev = nil

@@ -9,13 +9,14 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/lifted-dev/lifted/cnf"
 	"github.com/lifted-dev/lifted/format/dimacs"
 )
 
 // bpRandomCNF draws a formula with nv variables and nc clauses of 2–4
 // literals (now and then a unit, a repeated or a complementary literal).
-func bpRandomCNF(r *rand.Rand, nv, nc int) *dimacs.CNF {
-	c := &dimacs.CNF{NumVars: nv}
+func bpRandomCNF(r *rand.Rand, nv, nc int) *cnf.CNF {
+	c := &cnf.CNF{NumVars: nv}
 	for range nc {
 		k := 2 + r.IntN(3)
 		if r.IntN(25) == 0 {
@@ -41,8 +42,8 @@ func bpRandomCNF(r *rand.Rand, nv, nc int) *dimacs.CNF {
 
 // copies returns k disjoint copies of c (variables renamed), a formula with
 // symmetry for colour passing to find; its count is count(c)^k.
-func copies(c *dimacs.CNF, k int) *dimacs.CNF {
-	out := &dimacs.CNF{NumVars: k * c.NumVars}
+func copies(c *cnf.CNF, k int) *cnf.CNF {
+	out := &cnf.CNF{NumVars: k * c.NumVars}
 	for i := range k {
 		off := int32(i * c.NumVars)
 		for _, cl := range c.Clauses {
@@ -305,7 +306,7 @@ func TestBPCountEdgeCases(t *testing.T) {
 	ctx := context.Background()
 	opt := testOptions(0)
 	// Unsatisfiable: an empty clause, and contradicting units.
-	for _, c := range []*dimacs.CNF{
+	for _, c := range []*cnf.CNF{
 		{NumVars: 2, Clauses: [][]int32{{1, 2}, {}}},
 		{NumVars: 2, Clauses: [][]int32{{1}, {-1}}},
 		{NumVars: 3, Clauses: [][]int32{{1, 2}, {1, -2}, {-1, 3}, {-1, -3}}},
@@ -319,7 +320,7 @@ func TestBPCountEdgeCases(t *testing.T) {
 		}
 	}
 	// No clauses: 2^n, counted exactly without steps.
-	res, err := BPCount(ctx, &dimacs.CNF{NumVars: 100}, opt)
+	res, err := BPCount(ctx, &cnf.CNF{NumVars: 100}, opt)
 	if err != nil || res.Steps != 0 || math.Abs(res.Trials[0].EstimateLog10-100*math.Log10(2)) > 1e-9 {
 		t.Fatalf("no clauses: %+v %v", res, err)
 	}
@@ -339,7 +340,7 @@ func TestBPCountEdgeCases(t *testing.T) {
 	} {
 		o := testOptions(0)
 		mod(&o)
-		if _, err := BPCount(ctx, &dimacs.CNF{NumVars: 1}, o); err == nil {
+		if _, err := BPCount(ctx, &cnf.CNF{NumVars: 1}, o); err == nil {
 			t.Errorf("options %+v accepted", o)
 		}
 	}
@@ -406,7 +407,7 @@ func TestLog10(t *testing.T) {
 }
 
 // sharedCNF reads an instance of ../shared/data/cnf, skipping when absent.
-func sharedCNF(t *testing.T, name string) *dimacs.CNF {
+func sharedCNF(t *testing.T, name string) *cnf.CNF {
 	t.Helper()
 	path := filepath.Join("..", "..", "shared", "data", "cnf", name)
 	f, err := os.Open(path)

@@ -1,7 +1,7 @@
 package count
 
 import (
-	"github.com/lifted-dev/lifted/format/dimacs"
+	"github.com/lifted-dev/lifted/cnf"
 )
 
 // unitState is a CNF formula under a partial assignment with unit
@@ -22,8 +22,8 @@ type unitState struct {
 }
 
 // newUnitState loads c: duplicate literals are merged and tautologies dropped
-// (as dimacs.ToGraph does), an empty clause marks the formula unsatisfiable.
-func newUnitState(c *dimacs.CNF) *unitState {
+// (as cnf.ToGraph does), an empty clause marks the formula unsatisfiable.
+func newUnitState(c *cnf.CNF) *unitState {
 	s := &unitState{nv: c.NumVars}
 	s.occ = make([][]int32, 2*c.NumVars)
 	s.val = make([]int8, c.NumVars)
@@ -210,7 +210,7 @@ func (s *unitState) free(dst []bool) int {
 // renumbered 1..m in order (unassigned variables in no such clause remain
 // variables, each doubling the count). id[v] is the new number of variable
 // v, 0 for assigned variables.
-func (s *unitState) residual() (out *dimacs.CNF, id []int32) {
+func (s *unitState) residual() (out *cnf.CNF, id []int32) {
 	id = make([]int32, s.nv)
 	m := int32(0)
 	for v := range s.nv {
@@ -219,7 +219,7 @@ func (s *unitState) residual() (out *dimacs.CNF, id []int32) {
 			id[v] = m
 		}
 	}
-	out = &dimacs.CNF{NumVars: int(m)}
+	out = &cnf.CNF{NumVars: int(m)}
 	for ci, cl := range s.clauses {
 		if s.nTrue[ci] > 0 {
 			continue

@@ -3,7 +3,7 @@ package count
 import (
 	"fmt"
 
-	"github.com/lifted-dev/lifted/format/dimacs"
+	"github.com/lifted-dev/lifted/cnf"
 )
 
 // Residual is a formula restricted by a partial assignment: what remains
@@ -13,7 +13,7 @@ type Residual struct {
 	// renumbered 1..len(Vars) in increasing order of their original
 	// numbers. Satisfied clauses are gone and false literals removed; a
 	// clause falsified by the assignment remains as an empty clause.
-	CNF *dimacs.CNF
+	CNF *cnf.CNF
 	// Vars[i] is the original number of residual variable i+1.
 	Vars []int32
 	// Free counts the residual variables that occur in no residual clause;
@@ -34,7 +34,7 @@ type Residual struct {
 //
 // counts the extensions of assign. Condition does not propagate units;
 // Exact does.
-func Condition(c *dimacs.CNF, assign []int8) (*Residual, error) {
+func Condition(c *cnf.CNF, assign []int8) (*Residual, error) {
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}
@@ -42,7 +42,7 @@ func Condition(c *dimacs.CNF, assign []int8) (*Residual, error) {
 		return nil, fmt.Errorf("count: assignment has %d entries for %d variables", len(assign), c.NumVars)
 	}
 	newNum := make([]int32, c.NumVars+1) // original → residual number, 0 if assigned
-	r := &Residual{CNF: &dimacs.CNF{}}
+	r := &Residual{CNF: &cnf.CNF{}}
 	for v, a := range assign {
 		switch a {
 		case 0:

@@ -7,12 +7,12 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/lifted-dev/lifted/format/dimacs"
+	"github.com/lifted-dev/lifted/cnf"
 )
 
 // extensions counts the models of c that agree with assign, by brute force.
-func extensions(c *dimacs.CNF, assign []int8) int64 {
-	fixed := &dimacs.CNF{NumVars: c.NumVars, Clauses: slices.Clone(c.Clauses)}
+func extensions(c *cnf.CNF, assign []int8) int64 {
+	fixed := &cnf.CNF{NumVars: c.NumVars, Clauses: slices.Clone(c.Clauses)}
 	for v, a := range assign {
 		switch a {
 		case 1:
@@ -63,7 +63,7 @@ func TestCondition(t *testing.T) {
 	}
 }
 
-func occurs(c *dimacs.CNF, vars []int32, orig int32) bool {
+func occurs(c *cnf.CNF, vars []int32, orig int32) bool {
 	for _, cl := range c.Clauses {
 		for _, l := range cl {
 			if vars[max(l, -l)-1] == orig {
@@ -75,7 +75,7 @@ func occurs(c *dimacs.CNF, vars []int32, orig int32) bool {
 }
 
 func TestConditionExample(t *testing.T) {
-	c := &dimacs.CNF{NumVars: 5, Clauses: [][]int32{{1, 2}, {-1, 3, 4}, {2, -5}}}
+	c := &cnf.CNF{NumVars: 5, Clauses: [][]int32{{1, 2}, {-1, 3, 4}, {2, -5}}}
 	res, err := Condition(c, []int8{1, 0, -1, 0, 0})
 	if err != nil {
 		t.Fatal(err)
@@ -108,7 +108,7 @@ func TestConditionExample(t *testing.T) {
 // dpll counts models by plain branching with unit propagation and no
 // components, learning or caching: an independent reference for mid-size
 // formulas.
-func dpll(c *dimacs.CNF) *big.Int {
+func dpll(c *cnf.CNF) *big.Int {
 	val := make([]int8, c.NumVars+1)
 	return dpllNode(c.Clauses, val, c.NumVars)
 }
@@ -154,8 +154,8 @@ func dpllNode(clauses [][]int32, val []int8, unassigned int) *big.Int {
 }
 
 // randomKCNF draws nc clauses of k distinct variables each.
-func randomKCNF(r *rand.Rand, nv, nc, k int) *dimacs.CNF {
-	c := &dimacs.CNF{NumVars: nv}
+func randomKCNF(r *rand.Rand, nv, nc, k int) *cnf.CNF {
+	c := &cnf.CNF{NumVars: nv}
 	for range nc {
 		cl := make([]int32, 0, k)
 		for len(cl) < k {
@@ -175,8 +175,8 @@ func randomKCNF(r *rand.Rand, nv, nc, k int) *dimacs.CNF {
 
 // structuredCNF joins a few random blocks by a few clauses, so that
 // decomposition, caching and learning all take part.
-func structuredCNF(r *rand.Rand) *dimacs.CNF {
-	c := &dimacs.CNF{}
+func structuredCNF(r *rand.Rand) *cnf.CNF {
+	c := &cnf.CNF{}
 	blocks := 1 + r.IntN(3)
 	for range blocks {
 		n := 6 + r.IntN(8)
@@ -204,7 +204,7 @@ func structuredCNF(r *rand.Rand) *dimacs.CNF {
 // mixedCNF draws the i-th formula of the DPLL comparison: random 3-CNF
 // near the satisfiability threshold, random mixed-length CNF, or joined
 // blocks.
-func mixedCNF(r *rand.Rand, i int) *dimacs.CNF {
+func mixedCNF(r *rand.Rand, i int) *cnf.CNF {
 	switch i % 3 {
 	case 0:
 		nv := 30 + r.IntN(15)

@@ -6,7 +6,7 @@ import (
 	"math/big"
 	"time"
 
-	"github.com/lifted-dev/lifted/format/dimacs"
+	"github.com/lifted-dev/lifted/cnf"
 )
 
 // Options tunes Exact. The zero value gives the defaults.
@@ -66,14 +66,14 @@ type Stats struct {
 //
 // Cancelling ctx stops the search soon (ctx is checked every 16 decisions
 // and every 64 conflicts) with an error wrapping ctx.Err().
-func Exact(ctx context.Context, c *dimacs.CNF) (*big.Int, error) {
+func Exact(ctx context.Context, c *cnf.CNF) (*big.Int, error) {
 	n, _, err := ExactWithOptions(ctx, c, Options{})
 	return n, err
 }
 
 // ExactWithOptions is Exact with options; it also returns statistics of
 // the run.
-func ExactWithOptions(ctx context.Context, c *dimacs.CNF, opts Options) (*big.Int, Stats, error) {
+func ExactWithOptions(ctx context.Context, c *cnf.CNF, opts Options) (*big.Int, Stats, error) {
 	if err := c.Validate(); err != nil {
 		return nil, Stats{}, err
 	}

@@ -4,17 +4,17 @@ import (
 	"context"
 	"testing"
 
-	"github.com/lifted-dev/lifted/format/dimacs"
+	"github.com/lifted-dev/lifted/cnf"
 )
 
 // cnfFromBytes decodes fuzz input into a formula over at most 12
 // variables: the first byte gives the number of variables, then each byte
 // is a literal (low bits: variable, bit 4: sign) and 0x80 ends a clause.
-func cnfFromBytes(data []byte) *dimacs.CNF {
+func cnfFromBytes(data []byte) *cnf.CNF {
 	if len(data) == 0 {
-		return &dimacs.CNF{}
+		return &cnf.CNF{}
 	}
-	c := &dimacs.CNF{NumVars: 1 + int(data[0])%12}
+	c := &cnf.CNF{NumVars: 1 + int(data[0])%12}
 	var cl []int32
 	for _, b := range data[1:] {
 		if b&0x80 != 0 {

@@ -4,14 +4,14 @@ import (
 	"context"
 	"slices"
 
-	"github.com/lifted-dev/lifted/format/dimacs"
+	"github.com/lifted-dev/lifted/cnf"
 )
 
 // newCounter loads c, propagates its unit clauses at level 0 and sets up
 // the component structure. It sets k.unsat for a trivially unsatisfiable
 // formula. Only the variables that occur in a clause enter the search,
 // renumbered densely; the others are counted in k.unused.
-func newCounter(ctx context.Context, c *dimacs.CNF, opts Options) *counter {
+func newCounter(ctx context.Context, c *cnf.CNF, opts Options) *counter {
 	used := usedVars(c)
 	nv := len(used)
 	s := newSolver(nv)
@@ -58,7 +58,7 @@ func newCounter(ctx context.Context, c *dimacs.CNF, opts Options) *counter {
 }
 
 // usedVars returns the sorted distinct variables that occur in c.
-func usedVars(c *dimacs.CNF) []int32 {
+func usedVars(c *cnf.CNF) []int32 {
 	var used []int32
 	for _, cl := range c.Clauses {
 		for _, x := range cl {

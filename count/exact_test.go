@@ -10,11 +10,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lifted-dev/lifted/cnf"
 	"github.com/lifted-dev/lifted/format/dimacs"
 )
 
 // bruteForce counts the models of c by enumerating all assignments.
-func bruteForce(c *dimacs.CNF) int64 {
+func bruteForce(c *cnf.CNF) int64 {
 	var n int64
 	for x := uint64(0); x < 1<<c.NumVars; x++ {
 		ok := true
@@ -44,8 +45,8 @@ func bruteForce(c *dimacs.CNF) int64 {
 
 // randomCNF draws a formula over nv variables (some possibly unused) with
 // clauses of 1–4 literals, including repeated and complementary literals.
-func randomCNF(r *rand.Rand, nv, nc int) *dimacs.CNF {
-	c := &dimacs.CNF{NumVars: nv}
+func randomCNF(r *rand.Rand, nv, nc int) *cnf.CNF {
+	c := &cnf.CNF{NumVars: nv}
 	used := nv
 	if nv > 2 && r.IntN(3) == 0 {
 		used = nv - 1 - r.IntN(2) // leave the last variables unused
@@ -97,16 +98,16 @@ func TestExactRandomAgainstBruteForce(t *testing.T) {
 func TestExactSmall(t *testing.T) {
 	tests := []struct {
 		name string
-		c    *dimacs.CNF
+		c    *cnf.CNF
 		want string
 	}{
-		{"empty formula", &dimacs.CNF{}, "1"},
-		{"no clauses", &dimacs.CNF{NumVars: 70}, "1180591620717411303424"},
-		{"empty clause", &dimacs.CNF{NumVars: 3, Clauses: [][]int32{{1, 2}, {}}}, "0"},
-		{"contradicting units", &dimacs.CNF{NumVars: 2, Clauses: [][]int32{{1}, {-1}}}, "0"},
-		{"tautology only", &dimacs.CNF{NumVars: 2, Clauses: [][]int32{{1, -1}}}, "4"},
-		{"unit", &dimacs.CNF{NumVars: 3, Clauses: [][]int32{{-2}}}, "4"},
-		{"xor chain", &dimacs.CNF{NumVars: 3, Clauses: [][]int32{{1, 2}, {-1, -2}, {2, 3}, {-2, -3}}}, "2"},
+		{"empty formula", &cnf.CNF{}, "1"},
+		{"no clauses", &cnf.CNF{NumVars: 70}, "1180591620717411303424"},
+		{"empty clause", &cnf.CNF{NumVars: 3, Clauses: [][]int32{{1, 2}, {}}}, "0"},
+		{"contradicting units", &cnf.CNF{NumVars: 2, Clauses: [][]int32{{1}, {-1}}}, "0"},
+		{"tautology only", &cnf.CNF{NumVars: 2, Clauses: [][]int32{{1, -1}}}, "4"},
+		{"unit", &cnf.CNF{NumVars: 3, Clauses: [][]int32{{-2}}}, "4"},
+		{"xor chain", &cnf.CNF{NumVars: 3, Clauses: [][]int32{{1, 2}, {-1, -2}, {2, 3}, {-2, -3}}}, "2"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -122,7 +123,7 @@ func TestExactSmall(t *testing.T) {
 }
 
 func TestExactInvalid(t *testing.T) {
-	if _, err := Exact(context.Background(), &dimacs.CNF{NumVars: 1, Clauses: [][]int32{{2}}}); err == nil {
+	if _, err := Exact(context.Background(), &cnf.CNF{NumVars: 1, Clauses: [][]int32{{2}}}); err == nil {
 		t.Error("literal out of range: want an error")
 	}
 }
@@ -130,7 +131,7 @@ func TestExactInvalid(t *testing.T) {
 // independent builds n disjoint copies of a small formula, so the count is
 // a power and the components are identical up to renaming.
 func TestExactManyComponents(t *testing.T) {
-	c := &dimacs.CNF{}
+	c := &cnf.CNF{}
 	const copies = 40
 	for i := range copies {
 		b := int32(4 * i)
@@ -138,7 +139,7 @@ func TestExactManyComponents(t *testing.T) {
 			[]int32{b + 1, b + 2, b + 3}, []int32{-(b + 1), b + 4}, []int32{-(b + 2), -(b + 3)})
 	}
 	c.NumVars = 4 * copies
-	per := bruteForce(&dimacs.CNF{NumVars: 4, Clauses: c.Clauses[:3]})
+	per := bruteForce(&cnf.CNF{NumVars: 4, Clauses: c.Clauses[:3]})
 	want := new(big.Int).Exp(big.NewInt(per), big.NewInt(copies), nil)
 	got, err := Exact(context.Background(), c)
 	if err != nil {
@@ -151,7 +152,7 @@ func TestExactManyComponents(t *testing.T) {
 
 const sharedDir = "../../shared/data/cnf"
 
-func readShared(t testing.TB, name string) *dimacs.CNF {
+func readShared(t testing.TB, name string) *cnf.CNF {
 	t.Helper()
 	path := filepath.Join(sharedDir, name)
 	f, err := os.Open(path)
@@ -217,9 +218,9 @@ func TestExactShared(t *testing.T) {
 // gen_latin_norm.py beside the shared instances: x(r,c,v) is variable
 // r*n*n+c*n+v+1, each cell holds exactly one value, each value occurs once
 // per row and column, and the first row and column are fixed.
-func latinSquares(n int) *dimacs.CNF {
+func latinSquares(n int) *cnf.CNF {
 	x := func(r, c, v int) int32 { return int32(r*n*n + c*n + v + 1) }
-	c := &dimacs.CNF{NumVars: n * n * n}
+	c := &cnf.CNF{NumVars: n * n * n}
 	exactlyOne := func(vars []int32) {
 		c.Clauses = append(c.Clauses, vars)
 		for i := range vars {
@@ -280,7 +281,7 @@ func TestExactCancel(t *testing.T) {
 func TestExactCancelledBefore(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	_, err := Exact(ctx, &dimacs.CNF{NumVars: 2, Clauses: [][]int32{{1, 2}}})
+	_, err := Exact(ctx, &cnf.CNF{NumVars: 2, Clauses: [][]int32{{1, 2}}})
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("got %v, want context.Canceled", err)
 	}
@@ -343,7 +344,7 @@ func BenchmarkExactLS7(b *testing.B) {
 // but their factor 2.
 func TestExactManyUnusedVars(t *testing.T) {
 	const nv = 1 << 24
-	c := &dimacs.CNF{NumVars: nv, Clauses: [][]int32{{1, -nv}, {nv / 2, nv / 2}}}
+	c := &cnf.CNF{NumVars: nv, Clauses: [][]int32{{1, -nv}, {nv / 2, nv / 2}}}
 	got, err := Exact(context.Background(), c)
 	if err != nil {
 		t.Fatal(err)
@@ -356,9 +357,9 @@ func TestExactManyUnusedVars(t *testing.T) {
 
 // pigeonhole encodes n+1 pigeons in n holes: unsatisfiable, and hard for
 // resolution, so the satisfiability check runs long.
-func pigeonhole(n int) *dimacs.CNF {
+func pigeonhole(n int) *cnf.CNF {
 	p := func(i, h int) int32 { return int32(i*n + h + 1) }
-	c := &dimacs.CNF{NumVars: (n + 1) * n}
+	c := &cnf.CNF{NumVars: (n + 1) * n}
 	for i := range n + 1 {
 		var cl []int32
 		for h := range n {

@@ -7,12 +7,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lifted-dev/lifted/cnf"
 	"github.com/lifted-dev/lifted/fg"
-	"github.com/lifted-dev/lifted/format/dimacs"
 	"github.com/lifted-dev/lifted/internal/brute"
 )
 
-// dimacs.FromGraph turns a 0/1 factor graph into a formula whose model count
+// cnf.FromGraph turns a 0/1 factor graph into a formula whose model count
 // is the number of assignments of non-zero weight: checked by enumerating
 // random constraint networks, and by a round trip through ToGraph.
 func TestFromGraphCounts(t *testing.T) {
@@ -43,7 +43,7 @@ func TestFromGraphCounts(t *testing.T) {
 			}
 		}
 		g := b.Build()
-		c, err := dimacs.FromGraph(g)
+		c, err := cnf.FromGraph(g)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -61,7 +61,7 @@ func TestFromGraphCounts(t *testing.T) {
 		if n := bruteForce(c); float64(n) != want {
 			t.Fatalf("graph %d: formula brute force %d, graph %v", i, n, want)
 		}
-		back, err := dimacs.ToGraph(c)
+		back, err := cnf.ToGraph(c)
 		if err != nil && want > 0 {
 			t.Fatal(err)
 		}
@@ -75,13 +75,13 @@ func TestFromGraphCounts(t *testing.T) {
 	b.AddVars(2, 2)
 	b.AddFactor([]int32{0, 1}, []float64{1, 0.5, 1, 0})
 	g := b.Build()
-	if _, err := dimacs.FromGraph(g); err == nil || !strings.Contains(err.Error(), "tables of 0 and 1") {
+	if _, err := cnf.FromGraph(g); err == nil || !strings.Contains(err.Error(), "tables of 0 and 1") {
 		t.Errorf("weighted table: %v", err)
 	}
 	b = fg.NewBuilder()
 	b.AddVars(1, 3)
 	g = b.Build()
-	if _, err := dimacs.FromGraph(g); err == nil || !strings.Contains(err.Error(), "binary variables") {
+	if _, err := cnf.FromGraph(g); err == nil || !strings.Contains(err.Error(), "binary variables") {
 		t.Errorf("ternary variable: %v", err)
 	}
 }

@@ -436,7 +436,7 @@ func edgeKeys(g *fg.Graph, opt Options) (keys []int32, sorted []bool, initF []ui
 		case opt.Mode == CNF:
 			neg, ok := clause[t]
 			if !ok {
-				neg, ok = ClauseSigns(&g.Tables[t])
+				neg, ok = fg.ClauseSigns(&g.Tables[t])
 				if !ok {
 					neg = nil
 				}
@@ -492,38 +492,4 @@ func edgeKeys(g *fg.Graph, opt Options) (keys []int32, sorted []bool, initF []ui
 		sorted[f] = c.sorted
 	}
 	return keys, sorted, initF
-}
-
-// ClauseSigns reports whether t is a clause table (all dimensions 2, exactly
-// one zero entry, every other entry 1) and, if so, which positions are
-// negated literals: a clause is false only when every literal is, so the zero
-// entry has state 1 exactly at the negated positions.
-func ClauseSigns(t *fg.Table) (neg []bool, ok bool) {
-	zero := -1
-	for i, x := range t.Values {
-		switch x {
-		case 0:
-			if zero >= 0 {
-				return nil, false
-			}
-			zero = i
-		case 1:
-		default:
-			return nil, false
-		}
-	}
-	if zero < 0 {
-		return nil, false
-	}
-	for _, d := range t.Dims {
-		if d != 2 {
-			return nil, false
-		}
-	}
-	neg = make([]bool, len(t.Dims))
-	for p := len(t.Dims) - 1; p >= 0; p-- {
-		neg[p] = zero&1 == 1
-		zero >>= 1
-	}
-	return neg, true
 }

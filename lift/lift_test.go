@@ -30,7 +30,7 @@ func naiveCFG(g *fg.Graph, ev fg.Evidence, mode lift.Mode, sym []bool) (vc, fc [
 		t := g.FactorTable[f]
 		fcolor[f] = fmt.Sprint("t", t)
 		if mode == lift.CNF {
-			if neg, ok := lift.ClauseSigns(g.Table(f)); ok {
+			if neg, ok := fg.ClauseSigns(g.Table(f)); ok {
 				n := 0
 				for _, b := range neg {
 					if b {
@@ -429,7 +429,7 @@ func permutedCopies(r *rand.Rand, piece *fg.Graph, k int) *fg.Graph {
 	for c := 0; c < k; c++ {
 		for f := 0; f < piece.NumFactors(); f++ {
 			sc := piece.Scope(f)
-			neg, _ := lift.ClauseSigns(piece.Table(f))
+			neg, _ := fg.ClauseSigns(piece.Table(f))
 			perm := r.Perm(len(sc))
 			scope := make([]int32, len(sc))
 			zero := 0

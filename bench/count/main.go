@@ -19,6 +19,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/lifted-dev/lifted/cnf"
 	"github.com/lifted-dev/lifted/count"
 	"github.com/lifted-dev/lifted/format/dimacs"
 )
@@ -66,7 +67,7 @@ func main() {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}
-		g, err := dimacs.ToGraph(c)
+		g, err := cnf.ToGraph(c)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)

@@ -8,17 +8,14 @@ import (
 	"io"
 	"math"
 	"math/big"
-	"os"
-	"path/filepath"
 	"runtime"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/lifted-dev/lifted/cnf"
 	"github.com/lifted-dev/lifted/count"
-	"github.com/lifted-dev/lifted/format/dimacs"
-	"github.com/lifted-dev/lifted/format/uai"
+	"github.com/lifted-dev/lifted/format"
 )
 
 func init() { extraCommands = append(extraCommands, newCountCmd) }
@@ -382,24 +379,18 @@ func writeBoundJSON(w io.Writer, r *count.BPCountResult, perStep bool) error {
 // readCountInput reads a DIMACS CNF, or a UAI model of binary variables
 // with 0/1 tables (a constraint network), whose zero entries become
 // clauses.
-func readCountInput(path string) (*dimacs.CNF, error) {
-	ext := strings.ToLower(filepath.Ext(path))
-	if ext != ".cnf" && ext != ".dimacs" && ext != ".uai" {
+func readCountInput(path string) (*cnf.CNF, error) {
+	if f, err := format.Detect(path, ""); err != nil || (f.Name != "cnf" && f.Name != "uai") {
 		return nil, usageError{fmt.Errorf("%s: count reads DIMACS CNF (.cnf, .dimacs) or a UAI model with 0/1 tables (.uai)", path)}
 	}
-	fh, err := os.Open(path)
+	m, err := format.Load(path, format.Options{NoGraph: true})
 	if err != nil {
-		return nil, err
+		return nil, cliError(err)
 	}
-	defer fh.Close()
-	if ext != ".uai" {
-		return dimacs.Read(fh, path)
+	if m.CNF != nil {
+		return m.CNF, nil
 	}
-	m, err := uai.Read(fh, path)
-	if err != nil {
-		return nil, err
-	}
-	c, err := dimacs.FromGraph(m.Graph)
+	c, err := cnf.FromGraph(m.Graph)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lifted-dev/lifted/cnf"
 	"github.com/lifted-dev/lifted/format/dimacs"
 	"github.com/lifted-dev/lifted/format/uai"
 )
@@ -209,7 +210,7 @@ func TestCountUAI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, err := dimacs.ToGraph(c)
+	g, err := cnf.ToGraph(c)
 	if err != nil {
 		t.Fatal(err)
 	}

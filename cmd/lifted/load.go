@@ -1,94 +1,48 @@
 package main
 
 import (
+	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
-	"strings"
 
 	"github.com/lifted-dev/lifted/fg"
-	"github.com/lifted-dev/lifted/format/dimacs"
-	"github.com/lifted-dev/lifted/format/libdai"
-	"github.com/lifted-dev/lifted/format/uai"
+	"github.com/lifted-dev/lifted/format"
 	"github.com/lifted-dev/lifted/lift"
 )
 
 // loaded is a factor graph read from a file, with what the writers need.
 type loaded struct {
 	graph  *fg.Graph
-	format string // uai, fg or cnf
+	format string        // uai, fg or cnf
+	model  *format.Model // all that format.Load returned
 }
 
-// detectFormat picks the format from the flag or the file extension.
-func detectFormat(path, flag string) (string, error) {
-	if flag != "" {
-		switch flag {
-		case "uai", "fg", "cnf":
-			return flag, nil
-		}
-		return "", usageError{fmt.Errorf("unknown --format %q (want uai, fg or cnf)", flag)}
+// cliError marks the errors format reports as usage mistakes as usage
+// errors of the command line.
+func cliError(err error) error {
+	var ue *format.UsageError
+	if errors.As(err, &ue) {
+		return usageError{err}
 	}
-	switch strings.ToLower(filepath.Ext(path)) {
-	case ".uai":
-		return "uai", nil
-	case ".fg":
-		return "fg", nil
-	case ".cnf", ".dimacs":
-		return "cnf", nil
-	}
-	return "", usageError{fmt.Errorf("%s: cannot tell the format from the extension; use --format uai|fg|cnf", path)}
+	return err
 }
 
+// loadGraph reads a factor graph in the format that formatFlag names or the
+// extension tells (format.Load).
 func loadGraph(path, formatFlag string) (*loaded, error) {
-	format, err := detectFormat(path, formatFlag)
+	m, err := format.Load(path, format.Options{Format: formatFlag})
 	if err != nil {
-		return nil, err
+		return nil, cliError(err)
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	l := &loaded{format: format}
-	switch format {
-	case "uai":
-		m, err := uai.Read(f, path)
-		if err != nil {
-			return nil, err
-		}
-		l.graph = m.Graph
-	case "fg":
-		m, err := libdai.Read(f, path)
-		if err != nil {
-			return nil, err
-		}
-		l.graph = m.Graph
-	case "cnf":
-		c, err := dimacs.Read(f, path)
-		if err != nil {
-			return nil, err
-		}
-		if l.graph, err = dimacs.ToGraph(c); err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-	}
-	return l, nil
+	return &loaded{graph: m.Graph, format: m.Format, model: m}, nil
 }
 
+// loadEvidence reads the evidence files for g (format.LoadEvidence).
 func loadEvidence(paths []string, g *fg.Graph) (fg.Evidence, error) {
-	if len(paths) == 0 {
-		return nil, nil
-	}
-	if len(paths) > 1 {
-		return nil, usageError{fmt.Errorf("a factor graph takes one evidence file, got %d", len(paths))}
-	}
-	path := paths[0]
-	f, err := os.Open(path)
+	ev, err := format.LoadEvidence(paths, g)
 	if err != nil {
-		return nil, err
+		return nil, cliError(err)
 	}
-	defer f.Close()
-	return uai.ReadEvidence(f, path, g)
+	return ev, nil
 }
 
 // colourMode resolves --color-mode; auto is CNF mode for CNF input (clauses

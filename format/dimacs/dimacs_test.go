@@ -5,17 +5,16 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"testing"
 
-	"github.com/lifted-dev/lifted/fg"
+	"github.com/lifted-dev/lifted/cnf"
 	"github.com/lifted-dev/lifted/pos"
 )
 
 const sharedDir = "../../../shared/data/cnf"
 
-func mustRead(t *testing.T, s string) *CNF {
+func mustRead(t *testing.T, s string) *cnf.CNF {
 	t.Helper()
 	c, err := Read(strings.NewReader(s), "test.cnf")
 	if err != nil {
@@ -28,20 +27,20 @@ func TestReadValid(t *testing.T) {
 	tests := []struct {
 		name string
 		in   string
-		want *CNF
+		want *cnf.CNF
 	}{
-		{"simple", "p cnf 3 2\n1 -2 0\n2 3 0\n", &CNF{3, [][]int32{{1, -2}, {2, 3}}}},
-		{"comments", "c hello\nc\np cnf 2 1\nc inside\n1 2 0\n", &CNF{2, [][]int32{{1, 2}}}},
-		{"spanning", "p cnf 3 2\n1\n-2 0 2\n 3 0", &CNF{3, [][]int32{{1, -2}, {2, 3}}}},
-		{"two per line", "p cnf 2 2\n1 0 -2 0\n", &CNF{2, [][]int32{{1}, {-2}}}},
-		{"missing final 0", "p cnf 2 2\n1 0\n-2 1", &CNF{2, [][]int32{{1}, {-2, 1}}}},
-		{"satlib trailer", "p cnf 2 1\n1 2 0\n%\n0\n\n", &CNF{2, [][]int32{{1, 2}}}},
-		{"trailer after open clause", "p cnf 2 1\n1 2\n%\n0\n", &CNF{2, [][]int32{{1, 2}}}},
-		{"empty clause", "p cnf 1 2\n1 0\n0\n", &CNF{1, [][]int32{{1}, {}}}},
-		{"no clauses", "p cnf 5 0\n", &CNF{5, [][]int32{}}},
-		{"crlf and tabs", "p cnf 2 1\r\n1\t-2 0\r\n", &CNF{2, [][]int32{{1, -2}}}},
-		{"plus sign", "p cnf 2 1\n+1 -2 0\n", &CNF{2, [][]int32{{1, -2}}}},
-		{"header spaces", "p  cnf   20  1 \n1 0\n", &CNF{20, [][]int32{{1}}}},
+		{"simple", "p cnf 3 2\n1 -2 0\n2 3 0\n", &cnf.CNF{NumVars: 3, Clauses: [][]int32{{1, -2}, {2, 3}}}},
+		{"comments", "c hello\nc\np cnf 2 1\nc inside\n1 2 0\n", &cnf.CNF{NumVars: 2, Clauses: [][]int32{{1, 2}}}},
+		{"spanning", "p cnf 3 2\n1\n-2 0 2\n 3 0", &cnf.CNF{NumVars: 3, Clauses: [][]int32{{1, -2}, {2, 3}}}},
+		{"two per line", "p cnf 2 2\n1 0 -2 0\n", &cnf.CNF{NumVars: 2, Clauses: [][]int32{{1}, {-2}}}},
+		{"missing final 0", "p cnf 2 2\n1 0\n-2 1", &cnf.CNF{NumVars: 2, Clauses: [][]int32{{1}, {-2, 1}}}},
+		{"satlib trailer", "p cnf 2 1\n1 2 0\n%\n0\n\n", &cnf.CNF{NumVars: 2, Clauses: [][]int32{{1, 2}}}},
+		{"trailer after open clause", "p cnf 2 1\n1 2\n%\n0\n", &cnf.CNF{NumVars: 2, Clauses: [][]int32{{1, 2}}}},
+		{"empty clause", "p cnf 1 2\n1 0\n0\n", &cnf.CNF{NumVars: 1, Clauses: [][]int32{{1}, {}}}},
+		{"no clauses", "p cnf 5 0\n", &cnf.CNF{NumVars: 5, Clauses: [][]int32{}}},
+		{"crlf and tabs", "p cnf 2 1\r\n1\t-2 0\r\n", &cnf.CNF{NumVars: 2, Clauses: [][]int32{{1, -2}}}},
+		{"plus sign", "p cnf 2 1\n+1 -2 0\n", &cnf.CNF{NumVars: 2, Clauses: [][]int32{{1, -2}}}},
+		{"header spaces", "p  cnf   20  1 \n1 0\n", &cnf.CNF{NumVars: 20, Clauses: [][]int32{{1}}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -53,7 +52,7 @@ func TestReadValid(t *testing.T) {
 	}
 }
 
-func equalCNF(a, b *CNF) bool {
+func equalCNF(a, b *cnf.CNF) bool {
 	if a.NumVars != b.NumVars || len(a.Clauses) != len(b.Clauses) {
 		return false
 	}
@@ -136,7 +135,7 @@ func TestReadIOError(t *testing.T) {
 }
 
 func TestWriteRoundTrip(t *testing.T) {
-	c := &CNF{NumVars: 7, Clauses: [][]int32{{1, -2, 3}, {}, {-7}, {4, 4, -4}}}
+	c := &cnf.CNF{NumVars: 7, Clauses: [][]int32{{1, -2, 3}, {}, {-7}, {4, 4, -4}}}
 	var buf bytes.Buffer
 	if err := Write(&buf, c); err != nil {
 		t.Fatal(err)
@@ -148,22 +147,6 @@ func TestWriteRoundTrip(t *testing.T) {
 	got := mustRead(t, buf.String())
 	if !equalCNF(got, c) {
 		t.Errorf("round trip %+v, want %+v", got, c)
-	}
-}
-
-func TestValidate(t *testing.T) {
-	for _, c := range []*CNF{
-		{NumVars: -1},
-		{NumVars: 2, Clauses: [][]int32{{1, 0}}},
-		{NumVars: 2, Clauses: [][]int32{{3}}},
-		{NumVars: 2, Clauses: [][]int32{{-1 << 31}}},
-	} {
-		if c.Validate() == nil {
-			t.Errorf("Validate(%+v) = nil, want an error", c)
-		}
-	}
-	if err := (&CNF{NumVars: 2, Clauses: [][]int32{{1, -2}}}).Validate(); err != nil {
-		t.Errorf("Validate: %v", err)
 	}
 }
 
@@ -209,51 +192,8 @@ func TestReadShared(t *testing.T) {
 			if !equalCNF(c, c2) {
 				t.Fatal("round trip differs")
 			}
-			if testing.Short() && maxLen(c) > 16 {
-				return // lang12's 2^24-entry table takes seconds
-			}
-			g, err := ToGraph(c)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if g.NumVars() != c.NumVars {
-				t.Errorf("graph has %d variables, formula %d", g.NumVars(), c.NumVars)
-			}
-			if err := g.Validate(); err != nil {
-				t.Fatal(err)
-			}
-			checkSigns(t, c, g)
 		})
 	}
-}
-
-// checkSigns verifies that each factor of g is recognised as the clause it
-// came from: same variables in order and same signs.
-func checkSigns(t *testing.T, c *CNF, g *fg.Graph) {
-	t.Helper()
-	f := 0
-	for i, cl := range c.Clauses {
-		scope, neg, taut := clauseScope(cl, nil, nil)
-		if taut {
-			continue
-		}
-		got, ok := Signs(g, f)
-		if !ok || !reflect.DeepEqual(got, neg) || !reflect.DeepEqual(g.Scope(f), scope) {
-			t.Fatalf("clause %d %v: factor %d has scope %v signs %v (ok=%v)", i+1, cl, f, g.Scope(f), got, ok)
-		}
-		f++
-	}
-	if f != g.NumFactors() {
-		t.Fatalf("%d clauses kept, %d factors", f, g.NumFactors())
-	}
-}
-
-func maxLen(c *CNF) int {
-	n := 0
-	for _, cl := range c.Clauses {
-		n = max(n, len(cl))
-	}
-	return n
 }
 
 func TestReadSharedHeaders(t *testing.T) {
@@ -280,145 +220,5 @@ func TestReadSharedHeaders(t *testing.T) {
 		if c.NumVars != w[0] || len(c.Clauses) != w[1] {
 			t.Errorf("%s: %d vars %d clauses, want %v", path, c.NumVars, len(c.Clauses), w)
 		}
-	}
-}
-
-func TestToGraph(t *testing.T) {
-	c := &CNF{NumVars: 4, Clauses: [][]int32{
-		{1, -2},    // factor 0
-		{2, 2, -3}, // duplicate merged: scope (1,2)
-		{3, -3, 1}, // tautology dropped
-		{-1, 2},    // factor 2
-		{1, -2},    // same table as factor 0
-	}}
-	g, err := ToGraph(c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if g.NumVars() != 4 || g.NumFactors() != 4 {
-		t.Fatalf("%d vars %d factors, want 4 and 4", g.NumVars(), g.NumFactors())
-	}
-	if g.Degree(3) != 0 {
-		t.Errorf("variable 4 occurs in no clause but has degree %d", g.Degree(3))
-	}
-	wantScopes := [][]int32{{0, 1}, {1, 2}, {0, 1}, {0, 1}}
-	wantNeg := [][]bool{{false, true}, {false, true}, {true, false}, {false, true}}
-	for f := range g.NumFactors() {
-		if !reflect.DeepEqual(g.Scope(f), wantScopes[f]) {
-			t.Errorf("factor %d scope %v, want %v", f, g.Scope(f), wantScopes[f])
-		}
-		neg, ok := Signs(g, f)
-		if !ok || !reflect.DeepEqual(neg, wantNeg[f]) {
-			t.Errorf("Signs(factor %d) = %v %v, want %v", f, neg, ok, wantNeg[f])
-		}
-	}
-	if g.FactorTable[0] != g.FactorTable[3] || g.FactorTable[0] != g.FactorTable[1] {
-		t.Errorf("clauses with equal signs should share a table: %v", g.FactorTable)
-	}
-	// (x1 ∨ ¬x2): zero at x1=0, x2=1, index 0b01.
-	if got := g.Table(0).Values; !reflect.DeepEqual(got, []float64{1, 0, 1, 1}) {
-		t.Errorf("table of (1 -2) = %v", got)
-	}
-	if got := g.Table(2).Values; !reflect.DeepEqual(got, []float64{1, 1, 0, 1}) {
-		t.Errorf("table of (-1 2) = %v", got)
-	}
-}
-
-// partition sums the product of factor values over all assignments.
-func partition(t *testing.T, c *CNF) int {
-	g, err := ToGraph(c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	z := 0
-	for x := 0; x < 1<<c.NumVars; x++ {
-		p := 1.0
-		for f := range g.NumFactors() {
-			idx := 0
-			for _, v := range g.Scope(f) {
-				idx = idx<<1 | x>>v&1
-			}
-			p *= g.Table(f).Values[idx]
-		}
-		z += int(p)
-	}
-	return z
-}
-
-func models(c *CNF) int {
-	n := 0
-	for x := 0; x < 1<<c.NumVars; x++ {
-		ok := true
-		for _, cl := range c.Clauses {
-			sat := false
-			for _, l := range cl {
-				if (x>>(abs32(l)-1)&1 == 1) == (l > 0) {
-					sat = true
-					break
-				}
-			}
-			if !sat {
-				ok = false
-				break
-			}
-		}
-		if ok {
-			n++
-		}
-	}
-	return n
-}
-
-func TestToGraphPartitionIsModelCount(t *testing.T) {
-	for _, c := range []*CNF{
-		{NumVars: 3, Clauses: [][]int32{{1, 2, 3}, {-1, -2}, {2, -3, 3}}},
-		{NumVars: 5, Clauses: [][]int32{{1, -5, 3}, {-1, -2}, {5}, {4, 2, -3, 1}, {-3, -3}}},
-		{NumVars: 2},
-	} {
-		if got, want := partition(t, c), models(c); got != want {
-			t.Errorf("Z = %d, models = %d for %+v", got, want, c)
-		}
-	}
-}
-
-func TestToGraphErrors(t *testing.T) {
-	_, err := ToGraph(&CNF{NumVars: 2, Clauses: [][]int32{{1}, {}}})
-	if !errors.Is(err, ErrUnsatisfiable) {
-		t.Errorf("empty clause: got %v, want ErrUnsatisfiable", err)
-	}
-	long := make([]int32, MaxClauseArity+1)
-	for i := range long {
-		long[i] = int32(i + 1)
-	}
-	if _, err := ToGraph(&CNF{NumVars: len(long), Clauses: [][]int32{long}}); err == nil {
-		t.Error("overlong clause: want an error")
-	}
-	if _, err := ToGraph(&CNF{NumVars: 1, Clauses: [][]int32{{2}}}); err == nil {
-		t.Error("literal out of range: want an error")
-	}
-}
-
-func TestSignsRejects(t *testing.T) {
-	c := &CNF{NumVars: 2, Clauses: [][]int32{{1, 2}}}
-	g, err := ToGraph(c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tab := &g.Tables[g.FactorTable[0]]
-	orig := append([]float64(nil), tab.Values...)
-	for _, vals := range [][]float64{
-		{1, 1, 1, 1},
-		{0, 0, 1, 1},
-		{0, 2, 1, 1},
-		{0.5, 1, 1, 1},
-	} {
-		copy(tab.Values, vals)
-		if neg, ok := Signs(g, 0); ok {
-			t.Errorf("Signs accepted %v as a clause: %v", vals, neg)
-		}
-	}
-	copy(tab.Values, orig)
-	if _, ok := Signs(g, 0); !ok {
-		t.Error("Signs rejected a clause table")
 	}
 }

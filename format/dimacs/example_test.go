@@ -5,6 +5,8 @@ import (
 	"os"
 	"strings"
 
+	"github.com/lifted-dev/lifted/cnf"
+	"github.com/lifted-dev/lifted/fg"
 	"github.com/lifted-dev/lifted/format/dimacs"
 )
 
@@ -23,13 +25,13 @@ p cnf 3 2
 	}
 	fmt.Println("variables:", c.NumVars, "clauses:", c.Clauses)
 
-	g, err := dimacs.ToGraph(c)
+	g, err := cnf.ToGraph(c)
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
 	fmt.Println("graph variables:", g.NumVars(), "factors:", g.NumFactors(), "edges:", g.NumEdges())
-	neg, ok := dimacs.Signs(g, 0)
+	neg, ok := fg.ClauseSigns(g.Table(0))
 	fmt.Println("factor 0: scope", g.Scope(0), "table", g.Table(0).Values, "negated", neg, ok)
 
 	// Z = Σ over all assignments of the product of the tables.

@@ -3,6 +3,8 @@ package dimacs
 import (
 	"bytes"
 	"testing"
+
+	"github.com/lifted-dev/lifted/cnf"
 )
 
 func FuzzRead(f *testing.F) {
@@ -48,7 +50,7 @@ func FuzzRead(f *testing.F) {
 				return // keep tables small
 			}
 		}
-		if g, err := ToGraph(c); err == nil {
+		if g, err := cnf.ToGraph(c); err == nil {
 			if g.NumVars() != c.NumVars {
 				t.Fatalf("graph has %d variables, formula %d", g.NumVars(), c.NumVars)
 			}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 
+	"github.com/lifted-dev/lifted/cnf"
 	"github.com/lifted-dev/lifted/pos"
 )
 
@@ -17,7 +18,7 @@ import (
 // the end of input is accepted. A literal out of range, a token that is not
 // an integer, a missing or malformed header, and a number of clauses that
 // differs from the header's are reported as a *pos.Error.
-func Read(r io.Reader, name string) (*CNF, error) {
+func Read(r io.Reader, name string) (*cnf.CNF, error) {
 	p := &parser{r: bufio.NewReaderSize(r, 64<<10), file: name, line: 1}
 	return p.parse()
 }
@@ -204,9 +205,9 @@ func (p *parser) header(t token) (nv, nc int64, err error) {
 			}
 			continue
 		}
-		limit := int64(MaxVars)
+		limit := int64(cnf.MaxVars)
 		if i == 2 {
-			limit = MaxClauses
+			limit = cnf.MaxClauses
 		}
 		v, ok := parseInt(u.text, limit)
 		switch {
@@ -231,7 +232,7 @@ func (p *parser) header(t token) (nv, nc int64, err error) {
 	return vals[0], vals[1], nil
 }
 
-func (p *parser) parse() (*CNF, error) {
+func (p *parser) parse() (*cnf.CNF, error) {
 	p.bol = true
 	var (
 		nv, nc    int64 = -1, -1
@@ -301,7 +302,7 @@ func (p *parser) parse() (*CNF, error) {
 	if int64(len(ends)) != nc {
 		return nil, p.errorf(p.here(), "found %d clauses, but the header declares %d", len(ends), nc)
 	}
-	c := &CNF{NumVars: int(nv), Clauses: make([][]int32, len(ends))}
+	c := &cnf.CNF{NumVars: int(nv), Clauses: make([][]int32, len(ends))}
 	start := 0
 	for i, e := range ends {
 		c.Clauses[i] = lits[start:e:e]

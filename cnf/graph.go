@@ -1,4 +1,4 @@
-package dimacs
+package cnf
 
 import (
 	"errors"
@@ -25,7 +25,9 @@ var ErrUnsatisfiable = errors.New("formula is unsatisfiable")
 // tautological clause (containing x and -x) is dropped, and variables that
 // occur in no clause become variables without factors. An empty clause gives
 // an error wrapping ErrUnsatisfiable, and a clause longer than
-// MaxClauseArity an error.
+// MaxClauseArity an error. fg.ClauseSigns recognises the clause tables
+// again. Error messages start with "dimacs:", as they did when the model
+// lived in package format/dimacs; the command line prints them.
 func ToGraph(c *CNF) (*fg.Graph, error) {
 	if err := c.Validate(); err != nil {
 		return nil, err
@@ -137,40 +139,6 @@ func falsifying(neg []bool) int {
 		}
 	}
 	return idx
-}
-
-// Signs reports whether factor f of g is a clause factor as built by
-// ToGraph — all variables binary, exactly one entry 0 and all others 1 — and
-// if so returns, per scope position, whether the literal there is negated
-// (the clause is falsified when that variable is 1).
-func Signs(g *fg.Graph, f int) (neg []bool, ok bool) {
-	t := g.Table(f)
-	k := len(t.Dims)
-	if k == 0 || k > 62 {
-		return nil, false
-	}
-	for _, d := range t.Dims {
-		if d != 2 {
-			return nil, false
-		}
-	}
-	zero := -1
-	for i, x := range t.Values {
-		switch {
-		case x == 0 && zero < 0:
-			zero = i
-		case x != 1:
-			return nil, false
-		}
-	}
-	if zero < 0 {
-		return nil, false
-	}
-	neg = make([]bool, k)
-	for p := range k {
-		neg[p] = zero>>(k-1-p)&1 == 1
-	}
-	return neg, true
 }
 
 // FromGraph returns the formula whose models are the assignments of g with
