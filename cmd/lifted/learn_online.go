@@ -9,7 +9,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
@@ -146,8 +145,8 @@ func runOnlineLearn(ctx context.Context, o *onlineFlags, r onlineRun, stdout io.
 	}
 	// Starred atoms stand for their sign combinations and "+x" for one
 	// formula per constant, each learned (as in lwl and pll).
-	if needsExpansion(user) {
-		if user, err = expandForOnline(user, r.Train, o.holdout); err != nil {
+	if mln.NeedsExpansion(user) {
+		if user, err = mln.ExpandForHoldout(user, r.Train, o.holdout, mln.ReadDBFiles); err != nil {
 			return err
 		}
 	}
@@ -352,37 +351,4 @@ func finitePtr(x float64) *float64 {
 		return nil
 	}
 	return &x
-}
-
-// expandForOnline expands per-constant variables over the training
-// database's constants and starred atoms into their sign combinations.
-// The copies of a "+x" formula name those constants, which then belong to
-// every database's domain, so each holdout database must have the same
-// constants for the types of "+" variables.
-func expandForOnline(m *mln.MLN, train, holdout []string) (*mln.MLN, error) {
-	if !hasPerConstantVar(m) {
-		out, _, err := mln.Expand(m, nil)
-		return out, err
-	}
-	tdb, err := mln.ReadDBFiles(m, train...)
-	if err != nil {
-		return nil, err
-	}
-	for _, path := range holdout {
-		hdb, err := mln.ReadDBFiles(m, path)
-		if err != nil {
-			return nil, err
-		}
-		for _, f := range m.Formulas {
-			for _, v := range f.Vars {
-				a, b := slices.Sorted(slices.Values(tdb.Domain(v.Type))), slices.Sorted(slices.Values(hdb.Domain(v.Type)))
-				if v.PerConstant && !slices.Equal(a, b) {
-					return nil, fmt.Errorf("%s: formula %q: per-constant variable +%s: %s has %d constants of type %s, the training data %d, not the same; per-constant weights need the same constants in every database (drop the +, or leave out --holdout)",
-						f.Pos, f.Text, v.Name, path, len(b), v.Type, len(a))
-				}
-			}
-		}
-	}
-	out, _, err := mln.Expand(m, tdb.Domain)
-	return out, err
 }
