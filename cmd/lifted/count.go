@@ -21,8 +21,6 @@ import (
 	"github.com/lifted-dev/lifted/format/uai"
 )
 
-func init() { extraCommands = append(extraCommands, newCountCmd) }
-
 type countFlags struct {
 	method       string
 	damping      float64

@@ -15,10 +15,6 @@ import (
 	"github.com/lifted-dev/lifted/wfomc"
 )
 
-func init() {
-	extraCommands = append(extraCommands, newWfomcCmd, newLearnCmd, newLoglikCmd)
-}
-
 type wfomcFlags struct {
 	domains       []string
 	queries       []string
