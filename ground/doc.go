@@ -10,6 +10,15 @@
 //	p := res.BP.Marginal(int(v))[1]
 //	logZ := res.BP.LogZ + gr.LogZOffset
 //
+// Query atoms with constants or variables, as "lifted infer -q" takes them,
+// are parsed by ParseQuery and resolved by the grounding:
+//
+//	q, err := ground.ParseQuery(m, db, []string{"Smokes,Friends(Anna,y)"})
+//	gr, err := ground.Ground(ctx, m, db, ground.Options{QueryAtoms: q})
+//	for _, a := range gr.Queries {
+//		fmt.Println(a.Name, res.BP.Marginal(int(a.Var))[1])
+//	}
+//
 // # Semantics
 //
 // The distribution is Richardson and Domingos': P(x) ∝ exp(Σᵢ wᵢ nᵢ(x)),

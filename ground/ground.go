@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -18,6 +19,10 @@ type Options struct {
 	// Query names the query predicates (written as names or atoms such as
 	// "Smokes(x)"; only the name counts). They are open-world.
 	Query []string
+	// QueryAtoms, if set (see ParseQuery), are query atoms: their
+	// predicates are query predicates too (after those of Query), and
+	// Grounding.Queries lists the ground atoms that match them.
+	QueryAtoms *Query
 	// ClosedWorld and OpenWorld override Alchemy's world assumption for the
 	// named predicates (see mln.ClosedWorld).
 	ClosedWorld, OpenWorld []string
@@ -108,6 +113,10 @@ type Grounding struct {
 	Formulas []FormulaStats
 	// Seconds is the time the grounding took.
 	Seconds float64
+	// Queries are the ground atoms matching Options.QueryAtoms that are
+	// variables of Graph: in the order of the query atoms, each in
+	// constant order, without repeats (evidence atoms are left out).
+	Queries []QueryAtom
 
 	at *atomTable
 }
@@ -144,6 +153,7 @@ func Ground(ctx context.Context, m *mln.MLN, db *mln.DB, opt Options) (*Groundin
 	}
 	res := gr.res
 	res.Graph = gr.b.Build()
+	res.Queries = opt.QueryAtoms.resolve(res)
 	res.Seconds = time.Since(start).Seconds()
 	return res, nil
 }
@@ -168,12 +178,19 @@ func prepare(m *mln.MLN, db *mln.DB, opt Options) (*prepared, error) {
 	if db != nil && db.MLN() != m {
 		return nil, errors.New("ground: the evidence database belongs to another MLN")
 	}
-	closed, err := mln.ClosedWorld(m, db, opt.Query, opt.ClosedWorld, opt.OpenWorld)
+	if q := opt.QueryAtoms; q.Len() > 0 && q.m != m {
+		return nil, errors.New("ground: the query belongs to another MLN")
+	}
+	names := opt.Query
+	if opt.QueryAtoms.Len() > 0 {
+		names = append(slices.Clip(names), opt.QueryAtoms.Preds()...)
+	}
+	closed, err := mln.ClosedWorld(m, db, names, opt.ClosedWorld, opt.OpenWorld)
 	if err != nil {
 		return nil, err
 	}
 	query := map[int]bool{}
-	for _, q := range opt.Query {
+	for _, q := range names {
 		if d := m.Pred(predName(q)); d != nil {
 			query[d.Index] = true
 		}

@@ -18,8 +18,6 @@ import (
 	"github.com/lifted-dev/lifted/format"
 )
 
-func init() { extraCommands = append(extraCommands, newCountCmd) }
-
 type countFlags struct {
 	method       string
 	damping      float64

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/lifted-dev/lifted/learn"
+	"github.com/lifted-dev/lifted/mln"
 )
 
 type learnFlags struct {
@@ -107,7 +108,7 @@ func runLearn(f *learnFlags, stdout io.Writer) error {
 	for i, path := range f.train {
 		files[i] = []string{path}
 	}
-	m, dbs, err := expandModel(m, files)
+	m, dbs, err := mln.ExpandForData(m, readDBs(files))
 	if err != nil {
 		return err
 	}
@@ -157,4 +158,19 @@ func trainNames(paths []string) string {
 		names[i] = filepath.Base(p)
 	}
 	return strings.Join(names, ", ")
+}
+
+// readDBs reads databases, each from a list of files, against a model:
+// the callback of mln.ExpandForData.
+func readDBs(dbFiles [][]string) func(*mln.MLN) ([]*mln.DB, error) {
+	return func(m *mln.MLN) ([]*mln.DB, error) {
+		dbs := make([]*mln.DB, len(dbFiles))
+		for i, files := range dbFiles {
+			var err error
+			if dbs[i], err = mln.ReadDBFiles(m, files...); err != nil {
+				return nil, err
+			}
+		}
+		return dbs, nil
+	}
 }

@@ -9,7 +9,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
@@ -86,35 +85,55 @@ type onlineRun struct {
 	PriorStdDev float64 // scg/lbfgs-bp Gaussian prior (≤ 0: none)
 }
 
-// curvePoint is one evaluation of the learning curve.
-type curvePoint struct {
-	Passes      float64   `json:"passes"`
-	Seconds     float64   `json:"seconds"`
-	CMLL        *float64  `json:"cmll,omitempty"`
-	CMLLPerAtom *float64  `json:"cmll_per_atom,omitempty"`
-	Weights     []float64 `json:"weights"`
-}
-
-// curveLog is the JSON log of one run.
-type curveLog struct {
-	Method   string       `json:"method"`
-	Label    string       `json:"label"`
-	Pieces   string       `json:"pieces,omitempty"`
-	Train    []string     `json:"train"`
-	Holdout  []string     `json:"holdout,omitempty"`
-	Formulas []string     `json:"formulas"`
-	Points   []curvePoint `json:"points"`
-	Seconds  float64      `json:"seconds"`
-	// TestLogLik is the exact log-likelihood of each holdout database under
-	// the learned weights (closed world, by WFOMC), where that applies.
-	TestLogLik []*float64 `json:"test_loglik,omitempty"`
-}
-
 // runOnlineLearn runs "lifted learn --method smd|sgd|scg|lbfgs-bp".
 func runOnlineLearn(ctx context.Context, o *onlineFlags, r onlineRun, stdout io.Writer) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
+	if err := checkOnline(o, r); err != nil {
+		return err
+	}
+	plotFmt := ""
+	if o.plot != "" {
+		var err error
+		if plotFmt, err = plotFormat(o.plot); err != nil {
+			return err
+		}
+	}
+	d, err := loadOnline(o, r)
+	if err != nil {
+		return err
+	}
+	grad := online.GradOptions{Ground: o.ground, Workers: o.workers}
+	l := &onlineLearner{o: o, r: r, md: d.md, start: time.Now(),
+		holdout: &online.Holdout{Tests: d.tests, Seed: o.seed, Grad: grad},
+		curve:   online.NewCurve(r.Method, o.pieces, d.m, r.Train, o.holdout),
+		prog:    newProgress(r.Quiet)}
+	weights, summary, err := l.run(ctx)
+	if err != nil {
+		return err
+	}
+	user := d.user
+	weights = weights[:len(user.Formulas)] // without the formulas of "!"
+	testLogLik(l.curve, user, weights, o.holdout, r.Quiet)
+	if !r.Quiet {
+		last := ""
+		if c := l.curve.LastCMLL(); c != nil {
+			last = fmt.Sprintf(", test CMLL %.6g", *c)
+		}
+		fmt.Fprintf(os.Stderr, "lifted: %s: %s%s, %.3f s\n", r.Method, summary, last, l.curve.Seconds)
+	}
+	if err := writeCurve(o, l.curve, plotFmt, stdout); err != nil {
+		return err
+	}
+	header := fmt.Sprintf("Learned by lifted learn --method %s from %s\n%s", r.Method, trainNames(r.Train), summary)
+	return writeOutput(r.Output, stdout, func(w io.Writer) error {
+		return learn.WriteMLN(w, user, weights, header)
+	})
+}
+
+// checkOnline checks the flags of the online learners.
+func checkOnline(o *onlineFlags, r onlineRun) error {
 	if !isOnlineMethod(r.Method) {
 		return usageError{fmt.Errorf("unknown --method %q", r.Method)}
 	}
@@ -133,190 +152,197 @@ func runOnlineLearn(ctx context.Context, o *onlineFlags, r onlineRun, stdout io.
 	if o.depth < 0 || !(o.discount >= 0 && o.discount <= 1) || o.batchSize < 1 || !(o.step > 0) || !(o.passes > 0) || !(o.evalEvery > 0) {
 		return usageError{fmt.Errorf("need --depth ≥ 0, --discount in [0, 1], --batch-size ≥ 1, --step > 0, --passes > 0 and --eval-every > 0")}
 	}
-	plotFmt := ""
-	if o.plot != "" {
-		var err error
-		if plotFmt, err = plotFormat(o.plot); err != nil {
-			return err
-		}
-	}
+	return nil
+}
+
+// onlineData are the model and data of an online learner.
+type onlineData struct {
+	user  *mln.MLN // the user's MLN, expanded
+	m     *mln.MLN // user's formulas, then the hard formulas of "!"
+	md    *online.Model
+	tests []*online.Model // one per holdout database
+}
+
+// loadOnline reads the model and the training and holdout databases. The
+// online learners take mutual exclusion ("!") as the hard formulas it
+// stands for, appended after the user's formulas.
+func loadOnline(o *onlineFlags, r onlineRun) (*onlineData, error) {
 	user, err := readMLNQuiet(r.Input, r.Quiet)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	// Starred atoms stand for their sign combinations and "+x" for one
 	// formula per constant, each learned (as in lwl and pll).
-	if needsExpansion(user) {
-		if user, err = expandForOnline(user, r.Train, o.holdout); err != nil {
-			return err
+	if mln.NeedsExpansion(user) {
+		if user, err = mln.ExpandForHoldout(user, r.Train, o.holdout, mln.ReadDBFiles); err != nil {
+			return nil, err
 		}
 	}
-	// The online learners take mutual exclusion ("!") as the hard formula
-	// it stands for, appended after the user's formulas.
 	m, _, err := mln.MutexAsFormulas(user)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	db, err := mln.ReadDBFiles(m, r.Train...)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	md, err := online.NewModel(m, db, o.ne)
-	if err != nil {
-		return err
+	d := &onlineData{user: user, m: m}
+	if d.md, err = online.NewModel(m, db, o.ne); err != nil {
+		return nil, err
 	}
 	// Each holdout database is its own test mega-example; the curve
 	// reports the mean of their CMLLs.
-	var tests []*online.Model
 	for _, path := range o.holdout {
 		tdb, err := mln.ReadDBFiles(m, path)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		t, err := online.NewModel(m, tdb, o.ne)
 		if err != nil {
-			return fmt.Errorf("%s: %w", path, err)
+			return nil, fmt.Errorf("%s: %w", path, err)
 		}
-		tests = append(tests, t)
+		d.tests = append(d.tests, t)
 	}
-	grad := online.GradOptions{Ground: o.ground, Workers: o.workers}
-	start := time.Now()
-	log := &curveLog{Method: r.Method, Label: r.Method, Train: r.Train, Holdout: o.holdout}
-	if r.Method == "smd" || r.Method == "sgd" {
-		log.Pieces = o.pieces
-		log.Label = r.Method + " (" + o.pieces + " pieces)"
+	return d, nil
+}
+
+// onlineLearner is one run of an online learner: its flags, its training
+// mega-example, its holdout and the curve it records.
+type onlineLearner struct {
+	o       *onlineFlags
+	r       onlineRun
+	md      *online.Model
+	holdout *online.Holdout
+	curve   *online.Curve
+	prog    *progress
+	start   time.Time
+	status  string // the last test CMLL, for the progress line
+}
+
+// run learns the weights (those of the hard formulas of "!" last) and
+// returns them with a summary line; the curve gets its time.
+func (l *onlineLearner) run(ctx context.Context) (weights []float64, summary string, err error) {
+	if l.r.Method == "smd" || l.r.Method == "sgd" {
+		weights, summary, err = l.train(ctx)
+	} else {
+		weights, summary, err = l.batch(ctx)
 	}
-	for _, f := range m.Formulas {
-		log.Formulas = append(log.Formulas, f.Text)
-	}
-	prog := newProgress(r.Quiet)
-	status := ""
-	eval := func(passes float64, w []float64) error {
-		pt := curvePoint{Passes: passes, Seconds: time.Since(start).Seconds(), Weights: append([]float64(nil), w...)}
-		if len(tests) > 0 {
-			var c, per float64
-			for i, test := range tests {
-				// The same four groups at every evaluation.
-				ci, n, err := online.CMLL(ctx, test, w, rand.New(rand.NewPCG(o.seed, 0xc3+uint64(i))), grad)
-				if err != nil {
-					return err
-				}
-				c += ci / float64(len(tests))
-				per += ci / math.Max(n, 1) / float64(len(tests))
-			}
-			// A non-finite CMLL (a test atom given probability 0) is
-			// logged as null: JSON has no -Inf.
-			pt.CMLL, pt.CMLLPerAtom = finitePtr(c), finitePtr(per)
-			status = fmt.Sprintf(", test CMLL %.6g", c)
-		}
-		log.Points = append(log.Points, pt)
+	l.curve.Seconds = time.Since(l.start).Seconds()
+	return weights, summary, err
+}
+
+// eval records the weights w after passes in the curve, with their test
+// CMLL where there are holdout databases.
+func (l *onlineLearner) eval(ctx context.Context, passes float64, w []float64) error {
+	secs := time.Since(l.start).Seconds()
+	if l.holdout.Len() == 0 {
+		l.curve.Add(passes, secs, w)
 		return nil
 	}
-	rng := rand.New(rand.NewPCG(o.seed, 0x5eed))
-	var weights []float64
-	var summary string
-	switch r.Method {
-	case "smd", "sgd":
-		var pieces *online.Pieces
-		switch o.pieces {
-		case "factor":
-			pieces = online.FactorPieces(md)
-		case "tree":
-			pieces = online.TreePieces(md, o.depth, o.discount, rng)
-		default:
-			pieces = online.NeighbourhoodPieces(md, o.depth)
-		}
-		res, err := online.Train(ctx, md, pieces, online.TrainOptions{
-			Method: r.Method, BatchSize: o.batchSize, Passes: o.passes, Step: o.step,
-			Lambda: nonZero(o.lambda), Mu: nonZero(o.mu), Gamma: nonZero(o.gamma),
-			Grad: grad, EvalEvery: o.evalEvery, Rand: rng,
-			Eval: func(p float64, w []float64) error {
-				if len(tests) == 0 && p != 0 && p < o.passes {
-					return nil
-				}
-				return eval(p, w)
-			},
-			Progress: func(p online.Progress) {
-				prog.printf("%s: pass %.2f/%g %s batch %d/%d, batch loss %.4g, lift ratio %.3f%s",
-					r.Method, p.Pass, o.passes, bar(p.Pass/o.passes, 20), p.Batch, p.Batches, p.Loss, p.LiftRatio, status)
-			},
-		})
-		prog.done()
-		if err != nil {
-			return err
-		}
-		weights = res.Weights
-		summary = fmt.Sprintf("%d pieces, %d mini-batches, mean lift ratio %.3f", pieces.Len(), res.Batches, res.LiftRatio)
-	default:
-		bo := online.BatchOptions{MaxIter: r.MaxIter, GradTol: r.Tol, PriorStdDev: r.PriorStdDev, Grad: grad, Eval: eval,
-			Progress: func(it, evals int, loss float64) {
-				prog.printf("%s: iteration %d, %d passes, loss %.10g%s", r.Method, it, evals, loss, status)
-			}}
-		var res *online.BatchLearnResult
-		if r.Method == "scg" {
-			res, err = online.SCG(ctx, md, bo)
-		} else {
-			res, err = online.LBFGS(ctx, md, bo)
-		}
-		prog.done()
-		if err != nil {
-			return err
-		}
-		weights = res.Weights
-		summary = fmt.Sprintf("%d iterations, %d passes, BP loss %.10g, converged %v (%s)", res.Iterations, res.Evaluations, res.Loss, res.Converged, res.Status)
+	c, per, err := l.holdout.CMLL(ctx, w)
+	if err != nil {
+		return err
 	}
-	log.Seconds = time.Since(start).Seconds()
-	// The exact test log-likelihood, where the WFOMC engine applies (its
-	// errors only mean it does not).
-	weights = weights[:len(user.Formulas)] // without the formulas of "!"
-	for _, path := range o.holdout {
+	l.curve.AddTest(passes, secs, w, c, per)
+	l.status = fmt.Sprintf(", test CMLL %.6g", c)
+	return nil
+}
+
+// train runs smd or sgd on mini-batches of pieces.
+func (l *onlineLearner) train(ctx context.Context) ([]float64, string, error) {
+	o, method := l.o, l.r.Method
+	rng := rand.New(rand.NewPCG(o.seed, 0x5eed))
+	pieces, err := online.NewPieces(l.md, o.pieces, o.depth, o.discount, rng)
+	if err != nil {
+		return nil, "", err
+	}
+	res, err := online.Train(ctx, l.md, pieces, online.TrainOptions{
+		Method: method, BatchSize: o.batchSize, Passes: o.passes, Step: o.step,
+		Lambda: nonZero(o.lambda), Mu: nonZero(o.mu), Gamma: nonZero(o.gamma),
+		Grad: l.holdout.Grad, EvalEvery: o.evalEvery, Rand: rng,
+		Eval: func(p float64, w []float64) error {
+			if l.holdout.Len() == 0 && p != 0 && p < o.passes {
+				return nil
+			}
+			return l.eval(ctx, p, w)
+		},
+		Progress: func(p online.Progress) {
+			l.prog.printf("%s: pass %.2f/%g %s batch %d/%d, batch loss %.4g, lift ratio %.3f%s",
+				method, p.Pass, o.passes, bar(p.Pass/o.passes, 20), p.Batch, p.Batches, p.Loss, p.LiftRatio, l.status)
+		},
+	})
+	l.prog.done()
+	if err != nil {
+		return nil, "", err
+	}
+	return res.Weights, fmt.Sprintf("%d pieces, %d mini-batches, mean lift ratio %.3f", pieces.Len(), res.Batches, res.LiftRatio), nil
+}
+
+// batch runs scg or lbfgs-bp on the whole model's BP likelihood.
+func (l *onlineLearner) batch(ctx context.Context) ([]float64, string, error) {
+	r := l.r
+	bo := online.BatchOptions{MaxIter: r.MaxIter, GradTol: r.Tol, PriorStdDev: r.PriorStdDev, Grad: l.holdout.Grad,
+		Eval: func(p float64, w []float64) error { return l.eval(ctx, p, w) },
+		Progress: func(it, evals int, loss float64) {
+			l.prog.printf("%s: iteration %d, %d passes, loss %.10g%s", r.Method, it, evals, loss, l.status)
+		}}
+	var res *online.BatchLearnResult
+	var err error
+	if r.Method == "scg" {
+		res, err = online.SCG(ctx, l.md, bo)
+	} else {
+		res, err = online.LBFGS(ctx, l.md, bo)
+	}
+	l.prog.done()
+	if err != nil {
+		return nil, "", err
+	}
+	return res.Weights, fmt.Sprintf("%d iterations, %d passes, BP loss %.10g, converged %v (%s)", res.Iterations, res.Evaluations, res.Loss, res.Converged, res.Status), nil
+}
+
+// testLogLik records (and prints) the exact log-likelihood of each holdout
+// database under the learned weights, where the WFOMC engine applies (its
+// errors only mean that it does not).
+func testLogLik(c *online.Curve, user *mln.MLN, weights []float64, holdout []string, quiet bool) {
+	for _, path := range holdout {
 		var ll *float64
 		if tdb, err := mln.ReadDBFiles(user, path); err == nil {
-			if d, err := learn.CountDB(user, tdb, path); err == nil {
-				if v, err := learn.LogLikelihood(user, weights, d); err == nil {
-					ll = finitePtr(v)
-				}
+			if v, err := learn.DBLogLikelihood(user, weights, tdb, path); err == nil {
+				ll = online.FinitePtr(v)
 			}
 		}
-		log.TestLogLik = append(log.TestLogLik, ll)
-		if ll != nil && !r.Quiet {
+		c.TestLogLik = append(c.TestLogLik, ll)
+		if ll != nil && !quiet {
 			fmt.Fprintf(os.Stderr, "lifted: %s: exact test log-likelihood %.10g\n", filepath.Base(path), *ll)
 		}
 	}
-	if !r.Quiet {
-		last := ""
-		if n := len(log.Points); n > 0 && log.Points[n-1].CMLL != nil {
-			last = fmt.Sprintf(", test CMLL %.6g", *log.Points[n-1].CMLL)
-		}
-		fmt.Fprintf(os.Stderr, "lifted: %s: %s%s, %.3f s\n", r.Method, summary, last, log.Seconds)
-	}
+}
+
+// writeCurve writes the curve as JSON (--log) and plots it with those of
+// earlier runs (--plot, --plot-with).
+func writeCurve(o *onlineFlags, c *online.Curve, plotFmt string, stdout io.Writer) error {
 	if o.log != "" {
 		if err := writeOutput(o.log, stdout, func(w io.Writer) error {
 			enc := json.NewEncoder(w)
 			enc.SetIndent("", " ")
-			return enc.Encode(log)
+			return enc.Encode(c)
 		}); err != nil {
 			return err
 		}
 	}
-	if o.plot != "" {
-		logs := []*curveLog{}
-		for _, p := range o.plotWith {
-			l, err := readCurveLog(p)
-			if err != nil {
-				return err
-			}
-			logs = append(logs, l)
-		}
-		logs = append(logs, log)
-		if err := writeOutput(o.plot, stdout, func(w io.Writer) error { return writeCurvePlot(w, plotFmt, logs) }); err != nil {
+	if o.plot == "" {
+		return nil
+	}
+	curves := []*online.Curve{}
+	for _, p := range o.plotWith {
+		l, err := readCurve(p)
+		if err != nil {
 			return err
 		}
+		curves = append(curves, l)
 	}
-	header := fmt.Sprintf("Learned by lifted learn --method %s from %s\n%s", r.Method, trainNames(r.Train), summary)
-	return writeOutput(r.Output, stdout, func(w io.Writer) error {
-		return learn.WriteMLN(w, user, weights, header)
-	})
+	curves = append(curves, c)
+	return writeOutput(o.plot, stdout, func(w io.Writer) error { return writeCurvePlot(w, plotFmt, curves) })
 }
 
 // nonZero maps 0 to the online package's "0" (a negative value), since 0
@@ -334,55 +360,14 @@ func bar(frac float64, width int) string {
 	return "[" + strings.Repeat("=", n) + strings.Repeat(" ", width-n) + "]"
 }
 
-func readCurveLog(path string) (*curveLog, error) {
+func readCurve(path string) (*online.Curve, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	var l curveLog
+	var l online.Curve
 	if err := json.Unmarshal(b, &l); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return &l, nil
-}
-
-// finitePtr returns &x, or nil when x is NaN or infinite.
-func finitePtr(x float64) *float64 {
-	if math.IsNaN(x) || math.IsInf(x, 0) {
-		return nil
-	}
-	return &x
-}
-
-// expandForOnline expands per-constant variables over the training
-// database's constants and starred atoms into their sign combinations.
-// The copies of a "+x" formula name those constants, which then belong to
-// every database's domain, so each holdout database must have the same
-// constants for the types of "+" variables.
-func expandForOnline(m *mln.MLN, train, holdout []string) (*mln.MLN, error) {
-	if !hasPerConstantVar(m) {
-		out, _, err := mln.Expand(m, nil)
-		return out, err
-	}
-	tdb, err := mln.ReadDBFiles(m, train...)
-	if err != nil {
-		return nil, err
-	}
-	for _, path := range holdout {
-		hdb, err := mln.ReadDBFiles(m, path)
-		if err != nil {
-			return nil, err
-		}
-		for _, f := range m.Formulas {
-			for _, v := range f.Vars {
-				a, b := slices.Sorted(slices.Values(tdb.Domain(v.Type))), slices.Sorted(slices.Values(hdb.Domain(v.Type)))
-				if v.PerConstant && !slices.Equal(a, b) {
-					return nil, fmt.Errorf("%s: formula %q: per-constant variable +%s: %s has %d constants of type %s, the training data %d, not the same; per-constant weights need the same constants in every database (drop the +, or leave out --holdout)",
-						f.Pos, f.Text, v.Name, path, len(b), v.Type, len(a))
-				}
-			}
-		}
-	}
-	out, _, err := mln.Expand(m, tdb.Domain)
-	return out, err
 }

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/lifted-dev/lifted/online"
+
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
@@ -27,7 +29,7 @@ func plotFormat(path string) (string, error) {
 // mega-example, one line per log) with gonum/plot, with a dashed vertical
 // line at one pass as in the paper's figures. Logs without CMLL values are
 // skipped; with none at all the plot says so in its title.
-func writeCurvePlot(w io.Writer, format string, logs []*curveLog) error {
+func writeCurvePlot(w io.Writer, format string, logs []*online.Curve) error {
 	p := plot.New()
 	p.Title.Text = "Learning curve"
 	p.X.Label.Text = "passes over the mega-example"

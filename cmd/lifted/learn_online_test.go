@@ -79,7 +79,7 @@ func TestRunOnlineLearn(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var l curveLog
+			var l online.Curve
 			if err := json.Unmarshal(b, &l); err != nil {
 				t.Fatal(err)
 			}

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/lifted-dev/lifted/learn"
+	"github.com/lifted-dev/lifted/mln"
 	"github.com/lifted-dev/lifted/wfomc"
 )
 
@@ -77,7 +78,7 @@ func runLoglik(f *loglikFlags, model string, dbs []string, stdout io.Writer) err
 		return err
 	}
 	mod0, err := wfomc.Compile(m0, nil)
-	if err != nil && !needsExpansion(m0) {
+	if err != nil && !mln.NeedsExpansion(m0) {
 		return err
 	}
 	var rows []loglikRow
@@ -85,7 +86,7 @@ func runLoglik(f *loglikFlags, model string, dbs []string, stdout io.Writer) err
 	for _, path := range dbs {
 		// Per-constant formulas ("+x") stand for one formula per constant of
 		// this database (all with the formula's weight).
-		m, dbl, err := expandModel(m0, [][]string{{path}})
+		m, dbl, err := mln.ExpandForData(m0, readDBs([][]string{{path}}))
 		if err != nil {
 			return err
 		}

@@ -41,13 +41,14 @@ Markov logic networks in Alchemy's format (.mln, with .db evidence).`,
 		SilenceErrors: true,
 	}
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(newInferCmd(), newCompressCmd())
-	for _, c := range extraCommands {
-		root.AddCommand(c())
-	}
+	// Every subcommand, each defined in its own file.
+	root.AddCommand(
+		newInferCmd(),
+		newCompressCmd(),
+		newCountCmd(),
+		newWfomcCmd(),
+		newLearnCmd(),
+		newLoglikCmd(),
+	)
 	return root
 }
-
-// extraCommands are the constructors of subcommands defined in other files of
-// this package (count, wfomc, learn, …); each file appends its own in init.
-var extraCommands []func() *cobra.Command

@@ -8,12 +8,12 @@ import (
 	"io"
 	"math"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/lifted-dev/lifted/format"
 	"github.com/lifted-dev/lifted/ground"
 	"github.com/lifted-dev/lifted/infer"
 	"github.com/lifted-dev/lifted/infer/bp"
@@ -71,22 +71,14 @@ func (o *optFloat) Set(s string) error {
 func (o *optFloat) Type() string { return "float" }
 
 // isMLN reports whether the model is a Markov logic network.
-func isMLN(path, format string) bool {
-	return format == "mln" || (format == "" && strings.EqualFold(filepath.Ext(path), ".mln"))
-}
+func isMLN(path, formatFlag string) bool { return format.IsMLN(path, formatFlag) }
 
 // mlnModel is an MLN with its evidence, grounded, and its query atoms.
 type mlnModel struct {
 	m       *mln.MLN
 	db      *mln.DB
 	gr      *ground.Grounding
-	queries []queryAtom
-}
-
-// queryAtom is one ground query atom that is a variable of the graph.
-type queryAtom struct {
-	name string
-	v    int32
+	queries []ground.QueryAtom
 }
 
 // loadMLN parses the model and its evidence, grounds it and lists the
@@ -106,12 +98,12 @@ func loadMLN(ctx context.Context, path string, evidence []string, mf *mlnFlags, 
 	} else {
 		db = mln.NewDB(m)
 	}
-	atoms, names, err := parseQuery(m, db, mf.query, needQuery)
+	q, err := parseQuery(m, db, mf.query, needQuery)
 	if err != nil {
 		return nil, err
 	}
 	opt := ground.Options{
-		Query: names, ClosedWorld: mf.cw, OpenWorld: mf.ow,
+		QueryAtoms: q, ClosedWorld: mf.cw, OpenWorld: mf.ow,
 		DefaultWeight: mf.defaultWeight.v, UseDefaultWeight: mf.defaultWeight.set,
 		MaxGround: mf.maxGround, AlchemyCNF: mf.alchemyCNF, MergeDuplicates: mf.mergeDuplicates,
 	}
@@ -125,9 +117,21 @@ func loadMLN(ctx context.Context, path string, evidence []string, mf *mlnFlags, 
 	if err != nil {
 		return nil, withPath(path, err)
 	}
-	mm := &mlnModel{m: m, db: db, gr: gr}
-	mm.queries = queryAtoms(gr, atoms)
-	return mm, nil
+	return &mlnModel{m: m, db: db, gr: gr, queries: gr.Queries}, nil
+}
+
+// parseQuery reads the -q values (ground.ParseQuery); with need, no query
+// is an error. Query errors are usage errors.
+func parseQuery(m *mln.MLN, db *mln.DB, values []string, need bool) (*ground.Query, error) {
+	q, err := ground.ParseQuery(m, db, values)
+	if err == nil && need {
+		err = q.Need()
+	}
+	var qe *ground.QueryError
+	if errors.As(err, &qe) {
+		return nil, usageError{err}
+	}
+	return q, err
 }
 
 // withPath prefixes an error without a position with the model's path.
@@ -151,137 +155,6 @@ func warn(quiet bool, ws []*pos.Error) {
 		}
 		fmt.Fprintf(os.Stderr, "lifted: warning: %v\n", w)
 	}
-}
-
-// parseQuery reads the -q values: predicate names or atoms whose arguments
-// are variables or constants, separated by commas outside parentheses. It
-// returns the atoms and the names of the query predicates.
-func parseQuery(m *mln.MLN, db *mln.DB, values []string, need bool) ([]*mln.Atom, []string, error) {
-	var items []string
-	for _, v := range values {
-		items = append(items, splitTopLevel(v)...)
-	}
-	if len(items) == 0 {
-		if !need {
-			return nil, nil, nil
-		}
-		return nil, nil, usageError{fmt.Errorf("no query: give the predicates to infer with -q, e.g. -q %s (this MLN declares %s)", firstPred(m), predList(m))}
-	}
-	var names []string
-	for _, it := range items {
-		name := it
-		if i := strings.IndexByte(name, '('); i >= 0 {
-			name = name[:i]
-		}
-		names = append(names, strings.TrimSpace(name))
-	}
-	if _, err := mln.ClosedWorld(m, db, names, nil, nil); err != nil {
-		return nil, nil, usageError{fmt.Errorf("-q: %v (this MLN declares %s)", err, predList(m))}
-	}
-	atoms, err := mln.ReadQuery(strings.NewReader(strings.Join(items, "\n")), "-q", m)
-	if err != nil {
-		return nil, nil, usageError{err}
-	}
-	for _, a := range atoms {
-		for _, t := range a.Args {
-			if !t.IsVar && db.ConstIndex(t.Type, t.Name) < 0 {
-				return nil, nil, usageError{fmt.Errorf("-q: constant %s in %s is not in the domain of type %s", t.Name, a.String(), t.Type)}
-			}
-		}
-	}
-	return atoms, names, nil
-}
-
-// splitTopLevel splits s at commas outside parentheses and quotes.
-func splitTopLevel(s string) []string {
-	var out []string
-	depth, start := 0, 0
-	inQuote := false
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case c == '"':
-			inQuote = !inQuote
-		case inQuote:
-		case c == '(':
-			depth++
-		case c == ')':
-			depth--
-		case c == ',' && depth == 0:
-			if p := strings.TrimSpace(s[start:i]); p != "" {
-				out = append(out, p)
-			}
-			start = i + 1
-		}
-	}
-	if p := strings.TrimSpace(s[start:]); p != "" {
-		out = append(out, p)
-	}
-	return out
-}
-
-func predList(m *mln.MLN) string {
-	var names []string
-	for _, p := range m.Preds {
-		names = append(names, p.Name)
-	}
-	if len(names) == 0 {
-		return "no predicates"
-	}
-	return strings.Join(names, ", ")
-}
-
-func firstPred(m *mln.MLN) string {
-	if len(m.Preds) == 0 {
-		return "P"
-	}
-	return m.Preds[0].Name
-}
-
-// queryAtoms lists the ground atoms matching the query atoms that are
-// variables of the graph: in the order of the queries, each in constant
-// order, without repeats. Evidence atoms are left out.
-func queryAtoms(gr *ground.Grounding, atoms []*mln.Atom) []queryAtom {
-	var out []queryAtom
-	seen := map[int32]bool{}
-	for _, a := range atoms {
-		d := gr.MLN.Pred(a.Pred)
-		want := make([]int, len(a.Args)) // constant index, or -1 for a variable
-		for i, t := range a.Args {
-			want[i] = -1
-			if !t.IsVar {
-				want[i] = gr.DB.ConstIndex(t.Type, t.Name)
-			}
-		}
-		gr.Each(d.Index, func(args []int) bool {
-			if !matches(a, want, args) {
-				return true
-			}
-			if v, _ := gr.Var(d.Index, args); v >= 0 && !seen[v] {
-				seen[v] = true
-				out = append(out, queryAtom{name: gr.Name(d.Index, args), v: v})
-			}
-			return true
-		})
-	}
-	return out
-}
-
-// matches reports whether a ground atom's constants fit a query atom:
-// constants equal, repeated variables bound alike.
-func matches(a *mln.Atom, want, args []int) bool {
-	for i, w := range want {
-		if w >= 0 && args[i] != w {
-			return false
-		}
-		if w < 0 {
-			for j := 0; j < i; j++ {
-				if a.Args[j].IsVar && a.Args[j].Name == a.Args[i].Name && args[j] != args[i] {
-					return false
-				}
-			}
-		}
-	}
-	return true
 }
 
 // mlnStats are the figures an MLN run reports: the core's and the
@@ -351,9 +224,9 @@ func writeAlchemy(w io.Writer, mm *mlnModel, ans *infer.Answer) error {
 	for _, q := range mm.queries {
 		var err error
 		if ans.Task == infer.MAP {
-			_, err = fmt.Fprintf(w, "%s %d\n", q.name, ans.Assignment[q.v])
+			_, err = fmt.Fprintf(w, "%s %d\n", q.Name, ans.Assignment[q.Var])
 		} else {
-			_, err = fmt.Fprintf(w, "%s %s\n", q.name, formatProb(ans.Marginal(int(q.v))[1]))
+			_, err = fmt.Fprintf(w, "%s %s\n", q.Name, formatProb(ans.Marginal(int(q.Var))[1]))
 		}
 		if err != nil {
 			return err
@@ -385,13 +258,13 @@ func writeMLNJSON(w io.Writer, mm *mlnModel, ans *infer.Answer) error {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		name, _ := json.Marshal(q.name)
+		name, _ := json.Marshal(q.Name)
 		b.Write(name)
 		b.WriteByte(':')
 		if isMAP {
-			fmt.Fprintf(&b, "%d", ans.Assignment[q.v])
+			fmt.Fprintf(&b, "%d", ans.Assignment[q.Var])
 		} else {
-			b.WriteString(strconv.FormatFloat(ans.Marginal(int(q.v))[1], 'g', -1, 64))
+			b.WriteString(strconv.FormatFloat(ans.Marginal(int(q.Var))[1], 'g', -1, 64))
 		}
 	}
 	b.WriteString("}")
@@ -441,83 +314,4 @@ func compressMLN(ctx context.Context, f *graphFlags, mf *mlnFlags, path, output 
 	return writeOutput(output, stdout, func(w io.Writer) error {
 		return json.NewEncoder(w).Encode(statsOf(st, mm.gr))
 	})
-}
-
-// expandModel reads the databases (each a list of files) against m and, if
-// m has per-constant variables ("+x") or starred atoms ("*P"), expands
-// those formulas (mln.Expand) — "+x" over the constants m declares and
-// those of all the databases, one formula and so one weight per constant,
-// as Alchemy learns them — and reads the databases again against the
-// expanded model, whose formula constants belong to every database's
-// domain.
-func expandModel(m *mln.MLN, dbFiles [][]string) (*mln.MLN, []*mln.DB, error) {
-	read := func(m *mln.MLN) ([]*mln.DB, error) {
-		dbs := make([]*mln.DB, len(dbFiles))
-		for i, files := range dbFiles {
-			var err error
-			if dbs[i], err = mln.ReadDBFiles(m, files...); err != nil {
-				return nil, err
-			}
-		}
-		return dbs, nil
-	}
-	dbs, err := read(m)
-	if err != nil {
-		return nil, nil, err
-	}
-	domain := func(typ string) []string {
-		var out []string
-		seen := map[string]bool{}
-		add := func(cs []string) {
-			for _, c := range cs {
-				if !seen[c] {
-					seen[c] = true
-					out = append(out, c)
-				}
-			}
-		}
-		if t := m.Type(typ); t != nil {
-			add(t.Constants)
-		}
-		for _, db := range dbs {
-			add(db.Domain(typ))
-		}
-		return out
-	}
-	m2, _, err := mln.Expand(m, domain)
-	if err != nil || m2 == m {
-		return m, dbs, err
-	}
-	dbs, err = read(m2)
-	return m2, dbs, err
-}
-
-// needsExpansion reports whether a formula of m has a "+x" variable or a
-// starred atom.
-func needsExpansion(m *mln.MLN) bool {
-	if hasPerConstantVar(m) {
-		return true
-	}
-	star := false
-	for _, f := range m.Formulas {
-		mln.Inspect(f.Expr, func(e mln.Expr) bool {
-			if a, ok := e.(*mln.Atom); ok && a.Star {
-				star = true
-			}
-			return !star
-		})
-	}
-	return star
-}
-
-// hasPerConstantVar reports whether a formula of m has a "+x" variable.
-func hasPerConstantVar(m *mln.MLN) bool {
-	for _, f := range m.Formulas {
-		for _, v := range f.Vars {
-			if v.PerConstant {
-				return true
-			}
-		}
-	}
-	return false
 }

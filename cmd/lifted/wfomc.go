@@ -15,10 +15,6 @@ import (
 	"github.com/lifted-dev/lifted/wfomc"
 )
 
-func init() {
-	extraCommands = append(extraCommands, newWfomcCmd, newLearnCmd, newLoglikCmd)
-}
-
 type wfomcFlags struct {
 	domains       []string
 	queries       []string
@@ -199,7 +195,7 @@ func runWfomc(f *wfomcFlags, path string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if needsExpansion(m) {
+	if mln.NeedsExpansion(m) {
 		// One formula per named constant: elements that --domain adds
 		// without names would have none.
 		for _, fm := range m.Formulas {
@@ -214,7 +210,7 @@ func runWfomc(f *wfomcFlags, path string, stdout io.Writer) error {
 		if len(f.evidence) > 0 {
 			ev = [][]string{f.evidence}
 		}
-		if m, _, err = expandModel(m, ev); err != nil {
+		if m, _, err = mln.ExpandForData(m, readDBs(ev)); err != nil {
 			return err
 		}
 	}
