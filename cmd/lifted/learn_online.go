@@ -15,6 +15,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	mlnfile "github.com/lifted-dev/lifted/format/mln"
 	"github.com/lifted-dev/lifted/learn"
 	"github.com/lifted-dev/lifted/mln"
 	"github.com/lifted-dev/lifted/online"
@@ -157,7 +158,7 @@ func runOnlineLearn(ctx context.Context, o *onlineFlags, r onlineRun, stdout io.
 	if err != nil {
 		return err
 	}
-	db, err := mln.ReadDBFiles(m, r.Train...)
+	db, err := mlnfile.ReadDBFiles(m, r.Train...)
 	if err != nil {
 		return err
 	}
@@ -169,7 +170,7 @@ func runOnlineLearn(ctx context.Context, o *onlineFlags, r onlineRun, stdout io.
 	// reports the mean of their CMLLs.
 	var tests []*online.Model
 	for _, path := range o.holdout {
-		tdb, err := mln.ReadDBFiles(m, path)
+		tdb, err := mlnfile.ReadDBFiles(m, path)
 		if err != nil {
 			return err
 		}
@@ -271,7 +272,7 @@ func runOnlineLearn(ctx context.Context, o *onlineFlags, r onlineRun, stdout io.
 	weights = weights[:len(user.Formulas)] // without the formulas of "!"
 	for _, path := range o.holdout {
 		var ll *float64
-		if tdb, err := mln.ReadDBFiles(user, path); err == nil {
+		if tdb, err := mlnfile.ReadDBFiles(user, path); err == nil {
 			if d, err := learn.CountDB(user, tdb, path); err == nil {
 				if v, err := learn.LogLikelihood(user, weights, d); err == nil {
 					ll = finitePtr(v)
@@ -364,12 +365,12 @@ func expandForOnline(m *mln.MLN, train, holdout []string) (*mln.MLN, error) {
 		out, _, err := mln.Expand(m, nil)
 		return out, err
 	}
-	tdb, err := mln.ReadDBFiles(m, train...)
+	tdb, err := mlnfile.ReadDBFiles(m, train...)
 	if err != nil {
 		return nil, err
 	}
 	for _, path := range holdout {
-		hdb, err := mln.ReadDBFiles(m, path)
+		hdb, err := mlnfile.ReadDBFiles(m, path)
 		if err != nil {
 			return nil, err
 		}

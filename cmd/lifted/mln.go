@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/lifted-dev/lifted/bp"
+	mlnfile "github.com/lifted-dev/lifted/format/mln"
 	"github.com/lifted-dev/lifted/ground"
 	"github.com/lifted-dev/lifted/infer"
 	"github.com/lifted-dev/lifted/lift"
@@ -92,14 +93,14 @@ type queryAtom struct {
 // loadMLN parses the model and its evidence, grounds it and lists the
 // query atoms.
 func loadMLN(ctx context.Context, path string, evidence []string, mf *mlnFlags, quiet, needQuery bool) (*mlnModel, error) {
-	m, err := mln.ParseFile(path)
+	m, err := mlnfile.ParseFile(path)
 	if err != nil {
 		return nil, err
 	}
 	warn(quiet, m.Warnings)
 	var db *mln.DB
 	if len(evidence) > 0 {
-		if db, err = mln.ReadDBFiles(m, evidence...); err != nil {
+		if db, err = mlnfile.ReadDBFiles(m, evidence...); err != nil {
 			return nil, err
 		}
 		warn(quiet, db.Warnings)
@@ -178,7 +179,7 @@ func parseQuery(m *mln.MLN, db *mln.DB, values []string, need bool) ([]*mln.Atom
 	if _, err := mln.ClosedWorld(m, db, names, nil, nil); err != nil {
 		return nil, nil, usageError{fmt.Errorf("-q: %v (this MLN declares %s)", err, predList(m))}
 	}
-	atoms, err := mln.ReadQuery(strings.NewReader(strings.Join(items, "\n")), "-q", m)
+	atoms, err := mlnfile.ReadQuery(strings.NewReader(strings.Join(items, "\n")), "-q", m)
 	if err != nil {
 		return nil, nil, usageError{err}
 	}
@@ -466,7 +467,7 @@ func expandModel(m *mln.MLN, dbFiles [][]string) (*mln.MLN, []*mln.DB, error) {
 		dbs := make([]*mln.DB, len(dbFiles))
 		for i, files := range dbFiles {
 			var err error
-			if dbs[i], err = mln.ReadDBFiles(m, files...); err != nil {
+			if dbs[i], err = mlnfile.ReadDBFiles(m, files...); err != nil {
 				return nil, err
 			}
 		}
