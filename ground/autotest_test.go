@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	mlnfile "github.com/lifted-dev/lifted/format/mln"
 	"github.com/lifted-dev/lifted/mln"
 )
 
@@ -194,13 +195,13 @@ func TestAlchemyAutotest(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		m, err := mln.Parse(filepath.Base(path)+".mln", []byte(convertAutotestMLN(string(src))))
+		m, err := mlnfile.Parse(filepath.Base(path)+".mln", []byte(convertAutotestMLN(string(src))))
 		if err != nil {
 			t.Fatalf("%s: %v", path, err)
 		}
 		db := mln.NewDB(m)
 		if evs, err := os.ReadFile(filepath.Join(autotestDir, "testdb"+id+".txt")); err == nil {
-			if db, err = mln.ReadDB(strings.NewReader(string(evs)), "testdb"+id+".txt", m); err != nil {
+			if db, err = mlnfile.ReadDB(strings.NewReader(string(evs)), "testdb"+id+".txt", m); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"strings"
 
+	mlnfile "github.com/lifted-dev/lifted/format/mln"
 	"github.com/lifted-dev/lifted/ground"
-	"github.com/lifted-dev/lifted/mln"
 )
 
 // Ground friends and smokers for two people. Friends has evidence and is
@@ -16,7 +16,7 @@ import (
 // vanish, and the scaling of each factor's table to a largest entry of 1,
 // go to LogZOffset: 2·1.5 + 4·1.1 = 7.4.
 func Example() {
-	m, err := mln.Parse("smokers.mln", []byte(`person = {Anna, Bob}
+	m, err := mlnfile.Parse("smokers.mln", []byte(`person = {Anna, Bob}
 Friends(person, person)
 Smokes(person)
 Cancer(person)
@@ -28,7 +28,7 @@ Cancer(person)
 		fmt.Println(err)
 		return
 	}
-	db, err := mln.ReadDB(strings.NewReader("Friends(Anna, Bob)\nFriends(Bob, Anna)\nSmokes(Anna)\n"), "smokers.db", m)
+	db, err := mlnfile.ReadDB(strings.NewReader("Friends(Anna, Bob)\nFriends(Bob, Anna)\nSmokes(Anna)\n"), "smokers.db", m)
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -7,12 +7,13 @@ import (
 	"strings"
 	"testing"
 
+	mlnfile "github.com/lifted-dev/lifted/format/mln"
 	"github.com/lifted-dev/lifted/mln"
 )
 
 func parse(t *testing.T, src string) *mln.MLN {
 	t.Helper()
-	m, err := mln.Parse("test.mln", []byte(src))
+	m, err := mlnfile.Parse("test.mln", []byte(src))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -21,7 +22,7 @@ func parse(t *testing.T, src string) *mln.MLN {
 
 func readDB(t *testing.T, m *mln.MLN, src string) *mln.DB {
 	t.Helper()
-	db, err := mln.ReadDB(strings.NewReader(src), "test.db", m)
+	db, err := mlnfile.ReadDB(strings.NewReader(src), "test.db", m)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -244,7 +245,7 @@ func TestFunctionTerms(t *testing.T) {
 	src := "person = {A, B, C}\nperson mother(person)\nKnows(person, person)\n" +
 		"1.5 Knows(x, mother(x))\n" +
 		"0.5 EXIST y Knows(x, mother(y))\n"
-	m, err := mln.Parse("f.mln", []byte(src))
+	m, err := mlnfile.Parse("f.mln", []byte(src))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -254,12 +255,12 @@ func TestFunctionTerms(t *testing.T) {
 		t.Fatalf("got %v, want a positioned error about the quantified variable y", err)
 	}
 
-	m, err = mln.Parse("f.mln", []byte("person = {A, B, C}\nperson mother(person)\nKnows(person, person)\n1.5 Knows(x, mother(mother(x)))\n"))
+	m, err = mlnfile.Parse("f.mln", []byte("person = {A, B, C}\nperson mother(person)\nKnows(person, person)\n1.5 Knows(x, mother(mother(x)))\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	db = mln.NewDB(m)
-	if err := db.Read(strings.NewReader("B = mother(A)\nC = mother(B)\n"), "f.db"); err != nil {
+	if err := mlnfile.ReadDBInto(db, strings.NewReader("B = mother(A)\nC = mother(B)\n"), "f.db"); err != nil {
 		t.Fatal(err)
 	}
 	gr, err := Ground(context.Background(), m, db, Options{Query: []string{"Knows"}})

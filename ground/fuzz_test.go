@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lifted-dev/lifted/mln"
+	mlnfile "github.com/lifted-dev/lifted/format/mln"
 )
 
 // FuzzGround grounds whatever MLN text parses, with small limits: it must
@@ -17,7 +17,7 @@ func FuzzGround(f *testing.F) {
 	f.Add("p = {1,...,4}\nF(p, p)\nS(p)\n-1 EXIST y F(x, y) ^ x != y\n0.5 *S(x) v S(+y)\n", "?S(2)\n")
 	f.Add("c = {R, G}\nH(c!)\nL\n2 H(R) <=> L\nFORALL x H(x) v L.\n", "H(G)\n")
 	f.Fuzz(func(t *testing.T, src, ev string) {
-		m, err := mln.Parse("fuzz.mln", []byte(src))
+		m, err := mlnfile.Parse("fuzz.mln", []byte(src))
 		if err != nil {
 			return
 		}
@@ -26,7 +26,7 @@ func FuzzGround(f *testing.F) {
 				return
 			}
 		}
-		db, err := mln.ReadDB(strings.NewReader(ev), "fuzz.db", m)
+		db, err := mlnfile.ReadDB(strings.NewReader(ev), "fuzz.db", m)
 		if err != nil {
 			return
 		}

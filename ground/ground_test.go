@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/lifted-dev/lifted/fg"
+	mlnfile "github.com/lifted-dev/lifted/format/mln"
 	"github.com/lifted-dev/lifted/infer"
 	"github.com/lifted-dev/lifted/infer/bp"
 	"github.com/lifted-dev/lifted/internal/brute"
@@ -39,7 +40,7 @@ func randomInstancesOf(t *testing.T, n, maxFree int, funcs bool) []instance {
 		g := newRandomMLN(seed)
 		g.funcs = funcs
 		src := g.text()
-		m, err := mln.Parse("random.mln", []byte(src))
+		m, err := mlnfile.Parse("random.mln", []byte(src))
 		if err != nil {
 			continue // the generator can write ill-typed formulas
 		}

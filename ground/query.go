@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	mlnfile "github.com/lifted-dev/lifted/format/mln"
 	"github.com/lifted-dev/lifted/mln"
 )
 
@@ -60,7 +61,7 @@ func ParseQuery(m *mln.MLN, db *mln.DB, values []string) (*Query, error) {
 	if _, err := mln.ClosedWorld(m, db, names, nil, nil); err != nil {
 		return nil, &QueryError{fmt.Errorf("-q: %v (this MLN declares %s)", err, predList(m))}
 	}
-	atoms, err := mln.ReadQuery(strings.NewReader(strings.Join(items, "\n")), "-q", m)
+	atoms, err := mlnfile.ReadQuery(strings.NewReader(strings.Join(items, "\n")), "-q", m)
 	if err != nil {
 		return nil, &QueryError{err}
 	}

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"strings"
 
+	mlnfile "github.com/lifted-dev/lifted/format/mln"
 	"github.com/lifted-dev/lifted/mln"
 )
 
@@ -326,7 +327,7 @@ func (g *randomMLN) evidence(m *mln.MLN, db *mln.DB) Options {
 				fmt.Fprintf(&lines, "%s = %s(%s)\n", ret[r.IntN(len(ret))], f.name, strings.Join(args, ","))
 			}
 		}
-		if err := db.Read(strings.NewReader(lines.String()), "funcs.db"); err != nil {
+		if err := mlnfile.ReadDBInto(db, strings.NewReader(lines.String()), "funcs.db"); err != nil {
 			panic(err)
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	mlnfile "github.com/lifted-dev/lifted/format/mln"
 	"github.com/lifted-dev/lifted/infer"
 	"github.com/lifted-dev/lifted/infer/bp"
 	"github.com/lifted-dev/lifted/mln"
@@ -26,7 +27,7 @@ func smokersMLN(t testing.TB, n int) *mln.MLN {
 	}
 	b.WriteString("}\nSmokes(person)\nCancer(person)\nFriends(person, person)\n")
 	b.WriteString("1.5 Smokes(x) => Cancer(x)\n1.1 Friends(x, y) ^ Smokes(x) => Smokes(y)\n")
-	m, err := mln.Parse("smokers.mln", []byte(b.String()))
+	m, err := mlnfile.Parse("smokers.mln", []byte(b.String()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,11 +98,11 @@ func TestSmokersAlchemyRegression(t *testing.T) {
 // join estimate within a factor of ten of the result.
 func TestUWCSE(t *testing.T) {
 	dir := "../../shared/data/mln/uwcse/tuffy-cse/"
-	m, err := mln.ParseFile(dir + "prog.mln")
+	m, err := mlnfile.ParseFile(dir + "prog.mln")
 	if err != nil {
 		t.Skipf("shared data absent: %v", err)
 	}
-	db, err := mln.ReadDBFiles(m, dir+"evidence.db")
+	db, err := mlnfile.ReadDBFiles(m, dir+"evidence.db")
 	if err != nil {
 		t.Fatal(err)
 	}

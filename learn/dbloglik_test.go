@@ -5,15 +5,15 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lifted-dev/lifted/mln"
+	mlnfile "github.com/lifted-dev/lifted/format/mln"
 )
 
 func TestDBLogLikelihood(t *testing.T) {
-	m, err := mln.Parse("s.mln", []byte("person = {A, B}\nSmokes(person)\nCancer(person)\n1.5 Smokes(x) => Cancer(x)\n"))
+	m, err := mlnfile.Parse("s.mln", []byte("person = {A, B}\nSmokes(person)\nCancer(person)\n1.5 Smokes(x) => Cancer(x)\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	db, err := mln.ReadDB(strings.NewReader("Smokes(A)\nCancer(A)\nSmokes(C)\n"), "t.db", m)
+	db, err := mlnfile.ReadDB(strings.NewReader("Smokes(A)\nCancer(A)\nSmokes(C)\n"), "t.db", m)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 
+	mlnfile "github.com/lifted-dev/lifted/format/mln"
 	"github.com/lifted-dev/lifted/learn"
 	"github.com/lifted-dev/lifted/mln"
 )
@@ -15,7 +16,7 @@ import (
 // with cancer, 3 smoke without and 1 does not smoke, so e^w2 = 1/3 and
 // e^w1 = 2 (the prior σ = 100 moves them by less than 10^−4).
 func Example() {
-	m, err := mln.Parse("smoking.mln", []byte(`Smokes(person)
+	m, err := mlnfile.Parse("smoking.mln", []byte(`Smokes(person)
 Cancer(person)
 Smokes(x)
 Smokes(x) => Cancer(x)

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	mlnfile "github.com/lifted-dev/lifted/format/mln"
 	"github.com/lifted-dev/lifted/mln"
 	"github.com/lifted-dev/lifted/wfomc"
 )
@@ -28,7 +29,7 @@ const trainDB = "../../shared/data/mln/smokers/forclift/smoking-train.db"
 
 func parse(t *testing.T, src string) *mln.MLN {
 	t.Helper()
-	m, err := mln.Parse("test.mln", []byte(src))
+	m, err := mlnfile.Parse("test.mln", []byte(src))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,7 +38,7 @@ func parse(t *testing.T, src string) *mln.MLN {
 
 func readDB(t *testing.T, m *mln.MLN, path string) *mln.DB {
 	t.Helper()
-	db, err := mln.ReadDBFiles(m, path)
+	db, err := mlnfile.ReadDBFiles(m, path)
 	if err != nil {
 		t.Skip("shared data not available:", err)
 	}
@@ -332,7 +333,7 @@ Friends(x, y) => Friends(y, x)
 0.4 Col(x, R) ^ !Col(x, G)
 `)
 	data := "Smokes(A)\nCol(A, R)\nCol(B, G)\nCol(C, R)\nFriends(A, B)\nFriends(B, A)\nFriends(B, C)\nFriends(C, B)\n"
-	db, err := mln.ReadDB(strings.NewReader(data), "b.db", m)
+	db, err := mlnfile.ReadDB(strings.NewReader(data), "b.db", m)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -364,10 +365,10 @@ Friends(x, y) => Friends(y, x)
 	checkPLLMaximum(t, m, db, r)
 	// Data that breaks a block: two true atoms (the reader refuses them) or
 	// none.
-	if _, err := mln.ReadDB(strings.NewReader("Col(A, R)\nCol(A, G)\n"), "bad.db", m); err == nil {
+	if _, err := mlnfile.ReadDB(strings.NewReader("Col(A, R)\nCol(A, G)\n"), "bad.db", m); err == nil {
 		t.Error("two true atoms in a block were read")
 	}
-	bad, err := mln.ReadDB(strings.NewReader("Col(A, R)\nCol(C, R)\n"), "bad.db", m)
+	bad, err := mlnfile.ReadDB(strings.NewReader("Col(A, R)\nCol(C, R)\n"), "bad.db", m)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -462,7 +463,7 @@ func TestPerConstantFormulas(t *testing.T) {
 	src := "person = {A, B, C}\nSmokes(person)\nCancer(person)\nFriends(person, person)\nSmokes(+x) => Cancer(x)\nFriends(x, y) ^ Smokes(x) => Smokes(y)\n"
 	data := "Smokes(A)\nCancer(A)\nSmokes(B)\nFriends(A, B)\n"
 	m := parse(t, src)
-	db, err := mln.ReadDB(strings.NewReader(data), "t.db", m)
+	db, err := mlnfile.ReadDB(strings.NewReader(data), "t.db", m)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -480,12 +481,12 @@ func TestPerConstantFormulas(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	exDB, err := mln.ReadDB(strings.NewReader(data), "t.db", ex)
+	exDB, err := mlnfile.ReadDB(strings.NewReader(data), "t.db", ex)
 	if err != nil {
 		t.Fatal(err)
 	}
 	tied := parse(t, strings.Replace(src, "+x", "x", 1))
-	tiedDB, err := mln.ReadDB(strings.NewReader(data), "t.db", tied)
+	tiedDB, err := mlnfile.ReadDB(strings.NewReader(data), "t.db", tied)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -595,7 +596,7 @@ func TestPLLBlocksRandom(t *testing.T) {
 			}
 			src += fmt.Sprintf("%.2f %s\n", 2*r.Float64()-1, body)
 		}
-		m, err := mln.Parse("r.mln", []byte(src))
+		m, err := mlnfile.Parse("r.mln", []byte(src))
 		if err != nil {
 			continue // e.g. x = y alone: no typed variable
 		}
@@ -611,7 +612,7 @@ func TestPLLBlocksRandom(t *testing.T) {
 				}
 			}
 		}
-		db, err := mln.ReadDB(strings.NewReader(data.String()), "r.db", m)
+		db, err := mlnfile.ReadDB(strings.NewReader(data.String()), "r.db", m)
 		if err != nil {
 			t.Fatal(err)
 		}

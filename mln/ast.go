@@ -2,12 +2,13 @@ package mln
 
 import "github.com/lifted-dev/lifted/pos"
 
-// MLN is a parsed and type-checked Markov logic network: the declarations and
-// formulas of one or more .mln files, in source order.
+// MLN is a type-checked Markov logic network: the declarations and formulas
+// of one or more .mln files, in source order. It is built by a Builder
+// (package format/mln parses through one).
 //
 // The slices may be read freely. Code that appends to them must keep the
-// Index fields and the lookup maps (see Type, Pred, Func) in step, so treat an
-// MLN returned by Parse as read-only.
+// Index fields and the lookup maps (see Type, Pred, Func) in step, so treat a
+// built MLN as read-only.
 type MLN struct {
 	Types    []*TypeDecl
 	Preds    []*PredDecl
@@ -186,7 +187,7 @@ type Var struct {
 // Expr is a formula node: *Atom, *Equal, *Not, *And, *Or, *Implies, *Iff,
 // *Exists or *Forall.
 //
-// Within one formula a variable name denotes one variable: the parser rejects
+// Within one formula a variable name denotes one variable: the checker rejects
 // a quantifier that rebinds a name already bound by an enclosing quantifier
 // or used free elsewhere in the formula (sibling quantifiers may reuse a
 // name). So a term can be resolved by name: it refers to the nearest

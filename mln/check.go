@@ -4,11 +4,12 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/lifted-dev/lifted/internal/suggest"
 	"github.com/lifted-dev/lifted/pos"
 )
 
-// This file type-checks one formula right after it is parsed (declarations
-// must come before use, as in Alchemy):
+// This file type-checks one formula as it is added to a Builder, right
+// after it is parsed (declarations must come before use, as in Alchemy):
 //
 //   - every atom names a declared predicate with the right number of
 //     arguments, every function term a declared function;
@@ -33,7 +34,7 @@ type binding struct {
 }
 
 type checker struct {
-	p      *parser
+	b      *Builder
 	f      *Formula
 	active map[string]*binding // quantified, in scope
 	free   map[string]*binding
@@ -49,8 +50,8 @@ type checker struct {
 	unknownAtoms []*Atom
 }
 
-func (p *parser) checkFormula(f *Formula) {
-	c := &checker{p: p, f: f, active: map[string]*binding{}, free: map[string]*binding{}, bound: map[string]pos.Position{}, of: map[*Term]*binding{}}
+func (b *Builder) checkFormula(f *Formula) {
+	c := &checker{b: b, f: f, active: map[string]*binding{}, free: map[string]*binding{}, bound: map[string]pos.Position{}, of: map[*Term]*binding{}}
 	c.walk(f.Expr)
 	c.equalities()
 	c.reportUnknown()
@@ -58,7 +59,7 @@ func (p *parser) checkFormula(f *Formula) {
 }
 
 func (c *checker) errorf(at pos.Position, format string, args ...any) *pos.Error {
-	return c.p.errorAt(at, format, args...)
+	return c.b.Errorf(at, format, args...)
 }
 
 func (c *checker) walk(e Expr) {
@@ -125,7 +126,7 @@ func (c *checker) quantified(vars []*Var, body Expr, kw string) {
 }
 
 func (c *checker) atom(a *Atom) {
-	d := c.p.m.Pred(a.Pred)
+	d := c.b.m.Pred(a.Pred)
 	if d == nil {
 		c.unknownAtoms = append(c.unknownAtoms, a)
 		for i := range a.Args {
@@ -168,7 +169,7 @@ func (c *checker) term(t *Term, want, ctx string) termResult {
 	switch {
 	case t.Func:
 		var res termResult
-		fd := c.p.m.Func(t.Name)
+		fd := c.b.m.Func(t.Name)
 		if fd == nil { // the parser rejects these; be safe for hand-built trees
 			c.errorf(t.Pos, "unknown function %q", t.Name)
 			for i := range t.Args {
@@ -248,12 +249,12 @@ func (c *checker) setType(b *binding, typ, ctx string, at pos.Position) {
 
 // addConstant adds a constant met in a formula to its type's domain.
 func (c *checker) addConstant(typ, name string, at pos.Position) {
-	td := c.p.m.Type(typ)
+	td := c.b.m.Type(typ)
 	if td == nil {
 		return
 	}
 	if td.addConstant(name) && td.Declared {
-		c.p.warnAt(at, "constant %s is not in the declared domain of type %q (declared at %s); it is added to the domain, as Alchemy does",
+		c.b.Warnf(at, "constant %s is not in the declared domain of type %q (declared at %s); it is added to the domain, as Alchemy does",
 			name, typ, relPos(at, td.Pos))
 	}
 }
@@ -304,7 +305,7 @@ func (c *checker) equalities() {
 			continue // untyped variables are reported by finish
 		}
 		// Two constants: use the one type that already contains one of them.
-		if typ := c.p.uniqueTypeOf(e.L.Name, e.R.Name); typ != "" {
+		if typ := c.b.uniqueTypeOf(e.L.Name, e.R.Name); typ != "" {
 			c.give(&e.L, typ, e)
 			c.give(&e.R, typ, e)
 			continue
@@ -334,9 +335,9 @@ func otherSide(e *Equal, t *Term) *Term {
 
 // uniqueTypeOf returns the single type whose domain holds one of the
 // constants, or "".
-func (p *parser) uniqueTypeOf(names ...string) string {
+func (b *Builder) uniqueTypeOf(names ...string) string {
 	found := ""
-	for _, td := range p.m.Types {
+	for _, td := range b.m.Types {
 		for _, n := range names {
 			if _, ok := td.constIndex()[n]; ok {
 				if found != "" && found != td.Name {
@@ -352,8 +353,8 @@ func (p *parser) uniqueTypeOf(names ...string) string {
 func (c *checker) reportUnknown() {
 	for _, a := range c.unknownAtoms {
 		var types []string
-		sugg := suggest(a.Pred, c.p.predNames())
-		if d := c.p.m.Pred(sugg); d != nil && len(d.ArgTypes) == len(a.Args) {
+		sugg := suggest.Closest(a.Pred, c.b.m.predNames())
+		if d := c.b.m.Pred(sugg); d != nil && len(d.ArgTypes) == len(a.Args) {
 			types = d.ArgTypes
 		} else {
 			for i := range a.Args {
@@ -373,7 +374,7 @@ func (c *checker) reportUnknown() {
 			msg += fmt.Sprintf(", or did you mean %q?", sugg)
 		}
 		e := c.errorf(a.Pos, "%s", msg)
-		c.p.unknown = append(c.p.unknown, unknownUse{name: a.Pred, err: e})
+		c.b.unknown = append(c.b.unknown, unknownUse{name: a.Pred, err: e})
 	}
 }
 
@@ -399,42 +400,11 @@ func (c *checker) finish() {
 	}
 }
 
-// suggest returns the candidate closest to name (by edit distance, ignoring
-// case), or "" if none is close.
-func suggest(name string, candidates []string) string {
-	best, bestD := "", 1<<30
-	for _, c := range candidates {
-		if c == name {
-			continue
-		}
-		d := editDistance(strings.ToLower(name), strings.ToLower(c))
-		if strings.EqualFold(c, name) {
-			d = 0
-		}
-		limit := 1 + len(name)/4
-		if d <= limit && d < bestD {
-			best, bestD = c, d
-		}
+// predNames returns the names of the predicates in order.
+func (m *MLN) predNames() []string {
+	names := make([]string, len(m.Preds))
+	for i, d := range m.Preds {
+		names[i] = d.Name
 	}
-	return best
-}
-
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
+	return names
 }

@@ -4,11 +4,12 @@ import (
 	"fmt"
 	"strings"
 
+	mlnfile "github.com/lifted-dev/lifted/format/mln"
 	"github.com/lifted-dev/lifted/mln"
 )
 
 func Example() {
-	m, err := mln.Parse("smokers.mln", []byte(`
+	m, err := mlnfile.Parse("smokers.mln", []byte(`
 person = {Anna, Bob}
 Friends(person, person)
 Smokes(person)
@@ -30,7 +31,7 @@ Friends(x, y) => Friends(y, x).
 		fmt.Println()
 	}
 
-	db, err := mln.ReadDB(strings.NewReader("Friends(Anna, Carl)\n!Smokes(Bob)\n"), "smokers.db", m)
+	db, err := mlnfile.ReadDB(strings.NewReader("Friends(Anna, Carl)\n!Smokes(Bob)\n"), "smokers.db", m)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -41,7 +42,7 @@ Friends(x, y) => Friends(y, x).
 	cw, _ := mln.ClosedWorld(m, db, []string{"Cancer"}, nil, nil)
 	fmt.Println("closed world:", cw)
 
-	_, err = mln.Parse("bad.mln", []byte("Smokes(person)\n1 Smoke(x)\n"))
+	_, err = mlnfile.Parse("bad.mln", []byte("Smokes(person)\n1 Smoke(x)\n"))
 	fmt.Println(err)
 	// Output:
 	// 1.5 Smokes(x) => Cancer(x)                    vars: x:person
@@ -56,7 +57,7 @@ Friends(x, y) => Friends(y, x).
 // Expand writes per-constant and starred formulas out, one formula (and
 // so one weight to learn) per copy, as Alchemy does before learning.
 func ExampleExpand() {
-	m, err := mln.Parse("univ.mln", []byte(`
+	m, err := mlnfile.Parse("univ.mln", []byte(`
 phase = {Pre_Quals, Post_Quals}
 person = {Ann, Bob}
 Student(person)

@@ -2,9 +2,12 @@ package mln
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/lifted-dev/lifted/pos"
 )
 
 // MaxExpandedFormulas bounds the formulas Expand may create.
@@ -27,10 +30,11 @@ const MaxStarredAtoms = 10
 // domain returns the constants of a type (for learning: the union over the
 // training databases); nil means the constants m knows. origin[k] is the
 // index in m.Formulas of the formula the k-th formula of the result comes
-// from. Without "+" or "*" m itself is returned. The result is built by
-// printing and parsing again, so it is an MLN like any Parse returns;
-// formulas without "+" or "*" keep their text and position, copies get the
-// position of their formula.
+// from. Without "+" or "*" m itself is returned. The result is built and
+// checked by a Builder, as a reader of its printout would build it, so it
+// is an MLN like any parsed one; formulas without "+" or "*" keep their
+// text, copies get their printed text; every formula keeps the positions
+// of the formula it comes from.
 func Expand(m *MLN, domain func(typ string) []string) (out *MLN, origin []int, err error) {
 	if domain == nil {
 		domain = func(typ string) []string {
@@ -53,16 +57,13 @@ func Expand(m *MLN, domain func(typ string) []string) (out *MLN, origin []int, e
 		}
 		return m, origin, nil
 	}
-	var b strings.Builder
-	b.WriteString(m.Declarations())
-	var copyOf []*Formula // the formula each printed line is a copy of
+	b := declarationsOf(m, false)
 	total := 0
 	for j, f := range m.Formulas {
 		vars, stars := perConstantVars(f), starredAtoms(f)
 		if len(vars) == 0 && len(stars) == 0 {
-			b.WriteString(f.String() + "\n")
+			b.AddFormula(copyFormula(f, substitute(f.Expr, nil, nil)))
 			origin = append(origin, j)
-			copyOf = append(copyOf, f)
 			continue
 		}
 		if len(stars) > MaxStarredAtoms {
@@ -96,11 +97,10 @@ func Expand(m *MLN, domain func(typ string) []string) (out *MLN, origin []int, e
 				for i, a := range stars {
 					neg[a] = signs>>i&1 == 1
 				}
-				g := *f
-				g.Expr = substitute(f.Expr, sub, neg)
-				b.WriteString(g.String() + "\n")
+				g := copyFormula(f, substitute(f.Expr, sub, neg))
+				g.Text = g.bodyString()
+				b.AddFormula(g)
 				origin = append(origin, j)
-				copyOf = append(copyOf, nil)
 			}
 			for i := len(idx) - 1; i >= 0; i-- {
 				if idx[i]++; idx[i] < len(doms[i]) {
@@ -110,27 +110,58 @@ func Expand(m *MLN, domain func(typ string) []string) (out *MLN, origin []int, e
 			}
 		}
 	}
-	out, err = Parse(m.sourceName()+" (expanded)", []byte(b.String()))
+	out, err = b.Finish()
 	if err != nil {
 		return nil, nil, fmt.Errorf("expanding per-constant formulas and starred atoms: %w", err)
 	}
-	if len(out.Formulas) != len(origin) {
-		return nil, nil, fmt.Errorf("expanding per-constant formulas and starred atoms: %d formulas, want %d", len(out.Formulas), len(origin))
-	}
 	out.Warnings = m.Warnings
-	for k, g := range out.Formulas {
-		f := m.Formulas[origin[k]]
-		if copyOf[k] == nil && len(g.Vars) != len(f.Vars)-len(perConstantVars(f)) {
-			// A constant that reads back as a variable (Alchemy constants
-			// start with an upper-case letter, a digit or a quote).
-			return nil, nil, fmt.Errorf("%s: formula %d (%s): a constant of a per-constant variable is not written like a constant: %s", f.Pos, origin[k]+1, f.Text, g.Text)
-		}
-		g.Pos = f.Pos
-		if f := copyOf[k]; f != nil {
-			g.Text = f.Text
+	return out, origin, nil
+}
+
+// declarationsOf returns a Builder holding the declarations of m, made in
+// the order m.Declarations prints them (declared types, functions, then
+// predicates; so the types come in the order a reader of that printout
+// makes them), at m's positions. With noMutex the predicates lose their
+// "!" arguments.
+func declarationsOf(m *MLN, noMutex bool) *Builder {
+	b := NewBuilder()
+	for _, t := range m.Types {
+		if t.Declared {
+			b.DeclareType(t.Name, t.Pos, t.Constants[:t.NumDeclared])
 		}
 	}
-	return out, origin, nil
+	typeAt := func(types []string) []pos.Position {
+		at := make([]pos.Position, len(types))
+		for i, t := range types {
+			if td := m.Type(t); td != nil {
+				at[i] = td.Pos
+			}
+		}
+		return at
+	}
+	for _, d := range m.Funcs {
+		b.DeclareFunc(&FuncDecl{Name: d.Name, RetType: d.RetType, ArgTypes: slices.Clone(d.ArgTypes), Pos: d.Pos}, typeAt(d.ArgTypes))
+	}
+	for _, d := range m.Preds {
+		c := &PredDecl{Name: d.Name, ArgTypes: slices.Clone(d.ArgTypes), MutexArgs: slices.Clone(d.MutexArgs), ClosedWorld: d.ClosedWorld, Pos: d.Pos}
+		if noMutex {
+			c.MutexArgs = nil
+		}
+		b.DeclarePred(c, typeAt(d.ArgTypes))
+	}
+	// An open type keeps the position where m first names it.
+	for _, t := range b.m.Types {
+		if td := m.Type(t.Name); td != nil {
+			t.Pos = td.Pos
+		}
+	}
+	return b
+}
+
+// copyFormula returns a formula with f's weight, text and position and the
+// expression e, to be checked by a Builder.
+func copyFormula(f *Formula, e Expr) *Formula {
+	return &Formula{Weight: f.Weight, HasWeight: f.HasWeight, Hard: f.Hard, FixedWeight: f.FixedWeight, Expr: e, Text: f.Text, Pos: f.Pos}
 }
 
 // starredAtoms returns the starred atoms of f in order of appearance.
@@ -162,18 +193,10 @@ func perConstantVars(f *Formula) []*Var {
 	return vs
 }
 
-// sourceName returns the file the MLN was read from, for messages.
-func (m *MLN) sourceName() string {
-	for _, f := range m.Formulas {
-		if f.Pos.File != "" {
-			return f.Pos.File
-		}
-	}
-	return "mln"
-}
-
-// substitute returns a copy of e with the variables named in sub replaced
-// by constants and the starred atoms unstarred, negated where neg says so.
+// substitute returns a copy of e as written, for a Builder to check again
+// (terms and quantified variables untyped), with the variables named in
+// sub replaced by constants and the starred atoms that are keys of neg
+// unstarred, negated where neg says so.
 func substitute(e Expr, sub map[string]string, neg map[*Atom]bool) Expr {
 	term := func(t Term) Term { return substituteTerm(t, sub) }
 	terms := func(ts []Term) []Term {
@@ -187,7 +210,7 @@ func substitute(e Expr, sub map[string]string, neg map[*Atom]bool) Expr {
 	case *Atom:
 		c := *e
 		c.Args = terms(e.Args)
-		if c.Star {
+		if _, ok := neg[e]; ok && c.Star {
 			c.Star = false
 			if neg[e] {
 				return &Not{X: &c, Pos: e.Pos}
@@ -220,20 +243,30 @@ func substitute(e Expr, sub map[string]string, neg map[*Atom]bool) Expr {
 		return &c
 	case *Exists:
 		c := *e
-		c.Body = substitute(e.Body, sub, neg)
+		c.Vars, c.Body = untypedVars(e.Vars), substitute(e.Body, sub, neg)
 		return &c
 	case *Forall:
 		c := *e
-		c.Body = substitute(e.Body, sub, neg)
+		c.Vars, c.Body = untypedVars(e.Vars), substitute(e.Body, sub, neg)
 		return &c
 	}
 	panic(fmt.Sprintf("mln: substitute: unexpected %T", e))
 }
 
+// untypedVars copies quantified variables as written.
+func untypedVars(vs []*Var) []*Var {
+	out := make([]*Var, len(vs))
+	for i, v := range vs {
+		out[i] = &Var{Name: v.Name, Pos: v.Pos}
+	}
+	return out
+}
+
 func substituteTerm(t Term, sub map[string]string) Term {
+	t.Type = ""
 	if t.IsVar {
 		if c, ok := sub[t.Name]; ok {
-			return Term{Name: c, Type: t.Type, Pos: t.Pos}
+			return Term{Name: c, Pos: t.Pos}
 		}
 		return t
 	}

@@ -1,9 +1,12 @@
-package mln
+package mln_test
 
 import (
 	"reflect"
 	"strings"
 	"testing"
+
+	mlnfile "github.com/lifted-dev/lifted/format/mln"
+	"github.com/lifted-dev/lifted/mln"
 )
 
 func TestExpand(t *testing.T) {
@@ -52,12 +55,12 @@ Smokes(+p) ^ (p = Anna)
 		t.Errorf("Smokes(Anna) => Cancer(Anna) has %d free variables", n)
 	}
 	// The expanded model reads back from its own printout.
-	if _, err := Parse("again.mln", []byte(out.String())); err != nil {
+	if _, err := mlnfile.Parse("again.mln", []byte(out.String())); err != nil {
 		t.Errorf("printout does not parse: %v\n%s", err, out)
 	}
 
 	// A domain given by the caller (the training databases' constants).
-	out, origin, err := Expand(m, func(typ string) []string {
+	out, origin, err := mln.Expand(m, func(typ string) []string {
 		if typ == "person" {
 			return []string{"Anna", "Bob", "Carl"}
 		}
@@ -69,21 +72,21 @@ Smokes(+p) ^ (p = Anna)
 	if len(out.Formulas) != 3+1+3 || origin[2] != 0 || out.Formulas[2].Text != "Smokes(Carl) => Cancer(Carl)" {
 		t.Errorf("with Carl: %d formulas, origin %v, third %q", len(out.Formulas), origin, out.Formulas[2].Text)
 	}
-	if out.Type("person").constIndex()["Carl"] != 2 {
+	if out.Type("person").ConstIndex("Carl") != 2 {
 		t.Errorf("Carl is not a person of the expanded model: %v", out.Type("person").Constants)
 	}
 
 	// Without "+" the model itself comes back.
-	m2, err := Parse("p.mln", []byte("person = {A}\nP(person)\n1 P(x)\n"))
+	m2, err := mlnfile.Parse("p.mln", []byte("person = {A}\nP(person)\n1 P(x)\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out, origin, err := Expand(m2, nil); err != nil || out != m2 || !reflect.DeepEqual(origin, []int{0}) {
+	if out, origin, err := mln.Expand(m2, nil); err != nil || out != m2 || !reflect.DeepEqual(origin, []int{0}) {
 		t.Errorf("no +x: got %p (want %p), %v, %v", out, m2, origin, err)
 	}
 
 	// A "constant" that would read back as a variable is refused.
-	_, _, err = Expand(m, func(string) []string { return []string{"anna"} })
+	_, _, err = mln.Expand(m, func(string) []string { return []string{"anna"} })
 	if err == nil || !strings.Contains(err.Error(), "not written like a constant") {
 		t.Errorf("lower-case constant: %v", err)
 	}
@@ -95,7 +98,7 @@ func TestExpandStarred(t *testing.T) {
 	var texts []string
 	for _, f := range out.Formulas {
 		texts = append(texts, f.Text)
-		if len(starredAtoms(f)) > 0 {
+		if len(mln.StarredAtoms(f)) > 0 {
 			t.Errorf("%s is still starred", f.Text)
 		}
 	}
@@ -113,22 +116,22 @@ func TestExpandStarred(t *testing.T) {
 		t.Errorf("%s: hard %v, %d free variables; want hard with p free", f.Text, f.Hard, len(f.Vars))
 	}
 	many := "P\n1 " + strings.Repeat("*P v ", 10) + "*P\n"
-	m, err := Parse("many.mln", []byte(many))
+	m, err := mlnfile.Parse("many.mln", []byte(many))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := Expand(m, nil); err == nil || !strings.Contains(err.Error(), "11 starred atoms") {
+	if _, _, err := mln.Expand(m, nil); err == nil || !strings.Contains(err.Error(), "11 starred atoms") {
 		t.Errorf("11 starred atoms: %v", err)
 	}
 }
 
-func parseExpand(t *testing.T, src string) (m, out *MLN, origin []int) {
+func parseExpand(t *testing.T, src string) (m, out *mln.MLN, origin []int) {
 	t.Helper()
-	m, err := Parse("e.mln", []byte(src))
+	m, err := mlnfile.Parse("e.mln", []byte(src))
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, origin, err = Expand(m, nil)
+	out, origin, err = mln.Expand(m, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,10 +1,13 @@
-package mln
+package mln_test
 
 import (
 	"errors"
 	"reflect"
 	"strings"
 	"testing"
+
+	mlnfile "github.com/lifted-dev/lifted/format/mln"
+	"github.com/lifted-dev/lifted/mln"
 )
 
 func TestNeedsExpansion(t *testing.T) {
@@ -14,11 +17,11 @@ func TestNeedsExpansion(t *testing.T) {
 		"person = {A}\nP(person)\nQ(person)\n1 *P(x) v Q(x)\n":            {true, false},
 		"person = {A}\nP(person)\nQ(person)\n1 Q(x) => (EXIST y *P(y))\n": {true, false},
 	} {
-		m, err := Parse("n.mln", []byte(src))
+		m, err := mlnfile.Parse("n.mln", []byte(src))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := [2]bool{NeedsExpansion(m), HasPerConstantVar(m)}; got != want {
+		if got := [2]bool{mln.NeedsExpansion(m), mln.HasPerConstantVar(m)}; got != want {
 			t.Errorf("%q: NeedsExpansion, HasPerConstantVar %v, want %v", src, got, want)
 		}
 	}
@@ -30,24 +33,24 @@ type dbReader struct {
 	calls int
 }
 
-func (r *dbReader) read(m *MLN, files ...string) (*DB, error) {
+func (r *dbReader) read(m *mln.MLN, files ...string) (*mln.DB, error) {
 	r.calls++
-	db := NewDB(m)
+	db := mln.NewDB(m)
 	for _, f := range files {
 		text, ok := r.texts[f]
 		if !ok {
 			return nil, errors.New(f + ": no such database")
 		}
-		if err := db.Read(strings.NewReader(text), f); err != nil {
+		if err := mlnfile.ReadDBInto(db, strings.NewReader(text), f); err != nil {
 			return nil, err
 		}
 	}
 	return db, nil
 }
 
-func (r *dbReader) all(dbs ...[]string) func(*MLN) ([]*DB, error) {
-	return func(m *MLN) ([]*DB, error) {
-		var out []*DB
+func (r *dbReader) all(dbs ...[]string) func(*mln.MLN) ([]*mln.DB, error) {
+	return func(m *mln.MLN) ([]*mln.DB, error) {
+		var out []*mln.DB
 		for _, files := range dbs {
 			db, err := r.read(m, files...)
 			if err != nil {
@@ -59,7 +62,7 @@ func (r *dbReader) all(dbs ...[]string) func(*MLN) ([]*DB, error) {
 	}
 }
 
-func formulaTexts(m *MLN) []string {
+func formulaTexts(m *mln.MLN) []string {
 	var out []string
 	for _, f := range m.Formulas {
 		out = append(out, f.Text)
@@ -68,12 +71,12 @@ func formulaTexts(m *MLN) []string {
 }
 
 func TestExpandForData(t *testing.T) {
-	m, err := Parse("s.mln", []byte("person = {A, B}\nSmokes(person)\nCancer(person)\n0.5 Smokes(+x) => Cancer(x)\n1 *Smokes(x)\n"))
+	m, err := mlnfile.Parse("s.mln", []byte("person = {A, B}\nSmokes(person)\nCancer(person)\n0.5 Smokes(+x) => Cancer(x)\n1 *Smokes(x)\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	r := &dbReader{texts: map[string]string{"a.db": "Smokes(C)\n", "b.db": "Cancer(D)\nSmokes(A)\n", "c.db": "Smokes(E)\n"}}
-	out, dbs, err := ExpandForData(m, r.all([]string{"a.db"}, []string{"b.db", "c.db"}))
+	out, dbs, err := mln.ExpandForData(m, r.all([]string{"a.db"}, []string{"b.db", "c.db"}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,26 +97,26 @@ func TestExpandForData(t *testing.T) {
 	}
 
 	// Nothing to expand: m itself, the databases read once.
-	plain, err := Parse("p.mln", []byte("person = {A}\nSmokes(person)\n1 Smokes(x)\n"))
+	plain, err := mlnfile.Parse("p.mln", []byte("person = {A}\nSmokes(person)\n1 Smokes(x)\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	r.calls = 0
-	if out, dbs, err := ExpandForData(plain, r.all([]string{"a.db"})); err != nil || out != plain || len(dbs) != 1 || r.calls != 1 {
+	if out, dbs, err := mln.ExpandForData(plain, r.all([]string{"a.db"})); err != nil || out != plain || len(dbs) != 1 || r.calls != 1 {
 		t.Errorf("no expansion: %v, same model %v, %d databases, %d reads", err, out == plain, len(dbs), r.calls)
 	}
-	if _, _, err := ExpandForData(m, r.all([]string{"x.db"})); err == nil || err.Error() != "x.db: no such database" {
+	if _, _, err := mln.ExpandForData(m, r.all([]string{"x.db"})); err == nil || err.Error() != "x.db: no such database" {
 		t.Errorf("read error: %v", err)
 	}
 }
 
 func TestExpandForHoldout(t *testing.T) {
-	m, err := Parse("p.mln", []byte("person = {A, B, C}\nSmokes(person)\nCancer(person)\nSmokes(+x) => Cancer(x)\n"))
+	m, err := mlnfile.Parse("p.mln", []byte("person = {A, B, C}\nSmokes(person)\nCancer(person)\nSmokes(+x) => Cancer(x)\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	r := &dbReader{texts: map[string]string{"train.db": "Smokes(A)\nCancer(A)\nSmokes(D)\n", "same.db": "Smokes(D)\n", "other.db": "Smokes(A)\nSmokes(E)\n"}}
-	out, err := ExpandForHoldout(m, []string{"train.db"}, []string{"same.db"}, r.read)
+	out, err := mln.ExpandForHoldout(m, []string{"train.db"}, []string{"same.db"}, r.read)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,18 +124,18 @@ func TestExpandForHoldout(t *testing.T) {
 	if got := formulaTexts(out); !reflect.DeepEqual(got, want) {
 		t.Errorf("formulas %q, want %q", got, want)
 	}
-	_, err = ExpandForHoldout(m, []string{"train.db"}, []string{"same.db", "other.db"}, r.read)
+	_, err = mln.ExpandForHoldout(m, []string{"train.db"}, []string{"same.db", "other.db"}, r.read)
 	if err == nil || err.Error() != `p.mln:4:1: formula "Smokes(+x) => Cancer(x)": per-constant variable +x: other.db has 4 constants of type person, the training data 4, not the same; per-constant weights need the same constants in every database (drop the +, or leave out --holdout)` {
 		t.Errorf("other constants: %v", err)
 	}
 
 	// Only starred atoms: the databases are not read.
-	star, err := Parse("s.mln", []byte("person = {A}\nSmokes(person)\n1 *Smokes(x)\n"))
+	star, err := mlnfile.Parse("s.mln", []byte("person = {A}\nSmokes(person)\n1 *Smokes(x)\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	r.calls = 0
-	if out, err := ExpandForHoldout(star, []string{"none.db"}, nil, r.read); err != nil || len(out.Formulas) != 2 || r.calls != 0 {
+	if out, err := mln.ExpandForHoldout(star, []string{"none.db"}, nil, r.read); err != nil || len(out.Formulas) != 2 || r.calls != 0 {
 		t.Errorf("starred: %v, %d formulas, %d reads", err, len(out.Formulas), r.calls)
 	}
 }

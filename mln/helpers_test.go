@@ -1,131 +1,29 @@
-package mln
+package mln_test
 
 import (
-	"fmt"
-	"sort"
-	"strings"
+	"testing"
+
+	mlnfile "github.com/lifted-dev/lifted/format/mln"
+	"github.com/lifted-dev/lifted/mln"
 )
 
-// dumpExpr renders e as a fully parenthesized S-expression including term
-// flags and types, so that two trees compare equal iff their dumps do
-// (positions aside).
-func dumpExpr(e Expr) string {
-	var b strings.Builder
-	var rec func(Expr)
-	bin := func(op string, l, r Expr) {
-		b.WriteString("(" + op + " ")
-		rec(l)
-		b.WriteByte(' ')
-		rec(r)
-		b.WriteByte(')')
+// The fixtures are those of the reader's tests.
+const testdata = "../format/mln/testdata/"
+
+func smokersMLN(t testing.TB) *mln.MLN {
+	t.Helper()
+	m, err := mlnfile.ParseFile(testdata + "smokers.mln")
+	if err != nil {
+		t.Fatal(err)
 	}
-	quant := func(op string, vs []*Var, body Expr) {
-		b.WriteString("(" + op + " [")
-		for i, v := range vs {
-			if i > 0 {
-				b.WriteByte(' ')
-			}
-			b.WriteString(dumpVar(v))
-		}
-		b.WriteString("] ")
-		rec(body)
-		b.WriteByte(')')
-	}
-	rec = func(e Expr) {
-		switch e := e.(type) {
-		case *Atom:
-			if e.Star {
-				b.WriteByte('*')
-			}
-			b.WriteString(e.Pred + "[")
-			for i, t := range e.Args {
-				if i > 0 {
-					b.WriteByte(' ')
-				}
-				b.WriteString(dumpTerm(t))
-			}
-			b.WriteByte(']')
-		case *Equal:
-			b.WriteString("(= " + dumpTerm(e.L) + " " + dumpTerm(e.R) + ")")
-		case *Not:
-			b.WriteString("(! ")
-			rec(e.X)
-			b.WriteByte(')')
-		case *And:
-			bin("^", e.L, e.R)
-		case *Or:
-			bin("v", e.L, e.R)
-		case *Implies:
-			bin("=>", e.L, e.R)
-		case *Iff:
-			bin("<=>", e.L, e.R)
-		case *Exists:
-			quant("E", e.Vars, e.Body)
-		case *Forall:
-			quant("A", e.Vars, e.Body)
-		default:
-			fmt.Fprintf(&b, "?%T", e)
-		}
-	}
-	rec(e)
-	return b.String()
+	return m
 }
 
-func dumpVar(v *Var) string {
-	s := v.Name + ":" + v.Type
-	if v.PerConstant {
-		s = "+" + s
+func mustParse(t *testing.T, name, src string) *mln.MLN {
+	t.Helper()
+	m, err := mlnfile.Parse(name, []byte(src))
+	if err != nil {
+		t.Fatalf("Parse(%s): %v\nsource:\n%s", name, err, src)
 	}
-	return s
-}
-
-func dumpTerm(t Term) string {
-	s := t.Name
-	switch {
-	case t.Func:
-		var args []string
-		for _, a := range t.Args {
-			args = append(args, dumpTerm(a))
-		}
-		s += "(" + strings.Join(args, " ") + ")"
-	case t.IsVar:
-		s = "?" + s
-	}
-	if t.PerConstant {
-		s = "+" + s
-	}
-	return s + ":" + t.Type
-}
-
-// dumpFormula renders everything about a formula except positions and Text.
-func dumpFormula(f *Formula) string {
-	var vs []string
-	for _, v := range f.Vars {
-		vs = append(vs, dumpVar(v))
-	}
-	return fmt.Sprintf("w=%v has=%v hard=%v fixed=%v vars=[%s] %s",
-		f.Weight, f.HasWeight, f.Hard, f.FixedWeight, strings.Join(vs, " "), dumpExpr(f.Expr))
-}
-
-// dumpMLN renders an MLN without positions, Text and warnings. Types are
-// sorted by name: their order in MLN.Types depends on where they are first
-// mentioned, which printing may change.
-func dumpMLN(m *MLN) string {
-	var b strings.Builder
-	types := append([]*TypeDecl(nil), m.Types...)
-	sort.Slice(types, func(i, j int) bool { return types[i].Name < types[j].Name })
-	for _, t := range types {
-		fmt.Fprintf(&b, "type %s declared=%v n=%d {%s}\n", t.Name, t.Declared, t.NumDeclared, strings.Join(t.Constants, ","))
-	}
-	for _, d := range m.Preds {
-		fmt.Fprintf(&b, "pred %s mutex=%d %v cw=%v\n", d.String(), d.MutexArg, d.MutexArgs, d.ClosedWorld)
-	}
-	for _, d := range m.Funcs {
-		fmt.Fprintf(&b, "func %s\n", d.String())
-	}
-	for _, f := range m.Formulas {
-		b.WriteString(dumpFormula(f))
-		b.WriteByte('\n')
-	}
-	return b.String()
+	return m
 }

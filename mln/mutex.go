@@ -2,6 +2,7 @@ package mln
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -21,72 +22,88 @@ import (
 // result; added is their number (one per such predicate). m itself is
 // returned when no predicate has "!" arguments.
 func MutexAsFormulas(m *MLN) (out *MLN, added int, err error) {
-	var extra []string
-	var from []*PredDecl // the declaration each extra formula comes from
+	var from []*PredDecl // the declarations with "!" arguments
 	for _, p := range m.Preds {
-		if len(p.MutexArgs) == 0 {
-			continue
+		if len(p.MutexArgs) > 0 {
+			from = append(from, p)
 		}
-		isMutex := make([]bool, p.Arity())
-		for _, a := range p.MutexArgs {
-			isMutex[a] = true
-		}
-		// Variable names cannot clash with anything: a formula of its own.
-		var one, two, eq, exist []string
-		for i := range p.ArgTypes {
-			if isMutex[i] {
-				u, v := fmt.Sprintf("u%d", i), fmt.Sprintf("v%d", i)
-				one, two = append(one, u), append(two, v)
-				exist = append(exist, u)
-				eq = append(eq, u+" = "+v)
-			} else {
-				o := fmt.Sprintf("o%d", i)
-				one, two = append(one, o), append(two, o)
-			}
-		}
-		a := p.Name + "(" + strings.Join(one, ",") + ")"
-		b := p.Name + "(" + strings.Join(two, ",") + ")"
-		all := strings.Join(exist, ",")
-		for i := range exist {
-			all += "," + strings.Replace(exist[i], "u", "v", 1)
-		}
-		extra = append(extra, "(EXIST "+strings.Join(exist, ",")+" "+a+") ^ (FORALL "+all+" ("+a+" ^ "+b+" => ("+strings.Join(eq, " ^ ")+"))).")
-		from = append(from, p)
 	}
-	if len(extra) == 0 {
+	if len(from) == 0 {
 		return m, 0, nil
 	}
-	plain := *m // the declarations without "!"
-	plain.Preds = make([]*PredDecl, len(m.Preds))
-	for i, d := range m.Preds {
-		c := *d
-		c.MutexArgs, c.MutexArg = nil, -1
-		plain.Preds[i] = &c
-	}
-	var src strings.Builder
-	src.WriteString(plain.Declarations())
+	b := declarationsOf(m, true) // the declarations without "!"
 	for _, f := range m.Formulas {
-		src.WriteString(f.String() + "\n")
+		b.AddFormula(copyFormula(f, substitute(f.Expr, nil, nil)))
 	}
-	for _, e := range extra {
-		src.WriteString(e + "\n")
+	for _, p := range from {
+		b.AddFormula(mutexFormula(p))
 	}
-	out, err = Parse(m.sourceName()+" (mutual exclusion as formulas)", []byte(src.String()))
+	out, err = b.Finish()
 	if err != nil {
 		return nil, 0, fmt.Errorf("writing mutual exclusion as formulas: %w", err)
 	}
-	if len(out.Formulas) != len(m.Formulas)+len(extra) {
-		return nil, 0, fmt.Errorf("writing mutual exclusion as formulas: %d formulas, want %d", len(out.Formulas), len(m.Formulas)+len(extra))
-	}
 	out.Warnings = m.Warnings
-	for k, f := range m.Formulas {
-		out.Formulas[k].Text, out.Formulas[k].Pos = f.Text, f.Pos
+	return out, len(from), nil
+}
+
+// mutexFormula returns the hard formula that says what the "!" arguments
+// of p say, as written in its Text, at the position of the declaration
+// (messages about it point there).
+func mutexFormula(p *PredDecl) *Formula {
+	at := p.Pos
+	isMutex := make([]bool, p.Arity())
+	for _, a := range p.MutexArgs {
+		isMutex[a] = true
 	}
-	// Messages about the extra formulas point at the declaration.
-	for i, p := range from {
-		f := out.Formulas[len(m.Formulas)+i]
-		f.Text += " (from " + p.String() + ")"
-		f.Pos = p.Pos
+	// Variable names cannot clash with anything: a formula of its own.
+	var one, two, us, vs []string
+	for i := range p.ArgTypes {
+		if isMutex[i] {
+			u, v := fmt.Sprintf("u%d", i), fmt.Sprintf("v%d", i)
+			one, two = append(one, u), append(two, v)
+			us, vs = append(us, u), append(vs, v)
+		} else {
+			o := fmt.Sprintf("o%d", i)
+			one, two = append(one, o), append(two, o)
+		}
 	}
-	return out, len(extra), nil
+	variable := func(name string) Term { return Term{Name: name, IsVar: true, Pos: at} }
+	atom := func(args []string) *Atom {
+		a := &Atom{Pred: p.Name, Pos: at}
+		for _, n := range args {
+			a.Args = append(a.Args, variable(n))
+		}
+		return a
+	}
+	vars := func(names ...[]string) []*Var {
+		var out []*Var
+		for _, ns := range names {
+			for _, n := range ns {
+				out = append(out, &Var{Name: n, Pos: at})
+			}
+		}
+		return out
+	}
+	// (EXIST us A) ^ (FORALL us,vs (A ^ B => (u = v ^ ...)))
+	var eq Expr
+	for i := range us {
+		e := &Equal{L: variable(us[i]), R: variable(vs[i]), Pos: at}
+		if eq == nil {
+			eq = e
+		} else {
+			eq = &And{L: eq, R: e, OpPos: at}
+		}
+	}
+	expr := &And{
+		L:     &Exists{Vars: vars(us), Body: atom(one), Pos: at},
+		R:     &Forall{Vars: vars(us, vs), Body: &Implies{L: &And{L: atom(one), R: atom(two), OpPos: at}, R: eq, OpPos: at}, Pos: at},
+		OpPos: at,
+	}
+	a, b := p.Name+"("+strings.Join(one, ",")+")", p.Name+"("+strings.Join(two, ",")+")"
+	eqs := make([]string, len(us))
+	for i := range us {
+		eqs[i] = us[i] + " = " + vs[i]
+	}
+	text := "(EXIST " + strings.Join(us, ",") + " " + a + ") ^ (FORALL " + strings.Join(append(slices.Clone(us), vs...), ",") + " (" + a + " ^ " + b + " => (" + strings.Join(eqs, " ^ ") + ")))"
+	return &Formula{Hard: true, Expr: expr, Text: text + " (from " + p.String() + ")", Pos: at}
 }

@@ -5,7 +5,7 @@ import (
 	"strings"
 )
 
-// Printing produces Alchemy syntax that this package parses back to an equal
+// Printing produces Alchemy syntax that package format/mln parses back to an equal
 // tree (positions and Formula.Text aside). Parentheses are added where
 // precedence or Alchemy's left associativity requires them, around every
 // quantifier that is an operand, and around nested => and <=> so that
@@ -202,13 +202,26 @@ func (f *Formula) String() string {
 		b.WriteString(FormatWeight(f.Weight))
 		b.WriteByte(' ')
 	}
-	// A bare unit formula such as "Smokes(person)" would read back as a
-	// (repeated) predicate declaration; parentheses keep it a formula.
-	_, unit := f.Expr.(*Atom)
-	writeOperand(&b, f.Expr, unit && !f.HasWeight && !f.Hard)
+	f.writeBody(&b)
 	if f.Hard {
 		b.WriteByte('.')
 	}
+	return b.String()
+}
+
+// writeBody prints the formula without its weight and period.
+func (f *Formula) writeBody(b *strings.Builder) {
+	// A bare unit formula such as "Smokes(person)" would read back as a
+	// (repeated) predicate declaration; parentheses keep it a formula.
+	_, unit := f.Expr.(*Atom)
+	writeOperand(b, f.Expr, unit && !f.HasWeight && !f.Hard)
+}
+
+// bodyString is the formula as String prints it, without its weight and
+// period: the Text a parser gives the printed formula.
+func (f *Formula) bodyString() string {
+	var b strings.Builder
+	f.writeBody(&b)
 	return b.String()
 }
 

@@ -3,6 +3,8 @@ package mln
 import (
 	"fmt"
 	"strings"
+
+	"github.com/lifted-dev/lifted/internal/suggest"
 )
 
 // ClosedWorld decides, the way Alchemy's infer does, which predicates are
@@ -38,7 +40,7 @@ func ClosedWorld(m *MLN, db *DB, query []string, cw, ow []string) (map[string]bo
 				for i, p := range m.Preds {
 					names[i] = p.Name
 				}
-				if sg := suggest(name, names); sg != "" {
+				if sg := suggest.Closest(name, names); sg != "" {
 					msg += fmt.Sprintf("; did you mean %q?", sg)
 				}
 				return nil, fmt.Errorf("%s", msg)

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/lifted-dev/lifted/fg"
+	mlnfile "github.com/lifted-dev/lifted/format/mln"
 	"github.com/lifted-dev/lifted/ground"
 	"github.com/lifted-dev/lifted/infer/bp"
 	"github.com/lifted-dev/lifted/mln"
@@ -475,7 +476,7 @@ func TestLearnKeepsHardWeight(t *testing.T) {
 	}
 	src := "person = {" + strings.Join(names, ", ") + "}\nSmokes(person)\nCancer(person)\nStress(person)\nTreated(person)\n" +
 		"Smokes(x) => Cancer(x)\nStress(x) => Smokes(x)\nCancer(x)\nCancer(x) => Treated(x).\n"
-	m, err := mln.Parse("h.mln", []byte(src))
+	m, err := mlnfile.Parse("h.mln", []byte(src))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -561,7 +562,7 @@ func TestMutexAsHardFormulas(t *testing.T) {
 	if err != nil || added != 1 {
 		t.Fatal(added, err)
 	}
-	db2, err := mln.ReadDB(strings.NewReader(data), "t.db", m2)
+	db2, err := mlnfile.ReadDB(strings.NewReader(data), "t.db", m2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -595,7 +596,7 @@ func TestMutexAsHardFormulas(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	db2, err = mln.ReadDB(strings.NewReader("Col(A, G)\n?Likes(A)\n"), "t.db", m2)
+	db2, err = mlnfile.ReadDB(strings.NewReader("Col(A, G)\n?Likes(A)\n"), "t.db", m2)
 	if err != nil {
 		t.Fatal(err)
 	}

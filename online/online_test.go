@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	mlnfile "github.com/lifted-dev/lifted/format/mln"
 	"github.com/lifted-dev/lifted/infer/bp"
 	"github.com/lifted-dev/lifted/learn"
 	"github.com/lifted-dev/lifted/mln"
@@ -43,11 +44,11 @@ Stress(C)
 
 func parse(t testing.TB, src, db string) (*mln.MLN, *mln.DB) {
 	t.Helper()
-	m, err := mln.Parse("t.mln", []byte(src))
+	m, err := mlnfile.Parse("t.mln", []byte(src))
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := mln.ReadDB(strings.NewReader(db), "t.db", m)
+	d, err := mlnfile.ReadDB(strings.NewReader(db), "t.db", m)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	mlnfile "github.com/lifted-dev/lifted/format/mln"
 	"github.com/lifted-dev/lifted/infer/bp"
-	"github.com/lifted-dev/lifted/mln"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -34,11 +34,11 @@ func synth(t testing.TB, n int, seed uint64) *Model {
 	src := "person = {" + strings.Join(names, ", ") + "}\nSmokes(person)\nCancer(person)\nStress(person)\n" +
 		"Smokes(x) => Cancer(x)\nStress(x) => Smokes(x)\nCancer(x)\n"
 	var db strings.Builder
-	m, err := mln.Parse("s.mln", []byte(src))
+	m, err := mlnfile.Parse("s.mln", []byte(src))
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := mln.ReadDB(strings.NewReader(db.String()), "s.db", m)
+	d, err := mlnfile.ReadDB(strings.NewReader(db.String()), "s.db", m)
 	if err != nil {
 		t.Fatal(err)
 	}

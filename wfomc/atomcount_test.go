@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lifted-dev/lifted/mln"
+	mlnfile "github.com/lifted-dev/lifted/format/mln"
 )
 
 // ruleUse counts the components of a compiled model by how they are
@@ -166,7 +166,7 @@ func TestAtomCountingRandomAgainstBruteForce(t *testing.T) {
 	checked, lifted, rejected, four, nested, quant, oneType, withQ, withEv, splitRefused, other := 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
 	for i := 0; i < models; i++ {
 		src, sizes := randomAtomCountMLN(r)
-		m, err := mln.Parse("random.mln", []byte(src))
+		m, err := mlnfile.Parse("random.mln", []byte(src))
 		if err != nil {
 			continue
 		}

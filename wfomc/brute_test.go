@@ -5,6 +5,7 @@ import (
 	"math"
 	"testing"
 
+	mlnfile "github.com/lifted-dev/lifted/format/mln"
 	"github.com/lifted-dev/lifted/mln"
 )
 
@@ -196,7 +197,7 @@ func brute(m *mln.MLN, weights []float64, sizes map[string]int64, ev []Literal, 
 	}
 	var qs []bfn
 	for _, q := range queries {
-		qm, err := mln.Parse("q", []byte(m.String()+q+".\n"))
+		qm, err := mlnfile.Parse("q", []byte(m.String()+q+".\n"))
 		if err != nil {
 			panic(err)
 		}
@@ -330,7 +331,7 @@ func weightsOf(m *mln.MLN) []float64 {
 
 func mustParse(t *testing.T, src string) *mln.MLN {
 	t.Helper()
-	m, err := mln.Parse("test.mln", []byte(src))
+	m, err := mlnfile.Parse("test.mln", []byte(src))
 	if err != nil {
 		t.Fatalf("%v\n%s", err, src)
 	}

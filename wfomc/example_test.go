@@ -3,13 +3,13 @@ package wfomc_test
 import (
 	"fmt"
 
-	"github.com/lifted-dev/lifted/mln"
+	mlnfile "github.com/lifted-dev/lifted/format/mln"
 	"github.com/lifted-dev/lifted/wfomc"
 )
 
 // Friends and smokers at a million people, with two queries.
 func Example() {
-	m, err := mln.Parse("smokers.mln", []byte(`person = {Anna, Bob}
+	m, err := mlnfile.Parse("smokers.mln", []byte(`person = {Anna, Bob}
 Smokes(person)
 Friends(person, person)
 2 Friends(x,y) ^ Smokes(x) => Smokes(y)

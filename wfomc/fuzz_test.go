@@ -5,7 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/lifted-dev/lifted/mln"
+	mlnfile "github.com/lifted-dev/lifted/format/mln"
 )
 
 // FuzzCompile feeds arbitrary MLN text to the engine. It must never panic,
@@ -21,7 +21,7 @@ func FuzzCompile(f *testing.F) {
 	f.Add("t = {A, B}\nP(t)\nR(t, t)\nEXIST y R(x, y).\n0.5 R(x, y) => R(y, x)\n")
 	f.Add("t = {A, B}\nP(t)\nR(t, t)\n0.3 R(x, y) ^ R(y, z) => R(x, z)\n")
 	f.Fuzz(func(t *testing.T, src string) {
-		m, err := mln.Parse("fuzz.mln", []byte(src))
+		m, err := mlnfile.Parse("fuzz.mln", []byte(src))
 		if err != nil || len(m.Formulas) == 0 || len(m.Formulas) > 6 {
 			return
 		}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	mlnfile "github.com/lifted-dev/lifted/format/mln"
 	"github.com/lifted-dev/lifted/mln"
 )
 
@@ -62,7 +63,7 @@ type Query struct {
 // ParseQuery parses a ground formula in the syntax of m's formulas.
 func ParseQuery(m *mln.MLN, text string) (Query, error) {
 	decls := m.Declarations()
-	q, err := mln.Parse("query", []byte(decls+text+".\n"))
+	q, err := mlnfile.Parse("query", []byte(decls+text+".\n"))
 	if err != nil {
 		msg := err.Error()
 		if i := strings.LastIndex(msg, ": "); i >= 0 && strings.HasPrefix(msg, "query:") {

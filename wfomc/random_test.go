@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lifted-dev/lifted/mln"
+	mlnfile "github.com/lifted-dev/lifted/format/mln"
 )
 
 // randomMLN writes a random FO2 MLN: two or three predicates (unary,
@@ -100,7 +100,7 @@ func TestRandomAgainstBruteForce(t *testing.T) {
 	checked, four := 0, 0
 	for i := 0; i < models; i++ {
 		src, sizes := randomMLN(r)
-		m, err := mln.Parse("random.mln", []byte(src))
+		m, err := mlnfile.Parse("random.mln", []byte(src))
 		if err != nil {
 			continue // e.g. a formula whose variables only occur in x = y
 		}

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lifted-dev/lifted/mln"
+	mlnfile "github.com/lifted-dev/lifted/format/mln"
 )
 
 // friendsSmokers is Forclift's FriendsSmokerModel (factor weights 2 and 1.2)
@@ -199,7 +199,7 @@ func TestForcliftFriendsSmokersWithEvidence(t *testing.T) {
 }
 
 func TestForcliftFriendsmokerMLN(t *testing.T) {
-	m, err := mln.ParseFile("../../shared/data/mln/smokers/forclift/friendsmoker.mln")
+	m, err := mlnfile.ParseFile("../../shared/data/mln/smokers/forclift/friendsmoker.mln")
 	if err != nil {
 		t.Skip("shared data not available:", err)
 	}
@@ -388,7 +388,7 @@ func TestErrors(t *testing.T) {
 }
 
 func BenchmarkFriendsSmokers(b *testing.B) {
-	m, err := mln.Parse("fs.mln", []byte(friendsSmokers))
+	m, err := mlnfile.Parse("fs.mln", []byte(friendsSmokers))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -25,6 +25,7 @@ import (
 	"strings"
 	"time"
 
+	mlnfile "github.com/lifted-dev/lifted/format/mln"
 	"github.com/lifted-dev/lifted/ground"
 	"github.com/lifted-dev/lifted/infer"
 	"github.com/lifted-dev/lifted/infer/bp"
@@ -56,12 +57,12 @@ func main() {
 		}
 	}
 	dir := filepath.Join(*data, "mln", "uwcse", "tuffy-cse")
-	m, err := mln.ParseFile(filepath.Join(dir, "prog.mln"))
+	m, err := mlnfile.ParseFile(filepath.Join(dir, "prog.mln"))
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "UW-CSE skipped: %v\n", err)
 		return
 	}
-	db, err := mln.ReadDBFiles(m, filepath.Join(dir, "evidence.db"))
+	db, err := mlnfile.ReadDBFiles(m, filepath.Join(dir, "evidence.db"))
 	if err != nil {
 		fatal(err)
 	}
@@ -88,7 +89,7 @@ func smokers(n int, frac float64) (*mln.MLN, *mln.DB) {
 	}
 	b.WriteString("}\nSmokes(person)\nCancer(person)\nFriends(person, person)\n")
 	b.WriteString("1.5 Smokes(x) => Cancer(x)\n1.1 Friends(x, y) ^ Smokes(x) => Smokes(y)\n")
-	m, err := mln.Parse("smokers.mln", []byte(b.String()))
+	m, err := mlnfile.Parse("smokers.mln", []byte(b.String()))
 	if err != nil {
 		fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	mlnfile "github.com/lifted-dev/lifted/format/mln"
 	"github.com/lifted-dev/lifted/learn"
 	"github.com/lifted-dev/lifted/mln"
 )
@@ -167,7 +168,7 @@ func readDBs(dbFiles [][]string) func(*mln.MLN) ([]*mln.DB, error) {
 		dbs := make([]*mln.DB, len(dbFiles))
 		for i, files := range dbFiles {
 			var err error
-			if dbs[i], err = mln.ReadDBFiles(m, files...); err != nil {
+			if dbs[i], err = mlnfile.ReadDBFiles(m, files...); err != nil {
 				return nil, err
 			}
 		}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	mlnfile "github.com/lifted-dev/lifted/format/mln"
 	"github.com/lifted-dev/lifted/learn"
 	"github.com/lifted-dev/lifted/mln"
 	"github.com/lifted-dev/lifted/online"
@@ -174,7 +175,7 @@ func loadOnline(o *onlineFlags, r onlineRun) (*onlineData, error) {
 	// Starred atoms stand for their sign combinations and "+x" for one
 	// formula per constant, each learned (as in lwl and pll).
 	if mln.NeedsExpansion(user) {
-		if user, err = mln.ExpandForHoldout(user, r.Train, o.holdout, mln.ReadDBFiles); err != nil {
+		if user, err = mln.ExpandForHoldout(user, r.Train, o.holdout, mlnfile.ReadDBFiles); err != nil {
 			return nil, err
 		}
 	}
@@ -182,7 +183,7 @@ func loadOnline(o *onlineFlags, r onlineRun) (*onlineData, error) {
 	if err != nil {
 		return nil, err
 	}
-	db, err := mln.ReadDBFiles(m, r.Train...)
+	db, err := mlnfile.ReadDBFiles(m, r.Train...)
 	if err != nil {
 		return nil, err
 	}
@@ -193,7 +194,7 @@ func loadOnline(o *onlineFlags, r onlineRun) (*onlineData, error) {
 	// Each holdout database is its own test mega-example; the curve
 	// reports the mean of their CMLLs.
 	for _, path := range o.holdout {
-		tdb, err := mln.ReadDBFiles(m, path)
+		tdb, err := mlnfile.ReadDBFiles(m, path)
 		if err != nil {
 			return nil, err
 		}
@@ -306,7 +307,7 @@ func (l *onlineLearner) batch(ctx context.Context) ([]float64, string, error) {
 func testLogLik(c *online.Curve, user *mln.MLN, weights []float64, holdout []string, quiet bool) {
 	for _, path := range holdout {
 		var ll *float64
-		if tdb, err := mln.ReadDBFiles(user, path); err == nil {
+		if tdb, err := mlnfile.ReadDBFiles(user, path); err == nil {
 			if v, err := learn.DBLogLikelihood(user, weights, tdb, path); err == nil {
 				ll = online.FinitePtr(v)
 			}

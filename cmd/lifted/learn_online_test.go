@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lifted-dev/lifted/mln"
+	mlnfile "github.com/lifted-dev/lifted/format/mln"
 	"github.com/lifted-dev/lifted/online"
 )
 
@@ -17,7 +17,7 @@ import (
 // enriched smokers MLN's weights and returns their paths.
 func sampleDBs(t *testing.T, mlnPath string, n int) []string {
 	t.Helper()
-	m, err := mln.ParseFile(mlnPath)
+	m, err := mlnfile.ParseFile(mlnPath)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +68,7 @@ func TestRunOnlineLearn(t *testing.T) {
 			if err := runOnlineLearn(context.Background(), o, r, os.Stdout); err != nil {
 				t.Fatalf("%s %s: %v", method, pieces, err)
 			}
-			m, err := mln.ParseFile(out)
+			m, err := mlnfile.ParseFile(out)
 			if err != nil {
 				t.Fatalf("%s: learned MLN does not parse: %v", method, err)
 			}
@@ -149,7 +149,7 @@ func TestRunOnlineLearnHardExist(t *testing.T) {
 	if !strings.Contains(string(b), "\nCancer(x) => Smokes(x).\n") {
 		t.Errorf("hard formula not written unchanged:\n%s", b)
 	}
-	m, err := mln.ParseFile(out)
+	m, err := mlnfile.ParseFile(out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -188,7 +188,7 @@ func TestRunOnlineLearnMutex(t *testing.T) {
 	if err := runOnlineLearn(context.Background(), o, r, os.Stdout); err != nil {
 		t.Fatal(err)
 	}
-	m, err := mln.ParseFile(out)
+	m, err := mlnfile.ParseFile(out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -227,7 +227,7 @@ func TestRunOnlineLearnPerConstant(t *testing.T) {
 	if err := runOnlineLearn(context.Background(), o, r, os.Stdout); err != nil {
 		t.Fatal(err)
 	}
-	m, err := mln.ParseFile(out)
+	m, err := mlnfile.ParseFile(out)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/lifted-dev/lifted/format"
+	mlnfile "github.com/lifted-dev/lifted/format/mln"
 	"github.com/lifted-dev/lifted/ground"
 	"github.com/lifted-dev/lifted/infer"
 	"github.com/lifted-dev/lifted/infer/bp"
@@ -84,14 +85,14 @@ type mlnModel struct {
 // loadMLN parses the model and its evidence, grounds it and lists the
 // query atoms.
 func loadMLN(ctx context.Context, path string, evidence []string, mf *mlnFlags, quiet, needQuery bool) (*mlnModel, error) {
-	m, err := mln.ParseFile(path)
+	m, err := mlnfile.ParseFile(path)
 	if err != nil {
 		return nil, err
 	}
 	warn(quiet, m.Warnings)
 	var db *mln.DB
 	if len(evidence) > 0 {
-		if db, err = mln.ReadDBFiles(m, evidence...); err != nil {
+		if db, err = mlnfile.ReadDBFiles(m, evidence...); err != nil {
 			return nil, err
 		}
 		warn(quiet, db.Warnings)

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lifted-dev/lifted/mln"
+	mlnfile "github.com/lifted-dev/lifted/format/mln"
 )
 
 // The datasets under ../shared/data/mln (see each SOURCE.txt) run through
@@ -82,7 +82,7 @@ func TestLearnUnivPLL(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	m, err := mln.Parse("learned.mln", []byte(out))
+	m, err := mlnfile.Parse("learned.mln", []byte(out))
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}

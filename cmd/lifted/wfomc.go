@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	mlnfile "github.com/lifted-dev/lifted/format/mln"
 	"github.com/lifted-dev/lifted/mln"
 	"github.com/lifted-dev/lifted/wfomc"
 )
@@ -91,7 +92,7 @@ unary evidence stays lifted, evidence on binary atoms names their constants.
 
 // readMLNQuiet parses an MLN and prints its warnings unless quiet.
 func readMLNQuiet(path string, quiet bool) (*mln.MLN, error) {
-	m, err := mln.ParseFile(path)
+	m, err := mlnfile.ParseFile(path)
 	if err != nil {
 		return nil, err
 	}
@@ -151,7 +152,7 @@ func evidenceLiterals(m *mln.MLN, files []string) ([]wfomc.Literal, error) {
 	if len(files) == 0 {
 		return nil, nil
 	}
-	db, err := mln.ReadDBFiles(m, files...)
+	db, err := mlnfile.ReadDBFiles(m, files...)
 	if err != nil {
 		return nil, err
 	}

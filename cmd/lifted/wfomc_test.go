@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lifted-dev/lifted/mln"
+	mlnfile "github.com/lifted-dev/lifted/format/mln"
 )
 
 const wfDir = "testdata/wfomc/"
@@ -119,7 +119,7 @@ func TestLearnLWLAndLoglik(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	m, err := mln.ParseFile(learned)
+	m, err := mlnfile.ParseFile(learned)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,7 +173,7 @@ func TestLearnPLLAndErrors(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	m, err := mln.Parse("out.mln", []byte(out))
+	m, err := mlnfile.Parse("out.mln", []byte(out))
 	if err != nil || len(m.Formulas) != 6 {
 		t.Fatalf("pll output does not parse back (%v):\n%s", err, out)
 	}
@@ -220,7 +220,7 @@ func TestPerConstantFormulasCLI(t *testing.T) {
 			t.Errorf("learned model lacks %q:\n%s", want, out)
 		}
 	}
-	if m, err := mln.Parse("out.mln", []byte(out)); err != nil || len(m.Formulas) != 5 {
+	if m, err := mlnfile.Parse("out.mln", []byte(out)); err != nil || len(m.Formulas) != 5 {
 		t.Errorf("learned model does not read back with 5 formulas (%v):\n%s", err, out)
 	}
 

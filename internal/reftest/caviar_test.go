@@ -13,10 +13,10 @@ import (
 	"testing"
 	"time"
 
+	mlnfile "github.com/lifted-dev/lifted/format/mln"
 	grounder "github.com/lifted-dev/lifted/ground"
 	"github.com/lifted-dev/lifted/infer"
 	"github.com/lifted-dev/lifted/infer/bp"
-	"github.com/lifted-dev/lifted/mln"
 )
 
 // caviarGolden reads one of LoMRF's golden files, lines
@@ -77,11 +77,11 @@ var caviarAtom = regexp.MustCompile(`^HoldsAt\(([^,()]+),([^,()]+)\)$`)
 // P(HoldsAt(...) = true) (or the MAP state) per golden atom name.
 func caviarRun(t *testing.T, mlnPath, dbPath string, golden map[string]float64, maxProduct bool) map[string]float64 {
 	t.Helper()
-	m, err := mln.ParseFile(mlnPath)
+	m, err := mlnfile.ParseFile(mlnPath)
 	if err != nil {
 		t.Fatal(err)
 	}
-	db, err := mln.ReadDBFiles(m, dbPath)
+	db, err := mlnfile.ReadDBFiles(m, dbPath)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,7 +24,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/lifted-dev/lifted/mln"
+	mlnfile "github.com/lifted-dev/lifted/format/mln"
 	"github.com/lifted-dev/lifted/online"
 )
 
@@ -74,13 +74,13 @@ func main() {
 
 func run(in string, ne, dbs []string, trainDBs string, passes float64, scgIter, batch int, step float64, depth int, discount float64, seed uint64, logDir string, lifting bool) error {
 	ctx := context.Background()
-	m, err := mln.ParseFile(in)
+	m, err := mlnfile.ParseFile(in)
 	if err != nil {
 		return err
 	}
 	models := make([]*online.Model, len(dbs))
 	for i, p := range dbs {
-		db, err := mln.ReadDBFiles(m, p)
+		db, err := mlnfile.ReadDBFiles(m, p)
 		if err != nil {
 			return err
 		}
@@ -96,7 +96,7 @@ func run(in string, ne, dbs []string, trainDBs string, passes float64, scgIter, 
 		}
 		trains = make([]*online.Model, len(paths))
 		for i, p := range paths {
-			db, err := mln.ReadDBFiles(m, p)
+			db, err := mlnfile.ReadDBFiles(m, p)
 			if err != nil {
 				return err
 			}

@@ -20,6 +20,7 @@ import (
 	"slices"
 	"strings"
 
+	mlnfile "github.com/lifted-dev/lifted/format/mln"
 	"github.com/lifted-dev/lifted/mln"
 	"github.com/lifted-dev/lifted/online"
 )
@@ -43,13 +44,13 @@ func main() {
 }
 
 func run(in, ne, dbPath string, n, burn int, seed uint64, out, from, hide string, frac float64) error {
-	m, err := mln.ParseFile(in)
+	m, err := mlnfile.ParseFile(in)
 	if err != nil {
 		return err
 	}
 	rng := rand.New(rand.NewPCG(seed, 1))
 	if from != "" {
-		db, err := mln.ReadDBFiles(m, from)
+		db, err := mlnfile.ReadDBFiles(m, from)
 		if err != nil {
 			return err
 		}
@@ -69,7 +70,7 @@ func run(in, ne, dbPath string, n, burn int, seed uint64, out, from, hide string
 	}
 	var db *mln.DB
 	if dbPath != "" {
-		if db, err = mln.ReadDBFiles(m, dbPath); err != nil {
+		if db, err = mlnfile.ReadDBFiles(m, dbPath); err != nil {
 			return err
 		}
 	}

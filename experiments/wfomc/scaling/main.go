@@ -30,6 +30,7 @@ import (
 	"strings"
 	"time"
 
+	mlnfile "github.com/lifted-dev/lifted/format/mln"
 	"github.com/lifted-dev/lifted/learn"
 	"github.com/lifted-dev/lifted/mln"
 	"github.com/lifted-dev/lifted/wfomc"
@@ -68,9 +69,9 @@ func main() {
 		}
 		sizes = append(sizes, n)
 	}
-	fm, err := mln.Parse("forclift.mln", []byte(forcliftModel))
+	fm, err := mlnfile.Parse("forclift.mln", []byte(forcliftModel))
 	fail(err)
-	lm, err := mln.Parse("learn.mln", []byte(learnModel))
+	lm, err := mlnfile.Parse("learn.mln", []byte(learnModel))
 	fail(err)
 	fmod, err := wfomc.Compile(fm, nil)
 	fail(err)

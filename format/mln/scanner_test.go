@@ -1,4 +1,4 @@
-package mln
+package mlnfile
 
 import (
 	"fmt"

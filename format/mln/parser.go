@@ -1,4 +1,4 @@
-package mln
+package mlnfile
 
 import (
 	"errors"
@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/lifted-dev/lifted/internal/suggest"
+	"github.com/lifted-dev/lifted/mln"
 	"github.com/lifted-dev/lifted/pos"
 )
 
@@ -27,34 +29,34 @@ var maxRange int64 = 1 << 24
 //
 // On error Parse returns the partial MLN (everything it could make sense of)
 // and a pos.ErrorList sorted by position.
-func Parse(filename string, src []byte) (*MLN, error) {
+func Parse(filename string, src []byte) (*mln.MLN, error) {
 	p := newParser(osFS{})
 	p.parseTop(filename, src)
 	return p.finish()
 }
 
 // ParseFile reads and parses one .mln file.
-func ParseFile(filename string) (*MLN, error) {
+func ParseFile(filename string) (*mln.MLN, error) {
 	return ParseFiles(filename)
 }
 
 // ParseFiles parses several .mln files, in order, into one MLN, the way
 // Alchemy reads "-i a.mln,b.mln": declarations in earlier files are visible
 // in later ones.
-func ParseFiles(filenames ...string) (*MLN, error) {
+func ParseFiles(filenames ...string) (*mln.MLN, error) {
 	return parseFiles(newParser(osFS{}), filenames)
 }
 
 // ParseFS is ParseFiles reading from fsys; #include is resolved within fsys.
-func ParseFS(fsys fs.FS, filenames ...string) (*MLN, error) {
+func ParseFS(fsys fs.FS, filenames ...string) (*mln.MLN, error) {
 	return parseFiles(newParser(ioFS{fsys}), filenames)
 }
 
-func parseFiles(p *parser, filenames []string) (*MLN, error) {
+func parseFiles(p *parser, filenames []string) (*mln.MLN, error) {
 	for _, name := range filenames {
 		src, err := p.fsys.ReadFile(name)
 		if err != nil {
-			p.errs = append(p.errs, &pos.Error{Pos: pos.Position{File: name}, Msg: "cannot read file: " + errText(err)})
+			p.b.Errorf(pos.Position{File: name}, "cannot read file: %s", errText(err))
 			continue
 		}
 		p.parseTop(name, src)
@@ -117,8 +119,8 @@ func errText(err error) string {
 type bailout struct{}
 
 type parser struct {
-	m        *MLN
-	errs     pos.ErrorList
+	b        *mln.Builder // checks and collects what is parsed
+	m        *mln.MLN     // b.MLN(), for looking declarations up
 	fsys     fileSystem
 	includes []string // include stack of Key()s
 
@@ -128,40 +130,24 @@ type parser struct {
 	toks []token
 	i    int
 
-	// Unknown-predicate errors, revisited at the end: the predicate may be
-	// declared after its first use.
-	unknown []unknownUse
 	// sawFormula is set once a formula has been parsed (for the warning on
 	// declarations that may be mistyped formulas).
 	sawFormula bool
 }
 
-type unknownUse struct {
-	name string
-	err  *pos.Error
-}
-
 func newParser(fsys fileSystem) *parser {
-	return &parser{
-		m: &MLN{
-			types: map[string]int{},
-			preds: map[string]int{},
-			funcs: map[string]int{},
-		},
-		fsys: fsys,
-	}
+	b := mln.NewBuilder()
+	return &parser{b: b, m: b.MLN(), fsys: fsys}
 }
 
-func (p *parser) finish() (*MLN, error) {
-	for _, u := range p.unknown {
-		if d := p.m.Pred(u.name); d != nil {
-			u.err.Msg = fmt.Sprintf("predicate %q is used before its declaration at %s; move the declaration above the first formula that uses it",
-				u.name, relPos(u.err.Pos, d.Pos))
-		}
+func (p *parser) finish() (*mln.MLN, error) { return p.b.Finish() }
+
+// plural returns "s" unless n is 1.
+func plural(n int) string {
+	if n == 1 {
+		return ""
 	}
-	p.errs.Sort()
-	p.m.Warnings.Sort()
-	return p.m, p.errs.Err()
+	return "s"
 }
 
 // relPos prints at relative to from: "7:3" in the same file, else in full.
@@ -198,8 +184,8 @@ func (p *parser) parseSource(filename string, src []byte) {
 		if p.tok().kind == tEOF {
 			return
 		}
-		if len(p.errs) >= maxErrors {
-			p.errs.Add(p.pos(p.tok()), "too many errors; stopping")
+		if p.b.NumErrors() >= maxErrors {
+			p.b.Errorf(p.pos(p.tok()), "too many errors; stopping")
 			p.i = len(p.toks) - 1
 			return
 		}
@@ -241,17 +227,11 @@ func (p *parser) pos(t token) pos.Position {
 }
 
 func (p *parser) errorf(t token, format string, args ...any) {
-	p.errs.Add(p.pos(t), format, args...)
-}
-
-func (p *parser) errorAt(at pos.Position, format string, args ...any) *pos.Error {
-	e := pos.Errorf(at, format, args...)
-	p.errs = append(p.errs, e)
-	return e
+	p.b.Errorf(p.pos(t), format, args...)
 }
 
 func (p *parser) warnAt(at pos.Position, format string, args ...any) {
-	p.m.Warnings.Add(at, format, args...)
+	p.b.Warnf(at, format, args...)
 }
 
 // fail reports an error at t and abandons the statement.
@@ -516,7 +496,7 @@ func (p *parser) typeDecl() {
 		break
 	}
 	p.expectLineEnd("the type declaration")
-	p.declareType(name, p.pos(nameTok), consts)
+	p.b.DeclareType(name, p.pos(nameTok), consts)
 }
 
 // intConst parses an integer constant, reporting bad numbers.
@@ -540,48 +520,6 @@ func canonInt(s string) (int64, string, string) {
 		return 0, "", fmt.Sprintf("integer constant %s is out of range", s)
 	}
 	return n, strconv.FormatInt(n, 10), ""
-}
-
-// declareType adds a type declared with "= {…}", or adds constants to it.
-func (p *parser) declareType(name string, at pos.Position, consts []string) {
-	td := p.m.Type(name)
-	if td == nil {
-		td = p.addType(name, at)
-	} else if td.Declared {
-		p.warnAt(at, "type %q is declared again (first at %s); the constants are added to it", name, relPos(at, td.Pos))
-	}
-	td.Declared = true
-	idx := td.constIndex()
-	var fresh []string
-	for _, c := range consts {
-		if _, ok := idx[c]; !ok {
-			idx[c] = -1 // placeholder; positions are rebuilt below
-			fresh = append(fresh, c)
-		}
-	}
-	// Declared constants go before those added by formulas.
-	cs := make([]string, 0, len(td.Constants)+len(fresh))
-	cs = append(cs, td.Constants[:td.NumDeclared]...)
-	cs = append(cs, fresh...)
-	cs = append(cs, td.Constants[td.NumDeclared:]...)
-	td.Constants = cs
-	td.NumDeclared += len(fresh)
-	td.index = nil
-}
-
-func (p *parser) addType(name string, at pos.Position) *TypeDecl {
-	td := &TypeDecl{Name: name, Index: len(p.m.Types), Pos: at}
-	p.m.Types = append(p.m.Types, td)
-	p.m.types[name] = td.Index
-	return td
-}
-
-// typeIndex returns the index of the named type, creating an open type.
-func (p *parser) typeIndex(name string, at pos.Position) int {
-	if i, ok := p.m.types[name]; ok {
-		return i
-	}
-	return p.addType(name, at).Index
 }
 
 // funcDecl parses "rettype name(type, ...)".
@@ -627,14 +565,13 @@ func (p *parser) funcDecl() {
 	case p.m.Pred(name) != nil:
 		p.fail(nameTok, "%q is already declared as a predicate at %s", name, relPos(p.pos(nameTok), p.m.Pred(name).Pos))
 	}
-	fd := &FuncDecl{Name: name, RetType: retTok.text, Index: len(p.m.Funcs), Pos: p.pos(retTok)}
-	fd.RetIdx = p.typeIndex(retTok.text, p.pos(retTok))
+	fd := &mln.FuncDecl{Name: name, RetType: retTok.text, Pos: p.pos(retTok)}
+	var argAt []pos.Position
 	for _, a := range args {
 		fd.ArgTypes = append(fd.ArgTypes, a.text)
-		fd.TypeIdx = append(fd.TypeIdx, p.typeIndex(a.text, p.pos(a)))
+		argAt = append(argAt, p.pos(a))
 	}
-	p.m.Funcs = append(p.m.Funcs, fd)
-	p.m.funcs[name] = fd.Index
+	p.b.DeclareFunc(fd, argAt)
 }
 
 // tryPredDecl parses the statement as a predicate declaration if it has the
@@ -731,21 +668,18 @@ func (p *parser) tryPredDecl() bool {
 		}
 	}
 	p.i += j
-	d := &PredDecl{Name: name, MutexArg: -1, MutexArgs: mutex, ClosedWorld: star, Index: len(p.m.Preds), Pos: p.pos(nameTok)}
-	if len(mutex) > 0 {
-		d.MutexArg = mutex[0]
-	}
+	d := &mln.PredDecl{Name: name, MutexArgs: mutex, ClosedWorld: star, Pos: p.pos(nameTok)}
+	var argAt []pos.Position
 	for _, a := range args {
 		d.ArgTypes = append(d.ArgTypes, a.text)
-		d.TypeIdx = append(d.TypeIdx, p.typeIndex(a.text, p.pos(a)))
+		argAt = append(argAt, p.pos(a))
 	}
 	if p.sawFormula {
-		if s := suggest(name, p.predNames()); s != "" {
+		if s := suggest.Closest(name, p.predNames()); s != "" {
 			p.warnAt(d.Pos, "%s declares a new predicate after the formulas; if it was meant as a formula over %q, fix the name", d.String(), s)
 		}
 	}
-	p.m.Preds = append(p.m.Preds, d)
-	p.m.preds[name] = d.Index
+	p.b.DeclarePred(d, argAt)
 	return true
 }
 
@@ -754,7 +688,7 @@ func (p *parser) isKnownConstant(s string) bool {
 		return false
 	}
 	for _, td := range p.m.Types {
-		if _, ok := td.constIndex()[s]; ok {
+		if td.ConstIndex(s) >= 0 {
 			return true
 		}
 	}
@@ -772,7 +706,7 @@ func (p *parser) predNames() []string {
 // formula parses "[@][weight] formula [.]".
 func (p *parser) formula() {
 	start := p.tok()
-	f := &Formula{Pos: p.pos(start)}
+	f := &mln.Formula{Pos: p.pos(start)}
 	if start.kind == tAt {
 		f.FixedWeight = true
 		p.next()
@@ -824,8 +758,7 @@ func (p *parser) formula() {
 	}
 	f.Text = strings.TrimSpace(string(p.src[exprStart.off:last.end]))
 	p.sawFormula = true
-	p.checkFormula(f)
-	p.m.Formulas = append(p.m.Formulas, f)
+	p.b.AddFormula(f)
 }
 
 func (p *parser) isOnlyNumbersToEnd() bool {
@@ -861,11 +794,11 @@ func startsFormula(prev, t token) bool {
 // operators are left-associative, as in Alchemy's grammar. A line break is
 // allowed after a binary operator and after a comma.
 
-func (p *parser) parseExpr() Expr { return p.parseIff() }
+func (p *parser) parseExpr() mln.Expr { return p.parseIff() }
 
 // binary parses one left-associative operator level: operands parsed by
 // operand, joined by the tokens isOp accepts, combined by join.
-func (p *parser) binary(operand func() Expr, isOp func(token) bool, join func(l, r Expr, at pos.Position) Expr) Expr {
+func (p *parser) binary(operand func() mln.Expr, isOp func(token) bool, join func(l, r mln.Expr, at pos.Position) mln.Expr) mln.Expr {
 	l := operand()
 	for isOp(p.tok()) {
 		op := p.tok()
@@ -876,29 +809,29 @@ func (p *parser) binary(operand func() Expr, isOp func(token) bool, join func(l,
 	return l
 }
 
-func (p *parser) parseIff() Expr {
+func (p *parser) parseIff() mln.Expr {
 	return p.binary(p.parseImplies, func(t token) bool { return t.kind == tIff },
-		func(l, r Expr, at pos.Position) Expr { return &Iff{L: l, R: r, OpPos: at} })
+		func(l, r mln.Expr, at pos.Position) mln.Expr { return &mln.Iff{L: l, R: r, OpPos: at} })
 }
 
-func (p *parser) parseImplies() Expr {
+func (p *parser) parseImplies() mln.Expr {
 	return p.binary(p.parseOr, func(t token) bool { return t.kind == tImplies },
-		func(l, r Expr, at pos.Position) Expr { return &Implies{L: l, R: r, OpPos: at} })
+		func(l, r mln.Expr, at pos.Position) mln.Expr { return &mln.Implies{L: l, R: r, OpPos: at} })
 }
 
 func isOr(t token) bool { return t.kind == tIdent && t.text == "v" }
 
-func (p *parser) parseOr() Expr {
+func (p *parser) parseOr() mln.Expr {
 	return p.binary(p.parseAnd, isOr,
-		func(l, r Expr, at pos.Position) Expr { return &Or{L: l, R: r, OpPos: at} })
+		func(l, r mln.Expr, at pos.Position) mln.Expr { return &mln.Or{L: l, R: r, OpPos: at} })
 }
 
-func (p *parser) parseAnd() Expr {
+func (p *parser) parseAnd() mln.Expr {
 	return p.binary(p.parseUnary, func(t token) bool { return t.kind == tAnd },
-		func(l, r Expr, at pos.Position) Expr { return &And{L: l, R: r, OpPos: at} })
+		func(l, r mln.Expr, at pos.Position) mln.Expr { return &mln.And{L: l, R: r, OpPos: at} })
 }
 
-func (p *parser) parseUnary() Expr {
+func (p *parser) parseUnary() mln.Expr {
 	t := p.tok()
 	switch t.kind {
 	case tNot:
@@ -907,7 +840,7 @@ func (p *parser) parseUnary() Expr {
 			p.fail(p.tok(), "\"!\" and \"*\" cannot be used on the same atom")
 		}
 		x := p.parseUnary()
-		return &Not{X: x, Pos: p.pos(t)}
+		return &mln.Not{X: x, Pos: p.pos(t)}
 	case tLParen:
 		p.next()
 		e := p.parseExpr()
@@ -926,7 +859,7 @@ func (p *parser) parseUnary() Expr {
 			p.unexpected(a, "an atom after \"*\"")
 		}
 		e := p.parseAtomOrEquality()
-		atom := e.(*Atom)
+		atom := e.(*mln.Atom)
 		atom.Star = true
 		atom.Pos = p.pos(t)
 		return atom
@@ -947,10 +880,10 @@ func (p *parser) parseUnary() Expr {
 	return nil
 }
 
-func (p *parser) parseQuantifier(exists bool) Expr {
+func (p *parser) parseQuantifier(exists bool) mln.Expr {
 	kw := p.tok()
 	p.next()
-	var vars []*Var
+	var vars []*mln.Var
 	for {
 		t := p.tok()
 		if t.kind != tIdent {
@@ -959,7 +892,7 @@ func (p *parser) parseQuantifier(exists bool) Expr {
 		if !isVarName(t.text) {
 			p.fail(t, "quantified variable %q must start with a lowercase letter (names starting with an uppercase letter are constants)", t.text)
 		}
-		vars = append(vars, &Var{Name: t.text, Pos: p.pos(t)})
+		vars = append(vars, &mln.Var{Name: t.text, Pos: p.pos(t)})
 		p.next()
 		if p.tok().kind != tComma {
 			break
@@ -969,14 +902,14 @@ func (p *parser) parseQuantifier(exists bool) Expr {
 	}
 	body := p.parseExpr()
 	if exists {
-		return &Exists{Vars: vars, Body: body, Pos: p.pos(kw)}
+		return &mln.Exists{Vars: vars, Body: body, Pos: p.pos(kw)}
 	}
-	return &Forall{Vars: vars, Body: body, Pos: p.pos(kw)}
+	return &mln.Forall{Vars: vars, Body: body, Pos: p.pos(kw)}
 }
 
 // parseAtomOrEquality parses an atom, or an equality whose left side is an
 // identifier or a function term. The current token is an identifier.
-func (p *parser) parseAtomOrEquality() Expr {
+func (p *parser) parseAtomOrEquality() mln.Expr {
 	t := p.tok()
 	next := p.peek(1)
 	switch {
@@ -985,7 +918,7 @@ func (p *parser) parseAtomOrEquality() Expr {
 	case next.kind == tLt || next.kind == tGt || next.kind == tLe || next.kind == tGe:
 		p.fail(next, "comparison %s is not supported; only = and != can compare terms", next.text)
 	}
-	atom := &Atom{Pred: t.text, Pos: p.pos(t)}
+	atom := &mln.Atom{Pred: t.text, Pos: p.pos(t)}
 	p.next()
 	if p.tok().kind != tLParen {
 		return atom // nullary predicate
@@ -1022,7 +955,7 @@ func (p *parser) parseAtomOrEquality() Expr {
 	return atom
 }
 
-func (p *parser) finishEquality(l Term) Expr {
+func (p *parser) finishEquality(l mln.Term) mln.Expr {
 	op := p.tok()
 	switch op.kind {
 	case tEq, tNeq:
@@ -1033,15 +966,15 @@ func (p *parser) finishEquality(l Term) Expr {
 	}
 	p.next()
 	r := p.parseTerm()
-	eq := &Equal{L: l, R: r, Pos: l.Pos}
+	eq := &mln.Equal{L: l, R: r, Pos: l.Pos}
 	if op.kind == tNeq {
-		return &Not{X: eq, Pos: l.Pos}
+		return &mln.Not{X: eq, Pos: l.Pos}
 	}
 	return eq
 }
 
 // parseTerm parses a variable, "+variable", constant or function term.
-func (p *parser) parseTerm() Term {
+func (p *parser) parseTerm() mln.Term {
 	t := p.tok()
 	switch t.kind {
 	case tPlus:
@@ -1051,29 +984,29 @@ func (p *parser) parseTerm() Term {
 			p.fail(t, "\"+\" (per-constant weight) must be followed by a variable")
 		}
 		p.next()
-		return Term{Name: v.text, IsVar: true, PerConstant: true, Pos: p.pos(t)}
+		return mln.Term{Name: v.text, IsVar: true, PerConstant: true, Pos: p.pos(t)}
 	case tIdent:
 		if p.peek(1).kind == tLParen {
 			return p.parseFuncTerm()
 		}
 		p.next()
-		return Term{Name: t.text, IsVar: isVarName(t.text), Pos: p.pos(t)}
+		return mln.Term{Name: t.text, IsVar: isVarName(t.text), Pos: p.pos(t)}
 	case tNumber:
 		p.next()
 		_, s, ok := p.intConst(t)
 		if !ok {
 			panic(bailout{})
 		}
-		return Term{Name: s, Pos: p.pos(t)}
+		return mln.Term{Name: s, Pos: p.pos(t)}
 	case tString:
 		p.next()
-		return Term{Name: t.text, Pos: p.pos(t)}
+		return mln.Term{Name: t.text, Pos: p.pos(t)}
 	}
 	p.unexpected(t, "a term (a variable, constant or function term)")
-	return Term{}
+	return mln.Term{}
 }
 
-func (p *parser) parseFuncTerm() Term {
+func (p *parser) parseFuncTerm() mln.Term {
 	t := p.tok()
 	if p.m.Func(t.text) == nil {
 		if p.m.Pred(t.text) != nil {
@@ -1081,7 +1014,7 @@ func (p *parser) parseFuncTerm() Term {
 		}
 		p.fail(t, "unknown function %q; declare it before use, e.g. \"rettype %s(argtype)\"", t.text, t.text)
 	}
-	term := Term{Name: t.text, Func: true, Pos: p.pos(t)}
+	term := mln.Term{Name: t.text, Func: true, Pos: p.pos(t)}
 	p.next()
 	open := p.tok()
 	p.next()

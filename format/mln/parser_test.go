@@ -1,4 +1,4 @@
-package mln
+package mlnfile
 
 import (
 	"errors"
@@ -7,10 +7,11 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"github.com/lifted-dev/lifted/mln"
 	"github.com/lifted-dev/lifted/pos"
 )
 
-func mustParse(t *testing.T, name, src string) *MLN {
+func mustParse(t *testing.T, name, src string) *mln.MLN {
 	t.Helper()
 	m, err := Parse(name, []byte(src))
 	if err != nil {
@@ -579,7 +580,7 @@ func TestPrinting(t *testing.T) {
 	if got := m.String(); got != wantMLN {
 		t.Errorf("MLN prints as\n%s\nwant\n%s", got, wantMLN)
 	}
-	if got := (Term{Name: "x", IsVar: true, PerConstant: true}).String(); got != "+x" {
+	if got := (mln.Term{Name: "x", IsVar: true, PerConstant: true}).String(); got != "+x" {
 		t.Errorf("term prints as %q", got)
 	}
 }
@@ -587,11 +588,11 @@ func TestPrinting(t *testing.T) {
 func TestInspect(t *testing.T) {
 	m := mustParse(t, "i.mln", "P\nA(t)\nP ^ !(A(x) v EXIST y A(y)) => A(B)\n")
 	var atoms []string
-	Inspect(m.Formulas[0].Expr, func(e Expr) bool {
-		if a, ok := e.(*Atom); ok {
+	mln.Inspect(m.Formulas[0].Expr, func(e mln.Expr) bool {
+		if a, ok := e.(*mln.Atom); ok {
 			atoms = append(atoms, a.String())
 		}
-		_, isQuant := e.(*Exists)
+		_, isQuant := e.(*mln.Exists)
 		return !isQuant // skip quantified bodies
 	})
 	if got := strings.Join(atoms, " "); got != "P A(x) A(B)" {

@@ -1,4 +1,4 @@
-package mln
+package mlnfile
 
 import (
 	"bytes"
@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lifted-dev/lifted/mln"
 	"github.com/lifted-dev/lifted/pos"
 )
 
@@ -17,7 +18,7 @@ import (
 // SOURCE.txt). Every file in it must be listed below: as an MLN that
 // parses, as evidence or a query that reads against a named MLN, as an
 // expected failure with the reason, or as a file that is neither.
-const sharedRoot = "../../shared/data/mln"
+const sharedRoot = "../../../shared/data/mln"
 
 func sharedDir(t *testing.T) string {
 	t.Helper()
@@ -268,7 +269,7 @@ func TestSharedMLNs(t *testing.T) {
 }
 
 // checkRoundTrip prints m, parses the output and compares the trees.
-func checkRoundTrip(t *testing.T, name string, m *MLN) {
+func checkRoundTrip(t *testing.T, name string, m *mln.MLN) {
 	t.Helper()
 	printed := m.String()
 	m2, err := Parse(name+" (printed)", []byte(printed))
@@ -284,8 +285,8 @@ func checkRoundTrip(t *testing.T, name string, m *MLN) {
 func TestSharedDBs(t *testing.T) {
 	root := sharedDir(t)
 	files := sharedFiles(t, root)
-	mlns := map[string]*MLN{}
-	loadMLN := func(c dbCase, dbFile string) *MLN {
+	mlns := map[string]*mln.MLN{}
+	loadMLN := func(c dbCase, dbFile string) *mln.MLN {
 		var paths []string
 		switch {
 		case c.decls != "":
@@ -301,7 +302,7 @@ func TestSharedDBs(t *testing.T) {
 		if m, ok := mlns[key]; ok {
 			return m
 		}
-		var m *MLN
+		var m *mln.MLN
 		var err error
 		if c.decls != "" {
 			m, err = Parse(c.glob+" (declarations in shared_test.go)", []byte(c.decls))
@@ -376,14 +377,14 @@ func TestSharedDomains(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	doms := Domains(m, db)
+	doms := mln.Domains(m, db)
 	if got := len(doms["person"]); got != 15 {
 		t.Errorf("univ: %d persons, want the 15 declared", got)
 	}
 	if got := strings.Join(doms["phase"], ","); got != "Pre_Quals,Post_Quals" {
 		t.Errorf("univ phase = %s", got)
 	}
-	cw, err := ClosedWorld(m, db, []string{"advisedBy"}, nil, nil)
+	cw, err := mln.ClosedWorld(m, db, []string{"advisedBy"}, nil, nil)
 	if err != nil || cw["advisedBy"] || !cw["professor"] {
 		t.Errorf("closed world: %v %v", cw, err)
 	}
