@@ -1,0 +1,241 @@
+package ground
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/lifted-dev/lifted/mln"
+)
+
+// Formula is one MLN formula compiled for evaluation: its quantifiers
+// expanded over the domains (EXIST into a disjunction, FORALL into a
+// conjunction; false and true over an empty domain), so that what is left is
+// a Boolean function of the formula's atom occurrences and equalities, whose
+// arguments are free variables or constants. It is the evaluator the
+// grounder uses, for packages that evaluate ground formulas themselves (the
+// online learners' model, PLL counting).
+//
+// The free variables are numbered as in mln.Formula.Vars; a binding gives
+// each a constant index into its type's domain.
+type Formula struct {
+	cf *formula
+}
+
+// Term is an argument of an occurrence: a free variable or a constant.
+type Term int32
+
+// Var returns the free variable of t, and false for a constant.
+func (t Term) Var() (int, bool) { return int(t), t >= 0 }
+
+// Const returns the constant index of t, and false for a variable.
+func (t Term) Const() (int, bool) { return int(constOf(cterm(t))), t < 0 }
+
+// ErrFunction reports a formula with a function term, which Compile does
+// not support (the grounder rewrites such formulas with guard atoms).
+var ErrFunction = errors.New("function terms are not supported")
+
+// Domains returns the constants of every type of m (by type index), extended
+// by those of db (nil for none): the domains Ground uses.
+func Domains(m *mln.MLN, db *mln.DB) [][]string { return domainsOf(m, db) }
+
+// Compile compiles formula fi of m over domains (the constants of each type,
+// by type index; see Domains) into a Formula over its free variables. The
+// formula must be expanded: per-constant variables ("+x") and starred atoms
+// are read as plain variables and atoms. Function terms are an error
+// wrapping ErrFunction. Errors name the position in the MLN source.
+func Compile(m *mln.MLN, domains [][]string, fi int) (*Formula, error) {
+	f := m.Formulas[fi]
+	var fn *mln.Term
+	mln.Inspect(f.Expr, func(e mln.Expr) bool {
+		var ts []mln.Term
+		switch x := e.(type) {
+		case *mln.Atom:
+			ts = x.Args
+		case *mln.Equal:
+			ts = []mln.Term{x.L, x.R}
+		}
+		for i := range ts {
+			if ts[i].Func && fn == nil {
+				fn = &ts[i]
+			}
+		}
+		return fn == nil
+	})
+	if fn != nil {
+		return nil, fmt.Errorf("%s: %w (%s)", fn.Pos, ErrFunction, fn.String())
+	}
+	c := newCompiler(m, domains)
+	c.f = f
+	c.star = map[*mln.Atom]int{}
+	cf, err := c.compileExpr(fi, f.Expr, f.Weight, f.Hard)
+	if err != nil {
+		return nil, err
+	}
+	return &Formula{cf: cf}, nil
+}
+
+// NumVars returns the number of free variables.
+func (f *Formula) NumVars() int { return len(f.cf.slotDom) }
+
+// VarDomain returns the size of free variable i's domain.
+func (f *Formula) VarDomain(i int) int { return int(f.cf.slotDom[i]) }
+
+// VarType returns the type index of free variable i.
+func (f *Formula) VarType(i int) int { return f.cf.slotType[i] }
+
+// NumOccs returns the number of distinct atom occurrences, numbered in the
+// order of their first appearance in the formula (after expansion); an
+// occurrence whose value cannot matter (under a constant subformula) is
+// left out.
+func (f *Formula) NumOccs() int { return len(f.cf.prog.occs) }
+
+// Occ returns the predicate and argument terms of occurrence o; the slice
+// aliases internal storage.
+func (f *Formula) Occ(o int) (pred int, args []Term) {
+	oc := &f.cf.prog.occs[o]
+	return int(oc.pred), termsOf(oc.args)
+}
+
+func termsOf(ts []cterm) []Term {
+	// cterm and Term have the same representation.
+	out := make([]Term, len(ts))
+	for i, t := range ts {
+		out[i] = Term(t)
+	}
+	return out
+}
+
+// NumEqs returns the number of distinct equalities between terms.
+func (f *Formula) NumEqs() int { return len(f.cf.prog.eqs) }
+
+// Eq returns the two terms of equality i.
+func (f *Formula) Eq(i int) (Term, Term) {
+	e := f.cf.prog.eqs[i]
+	return Term(e[0]), Term(e[1])
+}
+
+// Constant returns the formula's value when it does not depend on its
+// occurrences and equalities at all.
+func (f *Formula) Constant() (value, ok bool) {
+	v, ok := f.cf.prog.constValue()
+	return v == vTrue, ok
+}
+
+// Groundings returns the number of bindings of the free variables.
+func (f *Formula) Groundings() float64 { return f.cf.bindings }
+
+// EachBinding calls fn for every binding of the free variables, in
+// lexicographic order (the last variable fastest), until fn returns an
+// error, which it returns. The slice is reused between calls. A formula
+// with a variable over an empty domain has no bindings.
+func (f *Formula) EachBinding(fn func(bind []int32) error) error {
+	dom := f.cf.slotDom
+	for _, d := range dom {
+		if d == 0 {
+			return nil
+		}
+	}
+	bind := make([]int32, len(dom))
+	for {
+		if err := fn(bind); err != nil {
+			return err
+		}
+		i := len(bind) - 1
+		for ; i >= 0; i-- {
+			if bind[i]++; int64(bind[i]) < dom[i] {
+				break
+			}
+			bind[i] = 0
+		}
+		if i < 0 {
+			return nil
+		}
+	}
+}
+
+// Eval evaluates a Formula at one binding. Bind fixes the binding and
+// computes the ground arguments of every occurrence and the value of every
+// equality; the caller sets the occurrences' values (Set) and reads Value.
+// An Eval is not safe for concurrent use.
+type Eval struct {
+	f      *Formula
+	bind   []int32
+	args   [][]int32 // per occurrence
+	occVal []uint8
+	eqVal  []uint8
+	vals   []uint8
+}
+
+// NewEval returns an evaluator of f.
+func (f *Formula) NewEval() *Eval {
+	p := &f.cf.prog
+	e := &Eval{f: f, args: make([][]int32, len(p.occs)), occVal: make([]uint8, len(p.occs)),
+		eqVal: make([]uint8, len(p.eqs)), vals: make([]uint8, len(p.nodes))}
+	for o := range p.occs {
+		e.args[o] = make([]int32, len(p.occs[o].args))
+		e.occVal[o] = vUnk
+	}
+	return e
+}
+
+// Bind fixes the binding of the free variables (constant indices, one per
+// variable); the occurrences' values become unknown.
+func (e *Eval) Bind(bind []int32) {
+	p := &e.f.cf.prog
+	e.bind = bind
+	for o := range p.occs {
+		for j, t := range p.occs[o].args {
+			e.args[o][j] = bindOf(t, bind)
+		}
+		e.occVal[o] = vUnk
+	}
+	for i, q := range p.eqs {
+		if bindOf(q[0], bind) == bindOf(q[1], bind) {
+			e.eqVal[i] = vTrue
+		} else {
+			e.eqVal[i] = vFalse
+		}
+	}
+}
+
+// Args returns the ground arguments of occurrence o under the binding; the
+// slice aliases internal storage.
+func (e *Eval) Args(o int) []int32 { return e.args[o] }
+
+// Set gives occurrence o a value.
+func (e *Eval) Set(o int, v bool) {
+	if v {
+		e.occVal[o] = vTrue
+	} else {
+		e.occVal[o] = vFalse
+	}
+}
+
+// SetEq overrides the value of equality i (Bind computes it).
+func (e *Eval) SetEq(i int, v bool) {
+	if v {
+		e.eqVal[i] = vTrue
+	} else {
+		e.eqVal[i] = vFalse
+	}
+}
+
+// Value evaluates the formula in three-valued logic: known is false when
+// the value depends on an occurrence not Set since Bind.
+func (e *Eval) Value() (value, known bool) {
+	v := e.f.cf.prog.eval(e.occVal, e.eqVal, e.vals)
+	return v == vTrue, v != vUnk
+}
+
+// Truth evaluates the formula at binding bind, reading the value of every
+// occurrence from truth (given the occurrence's predicate and ground
+// arguments).
+func (e *Eval) Truth(bind []int32, truth func(pred int, args []int32) bool) bool {
+	e.Bind(bind)
+	p := &e.f.cf.prog
+	for o := range p.occs {
+		e.Set(o, truth(int(p.occs[o].pred), e.args[o]))
+	}
+	v, _ := e.Value()
+	return v
+}
