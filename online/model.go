@@ -431,3 +431,12 @@ func (md *Model) clauseObservedValue(c int) (uint8, bool) {
 	}
 	return md.clauseFeat(c)[x], true
 }
+
+// clauseValue returns the value of ground clause c under world x.
+func (md *Model) clauseValue(c int, x []uint8) uint8 {
+	j := 0
+	for _, b := range md.ClauseAtoms(c) {
+		j = j<<1 | int(x[b])
+	}
+	return md.clauseFeat(c)[j]
+}
