@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/lifted-dev/lifted/mln"
+	"github.com/lifted-dev/lifted/pos"
 )
 
 // Formula is one MLN formula compiled for evaluation: its quantifiers
@@ -238,4 +239,81 @@ func (e *Eval) Truth(bind []int32, truth func(pred int, args []int32) bool) bool
 	}
 	v, _ := e.Value()
 	return v
+}
+
+// VarTerm returns the term of free variable i.
+func VarTerm(i int) Term { return Term(i) }
+
+// ConstTerm returns the term of constant c.
+func ConstTerm(c int) Term { return Term(constTerm(c)) }
+
+// Builder builds a Formula directly, for formulas that are not an MLN's
+// (the WFOMC compiler's ground fallback): the caller expands quantifiers
+// and combines atom occurrences and equalities with the connectives, which
+// fold constants. Nodes must be built before the nodes that use them.
+type Builder struct {
+	pb  progBuilder
+	dom []int64
+}
+
+// Node is a node of a formula being built.
+type Node int32
+
+// NewBuilder starts a formula whose free variables range over domains of
+// the given sizes.
+func NewBuilder(varDom []int64) *Builder {
+	b := &Builder{dom: append([]int64(nil), varDom...)}
+	b.pb.reset(pos.Position{})
+	return b
+}
+
+func (b *Builder) nodes(ns []Node) []int32 {
+	out := make([]int32, len(ns))
+	for i, n := range ns {
+		out[i] = int32(n)
+	}
+	return out
+}
+
+// Atom returns the occurrence pred(args...); pred is the caller's numbering
+// of predicates.
+func (b *Builder) Atom(pred int, args []Term) Node {
+	ts := make([]cterm, len(args))
+	for i, a := range args {
+		ts[i] = cterm(a)
+	}
+	return Node(b.pb.occNode(pred, ts))
+}
+
+// Eq returns the equality l = r.
+func (b *Builder) Eq(l, r Term) Node { return Node(b.pb.eqNode(cterm(l), cterm(r))) }
+
+// Const returns true or false.
+func (b *Builder) Const(v bool) Node { return Node(b.pb.constNode(v)) }
+
+// Not returns the negation of n.
+func (b *Builder) Not(n Node) Node { return Node(b.pb.mkNot(int32(n))) }
+
+// And returns the conjunction of kids (true for none).
+func (b *Builder) And(kids ...Node) Node { return Node(b.pb.mkJunction(true, b.nodes(kids))) }
+
+// Or returns the disjunction of kids (false for none).
+func (b *Builder) Or(kids ...Node) Node { return Node(b.pb.mkJunction(false, b.nodes(kids))) }
+
+// Iff returns x <=> y.
+func (b *Builder) Iff(x, y Node) Node { return Node(b.pb.mkIff(int32(x), int32(y))) }
+
+// Formula finishes the formula with root; the Builder must not be used
+// afterwards. It fails when the formula grew too large.
+func (b *Builder) Formula(root Node) (*Formula, error) {
+	if b.pb.err != nil {
+		return nil, b.pb.err
+	}
+	cf := &formula{index: -1, slotDom: b.dom, slotType: make([]int, len(b.dom)), slotName: make([]string, len(b.dom)), fresh: make([]bool, len(b.dom))}
+	for i := range cf.slotType {
+		cf.slotType[i] = -1
+	}
+	cf.prog = b.pb.prog.collect(int32(root))
+	cf.setTotal()
+	return &Formula{cf: cf}, nil
 }
