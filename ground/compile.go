@@ -179,6 +179,7 @@ type compiler struct {
 	guards   []guard
 	star     map[*mln.Atom]int
 	mask     uint64 // sign combination of starred atoms
+	keepOccs bool   // see CompileOptions.KeepOccurrences
 }
 
 // progBuilder builds a program node by node, children first, folding
@@ -308,7 +309,7 @@ func (c *compiler) compileExpr(fi int, e mln.Expr, w float64, hard bool) (*formu
 	if c.err != nil {
 		return nil, c.err
 	}
-	cf.prog = c.prog.collect(root)
+	cf.prog = c.prog.collectKeep(root, c.keepOccs)
 	cf.setTotal()
 	return cf, nil
 }
@@ -749,7 +750,11 @@ func (c *progBuilder) eqNode(l, r cterm) int32 {
 
 // collect returns the program reachable from root, with unused nodes,
 // occurrences and equalities dropped; root becomes the last node.
-func (p *program) collect(root int32) program {
+func (p *program) collect(root int32) program { return p.collectKeep(root, false) }
+
+// collectKeep is collect; with keepOccs, every occurrence is kept, in the
+// order of creation, reachable or not.
+func (p *program) collectKeep(root int32, keepOccs bool) program {
 	reach := make([]bool, root+1)
 	reach[root] = true
 	for i := root; i >= 0; i-- {
@@ -765,6 +770,12 @@ func (p *program) collect(root int32) program {
 	eqMap := make([]int32, len(p.eqs))
 	for i := range occMap {
 		occMap[i] = -1
+		if keepOccs {
+			occMap[i] = int32(i)
+			o := p.occs[i]
+			o.args = append([]cterm(nil), o.args...)
+			out.occs = append(out.occs, o)
+		}
 	}
 	for i := range eqMap {
 		eqMap[i] = -1

@@ -39,12 +39,22 @@ var ErrFunction = errors.New("function terms are not supported")
 // by those of db (nil for none): the domains Ground uses.
 func Domains(m *mln.MLN, db *mln.DB) [][]string { return domainsOf(m, db) }
 
+// CompileOptions configure Compile.
+type CompileOptions struct {
+	// KeepOccurrences keeps the atom occurrences whose value cannot matter
+	// (under a subformula that constants make true or false, such as
+	// "P(x) ^ x != x"), so that the occurrences are exactly the distinct
+	// atoms written in the expanded formula, in order of first appearance.
+	// By default they are left out.
+	KeepOccurrences bool
+}
+
 // Compile compiles formula fi of m over domains (the constants of each type,
 // by type index; see Domains) into a Formula over its free variables. The
 // formula must be expanded: per-constant variables ("+x") and starred atoms
 // are read as plain variables and atoms. Function terms are an error
 // wrapping ErrFunction. Errors name the position in the MLN source.
-func Compile(m *mln.MLN, domains [][]string, fi int) (*Formula, error) {
+func Compile(m *mln.MLN, domains [][]string, fi int, opt CompileOptions) (*Formula, error) {
 	f := m.Formulas[fi]
 	var fn *mln.Term
 	mln.Inspect(f.Expr, func(e mln.Expr) bool {
@@ -67,6 +77,7 @@ func Compile(m *mln.MLN, domains [][]string, fi int) (*Formula, error) {
 	}
 	c := newCompiler(m, domains)
 	c.f = f
+	c.keepOccs = opt.KeepOccurrences
 	c.star = map[*mln.Atom]int{}
 	cf, err := c.compileExpr(fi, f.Expr, f.Weight, f.Hard)
 	if err != nil {
@@ -84,10 +95,11 @@ func (f *Formula) VarDomain(i int) int { return int(f.cf.slotDom[i]) }
 // VarType returns the type index of free variable i.
 func (f *Formula) VarType(i int) int { return f.cf.slotType[i] }
 
-// NumOccs returns the number of distinct atom occurrences, numbered in the
-// order of their first appearance in the formula (after expansion); an
-// occurrence whose value cannot matter (under a constant subformula) is
-// left out.
+// NumOccs returns the number of distinct atom occurrences. With
+// CompileOptions.KeepOccurrences they are all the atoms written in the
+// expanded formula, in order of first appearance; otherwise those whose
+// value can matter, in order of first appearance outside the subformulas
+// that constants decide.
 func (f *Formula) NumOccs() int { return len(f.cf.prog.occs) }
 
 // Occ returns the predicate and argument terms of occurrence o; the slice

@@ -31,7 +31,7 @@ func TestCompileEvalMatchesSemantics(t *testing.T) {
 				return x[s.atomID[atomKey(pred, a)]]
 			}
 			for fi, f := range in.m.Formulas {
-				cf, err := Compile(in.m, doms, fi)
+				cf, err := Compile(in.m, doms, fi, CompileOptions{KeepOccurrences: fi%2 == 0})
 				if err != nil {
 					t.Fatalf("%v\nformula %d: %v", in, fi+1, err)
 				}
@@ -62,7 +62,7 @@ func TestCompileRefusesFunctions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Compile(m, Domains(m, nil), 0); !errors.Is(err, ErrFunction) {
+	if _, err := Compile(m, Domains(m, nil), 0, CompileOptions{}); !errors.Is(err, ErrFunction) {
 		t.Fatalf("error %v, want ErrFunction", err)
 	}
 }

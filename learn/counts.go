@@ -47,7 +47,7 @@ func newWorld(m *mln.MLN, db *mln.DB) *world {
 // formula returns formula j compiled, and its evaluator.
 func (w *world) formula(j int) (*ground.Formula, *ground.Eval, error) {
 	if w.forms[j] == nil {
-		f, err := ground.Compile(w.m, w.dom, j)
+		f, err := ground.Compile(w.m, w.dom, j, ground.CompileOptions{})
 		if err != nil {
 			return nil, nil, err
 		}

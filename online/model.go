@@ -287,7 +287,9 @@ func (md *Model) AtomPred(a int32) int { return md.atoms.Pred(int64(a)) }
 // quantifiers are expanded in place over the constants of their variables'
 // types, EXIST into a disjunction and FORALL into a conjunction of copies
 // of the body (false and true for an empty domain), so a ground clause is a
-// plain Boolean function of its atoms whatever the quantifiers.
+// plain Boolean function of its atoms whatever the quantifiers. Every atom
+// written is kept, even where constants decide its subformula ("P(x) ^ x
+// != x"): a ground clause's atoms are those its formula names.
 func (md *Model) compile(fi int) (cformula, error) {
 	f := md.MLN.Formulas[fi]
 	cf := cformula{hard: f.Hard}
@@ -320,7 +322,7 @@ func (md *Model) compile(fi int) (cformula, error) {
 	if err != nil {
 		return cf, err
 	}
-	if cf.f, err = ground.Compile(md.MLN, ground.Domains(md.MLN, md.DB), fi); err != nil {
+	if cf.f, err = ground.Compile(md.MLN, ground.Domains(md.MLN, md.DB), fi, ground.CompileOptions{KeepOccurrences: true}); err != nil {
 		return cf, err
 	}
 	for o := range cf.f.NumOccs() {
