@@ -177,13 +177,20 @@ type Eval struct {
 	occVal []uint8
 	eqVal  []uint8
 	vals   []uint8
+	// Truth's state: the occurrences' values cached for the current call
+	truth     func(pred int, args []int32) bool
+	stamp     uint32
+	occStamp  []uint32
+	occTruth  []bool
+	countBind []int32
 }
 
 // NewEval returns an evaluator of f.
 func (f *Formula) NewEval() *Eval {
 	p := &f.cf.prog
 	e := &Eval{f: f, args: make([][]int32, len(p.occs)), occVal: make([]uint8, len(p.occs)),
-		eqVal: make([]uint8, len(p.eqs)), vals: make([]uint8, len(p.nodes))}
+		eqVal: make([]uint8, len(p.eqs)), vals: make([]uint8, len(p.nodes)),
+		occStamp: make([]uint32, len(p.occs)), occTruth: make([]bool, len(p.occs))}
 	for o := range p.occs {
 		e.args[o] = make([]int32, len(p.occs[o].args))
 		e.occVal[o] = vUnk
@@ -240,17 +247,96 @@ func (e *Eval) Value() (value, known bool) {
 	return v == vTrue, v != vUnk
 }
 
-// Truth evaluates the formula at binding bind, reading the value of every
+// Truth evaluates the formula at binding bind, reading the value of an
 // occurrence from truth (given the occurrence's predicate and ground
-// arguments).
+// arguments) when the value is needed: connectives are evaluated left to
+// right and stop as soon as their value is known.
 func (e *Eval) Truth(bind []int32, truth func(pred int, args []int32) bool) bool {
-	e.Bind(bind)
 	p := &e.f.cf.prog
-	for o := range p.occs {
-		e.Set(o, truth(int(p.occs[o].pred), e.args[o]))
+	e.bind = bind
+	e.truth = truth
+	e.stamp++
+	if e.stamp == 0 { // wrapped: forget every cached value
+		clear(e.occStamp)
+		e.stamp = 1
 	}
-	v, _ := e.Value()
+	v := e.lazy(p, int32(len(p.nodes)-1))
+	e.truth = nil
 	return v
+}
+
+// Count returns the number of bindings at which the formula is true (see
+// Truth).
+func (e *Eval) Count(truth func(pred int, args []int32) bool) int64 {
+	dom := e.f.cf.slotDom
+	for _, d := range dom {
+		if d == 0 {
+			return 0
+		}
+	}
+	bind := resize(e.countBind, len(dom))
+	e.countBind = bind
+	clear(bind)
+	var n int64
+	for {
+		if e.Truth(bind, truth) {
+			n++
+		}
+		i := len(bind) - 1
+		for ; i >= 0; i-- {
+			if bind[i]++; int64(bind[i]) < dom[i] {
+				break
+			}
+			bind[i] = 0
+		}
+		if i < 0 {
+			return n
+		}
+	}
+}
+
+// lazy evaluates node i of p under e.bind (a program is a tree: every node
+// but the root has one parent, so nothing is evaluated twice but the
+// occurrences, which are cached for the binding).
+func (e *Eval) lazy(p *program, i int32) bool {
+	n := &p.nodes[i]
+	switch n.op {
+	case opAtom:
+		o := n.ref
+		if e.occStamp[o] != e.stamp {
+			args := e.args[o]
+			for j, t := range p.occs[o].args {
+				args[j] = bindOf(t, e.bind)
+			}
+			e.occTruth[o] = e.truth(int(p.occs[o].pred), args)
+			e.occStamp[o] = e.stamp
+		}
+		return e.occTruth[o]
+	case opEq:
+		q := p.eqs[n.ref]
+		return bindOf(q[0], e.bind) == bindOf(q[1], e.bind)
+	case opNot:
+		return !e.lazy(p, n.kids[0])
+	case opAnd:
+		for _, k := range n.kids {
+			if !e.lazy(p, k) {
+				return false
+			}
+		}
+		return true
+	case opOr:
+		for _, k := range n.kids {
+			if e.lazy(p, k) {
+				return true
+			}
+		}
+		return false
+	case opIff:
+		return e.lazy(p, n.kids[0]) == e.lazy(p, n.kids[1])
+	case opTrue:
+		return true
+	}
+	return false
 }
 
 // VarTerm returns the term of free variable i.

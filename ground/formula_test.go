@@ -37,6 +37,7 @@ func TestCompileEvalMatchesSemantics(t *testing.T) {
 				}
 				ev := cf.NewEval()
 				e := env{}
+				var n int64
 				cf.EachBinding(func(b []int32) error {
 					for i, v := range f.Vars {
 						e[v.Name] = int(b[i])
@@ -45,9 +46,24 @@ func TestCompileEvalMatchesSemantics(t *testing.T) {
 					if want := s.eval(f.Expr, x, e, nil); got != want {
 						t.Fatalf("%v\nformula %d %q at %v: %v, want %v", in, fi+1, f.Text, b, got, want)
 					}
+					if got {
+						n++
+					}
+					// the three-valued evaluation, every occurrence set
+					ev.Bind(b)
+					for o := range cf.NumOccs() {
+						p, _ := cf.Occ(o)
+						ev.Set(o, truth(p, ev.Args(o)))
+					}
+					if v, known := ev.Value(); !known || v != got {
+						t.Fatalf("%v\nformula %d %q at %v: Value %v (known %v), Truth %v", in, fi+1, f.Text, b, v, known, got)
+					}
 					checked++
 					return nil
 				})
+				if c := ev.Count(truth); c != n {
+					t.Fatalf("%v\nformula %d: Count %d, want %d", in, fi+1, c, n)
+				}
 			}
 		}
 	}

@@ -113,18 +113,11 @@ func (w *world) count(j int) (float64, error) {
 	if len(f.Vars) == 2 && !hasQuant(f.Expr) {
 		return w.countPairs(j)
 	}
-	cf, ev, err := w.formula(j)
+	_, ev, err := w.formula(j)
 	if err != nil {
 		return 0, err
 	}
-	var c float64
-	cf.EachBinding(func(b []int32) error {
-		if ev.Truth(b, w.truth32) {
-			c++
-		}
-		return nil
-	})
-	return c, nil
+	return float64(ev.Count(w.truth32)), nil
 }
 
 func hasQuant(e mln.Expr) bool {

@@ -160,18 +160,6 @@ func (w *groundWorld) compile(f *formula) (*ground.Formula, error) {
 	return cf, nil
 }
 
-// count returns the number of true groundings of compiled formula cf.
-func (w *groundWorld) count(cf *ground.Formula, ev *ground.Eval) int64 {
-	var c int64
-	cf.EachBinding(func(b []int32) error {
-		if ev.Truth(b, w.atom) {
-			c++
-		}
-		return nil
-	})
-	return c
-}
-
 func (w *groundWorld) groundings(f *formula) int64 {
 	g := int64(1)
 	for _, v := range f.free {
@@ -185,14 +173,15 @@ func (g *groundComp) eval(theta []float64, n []int64, grad []float64) (float64, 
 	if err != nil {
 		return 0, 0, err
 	}
-	cfs := make([]*ground.Formula, len(g.pb.formulas))
 	evs := make([]*ground.Eval, len(g.pb.formulas))
 	for fi, f := range g.pb.formulas {
-		if cfs[fi], err = w.compile(f); err != nil {
+		cf, err := w.compile(f)
+		if err != nil {
 			return 0, 0, err
 		}
-		evs[fi] = cfs[fi].NewEval()
+		evs[fi] = cf.NewEval()
 	}
+	truth := w.atom
 	a := newAcc(len(grad))
 	x := newLnum(len(grad))
 	counts := make([]int64, len(g.pb.formulas))
@@ -202,7 +191,7 @@ func (g *groundComp) eval(theta []float64, n []int64, grad []float64) (float64, 
 		}
 		ok := true
 		for fi, f := range g.pb.formulas {
-			counts[fi] = w.count(cfs[fi], evs[fi])
+			counts[fi] = evs[fi].Count(truth)
 			if f.param < 0 && counts[fi] != w.groundings(f) {
 				ok = false
 				break
