@@ -172,17 +172,33 @@ type compiler struct {
 	consts  []map[string]int // per type: constant → index
 	f       *mln.Formula
 
-	prog     *program
+	progBuilder
 	slot     map[string]int32 // free variable → slot
 	env      map[string]int32 // quantified variable → constant
-	occIndex map[string]int32
-	eqIndex  map[[2]cterm]int32
 	funcSlot map[string]int32 // function and argument terms → fresh slot
 	guards   []guard
 	star     map[*mln.Atom]int
 	mask     uint64 // sign combination of starred atoms
+	keepOccs bool   // see CompileOptions.KeepOccurrences
+}
+
+// progBuilder builds a program node by node, children first, folding
+// constants and sharing equal occurrences and equalities.
+type progBuilder struct {
+	prog     *program
+	occIndex map[string]int32
+	eqIndex  map[[2]cterm]int32
 	err      error
+	at       pos.Position // of the formula, for errors
 	keyBuf   []byte
+}
+
+func (c *progBuilder) reset(at pos.Position) {
+	c.prog = &program{}
+	c.occIndex = map[string]int32{}
+	c.eqIndex = map[[2]cterm]int32{}
+	c.err = nil
+	c.at = at
 }
 
 func newCompiler(m *mln.MLN, domains [][]string) *compiler {
@@ -260,12 +276,9 @@ func conjuncts(e mln.Expr, out []mln.Expr) []mln.Expr {
 
 func (c *compiler) compileExpr(fi int, e mln.Expr, w float64, hard bool) (*formula, error) {
 	f := c.f
-	c.prog = &program{}
+	c.reset(f.Pos)
 	c.slot = map[string]int32{}
 	c.env = map[string]int32{}
-	c.occIndex = map[string]int32{}
-	c.eqIndex = map[[2]cterm]int32{}
-	c.err = nil
 	c.funcSlot = map[string]int32{}
 	c.guards = c.guards[:0]
 	cf := &formula{index: fi, src: f, weight: w, hard: hard}
@@ -296,7 +309,7 @@ func (c *compiler) compileExpr(fi int, e mln.Expr, w float64, hard bool) (*formu
 	if c.err != nil {
 		return nil, c.err
 	}
-	cf.prog = c.prog.collect(root)
+	cf.prog = c.prog.collectKeep(root, c.keepOccs)
 	cf.setTotal()
 	return cf, nil
 }
@@ -368,15 +381,15 @@ func (c *compiler) fail(at pos.Position, format string, args ...any) int32 {
 	return c.add(node{op: opFalse})
 }
 
-func (c *compiler) add(n node) int32 {
+func (c *progBuilder) add(n node) int32 {
 	if len(c.prog.nodes) >= maxNodes && c.err == nil {
-		c.err = pos.Errorf(c.f.Pos, "formula is too large after expanding its quantifiers over their domains (more than %d nodes)", maxNodes)
+		c.err = pos.Errorf(c.at, "formula is too large after expanding its quantifiers over their domains (more than %d nodes)", maxNodes)
 	}
 	c.prog.nodes = append(c.prog.nodes, n)
 	return int32(len(c.prog.nodes) - 1)
 }
 
-func (c *compiler) isConstNode(k int32) (bool, bool) {
+func (c *progBuilder) isConstNode(k int32) (bool, bool) {
 	switch c.prog.nodes[k].op {
 	case opTrue:
 		return true, true
@@ -386,14 +399,14 @@ func (c *compiler) isConstNode(k int32) (bool, bool) {
 	return false, false
 }
 
-func (c *compiler) constNode(v bool) int32 {
+func (c *progBuilder) constNode(v bool) int32 {
 	if v {
 		return c.add(node{op: opTrue})
 	}
 	return c.add(node{op: opFalse})
 }
 
-func (c *compiler) mkNot(k int32) int32 {
+func (c *progBuilder) mkNot(k int32) int32 {
 	if v, ok := c.isConstNode(k); ok {
 		return c.constNode(!v)
 	}
@@ -405,7 +418,7 @@ func (c *compiler) mkNot(k int32) int32 {
 
 // mkJunction builds an n-ary And (and=true) or Or, folding constants and
 // flattening nested junctions of the same kind.
-func (c *compiler) mkJunction(and bool, kids []int32) int32 {
+func (c *progBuilder) mkJunction(and bool, kids []int32) int32 {
 	op := opOr
 	if and {
 		op = opAnd
@@ -433,7 +446,7 @@ func (c *compiler) mkJunction(and bool, kids []int32) int32 {
 	return c.add(node{op: op, kids: keep})
 }
 
-func (c *compiler) mkIff(a, b int32) int32 {
+func (c *progBuilder) mkIff(a, b int32) int32 {
 	va, ca := c.isConstNode(a)
 	vb, cb := c.isConstNode(b)
 	switch {
@@ -672,7 +685,7 @@ func (c *compiler) atom(a *mln.Atom) int32 {
 
 // occNode returns a node for the occurrence pred(args), shared with equal
 // occurrences of the program.
-func (c *compiler) occNode(pred int, args []cterm) int32 {
+func (c *progBuilder) occNode(pred int, args []cterm) int32 {
 	key := append(c.keyBuf[:0], byte(pred), byte(pred>>8), byte(pred>>16))
 	for _, t := range args {
 		key = append(key, byte(t), byte(t>>8), byte(t>>16), byte(t>>24))
@@ -709,6 +722,13 @@ func (c *compiler) equal(e *mln.Equal) int32 {
 	if !ok1 || !ok2 {
 		return c.add(node{op: opFalse})
 	}
+	return c.eqNode(l, r)
+}
+
+// eqNode returns a node for the equality of two terms: a constant for equal
+// terms or two constants, otherwise shared with equal equalities of the
+// program.
+func (c *progBuilder) eqNode(l, r cterm) int32 {
 	switch {
 	case l == r:
 		return c.constNode(true)
@@ -730,7 +750,11 @@ func (c *compiler) equal(e *mln.Equal) int32 {
 
 // collect returns the program reachable from root, with unused nodes,
 // occurrences and equalities dropped; root becomes the last node.
-func (p *program) collect(root int32) program {
+func (p *program) collect(root int32) program { return p.collectKeep(root, false) }
+
+// collectKeep is collect; with keepOccs, every occurrence is kept, in the
+// order of creation, reachable or not.
+func (p *program) collectKeep(root int32, keepOccs bool) program {
 	reach := make([]bool, root+1)
 	reach[root] = true
 	for i := root; i >= 0; i-- {
@@ -746,6 +770,12 @@ func (p *program) collect(root int32) program {
 	eqMap := make([]int32, len(p.eqs))
 	for i := range occMap {
 		occMap[i] = -1
+		if keepOccs {
+			occMap[i] = int32(i)
+			o := p.occs[i]
+			o.args = append([]cterm(nil), o.args...)
+			out.occs = append(out.occs, o)
+		}
 	}
 	for i := range eqMap {
 		eqMap[i] = -1

@@ -125,4 +125,19 @@
 // or the join estimate of the ground formulas exceed Options.MaxGround (DefaultMaxGround: a share of the available
 // memory at about 1.2 kB per ground formula), and stops if the grounding
 // passes the limit anyway. Options.Progress reports progress.
+//
+// # The formula evaluator
+//
+// The compiled formulas are exported for the packages that evaluate ground
+// formulas themselves, so that there is one compiler and one evaluator:
+// Compile turns an MLN formula into a Formula (quantifiers expanded over
+// the domains, constants folded, equal atom occurrences shared), whose
+// EachBinding enumerates the bindings of its free variables and whose Eval
+// evaluates it at one binding, in three-valued logic, from the values the
+// caller gives its occurrences. Builder builds a Formula from connectives
+// directly (the WFOMC compiler's ground fallback, whose formulas are not an
+// MLN's), and AtomIndex numbers all ground atoms densely. The online
+// learners ground their clauses with these (without evidence pruning: a
+// clause per binding, in binding order), PLL and LWL count true groundings
+// with them, and wfomc's ground fallback counts with them.
 package ground

@@ -2,7 +2,9 @@ package learn
 
 import (
 	"fmt"
+	"slices"
 
+	"github.com/lifted-dev/lifted/ground"
 	"github.com/lifted-dev/lifted/mln"
 )
 
@@ -17,13 +19,18 @@ type Data struct {
 
 // world evaluates formulas against a database under the closed-world
 // assumption: atoms not in the database (and atoms marked unknown) are
-// false.
+// false. Formulas are compiled by the grounding package (ground.Compile),
+// whose evaluator reads their atoms from the database.
 type world struct {
 	m   *mln.MLN
 	db  *mln.DB
 	dom [][]string // per type
 	// flips are atoms whose values are inverted (for PLL).
 	flips []atomRef
+
+	forms []*ground.Formula // per formula, compiled on first use
+	evals []*ground.Eval
+	args  []int // scratch for truth32
 }
 
 // atomRef names a ground atom by predicate and constant indices.
@@ -33,141 +40,48 @@ type atomRef struct {
 }
 
 func newWorld(m *mln.MLN, db *mln.DB) *world {
-	w := &world{m: m, db: db, dom: make([][]string, len(m.Types))}
-	for i, t := range m.Types {
-		w.dom[i] = db.Domain(t.Name)
+	return &world{m: m, db: db, dom: ground.Domains(m, db),
+		forms: make([]*ground.Formula, len(m.Formulas)), evals: make([]*ground.Eval, len(m.Formulas))}
+}
+
+// formula returns formula j compiled, and its evaluator.
+func (w *world) formula(j int) (*ground.Formula, *ground.Eval, error) {
+	if w.forms[j] == nil {
+		f, err := ground.Compile(w.m, w.dom, j, ground.CompileOptions{})
+		if err != nil {
+			return nil, nil, err
+		}
+		w.forms[j], w.evals[j] = f, f.NewEval()
 	}
-	return w
+	return w.forms[j], w.evals[j], nil
 }
 
 func (w *world) truth(pred int, args []int) bool {
 	v, ok := w.db.Lookup(pred, args)
 	t := ok && v == mln.True
 	for _, f := range w.flips {
-		if pred == f.pred && equalInts(args, f.args) {
+		if pred == f.pred && slices.Equal(args, f.args) {
 			t = !t
 		}
 	}
 	return t
 }
 
-func equalInts(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
+func (w *world) truth32(pred int, args []int32) bool {
+	w.args = w.args[:0]
+	for _, a := range args {
+		w.args = append(w.args, int(a))
 	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
+	return w.truth(pred, w.args)
 }
 
-// binding maps variable names to constant indices.
-type binding map[string]int
-
-// constIdx resolves a term under b: a domain index of typ.
-func (w *world) constIdx(t mln.Term, typ int, b binding) (int, error) {
-	if t.IsVar {
-		v, ok := b[t.Name]
-		if !ok {
-			return 0, fmt.Errorf("variable %s is unbound", t.Name)
-		}
-		return v, nil
+// eval evaluates formula j at the binding b of its free variables.
+func (w *world) eval(j int, b []int32) (bool, error) {
+	_, ev, err := w.formula(j)
+	if err != nil {
+		return false, err
 	}
-	i := w.db.ConstIndex(w.m.Types[typ].Name, t.Name)
-	if i < 0 {
-		return 0, fmt.Errorf("constant %s is not in the domain of %s", t.Name, w.m.Types[typ].Name)
-	}
-	return i, nil
-}
-
-// eval evaluates e under the binding b (which it may extend temporarily).
-func (w *world) eval(e mln.Expr, b binding) (bool, error) {
-	switch e := e.(type) {
-	case *mln.Atom:
-		p := w.m.Pred(e.Pred)
-		args := make([]int, len(e.Args))
-		for i, a := range e.Args {
-			x, err := w.constIdx(a, p.TypeIdx[i], b)
-			if err != nil {
-				return false, err
-			}
-			args[i] = x
-		}
-		return w.truth(p.Index, args), nil
-	case *mln.Equal:
-		if e.L.IsVar && e.R.IsVar {
-			return b[e.L.Name] == b[e.R.Name], nil
-		}
-		if !e.L.IsVar && !e.R.IsVar {
-			return e.L.Name == e.R.Name, nil
-		}
-		v, c := e.L, e.R
-		if !v.IsVar {
-			v, c = c, v
-		}
-		return w.dom[w.m.TypeIndex(v.Type)][b[v.Name]] == c.Name, nil
-	case *mln.Not:
-		x, err := w.eval(e.X, b)
-		return !x, err
-	case *mln.And:
-		x, err := w.eval(e.L, b)
-		if err != nil || !x {
-			return false, err
-		}
-		return w.eval(e.R, b)
-	case *mln.Or:
-		x, err := w.eval(e.L, b)
-		if err != nil || x {
-			return x, err
-		}
-		return w.eval(e.R, b)
-	case *mln.Implies:
-		x, err := w.eval(e.L, b)
-		if err != nil || !x {
-			return true, err
-		}
-		return w.eval(e.R, b)
-	case *mln.Iff:
-		x, err := w.eval(e.L, b)
-		if err != nil {
-			return false, err
-		}
-		y, err := w.eval(e.R, b)
-		return x == y, err
-	case *mln.Exists:
-		return w.quant(e.Vars, e.Body, b, true)
-	case *mln.Forall:
-		return w.quant(e.Vars, e.Body, b, false)
-	}
-	return false, fmt.Errorf("unsupported expression %v", e)
-}
-
-func (w *world) quant(vars []*mln.Var, body mln.Expr, b binding, exists bool) (bool, error) {
-	if len(vars) == 0 {
-		return w.eval(body, b)
-	}
-	v := vars[0]
-	old, had := b[v.Name]
-	defer func() {
-		if had {
-			b[v.Name] = old
-		} else {
-			delete(b, v.Name)
-		}
-	}()
-	for i := range w.dom[w.m.TypeIndex(v.Type)] {
-		b[v.Name] = i
-		x, err := w.quant(vars[1:], body, b, exists)
-		if err != nil {
-			return false, err
-		}
-		if x == exists {
-			return exists, nil
-		}
-	}
-	return !exists, nil
+	return ev.Truth(b, w.truth32), nil
 }
 
 // CountDB returns the sizes and the true-grounding counts of every formula
@@ -182,7 +96,7 @@ func CountDB(m *mln.MLN, db *mln.DB, name string) (*Data, error) {
 		d.Sizes[t.Name] = int64(len(w.dom[i]))
 	}
 	for j, f := range m.Formulas {
-		c, err := w.count(f)
+		c, err := w.count(j)
 		if err != nil {
 			return nil, fmt.Errorf("%s: formula %d (%s): %w", name, j+1, f.Text, err)
 		}
@@ -191,36 +105,19 @@ func CountDB(m *mln.MLN, db *mln.DB, name string) (*Data, error) {
 	return d, nil
 }
 
-// count counts the true groundings of f. Quantifier-free formulas with two
-// variables use the sparse method (pairs with a true binary atom one by
-// one, all others by signature); the rest are enumerated.
-func (w *world) count(f *mln.Formula) (float64, error) {
+// count counts the true groundings of formula j. Quantifier-free formulas
+// with two variables use the sparse method (pairs with a true binary atom
+// one by one, all others by signature); the rest are enumerated.
+func (w *world) count(j int) (float64, error) {
+	f := w.m.Formulas[j]
 	if len(f.Vars) == 2 && !hasQuant(f.Expr) {
-		return w.countPairs(f)
+		return w.countPairs(j)
 	}
-	var c float64
-	b := binding{}
-	var rec func(i int) error
-	rec = func(i int) error {
-		if i == len(f.Vars) {
-			x, err := w.eval(f.Expr, b)
-			if x {
-				c++
-			}
-			return err
-		}
-		v := f.Vars[i]
-		for k := range w.dom[w.m.TypeIndex(v.Type)] {
-			b[v.Name] = k
-			if err := rec(i + 1); err != nil {
-				return err
-			}
-		}
-		delete(b, v.Name)
-		return nil
+	_, ev, err := w.formula(j)
+	if err != nil {
+		return 0, err
 	}
-	err := rec(0)
-	return c, err
+	return float64(ev.Count(w.truth32)), nil
 }
 
 func hasQuant(e mln.Expr) bool {
@@ -235,67 +132,16 @@ func hasQuant(e mln.Expr) bool {
 	return found
 }
 
-// sparse is an evaluation mode for countPairs: pair atoms (mentioning both
-// variables) read as false and x = y as false.
-type sparseWorld struct {
-	*world
-	x, y     string
-	pairsOff bool
-}
-
-func (s *sparseWorld) eval(e mln.Expr, b binding) (bool, error) {
-	if s.pairsOff {
-		switch e := e.(type) {
-		case *mln.Atom:
-			if mentions(e.Args, s.x) && mentions(e.Args, s.y) {
-				return false, nil
-			}
-		case *mln.Equal:
-			if e.L.IsVar && e.R.IsVar && e.L.Name != e.R.Name {
-				return false, nil
-			}
-		}
-	}
-	switch e := e.(type) {
-	case *mln.Not:
-		x, err := s.eval(e.X, b)
-		return !x, err
-	case *mln.And:
-		x, err := s.eval(e.L, b)
-		if err != nil || !x {
-			return false, err
-		}
-		return s.eval(e.R, b)
-	case *mln.Or:
-		x, err := s.eval(e.L, b)
-		if err != nil || x {
-			return x, err
-		}
-		return s.eval(e.R, b)
-	case *mln.Implies:
-		x, err := s.eval(e.L, b)
-		if err != nil || !x {
-			return true, err
-		}
-		return s.eval(e.R, b)
-	case *mln.Iff:
-		x, err := s.eval(e.L, b)
-		if err != nil {
-			return false, err
-		}
-		y, err := s.eval(e.R, b)
-		return x == y, err
-	}
-	return s.world.eval(e, b)
-}
-
-func mentions(ts []mln.Term, v string) bool {
+// mentions reports which of the free variables 0 (x) and 1 (y) occur among
+// ts.
+func mentions(ts ...ground.Term) (x, y bool) {
 	for _, t := range ts {
-		if t.IsVar && t.Name == v {
-			return true
+		if v, ok := t.Var(); ok {
+			x = x || v == 0
+			y = y || v == 1
 		}
 	}
-	return false
+	return x, y
 }
 
 // countPairs counts the true groundings of a quantifier-free formula over
@@ -308,55 +154,60 @@ func mentions(ts []mln.Term, v string) bool {
 // variable): those pairs are counted by signature, and the few pairs with a
 // true binary atom one by one. The cost is linear in the domains and the
 // number of true binary atoms.
-func (w *world) countPairs(f *mln.Formula) (float64, error) {
-	x, y := f.Vars[0], f.Vars[1]
-	tx, ty := w.m.TypeIndex(x.Type), w.m.TypeIndex(y.Type)
+func (w *world) countPairs(j int) (float64, error) {
+	cf, ev, err := w.formula(j)
+	if err != nil {
+		return 0, err
+	}
+	tx, ty := cf.VarType(0), cf.VarType(1)
 	// The parts of the formula that mention one variable only: atoms, and
-	// equalities with a constant.
-	var xAtoms, yAtoms []mln.Expr
-	var pairAtoms []*mln.Atom
-	mln.Inspect(f.Expr, func(e mln.Expr) bool {
-		var args []mln.Term
-		switch e := e.(type) {
-		case *mln.Atom:
-			args = e.Args
-		case *mln.Equal:
-			args = []mln.Term{e.L, e.R}
-		default:
-			return true
-		}
-		mx, my := mentions(args, x.Name), mentions(args, y.Name)
-		switch {
+	// equalities with a constant; and those that mention both.
+	var xOccs, yOccs, pairOccs, xEqs, yEqs, pairEqs []int
+	for o := range cf.NumOccs() {
+		_, args := cf.Occ(o)
+		switch mx, my := mentions(args...); {
 		case mx && my:
-			if a, ok := e.(*mln.Atom); ok {
-				pairAtoms = append(pairAtoms, a)
-			}
+			pairOccs = append(pairOccs, o)
 		case mx:
-			xAtoms = append(xAtoms, e)
+			xOccs = append(xOccs, o)
 		case my:
-			yAtoms = append(yAtoms, e)
+			yOccs = append(yOccs, o)
 		}
-		return true
-	})
-	sig := func(atoms []mln.Expr, v string, t int) ([]uint64, map[uint64]int, map[uint64]int64, error) {
+	}
+	for i := range cf.NumEqs() {
+		switch mx, my := mentions(cf.Eq(i)); {
+		case mx && my:
+			pairEqs = append(pairEqs, i)
+		case mx:
+			xEqs = append(xEqs, i)
+		case my:
+			yEqs = append(yEqs, i)
+		}
+	}
+	bind := make([]int32, 2)
+	sig := func(occs, eqs []int, v int, t int) ([]uint64, map[uint64]int, map[uint64]int64) {
 		n := len(w.dom[t])
 		s := make([]uint64, n)
 		rep := map[uint64]int{}
 		cnt := map[uint64]int64{}
-		b := binding{}
+		bind[0], bind[1] = 0, 0
 		for a := 0; a < n; a++ {
-			b[v] = a
+			bind[v] = int32(a)
+			ev.Bind(bind)
 			var bits uint64
-			for i, at := range atoms {
-				val, err := w.eval(at, b)
-				if err != nil {
-					return nil, nil, nil, err
-				}
-				if val {
+			for i, o := range occs {
+				p, _ := cf.Occ(o)
+				if w.truth32(p, ev.Args(o)) {
 					bits |= 1 << (i % 64)
 				}
 			}
-			if len(atoms) > 64 {
+			for i, q := range eqs {
+				l, r := cf.Eq(q)
+				if bindTerm(l, bind) == bindTerm(r, bind) {
+					bits |= 1 << ((len(occs) + i) % 64)
+				}
+			}
+			if len(occs)+len(eqs) > 64 {
 				bits = uint64(a) // too many atoms for a signature: no grouping
 			}
 			s[a] = bits
@@ -365,76 +216,80 @@ func (w *world) countPairs(f *mln.Formula) (float64, error) {
 			}
 			cnt[bits]++
 		}
-		return s, rep, cnt, nil
+		return s, rep, cnt
 	}
-	sx, repX, cntX, err := sig(xAtoms, x.Name, tx)
-	if err != nil {
-		return 0, err
+	sx, repX, cntX := sig(xOccs, xEqs, 0, tx)
+	sy, repY, cntY := sig(yOccs, yEqs, 1, ty)
+	isPair := make([]bool, cf.NumOccs())
+	for _, o := range pairOccs {
+		isPair[o] = true
 	}
-	sy, repY, cntY, err := sig(yAtoms, y.Name, ty)
-	if err != nil {
-		return 0, err
+	// off evaluates with the pair atoms false and x = y false.
+	off := func(a, b int) bool {
+		bind[0], bind[1] = int32(a), int32(b)
+		ev.Bind(bind)
+		for o := range cf.NumOccs() {
+			if isPair[o] {
+				ev.Set(o, false)
+			} else {
+				p, _ := cf.Occ(o)
+				ev.Set(o, w.truth32(p, ev.Args(o)))
+			}
+		}
+		for _, q := range pairEqs {
+			ev.SetEq(q, false)
+		}
+		v, _ := ev.Value()
+		return v
 	}
-	sw := &sparseWorld{world: w, x: x.Name, y: y.Name, pairsOff: true}
-	off := func(a, b int) (bool, error) { return sw.eval(f.Expr, binding{x.Name: a, y.Name: b}) }
 	memo := map[[2]uint64]bool{}
-	offSig := func(a, b int) (bool, error) {
+	offSig := func(a, b int) bool {
 		k := [2]uint64{sx[a], sy[b]}
 		if v, ok := memo[k]; ok {
-			return v, nil
+			return v
 		}
-		v, err := off(a, b)
+		v := off(a, b)
 		memo[k] = v
-		return v, err
+		return v
 	}
 	total := 0.0
 	// All pairs as if every binary atom were false and x ≠ y.
 	for s1, c1 := range cntX {
 		for s2, c2 := range cntY {
-			v, err := offSig(repX[s1], repY[s2])
-			if err != nil {
-				return 0, err
-			}
-			if v {
+			if offSig(repX[s1], repY[s2]) {
 				total += float64(c1) * float64(c2)
 			}
 		}
 	}
 	// Pairs with a true binary atom: replace the estimate by the truth.
 	pairs := map[[2]int]bool{}
-	for _, at := range pairAtoms {
-		p := w.m.Pred(at.Pred)
+	for _, o := range pairOccs {
+		p, args := cf.Occ(o)
 		xs, ys := -1, -1
-		for i, t := range at.Args {
-			if t.IsVar && t.Name == x.Name {
+		for i, t := range args {
+			if v, ok := t.Var(); ok && v == 0 {
 				xs = i
-			}
-			if t.IsVar && t.Name == y.Name {
+			} else if ok && v == 1 {
 				ys = i
 			}
 		}
 		for _, ga := range w.db.Atoms {
-			if ga.Pred != p.Index || ga.Truth != mln.True {
+			if ga.Pred != p || ga.Truth != mln.True {
 				continue
 			}
 			pairs[[2]int{ga.Args[xs], ga.Args[ys]}] = true
 		}
 	}
-	full := func(a, b int) (bool, error) { return w.eval(f.Expr, binding{x.Name: a, y.Name: b}) }
+	full := func(a, b int) bool {
+		bind[0], bind[1] = int32(a), int32(b)
+		return ev.Truth(bind, w.truth32)
+	}
 	for pr := range pairs {
 		a, b := pr[0], pr[1]
 		if tx == ty && a == b {
 			continue
 		}
-		est, err := offSig(a, b)
-		if err != nil {
-			return 0, err
-		}
-		tru, err := full(a, b)
-		if err != nil {
-			return 0, err
-		}
-		if est != tru {
+		if est, tru := offSig(a, b), full(a, b); est != tru {
 			if tru {
 				total++
 			} else {
@@ -445,23 +300,24 @@ func (w *world) countPairs(f *mln.Formula) (float64, error) {
 	// The diagonal: remove the estimate, add the truth.
 	if tx == ty {
 		for a := range w.dom[tx] {
-			est, err := offSig(a, a)
-			if err != nil {
-				return 0, err
-			}
-			tru, err := full(a, a)
-			if err != nil {
-				return 0, err
-			}
-			if est {
+			if offSig(a, a) {
 				total--
 			}
-			if tru {
+			if full(a, a) {
 				total++
 			}
 		}
 	}
 	return total, nil
+}
+
+// bindTerm returns the constant of t under bind.
+func bindTerm(t ground.Term, bind []int32) int32 {
+	if v, ok := t.Var(); ok {
+		return bind[v]
+	}
+	c, _ := t.Const()
+	return int32(c)
 }
 
 // checkExpanded refuses per-constant variables and starred atoms: each

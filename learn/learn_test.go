@@ -156,16 +156,16 @@ Smokes(x) => Cancer(x)
 		db := randomDB(t, m, r, 9, density)
 		w := newWorld(m, db)
 		for j, f := range m.Formulas {
-			got, err := w.count(f)
+			got, err := w.count(j)
 			if err != nil {
 				t.Fatal(err)
 			}
 			want := 0.0
-			b := binding{}
+			b := make([]int32, len(f.Vars))
 			var rec func(i int)
 			rec = func(i int) {
 				if i == len(f.Vars) {
-					if v, err := w.eval(f.Expr, b); err != nil {
+					if v, err := w.eval(j, b); err != nil {
 						t.Fatal(err)
 					} else if v {
 						want++
@@ -173,7 +173,7 @@ Smokes(x) => Cancer(x)
 					return
 				}
 				for k := range w.dom[m.TypeIndex(f.Vars[i].Type)] {
-					b[f.Vars[i].Name] = k
+					b[i] = int32(k)
 					rec(i + 1)
 				}
 			}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lifted-dev/lifted/ground"
 	"github.com/lifted-dev/lifted/mln"
 )
 
@@ -145,7 +146,7 @@ func pllDeltas(m *mln.MLN, db *mln.DB, name string, equalPredWeights bool, group
 		if !f.Hard {
 			continue
 		}
-		c, err := w.count(f)
+		c, err := w.count(j)
 		if err != nil {
 			return fmt.Errorf("%s: formula %d (%s): %w", name, j+1, f.Text, err)
 		}
@@ -368,36 +369,22 @@ func (w *world) flipDelta(m *mln.MLN, flips []atomRef, formulas []int) ([]pllEnt
 	var out []pllEntry
 	for _, j := range formulas {
 		f := m.Formulas[j]
-		var gs []binding
+		cf, ev, err := w.formula(j)
+		if err != nil {
+			return nil, false, fmt.Errorf("formula %d (%s): %w", j+1, f.Text, err)
+		}
+		var gs [][]int32
 		seen := map[string]bool{}
 		for _, a := range flips {
-			g, err := w.groundingsWith(f, a.pred, a.args)
-			if err != nil {
-				return nil, false, fmt.Errorf("formula %d (%s): %w", j+1, f.Text, err)
-			}
-			if len(flips) == 1 {
-				gs = g
-				break
-			}
-			for _, b := range g { // a grounding with both atoms counts once
-				if k := fmt.Sprint(b); !seen[k] {
-					seen[k] = true
-					gs = append(gs, b)
-				}
-			}
+			// a grounding with both atoms counts once
+			gs = w.groundingsWith(cf, a.pred, a.args, seen, gs)
 		}
 		delta := 0.0
 		for _, b := range gs {
-			before, err := w.eval(f.Expr, b)
-			if err != nil {
-				return nil, false, err
-			}
+			before := ev.Truth(b, w.truth32)
 			w.flips = flips
-			after, err := w.eval(f.Expr, b)
+			after := ev.Truth(b, w.truth32)
 			w.flips = nil
-			if err != nil {
-				return nil, false, err
-			}
 			if before == after {
 				continue
 			}
@@ -417,66 +404,64 @@ func (w *world) flipDelta(m *mln.MLN, flips []atomRef, formulas []int) ([]pllEnt
 	return out, true, nil
 }
 
-// groundingsWith returns the bindings of f's free variables under which the
-// atom pred(args) may occur in f: each occurrence of pred fixes the free
-// variables in its argument positions; the others range over their domains.
-func (w *world) groundingsWith(f *mln.Formula, pred int, args []int) ([]binding, error) {
-	p := w.m.Preds[pred]
-	free := map[string]bool{}
-	for _, v := range f.Vars {
-		free[v.Name] = true
-	}
-	seen := map[string]bool{}
-	var out []binding
-	var occErr error
-	mln.Inspect(f.Expr, func(e mln.Expr) bool {
-		a, ok := e.(*mln.Atom)
-		if !ok || a.Pred != p.Name || occErr != nil {
-			return true
+// groundingsWith appends to out the bindings of cf's free variables under
+// which the atom pred(args) may occur in it, and not in seen: each
+// occurrence of pred whose constants agree with args fixes the free
+// variables in its argument positions; the others range over their
+// domains.
+func (w *world) groundingsWith(cf *ground.Formula, pred int, args []int, seen map[string]bool, out [][]int32) [][]int32 {
+	nv := cf.NumVars()
+	fixed := make([]int32, nv)
+	b := make([]int32, nv)
+	key := make([]byte, 0, 4*nv)
+	for o := range cf.NumOccs() {
+		p, ts := cf.Occ(o)
+		if p != pred {
+			continue
 		}
-		fixed := binding{}
-		for i, t := range a.Args {
-			switch {
-			case t.IsVar && free[t.Name]:
-				if v, ok := fixed[t.Name]; ok && v != args[i] {
-					return true
+		for i := range fixed {
+			fixed[i] = -1
+		}
+		ok := true
+		for i, t := range ts {
+			if v, isVar := t.Var(); isVar {
+				if fixed[v] >= 0 && int(fixed[v]) != args[i] {
+					ok = false
+					break
 				}
-				fixed[t.Name] = args[i]
-			case !t.IsVar:
-				c := w.db.ConstIndex(w.m.Types[p.TypeIdx[i]].Name, t.Name)
-				if c != args[i] {
-					return true
-				}
+				fixed[v] = int32(args[i])
+			} else if c, _ := t.Const(); c != args[i] {
+				ok = false
+				break
 			}
 		}
-		b := binding{}
+		if !ok {
+			continue
+		}
 		var rec func(i int)
 		rec = func(i int) {
-			if i == len(f.Vars) {
-				k := fmt.Sprint(b)
-				if !seen[k] {
-					seen[k] = true
-					c := binding{}
-					for x, y := range b {
-						c[x] = y
-					}
-					out = append(out, c)
+			if i == nv {
+				key = key[:0]
+				for _, x := range b {
+					key = append(key, byte(x), byte(x>>8), byte(x>>16), byte(x>>24))
+				}
+				if !seen[string(key)] {
+					seen[string(key)] = true
+					out = append(out, slices.Clone(b))
 				}
 				return
 			}
-			v := f.Vars[i]
-			if x, ok := fixed[v.Name]; ok {
-				b[v.Name] = x
+			if fixed[i] >= 0 {
+				b[i] = fixed[i]
 				rec(i + 1)
 				return
 			}
-			for k := range w.dom[w.m.TypeIndex(v.Type)] {
-				b[v.Name] = k
+			for k := range cf.VarDomain(i) {
+				b[i] = int32(k)
 				rec(i + 1)
 			}
 		}
 		rec(0)
-		return true
-	})
-	return out, occErr
+	}
+	return out
 }

@@ -60,8 +60,9 @@
 // in random order per pass. SCG (Møller 1993) and LBFGS (gonum's optimize)
 // are the batch baselines on the full BP likelihood gradient of the whole
 // mega-example. Sample draws synthetic mega-examples by Gibbs sampling
-// (with hard formulas, from a start that satisfies them, found by local
-// search, and never moving to a world that violates one), and
+// (package gibbs, on the model's factor graph; with hard formulas, from a
+// start that satisfies them, found by local search, and never moving to a
+// world that violates one), and
 // CMLL evaluates a weight vector on test data as the paper defines it.
 //
 // All randomness comes from a *rand.Rand passed in; nothing uses a global

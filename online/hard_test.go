@@ -201,7 +201,7 @@ func TestQuantifiedCountsMatchEnumeration(t *testing.T) {
 			if !ok {
 				t.Fatalf("variable %d is no atom", v)
 			}
-			gpos[v] = slices.Index(free, md.atomID(p, args))
+			gpos[v] = slices.Index(free, md.atomID(p, args32(args)))
 			if gpos[v] < 0 {
 				t.Fatalf("ground variable %s is evidence here", gr.AtomName(int32(v)))
 			}
@@ -638,4 +638,12 @@ func TestMutexAsHardFormulas(t *testing.T) {
 			t.Errorf("one person, formula %d: gradient %v, exact %v", f+1, g.Grad[f], want)
 		}
 	}
+}
+
+func args32(a []int) []int32 {
+	out := make([]int32, len(a))
+	for i, x := range a {
+		out[i] = int32(x)
+	}
+	return out
 }

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/lifted-dev/lifted/fg"
+	"github.com/lifted-dev/lifted/ground"
 	"github.com/lifted-dev/lifted/mln"
 )
 
@@ -28,45 +29,13 @@ const (
 // may have (its table has 2^k entries).
 const MaxClauseAtoms = 12
 
-// node kinds of a compiled formula.
-const (
-	nAtom = iota
-	nEq
-	nNot
-	nAnd
-	nOr
-	nImp
-	nIff
-	nConst // a quantifier over an empty domain: a is its value
-)
-
-// cnode is one node of a compiled quantifier-free formula.
-type cnode struct {
-	kind int
-	a, b int // children (node indices), atom slot, or terms of an equality
-}
-
-// cterm is a variable (index into the formula's free variables) or a
-// constant (index into its type's domain).
-type cterm struct {
-	isVar bool
-	idx   int
-}
-
+// cformula is one formula of the model: compiled by the grounding
+// package, which evaluates its ground clauses.
 type cformula struct {
-	nodes   []cnode
-	root    int
-	slots   [][]cterm // atom slot → argument terms
-	slotPrd []int     // atom slot → predicate
-	eqs     [][2]cterm
-	varDom  []int // free variable → domain size
-	varType []int // free variable → type index
-	hard    bool
+	f    *ground.Formula
+	occP []int // predicate per occurrence
+	hard bool
 }
-
-// maxCompiledNodes bounds a formula's size after its quantifiers are
-// expanded (the product of the quantified domains times the body).
-const maxCompiledNodes = 1 << 20
 
 // Model is an MLN compiled against one mega-example: the status and value of
 // every ground atom and the ground clauses the evidence leaves open.
@@ -78,10 +47,9 @@ type Model struct {
 
 	forms []cformula
 	// ground atoms
-	predOff  []int32
-	predDims [][]int
-	Status   []Status // per ground atom
-	Value    []uint8  // per ground atom: 0/1 (meaningless when Hidden)
+	atoms  *ground.AtomIndex
+	Status []Status // per ground atom
+	Value  []uint8  // per ground atom: 0/1 (meaningless when Hidden)
 	// ground clauses, flat
 	clForm   []int32 // formula
 	clAtomAt []int32 // offsets into clAtoms
@@ -134,62 +102,42 @@ func NewModel(m *mln.MLN, db *mln.DB, ne []string) (*Model, error) {
 		md.NE[p] = true
 	}
 	// atoms
-	var n int64
-	for _, p := range m.Preds {
+	md.atoms = ground.NewAtomIndex(m, ground.Domains(m, db))
+	for i, p := range m.Preds {
 		if p.MutexArg >= 0 {
 			return nil, fmt.Errorf("online: predicate %s: mutual exclusion (\"!\") must be written as a hard formula first (mln.MutexAsFormulas)", p.Name)
 		}
-		md.predOff = append(md.predOff, int32(n))
-		dims := make([]int, len(p.ArgTypes))
-		size := int64(1)
-		for i, t := range p.ArgTypes {
-			dims[i] = len(db.Domain(t))
-			size *= int64(dims[i])
-		}
-		md.predDims = append(md.predDims, dims)
-		n += size
-		if n > 1<<30 {
+		if md.atoms.Offset(i+1) > 1<<30 {
 			return nil, errors.New("online: too many ground atoms")
 		}
 	}
+	n := md.atoms.NumAtoms()
 	md.Status = make([]Status, n)
 	md.Value = make([]uint8, n)
-	args := []int{}
-	for p := range m.Preds {
-		dims := md.predDims[p]
-		args = args[:0]
-		for range dims {
-			args = append(args, 0)
+	var args []int32
+	iargs := []int{}
+	for a := range int32(n) {
+		var p int
+		p, args = md.atoms.Args(int64(a), args)
+		iargs = iargs[:0]
+		for _, x := range args {
+			iargs = append(iargs, int(x))
 		}
-		base := md.predOff[p]
-		size := int32(1)
-		for _, d := range dims {
-			size *= int32(d)
+		t, ok := db.Lookup(p, iargs)
+		switch {
+		case ok && t == mln.Unknown:
+			md.Status[a] = Hidden
+		case md.NE[p]:
+			md.Status[a] = Observed
+		default:
+			md.Status[a] = Evidence
 		}
-		for i := int32(0); i < size; i++ {
-			// decode i into args (last fastest)
-			r := int(i)
-			for j := len(dims) - 1; j >= 0; j-- {
-				args[j] = r % dims[j]
-				r /= dims[j]
-			}
-			t, ok := db.Lookup(p, args)
-			a := base + i
-			switch {
-			case ok && t == mln.Unknown:
-				md.Status[a] = Hidden
-			case md.NE[p]:
-				md.Status[a] = Observed
-			default:
-				md.Status[a] = Evidence
-			}
-			if ok && t == mln.True {
-				md.Value[a] = 1
-			}
+		if ok && t == mln.True {
+			md.Value[a] = 1
 		}
 	}
 	for fi, f := range m.Formulas {
-		cf, err := md.compile(f)
+		cf, err := md.compile(fi)
 		if err != nil {
 			return nil, fmt.Errorf("online: formula %d %q (%s): %w", fi+1, f.Text, f.Pos, err)
 		}
@@ -321,275 +269,88 @@ func (md *Model) AtomClauses(a int32) []int32 { return md.atomCl[md.atomClAt[a]:
 
 // AtomName prints ground atom a as "Friends(Anna,Bob)".
 func (md *Model) AtomName(a int32) string {
-	p := 0
-	for p+1 < len(md.predOff) && md.predOff[p+1] <= a {
-		p++
-	}
-	r := int(a - md.predOff[p])
-	dims := md.predDims[p]
-	args := make([]string, len(dims))
-	for j := len(dims) - 1; j >= 0; j-- {
-		args[j] = md.DB.Domain(md.MLN.Preds[p].ArgTypes[j])[r%dims[j]]
-		r /= dims[j]
-	}
+	p, args := md.atoms.Args(int64(a), nil)
 	s := md.MLN.Preds[p].Name + "("
 	for i, x := range args {
 		if i > 0 {
 			s += ","
 		}
-		s += x
+		s += md.atoms.Constant(md.MLN.Preds[p].TypeIdx[i], int(x))
 	}
 	return s + ")"
 }
 
 // AtomPred returns the predicate of ground atom a.
-func (md *Model) AtomPred(a int32) int {
-	p := 0
-	for p+1 < len(md.predOff) && md.predOff[p+1] <= a {
-		p++
-	}
-	return p
-}
+func (md *Model) AtomPred(a int32) int { return md.atoms.Pred(int64(a)) }
 
-// compile turns f into a formula over its free variables. Quantifiers are
-// expanded in place over the constants of their variables' types, EXIST
-// into a disjunction and FORALL into a conjunction of copies of the body
-// (false and true for an empty domain), so a ground clause is a plain
-// Boolean function of its atoms whatever the quantifiers.
-func (md *Model) compile(f *mln.Formula) (cformula, error) {
+// compile compiles formula fi with the grounding package's compiler:
+// quantifiers are expanded in place over the constants of their variables'
+// types, EXIST into a disjunction and FORALL into a conjunction of copies
+// of the body (false and true for an empty domain), so a ground clause is a
+// plain Boolean function of its atoms whatever the quantifiers. Every atom
+// written is kept, even where constants decide its subformula ("P(x) ^ x
+// != x"): a ground clause's atoms are those its formula names.
+func (md *Model) compile(fi int) (cformula, error) {
+	f := md.MLN.Formulas[fi]
 	cf := cformula{hard: f.Hard}
-	vars := map[string]int{}
-	for i, v := range f.Vars {
+	for _, v := range f.Vars {
 		if v.PerConstant {
 			return cf, errors.New(`"+x" must be expanded first (mln.Expand: one formula per constant)`)
 		}
-		vars[v.Name] = i
-		ti := md.MLN.TypeIndex(v.Type)
-		cf.varType = append(cf.varType, ti)
-		cf.varDom = append(cf.varDom, len(md.DB.Domain(v.Type)))
 	}
-	// bound maps each quantified variable in scope to the constant (index
-	// in its type's domain) of the copy of the body being compiled. The
-	// parser rejects a quantifier that rebinds a name in scope, so a name
-	// is either bound here or free.
-	bound := map[string]int{}
-	term := func(t mln.Term) (cterm, error) {
-		if t.Func {
-			return cterm{}, errors.New("functions are not supported")
-		}
-		if t.IsVar {
-			if c, ok := bound[t.Name]; ok {
-				return cterm{false, c}, nil
-			}
-			i, ok := vars[t.Name]
-			if !ok {
-				return cterm{}, fmt.Errorf("variable %s is not free", t.Name)
-			}
-			return cterm{true, i}, nil
-		}
-		c := md.DB.ConstIndex(t.Type, t.Name)
-		if c < 0 {
-			return cterm{}, fmt.Errorf("unknown constant %s", t.Name)
-		}
-		return cterm{false, c}, nil
-	}
-	var walk func(e mln.Expr) (int, error)
-	add := func(n cnode) (int, error) {
-		if len(cf.nodes) >= maxCompiledNodes {
-			return 0, fmt.Errorf("the expanded quantifiers exceed %d nodes", maxCompiledNodes)
-		}
-		cf.nodes = append(cf.nodes, n)
-		return len(cf.nodes) - 1, nil
-	}
-	bin := func(kind int, l, r mln.Expr) (int, error) {
-		a, err := walk(l)
-		if err != nil {
-			return 0, err
-		}
-		b, err := walk(r)
-		if err != nil {
-			return 0, err
-		}
-		return add(cnode{kind, a, b})
-	}
-	quant := func(qvars []*mln.Var, body mln.Expr, kind int) (int, error) {
-		dims := make([]int, len(qvars))
-		for i, v := range qvars {
-			dims[i] = len(md.DB.Domain(v.Type))
-			if dims[i] == 0 {
-				// EXIST over nothing is false, FORALL over nothing true.
-				return add(cnode{nConst, boolInt(kind == nAnd), 0})
-			}
-		}
-		idx := make([]int, len(qvars))
-		acc := -1
-		for {
-			for i, v := range qvars {
-				bound[v.Name] = idx[i]
-			}
-			n, err := walk(body)
-			if err != nil {
-				return 0, err
-			}
-			if acc < 0 {
-				acc = n
-			} else if acc, err = add(cnode{kind, acc, n}); err != nil {
-				return 0, err
-			}
-			i := len(idx) - 1
-			for ; i >= 0; i-- {
-				if idx[i]++; idx[i] < dims[i] {
-					break
-				}
-				idx[i] = 0
-			}
-			if i < 0 {
-				break
-			}
-		}
-		for _, v := range qvars {
-			delete(bound, v.Name)
-		}
-		return acc, nil
-	}
-	walk = func(e mln.Expr) (int, error) {
+	var err error
+	mln.Inspect(f.Expr, func(e mln.Expr) bool {
+		var ts []mln.Term
 		switch e := e.(type) {
 		case *mln.Atom:
 			if e.Star {
-				return 0, errors.New(`"*" atoms are not supported`)
+				err = errors.New(`"*" atoms are not supported`)
+				return false
 			}
-			p := md.MLN.PredIndex(e.Pred)
-			var ts []cterm
-			for _, a := range e.Args {
-				t, err := term(a)
-				if err != nil {
-					return 0, err
-				}
-				ts = append(ts, t)
-			}
-			cf.slots = append(cf.slots, ts)
-			cf.slotPrd = append(cf.slotPrd, p)
-			return add(cnode{nAtom, len(cf.slots) - 1, 0})
+			ts = e.Args
 		case *mln.Equal:
-			l, err := term(e.L)
-			if err != nil {
-				return 0, err
-			}
-			r, err := term(e.R)
-			if err != nil {
-				return 0, err
-			}
-			cf.eqs = append(cf.eqs, [2]cterm{l, r})
-			return add(cnode{nEq, len(cf.eqs) - 1, 0})
-		case *mln.Not:
-			a, err := walk(e.X)
-			if err != nil {
-				return 0, err
-			}
-			return add(cnode{nNot, a, 0})
-		case *mln.And:
-			return bin(nAnd, e.L, e.R)
-		case *mln.Or:
-			return bin(nOr, e.L, e.R)
-		case *mln.Implies:
-			return bin(nImp, e.L, e.R)
-		case *mln.Iff:
-			return bin(nIff, e.L, e.R)
-		case *mln.Exists:
-			return quant(e.Vars, e.Body, nOr)
-		case *mln.Forall:
-			return quant(e.Vars, e.Body, nAnd)
-		default:
-			return 0, fmt.Errorf("%T is not supported", e)
+			ts = []mln.Term{e.L, e.R}
 		}
-	}
-	r, err := walk(f.Expr)
+		for _, t := range ts {
+			if t.Func {
+				err = errors.New("functions are not supported")
+				return false
+			}
+		}
+		return true
+	})
 	if err != nil {
 		return cf, err
 	}
-	cf.root = r
+	if cf.f, err = ground.Compile(md.MLN, ground.Domains(md.MLN, md.DB), fi, ground.CompileOptions{KeepOccurrences: true}); err != nil {
+		return cf, err
+	}
+	for o := range cf.f.NumOccs() {
+		p, _ := cf.f.Occ(o)
+		cf.occP = append(cf.occP, p)
+	}
 	return cf, nil
 }
 
-func boolInt(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
-}
-
-func (cf *cformula) eval(i int, slotVal []bool, eqVal []bool) bool {
-	n := cf.nodes[i]
-	switch n.kind {
-	case nAtom:
-		return slotVal[n.a]
-	case nEq:
-		return eqVal[n.a]
-	case nNot:
-		return !cf.eval(n.a, slotVal, eqVal)
-	case nAnd:
-		return cf.eval(n.a, slotVal, eqVal) && cf.eval(n.b, slotVal, eqVal)
-	case nOr:
-		return cf.eval(n.a, slotVal, eqVal) || cf.eval(n.b, slotVal, eqVal)
-	case nImp:
-		return !cf.eval(n.a, slotVal, eqVal) || cf.eval(n.b, slotVal, eqVal)
-	case nIff:
-		return cf.eval(n.a, slotVal, eqVal) == cf.eval(n.b, slotVal, eqVal)
-	default:
-		return n.a == 1
-	}
-}
-
 // atomID returns the ground atom of predicate p with the given args.
-func (md *Model) atomID(p int, args []int) int32 {
-	id := 0
-	for j, d := range md.predDims[p] {
-		id = id*d + args[j]
-	}
-	return md.predOff[p] + int32(id)
-}
+func (md *Model) atomID(p int, args []int32) int32 { return int32(md.atoms.ID(p, args)) }
 
+// groundFormula adds the ground clauses of formula fi, one per binding of
+// its free variables (the last fastest) that the evidence leaves open.
 func (md *Model) groundFormula(fi int) error {
 	cf := &md.forms[fi]
-	nv := len(cf.varDom)
-	bind := make([]int, nv)
-	total := 1
-	for _, d := range cf.varDom {
-		total *= d
-		if d == 0 {
-			return nil
-		}
-	}
-	slotAtom := make([]int32, len(cf.slots))
-	slotFree := make([]int, len(cf.slots))
-	slotVal := make([]bool, len(cf.slots))
-	eqVal := make([]bool, len(cf.eqs))
+	ev := cf.f.NewEval()
+	occFree := make([]int, len(cf.occP))
 	var free []int32
-	args := []int{}
-	val := func(t cterm) int {
-		if t.isVar {
-			return bind[t.idx]
-		}
-		return t.idx
-	}
 	feat := []uint8{}
-	for b := 0; b < total; b++ {
-		r := b
-		for j := nv - 1; j >= 0; j-- {
-			bind[j] = r % cf.varDom[j]
-			r /= cf.varDom[j]
-		}
+	return cf.f.EachBinding(func(bind []int32) error {
+		ev.Bind(bind)
 		free = free[:0]
-		for s, ts := range cf.slots {
-			args = args[:0]
-			for _, t := range ts {
-				args = append(args, val(t))
-			}
-			a := md.atomID(cf.slotPrd[s], args)
-			slotAtom[s] = a
+		for o, p := range cf.occP {
+			a := md.atomID(p, ev.Args(o))
 			if md.Status[a] == Evidence {
-				slotFree[s] = -1
-				slotVal[s] = md.Value[a] == 1
+				occFree[o] = -1
+				ev.Set(o, md.Value[a] == 1)
 				continue
 			}
 			k := slices.Index(free, a)
@@ -597,25 +358,22 @@ func (md *Model) groundFormula(fi int) error {
 				k = len(free)
 				free = append(free, a)
 			}
-			slotFree[s] = k
+			occFree[o] = k
 		}
 		if len(free) > MaxClauseAtoms {
 			return fmt.Errorf("a ground clause has %d non-evidence atoms (at most %d)", len(free), MaxClauseAtoms)
-		}
-		for e, q := range cf.eqs {
-			eqVal[e] = val(q[0]) == val(q[1])
 		}
 		k := len(free)
 		feat = feat[:0]
 		same := true
 		for x := 0; x < 1<<k; x++ {
-			for s := range cf.slots {
-				if j := slotFree[s]; j >= 0 {
-					slotVal[s] = x>>(k-1-j)&1 == 1
+			for o, j := range occFree {
+				if j >= 0 {
+					ev.Set(o, x>>(k-1-j)&1 == 1)
 				}
 			}
 			v := uint8(0)
-			if cf.eval(cf.root, slotVal, eqVal) {
+			if t, _ := ev.Value(); t {
 				v = 1
 			}
 			feat = append(feat, v)
@@ -625,14 +383,10 @@ func (md *Model) groundFormula(fi int) error {
 		}
 		if same {
 			if cf.hard && feat[0] == 0 {
-				b32 := make([]int32, nv)
-				for j, x := range bind {
-					b32[j] = int32(x)
-				}
-				return fmt.Errorf("%w: hard %s is false for %s", fg.ErrContradiction, md.describe(fi), md.bindingText(fi, b32))
+				return fmt.Errorf("%w: hard %s is false for %s", fg.ErrContradiction, md.describe(fi), md.bindingText(fi, bind))
 			}
 			md.ConstTrue[fi] += float64(feat[0])
-			continue
+			return nil
 		}
 		c := int32(len(md.clForm))
 		md.clForm = append(md.clForm, int32(fi))
@@ -640,13 +394,11 @@ func (md *Model) groundFormula(fi int) error {
 		md.clAtomAt = append(md.clAtomAt, int32(len(md.clAtoms)))
 		md.clFeat = append(md.clFeat, feat...)
 		md.clFeatAt = append(md.clFeatAt, int32(len(md.clFeat)))
-		for _, x := range bind {
-			md.clBind = append(md.clBind, int32(x))
-		}
+		md.clBind = append(md.clBind, bind...)
 		md.clBindAt = append(md.clBindAt, int32(len(md.clBind)))
 		md.byForm[fi] = append(md.byForm[fi], c)
-	}
-	return nil
+		return nil
+	})
 }
 
 func (md *Model) indexAtoms() {
@@ -680,4 +432,13 @@ func (md *Model) clauseObservedValue(c int) (uint8, bool) {
 		x = x<<1 | int(md.Value[a])
 	}
 	return md.clauseFeat(c)[x], true
+}
+
+// clauseValue returns the value of ground clause c under world x.
+func (md *Model) clauseValue(c int, x []uint8) uint8 {
+	j := 0
+	for _, b := range md.ClauseAtoms(c) {
+		j = j<<1 | int(x[b])
+	}
+	return md.clauseFeat(c)[j]
 }

@@ -211,24 +211,24 @@ func variabilise(md *Model, cls []int32, parent []int) *Pattern {
 	ids := map[key]int{}
 	rf := &md.forms[md.clForm[cls[0]]]
 	rb := md.clauseBind(int(cls[0]))
-	for v := range rf.varDom {
-		k := key{rf.varType[v], int(rb[v])}
+	for v := range rf.f.NumVars() {
+		k := key{rf.f.VarType(v), int(rb[v])}
 		if _, ok := ids[k]; !ok {
 			ids[k] = v
 		}
 	}
-	pt.nvars = len(rf.varDom)
+	pt.nvars = rf.f.NumVars()
 	for j, c := range cls {
 		f := int(md.clForm[c])
 		cf := &md.forms[f]
 		b := md.clauseBind(int(c))
-		pc := patClause{form: f, parent: parent[j], vars: make([]int, len(cf.varDom))}
-		for v := range cf.varDom {
+		pc := patClause{form: f, parent: parent[j], vars: make([]int, cf.f.NumVars())}
+		for v := range cf.f.NumVars() {
 			if j == 0 {
 				pc.vars[v] = v
 				continue
 			}
-			k := key{cf.varType[v], int(b[v])}
+			k := key{cf.f.VarType(v), int(b[v])}
 			id, ok := ids[k]
 			if !ok {
 				id = pt.nvars

@@ -1,10 +1,15 @@
 package wfomc
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/lifted-dev/lifted/ground"
+)
 
 // groundComp computes a component exactly by enumerating its ground worlds
 // (the --allow-ground fallback for components no lifting rule handles).
-// Quantifiers are evaluated directly, so no Skolemization is involved.
+// Quantifiers are expanded over the elements (by the grounding package's
+// formula evaluator), so no Skolemization is involved.
 type groundComp struct {
 	pb        *problem
 	specs     map[int][]blockSpec
@@ -78,7 +83,7 @@ func (g *groundComp) build(n []int64) (*groundWorld, error) {
 	return w, nil
 }
 
-func (w *groundWorld) atom(p int, args []int64) bool {
+func (w *groundWorld) atom(p int, args []int32) bool {
 	idx := 0
 	for i, t := range w.pb.preds[p].types {
 		idx = idx*int(w.sizes[t]) + int(args[i])
@@ -86,73 +91,73 @@ func (w *groundWorld) atom(p int, args []int64) bool {
 	return w.val[w.atomOff[p]+idx]
 }
 
-// holds evaluates n under the assignment env (variable → element).
-func (w *groundWorld) holds(f *formula, n *node, env []int64) bool {
-	switch n.k {
-	case nTrue:
-		return true
-	case nFalse:
-		return false
-	case nAtom:
-		args := make([]int64, len(n.args))
-		for i, a := range n.args {
-			args[i] = env[a.v]
-		}
-		return w.atom(n.pred, args)
-	case nEq:
-		return env[n.args[0].v] == env[n.args[1].v]
-	case nNot:
-		return !w.holds(f, n.kids[0], env)
-	case nAnd:
-		for _, k := range n.kids {
-			if !w.holds(f, k, env) {
-				return false
-			}
-		}
-		return true
-	case nOr:
-		for _, k := range n.kids {
-			if w.holds(f, k, env) {
-				return true
-			}
-		}
-		return false
-	case nIff:
-		return w.holds(f, n.kids[0], env) == w.holds(f, n.kids[1], env)
-	case nExists, nForall:
-		want := n.k == nExists
-		v := n.qv
-		for e := int64(0); e < w.sizes[f.vars[v].typ]; e++ {
-			env[v] = e
-			if w.holds(f, n.kids[0], env) == want {
-				return want
-			}
-		}
-		return !want
+// compile compiles f at the world's sizes with the grounding package's
+// evaluator: the free variables become its variables, the quantifiers are
+// expanded over the elements of their types.
+func (w *groundWorld) compile(f *formula) (*ground.Formula, error) {
+	slot := make([]int, len(f.vars))
+	for i := range slot {
+		slot[i] = -1
 	}
-	panic("wfomc: bad node")
-}
-
-// count returns the number of true groundings of f.
-func (w *groundWorld) count(f *formula) int64 {
-	env := make([]int64, len(f.vars))
-	var c int64
-	var rec func(i int)
-	rec = func(i int) {
-		if i == len(f.free) {
-			if w.holds(f, f.body, env) {
-				c++
-			}
-			return
-		}
-		v := f.free[i]
-		for e := int64(0); e < w.sizes[f.vars[v].typ]; e++ {
-			env[v] = e
-			rec(i + 1)
-		}
+	dom := make([]int64, len(f.free))
+	for i, v := range f.free {
+		slot[v] = i
+		dom[i] = w.sizes[f.vars[v].typ]
 	}
-	rec(0)
-	return c
+	env := make([]int, len(f.vars)) // quantified variable → element
+	b := ground.NewBuilder(dom)
+	term := func(t term) ground.Term {
+		if !t.isVar() {
+			panic("wfomc: constant in the ground fallback")
+		}
+		if s := slot[t.v]; s >= 0 {
+			return ground.VarTerm(s)
+		}
+		return ground.ConstTerm(env[t.v])
+	}
+	var walk func(n *node) ground.Node
+	walk = func(n *node) ground.Node {
+		var kids []ground.Node
+		switch n.k {
+		case nTrue, nFalse:
+			return b.Const(n.k == nTrue)
+		case nAtom:
+			args := make([]ground.Term, len(n.args))
+			for i, a := range n.args {
+				args[i] = term(a)
+			}
+			return b.Atom(n.pred, args)
+		case nEq:
+			return b.Eq(term(n.args[0]), term(n.args[1]))
+		case nNot:
+			return b.Not(walk(n.kids[0]))
+		case nAnd, nOr:
+			for _, k := range n.kids {
+				kids = append(kids, walk(k))
+			}
+			if n.k == nAnd {
+				return b.And(kids...)
+			}
+			return b.Or(kids...)
+		case nIff:
+			return b.Iff(walk(n.kids[0]), walk(n.kids[1]))
+		case nExists, nForall:
+			for e := range int(w.sizes[f.vars[n.qv].typ]) {
+				env[n.qv] = e
+				kids = append(kids, walk(n.kids[0]))
+			}
+			if n.k == nExists {
+				return b.Or(kids...)
+			}
+			return b.And(kids...)
+		}
+		panic("wfomc: bad node")
+	}
+	cf, err := b.Formula(walk(f.body))
+	if err != nil {
+		return nil, fmt.Errorf("ground fallback: %w", err)
+	}
+	return cf, nil
 }
 
 func (w *groundWorld) groundings(f *formula) int64 {
@@ -168,6 +173,15 @@ func (g *groundComp) eval(theta []float64, n []int64, grad []float64) (float64, 
 	if err != nil {
 		return 0, 0, err
 	}
+	evs := make([]*ground.Eval, len(g.pb.formulas))
+	for fi, f := range g.pb.formulas {
+		cf, err := w.compile(f)
+		if err != nil {
+			return 0, 0, err
+		}
+		evs[fi] = cf.NewEval()
+	}
+	truth := w.atom
 	a := newAcc(len(grad))
 	x := newLnum(len(grad))
 	counts := make([]int64, len(g.pb.formulas))
@@ -177,7 +191,7 @@ func (g *groundComp) eval(theta []float64, n []int64, grad []float64) (float64, 
 		}
 		ok := true
 		for fi, f := range g.pb.formulas {
-			counts[fi] = w.count(f)
+			counts[fi] = evs[fi].Count(truth)
 			if f.param < 0 && counts[fi] != w.groundings(f) {
 				ok = false
 				break

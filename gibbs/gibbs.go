@@ -1,0 +1,362 @@
+// Package gibbs samples from a factor graph by Gibbs sampling, starting
+// from a world that a WalkSAT-style local search makes consistent with the
+// graph's zero entries.
+//
+// A factor with a zero entry is a constraint as well as a weight: a world in
+// which one of its entries is 0 has probability 0. Start draws a uniformly
+// random state for every unobserved variable and then searches for a world
+// in which every factor is positive; Sample then redraws every unobserved
+// variable in turn from its conditional distribution given the others,
+// which never takes a state of probability 0. Finding a positive world is
+// NP-hard in general (Start gives up after a budget of moves), and single
+// variable moves cannot cross between positive worlds that zeros separate,
+// so with zeros the chain explores the part of the positive worlds its
+// start is connected to.
+package gibbs
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/lifted-dev/lifted/fg"
+)
+
+// MaxFlips bounds Start's search, in moves per factor with a zero entry.
+const MaxFlips = 1000
+
+// UnsatError reports that Start found no world in which every factor is
+// positive: Factor is a factor still zero when the search gave up after
+// Moves moves, or one that is zero whatever its unobserved variables are.
+type UnsatError struct {
+	Factor int
+	Moves  int
+}
+
+func (e *UnsatError) Error() string {
+	if e.Moves < 0 {
+		return fmt.Sprintf("gibbs: factor %d is zero whatever the values of its unobserved variables", e.Factor)
+	}
+	return fmt.Sprintf("gibbs: found no world in which every factor is positive in %d moves (factor %d still zero)", e.Moves, e.Factor)
+}
+
+// chain is a graph prepared for sampling: per edge, in each variable's
+// order (fg.Graph.VarEdges), its factor.
+type chain struct {
+	g      *fg.Graph
+	ev     fg.Evidence
+	x      []int32
+	edgeF  []int32 // per entry of VarEdges: the factor
+	hard   []bool  // per factor: has a zero entry
+	stride [][]int // per table
+	logT   [][]float64
+}
+
+func newChain(g *fg.Graph, ev fg.Evidence, x []int32) (*chain, error) {
+	n := g.NumVars()
+	if len(x) != n {
+		return nil, fmt.Errorf("gibbs: state has %d entries for %d variables", len(x), n)
+	}
+	if ev != nil && len(ev) != n {
+		return nil, fmt.Errorf("gibbs: evidence has %d entries for %d variables", len(ev), n)
+	}
+	c := &chain{g: g, ev: ev, x: x, edgeF: make([]int32, len(g.VarEdges)), hard: make([]bool, g.NumFactors())}
+	for i, e := range g.VarEdges {
+		c.edgeF[i] = int32(g.EdgeFactor(e))
+	}
+	zero := make([]bool, len(g.Tables))
+	c.stride = make([][]int, len(g.Tables))
+	c.logT = make([][]float64, len(g.Tables))
+	for t := range g.Tables {
+		tb := &g.Tables[t]
+		c.stride[t] = tb.Strides()
+		c.logT[t] = make([]float64, len(tb.Values))
+		for i, v := range tb.Values {
+			c.logT[t][i] = math.Log(v)
+			if v == 0 {
+				zero[t] = true
+			}
+		}
+	}
+	for f := range c.hard {
+		c.hard[f] = zero[g.FactorTable[f]]
+	}
+	return c, nil
+}
+
+// observed reports whether variable v is clamped by the evidence.
+func (c *chain) observed(v int32) bool { return c.ev != nil && c.ev[v] >= 0 }
+
+// entry returns the index into factor f's table of the current state with
+// variable v in state s.
+func (c *chain) entry(f int, v, s int32) int {
+	st := c.stride[c.g.FactorTable[f]]
+	j := 0
+	for p, u := range c.g.Scope(f) {
+		xu := c.x[u]
+		if u == v {
+			xu = s
+		}
+		j += st[p] * int(xu)
+	}
+	return j
+}
+
+// positive reports whether factor f's current entry is positive.
+func (c *chain) positive(f int) bool {
+	return c.g.Table(f).Values[c.entry(f, -1, 0)] > 0
+}
+
+// factors returns the range of VarEdges (and edgeF) of variable v.
+func (c *chain) factors(v int32) (int64, int64) { return c.g.VarStart[v], c.g.VarStart[v+1] }
+
+// Start sets x to a random world consistent with ev and the zeros of g:
+// observed variables take their evidence state, every other variable in
+// increasing order a uniformly random state (rng.IntN of its
+// cardinality), and then, while some factor's current entry is zero, a
+// WalkSAT move: pick such a factor at random and one of its unobserved
+// variables at random, and with probability ½ (rng.IntN(2) == 0) replace
+// it by the variable of that factor whose best move leaves the fewest
+// factors zero (the first one on ties); the variable then moves to its
+// next state (a binary one flips; others take the best state, or a random
+// other one). The search gives up after MaxFlips moves per factor with a
+// zero entry, returning an *UnsatError.
+func Start(g *fg.Graph, ev fg.Evidence, x []int32, rng *rand.Rand) error {
+	c, err := newChain(g, ev, x)
+	if err != nil {
+		return err
+	}
+	for v := range x {
+		if c.observed(int32(v)) {
+			x[v] = ev[v]
+		} else {
+			x[v] = int32(rng.IntN(int(g.Card[v])))
+		}
+	}
+	return c.satisfy(rng)
+}
+
+func (c *chain) satisfy(rng *rand.Rand) error {
+	g := c.g
+	nHard := 0
+	pos := map[int32]int{} // zero factor → index in unsat
+	var unsat []int32
+	for f := range c.hard {
+		if !c.hard[f] {
+			continue
+		}
+		nHard++
+		if !c.positive(f) {
+			pos[int32(f)] = len(unsat)
+			unsat = append(unsat, int32(f))
+		}
+	}
+	update := func(f int32) {
+		i, isZero := pos[f]
+		switch p := c.positive(int(f)); {
+		case !p && !isZero:
+			pos[f] = len(unsat)
+			unsat = append(unsat, f)
+		case p && isZero:
+			last := unsat[len(unsat)-1]
+			unsat[i] = last
+			pos[last] = i
+			unsat = unsat[:len(unsat)-1]
+			delete(pos, f)
+		}
+	}
+	// delta is how many more factors are zero with v in state s.
+	delta := func(v, s int32) int {
+		d := 0
+		lo, hi := c.factors(v)
+		for i := lo; i < hi; i++ {
+			f := int(c.edgeF[i])
+			if !c.hard[f] {
+				continue
+			}
+			t := g.Table(f).Values
+			if t[c.entry(f, v, c.x[v])] > 0 {
+				d--
+			}
+			if t[c.entry(f, v, s)] > 0 {
+				d++
+			}
+		}
+		return -d
+	}
+	// best returns v's state other than its current one with the least
+	// delta (the first on ties), and that delta.
+	best := func(v int32) (int32, int) {
+		bs, bd := int32(-1), math.MaxInt
+		for s := range g.Card[v] {
+			if s == c.x[v] {
+				continue
+			}
+			if d := delta(v, s); d < bd {
+				bs, bd = s, d
+			}
+		}
+		return bs, bd
+	}
+	var free []int32
+	budget := MaxFlips * max(nHard, 1)
+	for moves := 0; len(unsat) > 0; moves++ {
+		if moves == budget {
+			return &UnsatError{Factor: int(unsat[0]), Moves: budget}
+		}
+		f := unsat[rng.IntN(len(unsat))]
+		free = free[:0]
+		for _, u := range g.Scope(int(f)) {
+			if !c.observed(u) && g.Card[u] > 1 {
+				free = append(free, u)
+			}
+		}
+		if len(free) == 0 {
+			return &UnsatError{Factor: int(f), Moves: -1}
+		}
+		v := free[rng.IntN(len(free))]
+		s := int32(-1)
+		if rng.IntN(2) == 0 {
+			bd := math.MaxInt
+			for _, u := range free {
+				if us, d := best(u); d < bd {
+					bd, v, s = d, u, us
+				}
+			}
+		}
+		if s < 0 {
+			switch k := g.Card[v]; {
+			case k == 2:
+				s = 1 - c.x[v]
+			default:
+				s = (c.x[v] + 1 + int32(rng.IntN(int(k-1)))) % k
+			}
+		}
+		c.x[v] = s
+		lo, hi := c.factors(v)
+		for i := lo; i < hi; i++ {
+			if f := c.edgeF[i]; c.hard[f] {
+				update(f)
+			}
+		}
+	}
+	return nil
+}
+
+// Sample runs sweeps Gibbs sweeps from the world x (which Start or the
+// caller has made positive): in each, every unobserved variable in
+// increasing order is redrawn from its conditional distribution given the
+// others, P(v = s | rest) ∝ Π_f φ_f(s, rest) over its factors. A state
+// that some factor makes zero is never taken; when all but one are, that
+// one is taken without a draw. Otherwise a binary variable takes state 1
+// when rng.Float64() < σ(Σ_f log φ_f(1) − log φ_f(0)), and a variable with
+// more states takes the state at which one rng.Float64(), scaled by the
+// total, falls among the cumulative weights. Observed variables keep their
+// evidence state.
+func Sample(g *fg.Graph, ev fg.Evidence, x []int32, sweeps int, rng *rand.Rand) error {
+	c, err := newChain(g, ev, x)
+	if err != nil {
+		return err
+	}
+	var logw []float64
+	var ok []bool
+	for range sweeps {
+		for v := range x {
+			u := int32(v)
+			if c.observed(u) {
+				x[v] = ev[v]
+				continue
+			}
+			k := g.Card[v]
+			if k == 2 {
+				c.binary(u, rng)
+				continue
+			}
+			logw = logw[:0]
+			ok = ok[:0]
+			for range k {
+				logw = append(logw, 0)
+				ok = append(ok, true)
+			}
+			lo, hi := c.factors(u)
+			for i := lo; i < hi; i++ {
+				f := int(c.edgeF[i])
+				lt := c.logT[g.FactorTable[f]]
+				for s := range k {
+					l := lt[c.entry(f, u, s)]
+					if math.IsInf(l, -1) {
+						ok[s] = false
+					} else {
+						logw[s] += l
+					}
+				}
+			}
+			top := math.Inf(-1)
+			nOK, last := 0, int32(-1)
+			for s := range k {
+				if ok[s] {
+					nOK++
+					last = s
+					top = max(top, logw[s])
+				}
+			}
+			if nOK <= 1 {
+				if last >= 0 {
+					x[v] = last
+				}
+				continue
+			}
+			total := 0.0
+			for s := range k {
+				if ok[s] {
+					logw[s] = math.Exp(logw[s] - top)
+					total += logw[s]
+				} else {
+					logw[s] = 0
+				}
+			}
+			r := rng.Float64() * total
+			x[v] = last
+			for s := range k {
+				if ok[s] {
+					if r < logw[s] {
+						x[v] = s
+						break
+					}
+					r -= logw[s]
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// binary redraws binary variable v.
+func (c *chain) binary(v int32, rng *rand.Rand) {
+	g := c.g
+	d := 0.0
+	allow0, allow1 := true, true
+	lo, hi := c.factors(v)
+	for i := lo; i < hi; i++ {
+		f := int(c.edgeF[i])
+		lt := c.logT[g.FactorTable[f]]
+		l0, l1 := lt[c.entry(f, v, 0)], lt[c.entry(f, v, 1)]
+		z0, z1 := math.IsInf(l0, -1), math.IsInf(l1, -1)
+		if z0 || z1 {
+			allow0 = allow0 && !z0
+			allow1 = allow1 && !z1
+			continue
+		}
+		d += l1 - l0
+	}
+	switch {
+	case !allow1:
+		c.x[v] = 0
+	case !allow0:
+		c.x[v] = 1
+	case rng.Float64() < 1/(1+math.Exp(-d)):
+		c.x[v] = 1
+	default:
+		c.x[v] = 0
+	}
+}
