@@ -5,7 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/lifted-dev/lifted/mln"
+	mlnfile "github.com/lifted-dev/lifted/format/mln"
 )
 
 // TestCompileEvalMatchesSemantics evaluates every formula of random MLNs
@@ -74,7 +74,7 @@ func TestCompileEvalMatchesSemantics(t *testing.T) {
 
 // TestCompileRefusesFunctions checks the ErrFunction error.
 func TestCompileRefusesFunctions(t *testing.T) {
-	m, err := mln.Parse("f.mln", []byte("person = {A, B}\nperson mother(person)\nP(person)\n1 P(mother(x))\n"))
+	m, err := mlnfile.Parse("f.mln", []byte("person = {A, B}\nperson mother(person)\nP(person)\n1 P(mother(x))\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,7 +124,7 @@ func TestBuilder(t *testing.T) {
 
 // TestAtomIndex checks that ids are dense and Args inverts ID.
 func TestAtomIndex(t *testing.T) {
-	m, err := mln.Parse("a.mln", []byte("person = {A, B, C}\ncolor = {R, G}\nP(person)\nQ\nHas(person, color)\nE(color, person)\n"))
+	m, err := mlnfile.Parse("a.mln", []byte("person = {A, B, C}\ncolor = {R, G}\nP(person)\nQ\nHas(person, color)\nE(color, person)\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
