@@ -179,6 +179,11 @@ done
 # The 0/1 UAI models of CNFs count like their CNFs.
 c uai-2bitmax_6-count-exact count --method exact --output-format json $D/uai/2bitmax_6.cnf.uai
 c uai-2bitcomp_5-count-exact count --method exact $D/uai/2bitcomp_5.cnf.uai
+# Sequential BP on them hits all-zero messages (an error case above); damped:
+for n in 2bitcomp_5 2bitmax_6; do
+	c uai-$n-seq-damp infer --schedule seq --damping 0.5 --output-format json $D/uai/$n.cnf.uai -e $D/uai/$n.cnf.uai.evid
+	c uai-$n-bp-seq-damp infer --method bp --schedule seq --damping 0.5 $D/uai/$n.cnf.uai -e $D/uai/$n.cnf.uai.evid
+done
 c uai-2bitcomp_5-compress-symmetric compress --color-mode symmetric $D/uai/2bitcomp_5.cnf.uai
 
 # libDAI factor graphs.
