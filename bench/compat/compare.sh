@@ -217,6 +217,9 @@ for i in "${!names[@]}"; do
 	fi
 	printf '%-16s %-44s rc %s base %6ss new %6ss\n' "$status" "$n" "$rb" \
 		"$(cat "$base_dir/raw/$n/seconds")" "$(cat "$new_dir/raw/$n/seconds")"
+	case $status in
+	DIFF* | TIMEOUT) echo "    diff -r $base_dir/masked/$n $new_dir/masked/$n" ;;
+	esac
 done | tee "$out/results.txt"
 
 nsame=$(grep -c -E '^(same|both-fail-same) ' "$out/results.txt")
