@@ -11,10 +11,13 @@
 # flags:
 #   --base-cache DIR  keep BASE's runs in DIR and reuse them on later calls
 #                     while DIR/stamp matches BASE's sha256 (a case is rerun
-#                     only if its result is missing)
+#                     only if its result is missing or its command changed)
 #   --filter REGEX    run only the cases whose name matches (grep -E)
 #   --timeout S       per-case limit in seconds (default 60)
 #   --list            print the cases (name and arguments) and exit
+#   --root DIR        the repository whose examples/, experiments/, cmd/ and
+#                     ../shared the cases read (default: the one holding this
+#                     script); keep it fixed between runs that share a cache
 #
 # The cases are in cases.sh (every subcommand on every shipped example, the
 # command's testdata, error cases, and ../shared/data when present). Each
@@ -53,6 +56,7 @@ while [ $# -gt 0 ]; do
 	--filter) filter=$2; shift 2 ;;
 	--timeout) timeout_s=$2; shift 2 ;;
 	--list) list=1; shift ;;
+	--root) repo=$(cd "$2" && pwd); shift 2 ;;
 	-h | --help) sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 	--) shift; break ;;
 	-*) echo "compare.sh: unknown flag $1" >&2; exit 2 ;;
@@ -217,6 +221,9 @@ for i in "${!names[@]}"; do
 	fi
 	printf '%-16s %-44s rc %s base %6ss new %6ss\n' "$status" "$n" "$rb" \
 		"$(cat "$base_dir/raw/$n/seconds")" "$(cat "$new_dir/raw/$n/seconds")"
+	case $status in
+	DIFF* | TIMEOUT) echo "    diff -r $base_dir/masked/$n $new_dir/masked/$n" ;;
+	esac
 done | tee "$out/results.txt"
 
 nsame=$(grep -c -E '^(same|both-fail-same) ' "$out/results.txt")
