@@ -153,14 +153,7 @@ func (f *Formula) EachBinding(fn func(bind []int32) error) error {
 		if err := fn(bind); err != nil {
 			return err
 		}
-		i := len(bind) - 1
-		for ; i >= 0; i-- {
-			if bind[i]++; int64(bind[i]) < dom[i] {
-				break
-			}
-			bind[i] = 0
-		}
-		if i < 0 {
+		if !advance(bind, dom) {
 			return nil
 		}
 	}
@@ -282,14 +275,7 @@ func (e *Eval) Count(truth func(pred int, args []int32) bool) int64 {
 		if e.Truth(bind, truth) {
 			n++
 		}
-		i := len(bind) - 1
-		for ; i >= 0; i-- {
-			if bind[i]++; int64(bind[i]) < dom[i] {
-				break
-			}
-			bind[i] = 0
-		}
-		if i < 0 {
+		if !advance(bind, dom) {
 			return n
 		}
 	}
@@ -414,4 +400,17 @@ func (b *Builder) Formula(root Node) (*Formula, error) {
 	cf.prog = b.pb.prog.collect(int32(root))
 	cf.setTotal()
 	return &Formula{cf: cf}, nil
+}
+
+// advance steps bind to the next binding in odometer order (the last
+// variable fastest) and reports false after the last one, when bind is
+// back to all zeros.
+func advance(bind []int32, dom []int64) bool {
+	for i := len(bind) - 1; i >= 0; i-- {
+		if bind[i]++; int64(bind[i]) < dom[i] {
+			return true
+		}
+		bind[i] = 0
+	}
+	return false
 }
