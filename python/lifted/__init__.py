@@ -356,7 +356,7 @@ def _model_args(inp, model, evidence, query, fmt):
     args = [path]
     if fmt and not (isinstance(model, str) and _is_text(model)) and fmt != "mln":
         args.append(f"--format={fmt}")
-    fg = ext in (".uai", ".fg", ".cnf")
+    fg = fmt in ("uai", "fg", "cnf") or (not fmt and ext in (".uai", ".fg", ".cnf"))
     if isinstance(evidence, dict):
         evidence = _evidence_text(evidence)
     for e in _items(evidence):
