@@ -220,7 +220,7 @@ def _is_text(s):
     """
     if s and os.path.isfile(s):
         return False
-    return "\n" in s or "(" in s or re.fullmatch(r"[\d\s.eE+-]*", s) is not None
+    return "\n" in s or "(" in s or re.fullmatch(r"[\d\s]*", s) is not None
 
 
 def _safe_path(p):
@@ -237,7 +237,7 @@ def _items(value):
     return list(value)
 
 
-def _flags(options, reserved=()):
+def _flags(options):
     """Keyword options as flags: max_iter=200 → --max-iter=200.
 
     True gives the bare flag, False --flag=false, None nothing; a list or
@@ -246,7 +246,7 @@ def _flags(options, reserved=()):
     args = []
     for key, value in options.items():
         flag = "--" + key.replace("_", "-")
-        if key in reserved or flag in ("--output", "--output-format", "--quiet", "--result"):
+        if flag in ("--output", "--output-format", "--quiet", "--result"):
             raise TypeError(f"option {key!r} is set by the lifted package itself")
         if value is None:
             continue
