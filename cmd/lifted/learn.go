@@ -49,7 +49,9 @@ Methods:
        --pll-unweighted).
   smd, sgd, scg, lbfgs-bp
        online and BP-based discriminative learners over the non-evidence
-       predicates given by --ne (their flags are listed below).
+       predicates given by --ne (their flags are listed below); without
+       --ne every predicate is predicted (generative, as Alchemy's -g),
+       which needs training data that observe every atom.
 
 lwl and pll use L-BFGS with a Gaussian prior N(--prior-mean,
 --prior-stddev²) on every weight.`,
