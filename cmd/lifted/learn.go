@@ -120,7 +120,7 @@ func runLearn(f *learnFlags, stdout io.Writer) error {
 		PriorMean: f.priorMean, PriorStdDev: f.priorStdDev, MaxIter: f.maxIter, GradTol: f.tol,
 		UnweightedPLL: f.pllUnweighted,
 		Progress: func(it int, obj float64) {
-			prog.printf("%s: L-BFGS iteration %d, objective %.10g", f.method, it, obj)
+			prog.update(f.method, int64(it), int64(f.maxIter), fmt.Sprintf("L-BFGS iteration %d, objective %.10g", it, obj))
 		},
 	}
 	var res *learn.Result

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -317,8 +316,8 @@ func (l *onlineLearner) train(ctx context.Context) ([]float64, string, error) {
 			return l.eval(ctx, p, w)
 		},
 		Progress: func(p online.Progress) {
-			l.prog.printf("%s: pass %.2f/%g %s batch %d/%d, batch loss %.4g, lift ratio %.3f%s",
-				method, p.Pass, o.passes, bar(p.Pass/o.passes, 20), p.Batch, p.Batches, p.Loss, p.LiftRatio, l.status)
+			l.prog.update(method, steps(1000*p.Pass), steps(1000*o.passes), fmt.Sprintf("pass %.2f of %g, batch %d of %d, batch loss %.4g, lift ratio %.3f%s",
+				p.Pass, o.passes, p.Batch, p.Batches, p.Loss, p.LiftRatio, l.status))
 		},
 	})
 	l.prog.done()
@@ -334,7 +333,7 @@ func (l *onlineLearner) batch(ctx context.Context) ([]float64, string, error) {
 	bo := online.BatchOptions{MaxIter: r.MaxIter, GradTol: r.Tol, PriorStdDev: r.PriorStdDev, Grad: l.holdout.Grad,
 		Eval: func(p float64, w []float64) error { return l.eval(ctx, p, w) },
 		Progress: func(it, evals int, loss float64) {
-			l.prog.printf("%s: iteration %d, %d passes, loss %.10g%s", r.Method, it, evals, loss, l.status)
+			l.prog.update(r.Method, int64(it), int64(r.MaxIter), fmt.Sprintf("iteration %d, %d passes, loss %.10g%s", it, evals, loss, l.status))
 		}}
 	var res *online.BatchLearnResult
 	var err error
@@ -402,12 +401,6 @@ func nonZero(x float64) float64 {
 		return -1
 	}
 	return x
-}
-
-// bar draws a progress bar of the given width for a fraction in [0, 1].
-func bar(frac float64, width int) string {
-	n := int(math.Round(math.Max(0, math.Min(1, frac)) * float64(width)))
-	return "[" + strings.Repeat("=", n) + strings.Repeat(" ", width-n) + "]"
 }
 
 func readCurve(path string) (*online.Curve, error) {

@@ -110,8 +110,8 @@ func loadMLN(ctx context.Context, path string, evidence []string, mf *mlnFlags, 
 	}
 	prog := newProgress(quiet)
 	opt.Progress = func(p ground.Progress) {
-		prog.printf("grounding formula %d of %d: %.0f%% of %.3g groundings, %d ground formulas",
-			p.Formula, p.Formulas, 100*p.Groundings/math.Max(p.Total, 1), p.Total, p.Factors)
+		prog.update("grounding", steps(p.Groundings), steps(p.Total), fmt.Sprintf("formula %d of %d, %d ground atoms, %d ground formulas so far, %.3g of %.3g groundings predicted",
+			p.Formula, p.Formulas, p.Atoms, p.Factors, p.Groundings, p.Total))
 	}
 	gr, err := ground.Ground(ctx, m, db, opt)
 	prog.done()
@@ -304,9 +304,7 @@ func compressMLN(ctx context.Context, f *graphFlags, mf *mlnFlags, path, output 
 		colour.Symmetric = symmetricTables(mm.gr.Graph)
 	}
 	prog := newProgress(f.quiet)
-	colour.Progress = func(round, nv, nf int) {
-		prog.printf("colour passing round %d: %d variable and %d factor colours", round, nv, nf)
-	}
+	colour.Progress = prog.colour
 	_, st, err := infer.Compress(ctx, mm.gr.Graph, nil, true, colour)
 	prog.done()
 	if err != nil {
