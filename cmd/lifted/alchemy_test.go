@@ -44,3 +44,25 @@ func TestOnlineLearnGenerativeWithoutNE(t *testing.T) {
 		t.Errorf("partial data with --ne: exit %d, %s", code, stderr)
 	}
 }
+
+// infer ends with one summary line on stderr, after the output; --quiet
+// drops it.
+func TestInferSummaryLine(t *testing.T) {
+	out, stderr, code := run(t, "infer", smokersMLN, "-e", smokersDB, "-q", "Smokes,Cancer")
+	if code != 0 || !strings.HasPrefix(out, "Smokes(Carl) 0.518465\n") {
+		t.Fatalf("exit %d: %q %s", code, out, stderr)
+	}
+	if !strings.HasPrefix(stderr, "lifted: 13 ground atoms, 12 factors; 12 clusternodes, 11 clusterfactors (compression 1.1x); 5 iterations, converged; ") ||
+		strings.Count(stderr, "\n") != 1 {
+		t.Errorf("MLN summary %q", stderr)
+	}
+	_, stderr, _ = run(t, "infer", smokers, "-e", smokers+".evid")
+	if !strings.HasPrefix(stderr, "lifted: 120 variables, 110 factors; 16 clusternodes, 13 clusterfactors (compression 7.5x); 17 iterations, converged; ") {
+		t.Errorf("factor graph summary %q", stderr)
+	}
+	for _, args := range [][]string{{smokersMLN, "-e", smokersDB, "-q", "Smokes"}, {smokers}} {
+		if _, stderr, code := run(t, append([]string{"infer", "--quiet"}, args...)...); code != 0 || stderr != "" {
+			t.Errorf("--quiet %v: exit %d, stderr %q", args, code, stderr)
+		}
+	}
+}

@@ -199,7 +199,7 @@ func runInfer(ctx context.Context, cmd *cobra.Command, f *inferFlags, path strin
 		return bpHint(err)
 	}
 	warnUnconverged(ans, f.quiet)
-	return writeOutput(f.output, stdout, func(w io.Writer) error {
+	return summarized(f.quiet, ans.Stats, -1, 0, writeOutput(f.output, stdout, func(w io.Writer) error {
 		if f.outFormat == "json" {
 			return writeInferJSON(w, ans)
 		}
@@ -207,7 +207,7 @@ func runInfer(ctx context.Context, cmd *cobra.Command, f *inferFlags, path strin
 			return uai.WriteMPE(w, ans.Assignment)
 		}
 		return uai.WriteMAR(w, ans.Marginals())
-	})
+	}))
 }
 
 // bpHint adds what to try to a BP failure caused by hard constraints.

@@ -199,12 +199,12 @@ func runInferMLN(ctx context.Context, cmd *cobra.Command, f *inferFlags, path st
 		return mlnError(path, err)
 	}
 	warnUnconverged(ans, f.quiet)
-	return writeOutput(f.output, stdout, func(w io.Writer) error {
+	return summarized(f.quiet, ans.Stats, mm.gr.NumAtoms, mm.gr.Seconds, writeOutput(f.output, stdout, func(w io.Writer) error {
 		if f.outFormat == "json" {
 			return writeMLNJSON(w, mm, ans)
 		}
 		return writeAlchemy(w, mm, ans)
-	})
+	}))
 }
 
 // mlnError explains BP failures that come from the model's hard formulas.

@@ -5,6 +5,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"strconv"
 	"time"
 
 	"github.com/schollz/progressbar/v3"
@@ -127,4 +128,37 @@ func steps(x float64) int64 {
 		return 0
 	}
 	return int64(math.Min(x, 1<<62))
+}
+
+// summarized prints, unless quiet or the output failed (err), the one line
+// on stderr that ends an inference run, after its output: how large the ground model was (atoms are the variables
+// that are ground atoms, for an MLN; variables otherwise), how far colour
+// passing compressed it, how many iterations the method took, whether it
+// converged, and the seconds (grounding included).
+func summarized(quiet bool, st infer.Stats, groundAtoms int, groundSeconds float64, err error) error {
+	if !quiet && err == nil {
+		fmt.Fprintln(os.Stderr, summaryLine(st, groundAtoms, groundSeconds))
+	}
+	return err
+}
+
+// summaryLine is summarized's line; groundAtoms < 0 for a factor graph.
+func summaryLine(st infer.Stats, groundAtoms int, groundSeconds float64) string {
+	size := fmt.Sprintf("%d variables", st.Variables)
+	if groundAtoms >= 0 {
+		size = fmt.Sprintf("%d ground atoms", groundAtoms)
+		if st.Variables != groundAtoms {
+			size += fmt.Sprintf(" (%d variables)", st.Variables)
+		}
+	}
+	ratio := "-"
+	if st.Clusternodes > 0 {
+		ratio = strconv.FormatFloat(float64(st.Variables)/float64(st.Clusternodes), 'f', 1, 64) + "x"
+	}
+	conv := "converged"
+	if !st.Converged {
+		conv = "not converged"
+	}
+	return fmt.Sprintf("lifted: %s, %d factors; %d clusternodes, %d clusterfactors (compression %s); %d iterations, %s; %s s",
+		size, st.Factors, st.Clusternodes, st.Clusterfactors, ratio, st.BPIterations, conv, strconv.FormatFloat(st.Seconds+groundSeconds, 'g', 3, 64))
 }
