@@ -26,6 +26,7 @@ import (
 // mlnFlags are the infer flags that only apply to Markov logic networks.
 type mlnFlags struct {
 	query           []string
+	queryFiles      []string
 	cw, ow          []string
 	defaultWeight   optFloat
 	maxGround       int64
@@ -36,6 +37,7 @@ type mlnFlags struct {
 func (f *mlnFlags) register(cmd *cobra.Command) {
 	fl := cmd.Flags()
 	fl.StringArrayVarP(&f.query, "query", "q", nil, "MLN: query predicates or atoms, comma-separated, e.g. Smokes,Cancer or 'Friends(Anna,y)' (repeatable)")
+	fl.StringArrayVar(&f.queryFiles, "query-file", nil, "MLN: file of query atoms, one per line or comma-separated (Alchemy's -f, Tuffy's -queryFile; repeatable)")
 	fl.StringSliceVar(&f.cw, "cw", nil, "MLN: predicates to treat as closed-world")
 	fl.StringSliceVar(&f.ow, "ow", nil, "MLN: predicates to treat as open-world")
 	fl.Var(&f.defaultWeight, "default-weight", "MLN: weight for formulas written without one (otherwise they are an error)")
@@ -99,7 +101,15 @@ func loadMLN(ctx context.Context, path string, evidence []string, mf *mlnFlags, 
 	} else {
 		db = mln.NewDB(m)
 	}
-	q, err := parseQuery(m, db, mf.query, needQuery)
+	queries := mf.query
+	if len(mf.queryFiles) > 0 {
+		qf, err := readQueryFiles(m, mf.queryFiles)
+		if err != nil {
+			return nil, err
+		}
+		queries = append(append([]string(nil), queries...), qf...)
+	}
+	q, err := parseQuery(m, db, queries, needQuery)
 	if err != nil {
 		return nil, err
 	}
