@@ -33,7 +33,7 @@ func newLearnCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:     "learn --method lwl|pll -i STRUCT.mln -t A.db[,B.db…] [-o LEARNED.mln]",
 		Aliases: []string{"learnwts"},
-		Short: "Learn formula weights from training databases (exact lifted likelihood, or pseudo-likelihood)",
+		Short:   "Learn formula weights from training databases (exact lifted likelihood, or pseudo-likelihood)",
 		Long: `learn fits the weights of the formulas of STRUCT.mln to one or more training
 databases (closed world: atoms a database does not list are false; each
 database has its own domain, the constants it and the model name) and writes
