@@ -351,3 +351,27 @@ func quietIn(args []string) bool {
 	}
 	return false
 }
+
+// alchemyHelp adds the Alchemy and Tuffy spellings to the help of infer and
+// learn.
+func alchemyHelp(root *cobra.Command) {
+	help := map[string]string{
+		"infer": `Alchemy's and Tuffy's spellings work too (see the README's table "Alchemy
+and Tuffy"): -i MODEL, -e A.db,B.db, -r FILE, -q, -f or -queryFile FILE, -cw,
+-ow, -bp (ground BP), -lifted [-useHC] (lifted BP), -m or -a with -bp or
+-lifted (MAP by max-product BP), -maxSteps N (--max-iter), -convergenceThresh T
+(--tol); sampler settings (-numChains, -burnMaxSteps, -seed, ...) are ignored
+by BP with a warning; -ms (MC-SAT), -gibbs and MAP by MaxWalkSAT (-m alone)
+are not built yet. A link to lifted named infer runs as "lifted infer".`,
+		"learn": `Alchemy's learnwts spellings work too ("lifted learnwts", or a link to lifted
+named learnwts): -g (--method pll), -d (--method scg), -i, -o, -t, -ne,
+-gMaxIter and -dNumIter (--max-iter), -priorMean, -priorStdDev, -noPrior
+(--prior-stddev -1), -seed, -multipleDatabases (lwl and pll always learn
+from each -t database as its own example).`,
+	}
+	for _, c := range root.Commands() {
+		if h, ok := help[c.Name()]; ok {
+			c.Long += "\n\n" + h
+		}
+	}
+}

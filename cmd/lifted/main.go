@@ -64,5 +64,6 @@ Markov logic networks in Alchemy's format (.mln, with .db evidence).`,
 		newLearnCmd(),
 		newLoglikCmd(),
 	)
+	alchemyHelp(root)
 	return root
 }
