@@ -199,7 +199,8 @@ func runInfer(ctx context.Context, cmd *cobra.Command, f *inferFlags, path strin
 		return bpHint(err)
 	}
 	warnUnconverged(ans, f.quiet)
-	return summarized(f.quiet, ans.Stats, -1, 0, writeOutput(f.output, stdout, func(w io.Writer) error {
+	defer summarize(f.quiet, ans.Stats, -1, 0) // after the output
+	return writeOutput(f.output, stdout, func(w io.Writer) error {
 		if f.outFormat == "json" {
 			return writeInferJSON(w, ans)
 		}
@@ -207,7 +208,7 @@ func runInfer(ctx context.Context, cmd *cobra.Command, f *inferFlags, path strin
 			return uai.WriteMPE(w, ans.Assignment)
 		}
 		return uai.WriteMAR(w, ans.Marginals())
-	}))
+	})
 }
 
 // bpHint adds what to try to a BP failure caused by hard constraints.

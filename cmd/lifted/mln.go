@@ -209,12 +209,13 @@ func runInferMLN(ctx context.Context, cmd *cobra.Command, f *inferFlags, path st
 		return mlnError(path, err)
 	}
 	warnUnconverged(ans, f.quiet)
-	return summarized(f.quiet, ans.Stats, mm.gr.NumAtoms, mm.gr.Seconds, writeOutput(f.output, stdout, func(w io.Writer) error {
+	defer summarize(f.quiet, ans.Stats, mm.gr.NumAtoms, mm.gr.Seconds) // after the output
+	return writeOutput(f.output, stdout, func(w io.Writer) error {
 		if f.outFormat == "json" {
 			return writeMLNJSON(w, mm, ans)
 		}
 		return writeAlchemy(w, mm, ans)
-	}))
+	})
 }
 
 // mlnError explains BP failures that come from the model's hard formulas.

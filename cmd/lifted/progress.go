@@ -130,19 +130,18 @@ func steps(x float64) int64 {
 	return int64(math.Min(x, 1<<62))
 }
 
-// summarized prints, unless quiet or the output failed (err), the one line
-// on stderr that ends an inference run, after its output: how large the ground model was (atoms are the variables
+// summarize prints, unless quiet, the one line on stderr that ends an
+// inference run, after its output: how large the ground model was (atoms are the variables
 // that are ground atoms, for an MLN; variables otherwise), how far colour
 // passing compressed it, how many iterations the method took, whether it
 // converged, and the seconds (grounding included).
-func summarized(quiet bool, st infer.Stats, groundAtoms int, groundSeconds float64, err error) error {
-	if !quiet && err == nil {
+func summarize(quiet bool, st infer.Stats, groundAtoms int, groundSeconds float64) {
+	if !quiet {
 		fmt.Fprintln(os.Stderr, summaryLine(st, groundAtoms, groundSeconds))
 	}
-	return err
 }
 
-// summaryLine is summarized's line; groundAtoms < 0 for a factor graph.
+// summaryLine is summarize's line; groundAtoms < 0 for a factor graph.
 func summaryLine(st infer.Stats, groundAtoms int, groundSeconds float64) string {
 	size := fmt.Sprintf("%d variables", st.Variables)
 	if groundAtoms >= 0 {
