@@ -230,3 +230,36 @@ func TestAlchemyProgramNames(t *testing.T) {
 		t.Errorf("as learnwts: exit %d, %q, %s", code, got, stderr)
 	}
 }
+
+// alchemyArgs rewrites Alchemy's spellings, leaves ours alone and never
+// panics.
+func TestAlchemyArgs(t *testing.T) {
+	root := newRoot()
+	for _, c := range []struct{ in, want string }{
+		{"infer -i m.mln -e a.db,b.db -r out -q Smokes -lifted -useHC -maxSteps 5", "infer m.mln -e a.db -e b.db -r out -q Smokes --method lbp --max-iter 5"},
+		{"infer m.mln -e a.db --damping -0.5 -qSmokes -o -", "infer m.mln -e a.db --damping -0.5 -qSmokes -o -"},
+		{"infer -ow F -cw G -f q.db -bp -m m.mln", "infer --ow F --cw G --query-file q.db m.mln --method bp --max-product"},
+		{"infer m.mln -- -i", "infer m.mln -- -i"},
+		{"learnwts -g -i m.mln -t a.db,b.db -o out -noPrior", "learnwts --method=pll -i m.mln -t a.db,b.db -o out --prior-stddev=-1"},
+		{"learn -d -ne P,Q -seed 3 -i m.mln -t a.db", "learn --method=scg --ne P,Q -i m.mln -t a.db --seed 3"},
+		{"count -foo x.cnf", "count -foo x.cnf"},
+	} {
+		got, _, err := alchemyArgs(root, strings.Fields(c.in))
+		if err != nil || strings.Join(got, " ") != c.want {
+			t.Errorf("%s:\n got %q, %v\nwant %q", c.in, strings.Join(got, " "), err, c.want)
+		}
+	}
+}
+
+func FuzzAlchemyArgs(f *testing.F) {
+	f.Add("infer -i m.mln -e a.db,b.db -r out -q Smokes -lifted -m -maxSteps 5 -seed")
+	f.Add("learnwts -g -d -ne P -i x -t y -o")
+	root := newRoot()
+	f.Fuzz(func(t *testing.T, s string) {
+		args := strings.Fields(s)
+		got, _, err := alchemyArgs(root, args)
+		if err == nil && len(args) > 0 && got[0] != args[0] {
+			t.Fatalf("%q: subcommand changed: %q", args, got)
+		}
+	})
+}
