@@ -120,7 +120,7 @@ func loadMLN(ctx context.Context, path string, evidence []string, mf *mlnFlags, 
 	}
 	prog := newProgress(quiet)
 	opt.Progress = func(p ground.Progress) {
-		prog.update("grounding", steps(p.Groundings), steps(p.Total), fmt.Sprintf("formula %d of %d, %d ground atoms, %d ground formulas so far, %.3g of %.3g groundings predicted",
+		prog.update("grounding", steps(p.Groundings), steps(p.Total), fmt.Sprintf("formula %d of %d, %d ground atoms, %d ground formulas so far, %.3g of %.3g predicted groundings",
 			p.Formula, p.Formulas, p.Atoms, p.Factors, p.Groundings, p.Total))
 	}
 	gr, err := ground.Ground(ctx, m, db, opt)
