@@ -108,7 +108,7 @@ func (g *grounder) run() error {
 
 func (g *grounder) report() {
 	if g.p.opt.Progress != nil {
-		g.p.opt.Progress(Progress{Formula: g.fi + 1, Formulas: len(g.p.formulas), Groundings: g.done, Total: g.total, Factors: g.res.NumFormulas})
+		g.p.opt.Progress(Progress{Formula: g.fi + 1, Formulas: len(g.p.formulas), Groundings: g.done, Total: g.total, Factors: g.res.NumFormulas, Atoms: g.res.NumAtoms})
 	}
 }
 

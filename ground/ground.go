@@ -66,6 +66,7 @@ type Progress struct {
 	Formula, Formulas int // current formula (from 1) and their number
 	Groundings, Total float64
 	Factors           int64 // ground formulas kept so far
+	Atoms             int   // ground atoms that are variables (all known before the formulas are grounded)
 }
 
 // FormulaStats are the figures of one formula of the MLN.

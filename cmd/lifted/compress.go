@@ -58,9 +58,7 @@ func runCompress(ctx context.Context, f *graphFlags, path, output string, stdout
 		return err
 	}
 	prog := newProgress(f.quiet)
-	colour.Progress = func(round, nv, nf int) {
-		prog.printf("colour passing round %d: %d variable and %d factor colours", round, nv, nf)
-	}
+	colour.Progress = prog.colour
 	_, st, err := infer.Compress(ctx, l.graph, ev, true, colour)
 	prog.done()
 	if err != nil {

@@ -182,7 +182,7 @@ func runCount(ctx context.Context, f *countFlags, path string, stdout io.Writer)
 	if f.method == "exact" {
 		start := time.Now()
 		n, _, err := count.ExactWithOptions(ctx, c, count.Options{Progress: func(s count.Stats) {
-			prog.printf("exact count: %d decisions, %d conflicts, %d cached components", s.Decisions, s.Conflicts, s.CacheEntries)
+			prog.printf("exact count", "%d decisions, %d conflicts, %d cached components", s.Decisions, s.Conflicts, s.CacheEntries)
 		}})
 		prog.done()
 		if err != nil {
@@ -192,7 +192,7 @@ func runCount(ctx context.Context, f *countFlags, path string, stdout io.Writer)
 		return writeOutput(f.output, stdout, func(w io.Writer) error { return writeExact(w, f.outFormat, n, secs) })
 	}
 	opt.Progress = func(p count.BPCountProgress) {
-		prog.printf("trial %d/%d, step %d: %d variables in open clauses", p.Trial+1, opt.Trials, p.Step, p.Open)
+		prog.update(f.method, int64(p.Trial), int64(opt.Trials), fmt.Sprintf("trial %d of %d, step %d, %d variables in open clauses", p.Trial+1, opt.Trials, p.Step, p.Open))
 	}
 	res, err := count.BPCount(ctx, c, opt)
 	prog.done()

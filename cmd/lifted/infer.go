@@ -10,7 +10,6 @@ import (
 	"math"
 	"os"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -151,12 +150,8 @@ func propertyError(err error) error {
 
 // progressHooks sends colour-passing and iteration progress to prog.
 func progressHooks(opt *infer.Options, prog *progress) {
-	opt.Query.Progress = func(p infer.Progress) {
-		prog.printf("BP iteration %d, max change %.3g", p.Iteration, p.MaxChange)
-	}
-	opt.Colour.Progress = func(round, nv, nf int) {
-		prog.printf("colour passing round %d: %d variable and %d factor colours", round, nv, nf)
-	}
+	opt.Query.Progress = prog.iteration
+	opt.Colour.Progress = prog.colour
 }
 
 // warnUnconverged says on stderr that an iterative method stopped at its
@@ -204,6 +199,7 @@ func runInfer(ctx context.Context, cmd *cobra.Command, f *inferFlags, path strin
 		return bpHint(err)
 	}
 	warnUnconverged(ans, f.quiet)
+	defer summarize(f.quiet, ans.Stats, -1, 0) // after the output
 	return writeOutput(f.output, stdout, func(w io.Writer) error {
 		if f.outFormat == "json" {
 			return writeInferJSON(w, ans)
@@ -271,37 +267,6 @@ func finite(x float64) any {
 		return nil
 	}
 	return x
-}
-
-// progress prints rate-limited status lines on stderr.
-type progress struct {
-	quiet bool
-	start time.Time
-	last  time.Time
-	shown bool
-}
-
-func newProgress(quiet bool) *progress { return &progress{quiet: quiet, start: time.Now()} }
-
-// printf prints at most every two seconds, and only after the first second,
-// so short runs stay silent.
-func (p *progress) printf(format string, args ...any) {
-	if p.quiet {
-		return
-	}
-	now := time.Now()
-	if now.Sub(p.start) < time.Second || now.Sub(p.last) < 2*time.Second {
-		return
-	}
-	p.last = now
-	p.shown = true
-	fmt.Fprintf(os.Stderr, "\r\033[K[%5.1fs] %s", now.Sub(p.start).Seconds(), fmt.Sprintf(format, args...))
-}
-
-func (p *progress) done() {
-	if p.shown {
-		fmt.Fprintln(os.Stderr)
-	}
 }
 
 // methodHelp lists the registered inference methods for --method's help.

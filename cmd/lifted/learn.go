@@ -31,8 +31,9 @@ type learnFlags struct {
 func newLearnCmd() *cobra.Command {
 	var f learnFlags
 	cmd := &cobra.Command{
-		Use:   "learn --method lwl|pll -i STRUCT.mln -t A.db[,B.db…] [-o LEARNED.mln]",
-		Short: "Learn formula weights from training databases (exact lifted likelihood, or pseudo-likelihood)",
+		Use:     "learn --method lwl|pll -i STRUCT.mln -t A.db[,B.db…] [-o LEARNED.mln]",
+		Aliases: []string{"learnwts"},
+		Short:   "Learn formula weights from training databases (exact lifted likelihood, or pseudo-likelihood)",
 		Long: `learn fits the weights of the formulas of STRUCT.mln to one or more training
 databases (closed world: atoms a database does not list are false; each
 database has its own domain, the constants it and the model name) and writes
@@ -49,7 +50,9 @@ Methods:
        --pll-unweighted).
   smd, sgd, scg, lbfgs-bp
        online and BP-based discriminative learners over the non-evidence
-       predicates given by --ne (their flags are listed below).
+       predicates given by --ne (their flags are listed below); without
+       --ne every predicate is predicted (generative, as Alchemy's -g),
+       which needs training data that observe every atom.
 
 lwl and pll use L-BFGS with a Gaussian prior N(--prior-mean,
 --prior-stddev²) on every weight.`,
@@ -118,7 +121,7 @@ func runLearn(f *learnFlags, stdout io.Writer) error {
 		PriorMean: f.priorMean, PriorStdDev: f.priorStdDev, MaxIter: f.maxIter, GradTol: f.tol,
 		UnweightedPLL: f.pllUnweighted,
 		Progress: func(it int, obj float64) {
-			prog.printf("%s: L-BFGS iteration %d, objective %.10g", f.method, it, obj)
+			prog.update(f.method, int64(it), int64(f.maxIter), fmt.Sprintf("L-BFGS iteration %d, objective %.10g", it, obj))
 		},
 	}
 	var res *learn.Result

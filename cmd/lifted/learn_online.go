@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -51,7 +50,7 @@ func (o *onlineFlags) register(fl *pflag.FlagSet) {
 	fl.IntVar(&o.batchSize, "batch-size", 10, "smd/sgd: pieces per mini-batch")
 	fl.Float64Var(&o.step, "step", 0.2, "smd: initial gain; sgd: step size")
 	fl.Float64Var(&o.passes, "passes", 1, "smd/sgd: passes over the pieces")
-	fl.StringSliceVar(&o.ne, "ne", nil, "smd/sgd/scg/lbfgs-bp: non-evidence (query) predicates, comma-separated (required)")
+	fl.StringSliceVar(&o.ne, "ne", nil, "smd/sgd/scg/lbfgs-bp: non-evidence (query) predicates, comma-separated (default: every predicate, when the data observe every atom, as Alchemy's -g)")
 	fl.StringSliceVar(&o.holdout, "holdout", nil, "test databases, each its own mega-example: report their mean CMLL after every tenth of a pass")
 	fl.StringVar(&o.plot, "plot", "", "write the learning curve (test CMLL vs passes) with gonum/plot: .png, .svg or .pdf")
 	fl.StringSliceVar(&o.plotWith, "plot-with", nil, "curve logs (--log files) of earlier runs to draw in the same --plot")
@@ -144,9 +143,6 @@ func checkOnline(o *onlineFlags, r onlineRun) error {
 	if len(r.Train) == 0 {
 		return usageError{fmt.Errorf("learn needs the training mega-example: -t TRAIN.db")}
 	}
-	if len(o.ne) == 0 {
-		return usageError{fmt.Errorf("--method %s needs the non-evidence predicates: --ne P1,P2", r.Method)}
-	}
 	if o.pieces != "factor" && o.pieces != "tree" && o.pieces != "neighbourhood" {
 		return usageError{fmt.Errorf("--pieces must be factor, tree or neighbourhood, got %q", o.pieces)}
 	}
@@ -187,6 +183,11 @@ func loadOnline(o *onlineFlags, r onlineRun) (*onlineData, error) {
 	if err != nil {
 		return nil, err
 	}
+	if len(o.ne) == 0 {
+		if o.ne, err = generativeNE(m, db, r); err != nil {
+			return nil, err
+		}
+	}
 	d := &onlineData{user: user, m: m}
 	if d.md, err = online.NewModel(m, db, o.ne); err != nil {
 		return nil, err
@@ -205,6 +206,53 @@ func loadOnline(o *onlineFlags, r onlineRun) (*onlineData, error) {
 		d.tests = append(d.tests, t)
 	}
 	return d, nil
+}
+
+// generativeNE chooses the non-evidence predicates when --ne is not
+// given: every predicate, as Alchemy's generative learnwts -g does, which
+// needs data that observe every atom (closed world: an atom not listed is
+// false). An atom the data mark unknown ("?P(A)") leaves the choice of
+// what to condition on to the user.
+func generativeNE(m *mln.MLN, db *mln.DB, r onlineRun) ([]string, error) {
+	unknown := make([]int, len(m.Preds))
+	first := make([]*mln.GroundAtom, len(m.Preds))
+	var partial []string
+	for i := range db.Atoms {
+		a := &db.Atoms[i]
+		if a.Truth != mln.Unknown {
+			continue
+		}
+		if unknown[a.Pred] == 0 {
+			first[a.Pred] = a
+		}
+		unknown[a.Pred]++
+	}
+	var ne []string
+	for p, d := range m.Preds {
+		if unknown[p] == 0 {
+			ne = append(ne, d.Name)
+			continue
+		}
+		partial = append(partial, fmt.Sprintf("%s (%d unknown atom%s, the first %s at %s)", d.Name, unknown[p], plural(unknown[p]), db.Format(*first[p]), first[p].Pos))
+	}
+	if len(partial) > 0 {
+		return nil, usageError{fmt.Errorf("--method %s needs the non-evidence predicates (--ne P1,P2) because the training data observe "+
+			"only part of %s: without --ne every predicate is one to predict, which needs every atom observed "+
+			"(as Alchemy's learnwts -g); with --ne the named predicates are predicted and the others conditioned on", r.Method, strings.Join(partial, ", "))}
+	}
+	if !r.Quiet {
+		fmt.Fprintf(os.Stderr, "lifted: %s: no --ne: the data observe every predicate, so all are predicted (generative, as Alchemy's -g): %s\n",
+			r.Method, strings.Join(ne, ","))
+	}
+	return ne, nil
+}
+
+// plural is "s" unless n is 1.
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
 }
 
 // onlineLearner is one run of an online learner: its flags, its training
@@ -268,8 +316,8 @@ func (l *onlineLearner) train(ctx context.Context) ([]float64, string, error) {
 			return l.eval(ctx, p, w)
 		},
 		Progress: func(p online.Progress) {
-			l.prog.printf("%s: pass %.2f/%g %s batch %d/%d, batch loss %.4g, lift ratio %.3f%s",
-				method, p.Pass, o.passes, bar(p.Pass/o.passes, 20), p.Batch, p.Batches, p.Loss, p.LiftRatio, l.status)
+			l.prog.update(method, steps(1000*p.Pass), steps(1000*o.passes), fmt.Sprintf("pass %.2f of %g, batch %d of %d, batch loss %.4g, lift ratio %.3f%s",
+				p.Pass, o.passes, p.Batch, p.Batches, p.Loss, p.LiftRatio, l.status))
 		},
 	})
 	l.prog.done()
@@ -285,7 +333,7 @@ func (l *onlineLearner) batch(ctx context.Context) ([]float64, string, error) {
 	bo := online.BatchOptions{MaxIter: r.MaxIter, GradTol: r.Tol, PriorStdDev: r.PriorStdDev, Grad: l.holdout.Grad,
 		Eval: func(p float64, w []float64) error { return l.eval(ctx, p, w) },
 		Progress: func(it, evals int, loss float64) {
-			l.prog.printf("%s: iteration %d, %d passes, loss %.10g%s", r.Method, it, evals, loss, l.status)
+			l.prog.update(r.Method, int64(it), int64(r.MaxIter), fmt.Sprintf("iteration %d, %d passes, loss %.10g%s", it, evals, loss, l.status))
 		}}
 	var res *online.BatchLearnResult
 	var err error
@@ -353,12 +401,6 @@ func nonZero(x float64) float64 {
 		return -1
 	}
 	return x
-}
-
-// bar draws a progress bar of the given width for a fraction in [0, 1].
-func bar(frac float64, width int) string {
-	n := int(math.Round(math.Max(0, math.Min(1, frac)) * float64(width)))
-	return "[" + strings.Repeat("=", n) + strings.Repeat(" ", width-n) + "]"
 }
 
 func readCurve(path string) (*online.Curve, error) {

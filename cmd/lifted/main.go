@@ -17,7 +17,21 @@ type usageError struct{ error }
 
 func main() {
 	root := newRoot()
-	if err := root.Execute(); err != nil {
+	args := os.Args[1:]
+	if name := invokedAs(os.Args[0]); name != "" {
+		args = append([]string{name}, args...) // a link named infer or learnwts, as Alchemy's programs
+	}
+	args, warnings, err := alchemyArgs(root, args)
+	if err == nil {
+		if !quietIn(args) {
+			for _, w := range warnings {
+				fmt.Fprintln(os.Stderr, "lifted: warning:", w)
+			}
+		}
+		root.SetArgs(args)
+		err = root.Execute()
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "lifted:", err)
 		var ue usageError
 		if errors.As(err, &ue) {
@@ -50,5 +64,6 @@ Markov logic networks in Alchemy's format (.mln, with .db evidence).`,
 		newLearnCmd(),
 		newLoglikCmd(),
 	)
+	alchemyHelp(root)
 	return root
 }

@@ -26,6 +26,7 @@ import (
 // mlnFlags are the infer flags that only apply to Markov logic networks.
 type mlnFlags struct {
 	query           []string
+	queryFiles      []string
 	cw, ow          []string
 	defaultWeight   optFloat
 	maxGround       int64
@@ -36,6 +37,7 @@ type mlnFlags struct {
 func (f *mlnFlags) register(cmd *cobra.Command) {
 	fl := cmd.Flags()
 	fl.StringArrayVarP(&f.query, "query", "q", nil, "MLN: query predicates or atoms, comma-separated, e.g. Smokes,Cancer or 'Friends(Anna,y)' (repeatable)")
+	fl.StringArrayVar(&f.queryFiles, "query-file", nil, "MLN: file of query atoms, one per line or comma-separated (Alchemy's -f, Tuffy's -queryFile; repeatable)")
 	fl.StringSliceVar(&f.cw, "cw", nil, "MLN: predicates to treat as closed-world")
 	fl.StringSliceVar(&f.ow, "ow", nil, "MLN: predicates to treat as open-world")
 	fl.Var(&f.defaultWeight, "default-weight", "MLN: weight for formulas written without one (otherwise they are an error)")
@@ -99,7 +101,15 @@ func loadMLN(ctx context.Context, path string, evidence []string, mf *mlnFlags, 
 	} else {
 		db = mln.NewDB(m)
 	}
-	q, err := parseQuery(m, db, mf.query, needQuery)
+	queries := mf.query
+	if len(mf.queryFiles) > 0 {
+		qf, err := readQueryFiles(m, mf.queryFiles)
+		if err != nil {
+			return nil, err
+		}
+		queries = append(append([]string(nil), queries...), qf...)
+	}
+	q, err := parseQuery(m, db, queries, needQuery)
 	if err != nil {
 		return nil, err
 	}
@@ -110,8 +120,8 @@ func loadMLN(ctx context.Context, path string, evidence []string, mf *mlnFlags, 
 	}
 	prog := newProgress(quiet)
 	opt.Progress = func(p ground.Progress) {
-		prog.printf("grounding formula %d of %d: %.0f%% of %.3g groundings, %d ground formulas",
-			p.Formula, p.Formulas, 100*p.Groundings/math.Max(p.Total, 1), p.Total, p.Factors)
+		prog.update("grounding", steps(p.Groundings), steps(p.Total), fmt.Sprintf("formula %d of %d, %d ground atoms, %d ground formulas so far, %.3g of %.3g predicted groundings",
+			p.Formula, p.Formulas, p.Atoms, p.Factors, p.Groundings, p.Total))
 	}
 	gr, err := ground.Ground(ctx, m, db, opt)
 	prog.done()
@@ -199,6 +209,7 @@ func runInferMLN(ctx context.Context, cmd *cobra.Command, f *inferFlags, path st
 		return mlnError(path, err)
 	}
 	warnUnconverged(ans, f.quiet)
+	defer summarize(f.quiet, ans.Stats, mm.gr.NumAtoms, mm.gr.Seconds) // after the output
 	return writeOutput(f.output, stdout, func(w io.Writer) error {
 		if f.outFormat == "json" {
 			return writeMLNJSON(w, mm, ans)
@@ -304,9 +315,7 @@ func compressMLN(ctx context.Context, f *graphFlags, mf *mlnFlags, path, output 
 		colour.Symmetric = symmetricTables(mm.gr.Graph)
 	}
 	prog := newProgress(f.quiet)
-	colour.Progress = func(round, nv, nf int) {
-		prog.printf("colour passing round %d: %d variable and %d factor colours", round, nv, nf)
-	}
+	colour.Progress = prog.colour
 	_, st, err := infer.Compress(ctx, mm.gr.Graph, nil, true, colour)
 	prog.done()
 	if err != nil {
