@@ -16,7 +16,13 @@
 //
 // The belief propagation engine lives in infer/bp and registers "lbp"
 // (lifted) and "bp" (ground); import it (or cmd/lifted does) to use them by
-// name.
+// name. infer/exact registers "wfomc" (exact, on the first-order model) and
+// "auto" (wfomc or lbp).
+//
+// Optional interfaces extend the seam: Fallbacks (retry variants of an
+// iterative method, applied by Run under Options.Unconverged), FirstOrder
+// (methods that answer on a Model, the MLN itself) and Chooser (methods
+// that pick another per model); RunModel runs any method on a Model.
 package infer
 
 import (

@@ -57,14 +57,22 @@ func newInferCmd() *cobra.Command {
 	var f inferFlags
 	cmd := &cobra.Command{
 		Use:   "infer [flags] MODEL",
-		Short: "Marginals (or a MAP assignment) by lifted or ground belief propagation",
+		Short: "Marginals (or a MAP assignment): exact lifted inference where it applies, else lifted BP",
 		Long: `infer runs belief propagation on MODEL (.uai, .fg or .cnf) and prints the
 marginal of every variable in the UAI MAR format, or, with --max-product, a MAP
 assignment in the UAI MPE format. For a Markov logic network (.mln, with
 Alchemy .db evidence and -q query predicates) it grounds the model and prints
-one query atom per line in Alchemy's result format. By default BP is lifted: the graph is first
-compressed by colour passing, and BP on the compressed graph returns exactly
+one query atom per line in Alchemy's result format. The default method, auto,
+answers an MLN exactly by weighted first-order model counting (wfomc) when
+that lifts the model within its budget, and by lifted BP otherwise (always on
+a factor graph); it says which and why on stderr. Lifted BP first compresses
+the graph by colour passing, and BP on the compressed graph returns exactly
 the ground BP answer.
+
+BP that does not converge is retried with damping 0.5, then 0.9, then the
+sequential schedule; if none converges, infer prints nothing and exits with
+status 3, unless --allow-unconverged (the answer is then marked as not
+converged).
 
 Methods (--method NAME; the flags --schedule, --damping, --tol and --max-iter
 set the properties of the same names):
