@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -283,14 +284,17 @@ func writeMLNJSON(w io.Writer, mm *mlnModel, ans *infer.Answer) error {
 		b.WriteString(`,"log_z":`)
 		b.Write(lz)
 	}
-	st, err := json.Marshal(statsOf(ans.Stats, mm.gr))
-	if err != nil {
+	// Not HTML-escaped: stats.method_reason may quote formulas ("=>").
+	var st bytes.Buffer
+	enc := json.NewEncoder(&st)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(statsOf(ans.Stats, mm.gr)); err != nil {
 		return err
 	}
 	b.WriteString(`,"stats":`)
-	b.Write(st)
+	b.Write(bytes.TrimSuffix(st.Bytes(), []byte("\n")))
 	b.WriteString("}\n")
-	_, err = io.WriteString(w, b.String())
+	_, err := io.WriteString(w, b.String())
 	return err
 }
 
