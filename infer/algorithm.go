@@ -148,4 +148,13 @@ type Stats struct {
 	Messages       int64   `json:"messages"`
 	Converged      bool    `json:"converged"`
 	Seconds        float64 `json:"seconds"`
+	// Fallback names the retry variant that converged when the run as
+	// asked did not (see Fallbacks); then BPIterations and Messages count
+	// every attempt.
+	Fallback string `json:"fallback,omitempty"`
+	// Method and MethodReason say which method answered and why, when a
+	// method chose another (see Chooser) or answered on the first-order
+	// model (see FirstOrder).
+	Method       string `json:"method,omitempty"`
+	MethodReason string `json:"method_reason,omitempty"`
 }

@@ -16,7 +16,13 @@
 //
 // The belief propagation engine lives in infer/bp and registers "lbp"
 // (lifted) and "bp" (ground); import it (or cmd/lifted does) to use them by
-// name.
+// name. infer/exact registers "wfomc" (exact, on the first-order model) and
+// "auto" (wfomc or lbp).
+//
+// Optional interfaces extend the seam: Fallbacks (retry variants of an
+// iterative method, applied by Run under Options.Unconverged), FirstOrder
+// (methods that answer on a Model, the MLN itself) and Chooser (methods
+// that pick another per model); RunModel runs any method on a Model.
 package infer
 
 import (
@@ -32,6 +38,11 @@ type Options struct {
 	Lifted bool         // compress by colour passing first (else the trivial compression)
 	Colour lift.Options // colour-passing mode and progress
 	Query  Query
+	// Unconverged is what to do when an iterative method stops at its
+	// iteration limit: Accept (the zero value) returns the answer marked
+	// Converged false; Retry and Refuse try the method's Fallbacks first,
+	// and Refuse returns a *NotConvergedError when none converged.
+	Unconverged Unconverged
 }
 
 // Compress returns the counted graph for g (the trivial one unless
@@ -55,20 +66,36 @@ func Compress(ctx context.Context, g *fg.Graph, ev fg.Evidence, lifted bool, col
 }
 
 // Run compresses g (colour passing if opt.Lifted) and runs alg on the
-// counted graph. The Answer's Stats hold the sizes, the colour-passing
-// figures, the algorithm's own figures and the total seconds.
+// counted graph, applying opt.Unconverged when alg stops without
+// converging. The Answer's Stats hold the sizes, the colour-passing
+// figures, the algorithm's own figures and the total seconds. A
+// *NotConvergedError carries the last answer, with the same Stats.
 func Run(ctx context.Context, alg Algorithm, g *fg.Graph, ev fg.Evidence, opt Options) (*Answer, error) {
 	start := time.Now()
+	var choice *Choice
+	if ch, ok := alg.(Chooser); ok {
+		x, err := ch.Choose(ctx, &Model{Graph: g}, opt.Query)
+		if err != nil {
+			return nil, err
+		}
+		choice = &x
+		alg, opt.Lifted = x.Algorithm, x.Lifted
+	}
 	c, st, err := Compress(ctx, g, ev, opt.Lifted, opt.Colour)
 	if err != nil {
 		return nil, err
 	}
-	ans, err := alg.Run(ctx, c, opt.Query)
+	ans, err := runConverging(ctx, alg, c, opt.Query, opt.Unconverged)
+	if ans != nil {
+		if choice != nil && choice.Name != "" {
+			ans.Stats.Method, ans.Stats.MethodReason = choice.Name, choice.Reason
+		}
+		ans.Stats.withCompression(st)
+		ans.Stats.Seconds = time.Since(start).Seconds()
+	}
 	if err != nil {
 		return nil, err
 	}
-	ans.Stats.withCompression(st)
-	ans.Stats.Seconds = time.Since(start).Seconds()
 	return ans, nil
 }
 

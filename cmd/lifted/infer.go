@@ -16,6 +16,7 @@ import (
 	"github.com/lifted-dev/lifted/format/uai"
 	"github.com/lifted-dev/lifted/infer"
 	"github.com/lifted-dev/lifted/infer/bp"
+	_ "github.com/lifted-dev/lifted/infer/exact" // registers "wfomc" and "auto"
 	"github.com/lifted-dev/lifted/lift"
 )
 
@@ -46,20 +47,31 @@ type inferFlags struct {
 	maxProduct bool
 	output     string
 	outFormat  string
+	// allowUnconverged prints the answer of an iterative method that did
+	// not converge (marked as such) instead of failing with exit status 3.
+	allowUnconverged bool
 }
 
 func newInferCmd() *cobra.Command {
 	var f inferFlags
 	cmd := &cobra.Command{
 		Use:   "infer [flags] MODEL",
-		Short: "Marginals (or a MAP assignment) by lifted or ground belief propagation",
+		Short: "Marginals (or a MAP assignment): exact lifted inference where it applies, else lifted BP",
 		Long: `infer runs belief propagation on MODEL (.uai, .fg or .cnf) and prints the
 marginal of every variable in the UAI MAR format, or, with --max-product, a MAP
 assignment in the UAI MPE format. For a Markov logic network (.mln, with
 Alchemy .db evidence and -q query predicates) it grounds the model and prints
-one query atom per line in Alchemy's result format. By default BP is lifted: the graph is first
-compressed by colour passing, and BP on the compressed graph returns exactly
+one query atom per line in Alchemy's result format. The default method, auto,
+answers an MLN exactly by weighted first-order model counting (wfomc) when
+that lifts the model within its budget, and by lifted BP otherwise (always on
+a factor graph); it says which and why on stderr. Lifted BP first compresses
+the graph by colour passing, and BP on the compressed graph returns exactly
 the ground BP answer.
+
+BP that does not converge is retried with damping 0.5, then 0.9, then the
+sequential schedule; if none converges, infer prints nothing and exits with
+status 3, unless --allow-unconverged (the answer is then marked as not
+converged).
 
 Methods (--method NAME; the flags --schedule, --damping, --tol and --max-iter
 set the properties of the same names):
@@ -75,12 +87,13 @@ set the properties of the same names):
 	}
 	f.graphFlags.register(cmd)
 	fl := cmd.Flags()
-	fl.StringVar(&f.method, "method", "lbp", "inference method: "+methodHelp())
+	fl.StringVar(&f.method, "method", "auto", "inference method: "+methodHelp())
 	fl.StringVar(&f.schedule, "schedule", "flood", "message schedule: flood or seq")
 	fl.Float64Var(&f.damping, "damping", 0, "damping in [0,1): weight of the previous message")
 	fl.Float64Var(&f.tol, "tol", 1e-8, "convergence tolerance on the largest message change")
 	fl.IntVar(&f.maxIter, "max-iter", 1000, "maximum BP iterations")
 	fl.BoolVar(&f.maxProduct, "max-product", false, "max-product BP: print a MAP assignment (UAI MPE format)")
+	fl.BoolVar(&f.allowUnconverged, "allow-unconverged", false, "print the answer of BP that did not converge even with its fallbacks (marked as not converged) instead of failing with exit status 3")
 	fl.StringVarP(&f.output, "output", "o", "", "output file (default stdout)")
 	fl.StringVarP(&f.output, "result", "r", "", "alias of --output (as in Alchemy)")
 	fl.StringVar(&f.outFormat, "output-format", "", "mar (UAI MAR/MPE; the default for factor graphs), alchemy (the default for MLNs) or json")
@@ -132,6 +145,10 @@ func inferSetup(cmd *cobra.Command, f *inferFlags, format string) (infer.Algorit
 		return nil, opt, propertyError(err)
 	}
 	opt.Lifted = m.Lifted
+	opt.Unconverged = infer.Refuse
+	if f.allowUnconverged {
+		opt.Unconverged = infer.Retry
+	}
 	opt.Colour.Mode, err = colourMode(f.colorMode, format)
 	return alg, opt, err
 }
@@ -154,13 +171,31 @@ func progressHooks(opt *infer.Options, prog *progress) {
 	opt.Colour.Progress = prog.colour
 }
 
-// warnUnconverged says on stderr that an iterative method stopped at its
-// limit.
-func warnUnconverged(ans *infer.Answer, quiet bool) {
-	if !ans.Converged && !quiet {
-		fmt.Fprintf(os.Stderr, "lifted: warning: BP did not converge in %d iterations (last max change %.3g); try --damping or --max-iter\n",
+// reportRun says on stderr which method answered and why (when a method
+// chose, as auto does), which fallback converged when the run as asked did
+// not, and, under --allow-unconverged, that the answer did not converge:
+// that last line is printed even with --quiet, since the UAI MAR format has
+// no place to mark it.
+func reportRun(ans *infer.Answer, quiet bool) {
+	if ans.Stats.Method != "" && !quiet {
+		fmt.Fprintf(os.Stderr, "lifted: method %s: %s\n", ans.Stats.Method, ans.Stats.MethodReason)
+	}
+	if ans.Stats.Fallback != "" && !quiet {
+		fmt.Fprintf(os.Stderr, "lifted: BP did not converge as asked; it converged with %s\n", ans.Stats.Fallback)
+	}
+	if !ans.Converged {
+		fmt.Fprintf(os.Stderr, "lifted: warning: NOT CONVERGED: BP stopped after %d iterations (last max change %.3g), fallbacks included; the answer printed is not a BP fixed point\n",
 			ans.Stats.BPIterations, ans.MaxChange)
 	}
+}
+
+// notConverged phrases a run that did not converge (exit status 3).
+func notConverged(path string, err error) error {
+	var nc *infer.NotConvergedError
+	if errors.As(err, &nc) {
+		return fmt.Errorf("%s: BP %w; raise --max-iter, or use --allow-unconverged to print the non-converged answer (marked as such)", path, nc)
+	}
+	return err
 }
 
 func runInfer(ctx context.Context, cmd *cobra.Command, f *inferFlags, path string, stdout io.Writer) error {
@@ -196,9 +231,9 @@ func runInfer(ctx context.Context, cmd *cobra.Command, f *inferFlags, path strin
 	ans, err := infer.Run(ctx, alg, l.graph, ev, opt)
 	prog.done()
 	if err != nil {
-		return bpHint(err)
+		return notConverged(path, bpHint(err))
 	}
-	warnUnconverged(ans, f.quiet)
+	reportRun(ans, f.quiet)
 	defer summarize(f.quiet, ans.Stats, -1, 0) // after the output
 	return writeOutput(f.output, stdout, func(w io.Writer) error {
 		if f.outFormat == "json" {

@@ -10,6 +10,8 @@ import (
 	"os"
 
 	"github.com/spf13/cobra"
+
+	"github.com/lifted-dev/lifted/infer"
 )
 
 // usageError marks errors caused by how the command was called.
@@ -37,8 +39,21 @@ func main() {
 		if errors.As(err, &ue) {
 			fmt.Fprintln(os.Stderr, "Run 'lifted --help' for usage.")
 		}
-		os.Exit(1)
+		os.Exit(exitCode(err))
 	}
+}
+
+// Exit statuses: 1 for errors, 3 when an iterative method did not converge,
+// not even with its fallbacks (see infer.NotConvergedError and
+// --allow-unconverged).
+const exitNotConverged = 3
+
+func exitCode(err error) int {
+	var nc *infer.NotConvergedError
+	if errors.As(err, &nc) {
+		return exitNotConverged
+	}
+	return 1
 }
 
 func newRoot() *cobra.Command {

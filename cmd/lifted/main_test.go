@@ -102,7 +102,7 @@ func TestInferMaxProduct(t *testing.T) {
 
 func TestInferOutputFile(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "out.MAR")
-	stdout, _, code := run(t, "infer", "-o", path, "testdata/tiny.cnf")
+	stdout, _, code := run(t, "infer", "--max-iter", "20000", "-o", path, "testdata/tiny.cnf") // BP needs 9999 iterations
 	if code != 0 || stdout != "" {
 		t.Fatalf("exit %d, stdout %q", code, stdout)
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -18,6 +19,7 @@ import (
 	"github.com/lifted-dev/lifted/ground"
 	"github.com/lifted-dev/lifted/infer"
 	"github.com/lifted-dev/lifted/infer/bp"
+	"github.com/lifted-dev/lifted/infer/exact"
 	"github.com/lifted-dev/lifted/lift"
 	"github.com/lifted-dev/lifted/mln"
 	"github.com/lifted-dev/lifted/pos"
@@ -81,6 +83,7 @@ type mlnModel struct {
 	m       *mln.MLN
 	db      *mln.DB
 	gr      *ground.Grounding
+	opt     ground.Options // how gr was made
 	queries []ground.QueryAtom
 }
 
@@ -128,7 +131,7 @@ func loadMLN(ctx context.Context, path string, evidence []string, mf *mlnFlags, 
 	if err != nil {
 		return nil, withPath(path, err)
 	}
-	return &mlnModel{m: m, db: db, gr: gr, queries: gr.Queries}, nil
+	return &mlnModel{m: m, db: db, gr: gr, opt: opt, queries: gr.Queries}, nil
 }
 
 // parseQuery reads the -q values (ground.ParseQuery); with need, no query
@@ -197,18 +200,17 @@ func runInferMLN(ctx context.Context, cmd *cobra.Command, f *inferFlags, path st
 	if err != nil {
 		return err
 	}
-	g := mm.gr.Graph
 	if opt.Colour.Mode == lift.Symmetric {
-		opt.Colour.Symmetric = symmetricTables(g)
+		opt.Colour.Symmetric = symmetricTables(mm.gr.Graph)
 	}
 	prog := newProgress(f.quiet)
 	progressHooks(&opt, prog)
-	ans, err := infer.Run(ctx, alg, g, nil, opt)
+	ans, err := infer.RunModel(ctx, alg, exact.NewModel(mm.gr, mm.opt), opt)
 	prog.done()
 	if err != nil {
-		return mlnError(path, err)
+		return notConverged(path, mlnError(path, err))
 	}
-	warnUnconverged(ans, f.quiet)
+	reportRun(ans, f.quiet)
 	defer summarize(f.quiet, ans.Stats, mm.gr.NumAtoms, mm.gr.Seconds) // after the output
 	return writeOutput(f.output, stdout, func(w io.Writer) error {
 		if f.outFormat == "json" {
@@ -232,7 +234,15 @@ func mlnError(path string, err error) error {
 
 // writeAlchemy prints one query atom per line with its probability (or,
 // for a MAP query, its MAP value), as Alchemy's infer does.
+//
+// An answer that did not converge (--allow-unconverged) starts with a
+// comment line saying so, in the // syntax of Alchemy's .mln and .db files.
 func writeAlchemy(w io.Writer, mm *mlnModel, ans *infer.Answer) error {
+	if !ans.Converged {
+		if _, err := fmt.Fprintf(w, "// NOT CONVERGED: BP stopped after %d iterations (last max change %.3g)\n", ans.Stats.BPIterations, ans.MaxChange); err != nil {
+			return err
+		}
+	}
 	for _, q := range mm.queries {
 		var err error
 		if ans.Task == infer.MAP {
@@ -285,14 +295,17 @@ func writeMLNJSON(w io.Writer, mm *mlnModel, ans *infer.Answer) error {
 		b.WriteString(`,"log_z":`)
 		b.Write(lz)
 	}
-	st, err := json.Marshal(statsOf(ans.Stats, mm.gr))
-	if err != nil {
+	// Not HTML-escaped: stats.method_reason may quote formulas ("=>").
+	var st bytes.Buffer
+	enc := json.NewEncoder(&st)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(statsOf(ans.Stats, mm.gr)); err != nil {
 		return err
 	}
 	b.WriteString(`,"stats":`)
-	b.Write(st)
+	b.Write(bytes.TrimSuffix(st.Bytes(), []byte("\n")))
 	b.WriteString("}\n")
-	_, err = io.WriteString(w, b.String())
+	_, err := io.WriteString(w, b.String())
 	return err
 }
 

@@ -2,6 +2,7 @@ package bp
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/lifted-dev/lifted/infer"
 	"github.com/lifted-dev/lifted/lift"
@@ -116,4 +117,30 @@ func ParseProperties(m infer.Method, p infer.Properties) (Options, error) {
 		return opt, &infer.PropertyError{Method: m.Name, Name: "max-iter", Msg: "must be at least 1, got " + p.String(m, "max-iter")}
 	}
 	return opt, nil
+}
+
+// Fallbacks offers the retry variants of a run that did not converge:
+// damping 0.5, then 0.9 (where the run's own damping was lower), then the
+// sequential schedule with damping 0.5 (unless the run was sequential
+// already). Damping and the schedule do not change BP's fixed points, so a
+// converged variant is a BP answer of the model asked about; each variant
+// keeps the run's tolerance and iteration limit.
+func (a *Algorithm) Fallbacks() []infer.Fallback {
+	var out []infer.Fallback
+	add := func(name string, o Options) {
+		out = append(out, infer.Fallback{Name: name, Algorithm: New(o)})
+	}
+	for _, d := range []float64{0.5, 0.9} {
+		if a.Damping < d {
+			o := a.Options
+			o.Damping = d
+			add(fmt.Sprintf("damping=%g", d), o)
+		}
+	}
+	if a.Schedule != Sequential {
+		o := a.Options
+		o.Schedule, o.Damping = Sequential, max(a.Damping, 0.5)
+		add(fmt.Sprintf("schedule=seq damping=%g", o.Damping), o)
+	}
+	return out
 }

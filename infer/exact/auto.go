@@ -1,0 +1,134 @@
+package exact
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/lifted-dev/lifted/infer"
+	"github.com/lifted-dev/lifted/lift"
+)
+
+// Auto is the method "auto": exact lifted inference (wfomc) when it lifts
+// the MLN within Budget, lifted BP with the given properties otherwise.
+type Auto struct {
+	LBP    infer.Algorithm // the fallback, "lbp" with auto's BP properties
+	Budget time.Duration   // time allowed to wfomc's compile and evaluation
+}
+
+// Run runs the fallback: on a bare counted graph there is no first-order
+// model to count (infer.Run asks Choose first, which picks the same).
+func (a *Auto) Run(ctx context.Context, c *lift.Compressed, q infer.Query) (*infer.Answer, error) {
+	return a.LBP.Run(ctx, c, q)
+}
+
+// Choose picks wfomc or lbp for m (see the package documentation).
+func (a *Auto) Choose(ctx context.Context, m *infer.Model, q infer.Query) (infer.Choice, error) {
+	bp := func(reason string) (infer.Choice, error) {
+		return infer.Choice{Name: "lbp", Reason: reason, Algorithm: a.LBP, Lifted: true}, nil
+	}
+	switch {
+	case m == nil || m.MLN == nil:
+		// Nothing to choose on a factor graph: lbp, reported as lbp's
+		// own run (no Stats.Method), so the output is lbp's byte for byte.
+		return infer.Choice{Algorithm: a.LBP, Lifted: true}, nil
+	case q.Task == infer.MAP:
+		return bp("MAP queries are answered by max-product BP")
+	case m.Weights == nil:
+		return bp("Alchemy's clause weighting (--alchemy-cnf) is for BP; wfomc follows the MLN semantics")
+	}
+	type result struct {
+		ans *infer.Answer
+		err error
+	}
+	done := make(chan result, 1)
+	start := time.Now()
+	go func() {
+		ans, err := WFOMC{}.RunModel(ctx, m, q)
+		done <- result{ans, err}
+	}()
+	timer := time.NewTimer(a.Budget)
+	defer timer.Stop()
+	select {
+	case r := <-done:
+		if r.err != nil {
+			if ctx.Err() != nil {
+				return infer.Choice{}, ctx.Err()
+			}
+			return bp("wfomc cannot answer exactly: " + shortError(r.err))
+		}
+		reason := fmt.Sprintf("exact: wfomc lifts the MLN (%s) and answered in %.3g s", DomainText(m), time.Since(start).Seconds())
+		return infer.Choice{Name: "wfomc", Reason: reason, Algorithm: WFOMC{}, Answer: r.ans}, nil
+	case <-timer.C:
+		return bp(fmt.Sprintf("wfomc did not finish within its budget of %v (%s)", a.Budget, DomainText(m)))
+	case <-ctx.Done():
+		return infer.Choice{}, ctx.Err()
+	}
+}
+
+// shortError keeps the first line of an error, at most 200 bytes.
+func shortError(err error) string {
+	s, _, _ := strings.Cut(err.Error(), "\n")
+	if len(s) > 200 {
+		s = s[:200] + "…"
+	}
+	return s
+}
+
+var autoProps = []infer.Property{
+	{Name: "budget", Default: "5", Help: "seconds allowed to wfomc before lifted BP answers instead"},
+}
+
+func init() {
+	infer.Register(infer.Method{
+		Name:    "wfomc",
+		Summary: "exact lifted inference on the MLN by weighted first-order model counting (MLNs that it lifts)",
+		Tasks:   []infer.Task{infer.Marginals, infer.PartitionFunction},
+		New:     func(infer.Properties) (infer.Algorithm, error) { return WFOMC{}, nil },
+	})
+	lbp, ok := infer.Lookup("lbp")
+	if !ok {
+		panic("exact: lbp is not registered")
+	}
+	infer.Register(infer.Method{
+		Name:    "auto",
+		Summary: "wfomc when it lifts the MLN within its budget, otherwise lbp (the default)",
+		Lifted:  true,
+		Tasks:   lbp.Tasks,
+		Props:   append(append([]infer.Property(nil), lbp.Props...), autoProps...),
+		New: func(p infer.Properties) (infer.Algorithm, error) {
+			m, _ := infer.Lookup("auto")
+			bpProps := infer.Properties{}
+			for k, v := range p {
+				if k != "budget" {
+					bpProps[k] = v
+				}
+			}
+			alg, _, err := infer.New("lbp", bpProps)
+			if err != nil {
+				var pe *infer.PropertyError
+				if errors.As(err, &pe) {
+					pe.Method = "auto"
+				}
+				return nil, err
+			}
+			b, err := strconv.ParseFloat(p.String(m, "budget"), 64)
+			if err != nil || !(b >= 0) {
+				return nil, &infer.PropertyError{Method: "auto", Name: "budget", Msg: "must be a non-negative number of seconds, got " + p.String(m, "budget")}
+			}
+			return &Auto{LBP: alg, Budget: time.Duration(b * float64(time.Second))}, nil
+		},
+	})
+}
+
+// Fallbacks offers lbp's retry variants: auto's BP path converges or fails
+// under the same rule as lbp.
+func (a *Auto) Fallbacks() []infer.Fallback {
+	if fb, ok := a.LBP.(infer.Fallbacks); ok {
+		return fb.Fallbacks()
+	}
+	return nil
+}

@@ -1,0 +1,225 @@
+// Package exact puts exact lifted inference behind the infer seam and
+// chooses between it and lifted BP. It registers two methods:
+//
+//   - "wfomc": exact marginals of the query atoms and exact log Z of a
+//     Markov logic network by weighted first-order model counting (package
+//     wfomc), on the first-order model itself (infer.FirstOrder): no
+//     grounding is needed for the answer.
+//   - "auto": wfomc when the MLN is one that wfomc lifts and its cost is
+//     small, lifted BP ("lbp") otherwise (infer.Chooser); on a factor graph,
+//     lifted BP.
+//
+// How auto predicts the cost. wfomc.Compile either lifts the MLN (every
+// component by a lifting rule: decomposition, the power rule, the cell
+// algorithm of FO2, atom counting) or fails, naming the formula it cannot
+// lift; a lifted plan is polynomial in the domain sizes. What the public
+// API of package wfomc does not give is the plan's size, so auto measures
+// instead of predicting: it compiles and evaluates the model at the actual
+// domain sizes within a time budget (the property "budget", 5 s), and
+// takes the exact answer when it comes in time; otherwise (a refusal, an
+// error, the budget exceeded) it runs lifted BP and says why. Two cheap
+// checks come first: MAP queries and Alchemy's clause weighting are BP's
+// (wfomc answers neither), and closed-world evidence that would have to be
+// spelled out as more than 10^5 false atoms goes to BP. An evaluation that
+// overruns the budget cannot be cancelled (wfomc.Evaluate takes no
+// context): it is abandoned and runs on in the background until it ends.
+//
+// Build the infer.Model of a grounding with NewModel.
+package exact
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/lifted-dev/lifted/ground"
+	"github.com/lifted-dev/lifted/infer"
+	"github.com/lifted-dev/lifted/lift"
+	"github.com/lifted-dev/lifted/mln"
+	"github.com/lifted-dev/lifted/wfomc"
+
+	_ "github.com/lifted-dev/lifted/infer/bp" // registers "lbp", auto's fallback
+)
+
+// NewModel returns the first-order model of a grounding made with opt: the
+// MLN, its evidence, the world assumption, the formula weights (nil under
+// opt.AlchemyCNF) and the query atoms.
+func NewModel(gr *ground.Grounding, opt ground.Options) *infer.Model {
+	m := &infer.Model{
+		MLN: gr.MLN, DB: gr.DB, Closed: gr.Closed, Graph: gr.Graph, LogZOffset: gr.LogZOffset,
+	}
+	if m.DB == nil {
+		m.DB = mln.NewDB(gr.MLN)
+	}
+	for _, q := range gr.Queries {
+		m.Queries = append(m.Queries, infer.QueryAtom{Name: q.Name, Var: q.Var})
+	}
+	if !opt.AlchemyCNF {
+		m.Weights = make([]float64, len(gr.MLN.Formulas))
+		for j, f := range gr.MLN.Formulas {
+			switch {
+			case f.Hard || f.HasWeight:
+				m.Weights[j] = f.Weight
+			default:
+				m.Weights[j] = opt.DefaultWeight
+			}
+		}
+	}
+	return m
+}
+
+// WFOMC is exact lifted inference on the MLN (the method "wfomc").
+type WFOMC struct{}
+
+// Run refuses: wfomc needs the first-order model.
+func (WFOMC) Run(ctx context.Context, c *lift.Compressed, q infer.Query) (*infer.Answer, error) {
+	return nil, infer.ErrNeedsModel
+}
+
+// maxClosedLiterals bounds the false atoms of closed-world predicates that
+// are spelled out as evidence for wfomc.
+const maxClosedLiterals = 100000
+
+// RunModel compiles and evaluates m with wfomc and returns the exact
+// marginals of the query atoms and the exact log Z.
+func (WFOMC) RunModel(ctx context.Context, m *infer.Model, q infer.Query) (*infer.Answer, error) {
+	start := time.Now()
+	if m.MLN == nil {
+		return nil, infer.ErrNeedsModel
+	}
+	if q.Task == infer.MAP {
+		return nil, errors.New("wfomc does not answer MAP queries")
+	}
+	if m.Weights == nil {
+		return nil, errors.New("wfomc follows the MLN semantics; Alchemy's clause weighting (--alchemy-cnf) is for BP")
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	opt := &wfomc.Options{}
+	var err error
+	if opt.Evidence, err = evidence(m); err != nil {
+		return nil, err
+	}
+	for _, qa := range m.Queries {
+		pq, err := wfomc.ParseQuery(m.MLN, qa.Name)
+		if err != nil {
+			return nil, err
+		}
+		opt.Queries = append(opt.Queries, pq)
+	}
+	mod, err := wfomc.Compile(m.MLN, opt)
+	if err != nil {
+		return nil, err
+	}
+	res, err := mod.Evaluate(m.Weights, Sizes(m))
+	if err != nil {
+		return nil, err
+	}
+	c, err := lift.Ground(m.Graph, nil)
+	if err != nil {
+		return nil, err
+	}
+	ans := &infer.Answer{
+		Graph: c, Task: q.Task, Converged: true,
+		LogZ: res.LogZ - m.LogZOffset, LogZKind: infer.Exact,
+	}
+	ans.NodeOff = make([]int, c.NumNodes()+1)
+	ans.Belief = make([]float64, 0, 2*c.NumNodes())
+	for X := 0; X < c.NumNodes(); X++ {
+		ans.NodeOff[X+1] = ans.NodeOff[X] + int(c.NodeCard[X])
+		for k := int32(0); k < c.NodeCard[X]; k++ {
+			ans.Belief = append(ans.Belief, math.NaN())
+		}
+	}
+	for i, qa := range m.Queries {
+		b := ans.NodeBelief(int(c.NodeOf[qa.Var]))
+		b[0], b[1] = 1-res.Marginals[i], res.Marginals[i]
+	}
+	g := m.Graph
+	ans.Stats = infer.Stats{
+		Variables: g.NumVars(), Factors: g.NumFactors(), Edges: g.NumEdges(),
+		Clusternodes: c.NumNodes(), Clusterfactors: c.NumFactors(), LiftedEdges: c.NumEdges(),
+		Converged: true, Seconds: time.Since(start).Seconds(),
+		Method: "wfomc", MethodReason: "exact lifted inference (weighted first-order model counting) on the MLN; " + DomainText(m),
+	}
+	return ans, nil
+}
+
+// Sizes returns the domain size of every type: the constants the model and
+// the evidence name, as the grounding has them.
+func Sizes(m *infer.Model) map[string]int64 {
+	out := map[string]int64{}
+	for _, t := range m.MLN.Types {
+		out[t.Name] = int64(len(m.DB.Domain(t.Name)))
+	}
+	return out
+}
+
+// DomainText lists the domain sizes as "domains face=6, throw=20".
+func DomainText(m *infer.Model) string {
+	var parts []string
+	for name, n := range Sizes(m) {
+		parts = append(parts, fmt.Sprintf("%s=%d", name, n))
+	}
+	sort.Strings(parts)
+	if len(parts) == 0 {
+		return "no domains"
+	}
+	return "domains " + strings.Join(parts, ", ")
+}
+
+// evidence returns the evidence of m as wfomc literals: the known atoms of
+// the DB, and the unlisted atoms of closed-world predicates as false.
+func evidence(m *infer.Model) ([]wfomc.Literal, error) {
+	var out []wfomc.Literal
+	listed := map[string]bool{}
+	for _, a := range m.DB.Atoms {
+		p := m.MLN.Preds[a.Pred]
+		args := make([]string, len(a.Args))
+		for i, x := range a.Args {
+			args[i] = m.DB.Domain(p.ArgTypes[i])[x]
+		}
+		if m.Closed[p.Name] {
+			listed[key(p.Name, args)] = true
+		}
+		if a.Truth == mln.Unknown {
+			continue
+		}
+		out = append(out, wfomc.Literal{Pred: p.Name, Args: args, Value: a.Truth == mln.True})
+	}
+	for _, p := range m.MLN.Preds {
+		if !m.Closed[p.Name] {
+			continue
+		}
+		n := 1.0
+		for _, t := range p.ArgTypes {
+			n *= float64(len(m.DB.Domain(t)))
+		}
+		if n > maxClosedLiterals {
+			return nil, fmt.Errorf("closed-world predicate %s has %.3g ground atoms, too many to give wfomc as false evidence (at most %d)", p.Name, n, maxClosedLiterals)
+		}
+		args := make([]string, len(p.ArgTypes))
+		var rec func(i int)
+		rec = func(i int) {
+			if i == len(args) {
+				if !listed[key(p.Name, args)] {
+					out = append(out, wfomc.Literal{Pred: p.Name, Args: append([]string(nil), args...), Value: false})
+				}
+				return
+			}
+			for _, c := range m.DB.Domain(p.ArgTypes[i]) {
+				args[i] = c
+				rec(i + 1)
+			}
+		}
+		rec(0)
+	}
+	return out, nil
+}
+
+func key(pred string, args []string) string { return pred + "(" + strings.Join(args, ",") + ")" }

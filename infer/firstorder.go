@@ -1,0 +1,114 @@
+package infer
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/lifted-dev/lifted/fg"
+	"github.com/lifted-dev/lifted/mln"
+)
+
+// Model is a first-order model as a FirstOrder method needs it: a Markov
+// logic network with its evidence, the world assumption, the formula
+// weights and the query atoms, together with its grounding (the factor
+// graph every propositional method runs on). The query atoms are variables
+// of Graph, so an Answer gives them beliefs whichever kind of method
+// answered. Package ground builds one (ground.Grounding.Model).
+type Model struct {
+	MLN *mln.MLN
+	// DB is the evidence; its domains are the model's domains.
+	DB *mln.DB
+	// Closed names the closed-world predicates: their atoms that DB does
+	// not list are false.
+	Closed map[string]bool
+	// Weights holds the weight of every formula of MLN (defaults applied;
+	// those of hard formulas are ignored). Nil when the grounding does not
+	// follow the MLN semantics (Alchemy's clause weighting): then only
+	// methods on Graph apply.
+	Weights []float64
+	// Queries are the query atoms that are not evidence, in output order.
+	Queries []QueryAtom
+	// Graph is the grounding: one variable per unknown ground atom (and
+	// auxiliary variables), one factor per ground formula kept.
+	Graph *fg.Graph
+	// LogZOffset is what evidence simplification took out of log Z: log Z
+	// of the MLN given the evidence is log Z of Graph plus LogZOffset.
+	LogZOffset float64
+}
+
+// QueryAtom is a ground query atom, named as in the MLN ("Friends(Anna,Bob)"),
+// and its variable in Model.Graph.
+type QueryAtom struct {
+	Name string
+	Var  int32
+}
+
+// FirstOrder is implemented by methods that answer on the first-order model
+// itself (exact lifted inference by weighted model counting) instead of on
+// its counted graph. Their Answer gives beliefs to the query atoms only
+// (other variables have none: NaN) and its Graph is the trivial compression
+// of Model.Graph.
+type FirstOrder interface {
+	RunModel(ctx context.Context, m *Model, q Query) (*Answer, error)
+}
+
+// Chooser is implemented by methods that pick another method for each
+// model ("auto"). Choose returns the method to run and why; on a factor
+// graph (RunModel is not used) it is called with m.MLN nil.
+type Chooser interface {
+	Choose(ctx context.Context, m *Model, q Query) (Choice, error)
+}
+
+// Choice is a Chooser's pick.
+type Choice struct {
+	Name      string    // the chosen method's name, for Stats.Method ("": nothing to report)
+	Reason    string    // why, in a short phrase
+	Algorithm Algorithm // what runs
+	Lifted    bool      // compress by colour passing before running it on a graph
+	// Answer, when set, is the chosen method's answer already computed
+	// while choosing (a trial run within a budget).
+	Answer *Answer
+}
+
+// ErrNeedsModel is returned by a FirstOrder method asked to run on a bare
+// factor graph.
+var ErrNeedsModel = errors.New("this method needs a first-order model (a Markov logic network)")
+
+// RunModel answers q on m. A Chooser picks a method first (its choice and
+// reason go into Stats.Method and Stats.MethodReason); a FirstOrder method
+// runs on the model; any other method runs on m.Graph as Run does, with
+// opt's compression and convergence policy.
+func RunModel(ctx context.Context, alg Algorithm, m *Model, opt Options) (*Answer, error) {
+	start := time.Now()
+	var choice *Choice
+	if ch, ok := alg.(Chooser); ok {
+		c, err := ch.Choose(ctx, m, opt.Query)
+		if err != nil {
+			return nil, err
+		}
+		choice = &c
+		alg, opt.Lifted = c.Algorithm, c.Lifted
+	}
+	var ans *Answer
+	var err error
+	switch fo, ok := alg.(FirstOrder); {
+	case choice != nil && choice.Answer != nil:
+		ans = choice.Answer
+	case ok:
+		ans, err = fo.RunModel(ctx, m, opt.Query)
+	default:
+		ans, err = Run(ctx, alg, m.Graph, nil, opt)
+		var nc *NotConvergedError
+		if errors.As(err, &nc) {
+			ans = nc.Answer
+		}
+	}
+	if ans != nil {
+		if choice != nil && choice.Name != "" {
+			ans.Stats.Method, ans.Stats.MethodReason = choice.Name, choice.Reason
+		}
+		ans.Stats.Seconds = time.Since(start).Seconds()
+	}
+	return ans, err
+}
