@@ -43,10 +43,10 @@ type cgroup struct {
 	rest  bool
 }
 
-// cellCase is the compiled cell structure for one assignment of the
-// component's nullary atoms.
+// cellCase is the compiled cell structure shared by one or more
+// assignments of the component's interface nullary atoms (nullary.go).
 type cellCase struct {
-	weight    int   // poly: the nullary atoms' weights and 0-variable factors
+	weight    int   // poly: Σ over its assignments of the ground factors (nullary.go)
 	cellGroup []int // per cell
 	cellPoly  []int // per cell
 	pair      [][]int
@@ -92,26 +92,9 @@ func compileFO2(pb *problem, dim int, blocks map[int][]blockSpec, restFixed map[
 			nullary = append(nullary, pi)
 		}
 	}
-	if len(nullary) > 20 {
-		return nil, fmt.Errorf("%d nullary atoms (ground atoms over named constants) in one component; at most 20 are supported", len(nullary))
-	}
 	comp := &fo2Comp{pb: pb, groups: b.groups, restFixed: restFixed}
-	for mask := 0; mask < 1<<len(nullary); mask++ {
-		val := map[int]bool{}
-		sign := 1.0
-		for i, p := range nullary {
-			val[p] = mask>>i&1 == 1
-			if !val[p] {
-				sign *= pb.preds[p].negWeight()
-			}
-		}
-		cs, err := b.buildCase(val, sign)
-		if err != nil {
-			return nil, err
-		}
-		if cs != nil {
-			comp.cases = append(comp.cases, cs)
-		}
+	if err := b.buildCases(comp, nullary); err != nil {
+		return nil, err
 	}
 	b.finish(comp)
 	return comp, nil
@@ -261,27 +244,16 @@ func (b *cellBuilder) intern(p poly) int {
 	return len(b.polys) - 1
 }
 
-// buildCase compiles the cells for one nullary assignment; nil when the
-// assignment violates a hard formula.
-func (b *cellBuilder) buildCase(val map[int]bool, sign float64) (*cellCase, error) {
-	exps := make([]int32, b.dim)
+// buildCase compiles the cells for one assignment of the interface
+// nullary atoms: bodies[i] is formula i's body with their values
+// substituted (nil for closed formulas, which nullary.go turns into
+// factors). The caller sets the case weight.
+func (b *cellBuilder) buildCase(bodies []*node) (*cellCase, error) {
 	var two []ff
 	cellF := map[int][]ff{} // type → formulas evaluated on a single element
-	for _, f := range b.pb.formulas {
-		body := substNullary(b.pb, f.body, val)
+	for i, f := range b.pb.formulas {
+		body := bodies[i]
 		switch len(f.free) {
-		case 0:
-			t := body.k == nTrue
-			if !isConst(body) {
-				panic("wfomc: non-constant closed formula")
-			}
-			if f.param < 0 {
-				if !t {
-					return nil, nil
-				}
-			} else if t {
-				exps[f.param]++
-			}
 		case 1:
 			t := f.vars[f.free[0]].typ
 			cellF[t] = append(cellF[t], ff{f, body})
@@ -294,11 +266,6 @@ func (b *cellBuilder) buildCase(val map[int]bool, sign float64) (*cellCase, erro
 		}
 	}
 	cs := &cellCase{}
-	{
-		pb := newPolyBuilder(b.dim)
-		pb.add(sign, exps)
-		cs.weight = b.intern(pb.poly())
-	}
 
 	// Cells: per type, per (group, projection).
 	type cellKey struct {
