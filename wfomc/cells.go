@@ -61,6 +61,9 @@ type fo2Comp struct {
 	groups    []cgroup
 	restFixed map[int]int64 // per type: elements in fixed-size blocks
 	cases     []*cellCase
+	// emptyOnly, when set, says why the cases hold only for sizes at which
+	// every group is empty (nullary.go, emptyRestOnly).
+	emptyOnly error
 }
 
 type cellBuilder struct {

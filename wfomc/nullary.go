@@ -2,7 +2,6 @@ package wfomc
 
 import (
 	"fmt"
-	"os"
 	"strings"
 )
 
@@ -34,8 +33,12 @@ import (
 // (2^maxGroundWidth entries).
 const maxGroundWidth = 18
 
-// maxInterfaceLeaves bounds the predicted assignments of interface atoms.
-const maxInterfaceLeaves = 1 << 16
+// maxInterfaceLeaves bounds the predicted assignments of interface atoms,
+// and maxCaseWork those assignments times the cells enumerated for each.
+const (
+	maxInterfaceLeaves = 1 << 16
+	maxCaseWork        = 1 << 26
+)
 
 // gfactor is a factor of the ground graph over nullary atoms: table[a] is
 // the weight when bit i of a is the value of nullary variable scope[i].
@@ -324,15 +327,20 @@ func (b *cellBuilder) buildCases(comp *fo2Comp, nullary []int) error {
 	for _, a := range allowed {
 		leaves *= float64(max(a, 0))
 	}
-	if leaves > maxInterfaceLeaves {
+	cellWork := 0.0
+	for _, t := range b.types {
+		cellWork += float64(uint64(1) << len(b.cellPred[t]))
+	}
+	if leaves > maxInterfaceLeaves || leaves*cellWork > maxCaseWork {
 		free := 0
 		for _, a := range allowed {
 			if a == 2 {
 				free++
 			}
 		}
-		return fmt.Errorf("%d nullary atoms (ground atoms over named constants) in one component: %d of them occur in formulas over anonymous elements and %d of those are free, so the cells depend on 2^%d of their assignments (at most %d are supported); fewer named constants (in formulas, evidence on binary atoms, queries), or evidence on those atoms, would lower it",
-			len(nullary), len(iface), free, free, maxInterfaceLeaves)
+		tooBig := fmt.Errorf("%d nullary atoms (ground atoms over named constants) in one component: %d of them occur in formulas over anonymous elements and %d of those are free, so the cells of the anonymous elements depend on 2^%d of their assignments (%.3g cell evaluations; at most %d assignments and %.3g evaluations are supported); fewer named constants (in formulas, evidence on binary atoms, queries), or evidence on those atoms, would lower it",
+			len(nullary), len(iface), free, free, leaves*cellWork, maxInterfaceLeaves, float64(maxCaseWork))
+		return b.emptyRestOnly(comp, nullary, tooBig)
 	}
 	val := map[int]bool{}
 	prods := make([]poly, len(iface)+1)
@@ -407,19 +415,50 @@ func (b *cellBuilder) buildCases(comp *fo2Comp, nullary []int) error {
 	if err := rec(0); err != nil {
 		return err
 	}
-	if os.Getenv("WFOMC_DEBUG") != "" {
-		cellAtoms := map[string]int{}
-		for t, ps := range b.cellPred {
-			cellAtoms[pb.types[t].name] = len(ps)
-		}
-		fmt.Fprintf(os.Stderr, "nullary %d iface %d elim %d width %d leaves<=%g cases %d cellAtoms %v\n", len(nullary), len(iface), len(elim), width, leaves, len(cases), cellAtoms)
-	}
 	for _, p := range cases {
 		if p.w.isZero() {
 			continue
 		}
 		p.cs.weight = b.intern(p.w.poly())
 		comp.cases = append(comp.cases, p.cs)
+	}
+	return nil
+}
+
+// emptyRestOnly compiles the component for domain sizes at which it has no
+// anonymous element — every element is a named constant, as in a model whose
+// constants all appear in formulas or evidence — when the general plan is
+// too large (tooBig says why): all nullary atoms are then summed out by
+// variable elimination, and Evaluate reports tooBig at sizes with anonymous
+// elements. Formulas with free variables have no groundings there.
+func (b *cellBuilder) emptyRestOnly(comp *fo2Comp, nullary []int, tooBig error) error {
+	fs, err := nullaryFactors(b.pb, b.dim, nullary)
+	if err != nil {
+		return err
+	}
+	scopes := make([][]int, len(fs))
+	for i, f := range fs {
+		scopes[i] = f.scope
+	}
+	all := make([]int, len(nullary))
+	for i := range all {
+		all[i] = i
+	}
+	order, width := eliminationOrder(scopes, all)
+	if width > maxGroundWidth {
+		return fmt.Errorf("%w; and without anonymous elements, summing out all %d needs a table over %d of them at once (2^%d entries; at most 2^%d are supported)",
+			tooBig, len(nullary), width, width, maxGroundWidth)
+	}
+	for _, v := range order {
+		fs = eliminate(fs, v, b.dim)
+	}
+	z := onePoly(b.dim)
+	for _, f := range fs {
+		z = mulPoly(b.dim, z, f.table[0])
+	}
+	comp.emptyOnly = tooBig
+	if len(z) > 0 {
+		comp.cases = append(comp.cases, &cellCase{weight: b.intern(z)})
 	}
 	return nil
 }

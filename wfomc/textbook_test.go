@@ -196,7 +196,7 @@ func TestNullaryInterfaceLimit(t *testing.T) {
 	if err == nil {
 		t.Fatal("2^20 interface assignments compiled")
 	}
-	for _, want := range []string{"of them occur in formulas over anonymous elements", "so the cells depend on 2^19", "at most 65536"} {
+	for _, want := range []string{"of them occur in formulas over anonymous elements", "so the cells of the anonymous elements depend on 2^19", "at most 65536"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error %q does not mention %q", err, want)
 		}
