@@ -279,6 +279,21 @@ func (b *cellBuilder) buildCase(bodies []*node) (*cellCase, error) {
 	var cellKeys []cellKey
 	for _, t := range b.types {
 		preds := b.cellPred[t]
+		if len(preds) > cellVEMin {
+			if cells, ok := b.cellsByElimination(t, cellF[t]); ok {
+				for _, c := range cells {
+					k := cellKey{c.group, c.proj}
+					pbd, seen := cellPolys[k]
+					if !seen {
+						pbd = newPolyBuilder(b.dim)
+						cellPolys[k] = pbd
+						cellKeys = append(cellKeys, k)
+					}
+					pbd.addPoly(1, c.p)
+				}
+				continue
+			}
+		}
 		var facs []factor
 		for _, x := range cellF[t] {
 			facs = append(facs, factor{param: x.f.param, eval: compileEval(x.body,

@@ -329,7 +329,7 @@ func (b *cellBuilder) buildCases(comp *fo2Comp, nullary []int) error {
 	}
 	cellWork := 0.0
 	for _, t := range b.types {
-		cellWork += float64(uint64(1) << len(b.cellPred[t]))
+		cellWork += b.cellCost(t)
 	}
 	if leaves > maxInterfaceLeaves || leaves*cellWork > maxCaseWork {
 		free := 0
@@ -338,7 +338,7 @@ func (b *cellBuilder) buildCases(comp *fo2Comp, nullary []int) error {
 				free++
 			}
 		}
-		tooBig := fmt.Errorf("%d nullary atoms (ground atoms over named constants) in one component: %d of them occur in formulas over anonymous elements and %d of those are free, so the cells of the anonymous elements depend on 2^%d of their assignments (%.3g cell evaluations; at most %d assignments and %.3g evaluations are supported); fewer named constants (in formulas, evidence on binary atoms, queries), or evidence on those atoms, would lower it",
+		tooBig := fmt.Errorf("%d nullary atoms (ground atoms over named constants) in one component: %d of them occur in formulas over anonymous elements and %d of those are free, so the cells of the anonymous elements depend on 2^%d of their assignments (%.3g cell evaluations predicted; at most %d assignments and %.3g evaluations are supported); fewer named constants (in formulas, evidence on binary atoms, queries), or evidence on those atoms, would lower it",
 			len(nullary), len(iface), free, free, leaves*cellWork, maxInterfaceLeaves, float64(maxCaseWork))
 		return b.emptyRestOnly(comp, nullary, tooBig)
 	}
