@@ -78,6 +78,8 @@ type cellBuilder struct {
 	groups   []cgroup
 	groupEv  []map[int]bool
 	groupsOf map[int][]int // type → group indices
+	// tooWide: an element has too many atoms for cells (see compileFO2).
+	tooWide error
 }
 
 // compileFO2 builds the cell structures of a normalized FO2 problem (one
@@ -96,7 +98,14 @@ func compileFO2(pb *problem, dim int, blocks map[int][]blockSpec, restFixed map[
 		}
 	}
 	comp := &fo2Comp{pb: pb, groups: b.groups, restFixed: restFixed}
-	if err := b.buildCases(comp, nullary); err != nil {
+	if b.tooWide != nil {
+		// Too many atoms per element for cells: the component is computed
+		// where it has no anonymous element (all named), and refused
+		// elsewhere.
+		if err := b.emptyRestOnly(comp, nullary, b.tooWide); err != nil {
+			return nil, err
+		}
+	} else if err := b.buildCases(comp, nullary); err != nil {
 		return nil, err
 	}
 	b.finish(comp)
@@ -134,8 +143,8 @@ func (b *cellBuilder) layout(blocks map[int][]blockSpec) error {
 		b.cellPred[t] = append(b.cellPred[t], pi)
 	}
 	for _, t := range b.types {
-		if n := len(b.cellPred[t]); n > maxCellAtoms {
-			return fmt.Errorf("type %s has %d unary and reflexive atoms in one component; at most %d are supported",
+		if n := len(b.cellPred[t]); n > maxCellAtoms && b.tooWide == nil {
+			b.tooWide = fmt.Errorf("type %s has %d unary and reflexive atoms in one component; at most %d are supported",
 				b.pb.types[t].name, n, maxCellAtoms)
 		}
 		specs := blocks[t]

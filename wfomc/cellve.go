@@ -85,7 +85,7 @@ func (b *cellBuilder) cellsByElimination(t int, fs []ff) (out []cellWeight, ok b
 	for i, f := range base {
 		scopes[i] = f.scope
 	}
-	order, width := eliminationOrder(scopes, elim)
+	order, width := eliminationOrder(scopes, elim, cellVEMaxWidth)
 	if width > cellVEMaxWidth || width+2 >= len(preds) {
 		return nil, false
 	}
@@ -177,7 +177,7 @@ func (b *cellBuilder) cellCost(t int) float64 {
 			elim = append(elim, i)
 		}
 	}
-	order, width := eliminationOrder(scopes, elim)
+	order, width := eliminationOrder(scopes, elim, cellVEMaxWidth)
 	if width > cellVEMaxWidth || width+2 >= n {
 		return full
 	}

@@ -2,6 +2,7 @@ package wfomc
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -107,53 +108,72 @@ func sortedKeys(set map[int]bool) []int {
 	for k := range set {
 		out = append(out, k)
 	}
-	for i := 1; i < len(out); i++ {
-		for j := i; j > 0 && out[j] < out[j-1]; j-- {
-			out[j], out[j-1] = out[j-1], out[j]
-		}
-	}
+	slices.Sort(out)
 	return out
 }
 
 // eliminationOrder chooses, greedily, the variable of elim whose factors
 // span the fewest variables, and returns the order and the largest span
-// (the number of variables of the largest table).
-func eliminationOrder(scopes [][]int, elim []int) (order []int, width int) {
-	scopes = append([][]int(nil), scopes...)
+// (the number of variables of the largest table). It stops as soon as the
+// span exceeds limit (returning that span).
+func eliminationOrder(scopes [][]int, elim []int, limit int) (order []int, width int) {
+	live := map[int][]int{} // factor id → scope
+	byVar := map[int]map[int]bool{}
+	next := 0
+	addScope := func(s []int) {
+		live[next] = s
+		for _, x := range s {
+			if byVar[x] == nil {
+				byVar[x] = map[int]bool{}
+			}
+			byVar[x][next] = true
+		}
+		next++
+	}
+	for _, s := range scopes {
+		addScope(s)
+	}
 	left := map[int]bool{}
 	for _, v := range elim {
 		left[v] = true
 	}
+	union := func(v int) map[int]bool {
+		u := map[int]bool{v: true}
+		for id := range byVar[v] {
+			for _, x := range live[id] {
+				u[x] = true
+			}
+		}
+		return u
+	}
 	for len(left) > 0 {
 		best, bestSize := -1, 0
-		var bestUnion map[int]bool
 		for _, v := range elim {
 			if !left[v] {
 				continue
 			}
-			u := map[int]bool{v: true}
-			for _, s := range scopes {
-				if containsInt(s, v) {
-					for _, x := range s {
-						u[x] = true
-					}
-				}
-			}
-			if best < 0 || len(u) < bestSize {
-				best, bestSize, bestUnion = v, len(u), u
+			if size := len(union(v)); best < 0 || size < bestSize {
+				best, bestSize = v, size
 			}
 		}
+		u := union(best)
 		order = append(order, best)
 		delete(left, best)
 		width = max(width, bestSize)
-		kept := scopes[:0]
-		for _, s := range scopes {
-			if !containsInt(s, best) {
-				kept = append(kept, s)
-			}
+		if width > limit {
+			return order, width
 		}
-		delete(bestUnion, best)
-		scopes = append(kept, sortedKeys(bestUnion))
+		for id := range byVar[best] {
+			for _, x := range live[id] {
+				if x != best {
+					delete(byVar[x], id)
+				}
+			}
+			delete(live, id)
+		}
+		delete(byVar, best)
+		delete(u, best)
+		addScope(sortedKeys(u))
 	}
 	return order, width
 }
@@ -290,7 +310,7 @@ func (b *cellBuilder) buildCases(comp *fo2Comp, nullary []int) error {
 	for i, f := range fs {
 		scopes[i] = f.scope
 	}
-	order, width := eliminationOrder(scopes, elim)
+	order, width := eliminationOrder(scopes, elim, maxGroundWidth)
 	if width > maxGroundWidth {
 		return fmt.Errorf("%d nullary atoms (ground atoms over named constants) in one component: summing out the %d used only by formulas without variables needs a table over %d of them at once (2^%d entries; at most 2^%d are supported); fewer named constants (in formulas, evidence on binary atoms, queries) or fewer atoms per formula over them would lower it",
 			len(nullary), len(elim), width, width, maxGroundWidth)
@@ -444,7 +464,7 @@ func (b *cellBuilder) emptyRestOnly(comp *fo2Comp, nullary []int, tooBig error) 
 	for i := range all {
 		all[i] = i
 	}
-	order, width := eliminationOrder(scopes, all)
+	order, width := eliminationOrder(scopes, all, maxGroundWidth)
 	if width > maxGroundWidth {
 		return fmt.Errorf("%w; and without anonymous elements, summing out all %d needs a table over %d of them at once (2^%d entries; at most 2^%d are supported)",
 			tooBig, len(nullary), width, width, maxGroundWidth)

@@ -212,9 +212,9 @@ func randomNamedMLN(r *rand.Rand) (string, map[string]int64, []Literal) {
 // worlds.
 func TestRandomNamedAgainstBruteForce(t *testing.T) {
 	r := rand.New(rand.NewPCG(21, 40))
-	models := 60
+	models := 40
 	if testing.Short() {
-		models = 15
+		models = 12
 	}
 	checked, over20, refused, unsat, most := 0, 0, 0, 0, 0
 	for i := 0; i < models; i++ {

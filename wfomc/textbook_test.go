@@ -208,3 +208,60 @@ func TestNullaryInterfaceLimit(t *testing.T) {
 		t.Errorf("with 12 of the 20 fixed by evidence: %v", err)
 	}
 }
+
+// TestManyNamedConstants: per-constant formulas (as mln.Expand writes
+// +x over 30 persons) and a binary predicate over the same 30 named
+// persons: an anonymous element would have 63 unary and reflexive atoms
+// (beyond cells), but with every element named the component is one ground
+// factor graph of 960 nullary atoms, summed out by elimination; against the
+// closed form. With an anonymous element Evaluate refuses, saying why.
+func TestManyNamedConstants(t *testing.T) {
+	var names []string
+	var b strings.Builder
+	for i := 0; i < 30; i++ {
+		names = append(names, fmt.Sprintf("P%d", i))
+	}
+	fmt.Fprintf(&b, "person = {%s}\nSmokes(person)\nCancer(person)\nFriends(person, person)\n0.8 Smokes(x)\n0.5 Friends(x,y) ^ Smokes(x)\n", strings.Join(names, ","))
+	for _, p := range names {
+		fmt.Fprintf(&b, "1.5 Smokes(%s) => Cancer(%s)\n", p, p)
+	}
+	m := mustParse(t, b.String())
+	var queries []Query
+	for _, q := range []string{"Cancer(P3)", "Friends(P1,P2)", "Smokes(P4)"} {
+		pq, err := ParseQuery(m, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		queries = append(queries, pq)
+	}
+	mod, err := Compile(m, &Options{Queries: queries})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := mod.Evaluate(weightsOf(m), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// One person a, by the value of Smokes(a): its Cancer atom and its 30
+	// Friends(a,b) atoms.
+	e := math.Exp
+	smokes := e(0.8) * (e(1.5) + 1) * math.Pow(1+e(0.5), 30)
+	not := 2 * e(1.5) * math.Pow(2, 30)
+	person := smokes + not
+	if want := 30 * math.Log(person); !near(res.LogZ, want, 1e-12) {
+		t.Errorf("log Z = %.15g, want %.15g", res.LogZ, want)
+	}
+	ps := smokes / person
+	for i, want := range []float64{
+		(smokes*e(1.5)/(e(1.5)+1) + not/2) / person,
+		ps*e(0.5)/(1+e(0.5)) + (1-ps)/2,
+		ps,
+	} {
+		if math.Abs(res.Marginals[i]-want) > 1e-12 {
+			t.Errorf("P(%s) = %.15g, want %.15g", queries[i].Text, res.Marginals[i], want)
+		}
+	}
+	if _, err := mod.Evaluate(weightsOf(m), map[string]int64{"person": 31}); err == nil || !strings.Contains(err.Error(), "only domain sizes without anonymous elements") {
+		t.Errorf("31 persons: error %v, want a refusal naming the cause", err)
+	}
+}
