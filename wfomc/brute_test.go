@@ -188,8 +188,8 @@ type bruteResult struct {
 // enumerating all worlds. keep filters worlds (evidence).
 func brute(m *mln.MLN, weights []float64, sizes map[string]int64, ev []Literal, queries []string, keep func(w *bruteWorld, x uint64) bool) bruteResult {
 	w := newBruteWorld(m, sizes)
-	if len(w.atoms) > 26 {
-		panic(fmt.Sprintf("brute: %d atoms", len(w.atoms)))
+	if len(w.atoms) > 64 || len(w.atoms)-len(ev) > 26 {
+		panic(fmt.Sprintf("brute: %d atoms, %d of them evidence", len(w.atoms), len(ev)))
 	}
 	gr := make([][]bfn, len(m.Formulas))
 	for j, f := range m.Formulas {
@@ -218,8 +218,19 @@ func brute(m *mln.MLN, weights []float64, sizes map[string]int64, ev []Literal, 
 		q      []bool
 	}
 	var all []wt
-	for x := uint64(0); x < 1<<len(w.atoms); x++ {
-		if x&evMask != evVal || (keep != nil && !keep(w, x)) {
+	// Only the atoms evidence leaves open are enumerated.
+	var open []uint
+	for i := range w.atoms {
+		if evMask>>i&1 == 0 {
+			open = append(open, uint(i))
+		}
+	}
+	for y := uint64(0); y < 1<<len(open); y++ {
+		x := evVal
+		for i, b := range open {
+			x |= (y >> i & 1) << b
+		}
+		if keep != nil && !keep(w, x) {
 			continue
 		}
 		l := 0.0

@@ -43,10 +43,10 @@ type cgroup struct {
 	rest  bool
 }
 
-// cellCase is the compiled cell structure for one assignment of the
-// component's nullary atoms.
+// cellCase is the compiled cell structure shared by one or more
+// assignments of the component's interface nullary atoms (nullary.go).
 type cellCase struct {
-	weight    int   // poly: the nullary atoms' weights and 0-variable factors
+	weight    int   // poly: Σ over its assignments of the ground factors (nullary.go)
 	cellGroup []int // per cell
 	cellPoly  []int // per cell
 	pair      [][]int
@@ -61,6 +61,9 @@ type fo2Comp struct {
 	groups    []cgroup
 	restFixed map[int]int64 // per type: elements in fixed-size blocks
 	cases     []*cellCase
+	// emptyOnly, when set, says why the cases hold only for sizes at which
+	// every group is empty (nullary.go, emptyRestOnly).
+	emptyOnly error
 }
 
 type cellBuilder struct {
@@ -75,6 +78,8 @@ type cellBuilder struct {
 	groups   []cgroup
 	groupEv  []map[int]bool
 	groupsOf map[int][]int // type → group indices
+	// tooWide: an element has too many atoms for cells (see compileFO2).
+	tooWide error
 }
 
 // compileFO2 builds the cell structures of a normalized FO2 problem (one
@@ -92,26 +97,16 @@ func compileFO2(pb *problem, dim int, blocks map[int][]blockSpec, restFixed map[
 			nullary = append(nullary, pi)
 		}
 	}
-	if len(nullary) > 20 {
-		return nil, fmt.Errorf("%d nullary atoms (ground atoms over named constants) in one component; at most 20 are supported", len(nullary))
-	}
 	comp := &fo2Comp{pb: pb, groups: b.groups, restFixed: restFixed}
-	for mask := 0; mask < 1<<len(nullary); mask++ {
-		val := map[int]bool{}
-		sign := 1.0
-		for i, p := range nullary {
-			val[p] = mask>>i&1 == 1
-			if !val[p] {
-				sign *= pb.preds[p].negWeight()
-			}
-		}
-		cs, err := b.buildCase(val, sign)
-		if err != nil {
+	if b.tooWide != nil {
+		// Too many atoms per element for cells: the component is computed
+		// where it has no anonymous element (all named), and refused
+		// elsewhere.
+		if err := b.emptyRestOnly(comp, nullary, b.tooWide); err != nil {
 			return nil, err
 		}
-		if cs != nil {
-			comp.cases = append(comp.cases, cs)
-		}
+	} else if err := b.buildCases(comp, nullary); err != nil {
+		return nil, err
 	}
 	b.finish(comp)
 	return comp, nil
@@ -148,8 +143,8 @@ func (b *cellBuilder) layout(blocks map[int][]blockSpec) error {
 		b.cellPred[t] = append(b.cellPred[t], pi)
 	}
 	for _, t := range b.types {
-		if n := len(b.cellPred[t]); n > maxCellAtoms {
-			return fmt.Errorf("type %s has %d unary and reflexive atoms in one component; at most %d are supported",
+		if n := len(b.cellPred[t]); n > maxCellAtoms && b.tooWide == nil {
+			b.tooWide = fmt.Errorf("type %s has %d unary and reflexive atoms in one component; at most %d are supported",
 				b.pb.types[t].name, n, maxCellAtoms)
 		}
 		specs := blocks[t]
@@ -261,27 +256,16 @@ func (b *cellBuilder) intern(p poly) int {
 	return len(b.polys) - 1
 }
 
-// buildCase compiles the cells for one nullary assignment; nil when the
-// assignment violates a hard formula.
-func (b *cellBuilder) buildCase(val map[int]bool, sign float64) (*cellCase, error) {
-	exps := make([]int32, b.dim)
+// buildCase compiles the cells for one assignment of the interface
+// nullary atoms: bodies[i] is formula i's body with their values
+// substituted (nil for closed formulas, which nullary.go turns into
+// factors). The caller sets the case weight.
+func (b *cellBuilder) buildCase(bodies []*node) (*cellCase, error) {
 	var two []ff
 	cellF := map[int][]ff{} // type → formulas evaluated on a single element
-	for _, f := range b.pb.formulas {
-		body := substNullary(b.pb, f.body, val)
+	for i, f := range b.pb.formulas {
+		body := bodies[i]
 		switch len(f.free) {
-		case 0:
-			t := body.k == nTrue
-			if !isConst(body) {
-				panic("wfomc: non-constant closed formula")
-			}
-			if f.param < 0 {
-				if !t {
-					return nil, nil
-				}
-			} else if t {
-				exps[f.param]++
-			}
 		case 1:
 			t := f.vars[f.free[0]].typ
 			cellF[t] = append(cellF[t], ff{f, body})
@@ -294,11 +278,6 @@ func (b *cellBuilder) buildCase(val map[int]bool, sign float64) (*cellCase, erro
 		}
 	}
 	cs := &cellCase{}
-	{
-		pb := newPolyBuilder(b.dim)
-		pb.add(sign, exps)
-		cs.weight = b.intern(pb.poly())
-	}
 
 	// Cells: per type, per (group, projection).
 	type cellKey struct {
@@ -309,6 +288,21 @@ func (b *cellBuilder) buildCase(val map[int]bool, sign float64) (*cellCase, erro
 	var cellKeys []cellKey
 	for _, t := range b.types {
 		preds := b.cellPred[t]
+		if len(preds) > cellVEMin {
+			if cells, ok := b.cellsByElimination(t, cellF[t]); ok {
+				for _, c := range cells {
+					k := cellKey{c.group, c.proj}
+					pbd, seen := cellPolys[k]
+					if !seen {
+						pbd = newPolyBuilder(b.dim)
+						cellPolys[k] = pbd
+						cellKeys = append(cellKeys, k)
+					}
+					pbd.addPoly(1, c.p)
+				}
+				continue
+			}
+		}
 		var facs []factor
 		for _, x := range cellF[t] {
 			facs = append(facs, factor{param: x.f.param, eval: compileEval(x.body,

@@ -3,6 +3,7 @@ package wfomc
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -352,7 +353,7 @@ func (c *compiler) queries() error {
 		for _, a := range anon {
 			t, k := a.typ, a.name
 			v := len(f.vars)
-			vars["\x00"+k] = v
+			vars[anonVarName(t, k)] = v
 			f.vars = append(f.vars, fvar{name: k, typ: t, anon: true})
 			f.free = append(f.free, v)
 			class := c.classOf[t][k]
@@ -368,7 +369,7 @@ func (c *compiler) queries() error {
 				}
 			}
 		}
-		body, err := fromMLN(m, renameConsts(q.expr, anon), f, vars)
+		body, err := fromMLN(m, renameConsts(m, q.expr, anon), f, vars)
 		if err != nil {
 			return fmt.Errorf("query %s: %w", q.Text, err)
 		}
@@ -425,35 +426,64 @@ func (c *compiler) queryConsts(q Query) []namedConst {
 	return out
 }
 
+// anonVarName is the variable that replaces the anonymous constant name of
+// MLN type t in a query. The type is part of the name: a constant may name
+// elements of several types (integer ranges such as throw = {1,...,20} and
+// face = {1,...,6} share 1 to 6), and those are distinct elements.
+func anonVarName(t int, name string) string { return "\x00" + itoa(t) + "\x00" + name }
+
 // renameConsts returns e with the listed constants turned into variables
-// named "\x00" + constant.
-func renameConsts(e mln.Expr, anon []namedConst) mln.Expr {
-	set := map[string]bool{}
+// named by anonVarName. An atom's argument takes the type of its position;
+// a side of an equality takes a type in which the other side is listed too
+// (else the first type in which it is listed).
+func renameConsts(m *mln.MLN, e mln.Expr, anon []namedConst) mln.Expr {
+	types := map[string][]int{}
 	for _, a := range anon {
-		set[a.name] = true
+		types[a.name] = append(types[a.name], a.typ)
 	}
-	conv := func(ts []mln.Term) []mln.Term {
-		out := make([]mln.Term, len(ts))
-		for i, t := range ts {
-			out[i] = t
-			if !t.IsVar && set[t.Name] {
-				out[i].IsVar = true
-				out[i].Name = "\x00" + t.Name
+	rename := func(t mln.Term, typ int) mln.Term {
+		if !t.IsVar {
+			for _, x := range types[t.Name] {
+				if x == typ {
+					t.IsVar = true
+					t.Name = anonVarName(typ, t.Name)
+					break
+				}
 			}
 		}
-		return out
+		return t
 	}
 	var walk func(e mln.Expr) mln.Expr
 	walk = func(e mln.Expr) mln.Expr {
 		switch e := e.(type) {
 		case *mln.Atom:
 			c := *e
-			c.Args = conv(e.Args)
+			p := m.Pred(e.Pred)
+			c.Args = make([]mln.Term, len(e.Args))
+			for i, t := range e.Args {
+				c.Args[i] = t
+				if p != nil && i < len(p.TypeIdx) {
+					c.Args[i] = rename(t, p.TypeIdx[i])
+				}
+			}
 			return &c
 		case *mln.Equal:
 			c := *e
-			ts := conv([]mln.Term{e.L, e.R})
-			c.L, c.R = ts[0], ts[1]
+			typ := -1
+			if !e.L.IsVar && !e.R.IsVar {
+				for _, x := range types[e.L.Name] {
+					if typ < 0 && slices.Contains(types[e.R.Name], x) {
+						typ = x
+					}
+				}
+			}
+			pick := func(t mln.Term) int {
+				if typ >= 0 || t.IsVar || len(types[t.Name]) == 0 {
+					return typ
+				}
+				return types[t.Name][0]
+			}
+			c.L, c.R = rename(e.L, pick(e.L)), rename(e.R, pick(e.R))
 			return &c
 		case *mln.Not:
 			return &mln.Not{X: walk(e.X), Pos: e.Pos}

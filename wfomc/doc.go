@@ -49,8 +49,17 @@
 //     (w, φ) is the fresh predicate A ⇔ φ with weights (e^w, 1)
 //     summed out on the spot: it contributes the factor e^(w·[φ]) to the
 //     cell or pair weights, which are kept as polynomials in e^w (poly), so
-//     that structure can be compared exactly. Nullary atoms are split on.
-//  5. Speed-ups (cells.go, sum.go): cells are enumerated per projection onto
+//     that structure can be compared exactly.
+//  5. Nullary atoms (ground atoms over named constants; nullary.go) form a
+//     ground factor graph inside the plan: those that only closed formulas
+//     use are summed out by variable elimination (polys as values, largest
+//     table predicted), the others — the interface, which the cells of the
+//     anonymous elements read — are enumerated with pruning, and
+//     assignments that give the formulas the same bodies share one cell
+//     structure. Cell weights are likewise computed by elimination over an
+//     element's atoms outside the pair projection when it has many
+//     (cellve.go).
+//  6. Speed-ups (cells.go, sum.go): cells are enumerated per projection onto
 //     the atoms that pair weights read (all other atoms are summed into the
 //     cell weight); cells with identical rows of pair weights merge; groups
 //     with a single cell are absorbed into the others' weights, after which
@@ -59,7 +68,7 @@
 //     remains is enumerated: friends-and-smokers needs n + 1 terms. The
 //     outermost sum is split into fixed chunks summed in parallel and merged
 //     in order, so results do not depend on the number of processors.
-//  6. Beyond FO2. A component that is not FO2 is tried with the power rule
+//  7. Beyond FO2. A component that is not FO2 is tried with the power rule
 //     (independent partial grounding): when a variable occurs in every atom
 //     at a fixed argument position of each predicate, Z = Z₁^m with Z₁ the
 //     model with that variable fixed to a new named constant — compiled
@@ -109,8 +118,12 @@
 //
 // Not supported, each with its own error: per-constant weights (+x),
 // starred atoms, Alchemy functions, mutually exclusive arguments (!), more
-// than 20 nullary atoms in one component (many named constants), more than
-// 22 unary and reflexive atoms of one type in one component; the power rule
+// than 22 unary and reflexive atoms of one type in one component, and named
+// constants whose nullary atoms are predicted to need an elimination table
+// over more than 18 of them at once or more than 2^16 assignments of the
+// interface atoms (or 2^26 cell evaluations over them) — a component beyond
+// the latter is still computed, by elimination alone, at domain sizes where
+// it has no anonymous element (every element named), and refused at others; the power rule
 // and atom counting do not apply to a component whose types are split by
 // unary evidence or count evidence. The cell sum is polynomial in the domain
 // sizes with a degree that grows with the number of cell classes left after

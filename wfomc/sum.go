@@ -473,6 +473,13 @@ func (c *fo2Comp) eval(theta []float64, n []int64, z *lnum) (float64, error) {
 	if err != nil {
 		return 0, err
 	}
+	if c.emptyOnly != nil {
+		for g, s := range sizes {
+			if s > 0 {
+				return 0, fmt.Errorf("%w; only domain sizes without anonymous elements are supported for it, and type %s has %d", c.emptyOnly, c.pb.types[c.groups[g].typ].name, s)
+			}
+		}
+	}
 	maxN := int64(0)
 	for _, s := range sizes {
 		maxN = max(maxN, s)
