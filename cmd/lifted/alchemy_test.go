@@ -52,12 +52,18 @@ func TestInferSummaryLine(t *testing.T) {
 	if code != 0 || !strings.HasPrefix(out, "Smokes(Carl) 0.518465\n") {
 		t.Fatalf("exit %d: %q %s", code, out, stderr)
 	}
-	// The default method (auto) first says which method it chose and why;
-	// the summary is the last line.
+	// The default method (auto) first says which method it chose and why
+	// (exact lifted inference here); the summary is the last line.
 	lines := strings.Split(strings.TrimSuffix(stderr, "\n"), "\n")
-	if !strings.HasPrefix(lines[len(lines)-1], "lifted: 13 ground atoms, 12 factors; 12 clusternodes, 11 clusterfactors (compression 1.1x); 5 iterations, converged; ") ||
-		len(lines) != 2 || !strings.HasPrefix(lines[0], "lifted: method lbp: ") {
+	if len(lines) != 2 || !strings.HasPrefix(lines[0], "lifted: method wfomc: exact: ") ||
+		!strings.HasPrefix(lines[1], "lifted: 13 ground atoms, 12 factors; exact by wfomc; ") {
 		t.Errorf("MLN summary %q", stderr)
+	}
+	// Lifted BP's summary reports the compression and the iterations.
+	_, stderr, _ = run(t, "infer", smokersMLN, "-e", smokersDB, "-q", "Smokes,Cancer", "--method", "lbp")
+	if !strings.HasPrefix(stderr, "lifted: 13 ground atoms, 12 factors; 12 clusternodes, 11 clusterfactors (compression 1.1x); 5 iterations, converged; ") ||
+		strings.Count(stderr, "\n") != 1 {
+		t.Errorf("lbp summary %q", stderr)
 	}
 	_, stderr, _ = run(t, "infer", smokers, "-e", smokers+".evid")
 	if !strings.HasPrefix(stderr, "lifted: 120 variables, 110 factors; 16 clusternodes, 13 clusterfactors (compression 7.5x); 17 iterations, converged; ") {

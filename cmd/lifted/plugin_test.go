@@ -21,14 +21,14 @@ import (
 // enumeration is a trivial inference method written outside the infer
 // package: exact answers by enumerating every joint state of the ground
 // graph. Registering it below is all it takes for "lifted infer --method
-// enumerate" to run it; the flags, the output writers and the JSON
+// brute" to run it; the flags, the output writers and the JSON
 // statistics reach it as they reach BP.
 type enumeration struct{}
 
 func (enumeration) Run(ctx context.Context, c *lift.Compressed, q infer.Query) (*infer.Answer, error) {
 	g := c.Ground
 	if c.NumNodes() != g.NumVars() {
-		return nil, errors.New("enumerate: needs the ground (trivially compressed) graph")
+		return nil, errors.New("brute: needs the ground (trivially compressed) graph")
 	}
 	ev := make(fg.Evidence, g.NumVars())
 	for v := range ev {
@@ -55,7 +55,7 @@ func (enumeration) Run(ctx context.Context, c *lift.Compressed, q infer.Query) (
 
 func init() {
 	infer.Register(infer.Method{
-		Name: "enumerate", Summary: "exact, by enumerating every state (tests only)",
+		Name: "brute", Summary: "exact, by enumerating every state (a test method outside infer)",
 		Tasks: []infer.Task{infer.Marginals, infer.MAP, infer.PartitionFunction},
 		New:   func(infer.Properties) (infer.Algorithm, error) { return enumeration{}, nil },
 	})
@@ -113,7 +113,7 @@ func TestPluginMethodFromCLI(t *testing.T) {
 	}
 	ex := brute.Solve(l.graph, nil)
 
-	out, err := runCLI(t, "infer", "--method", "enumerate", "--quiet", model)
+	out, err := runCLI(t, "infer", "--method", "brute", "--quiet", model)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +121,7 @@ func TestPluginMethodFromCLI(t *testing.T) {
 	for v, m := range ex.Marginals {
 		for x, p := range m {
 			if math.Abs(got[v][x]-p) > 1e-6 { // MAR prints 6 significant digits
-				t.Fatalf("variable %d state %d: --method enumerate printed %v, enumeration gives %v", v, x, got[v][x], p)
+				t.Fatalf("variable %d state %d: --method brute printed %v, enumeration gives %v", v, x, got[v][x], p)
 			}
 		}
 	}
@@ -135,7 +135,7 @@ func TestPluginMethodFromCLI(t *testing.T) {
 	}
 
 	// MAP and JSON (log Z) go through the same writers.
-	out, err = runCLI(t, "infer", "--method", "enumerate", "--max-product", "--quiet", model)
+	out, err = runCLI(t, "infer", "--method", "brute", "--max-product", "--quiet", model)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,7 +146,7 @@ func TestPluginMethodFromCLI(t *testing.T) {
 	if strings.TrimSpace(out) != want {
 		t.Fatalf("MPE: got %q, want %q", out, want)
 	}
-	out, err = runCLI(t, "infer", "--method", "enumerate", "--output-format", "json", "--quiet", model)
+	out, err = runCLI(t, "infer", "--method", "brute", "--output-format", "json", "--quiet", model)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,7 +159,7 @@ func TestPluginMethodFromCLI(t *testing.T) {
 	if err := os.WriteFile(mlnPath, []byte("person = {A, B}\nP(person)\nQ(person)\n1.5 P(x) => Q(x)\n-0.5 P(x)\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out, err = runCLI(t, "infer", "--method", "enumerate", "-q", "Q", "--quiet", mlnPath)
+	out, err = runCLI(t, "infer", "--method", "brute", "-q", "Q", "--quiet", mlnPath)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -178,16 +178,16 @@ func TestPluginMethodFromCLI(t *testing.T) {
 	}
 
 	// Flags that are properties of BP do not apply to it.
-	if _, err := runCLI(t, "infer", "--method", "enumerate", "--damping", "0.5", model); err == nil ||
-		err.Error() != "--damping does not apply to --method enumerate" {
-		t.Fatalf("--damping with --method enumerate: got %v", err)
+	if _, err := runCLI(t, "infer", "--method", "brute", "--damping", "0.5", model); err == nil ||
+		err.Error() != "--damping does not apply to --method brute" {
+		t.Fatalf("--damping with --method brute: got %v", err)
 	}
 }
 
 func TestUnknownMethodListsRegistered(t *testing.T) {
 	_, err := runCLI(t, "infer", "--method", "nope", "../../examples/fg/smokers10.uai")
 	if err == nil || !strings.Contains(err.Error(), `unknown --method "nope" (want lbp, bp`) ||
-		!strings.Contains(err.Error(), "enumerate") {
+		!strings.Contains(err.Error(), "brute") {
 		t.Fatalf("got %v", err)
 	}
 }

@@ -150,6 +150,10 @@ func summaryLine(st infer.Stats, groundAtoms int, groundSeconds float64) string 
 			size += fmt.Sprintf(" (%d variables)", st.Variables)
 		}
 	}
+	secs := strconv.FormatFloat(st.Seconds+groundSeconds, 'g', 3, 64)
+	if st.Method == "wfomc" || st.Method == "enumerate" { // exact: no compression, no iterations
+		return fmt.Sprintf("lifted: %s, %d factors; exact by %s; %s s", size, st.Factors, st.Method, secs)
+	}
 	ratio := "-"
 	if st.Clusternodes > 0 {
 		ratio = strconv.FormatFloat(float64(st.Variables)/float64(st.Clusternodes), 'f', 1, 64) + "x"
@@ -159,5 +163,5 @@ func summaryLine(st infer.Stats, groundAtoms int, groundSeconds float64) string 
 		conv = "not converged"
 	}
 	return fmt.Sprintf("lifted: %s, %d factors; %d clusternodes, %d clusterfactors (compression %s); %d iterations, %s; %s s",
-		size, st.Factors, st.Clusternodes, st.Clusterfactors, ratio, st.BPIterations, conv, strconv.FormatFloat(st.Seconds+groundSeconds, 'g', 3, 64))
+		size, st.Factors, st.Clusternodes, st.Clusterfactors, ratio, st.BPIterations, conv, secs)
 }

@@ -58,15 +58,28 @@ func (a *Auto) Choose(ctx context.Context, m *infer.Model, q infer.Query) (infer
 			if ctx.Err() != nil {
 				return infer.Choice{}, ctx.Err()
 			}
-			return bp("wfomc cannot answer exactly: " + shortError(r.err))
+			return a.small(m, "wfomc cannot answer exactly: "+shortError(r.err), bp)
 		}
 		reason := fmt.Sprintf("exact: wfomc lifts the MLN (%s) and answered in %.3g s", DomainText(m), time.Since(start).Seconds())
 		return infer.Choice{Name: "wfomc", Reason: reason, Algorithm: WFOMC{}, Answer: r.ans}, nil
 	case <-timer.C:
-		return bp(fmt.Sprintf("wfomc did not finish within its budget of %v (%s)", a.Budget, DomainText(m)))
+		return a.small(m, fmt.Sprintf("wfomc did not finish within its budget of %v (%s)", a.Budget, DomainText(m)), bp)
 	case <-ctx.Done():
 		return infer.Choice{}, ctx.Err()
 	}
+}
+
+// small picks exact enumeration of the grounding when its joint state
+// space is at most DefaultMaxStates, and lifted BP otherwise; why says why
+// wfomc did not answer.
+func (a *Auto) small(m *infer.Model, why string, bp func(string) (infer.Choice, error)) (infer.Choice, error) {
+	if m.Graph != nil {
+		if s := States(m.Graph, nil); s <= DefaultMaxStates {
+			return infer.Choice{Name: "enumerate", Algorithm: Enumerate{MaxStates: DefaultMaxStates},
+				Reason: fmt.Sprintf("%s; the grounding has %.0f joint states, so exact by enumeration", why, s)}, nil
+		}
+	}
+	return bp(why)
 }
 
 // shortError keeps the first line of an error, at most 200 bytes.

@@ -1,13 +1,17 @@
 // Package exact puts exact lifted inference behind the infer seam and
-// chooses between it and lifted BP. It registers two methods:
+// chooses between it, exact enumeration and lifted BP. It registers three
+// methods:
 //
 //   - "wfomc": exact marginals of the query atoms and exact log Z of a
 //     Markov logic network by weighted first-order model counting (package
 //     wfomc), on the first-order model itself (infer.FirstOrder): no
 //     grounding is needed for the answer.
+//   - "enumerate": exact marginals and log Z of a small ground graph by
+//     visiting every joint state (Enumerate).
 //   - "auto": wfomc when the MLN is one that wfomc lifts and its cost is
-//     small, lifted BP ("lbp") otherwise (infer.Chooser); on a factor graph,
-//     lifted BP.
+//     small; else enumerate when the grounding has at most DefaultMaxStates
+//     joint states; lifted BP ("lbp") otherwise (infer.Chooser). On a
+//     factor graph, lifted BP.
 //
 // How auto predicts the cost. wfomc.Compile either lifts the MLN (every
 // component by a lifting rule: decomposition, the power rule, the cell

@@ -94,35 +94,29 @@ func checkExact(t *testing.T, name string, m *infer.Model, ans *infer.Answer) {
 	}
 }
 
-// The tutorial models: auto must be exact (equal to enumeration) where it
-// chooses wfomc; where wfomc cannot lift a model yet it answers by BP, which
-// must have converged (runAuto), and the test says which models wait.
+// The tutorial models: auto answers every one exactly — wfomc where it
+// lifts the model, enumeration of the grounding for the HMM (beyond the
+// lifting rules, but 2^18 states) — and equals enumeration (internal/brute,
+// an independent enumerator) and the closed forms.
 func TestTutorial(t *testing.T) {
 	cases := []struct {
-		name  string
-		query []string
-		exact bool // wfomc must lift it today
-		want  float64
+		name   string
+		query  []string
+		method string
+		want   float64
 	}{
-		{"uniform", []string{"Heads"}, true, 0.5},
-		{"binomial", []string{"Heads"}, true, math.E / (1 + math.E)},
-		{"multinomial", []string{"Outcome"}, false, 1.0 / 6},
-		{"roman", []string{"Hate"}, false, math.NaN()},
-		{"social", []string{"Smokes", "Cancer"}, false, math.NaN()},
-		{"hmm", []string{"State"}, false, math.NaN()},
+		{"uniform", []string{"Heads"}, "wfomc", 0.5},
+		{"binomial", []string{"Heads"}, "wfomc", math.E / (1 + math.E)},
+		{"multinomial", []string{"Outcome"}, "wfomc", 1.0 / 6},
+		{"roman", []string{"Hate"}, "wfomc", math.NaN()},
+		{"social", []string{"Smokes", "Cancer"}, "wfomc", math.NaN()},
+		{"hmm", []string{"State"}, "enumerate", math.NaN()},
 	}
 	for _, c := range cases {
 		m := tutorial(t, c.name, c.query...)
 		ans := runAuto(t, m)
-		if ans.Stats.Method == "" || ans.Stats.MethodReason == "" {
-			t.Errorf("%s: stats.method %q, reason %q", c.name, ans.Stats.Method, ans.Stats.MethodReason)
-		}
-		if ans.Stats.Method != "wfomc" {
-			if c.exact {
-				t.Errorf("%s: auto chose %s (%s), want wfomc", c.name, ans.Stats.Method, ans.Stats.MethodReason)
-			} else {
-				t.Logf("%s: not exact yet (waits on wfomc): %s", c.name, ans.Stats.MethodReason)
-			}
+		if ans.Stats.Method != c.method || ans.Stats.MethodReason == "" {
+			t.Errorf("%s: auto chose %q (%s), want %s", c.name, ans.Stats.Method, ans.Stats.MethodReason, c.method)
 			continue
 		}
 		if !math.IsNaN(c.want) {
@@ -149,11 +143,10 @@ func TestMultinomialSmall(t *testing.T) {
 		}
 	}
 	ans := runAuto(t, m)
-	if ans.Stats.Method == "wfomc" {
-		checkExact(t, "multinomial (2 throws)", m, ans)
-	} else {
-		t.Logf("not exact yet (waits on wfomc): %s", ans.Stats.MethodReason)
+	if ans.Stats.Method != "wfomc" {
+		t.Fatalf("auto chose %s: %s", ans.Stats.Method, ans.Stats.MethodReason)
 	}
+	checkExact(t, "multinomial (2 throws)", m, ans)
 }
 
 // Random small MLNs with mutual exclusion, existentials and equality:
