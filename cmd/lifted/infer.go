@@ -9,6 +9,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"os/signal"
 	"strings"
 	"time"
 
@@ -17,6 +18,7 @@ import (
 	"github.com/lifted-dev/lifted/format/uai"
 	"github.com/lifted-dev/lifted/infer"
 	"github.com/lifted-dev/lifted/infer/bp"
+	_ "github.com/lifted-dev/lifted/infer/mcmc" // registers gibbs and mcsat
 	"github.com/lifted-dev/lifted/lift"
 )
 
@@ -45,6 +47,11 @@ type inferFlags struct {
 	tol        float64
 	maxIter    int
 	maxProduct bool
+	samples    int
+	burnIn     int
+	chains     int
+	timeLimit  time.Duration
+	seed       uint64
 	output     string
 	outFormat  string
 }
@@ -62,13 +69,15 @@ one query atom per line in Alchemy's result format. By default BP is lifted: the
 compressed by colour passing, and BP on the compressed graph returns exactly
 the ground BP answer.
 
-Methods (--method NAME; the flags --schedule, --damping, --tol and --max-iter
-set the properties of the same names):
+Methods (--method NAME; the flags --schedule, --damping, --tol, --max-iter,
+--samples, --burn-in, --chains and --time-limit set the properties of the same
+names; --seed seeds the samplers):
 ` + infer.Describe(),
 		Example: `  lifted infer examples/fg/smokers10.uai
   lifted infer examples/mln/smokers.mln -e examples/mln/smokers.db -q Smokes,Cancer
   lifted infer model.uai -e model.uai.evid --output-format json
-  lifted infer --method bp --schedule seq --damping 0.5 model.fg`,
+  lifted infer --method bp --schedule seq --damping 0.5 model.fg
+  lifted infer --method mcsat --samples 5000 --seed 1 model.mln -q Smokes`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runInfer(cmd.Context(), cmd, &f, args[0], cmd.OutOrStdout())
@@ -82,6 +91,11 @@ set the properties of the same names):
 	fl.Float64Var(&f.tol, "tol", 1e-8, "convergence tolerance on the largest message change")
 	fl.IntVar(&f.maxIter, "max-iter", 1000, "maximum BP iterations")
 	fl.BoolVar(&f.maxProduct, "max-product", false, "max-product BP: print a MAP assignment (UAI MPE format)")
+	fl.IntVar(&f.samples, "samples", 1000, "samplers: samples each chain keeps after the burn-in (0: until --time-limit)")
+	fl.IntVar(&f.burnIn, "burn-in", 100, "samplers: steps each chain discards first")
+	fl.IntVar(&f.chains, "chains", 0, "samplers: independent chains (0: one per core)")
+	fl.DurationVar(&f.timeLimit, "time-limit", 0, "samplers: stop after this long, e.g. 30s (0: no limit)")
+	fl.Uint64Var(&f.seed, "seed", 0, "samplers: random seed (the same seed and --chains give the same answer)")
 	fl.StringVarP(&f.output, "output", "o", "", "output file (default stdout)")
 	fl.StringVarP(&f.output, "result", "r", "", "alias of --output (as in Alchemy)")
 	fl.StringVar(&f.outFormat, "output-format", "", "mar (UAI MAR/MPE; the default for factor graphs), alchemy (the default for MLNs) or json")
@@ -100,7 +114,7 @@ func exactArgs(n int) cobra.PositionalArgs {
 
 // methodFlags are the flags that become properties of the chosen method,
 // named as the properties are.
-var methodFlags = []string{"schedule", "damping", "tol", "max-iter"}
+var methodFlags = []string{"schedule", "damping", "tol", "max-iter", "samples", "burn-in", "chains", "time-limit"}
 
 // inferSetup resolves --method and its properties from the flags, and the
 // query task and colour-passing mode. A flag the method has no property for
@@ -122,6 +136,7 @@ func inferSetup(cmd *cobra.Command, f *inferFlags, format string) (infer.Algorit
 		}
 	}
 	opt.Query.Task = infer.Marginals
+	opt.Query.Seed = f.seed
 	if f.maxProduct {
 		opt.Query.Task = infer.MAP
 	}
@@ -152,7 +167,14 @@ func propertyError(err error) error {
 // progressHooks sends colour-passing and iteration progress to prog.
 func progressHooks(opt *infer.Options, prog *progress) {
 	opt.Query.Progress = func(p infer.Progress) {
-		prog.printf("BP iteration %d, max change %.3g", p.Iteration, p.MaxChange)
+		switch {
+		case p.Samples > 0 && p.RHat > 0:
+			prog.printf("sampling: %d samples, worst R-hat %.4g", p.Samples, p.RHat)
+		case p.Samples > 0:
+			prog.printf("sampling: %d samples", p.Samples)
+		default:
+			prog.printf("BP iteration %d, max change %.3g", p.Iteration, p.MaxChange)
+		}
 	}
 	opt.Colour.Progress = func(round, nv, nf int) {
 		prog.printf("colour passing round %d: %d variable and %d factor colours", round, nv, nf)
@@ -162,6 +184,15 @@ func progressHooks(opt *infer.Options, prog *progress) {
 // warnUnconverged says on stderr that an iterative method stopped at its
 // limit.
 func warnUnconverged(ans *infer.Answer, quiet bool) {
+	if st := ans.Stats; st.Chains > 0 { // a sampler
+		if st.Interrupted {
+			fmt.Fprintf(os.Stderr, "lifted: warning: interrupted: the estimates are those of the %d samples so far\n", st.Samples)
+		}
+		if !ans.Converged && !quiet {
+			fmt.Fprintf(os.Stderr, "lifted: warning: the chains have not mixed: worst R-hat %.4g > 1.1; try more --samples or --burn-in\n", st.RHat)
+		}
+		return
+	}
 	if !ans.Converged && !quiet {
 		fmt.Fprintf(os.Stderr, "lifted: warning: BP did not converge in %d iterations (last max change %.3g); try --damping or --max-iter\n",
 			ans.Stats.BPIterations, ans.MaxChange)
@@ -172,6 +203,11 @@ func runInfer(ctx context.Context, cmd *cobra.Command, f *inferFlags, path strin
 	if ctx == nil {
 		ctx = context.Background()
 	}
+	// Ctrl-C cancels the run (samplers then print their estimates so far);
+	// a second one kills the process as usual.
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
+	defer stop()
+	context.AfterFunc(ctx, stop)
 	if isMLN(path, f.format) {
 		return runInferMLN(ctx, cmd, f, path, stdout)
 	}
@@ -259,10 +295,19 @@ func writeInferJSON(w io.Writer, ans *infer.Answer) error {
 		out["assignment"] = ans.Assignment
 	} else {
 		out["marginals"] = ans.Marginals()
-		out["log_z"] = finite(ans.LogZ)
+		out["log_z"] = logZ(ans, 0)
 	}
 	enc := json.NewEncoder(w)
 	return enc.Encode(out)
+}
+
+// logZ is the Answer's log Z plus offset for the JSON output: null when the
+// method gives none (samplers) or it is not finite.
+func logZ(ans *infer.Answer, offset float64) any {
+	if ans.LogZKind == infer.NoLogZ {
+		return nil
+	}
+	return finite(ans.LogZ + offset)
 }
 
 // finite maps a non-finite number to nil (JSON null) so no NaN leaks out.
