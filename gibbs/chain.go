@@ -16,9 +16,12 @@ type Chain struct {
 	off []int
 
 	// MC-SAT scratch
-	thr    []float64 // per factor: the slice threshold of this step
-	active []bool    // per factor: whether its threshold excludes an entry
-	tmin   []float64 // per table: its smallest entry
+	thr    []float64   // per factor: the slice threshold of this step
+	active []bool      // per factor: whether its threshold excludes an entry
+	blocky []bool      // per factor: whether this step redraws it as a block
+	tmin   []float64   // per table: its smallest entry
+	levels [][]float64 // per table: its distinct positive entries, increasing
+	split  [][]bool    // per table and level: entries ≥ level not connected by single changes
 	free   []int32
 	allow  []int32
 	seen   []uint32 // per factor: the block check that last looked at it

@@ -3,6 +3,8 @@ package gibbs
 import (
 	"math/rand/v2"
 	"slices"
+
+	"github.com/lifted-dev/lifted/fg"
 )
 
 // MaxBlock bounds MC-SAT's block moves: a factor whose unobserved
@@ -27,32 +29,48 @@ const MaxBlock = 64
 // sweeps, each of which redraws every unobserved variable in increasing
 // order uniformly among its states that keep every factor of it at its
 // threshold (rng.IntN over those states, when there are two or more), and
-// then, in factor order, the unobserved variables of every factor whose
+// then, in factor order, the unobserved variables of some factors whose
 // threshold excludes an entry and whose variables have at most MaxBlock
-// joint states jointly, uniformly among the joint states that keep every
-// factor of them at its threshold (a block move: it crosses between the
-// states of an "exactly one" constraint that single moves cannot). Every
+// joint states, jointly, uniformly among the joint states that keep every
+// factor of them at its threshold (a block move: it crosses between states
+// that single moves cannot). The factors so redrawn are those whose entries
+// at the threshold or above are not connected by changing one variable (an
+// "exactly one" constraint, an equivalence kept true), and each other one
+// with probability blockProb (rng.Float64() < blockProb, unless blockProb
+// is 0 or at least 1): overlapping factors can separate states that no
+// single factor separates, and block moves on every factor reach every
+// world of positive probability that single moves and the factors' blocks
+// connect, at a cost of up to MaxBlock checks of the block's factors each. Every
 // move leaves the uniform distribution on SAT(M) invariant, so the chain
 // keeps the model's distribution exactly; SampleSAT's WalkSAT moves, which
 // would bias the draw, are used only by Start.
-func (ch *Chain) MCSAT(rng *rand.Rand, satSweeps int) {
+func (ch *Chain) MCSAT(rng *rand.Rand, satSweeps int, blockProb float64) {
 	c := ch.c
 	g := c.g
 	nf := g.NumFactors()
 	if ch.thr == nil {
 		ch.thr = make([]float64, nf)
 		ch.active = make([]bool, nf)
+		ch.blocky = make([]bool, nf)
 		ch.seen = make([]uint32, nf)
 		ch.tmin = make([]float64, len(g.Tables))
+		ch.levels = make([][]float64, len(g.Tables))
+		ch.split = make([][]bool, len(g.Tables))
 		for t := range g.Tables {
 			ch.tmin[t] = slices.Min(g.Tables[t].Values)
+			ch.levels[t], ch.split[t] = splitLevels(&g.Tables[t])
 		}
 	}
 	for f := range nf {
-		cur := g.Table(f).Values[c.entry(f, -1, 0)]
+		t := g.FactorTable[f]
+		cur := g.Tables[t].Values[c.entry(f, -1, 0)]
 		u := cur * (1 - rng.Float64())
 		ch.thr[f] = u
-		ch.active[f] = u > ch.tmin[g.FactorTable[f]]
+		ch.active[f] = u > ch.tmin[t]
+		if ch.active[f] {
+			i, _ := slices.BinarySearch(ch.levels[t], u) // the smallest level ≥ u
+			ch.blocky[f] = ch.split[t][i]
+		}
 	}
 	for range satSweeps {
 		for v := range c.x {
@@ -71,11 +89,61 @@ func (ch *Chain) MCSAT(rng *rand.Rand, satSweeps int) {
 			}
 		}
 		for f := range nf {
-			if ch.active[f] {
+			if ch.active[f] && (ch.blocky[f] || blockProb >= 1 || blockProb > 0 && rng.Float64() < blockProb) {
 				ch.block(f, rng)
 			}
 		}
 	}
+}
+
+// splitLevels returns the distinct positive entries of table t in
+// increasing order and, for each, whether the entries at least that large
+// fall apart into parts that no change of one position joins.
+func splitLevels(t *fg.Table) ([]float64, []bool) {
+	var levels []float64
+	for _, v := range t.Values {
+		if v > 0 {
+			levels = append(levels, v)
+		}
+	}
+	slices.Sort(levels)
+	levels = slices.Compact(levels)
+	split := make([]bool, len(levels))
+	st := t.Strides()
+	seen := make([]bool, len(t.Values))
+	var queue []int
+	for i, lv := range levels {
+		clear(seen)
+		start, n := -1, 0
+		for j, v := range t.Values {
+			if v >= lv {
+				n++
+				if start < 0 {
+					start = j
+				}
+			}
+		}
+		seen[start] = true
+		queue = append(queue[:0], start)
+		reached := 1
+		for len(queue) > 0 {
+			j := queue[0]
+			queue = queue[1:]
+			for p, d := range t.Dims {
+				s := (j / st[p]) % int(d)
+				for s2 := range int(d) {
+					k := j + (s2-s)*st[p]
+					if s2 != s && !seen[k] && t.Values[k] >= lv {
+						seen[k] = true
+						reached++
+						queue = append(queue, k)
+					}
+				}
+			}
+		}
+		split[i] = reached < n
+	}
+	return levels, split
 }
 
 // keeps reports whether variable v in state s keeps every active factor
@@ -113,9 +181,10 @@ func (ch *Chain) block(f int, rng *rand.Rand) {
 		return
 	}
 	ch.allow = ch.allow[:0]
+	vals := g.Table(f).Values
 	for j := range size {
 		ch.setBlock(j)
-		if ch.blockOK() {
+		if vals[c.entry(f, -1, 0)] >= ch.thr[f] && ch.blockOK() {
 			ch.allow = append(ch.allow, int32(j))
 		}
 	}

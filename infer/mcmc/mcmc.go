@@ -71,6 +71,10 @@ type Config struct {
 	// SatSweeps is the number of uniform sweeps of an MC-SAT step
 	// (default 1).
 	SatSweeps int
+	// BlockProb is the probability with which an MC-SAT step redraws a
+	// constrained factor as a block when single moves could reach its
+	// allowed states (gibbs.Chain.MCSAT); 0 means the default, 0.1.
+	BlockProb float64
 	Seed      uint64
 	// Trace keeps every chain's per-step conditionals (Result.Trace), for
 	// effective sample sizes; it costs memory per sample.
@@ -143,9 +147,11 @@ func Sample(ctx context.Context, g *fg.Graph, ev fg.Evidence, cfg Config) (*Resu
 	if nc == 0 {
 		nc = runtime.GOMAXPROCS(0)
 	}
-	sat := cfg.SatSweeps
-	if sat <= 0 {
-		sat = 1
+	if cfg.SatSweeps <= 0 {
+		cfg.SatSweeps = 1
+	}
+	if cfg.BlockProb <= 0 {
+		cfg.BlockProb = 0.1
 	}
 	if ev == nil {
 		ev = fg.NoEvidence(g.NumVars())
@@ -161,7 +167,7 @@ func Sample(ctx context.Context, g *fg.Graph, ev fg.Evidence, cfg Config) (*Resu
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			runs[k].err = runChain(ctx, g, ev, cfg, sat, uint64(k), deadline, runs[k])
+			runs[k].err = runChain(ctx, g, ev, cfg, uint64(k), deadline, runs[k])
 		}()
 	}
 	done := make(chan struct{})
@@ -222,7 +228,7 @@ func Sample(ctx context.Context, g *fg.Graph, ev fg.Evidence, cfg Config) (*Resu
 }
 
 // runChain runs chain k, seeded with (seed, k).
-func runChain(ctx context.Context, g *fg.Graph, ev fg.Evidence, cfg Config, sat int, k uint64, deadline time.Time, r *chainRun) error {
+func runChain(ctx context.Context, g *fg.Graph, ev fg.Evidence, cfg Config, k uint64, deadline time.Time, r *chainRun) error {
 	rng := rand.New(rand.NewPCG(cfg.Seed, k))
 	x := make([]int32, g.NumVars())
 	if err := gibbs.Start(g, ev, x, rng); err != nil {
@@ -251,7 +257,7 @@ func runChain(ctx context.Context, g *fg.Graph, ev fg.Evidence, cfg Config, sat 
 		keep := step >= cfg.BurnIn
 		switch cfg.Kernel {
 		case MCSAT:
-			ch.MCSAT(rng, sat)
+			ch.MCSAT(rng, cfg.SatSweeps, cfg.BlockProb)
 			if keep {
 				ch.Conditionals(cond)
 			}
@@ -358,9 +364,11 @@ func rHat(runs []*chainRun) float64 {
 // BatchMeans estimates, for the pooled mean of one quantity traced by
 // several chains (traces[k][i]: chain k's value at its step i), its Monte
 // Carlo standard error and effective sample size by non-overlapping batch
-// means: each chain of n values is cut into ⌊√n⌋ batches of ⌊n/⌊√n⌋⌋
-// values (the remainder dropped from the batches), the chain's asymptotic
-// variance is b·Var(batch means), the variance of the pooled mean is
+// means: each chain of n values is cut into a = ⌊n^⅓⌋ batches of
+// b = ⌊n/a⌋ values (the remainder dropped from the batches; batches of
+// about n^⅔ values rather than √n, which underestimates the variance of
+// slowly mixing chains), the chain's asymptotic variance is
+// b·Var(batch means), the variance of the pooled mean is
 // Σₖ (nₖ/N)²·σ²ₖ/nₖ, and the effective sample size is the pooled sample
 // variance divided by that (N when the variance is 0).
 func BatchMeans(traces [][]float64) (mean, se, ess float64) {
@@ -386,7 +394,7 @@ func BatchMeans(traces [][]float64) (mean, se, ess float64) {
 	varMean := 0.0
 	for _, t := range traces {
 		n := len(t)
-		a := int(math.Sqrt(float64(n)))
+		a := int(math.Cbrt(float64(n)))
 		if a < 2 {
 			continue
 		}
@@ -494,6 +502,12 @@ func newSampler(m infer.Method, k Kernel, p infer.Properties) (infer.Algorithm, 
 		if cfg.SatSweeps < 1 {
 			return nil, &infer.PropertyError{Method: m.Name, Name: "sat-sweeps", Msg: fmt.Sprintf("must be at least 1, got %d", cfg.SatSweeps)}
 		}
+		if cfg.BlockProb, err = p.Float(m, "block-prob"); err != nil {
+			return nil, err
+		}
+		if !(cfg.BlockProb > 0 && cfg.BlockProb <= 1) {
+			return nil, &infer.PropertyError{Method: m.Name, Name: "block-prob", Msg: fmt.Sprintf("must be in (0, 1], got %v", cfg.BlockProb)}
+		}
 	}
 	for _, c := range []struct {
 		name string
@@ -526,7 +540,8 @@ func init() {
 		Summary: "MC-SAT (slice sampling with uniform SampleSAT moves): exact with hard formulas and zeros",
 		Tasks:   []infer.Task{infer.Marginals},
 		Props: append(append([]infer.Property(nil), props...),
-			infer.Property{Name: "sat-sweeps", Default: "1", Help: "uniform sweeps over the satisfying worlds per step"}),
+			infer.Property{Name: "sat-sweeps", Default: "1", Help: "uniform sweeps over the satisfying worlds per step"},
+			infer.Property{Name: "block-prob", Default: "0.1", Help: "probability of a block move on a constrained factor that single moves could serve"}),
 		New: func(p infer.Properties) (infer.Algorithm, error) { return newSampler(mm, MCSAT, p) },
 	}
 	infer.Register(gm)

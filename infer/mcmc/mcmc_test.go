@@ -231,10 +231,10 @@ func connected(g *fg.Graph, ev fg.Evidence, blocks bool) (bool, int) {
 // the pooled Rao-Blackwellised estimate, the standard error estimated from
 // the chains' traces by batch means (BatchMeans), plus 1e-9 for rounding.
 // It adds to st the effective sample sizes, bounds and errors seen.
-func checkAgainstEnumeration(t *testing.T, name string, g *fg.Graph, ev fg.Evidence, k Kernel, seed uint64, st *boundStats) {
+func checkAgainstEnumeration(t *testing.T, name string, g *fg.Graph, ev fg.Evidence, k Kernel, blockProb float64, seed uint64, st *boundStats) {
 	t.Helper()
 	ex := brute.Solve(g, ev)
-	res, err := Sample(context.Background(), g, ev, Config{Kernel: k, Samples: 4000, BurnIn: 200, Chains: 4, Seed: seed, Trace: true})
+	res, err := Sample(context.Background(), g, ev, Config{Kernel: k, Samples: 4000, BurnIn: 200, Chains: 4, Seed: seed, Trace: true, BlockProb: blockProb})
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
@@ -287,7 +287,17 @@ type boundStats struct {
 func TestAgainstEnumeration(t *testing.T) {
 	r := rand.New(rand.NewPCG(2026, 11))
 	count := map[string]int{}
-	st := map[Kernel]*boundStats{Gibbs: {minESS: math.Inf(1)}, MCSAT: {minESS: math.Inf(1)}}
+	// MC-SAT runs twice: with the default block moves, and with block moves
+	// on every constrained factor (block-prob 1).
+	variants := []struct {
+		name      string
+		k         Kernel
+		blockProb float64
+	}{{"gibbs", Gibbs, 0}, {"mcsat", MCSAT, 0}, {"mcsat block-prob=1", MCSAT, 1}}
+	st := map[string]*boundStats{}
+	for _, v := range variants {
+		st[v.name] = &boundStats{minESS: math.Inf(1)}
+	}
 	for trial := 0; count["fg gibbs"] < 20 || count["fg mcsat"] < 20 || count["mln gibbs"] < 20 || count["mln mcsat"] < 20; trial++ {
 		if trial > 2000 {
 			t.Fatalf("too few connected models: %v", count)
@@ -306,25 +316,25 @@ func TestAgainstEnumeration(t *testing.T) {
 			}
 			ev = fg.NoEvidence(g.NumVars())
 		}
-		for _, k := range []Kernel{Gibbs, MCSAT} {
-			key := kind + " " + k.String()
-			if count[key] >= 20 {
+		for _, va := range variants {
+			key := kind + " " + va.name
+			if count[key] >= 20 && (va.k == Gibbs || count[kind+" mcsat"] >= 20) {
 				continue
 			}
-			ok, nw := connected(g, ev, k == MCSAT)
+			ok, nw := connected(g, ev, va.k == MCSAT)
 			if !ok || nw < 2 {
 				continue
 			}
 			count[key]++
-			checkAgainstEnumeration(t, fmt.Sprintf("%s %d", kind, trial), g, ev, k, uint64(trial), st[k])
+			checkAgainstEnumeration(t, fmt.Sprintf("%s %d", kind, trial), g, ev, va.k, va.blockProb, uint64(trial), st[va.name])
 		}
 	}
 	t.Logf("models tested: %v", count)
-	for _, k := range []Kernel{Gibbs, MCSAT} {
-		s := st[k]
+	for _, va := range variants {
+		s := st[va.name]
 		slices.Sort(s.bounds)
 		t.Logf("%s: %d marginals with s.e. > 1e-6: ESS %.0f to %.0f (of 16000 samples), bounds median %.4f, largest %.3f; largest error %.2f s.e.",
-			k, s.n, s.minESS, s.maxESS, s.bounds[len(s.bounds)/2], s.maxBound, s.maxRatio)
+			va.name, s.n, s.minESS, s.maxESS, s.bounds[len(s.bounds)/2], s.maxBound, s.maxRatio)
 	}
 }
 
