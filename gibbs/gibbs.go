@@ -50,6 +50,8 @@ type chain struct {
 	hard   []bool  // per factor: has a zero entry
 	stride [][]int // per table
 	logT   [][]float64
+	logw   []float64 // scratch of weights
+	ok     []bool    // scratch of weights
 }
 
 func newChain(g *fg.Graph, ev fg.Evidence, x []int32) (*chain, error) {
@@ -258,81 +260,134 @@ func Sample(g *fg.Graph, ev fg.Evidence, x []int32, sweeps int, rng *rand.Rand) 
 	if err != nil {
 		return err
 	}
-	var logw []float64
-	var ok []bool
 	for range sweeps {
-		for v := range x {
-			u := int32(v)
-			if c.observed(u) {
-				x[v] = ev[v]
-				continue
-			}
-			k := g.Card[v]
-			if k == 2 {
-				c.binary(u, rng)
-				continue
-			}
-			logw = logw[:0]
-			ok = ok[:0]
-			for range k {
-				logw = append(logw, 0)
-				ok = append(ok, true)
-			}
-			lo, hi := c.factors(u)
-			for i := lo; i < hi; i++ {
-				f := int(c.edgeF[i])
-				lt := c.logT[g.FactorTable[f]]
-				for s := range k {
-					l := lt[c.entry(f, u, s)]
-					if math.IsInf(l, -1) {
-						ok[s] = false
-					} else {
-						logw[s] += l
-					}
-				}
-			}
-			top := math.Inf(-1)
-			nOK, last := 0, int32(-1)
-			for s := range k {
-				if ok[s] {
-					nOK++
-					last = s
-					top = max(top, logw[s])
-				}
-			}
-			if nOK <= 1 {
-				if last >= 0 {
-					x[v] = last
-				}
-				continue
-			}
-			total := 0.0
-			for s := range k {
-				if ok[s] {
-					logw[s] = math.Exp(logw[s] - top)
-					total += logw[s]
-				} else {
-					logw[s] = 0
-				}
-			}
-			r := rng.Float64() * total
-			x[v] = last
-			for s := range k {
-				if ok[s] {
-					if r < logw[s] {
-						x[v] = s
-						break
-					}
-					r -= logw[s]
-				}
-			}
-		}
+		c.sweep(rng, nil, nil)
 	}
 	return nil
 }
 
-// binary redraws binary variable v.
-func (c *chain) binary(v int32, rng *rand.Rand) {
+// sweep is one Gibbs sweep (see Sample). With cond set, it also writes
+// into cond[off[v]:off[v+1]] the conditional distribution from which
+// variable v was drawn (for an observed variable: its evidence state with
+// probability 1); the draws are the same with or without it.
+func (c *chain) sweep(rng *rand.Rand, cond []float64, off []int) {
+	g, x, ev := c.g, c.x, c.ev
+	for v := range x {
+		u := int32(v)
+		if c.observed(u) {
+			x[v] = ev[v]
+			if cond != nil {
+				p := cond[off[v]:off[v+1]]
+				clear(p)
+				p[ev[v]] = 1
+			}
+			continue
+		}
+		k := g.Card[v]
+		if k == 2 {
+			p1 := c.binary(u, rng)
+			if cond != nil {
+				cond[off[v]], cond[off[v]+1] = 1-p1, p1
+			}
+			continue
+		}
+		logw, ok, total := c.weights(u)
+		nOK, last := 0, int32(-1)
+		for s := range k {
+			if ok[s] {
+				nOK++
+				last = s
+			}
+		}
+		if cond != nil {
+			p := cond[off[v]:off[v+1]]
+			for s := range k {
+				p[s] = logw[s] / total
+			}
+		}
+		if nOK <= 1 {
+			if last >= 0 {
+				x[v] = last
+			}
+			continue
+		}
+		r := rng.Float64() * total
+		x[v] = last
+		for s := range k {
+			if ok[s] {
+				if r < logw[s] {
+					x[v] = s
+					break
+				}
+				r -= logw[s]
+			}
+		}
+	}
+}
+
+// weights returns the conditional weights of the states of variable v
+// given the others, relative to the largest (0 for the states some factor
+// makes zero), whether each state is allowed (no factor zero), and their
+// total, in buffers reused by the next call.
+func (c *chain) weights(v int32) ([]float64, []bool, float64) {
+	g := c.g
+	k := g.Card[v]
+	c.logw = c.logw[:0]
+	c.ok = c.ok[:0]
+	for range k {
+		c.logw = append(c.logw, 0)
+		c.ok = append(c.ok, true)
+	}
+	logw, ok := c.logw, c.ok
+	lo, hi := c.factors(v)
+	for i := lo; i < hi; i++ {
+		f := int(c.edgeF[i])
+		lt := c.logT[g.FactorTable[f]]
+		for s := range k {
+			l := lt[c.entry(f, v, s)]
+			if math.IsInf(l, -1) {
+				ok[s] = false
+			} else {
+				logw[s] += l
+			}
+		}
+	}
+	top := math.Inf(-1)
+	for s := range k {
+		if ok[s] {
+			top = max(top, logw[s])
+		}
+	}
+	total := 0.0
+	for s := range k {
+		if ok[s] {
+			logw[s] = math.Exp(logw[s] - top)
+			total += logw[s]
+		} else {
+			logw[s] = 0
+		}
+	}
+	return logw, ok, total
+}
+
+// binary redraws binary variable v and returns the conditional
+// probability of state 1 it was drawn with.
+func (c *chain) binary(v int32, rng *rand.Rand) float64 {
+	p1, forced := c.binaryCond(v)
+	switch {
+	case forced:
+		c.x[v] = int32(p1)
+	case rng.Float64() < p1:
+		c.x[v] = 1
+	default:
+		c.x[v] = 0
+	}
+	return p1
+}
+
+// binaryCond returns P(v = 1 | rest) for binary variable v, and whether a
+// zero entry forces v's state (then the probability is 0 or 1 exactly).
+func (c *chain) binaryCond(v int32) (float64, bool) {
 	g := c.g
 	d := 0.0
 	allow0, allow1 := true, true
@@ -351,12 +406,9 @@ func (c *chain) binary(v int32, rng *rand.Rand) {
 	}
 	switch {
 	case !allow1:
-		c.x[v] = 0
+		return 0, true
 	case !allow0:
-		c.x[v] = 1
-	case rng.Float64() < 1/(1+math.Exp(-d)):
-		c.x[v] = 1
-	default:
-		c.x[v] = 0
+		return 1, true
 	}
+	return 1 / (1 + math.Exp(-d)), false
 }

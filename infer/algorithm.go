@@ -14,8 +14,9 @@ import (
 // any compression of the same ground graph (exact methods exactly, iterative
 // ones at their fixed points, samplers in distribution).
 //
-// Run must honour ctx (return ctx's error when it is cancelled) and must not
-// keep c or q beyond the call except through the returned Answer.
+// Run must honour ctx (return ctx's error when it is cancelled; a sampler
+// may instead return its estimates so far with Stats.Interrupted set) and
+// must not keep c or q beyond the call except through the returned Answer.
 type Algorithm interface {
 	Run(ctx context.Context, c *lift.Compressed, q Query) (*Answer, error)
 }
@@ -59,6 +60,11 @@ type Query struct {
 type Progress struct {
 	Iteration int     // steps done
 	MaxChange float64 // largest change in the step (message entries for BP)
+
+	// Samplers report the samples kept so far (all chains) and the worst
+	// Gelman–Rubin R-hat over the variables (0 when not known).
+	Samples int
+	RHat    float64
 }
 
 // LogZKind says what an Answer's LogZ is.
@@ -157,4 +163,16 @@ type Stats struct {
 	// model (see FirstOrder).
 	Method       string `json:"method,omitempty"`
 	MethodReason string `json:"method_reason,omitempty"`
+
+	// Samplers: samples kept after burn-in and sweeps run (all chains
+	// together), the number of chains, the worst Gelman–Rubin R-hat over
+	// the variables (0 when not known; the largest float when chains sit
+	// in different states that never vary), and whether the run was
+	// cancelled, its estimates being those so far. Omitted when zero, so
+	// other methods print what they always did.
+	Samples     int     `json:"samples,omitempty"`
+	Sweeps      int     `json:"sweeps,omitempty"`
+	Chains      int     `json:"chains,omitempty"`
+	RHat        float64 `json:"r_hat,omitempty"`
+	Interrupted bool    `json:"interrupted,omitempty"`
 }

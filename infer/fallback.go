@@ -62,7 +62,9 @@ func (e *NotConvergedError) Error() string {
 // its name in Stats.Fallback.
 func runConverging(ctx context.Context, alg Algorithm, c *lift.Compressed, q Query, pol Unconverged) (*Answer, error) {
 	ans, err := alg.Run(ctx, c, q)
-	if err != nil || ans.Converged || pol == Accept {
+	if err != nil || ans.Converged || pol == Accept || ans.Stats.Interrupted {
+		// An interrupted run (a sampler stopped by its context) is
+		// returned as it is: its estimates so far, marked.
 		return ans, err
 	}
 	tried := []string{"as asked"}

@@ -360,9 +360,10 @@ func alchemyHelp(root *cobra.Command) {
 and Tuffy"): -i MODEL, -e A.db,B.db, -r FILE, -q, -f or -queryFile FILE, -cw,
 -ow, -bp (ground BP), -lifted [-useHC] (lifted BP), -m or -a with -bp or
 -lifted (MAP by max-product BP), -maxSteps N (--max-iter), -convergenceThresh T
-(--tol); sampler settings (-numChains, -burnMaxSteps, -seed, ...) are ignored
-by BP with a warning; -ms (MC-SAT), -gibbs and MAP by MaxWalkSAT (-m alone)
-are not built yet. A link to lifted named infer runs as "lifted infer".`,
+(--tol); -ms (MC-SAT) and -gibbs with -maxSteps, -numChains, -burnMaxSteps,
+-seed (--samples, --chains, --burn-in, --seed; ignored by BP with a warning);
+MAP by MaxWalkSAT (-m alone) is not built yet. A link to lifted named infer
+runs as "lifted infer".`,
 		"learn": `Alchemy's learnwts spellings work too ("lifted learnwts", or a link to lifted
 named learnwts): -g (--method pll), -d (--method scg), -i, -o, -t, -ne,
 -gMaxIter and -dNumIter (--max-iter), -priorMean, -priorStdDev, -noPrior

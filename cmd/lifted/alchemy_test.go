@@ -142,6 +142,10 @@ func TestAlchemyTutorialCommands(t *testing.T) {
 		{[]string{"-m", "-bp"}, []string{"--max-product", "--method", "bp"}},
 		{[]string{"-a", "-lifted"}, []string{"--max-product"}},
 		{[]string{"-bp", "-numChains", "4", "-burnMaxSteps", "100", "-seed", "3"}, []string{"--method", "bp"}},
+		// The samplers (issue 11): Alchemy's sampler settings become theirs.
+		{[]string{"-ms", "-maxSteps", "300", "-numChains", "2", "-burnMaxSteps", "20", "-seed", "3"}, []string{"--method", "mcsat", "--samples", "300", "--chains", "2", "--burn-in", "20", "--seed", "3"}},
+		{[]string{"-gibbs", "-maxSteps", "300", "-numChains", "2", "-seed", "4"}, []string{"--method", "gibbs", "--samples", "300", "--chains", "2", "--seed", "4"}},
+		{[]string{"-p", "-maxSteps", "300", "-numChains", "2", "-seed", "4"}, []string{"--method", "gibbs", "--samples", "300", "--chains", "2", "--seed", "4"}},
 	} {
 		a := append([]string{"infer", "-i", smokersMLN, "-e", smokersDB, "-q", "Smokes,Cancer", "-r", "OUT"}, c.alchemy...)
 		o := append([]string{"infer", smokersMLN, "-e", smokersDB, "-q", "Smokes,Cancer", "-o", "OUT"}, c.ours...)
@@ -168,7 +172,7 @@ func TestAlchemyTutorialCommands(t *testing.T) {
 	}
 }
 
-// Methods that are not built, flags that are neither ours nor Alchemy's,
+// MAP by MaxWalkSAT (not built yet), flags that are neither ours nor Alchemy's,
 // and Alchemy flags lifted does not have: clear errors, never "unknown
 // shorthand flag".
 func TestAlchemyErrors(t *testing.T) {
@@ -177,9 +181,6 @@ func TestAlchemyErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"-ms"}, "-ms (MC-SAT) is not built yet: see issue 11; use -bp or -lifted"},
-		{[]string{"-gibbs"}, "-gibbs (Gibbs sampling) is not built yet: see issue 11; use -bp or -lifted"},
-		{[]string{"-p"}, "-p (Gibbs sampling) is not built yet: see issue 11"},
 		{[]string{"-m"}, "-m (MAP inference by MaxWalkSAT) is not built yet: see issue 12; for MAP by max-product BP write -m -bp or -m -lifted (our --max-product)"},
 		{[]string{"-a"}, "-a (MAP inference by MaxWalkSAT) is not built yet: see issue 12"},
 		{[]string{"-efbp"}, "-efbp: expanding frontier BP is not built; use -bp or -lifted"},

@@ -9,7 +9,9 @@ import (
 	"io"
 	"math"
 	"os"
+	"os/signal"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -17,6 +19,7 @@ import (
 	"github.com/lifted-dev/lifted/infer"
 	"github.com/lifted-dev/lifted/infer/bp"
 	_ "github.com/lifted-dev/lifted/infer/exact" // registers "wfomc" and "auto"
+	_ "github.com/lifted-dev/lifted/infer/mcmc"  // registers gibbs and mcsat
 	"github.com/lifted-dev/lifted/lift"
 )
 
@@ -45,6 +48,11 @@ type inferFlags struct {
 	tol        float64
 	maxIter    int
 	maxProduct bool
+	samples    int
+	burnIn     int
+	chains     int
+	timeLimit  time.Duration
+	seed       uint64
 	output     string
 	outFormat  string
 	// allowUnconverged prints the answer of an iterative method that did
@@ -71,15 +79,18 @@ the ground BP answer.
 BP that does not converge is retried with damping 0.5, then 0.9, then the
 sequential schedule; if none converges, infer prints nothing and exits with
 status 3, unless --allow-unconverged (the answer is then marked as not
-converged).
+converged). Samplers whose chains have not mixed (worst R-hat > 1.1) are
+treated the same way.
 
-Methods (--method NAME; the flags --schedule, --damping, --tol and --max-iter
-set the properties of the same names):
+Methods (--method NAME; the flags --schedule, --damping, --tol, --max-iter,
+--samples, --burn-in, --chains and --time-limit set the properties of the same
+names; --seed seeds the samplers):
 ` + infer.Describe(),
 		Example: `  lifted infer examples/fg/smokers10.uai
   lifted infer examples/mln/smokers.mln -e examples/mln/smokers.db -q Smokes,Cancer
   lifted infer model.uai -e model.uai.evid --output-format json
-  lifted infer --method bp --schedule seq --damping 0.5 model.fg`,
+  lifted infer --method bp --schedule seq --damping 0.5 model.fg
+  lifted infer --method mcsat --samples 5000 --seed 1 model.mln -q Smokes`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runInfer(cmd.Context(), cmd, &f, args[0], cmd.OutOrStdout())
@@ -94,6 +105,11 @@ set the properties of the same names):
 	fl.IntVar(&f.maxIter, "max-iter", 1000, "maximum BP iterations")
 	fl.BoolVar(&f.maxProduct, "max-product", false, "max-product BP: print a MAP assignment (UAI MPE format)")
 	fl.BoolVar(&f.allowUnconverged, "allow-unconverged", false, "print the answer of BP that did not converge even with its fallbacks (marked as not converged) instead of failing with exit status 3")
+	fl.IntVar(&f.samples, "samples", 1000, "samplers: samples each chain keeps after the burn-in (0: until --time-limit)")
+	fl.IntVar(&f.burnIn, "burn-in", 100, "samplers: steps each chain discards first")
+	fl.IntVar(&f.chains, "chains", 0, "samplers: independent chains (0: one per core)")
+	fl.DurationVar(&f.timeLimit, "time-limit", 0, "samplers: stop after this long, e.g. 30s (0: no limit)")
+	fl.Uint64Var(&f.seed, "seed", 0, "samplers: random seed (the same seed and --chains give the same answer)")
 	fl.StringVarP(&f.output, "output", "o", "", "output file (default stdout)")
 	fl.StringVarP(&f.output, "result", "r", "", "alias of --output (as in Alchemy)")
 	fl.StringVar(&f.outFormat, "output-format", "", "mar (UAI MAR/MPE; the default for factor graphs), alchemy (the default for MLNs) or json")
@@ -112,7 +128,7 @@ func exactArgs(n int) cobra.PositionalArgs {
 
 // methodFlags are the flags that become properties of the chosen method,
 // named as the properties are.
-var methodFlags = []string{"schedule", "damping", "tol", "max-iter"}
+var methodFlags = []string{"schedule", "damping", "tol", "max-iter", "samples", "burn-in", "chains", "time-limit"}
 
 // inferSetup resolves --method and its properties from the flags, and the
 // query task and colour-passing mode. A flag the method has no property for
@@ -134,6 +150,7 @@ func inferSetup(cmd *cobra.Command, f *inferFlags, format string) (infer.Algorit
 		}
 	}
 	opt.Query.Task = infer.Marginals
+	opt.Query.Seed = f.seed
 	if f.maxProduct {
 		opt.Query.Task = infer.MAP
 	}
@@ -177,15 +194,23 @@ func progressHooks(opt *infer.Options, prog *progress) {
 // that last line is printed even with --quiet, since the UAI MAR format has
 // no place to mark it.
 func reportRun(ans *infer.Answer, quiet bool) {
-	if ans.Stats.Method != "" && !quiet {
-		fmt.Fprintf(os.Stderr, "lifted: method %s: %s\n", ans.Stats.Method, ans.Stats.MethodReason)
+	st := ans.Stats
+	if st.Method != "" && !quiet {
+		fmt.Fprintf(os.Stderr, "lifted: method %s: %s\n", st.Method, st.MethodReason)
 	}
-	if ans.Stats.Fallback != "" && !quiet {
-		fmt.Fprintf(os.Stderr, "lifted: BP did not converge as asked; it converged with %s\n", ans.Stats.Fallback)
+	if st.Fallback != "" && !quiet {
+		fmt.Fprintf(os.Stderr, "lifted: BP did not converge as asked; it converged with %s\n", st.Fallback)
 	}
-	if !ans.Converged {
+	if st.Interrupted {
+		fmt.Fprintf(os.Stderr, "lifted: warning: interrupted: the estimates are those of the %d samples so far\n", st.Samples)
+	}
+	switch {
+	case ans.Converged:
+	case st.Chains > 0: // a sampler
+		fmt.Fprintf(os.Stderr, "lifted: warning: NOT CONVERGED: the chains have not mixed (worst R-hat %.4g > 1.1); the estimates printed are not reliable\n", st.RHat)
+	default:
 		fmt.Fprintf(os.Stderr, "lifted: warning: NOT CONVERGED: BP stopped after %d iterations (last max change %.3g), fallbacks included; the answer printed is not a BP fixed point\n",
-			ans.Stats.BPIterations, ans.MaxChange)
+			st.BPIterations, ans.MaxChange)
 	}
 }
 
@@ -193,15 +218,34 @@ func reportRun(ans *infer.Answer, quiet bool) {
 func notConverged(path string, err error) error {
 	var nc *infer.NotConvergedError
 	if errors.As(err, &nc) {
+		if st := nc.Answer.Stats; st.Chains > 0 {
+			return &phrased{err: nc, msg: fmt.Sprintf("%s: the sampler's chains have not mixed (worst R-hat %.4g > 1.1 after %d samples); raise --samples or --burn-in, or use --allow-unconverged to print the estimates (marked as such)",
+				path, st.RHat, st.Samples)}
+		}
 		return fmt.Errorf("%s: BP %w; raise --max-iter, or use --allow-unconverged to print the non-converged answer (marked as such)", path, nc)
 	}
 	return err
 }
 
+// phrased gives an error a message of its own while errors.As still finds
+// it (exit statuses depend on the kind).
+type phrased struct {
+	err error
+	msg string
+}
+
+func (e *phrased) Error() string { return e.msg }
+func (e *phrased) Unwrap() error { return e.err }
+
 func runInfer(ctx context.Context, cmd *cobra.Command, f *inferFlags, path string, stdout io.Writer) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
+	// Ctrl-C cancels the run (samplers then print their estimates so far);
+	// a second one kills the process as usual.
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
+	defer stop()
+	context.AfterFunc(ctx, stop)
 	if isMLN(path, f.format) {
 		return runInferMLN(ctx, cmd, f, path, stdout)
 	}
@@ -290,10 +334,19 @@ func writeInferJSON(w io.Writer, ans *infer.Answer) error {
 		out["assignment"] = ans.Assignment
 	} else {
 		out["marginals"] = ans.Marginals()
-		out["log_z"] = finite(ans.LogZ)
+		out["log_z"] = logZ(ans, 0)
 	}
 	enc := json.NewEncoder(w)
 	return enc.Encode(out)
+}
+
+// logZ is the Answer's log Z plus offset for the JSON output: null when the
+// method gives none (samplers) or it is not finite.
+func logZ(ans *infer.Answer, offset float64) any {
+	if ans.LogZKind == infer.NoLogZ {
+		return nil
+	}
+	return finite(ans.LogZ + offset)
 }
 
 // finite maps a non-finite number to nil (JSON null) so no NaN leaks out.

@@ -291,7 +291,7 @@ func writeMLNJSON(w io.Writer, mm *mlnModel, ans *infer.Answer) error {
 	}
 	b.WriteString("}")
 	if !isMAP {
-		lz, _ := json.Marshal(finite(ans.LogZ + mm.gr.LogZOffset))
+		lz, _ := json.Marshal(logZ(ans, mm.gr.LogZOffset))
 		b.WriteString(`,"log_z":`)
 		b.Write(lz)
 	}

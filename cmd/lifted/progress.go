@@ -107,7 +107,14 @@ func (p *progress) colour(round, variableColours, factorColours int) {
 // iteration reports an iteration of an inference method
 // (infer.Query.Progress).
 func (p *progress) iteration(it infer.Progress) {
-	p.printf("BP", "iteration %d, max change %.3g", it.Iteration, it.MaxChange)
+	switch {
+	case it.Samples > 0 && it.RHat > 0:
+		p.printf("sampling", "%d samples, worst R-hat %.4g", it.Samples, it.RHat)
+	case it.Samples > 0:
+		p.printf("sampling", "%d samples", it.Samples)
+	default:
+		p.printf("BP", "iteration %d, max change %.3g", it.Iteration, it.MaxChange)
+	}
 }
 
 // clear removes the bar of the last stage, if any.
@@ -153,6 +160,17 @@ func summaryLine(st infer.Stats, groundAtoms int, groundSeconds float64) string 
 	secs := strconv.FormatFloat(st.Seconds+groundSeconds, 'g', 3, 64)
 	if st.Method == "wfomc" || st.Method == "enumerate" { // exact: no compression, no iterations
 		return fmt.Sprintf("lifted: %s, %d factors; exact by %s; %s s", size, st.Factors, st.Method, secs)
+	}
+	if st.Chains > 0 { // a sampler
+		rhat := ""
+		if st.RHat > 0 {
+			rhat = fmt.Sprintf(", worst R-hat %.4g", st.RHat)
+		}
+		mixed := "mixed"
+		if !st.Converged {
+			mixed = "NOT mixed"
+		}
+		return fmt.Sprintf("lifted: %s, %d factors; %d samples in %d chains%s, %s; %s s", size, st.Factors, st.Samples, st.Chains, rhat, mixed, secs)
 	}
 	ratio := "-"
 	if st.Clusternodes > 0 {

@@ -1,0 +1,83 @@
+package gibbs
+
+import (
+	"math/rand/v2"
+
+	"github.com/lifted-dev/lifted/fg"
+)
+
+// Chain is a graph prepared for repeated steps of a Markov chain on the
+// world x it was made with (Start makes x positive): Gibbs sweeps (as
+// Sample) or MC-SAT steps, and the conditional distribution of every
+// variable given the others, which a Rao-Blackwellised estimator averages.
+// A Chain is not safe for concurrent use; run one per goroutine.
+type Chain struct {
+	c   *chain
+	off []int
+
+	// MC-SAT scratch
+	thr    []float64   // per factor: the slice threshold of this step
+	active []bool      // per factor: whether its threshold excludes an entry
+	blocky []bool      // per factor: whether this step redraws it as a block
+	tmin   []float64   // per table: its smallest entry
+	levels [][]float64 // per table: its distinct positive entries, increasing
+	split  [][]bool    // per table and level: entries ≥ level not connected by single changes
+	free   []int32
+	allow  []int32
+	seen   []uint32 // per factor: the block check that last looked at it
+	stamp  uint32
+}
+
+// NewChain prepares g and ev for sampling from the world x, which the
+// Chain updates in place (and which must be positive for the steps to be
+// valid).
+func NewChain(g *fg.Graph, ev fg.Evidence, x []int32) (*Chain, error) {
+	c, err := newChain(g, ev, x)
+	if err != nil {
+		return nil, err
+	}
+	ch := &Chain{c: c, off: make([]int, g.NumVars()+1)}
+	for v := range g.NumVars() {
+		ch.off[v+1] = ch.off[v] + int(g.Card[v])
+	}
+	return ch, nil
+}
+
+// State returns the current world (aliasing the Chain).
+func (ch *Chain) State() []int32 { return ch.c.x }
+
+// Offsets returns, per variable v, where its states start in the flat
+// vectors Sweep and Conditionals fill: v's states are [off[v], off[v+1]).
+func (ch *Chain) Offsets() []int { return ch.off }
+
+// Sweep runs one Gibbs sweep, drawing exactly as Sample does. With cond
+// (of length Offsets()[NumVars]) set, it writes there the conditional
+// distribution each variable was drawn from, given the others at that
+// moment (for an observed variable, its evidence state with probability
+// 1): the terms of the Rao-Blackwellised estimate of the marginals.
+func (ch *Chain) Sweep(rng *rand.Rand, cond []float64) {
+	ch.c.sweep(rng, cond, ch.off)
+}
+
+// Conditionals writes into cond the distribution of every variable given
+// the current state of all the others, P(v = s | x₋ᵥ) ∝ Π_f φ_f(s, x₋ᵥ).
+func (ch *Chain) Conditionals(cond []float64) {
+	c, off := ch.c, ch.off
+	for v := range c.x {
+		u := int32(v)
+		p := cond[off[v]:off[v+1]]
+		switch {
+		case c.observed(u):
+			clear(p)
+			p[c.ev[v]] = 1
+		case c.g.Card[v] == 2:
+			p1, _ := c.binaryCond(u)
+			p[0], p[1] = 1-p1, p1
+		default:
+			w, _, total := c.weights(u)
+			for s := range p {
+				p[s] = w[s] / total
+			}
+		}
+	}
+}

@@ -1,0 +1,230 @@
+package gibbs
+
+import (
+	"math/rand/v2"
+	"slices"
+
+	"github.com/lifted-dev/lifted/fg"
+)
+
+// MaxBlock bounds MC-SAT's block moves: a factor whose unobserved
+// variables have more joint states than this is not redrawn as a block.
+const MaxBlock = 64
+
+// MCSAT runs one step of MC-SAT (Poon and Domingos 2006) from the current
+// world, which must be positive, generalised from weighted clauses to
+// factors as a slice sampler: for every factor f, with φ_f its value at
+// the current world, a threshold u_f is drawn uniformly from (0, φ_f]
+// (u_f = φ_f·(1 − rng.Float64()), in factor order), and the next world is
+// drawn from the uniform distribution on the worlds where every factor is
+// at least its threshold, SAT(M). On a Markov logic factor with table
+// {1, e^w} (w > 0) this is MC-SAT's rule exactly: a formula true now is
+// kept true with probability 1 − e^{−w}, and a formula false now is
+// unconstrained (a negative weight constrains the formula to stay false
+// with probability 1 − e^{w}); a zero entry is never reached (hard
+// formulas always hold).
+//
+// The uniform draw on SAT(M) is SampleSAT's simulated-annealing part at
+// temperature 0, run from the current world (which satisfies M): satSweeps
+// sweeps, each of which redraws every unobserved variable in increasing
+// order uniformly among its states that keep every factor of it at its
+// threshold (rng.IntN over those states, when there are two or more), and
+// then, in factor order, the unobserved variables of some factors whose
+// threshold excludes an entry and whose variables have at most MaxBlock
+// joint states, jointly, uniformly among the joint states that keep every
+// factor of them at its threshold (a block move: it crosses between states
+// that single moves cannot). The factors so redrawn are those whose entries
+// at the threshold or above are not connected by changing one variable (an
+// "exactly one" constraint, an equivalence kept true), and each other one
+// with probability blockProb (rng.Float64() < blockProb, unless blockProb
+// is 0 or at least 1): overlapping factors can separate states that no
+// single factor separates, and block moves on every factor reach every
+// world of positive probability that single moves and the factors' blocks
+// connect, at a cost of up to MaxBlock checks of the block's factors each. Every
+// move leaves the uniform distribution on SAT(M) invariant, so the chain
+// keeps the model's distribution exactly; SampleSAT's WalkSAT moves, which
+// would bias the draw, are used only by Start.
+func (ch *Chain) MCSAT(rng *rand.Rand, satSweeps int, blockProb float64) {
+	c := ch.c
+	g := c.g
+	nf := g.NumFactors()
+	if ch.thr == nil {
+		ch.thr = make([]float64, nf)
+		ch.active = make([]bool, nf)
+		ch.blocky = make([]bool, nf)
+		ch.seen = make([]uint32, nf)
+		ch.tmin = make([]float64, len(g.Tables))
+		ch.levels = make([][]float64, len(g.Tables))
+		ch.split = make([][]bool, len(g.Tables))
+		for t := range g.Tables {
+			ch.tmin[t] = slices.Min(g.Tables[t].Values)
+			ch.levels[t], ch.split[t] = splitLevels(&g.Tables[t])
+		}
+	}
+	for f := range nf {
+		t := g.FactorTable[f]
+		cur := g.Tables[t].Values[c.entry(f, -1, 0)]
+		u := cur * (1 - rng.Float64())
+		ch.thr[f] = u
+		ch.active[f] = u > ch.tmin[t]
+		if ch.active[f] {
+			i, _ := slices.BinarySearch(ch.levels[t], u) // the smallest level ≥ u
+			ch.blocky[f] = ch.split[t][i]
+		}
+	}
+	for range satSweeps {
+		for v := range c.x {
+			u := int32(v)
+			if c.observed(u) || g.Card[v] < 2 {
+				continue
+			}
+			ch.allow = ch.allow[:0]
+			for s := range g.Card[v] {
+				if ch.keeps(u, s) {
+					ch.allow = append(ch.allow, s)
+				}
+			}
+			if len(ch.allow) > 1 {
+				c.x[v] = ch.allow[rng.IntN(len(ch.allow))]
+			}
+		}
+		for f := range nf {
+			if ch.active[f] && (ch.blocky[f] || blockProb >= 1 || blockProb > 0 && rng.Float64() < blockProb) {
+				ch.block(f, rng)
+			}
+		}
+	}
+}
+
+// splitLevels returns the distinct positive entries of table t in
+// increasing order and, for each, whether the entries at least that large
+// fall apart into parts that no change of one position joins.
+func splitLevels(t *fg.Table) ([]float64, []bool) {
+	var levels []float64
+	for _, v := range t.Values {
+		if v > 0 {
+			levels = append(levels, v)
+		}
+	}
+	slices.Sort(levels)
+	levels = slices.Compact(levels)
+	split := make([]bool, len(levels))
+	st := t.Strides()
+	seen := make([]bool, len(t.Values))
+	var queue []int
+	for i, lv := range levels {
+		clear(seen)
+		start, n := -1, 0
+		for j, v := range t.Values {
+			if v >= lv {
+				n++
+				if start < 0 {
+					start = j
+				}
+			}
+		}
+		seen[start] = true
+		queue = append(queue[:0], start)
+		reached := 1
+		for len(queue) > 0 {
+			j := queue[0]
+			queue = queue[1:]
+			for p, d := range t.Dims {
+				s := (j / st[p]) % int(d)
+				for s2 := range int(d) {
+					k := j + (s2-s)*st[p]
+					if s2 != s && !seen[k] && t.Values[k] >= lv {
+						seen[k] = true
+						reached++
+						queue = append(queue, k)
+					}
+				}
+			}
+		}
+		split[i] = reached < n
+	}
+	return levels, split
+}
+
+// keeps reports whether variable v in state s keeps every active factor
+// of v at its threshold (the others as they are).
+func (ch *Chain) keeps(v, s int32) bool {
+	c := ch.c
+	lo, hi := c.factors(v)
+	for i := lo; i < hi; i++ {
+		f := int(c.edgeF[i])
+		if ch.active[f] && c.g.Table(f).Values[c.entry(f, v, s)] < ch.thr[f] {
+			return false
+		}
+	}
+	return true
+}
+
+// block redraws the unobserved variables of factor f jointly, uniformly
+// among their joint states that keep every active factor of them at its
+// threshold.
+func (ch *Chain) block(f int, rng *rand.Rand) {
+	c := ch.c
+	g := c.g
+	ch.free = ch.free[:0]
+	size := 1
+	for _, u := range g.Scope(f) {
+		if !c.observed(u) && g.Card[u] > 1 {
+			ch.free = append(ch.free, u)
+			size *= int(g.Card[u])
+			if size > MaxBlock {
+				return
+			}
+		}
+	}
+	if len(ch.free) < 2 {
+		return
+	}
+	ch.allow = ch.allow[:0]
+	vals := g.Table(f).Values
+	for j := range size {
+		ch.setBlock(j)
+		if vals[c.entry(f, -1, 0)] >= ch.thr[f] && ch.blockOK() {
+			ch.allow = append(ch.allow, int32(j))
+		}
+	}
+	// The current joint state is always allowed, so allow is not empty.
+	ch.setBlock(int(ch.allow[rng.IntN(len(ch.allow))]))
+}
+
+// setBlock sets the block's variables to their j-th joint state (the last
+// variable fastest).
+func (ch *Chain) setBlock(j int) {
+	c := ch.c
+	for i := len(ch.free) - 1; i >= 0; i-- {
+		u := ch.free[i]
+		k := int(c.g.Card[u])
+		c.x[u] = int32(j % k)
+		j /= k
+	}
+}
+
+// blockOK reports whether every active factor of the block's variables is
+// at its threshold.
+func (ch *Chain) blockOK() bool {
+	c := ch.c
+	ch.stamp++
+	if ch.stamp == 0 { // wrapped: forget every mark
+		clear(ch.seen)
+		ch.stamp = 1
+	}
+	for _, u := range ch.free {
+		lo, hi := c.factors(u)
+		for i := lo; i < hi; i++ {
+			f := c.edgeF[i]
+			if !ch.active[f] || ch.seen[f] == ch.stamp {
+				continue
+			}
+			ch.seen[f] = ch.stamp
+			if c.g.Table(int(f)).Values[c.entry(int(f), -1, 0)] < ch.thr[f] {
+				return false
+			}
+		}
+	}
+	return true
+}

@@ -1,0 +1,549 @@
+// Package mcmc is Markov chain Monte Carlo inference on factor graphs:
+// single-site Gibbs sampling and MC-SAT (package gibbs has the kernels),
+// registered with package infer as "gibbs" and "mcsat".
+//
+// Both run several independent chains (one per core by default), each with
+// its own random stream seeded from the query's seed and the chain's index,
+// so a result depends only on the seed, the chain count and the sample
+// count, never on the scheduling. Each chain starts from a world in which
+// every factor is positive (gibbs.Start's WalkSAT-style search; when the
+// zeros, i.e. the hard formulas, cannot all be satisfied given the evidence
+// the run fails with an error that says so), discards its burn-in steps and
+// then averages, after every step, each variable's conditional distribution
+// given the others (Rao-Blackwellisation: E[P(v | x₋ᵥ)] = P(v) under the
+// model's distribution, with less variance than counting states). For
+// Gibbs these are the distributions the sweep draws from; for MC-SAT they
+// are computed at the world each step ends in.
+//
+// Convergence is judged by the Gelman–Rubin R-hat over the chains (on the
+// per-step conditional probabilities), reported for the worst variable.
+// Single-site Gibbs cannot cross between positive worlds that zeros
+// separate (an "exactly one" constraint freezes it); R-hat shows this when
+// the chains start in different parts. MC-SAT's block moves cross such
+// constraints.
+package mcmc
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"sync"
+	"time"
+
+	"github.com/lifted-dev/lifted/fg"
+	"github.com/lifted-dev/lifted/gibbs"
+	"github.com/lifted-dev/lifted/infer"
+	"github.com/lifted-dev/lifted/lift"
+)
+
+// Kernel is the Markov chain's step.
+type Kernel uint8
+
+const (
+	// Gibbs is one systematic sweep of single-site Gibbs sampling.
+	Gibbs Kernel = iota
+	// MCSAT is one MC-SAT step (gibbs.Chain.MCSAT).
+	MCSAT
+)
+
+// String names the kernel as it is registered.
+func (k Kernel) String() string {
+	if k == MCSAT {
+		return "mcsat"
+	}
+	return "gibbs"
+}
+
+// Config configures a sampling run.
+type Config struct {
+	Kernel Kernel
+	// Samples is the number of steps each chain keeps after BurnIn
+	// discarded ones; 0 means until TimeLimit.
+	Samples, BurnIn int
+	// Chains is the number of chains; 0 means runtime.GOMAXPROCS(0).
+	Chains int
+	// TimeLimit, when positive, stops every chain after that long (its
+	// samples so far are kept).
+	TimeLimit time.Duration
+	// SatSweeps is the number of uniform sweeps of an MC-SAT step
+	// (default 1).
+	SatSweeps int
+	// BlockProb is the probability with which an MC-SAT step redraws a
+	// constrained factor as a block when single moves could reach its
+	// allowed states (gibbs.Chain.MCSAT); 0 means the default, 0.1.
+	BlockProb float64
+	Seed      uint64
+	// Trace keeps every chain's per-step conditionals (Result.Trace), for
+	// effective sample sizes; it costs memory per sample.
+	Trace bool
+	// Progress, if set, is called about every 200 ms with the samples kept
+	// so far (all chains) and the current worst R-hat.
+	Progress func(samples int, rHat float64)
+}
+
+// Result is a sampling run's estimate and figures.
+type Result struct {
+	// Mean[Off[v]+s] is the estimate of P(v = s): the average over all
+	// chains' kept steps of v's conditional distribution.
+	Mean []float64
+	Off  []int
+	// ChainSum[k] is chain k's sum of conditionals over its ChainSamples[k]
+	// kept steps.
+	ChainSum     [][]float64
+	ChainSamples []int
+	Samples      int // kept steps, all chains
+	Sweeps       int // steps, burn-in included, all chains
+	RHat         float64
+	// Trace[k][i] is chain k's conditionals at its i-th kept step (with
+	// Config.Trace).
+	Trace [][][]float64
+	// Interrupted says that ctx was cancelled before the chains finished;
+	// the estimate is that of the samples so far.
+	Interrupted bool
+}
+
+// StartError is a chain's failure to find a world in which every factor is
+// positive.
+type StartError struct {
+	Err *gibbs.UnsatError
+}
+
+func (e *StartError) Error() string {
+	if e.Err.Moves < 0 {
+		return fmt.Sprintf("the hard constraints (zero entries) cannot all hold given the evidence: factor %d is zero whatever its unobserved variables are", e.Err.Factor)
+	}
+	return fmt.Sprintf("found no world satisfying the hard constraints (zero entries) in %d WalkSAT moves (factor %d still zero): they are unsatisfiable given the evidence, or too hard for the search", e.Err.Moves, e.Err.Factor)
+}
+
+func (e *StartError) Unwrap() error { return e.Err }
+
+// chainRun is one chain's running sums, read by the progress reporter
+// under mu.
+type chainRun struct {
+	mu    sync.Mutex
+	sum   []float64
+	sumsq []float64
+	n     int
+	steps int
+	trace [][]float64
+	err   error
+}
+
+// Sample runs cfg.Chains chains on g given ev (nil: none) and returns the
+// Rao-Blackwellised marginals. A cancelled ctx stops the chains; the
+// estimate so far is returned with Interrupted set, or ctx's error when no
+// chain has kept a sample yet.
+func Sample(ctx context.Context, g *fg.Graph, ev fg.Evidence, cfg Config) (*Result, error) {
+	if cfg.Samples < 0 || cfg.BurnIn < 0 || cfg.Chains < 0 || cfg.TimeLimit < 0 {
+		return nil, errors.New("mcmc: samples, burn-in, chains and time limit must not be negative")
+	}
+	if cfg.Samples == 0 && cfg.TimeLimit == 0 {
+		return nil, errors.New("mcmc: samples must be positive (or 0 with a time limit)")
+	}
+	nc := cfg.Chains
+	if nc == 0 {
+		nc = runtime.GOMAXPROCS(0)
+	}
+	if cfg.SatSweeps <= 0 {
+		cfg.SatSweeps = 1
+	}
+	if cfg.BlockProb <= 0 {
+		cfg.BlockProb = 0.1
+	}
+	if ev == nil {
+		ev = fg.NoEvidence(g.NumVars())
+	}
+	var deadline time.Time
+	if cfg.TimeLimit > 0 {
+		deadline = time.Now().Add(cfg.TimeLimit)
+	}
+	runs := make([]*chainRun, nc)
+	var wg sync.WaitGroup
+	for k := range runs {
+		runs[k] = &chainRun{}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			runs[k].err = runChain(ctx, g, ev, cfg, uint64(k), deadline, runs[k])
+		}()
+	}
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	if cfg.Progress != nil {
+		tick := time.NewTicker(200 * time.Millisecond)
+	wait:
+		for {
+			select {
+			case <-done:
+				break wait
+			case <-tick.C:
+				n, r := snapshot(runs)
+				cfg.Progress(n, r)
+			}
+		}
+		tick.Stop()
+	} else {
+		<-done
+	}
+	for _, r := range runs {
+		if r.err != nil && !errors.Is(r.err, ctx.Err()) {
+			return nil, r.err
+		}
+	}
+	res := &Result{ChainSum: make([][]float64, nc), ChainSamples: make([]int, nc)}
+	for k, r := range runs {
+		res.ChainSum[k] = r.sum
+		res.ChainSamples[k] = r.n
+		res.Samples += r.n
+		res.Sweeps += r.steps
+		if cfg.Trace {
+			res.Trace = append(res.Trace, r.trace)
+		}
+	}
+	res.Interrupted = ctx.Err() != nil
+	if res.Samples == 0 {
+		if res.Interrupted {
+			return nil, ctx.Err()
+		}
+		return nil, errors.New("mcmc: no sample was kept (the time limit ended the burn-in)")
+	}
+	res.Off = make([]int, g.NumVars()+1)
+	for v := range g.NumVars() {
+		res.Off[v+1] = res.Off[v] + int(g.Card[v])
+	}
+	res.Mean = make([]float64, res.Off[g.NumVars()])
+	for _, r := range runs {
+		for i, s := range r.sum {
+			res.Mean[i] += s
+		}
+	}
+	for i := range res.Mean {
+		res.Mean[i] /= float64(res.Samples)
+	}
+	res.RHat = rHat(runs)
+	return res, nil
+}
+
+// runChain runs chain k, seeded with (seed, k).
+func runChain(ctx context.Context, g *fg.Graph, ev fg.Evidence, cfg Config, k uint64, deadline time.Time, r *chainRun) error {
+	rng := rand.New(rand.NewPCG(cfg.Seed, k))
+	x := make([]int32, g.NumVars())
+	if err := gibbs.Start(g, ev, x, rng); err != nil {
+		var ue *gibbs.UnsatError
+		if errors.As(err, &ue) {
+			return &StartError{Err: ue}
+		}
+		return err
+	}
+	ch, err := gibbs.NewChain(g, ev, x)
+	if err != nil {
+		return err
+	}
+	size := ch.Offsets()[g.NumVars()]
+	cond := make([]float64, size)
+	r.mu.Lock()
+	r.sum, r.sumsq = make([]float64, size), make([]float64, size)
+	r.mu.Unlock()
+	for step := 0; cfg.Samples == 0 || step < cfg.BurnIn+cfg.Samples; step++ {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if !deadline.IsZero() && time.Now().After(deadline) {
+			return nil
+		}
+		keep := step >= cfg.BurnIn
+		switch cfg.Kernel {
+		case MCSAT:
+			ch.MCSAT(rng, cfg.SatSweeps, cfg.BlockProb)
+			if keep {
+				ch.Conditionals(cond)
+			}
+		default:
+			if keep {
+				ch.Sweep(rng, cond)
+			} else {
+				ch.Sweep(rng, nil)
+			}
+		}
+		r.mu.Lock()
+		r.steps++
+		if keep {
+			for i, p := range cond {
+				r.sum[i] += p
+				r.sumsq[i] += p * p
+			}
+			r.n++
+			if cfg.Trace {
+				r.trace = append(r.trace, append([]float64(nil), cond...))
+			}
+		}
+		r.mu.Unlock()
+	}
+	return nil
+}
+
+// snapshot returns the samples kept so far and the current worst R-hat.
+func snapshot(runs []*chainRun) (int, float64) {
+	n := 0
+	for _, r := range runs {
+		r.mu.Lock()
+		n += r.n
+		r.mu.Unlock()
+	}
+	return n, rHat(runs)
+}
+
+// rHat is the Gelman–Rubin potential scale reduction factor of every
+// state's per-step conditional probability, worst over the states: with m
+// chains of n̄ kept steps on average, W the mean within-chain variance and
+// B/n̄ the variance of the chain means, R = sqrt(((n̄−1)/n̄·W + B/n̄)/W).
+// States that vary in no chain and agree across chains are skipped; states
+// constant within each chain but different across chains give the largest
+// float. It is 0 with fewer than two chains of two steps.
+func rHat(runs []*chainRun) float64 {
+	for _, r := range runs {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+	}
+	m := 0
+	nbar := 0.0
+	size := 0
+	for _, r := range runs {
+		if r.n >= 2 {
+			m++
+			nbar += float64(r.n)
+			size = len(r.sum)
+		}
+	}
+	if m < 2 {
+		return 0
+	}
+	nbar /= float64(m)
+	worst := 0.0
+	means := make([]float64, 0, m)
+	for i := range size {
+		w := 0.0
+		means = means[:0]
+		for _, r := range runs {
+			if r.n < 2 {
+				continue
+			}
+			n := float64(r.n)
+			mu := r.sum[i] / n
+			v := (r.sumsq[i] - n*mu*mu) / (n - 1)
+			w += max(v, 0)
+			means = append(means, mu)
+		}
+		w /= float64(m)
+		grand := 0.0
+		for _, mu := range means {
+			grand += mu
+		}
+		grand /= float64(m)
+		b := 0.0
+		for _, mu := range means {
+			b += (mu - grand) * (mu - grand)
+		}
+		b /= float64(m - 1) // B/n̄
+		const tiny = 1e-12
+		if w <= tiny {
+			if b > tiny {
+				return math.MaxFloat64
+			}
+			continue
+		}
+		rh := math.Sqrt(((nbar-1)/nbar*w + b) / w)
+		worst = max(worst, rh)
+	}
+	return worst
+}
+
+// BatchMeans estimates, for the pooled mean of one quantity traced by
+// several chains (traces[k][i]: chain k's value at its step i), its Monte
+// Carlo standard error and effective sample size by non-overlapping batch
+// means: each chain of n values is cut into a = ⌊n^⅓⌋ batches of
+// b = ⌊n/a⌋ values (the remainder dropped from the batches; batches of
+// about n^⅔ values rather than √n, which underestimates the variance of
+// slowly mixing chains), the chain's asymptotic variance is
+// b·Var(batch means), the variance of the pooled mean is
+// Σₖ (nₖ/N)²·σ²ₖ/nₖ, and the effective sample size is the pooled sample
+// variance divided by that (N when the variance is 0).
+func BatchMeans(traces [][]float64) (mean, se, ess float64) {
+	total := 0
+	for _, t := range traces {
+		total += len(t)
+		for _, x := range t {
+			mean += x
+		}
+	}
+	if total == 0 {
+		return math.NaN(), math.NaN(), 0
+	}
+	N := float64(total)
+	mean /= N
+	s2 := 0.0
+	for _, t := range traces {
+		for _, x := range t {
+			s2 += (x - mean) * (x - mean)
+		}
+	}
+	s2 /= max(N-1, 1)
+	varMean := 0.0
+	for _, t := range traces {
+		n := len(t)
+		a := int(math.Cbrt(float64(n)))
+		if a < 2 {
+			continue
+		}
+		b := n / a
+		bm := make([]float64, a)
+		all := 0.0
+		for j := range a {
+			for _, x := range t[j*b : (j+1)*b] {
+				bm[j] += x
+			}
+			bm[j] /= float64(b)
+			all += bm[j]
+		}
+		all /= float64(a)
+		vb := 0.0
+		for _, y := range bm {
+			vb += (y - all) * (y - all)
+		}
+		sigma2 := float64(b) * vb / float64(a-1)
+		w := float64(n) / N
+		varMean += w * w * sigma2 / float64(n)
+	}
+	if varMean == 0 {
+		return mean, 0, N
+	}
+	return mean, math.Sqrt(varMean), s2 / varMean
+}
+
+// sampler is the infer.Algorithm of both kernels.
+type sampler struct{ cfg Config }
+
+// Run samples the ground graph (the trivial compression; a lifted one is
+// refused) and returns per-variable Rao-Blackwellised marginals, no log Z,
+// and the sampler's statistics; Converged is false when the worst R-hat
+// exceeds 1.1.
+func (s sampler) Run(ctx context.Context, c *lift.Compressed, q infer.Query) (*infer.Answer, error) {
+	name := s.cfg.Kernel.String()
+	if q.Task != infer.Marginals {
+		return nil, fmt.Errorf("%s: answers marginal queries only, not %s", name, q.Task)
+	}
+	g := c.Ground
+	if c.NumNodes() != g.NumVars() {
+		return nil, fmt.Errorf("%s: needs the ground graph (the trivial compression), got %d clusternodes for %d variables", name, c.NumNodes(), g.NumVars())
+	}
+	ev := make(fg.Evidence, g.NumVars())
+	for v := range ev {
+		ev[v] = c.NodeEvidence[c.NodeOf[v]]
+	}
+	cfg := s.cfg
+	cfg.Seed = q.Seed
+	if q.Progress != nil {
+		cfg.Progress = func(n int, r float64) { q.Progress(infer.Progress{Samples: n, RHat: r}) }
+	}
+	res, err := Sample(ctx, g, ev, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	ans := &infer.Answer{Graph: c, Task: q.Task, NodeOff: make([]int, c.NumNodes()+1), LogZKind: infer.NoLogZ,
+		Converged: res.RHat <= 1.1}
+	for v, X := range c.NodeOf {
+		ans.NodeOff[X+1] = int(g.Card[v])
+	}
+	for X := range c.NumNodes() {
+		ans.NodeOff[X+1] += ans.NodeOff[X]
+	}
+	ans.Belief = make([]float64, ans.NodeOff[c.NumNodes()])
+	for v, X := range c.NodeOf {
+		copy(ans.NodeBelief(int(X)), res.Mean[res.Off[v]:res.Off[v+1]])
+	}
+	ans.Stats = infer.Stats{Converged: ans.Converged, Samples: res.Samples, Sweeps: res.Sweeps,
+		Chains: len(res.ChainSamples), RHat: res.RHat, Interrupted: res.Interrupted}
+	return ans, nil
+}
+
+// Properties of both methods (and sat-sweeps of mcsat).
+var props = []infer.Property{
+	{Name: "samples", Default: "1000", Help: "steps each chain keeps after the burn-in (0: until time-limit)"},
+	{Name: "burn-in", Default: "100", Help: "steps each chain discards first"},
+	{Name: "chains", Default: "0", Help: "independent chains (0: one per core)"},
+	{Name: "time-limit", Default: "0", Help: "stop every chain after this long, e.g. 30s (0: none)"},
+}
+
+func newSampler(m infer.Method, k Kernel, p infer.Properties) (infer.Algorithm, error) {
+	cfg := Config{Kernel: k}
+	var err error
+	if cfg.Samples, err = p.Int(m, "samples"); err != nil {
+		return nil, err
+	}
+	if cfg.BurnIn, err = p.Int(m, "burn-in"); err != nil {
+		return nil, err
+	}
+	if cfg.Chains, err = p.Int(m, "chains"); err != nil {
+		return nil, err
+	}
+	tl := p.String(m, "time-limit")
+	if tl != "0" {
+		if cfg.TimeLimit, err = time.ParseDuration(tl); err != nil {
+			return nil, &infer.PropertyError{Method: m.Name, Name: "time-limit", Value: tl, Msg: fmt.Sprintf("must be a duration such as 30s or 5m, got %q", tl)}
+		}
+	}
+	if k == MCSAT {
+		if cfg.SatSweeps, err = p.Int(m, "sat-sweeps"); err != nil {
+			return nil, err
+		}
+		if cfg.SatSweeps < 1 {
+			return nil, &infer.PropertyError{Method: m.Name, Name: "sat-sweeps", Msg: fmt.Sprintf("must be at least 1, got %d", cfg.SatSweeps)}
+		}
+		if cfg.BlockProb, err = p.Float(m, "block-prob"); err != nil {
+			return nil, err
+		}
+		if !(cfg.BlockProb > 0 && cfg.BlockProb <= 1) {
+			return nil, &infer.PropertyError{Method: m.Name, Name: "block-prob", Msg: fmt.Sprintf("must be in (0, 1], got %v", cfg.BlockProb)}
+		}
+	}
+	for _, c := range []struct {
+		name string
+		v    int
+	}{{"samples", cfg.Samples}, {"burn-in", cfg.BurnIn}, {"chains", cfg.Chains}} {
+		if c.v < 0 {
+			return nil, &infer.PropertyError{Method: m.Name, Name: c.name, Msg: fmt.Sprintf("must not be negative, got %d", c.v)}
+		}
+	}
+	if cfg.TimeLimit < 0 {
+		return nil, &infer.PropertyError{Method: m.Name, Name: "time-limit", Msg: fmt.Sprintf("must not be negative, got %v", cfg.TimeLimit)}
+	}
+	if cfg.Samples == 0 && cfg.TimeLimit == 0 {
+		return nil, &infer.PropertyError{Method: m.Name, Name: "samples", Msg: "must be positive unless a time-limit is set"}
+	}
+	return sampler{cfg}, nil
+}
+
+func init() {
+	var gm, mm infer.Method
+	gm = infer.Method{
+		Name:    "gibbs",
+		Summary: "Gibbs sampling: single-site sweeps, several seeded chains, Rao-Blackwellised marginals",
+		Tasks:   []infer.Task{infer.Marginals},
+		Props:   props,
+		New:     func(p infer.Properties) (infer.Algorithm, error) { return newSampler(gm, Gibbs, p) },
+	}
+	mm = infer.Method{
+		Name:    "mcsat",
+		Summary: "MC-SAT (slice sampling with uniform SampleSAT moves): exact with hard formulas and zeros",
+		Tasks:   []infer.Task{infer.Marginals},
+		Props: append(append([]infer.Property(nil), props...),
+			infer.Property{Name: "sat-sweeps", Default: "1", Help: "uniform sweeps over the satisfying worlds per step"},
+			infer.Property{Name: "block-prob", Default: "0.1", Help: "probability of a block move on a constrained factor that single moves could serve"}),
+		New: func(p infer.Properties) (infer.Algorithm, error) { return newSampler(mm, MCSAT, p) },
+	}
+	infer.Register(gm)
+	infer.Register(mm)
+}

@@ -1,0 +1,486 @@
+package mcmc
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/lifted-dev/lifted/fg"
+	mlnfile "github.com/lifted-dev/lifted/format/mln"
+	"github.com/lifted-dev/lifted/gibbs"
+	"github.com/lifted-dev/lifted/ground"
+	"github.com/lifted-dev/lifted/infer"
+	"github.com/lifted-dev/lifted/internal/brute"
+	"github.com/lifted-dev/lifted/mln"
+)
+
+// randomGraph builds a small graph: 3 to 6 variables of 2 or 3 states,
+// factors over one to three of them with entries exp(1.5·N(0,1)), about a
+// fifth of them 0, and one observed variable half the time.
+func randomGraph(t *testing.T, r *rand.Rand) (*fg.Graph, fg.Evidence) {
+	b := fg.NewBuilder()
+	n := 3 + r.IntN(4)
+	for range n {
+		b.AddVar(2 + r.IntN(2)*r.IntN(2))
+	}
+	for range 2 + r.IntN(6) {
+		k := 1 + r.IntN(3)
+		perm := r.Perm(n)[:k]
+		scope := make([]int32, k)
+		size := 1
+		for i, v := range perm {
+			scope[i] = int32(v)
+			size *= int(b.Card(int32(v)))
+		}
+		vals := make([]float64, size)
+		for i := range vals {
+			if r.IntN(5) > 0 {
+				vals[i] = math.Exp(1.5 * r.NormFloat64())
+			}
+		}
+		if _, err := b.AddFactor(scope, vals); err != nil {
+			t.Fatal(err)
+		}
+	}
+	g := b.Build()
+	ev := fg.NoEvidence(g.NumVars())
+	if r.IntN(2) == 0 {
+		v := r.IntN(g.NumVars())
+		ev[v] = int32(r.IntN(int(g.Card[v])))
+	}
+	return g, ev
+}
+
+// randomMLN writes a small MLN over one type of 2 or 3 constants: a unary
+// and a binary predicate and a second unary one, three to five formulas
+// (clauses, conjunctions, implications, equivalences; soft ones with weights
+// in [-2, 2], about a quarter hard), and a .db that fixes a few atoms.
+func randomMLN(r *rand.Rand) (src, db string) {
+	consts := []string{"A", "B", "C"}[:2+r.IntN(2)]
+	var b strings.Builder
+	fmt.Fprintf(&b, "t = {%s}\nP(t)\nQ(t)\nR(t, t)\n", strings.Join(consts, ", "))
+	lit := func() string {
+		s := []string{"P(x)", "Q(x)", "P(y)", "Q(y)", "R(x, y)", "R(y, x)"}[r.IntN(6)]
+		if r.IntN(2) == 0 {
+			s = "!" + s
+		}
+		return s
+	}
+	ops := []string{" v ", " ^ ", " => ", " <=> "}
+	for range 3 + r.IntN(3) {
+		f := lit()
+		for range 1 + r.IntN(2) {
+			f += ops[r.IntN(len(ops))] + lit()
+		}
+		if r.IntN(4) == 0 {
+			fmt.Fprintf(&b, "%s.\n", f)
+		} else {
+			fmt.Fprintf(&b, "%.1f %s\n", float64(r.IntN(41)-20)/10, f)
+		}
+	}
+	var d strings.Builder
+	for _, c := range consts {
+		if r.IntN(3) == 0 {
+			fmt.Fprintf(&d, "%sP(%s)\n", []string{"", "!"}[r.IntN(2)], c)
+		}
+	}
+	return b.String(), d.String()
+}
+
+// groundMLN grounds src with db, all predicates queried; nil when the
+// evidence contradicts a hard formula or the grounding is too large to
+// enumerate.
+func groundMLN(t *testing.T, src, db string, maxArity int) *fg.Graph {
+	t.Helper()
+	m, err := mlnfile.Parse("r.mln", []byte(src))
+	if err != nil {
+		t.Fatalf("%v\n%s", err, src)
+	}
+	d, err := mlnfile.ReadDB(strings.NewReader(db), "r.db", m)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, db)
+	}
+	gr, err := ground.Ground(context.Background(), m, d, ground.Options{Query: []string{"P", "Q", "R"}, MaxArity: maxArity})
+	if err != nil && maxArity > 0 && strings.Contains(err.Error(), "too large for a table") {
+		return groundMLN(t, src, db, 0) // only clauses and conjunctions get auxiliary variables
+	}
+	if errors.Is(err, ground.ErrContradiction) {
+		return nil
+	}
+	if err != nil {
+		t.Fatalf("%v\n%s", err, src)
+	}
+	if gr.Graph.NumVars() > 14 || gr.Graph.NumVars() == 0 {
+		return nil
+	}
+	return gr.Graph
+}
+
+// weight returns the unnormalised weight of world x.
+func weight(g *fg.Graph, x []int32) float64 {
+	w := 1.0
+	for f := range g.NumFactors() {
+		t := g.Table(f)
+		st := t.Strides()
+		j := 0
+		for p, u := range g.Scope(f) {
+			j += st[p] * int(x[u])
+		}
+		w *= t.Values[j]
+	}
+	return w
+}
+
+// connected reports whether the positive worlds of g given ev are connected
+// by changing one variable (single) or, with blocks, also the unobserved
+// variables of one factor at a time (MC-SAT's moves), and how many there
+// are.
+func connected(g *fg.Graph, ev fg.Evidence, blocks bool) (bool, int) {
+	n := g.NumVars()
+	key := func(x []int32) int {
+		k := 0
+		for v, s := range x {
+			k = k*int(g.Card[v]) + int(s)
+		}
+		return k
+	}
+	var worlds [][]int32
+	index := map[int]int{}
+	x := make([]int32, n)
+	var rec func(v int)
+	rec = func(v int) {
+		if v == n {
+			if weight(g, x) > 0 {
+				index[key(x)] = len(worlds)
+				worlds = append(worlds, append([]int32(nil), x...))
+			}
+			return
+		}
+		for s := range g.Card[v] {
+			if ev[v] >= 0 && s != ev[v] {
+				continue
+			}
+			x[v] = s
+			rec(v + 1)
+		}
+	}
+	rec(0)
+	if len(worlds) == 0 {
+		return false, 0
+	}
+	seen := make([]bool, len(worlds))
+	seen[0] = true
+	queue := []int{0}
+	visit := func(y []int32) {
+		if i, ok := index[key(y)]; ok && !seen[i] {
+			seen[i] = true
+			queue = append(queue, i)
+		}
+	}
+	for len(queue) > 0 {
+		w := worlds[queue[0]]
+		queue = queue[1:]
+		y := append([]int32(nil), w...)
+		for v := range n {
+			for s := range g.Card[v] {
+				y[v] = s
+				visit(y)
+			}
+			y[v] = w[v]
+		}
+		if !blocks {
+			continue
+		}
+		for f := range g.NumFactors() {
+			sc := g.Scope(f)
+			var rec func(i int)
+			rec = func(i int) {
+				if i == len(sc) {
+					visit(y)
+					return
+				}
+				u := sc[i]
+				if ev[u] >= 0 {
+					rec(i + 1)
+					return
+				}
+				for s := range g.Card[u] {
+					y[u] = s
+					rec(i + 1)
+				}
+				y[u] = w[u]
+			}
+			rec(0)
+		}
+	}
+	for _, s := range seen {
+		if !s {
+			return false, len(worlds)
+		}
+	}
+	return true, len(worlds)
+}
+
+// checkAgainstEnumeration samples g and compares every marginal with
+// enumeration: the error must be at most 5 Monte Carlo standard errors of
+// the pooled Rao-Blackwellised estimate, the standard error estimated from
+// the chains' traces by batch means (BatchMeans), plus 1e-9 for rounding.
+// It adds to st the effective sample sizes, bounds and errors seen.
+func checkAgainstEnumeration(t *testing.T, name string, g *fg.Graph, ev fg.Evidence, k Kernel, blockProb float64, seed uint64, st *boundStats) {
+	t.Helper()
+	ex := brute.Solve(g, ev)
+	res, err := Sample(context.Background(), g, ev, Config{Kernel: k, Samples: 4000, BurnIn: 200, Chains: 4, Seed: seed, Trace: true, BlockProb: blockProb})
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	traces := make([][]float64, len(res.Trace))
+	for v := range g.NumVars() {
+		for s, p := range ex.Marginals[v] {
+			i := res.Off[v] + s
+			for c, tr := range res.Trace {
+				traces[c] = traces[c][:0]
+				for _, step := range tr {
+					traces[c] = append(traces[c], step[i])
+				}
+			}
+			mean, se, ess := BatchMeans(traces)
+			if math.Abs(mean-res.Mean[i]) > 1e-12 {
+				t.Fatalf("%s: trace mean %v, result %v", name, mean, res.Mean[i])
+			}
+			bound := 5*se + 1e-9
+			if d := math.Abs(res.Mean[i] - p); d > bound {
+				t.Errorf("%s %s: P(x%d = %d) = %.5f sampled, %.5f exact: error %.2g > bound %.2g (5 s.e., ESS %.0f)",
+					name, k, v, s, res.Mean[i], p, d, bound, ess)
+			}
+			if se > 1e-6 {
+				st.bounds = append(st.bounds, bound)
+				st.minESS = min(st.minESS, ess)
+				st.maxESS = max(st.maxESS, ess)
+				st.maxBound = max(st.maxBound, bound)
+				st.maxRatio = max(st.maxRatio, math.Abs(res.Mean[i]-p)/se)
+				st.n++
+			}
+		}
+	}
+}
+
+// boundStats summarise the checks: the range of effective sample sizes,
+// the largest bound, the largest error in standard errors, and the number
+// of marginals that vary.
+type boundStats struct {
+	minESS, maxESS, maxBound, maxRatio float64
+	n                                  int
+	bounds                             []float64
+}
+
+// TestAgainstEnumeration is the truth of both samplers: on random small
+// factor graphs with zero entries and evidence, and on random groundings of
+// MLNs with hard formulas and evidence (some with auxiliary variables), the
+// marginals are within the effective-sample-size bound of enumeration. Each
+// sampler is tested only where its moves connect the positive worlds
+// (single-site Gibbs cannot cross zeros that separate them).
+func TestAgainstEnumeration(t *testing.T) {
+	r := rand.New(rand.NewPCG(2026, 11))
+	count := map[string]int{}
+	// MC-SAT runs twice: with the default block moves, and with block moves
+	// on every constrained factor (block-prob 1).
+	variants := []struct {
+		name      string
+		k         Kernel
+		blockProb float64
+	}{{"gibbs", Gibbs, 0}, {"mcsat", MCSAT, 0}, {"mcsat block-prob=1", MCSAT, 1}}
+	st := map[string]*boundStats{}
+	for _, v := range variants {
+		st[v.name] = &boundStats{minESS: math.Inf(1)}
+	}
+	for trial := 0; count["fg gibbs"] < 20 || count["fg mcsat"] < 20 || count["mln gibbs"] < 20 || count["mln mcsat"] < 20; trial++ {
+		if trial > 2000 {
+			t.Fatalf("too few connected models: %v", count)
+		}
+		var g *fg.Graph
+		var ev fg.Evidence
+		kind := "fg"
+		if trial%2 == 0 {
+			g, ev = randomGraph(t, r)
+		} else {
+			kind = "mln"
+			src, db := randomMLN(r)
+			g = groundMLN(t, src, db, 2+r.IntN(11))
+			if g == nil {
+				continue
+			}
+			ev = fg.NoEvidence(g.NumVars())
+		}
+		for _, va := range variants {
+			key := kind + " " + va.name
+			if count[key] >= 20 && (va.k == Gibbs || count[kind+" mcsat"] >= 20) {
+				continue
+			}
+			ok, nw := connected(g, ev, va.k == MCSAT)
+			if !ok || nw < 2 {
+				continue
+			}
+			count[key]++
+			checkAgainstEnumeration(t, fmt.Sprintf("%s %d", kind, trial), g, ev, va.k, va.blockProb, uint64(trial), st[va.name])
+		}
+	}
+	t.Logf("models tested: %v", count)
+	for _, va := range variants {
+		s := st[va.name]
+		slices.Sort(s.bounds)
+		t.Logf("%s: %d marginals with s.e. > 1e-6: ESS %.0f to %.0f (of 16000 samples), bounds median %.4f, largest %.3f; largest error %.2f s.e.",
+			va.name, s.n, s.minESS, s.maxESS, s.bounds[len(s.bounds)/2], s.maxBound, s.maxRatio)
+	}
+}
+
+// TestDeterministic: the same seed and chain count give the same marginals,
+// bit for bit, however the chains are scheduled; another seed does not.
+func TestDeterministic(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 7))
+	g, ev := randomGraph(t, r)
+	for _, k := range []Kernel{Gibbs, MCSAT} {
+		cfg := Config{Kernel: k, Samples: 300, BurnIn: 10, Chains: 5, Seed: 42}
+		a, err := Sample(context.Background(), g, ev, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := Sample(context.Background(), g, ev, cfg)
+		if fmt.Sprint(a.Mean) != fmt.Sprint(b.Mean) || a.RHat != b.RHat {
+			t.Fatalf("%s: two runs with seed 42 differ", k)
+		}
+		cfg.Seed = 43
+		c, _ := Sample(context.Background(), g, ev, cfg)
+		if fmt.Sprint(a.Mean) == fmt.Sprint(c.Mean) {
+			t.Fatalf("%s: seeds 42 and 43 give the same marginals", k)
+		}
+	}
+}
+
+// hardConjunction is the case Alchemy's samplers get wrong (P ≈ 0.31 to
+// 0.33): a hard conjunction with soft formulas around it. Every atom of the
+// conjunction is true in every world of positive probability.
+const hardConjunction = `item = {I1, I2, I3}
+obj = {O1, O2}
+H(item)
+S(obj)
+T(item, obj)
+H(i) ^ S(o).
+1.5 H(i) ^ S(o) => T(i, o)
+-2 H(i)
+-1 S(o) v T(i, o)
+0.7 T(i, o) => !H(i)
+`
+
+func TestHardConjunction(t *testing.T) {
+	m, err := mlnfile.Parse("hard.mln", []byte(hardConjunction))
+	if err != nil {
+		t.Fatal(err)
+	}
+	gr, err := ground.Ground(context.Background(), m, mln.NewDB(m), ground.Options{Query: []string{"H", "S", "T"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ex := brute.Solve(gr.Graph, nil)
+	for _, name := range []string{"gibbs", "mcsat"} {
+		alg, meth, err := infer.New(name, infer.Properties{"samples": "2000", "chains": "3"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ans, err := infer.Run(context.Background(), alg, gr.Graph, nil, infer.Options{Lifted: meth.Lifted, Query: infer.Query{Seed: 1}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for v := range gr.Graph.NumVars() {
+			p := ans.Marginal(v)[1]
+			atom := gr.AtomName(int32(v))
+			if (strings.HasPrefix(atom, "H(") || strings.HasPrefix(atom, "S(")) && p != 1 {
+				t.Errorf("%s: P(%s) = %v, want 1", name, atom, p)
+			}
+			if d := math.Abs(p - ex.Marginals[v][1]); d > 0.03 {
+				t.Errorf("%s: P(%s) = %.4f, exact %.4f", name, atom, p, ex.Marginals[v][1])
+			}
+		}
+		if ans.Stats.Samples != 6000 || ans.Stats.Sweeps != 6300 || ans.Stats.Chains != 3 || ans.LogZKind != infer.NoLogZ {
+			t.Errorf("%s: stats %+v", name, ans.Stats)
+		}
+	}
+}
+
+// TestUnsatisfiable: hard constraints that no world satisfies are an error
+// that says so, promptly.
+func TestUnsatisfiable(t *testing.T) {
+	b := fg.NewBuilder()
+	b.AddVars(3, 2)
+	b.AddFactor([]int32{0, 1}, []float64{0, 1, 1, 0}) // x0 ≠ x1
+	b.AddFactor([]int32{1, 2}, []float64{0, 1, 1, 0}) // x1 ≠ x2
+	b.AddFactor([]int32{0, 2}, []float64{0, 1, 1, 0}) // x0 ≠ x2: impossible
+	g := b.Build()
+	for _, k := range []Kernel{Gibbs, MCSAT} {
+		_, err := Sample(context.Background(), g, nil, Config{Kernel: k, Samples: 10, Chains: 2})
+		var se *StartError
+		if !errors.As(err, &se) || !strings.Contains(err.Error(), "hard constraints") {
+			t.Fatalf("%s: got %v", k, err)
+		}
+	}
+	b = fg.NewBuilder()
+	b.AddVars(1, 2)
+	b.AddFactor([]int32{0}, []float64{0, 1})
+	g = b.Build()
+	_, err := Sample(context.Background(), g, fg.Evidence{0}, Config{Samples: 10, Chains: 1})
+	if err == nil || !strings.Contains(err.Error(), "cannot all hold given the evidence") {
+		t.Fatalf("evidence against a zero: got %v", err)
+	}
+}
+
+// TestInterrupted: a cancelled run returns the estimate so far, marked.
+func TestInterrupted(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 9))
+	g, ev := randomGraph(t, r)
+	ctx, cancel := context.WithCancel(context.Background())
+	calls := 0
+	res, err := Sample(ctx, g, ev, Config{Samples: 0, TimeLimit: 1e12, Chains: 2, Progress: func(n int, _ float64) {
+		calls++
+		if n > 0 {
+			cancel()
+		}
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Interrupted || res.Samples == 0 || calls == 0 {
+		t.Fatalf("interrupted %v, samples %d, progress calls %d", res.Interrupted, res.Samples, calls)
+	}
+}
+
+// TestRHatFlagsFrozenGibbs: an "exactly one" constraint freezes single-site
+// Gibbs; chains that start in different states show it in R-hat, while
+// MC-SAT's block moves mix.
+func TestRHatFlagsFrozenGibbs(t *testing.T) {
+	b := fg.NewBuilder()
+	b.AddVars(3, 2)
+	one := make([]float64, 8)
+	one[1], one[2], one[4] = 1, 1, 1
+	b.AddFactor([]int32{0, 1, 2}, one)
+	b.AddFactor([]int32{0}, []float64{1, 2})
+	g := b.Build()
+	gres, err := Sample(context.Background(), g, nil, Config{Kernel: Gibbs, Samples: 500, Chains: 8, Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mres, err := Sample(context.Background(), g, nil, Config{Kernel: MCSAT, Samples: 500, Chains: 8, Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if gres.RHat < 10 || mres.RHat > 1.1 {
+		t.Fatalf("R-hat: gibbs %v (want large), mcsat %v (want ≤ 1.1)", gres.RHat, mres.RHat)
+	}
+	if d := math.Abs(mres.Mean[1] - 0.5); d > 0.05 { // P(x0) = 2/4
+		t.Fatalf("mcsat P(x0) = %v, want 0.5", mres.Mean[1])
+	}
+	_ = gibbs.MaxBlock
+}
