@@ -58,6 +58,7 @@ type inferFlags struct {
 	// allowUnconverged prints the answer of an iterative method that did
 	// not converge (marked as such) instead of failing with exit status 3.
 	allowUnconverged bool
+	props            []string
 }
 
 func newInferCmd() *cobra.Command {
@@ -104,6 +105,7 @@ names; --seed seeds the samplers):
 	fl.Float64Var(&f.tol, "tol", 1e-8, "convergence tolerance on the largest message change")
 	fl.IntVar(&f.maxIter, "max-iter", 1000, "maximum BP iterations")
 	fl.BoolVar(&f.maxProduct, "max-product", false, "max-product BP: print a MAP assignment (UAI MPE format)")
+	fl.StringArrayVar(&f.props, "prop", nil, "set a property of the method, NAME=VALUE (repeatable; see the methods' properties above), e.g. --prop max-states=1e7")
 	fl.BoolVar(&f.allowUnconverged, "allow-unconverged", false, "print the answer of BP that did not converge even with its fallbacks (marked as not converged) instead of failing with exit status 3")
 	fl.IntVar(&f.samples, "samples", 1000, "samplers: samples each chain keeps after the burn-in (0: until --time-limit)")
 	fl.IntVar(&f.burnIn, "burn-in", 100, "samplers: steps each chain discards first")
@@ -148,6 +150,16 @@ func inferSetup(cmd *cobra.Command, f *inferFlags, format string) (infer.Algorit
 		case fl.Changed:
 			return nil, opt, usageError{fmt.Errorf("--%s does not apply to --method %s", name, m.Name)}
 		}
+	}
+	for _, kv := range f.props {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" {
+			return nil, opt, usageError{fmt.Errorf("--prop %q: want NAME=VALUE", kv)}
+		}
+		if !m.HasProperty(k) {
+			return nil, opt, usageError{fmt.Errorf("--prop %s: --method %s has no property %q (%s)", kv, m.Name, k, propNames(m))}
+		}
+		props[k] = v
 	}
 	opt.Query.Task = infer.Marginals
 	opt.Query.Seed = f.seed
@@ -364,4 +376,16 @@ func methodHelp() string {
 		parts = append(parts, m.Name+" ("+m.Summary+")")
 	}
 	return strings.Join(parts, ", ")
+}
+
+// propNames lists a method's properties for an error message.
+func propNames(m infer.Method) string {
+	if len(m.Props) == 0 {
+		return "it has none"
+	}
+	names := make([]string, len(m.Props))
+	for i, p := range m.Props {
+		names[i] = p.Name
+	}
+	return "it has " + strings.Join(names, ", ")
 }

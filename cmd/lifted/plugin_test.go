@@ -216,3 +216,27 @@ func parseMAR(t *testing.T, s string) [][]float64 {
 	}
 	return out
 }
+
+// --prop sets any property of the chosen method by name; unknown names and
+// malformed values are usage errors.
+func TestPropFlag(t *testing.T) {
+	mlnPath := "../../examples/mln/smokers.mln"
+	db := "../../examples/mln/smokers.db"
+	_, err := runCLI(t, "infer", "--method", "enumerate", "--prop", "max-states=10", "--quiet", mlnPath, "-e", db, "-q", "Cancer")
+	if err == nil || !strings.Contains(err.Error(), "256 joint states, more than the limit of 10") {
+		t.Fatalf("max-states=10: %v", err)
+	}
+	out, err := runCLI(t, "infer", "--method", "enumerate", "--prop", "max-states=1e5", "--quiet", mlnPath, "-e", db, "-q", "Cancer")
+	if err != nil || !strings.HasPrefix(out, "Cancer(Anna) 0.817574\n") {
+		t.Fatalf("max-states=1e5: %v %q", err, out)
+	}
+	for _, bad := range []string{"foo=1", "max-states", "=3"} {
+		if _, err := runCLI(t, "infer", "--method", "enumerate", "--prop", bad, mlnPath, "-q", "Cancer"); err == nil {
+			t.Errorf("--prop %s accepted", bad)
+		}
+	}
+	if _, err := runCLI(t, "infer", "--method", "enumerate", "--prop", "max-states=x", mlnPath, "-q", "Cancer"); err == nil ||
+		!strings.Contains(err.Error(), "max-states") {
+		t.Errorf("--prop max-states=x: %v", err)
+	}
+}

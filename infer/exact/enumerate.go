@@ -57,7 +57,7 @@ func (e Enumerate) Run(ctx context.Context, c *lift.Compressed, q infer.Query) (
 		limit = DefaultMaxStates
 	}
 	if s := States(g, ev); s > limit {
-		return nil, fmt.Errorf("enumerate: %.3g joint states, more than the limit of %.3g (property max-states)", s, limit)
+		return nil, fmt.Errorf("enumerate: %.3g joint states, more than the limit of %.3g (raise it with the property max-states: --prop max-states=N)", s, limit)
 	}
 	n := g.NumVars()
 	x := make([]int32, n)
