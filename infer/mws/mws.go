@@ -23,7 +23,9 @@
 // variables at random (to a random other state), otherwise it makes the
 // change among the clause's variables that lowers the cost most (ties
 // broken at random), which may break other clauses. Each try starts from a
-// uniformly random world and runs MaxFlips steps; the best world of all
+// uniformly random world (variables that no factor depends on, being in
+// none or only in constant ones, take state 0, as max-product BP's ties
+// do) and runs MaxFlips steps; the best world of all
 // tries is returned. A run stops early at cost 0 (every factor at its
 // largest entry: provably optimal). A world that breaks a hard clause is
 // never returned: when every world visited breaks one, Solve fails with an
@@ -38,6 +40,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"time"
 
 	"github.com/lifted-dev/lifted/fg"
@@ -98,6 +101,7 @@ type solver struct {
 	edgeF  []int32     // per VarEdges index: the factor
 	edgeP  []int32     // per VarEdges index: the position in the factor's scope
 	free   [][]int32   // per factor: unobserved variables with more than one state
+	inert  []bool      // per variable: in no factor whose table is not constant
 	x      []int32
 	idx    []int // per factor: its current table entry
 	// broken hard and soft clauses: factor lists with positions (-1: not in).
@@ -153,7 +157,7 @@ tries:
 		rng := rand.New(rand.NewPCG(cfg.Seed, uint64(t)))
 		res.Tries++
 		for v := range s.x {
-			if ev[v] < 0 {
+			if ev[v] < 0 && !s.inert[v] {
 				s.x[v] = int32(rng.IntN(int(g.Card[v])))
 			}
 		}
@@ -260,6 +264,20 @@ func newSolver(g *fg.Graph, ev fg.Evidence) *solver {
 		for _, v := range g.Scope(f) {
 			if ev[v] < 0 && g.Card[v] > 1 {
 				s.free[f] = append(s.free[f], v)
+			}
+		}
+	}
+	constant := make([]bool, len(g.Tables))
+	for t, tb := range g.Tables {
+		constant[t] = !slices.ContainsFunc(tb.Values, func(p float64) bool { return p != tb.Values[0] })
+	}
+	s.inert = make([]bool, g.NumVars())
+	for v := range s.inert {
+		s.inert[v] = true
+		for i := g.VarStart[v]; i < g.VarStart[v+1]; i++ {
+			if !constant[g.FactorTable[s.edgeF[i]]] {
+				s.inert[v] = false
+				break
 			}
 		}
 	}
