@@ -71,3 +71,19 @@ func TestMaxWalkSATUnsat(t *testing.T) {
 		t.Errorf("exit %d, stdout %q, stderr %q", code, out, stderr)
 	}
 }
+
+// MAP queries ground large formulas so that maximising over their
+// auxiliary variables gives the formula's value (ground.Options.ExactMax):
+// a conjunction of positive weight over 13 atoms, true in the MAP world.
+func TestMAPLargeConjunction(t *testing.T) {
+	mln := writeFile(t, t.TempDir(), "c.mln", "t = {1,2,3,4,5,6,7,8,9,10,11,12,13}\nP(t)\n0.5 FORALL y P(y)\n0.01 !P(x)\n")
+	for _, args := range [][]string{
+		{"map", mln, "-q", "P", "--method", "bp"},
+		{"map", mln, "-q", "P", "--tries", "20", "--noise", "0.8", "--max-flips", "20000"},
+	} {
+		out, stderr, code := run(t, args...)
+		if code != 0 || strings.Count(out, " 1\n") != 13 {
+			t.Errorf("%v: exit %d, %s%s", args, code, out, stderr)
+		}
+	}
+}
