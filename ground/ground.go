@@ -52,6 +52,14 @@ type Options struct {
 	// can break symmetries that colour passing would otherwise find. By
 	// default every ground formula is its own factor.
 	MergeDuplicates bool
+	// ExactMax represents every formula that gets an auxiliary variable so
+	// that the auxiliary variable is a function of the atoms (the index of
+	// the first true literal), which makes maximising over it, as MAP
+	// does, give the formula's value; sums stay exact too. By default a
+	// conjunction of positive weight (a clause of negative weight) gets the
+	// smaller binary mixture, which is exact for sums (marginals, log Z)
+	// but not for maxima.
+	ExactMax bool
 	// Progress, if set, is called from time to time while grounding.
 	Progress func(Progress)
 

@@ -435,7 +435,7 @@ func (g *grounder) buildStar() (*entry, error) {
 	}
 	var sp *starPlan
 	var err error
-	if cAll >= cOther {
+	if cAll >= cOther && !g.p.opt.ExactMax {
 		sp, err = g.symmetricStar(cAll, cOther, falseVal)
 	} else {
 		sp, err = g.firstTrueStar(cAll, cOther, falseVal)

@@ -175,4 +175,9 @@ type Stats struct {
 	Chains      int     `json:"chains,omitempty"`
 	RHat        float64 `json:"r_hat,omitempty"`
 	Interrupted bool    `json:"interrupted,omitempty"`
+
+	// Objective is, for a MAP answer that has one (MaxWalkSAT), the log
+	// score of the decoded world: Σ of the natural logs of its factors'
+	// entries. Nil (omitted) otherwise.
+	Objective *float64 `json:"objective,omitempty"`
 }

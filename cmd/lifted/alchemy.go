@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -88,14 +89,14 @@ var alchemyFlags = map[string]alchemyFlag{
 	"burnMaxSteps":      {cmd: "infer", value: true, ours: "--burn-in", ignored: sampling},
 	"minSteps":          {cmd: "infer", value: true, ignored: sampling},
 	"maxSeconds":        {cmd: "infer", value: true, ours: "--time-limit", ignored: "applies to sampling and MaxWalkSAT; ignored by BP"},
-	"mcsatSamples":      {cmd: "infer", value: true, ours: "--samples", ignored: sampling},               // Tuffy
-	"mcsatParam":        {cmd: "infer", value: true, ignored: sampling},                                  // Tuffy
-	"tries":             {cmd: "infer", value: true, ignored: "applies to MaxWalkSAT; ignored"},          // Alchemy
-	"mwsMaxSteps":       {cmd: "infer", value: true, ignored: "applies to MaxWalkSAT; ignored"},          // Alchemy
-	"maxFlips":          {cmd: "infer", value: true, ignored: "applies to MaxWalkSAT; ignored"},          // Tuffy
-	"maxTries":          {cmd: "infer", value: true, ignored: "applies to MaxWalkSAT; ignored"},          // Tuffy
-	"nopart":            {cmd: "infer", ignored: "Tuffy's MRF partitioning has no counterpart; ignored"}, // Tuffy
-	"threads":           {cmd: "infer", value: true, ignored: "BP runs on one core; ignored"},            // Tuffy
+	"mcsatSamples":      {cmd: "infer", value: true, ours: "--samples", ignored: sampling},                           // Tuffy
+	"mcsatParam":        {cmd: "infer", value: true, ignored: sampling},                                              // Tuffy
+	"tries":             {cmd: "infer", value: true, ours: "--tries", ignored: "applies to MaxWalkSAT; ignored"},     // Alchemy
+	"mwsMaxSteps":       {cmd: "infer", value: true, ours: "--max-flips", ignored: "applies to MaxWalkSAT; ignored"}, // Alchemy
+	"maxFlips":          {cmd: "infer", value: true, ours: "--max-flips", ignored: "applies to MaxWalkSAT; ignored"}, // Tuffy
+	"maxTries":          {cmd: "infer", value: true, ours: "--tries", ignored: "applies to MaxWalkSAT; ignored"},     // Tuffy
+	"nopart":            {cmd: "infer", ignored: "Tuffy's MRF partitioning has no counterpart; ignored"},             // Tuffy
+	"threads":           {cmd: "infer", value: true, ignored: "BP runs on one core; ignored"},                        // Tuffy
 	"seed":              {value: true, ours: "--seed", ignored: "BP is deterministic; ignored"},
 
 	// Weight learning.
@@ -272,8 +273,12 @@ func alchemyArgs(root *cobra.Command, args []string) ([]string, []string, error)
 	bpMethod := name == "infer" && (method == "" || method == "bp" || method == "lbp")
 	for _, s := range settings {
 		switch {
-		case !bpMethod && s.af.ours != "" && fl.Lookup(strings.TrimPrefix(s.af.ours, "--")) != nil:
-			out = append(out, s.af.ours, s.val)
+		case !bpMethod && s.af.ours != "" && fl.Lookup(strings.TrimPrefix(s.af.ours, "--")) != nil && takes(name, method, s.af.ours):
+			val := s.val
+			if _, err := strconv.ParseFloat(val, 64); err == nil && s.af.ours == "--time-limit" {
+				val += "s" // Alchemy's -maxSeconds counts seconds
+			}
+			out = append(out, s.af.ours, val)
 		case s.af.to != "":
 			out = append(out, s.af.to, s.val)
 		case bpMethod || s.af.ours == "":
@@ -283,6 +288,18 @@ func alchemyArgs(root *cobra.Command, args []string) ([]string, []string, error)
 		}
 	}
 	return out, warnings, nil
+}
+
+// takes reports whether the flag of ours (a method property's flag, or
+// --seed) applies to the method under the subcommand: learn's flags
+// always do, infer's when the method has that property.
+func takes(cmd, method, flag string) bool {
+	name := strings.TrimPrefix(flag, "--")
+	if cmd != "infer" || name == "seed" {
+		return true
+	}
+	m, ok := infer.Lookup(method)
+	return !ok || m.HasProperty(name)
 }
 
 // splitList splits a comma-separated list of files (Alchemy's -e a.db,b.db),
@@ -362,8 +379,9 @@ and Tuffy"): -i MODEL, -e A.db,B.db, -r FILE, -q, -f or -queryFile FILE, -cw,
 -lifted (MAP by max-product BP), -maxSteps N (--max-iter), -convergenceThresh T
 (--tol); -ms (MC-SAT) and -gibbs with -maxSteps, -numChains, -burnMaxSteps,
 -seed (--samples, --chains, --burn-in, --seed; ignored by BP with a warning);
-MAP by MaxWalkSAT (-m alone) is not built yet. A link to lifted named infer
-runs as "lifted infer".`,
+-m or -a alone (MAP by MaxWalkSAT: --method maxwalksat --max-product) with
+-tries, -mwsMaxSteps, Tuffy's -maxTries and -maxFlips (--tries, --max-flips)
+and -seed. A link to lifted named infer runs as "lifted infer".`,
 		"learn": `Alchemy's learnwts spellings work too ("lifted learnwts", or a link to lifted
 named learnwts): -g (--method pll), -d (--method scg), -i, -o, -t, -ne,
 -gMaxIter and -dNumIter (--max-iter), -priorMean, -priorStdDev, -noPrior

@@ -146,6 +146,11 @@ func TestAlchemyTutorialCommands(t *testing.T) {
 		{[]string{"-ms", "-maxSteps", "300", "-numChains", "2", "-burnMaxSteps", "20", "-seed", "3"}, []string{"--method", "mcsat", "--samples", "300", "--chains", "2", "--burn-in", "20", "--seed", "3"}},
 		{[]string{"-gibbs", "-maxSteps", "300", "-numChains", "2", "-seed", "4"}, []string{"--method", "gibbs", "--samples", "300", "--chains", "2", "--seed", "4"}},
 		{[]string{"-p", "-maxSteps", "300", "-numChains", "2", "-seed", "4"}, []string{"--method", "gibbs", "--samples", "300", "--chains", "2", "--seed", "4"}},
+		// MAP by MaxWalkSAT (issue 12): -m or -a alone, with Alchemy's and
+		// Tuffy's MaxWalkSAT settings.
+		{[]string{"-m"}, []string{"--method", "maxwalksat", "--max-product"}},
+		{[]string{"-a", "-tries", "3", "-mwsMaxSteps", "200", "-seed", "5"}, []string{"--method", "maxwalksat", "--max-product", "--tries", "3", "--max-flips", "200", "--seed", "5"}},
+		{[]string{"-m", "-maxTries", "2", "-maxFlips", "50", "-maxSeconds", "10"}, []string{"--method", "maxwalksat", "--max-product", "--tries", "2", "--max-flips", "50", "--time-limit", "10s"}},
 	} {
 		a := append([]string{"infer", "-i", smokersMLN, "-e", smokersDB, "-q", "Smokes,Cancer", "-r", "OUT"}, c.alchemy...)
 		o := append([]string{"infer", smokersMLN, "-e", smokersDB, "-q", "Smokes,Cancer", "-o", "OUT"}, c.ours...)
@@ -172,7 +177,7 @@ func TestAlchemyTutorialCommands(t *testing.T) {
 	}
 }
 
-// MAP by MaxWalkSAT (not built yet), flags that are neither ours nor Alchemy's,
+// Flags that are neither ours nor Alchemy's,
 // and Alchemy flags lifted does not have: clear errors, never "unknown
 // shorthand flag".
 func TestAlchemyErrors(t *testing.T) {
@@ -181,8 +186,6 @@ func TestAlchemyErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"-m"}, "-m (MAP inference by MaxWalkSAT) is not built yet: see issue 12; for MAP by max-product BP write -m -bp or -m -lifted (our --max-product)"},
-		{[]string{"-a"}, "-a (MAP inference by MaxWalkSAT) is not built yet: see issue 12"},
 		{[]string{"-efbp"}, "-efbp: expanding frontier BP is not built; use -bp or -lifted"},
 		{[]string{"-foo"}, "unknown flag -foo: neither one of lifted infer's flags nor one of Alchemy's or Tuffy's that it reads"},
 		{[]string{"-bp", "--method", "lbp"}, "--method lbp and -bp: choose one inference method"},

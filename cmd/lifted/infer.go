@@ -20,6 +20,7 @@ import (
 	"github.com/lifted-dev/lifted/infer/bp"
 	_ "github.com/lifted-dev/lifted/infer/exact" // registers "wfomc" and "auto"
 	_ "github.com/lifted-dev/lifted/infer/mcmc"  // registers gibbs and mcsat
+	_ "github.com/lifted-dev/lifted/infer/mws"   // registers maxwalksat
 	"github.com/lifted-dev/lifted/lift"
 )
 
@@ -53,6 +54,9 @@ type inferFlags struct {
 	chains     int
 	timeLimit  time.Duration
 	seed       uint64
+	tries      int
+	maxFlips   int
+	noise      float64
 	output     string
 	outFormat  string
 	// allowUnconverged prints the answer of an iterative method that did
@@ -84,14 +88,16 @@ converged). Samplers whose chains have not mixed (worst R-hat > 1.1) are
 treated the same way.
 
 Methods (--method NAME; the flags --schedule, --damping, --tol, --max-iter,
---samples, --burn-in, --chains and --time-limit set the properties of the same
-names; --seed seeds the samplers):
+--samples, --burn-in, --chains, --time-limit, --tries, --max-flips and --noise
+set the properties of the same names; --seed seeds the samplers and
+maxwalksat; maxwalksat answers MAP queries, --max-product):
 ` + infer.Describe(),
 		Example: `  lifted infer examples/fg/smokers10.uai
   lifted infer examples/mln/smokers.mln -e examples/mln/smokers.db -q Smokes,Cancer
   lifted infer model.uai -e model.uai.evid --output-format json
   lifted infer --method bp --schedule seq --damping 0.5 model.fg
-  lifted infer --method mcsat --samples 5000 --seed 1 model.mln -q Smokes`,
+  lifted infer --method mcsat --samples 5000 --seed 1 model.mln -q Smokes
+  lifted infer --method maxwalksat --max-product --tries 5 model.mln -q Smokes`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runInfer(cmd.Context(), cmd, &f, args[0], cmd.OutOrStdout())
@@ -110,8 +116,11 @@ names; --seed seeds the samplers):
 	fl.IntVar(&f.samples, "samples", 1000, "samplers: samples each chain keeps after the burn-in (0: until --time-limit)")
 	fl.IntVar(&f.burnIn, "burn-in", 100, "samplers: steps each chain discards first")
 	fl.IntVar(&f.chains, "chains", 0, "samplers: independent chains (0: one per core)")
-	fl.DurationVar(&f.timeLimit, "time-limit", 0, "samplers: stop after this long, e.g. 30s (0: no limit)")
-	fl.Uint64Var(&f.seed, "seed", 0, "samplers: random seed (the same seed and --chains give the same answer)")
+	fl.DurationVar(&f.timeLimit, "time-limit", 0, "samplers and maxwalksat: stop after this long, e.g. 30s (0: no limit)")
+	fl.Uint64Var(&f.seed, "seed", 0, "samplers and maxwalksat: random seed (the same seed, and for samplers --chains, give the same answer)")
+	fl.IntVar(&f.tries, "tries", 1, "maxwalksat: restarts from a random world")
+	fl.IntVar(&f.maxFlips, "max-flips", 100000, "maxwalksat: steps per try")
+	fl.Float64Var(&f.noise, "noise", 0.5, "maxwalksat: probability of a random-walk step")
 	fl.StringVarP(&f.output, "output", "o", "", "output file (default stdout)")
 	fl.StringVarP(&f.output, "result", "r", "", "alias of --output (as in Alchemy)")
 	fl.StringVar(&f.outFormat, "output-format", "", "mar (UAI MAR/MPE; the default for factor graphs), alchemy (the default for MLNs) or json")
@@ -130,7 +139,7 @@ func exactArgs(n int) cobra.PositionalArgs {
 
 // methodFlags are the flags that become properties of the chosen method,
 // named as the properties are.
-var methodFlags = []string{"schedule", "damping", "tol", "max-iter", "samples", "burn-in", "chains", "time-limit"}
+var methodFlags = []string{"schedule", "damping", "tol", "max-iter", "samples", "burn-in", "chains", "time-limit", "tries", "max-flips", "noise"}
 
 // inferSetup resolves --method and its properties from the flags, and the
 // query task and colour-passing mode. A flag the method has no property for
@@ -167,7 +176,11 @@ func inferSetup(cmd *cobra.Command, f *inferFlags, format string) (infer.Algorit
 		opt.Query.Task = infer.MAP
 	}
 	if !m.Supports(opt.Query.Task) {
-		return nil, opt, usageError{fmt.Errorf("--method %s does not answer %s queries", m.Name, opt.Query.Task)}
+		hint := ""
+		if !f.maxProduct && m.Supports(infer.MAP) {
+			hint = " (it answers MAP queries: add --max-product)"
+		}
+		return nil, opt, usageError{fmt.Errorf("--method %s does not answer %s queries%s", m.Name, opt.Query.Task, hint)}
 	}
 	alg, _, err := infer.New(m.Name, props)
 	if err != nil {
@@ -213,7 +226,9 @@ func reportRun(ans *infer.Answer, quiet bool) {
 	if st.Fallback != "" && !quiet {
 		fmt.Fprintf(os.Stderr, "lifted: BP did not converge as asked; it converged with %s\n", st.Fallback)
 	}
-	if st.Interrupted {
+	if st.Interrupted && st.Objective != nil {
+		fmt.Fprintln(os.Stderr, "lifted: warning: interrupted: the world printed is the best found so far")
+	} else if st.Interrupted {
 		fmt.Fprintf(os.Stderr, "lifted: warning: interrupted: the estimates are those of the %d samples so far\n", st.Samples)
 	}
 	switch {

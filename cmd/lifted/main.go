@@ -73,6 +73,7 @@ Markov logic networks in Alchemy's format (.mln, with .db evidence).`,
 	// Every subcommand, each defined in its own file.
 	root.AddCommand(
 		newInferCmd(),
+		newMapCmd(),
 		newCompressCmd(),
 		newCountCmd(),
 		newWfomcCmd(),

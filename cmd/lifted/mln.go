@@ -34,6 +34,9 @@ type mlnFlags struct {
 	maxGround       int64
 	alchemyCNF      bool
 	mergeDuplicates bool
+	// exactMax grounds for a MAP query (ground.Options.ExactMax); set
+	// from --max-product, not a flag of its own.
+	exactMax bool
 }
 
 func (f *mlnFlags) register(cmd *cobra.Command) {
@@ -120,6 +123,7 @@ func loadMLN(ctx context.Context, path string, evidence []string, mf *mlnFlags, 
 		QueryAtoms: q, ClosedWorld: mf.cw, OpenWorld: mf.ow,
 		DefaultWeight: mf.defaultWeight.v, UseDefaultWeight: mf.defaultWeight.set,
 		MaxGround: mf.maxGround, AlchemyCNF: mf.alchemyCNF, MergeDuplicates: mf.mergeDuplicates,
+		ExactMax: mf.exactMax,
 	}
 	prog := newProgress(quiet)
 	opt.Progress = func(p ground.Progress) {
@@ -196,6 +200,7 @@ func runInferMLN(ctx context.Context, cmd *cobra.Command, f *inferFlags, path st
 	if err != nil {
 		return err
 	}
+	f.mlnFlags.exactMax = opt.Query.Task == infer.MAP
 	mm, err := loadMLN(ctx, path, f.evidence, &f.mlnFlags, f.quiet, true)
 	if err != nil {
 		return err

@@ -161,6 +161,10 @@ func summaryLine(st infer.Stats, groundAtoms int, groundSeconds float64) string 
 	if st.Method == "wfomc" || st.Method == "enumerate" { // exact: no compression, no iterations
 		return fmt.Sprintf("lifted: %s, %d factors; exact by %s; %s s", size, st.Factors, st.Method, secs)
 	}
+	if st.Objective != nil { // MaxWalkSAT
+		return fmt.Sprintf("lifted: %s, %d factors; MAP by MaxWalkSAT, objective %s after %d flips; %s s", size, st.Factors,
+			strconv.FormatFloat(*st.Objective, 'g', 6, 64), st.BPIterations, secs)
+	}
 	if st.Chains > 0 { // a sampler
 		rhat := ""
 		if st.RHat > 0 {
