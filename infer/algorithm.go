@@ -175,4 +175,6 @@ type Stats struct {
 	Chains      int     `json:"chains,omitempty"`
 	RHat        float64 `json:"r_hat,omitempty"`
 	Interrupted bool    `json:"interrupted,omitempty"`
+	// Clusters is the number of blocks a blocked sampler draws jointly.
+	Clusters int `json:"clusters,omitempty"`
 }
