@@ -19,7 +19,7 @@ import (
 	"github.com/lifted-dev/lifted/infer"
 	"github.com/lifted-dev/lifted/infer/bp"
 	_ "github.com/lifted-dev/lifted/infer/exact" // registers "wfomc" and "auto"
-	_ "github.com/lifted-dev/lifted/infer/mcmc"  // registers gibbs and mcsat
+	"github.com/lifted-dev/lifted/infer/mcmc"    // registers gibbs, mcsat and bgibbs
 	"github.com/lifted-dev/lifted/lift"
 )
 
@@ -42,19 +42,21 @@ func (f *graphFlags) register(cmd *cobra.Command) {
 type inferFlags struct {
 	graphFlags
 	mlnFlags
-	method     string
-	schedule   string
-	damping    float64
-	tol        float64
-	maxIter    int
-	maxProduct bool
-	samples    int
-	burnIn     int
-	chains     int
-	timeLimit  time.Duration
-	seed       uint64
-	output     string
-	outFormat  string
+	method      string
+	schedule    string
+	damping     float64
+	tol         float64
+	maxIter     int
+	maxProduct  bool
+	samples     int
+	burnIn      int
+	chains      int
+	blockSize   int
+	blockStates int
+	timeLimit   time.Duration
+	seed        uint64
+	output      string
+	outFormat   string
 	// allowUnconverged prints the answer of an iterative method that did
 	// not converge (marked as such) instead of failing with exit status 3.
 	allowUnconverged bool
@@ -83,14 +85,15 @@ converged). Samplers whose chains have not mixed (worst R-hat > 1.1) are
 treated the same way.
 
 Methods (--method NAME; the flags --schedule, --damping, --tol, --max-iter,
---samples, --burn-in, --chains and --time-limit set the properties of the same
-names; --seed seeds the samplers):
+--samples, --burn-in, --chains, --time-limit, --block-size and --block-states
+set the properties of the same names; --seed seeds the samplers):
 ` + infer.Describe(),
 		Example: `  lifted infer examples/fg/smokers10.uai
   lifted infer examples/mln/smokers.mln -e examples/mln/smokers.db -q Smokes,Cancer
   lifted infer model.uai -e model.uai.evid --output-format json
   lifted infer --method bp --schedule seq --damping 0.5 model.fg
-  lifted infer --method mcsat --samples 5000 --seed 1 model.mln -q Smokes`,
+  lifted infer --method mcsat --samples 5000 --seed 1 model.mln -q Smokes
+  lifted infer --method bgibbs --block-size 4 --seed 1 model.mln -q Smokes`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runInfer(cmd.Context(), cmd, &f, args[0], cmd.OutOrStdout())
@@ -109,6 +112,8 @@ names; --seed seeds the samplers):
 	fl.IntVar(&f.burnIn, "burn-in", 100, "samplers: steps each chain discards first")
 	fl.IntVar(&f.chains, "chains", 0, "samplers: independent chains (0: one per core)")
 	fl.DurationVar(&f.timeLimit, "time-limit", 0, "samplers: stop after this long, e.g. 30s (0: no limit)")
+	fl.IntVar(&f.blockSize, "block-size", mcmc.DefaultBlockSize, "bgibbs: most variables in a block")
+	fl.IntVar(&f.blockStates, "block-states", mcmc.DefaultBlockStates, "bgibbs: most joint states of a block")
 	fl.Uint64Var(&f.seed, "seed", 0, "samplers: random seed (the same seed and --chains give the same answer)")
 	fl.StringVarP(&f.output, "output", "o", "", "output file (default stdout)")
 	fl.StringVarP(&f.output, "result", "r", "", "alias of --output (as in Alchemy)")
@@ -128,7 +133,7 @@ func exactArgs(n int) cobra.PositionalArgs {
 
 // methodFlags are the flags that become properties of the chosen method,
 // named as the properties are.
-var methodFlags = []string{"schedule", "damping", "tol", "max-iter", "samples", "burn-in", "chains", "time-limit"}
+var methodFlags = []string{"schedule", "damping", "tol", "max-iter", "samples", "burn-in", "chains", "time-limit", "block-size", "block-states"}
 
 // inferSetup resolves --method and its properties from the flags, and the
 // query task and colour-passing mode. A flag the method has no property for
