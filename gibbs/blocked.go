@@ -22,22 +22,35 @@ type Blocking struct {
 	blocks []block
 }
 
-// block is one block prepared for sampling.
+// block is one block prepared for sampling: its joint states are
+// numbered in mixed-radix order, the block's first variable slowest, and
+// digit[i][j] is variable i's state in joint state j. The factors touching
+// it are grouped by which of its variables they hold, so that a draw adds
+// one small table per group to the joint weights.
 type block struct {
-	vars  []int32
-	card  []int32
-	fac   []bfactor // the factors with a variable in the block, once each
-	state int       // joint states
+	vars   []int32
+	card   []int32
+	digit  [][]int32
+	groups []bgroup
+	state  int // joint states
 }
 
-// bfactor is a factor touching a block: its index, table, and for each
-// variable of its scope the stride and, for block variables, the position
-// in the block (-1 for the others).
+// bgroup is the factors that hold exactly the block variables at positions
+// pos (increasing); size is their joint states.
+type bgroup struct {
+	pos  []int
+	size int
+	fac  []bfactor
+}
+
+// bfactor is a factor touching a block: its index and table, the strides
+// of its block variables (in the group's order) and its other variables
+// with their strides.
 type bfactor struct {
-	f      int
 	table  int
-	stride []int
-	pos    []int
+	in     []int
+	out    []int32
+	outStr []int
 }
 
 // NewBlocking builds the blocks of g given ev greedily, deterministically:
@@ -117,11 +130,20 @@ func NewBlocking(g *fg.Graph, ev fg.Evidence, maxSize, maxStates int) (*Blocking
 	pos := make([]int, n)
 	seen := make([]int, g.NumFactors()) // block+1 that last listed the factor
 	for b, vars := range bk.Blocks {
-		bl := block{vars: vars, state: bk.States[b]}
+		bl := block{vars: vars, state: bk.States[b], digit: make([][]int32, len(vars))}
 		for i, v := range vars {
 			pos[v] = i
 			bl.card = append(bl.card, g.Card[v])
+			bl.digit[i] = make([]int32, bl.state)
 		}
+		rep := bl.state
+		for i, k := range bl.card {
+			rep /= int(k)
+			for j := range bl.state {
+				bl.digit[i][j] = int32(j / rep % int(k))
+			}
+		}
+		group := map[string]int{}
 		for _, v := range vars {
 			for e := g.VarStart[v]; e < g.VarStart[v+1]; e++ {
 				f := g.EdgeFactor(g.VarEdges[e])
@@ -130,15 +152,40 @@ func NewBlocking(g *fg.Graph, ev fg.Evidence, maxSize, maxStates int) (*Blocking
 				}
 				seen[f] = b + 1
 				t := int(g.FactorTable[f])
-				bf := bfactor{f: f, table: t, stride: g.Tables[t].Strides()}
-				for _, u := range g.Scope(f) {
-					p := -1
+				stride := g.Tables[t].Strides()
+				type inVar struct{ pos, stride int }
+				var ins []inVar
+				bf := bfactor{table: t}
+				for p, u := range g.Scope(f) {
 					if in[u] == int32(b) {
-						p = pos[u]
+						ins = append(ins, inVar{pos[u], stride[p]})
+					} else {
+						bf.out = append(bf.out, u)
+						bf.outStr = append(bf.outStr, stride[p])
 					}
-					bf.pos = append(bf.pos, p)
 				}
-				bl.fac = append(bl.fac, bf)
+				for i := 1; i < len(ins); i++ { // by position in the block
+					for j := i; j > 0 && ins[j].pos < ins[j-1].pos; j-- {
+						ins[j], ins[j-1] = ins[j-1], ins[j]
+					}
+				}
+				key := make([]byte, 0, 4*len(ins))
+				for _, iv := range ins {
+					bf.in = append(bf.in, iv.stride)
+					key = fmt.Appendf(key, "%d,", iv.pos)
+				}
+				gi, ok := group[string(key)]
+				if !ok {
+					gi = len(bl.groups)
+					group[string(key)] = gi
+					gr := bgroup{size: 1}
+					for _, iv := range ins {
+						gr.pos = append(gr.pos, iv.pos)
+						gr.size *= int(bl.card[iv.pos])
+					}
+					bl.groups = append(bl.groups, gr)
+				}
+				bl.groups[gi].fac = append(bl.groups[gi].fac, bf)
 			}
 		}
 		bk.blocks = append(bk.blocks, bl)
@@ -188,7 +235,9 @@ func (ch *Chain) BlockSweep(rng *rand.Rand, bk *Blocking, cond []float64) {
 	}
 }
 
-// drawBlock redraws one block (see BlockSweep).
+// drawBlock redraws one block (see BlockSweep): per group of factors, the
+// sum of their log entries over the group's joint states given the
+// variables outside the block, added to every joint state of the block.
 func (ch *Chain) drawBlock(rng *rand.Rand, bl *block, cond []float64) {
 	c := ch.c
 	ns := bl.state
@@ -197,29 +246,51 @@ func (ch *Chain) drawBlock(rng *rand.Rand, bl *block, cond []float64) {
 	}
 	w := ch.bw[:ns]
 	clear(w)
-	if cap(ch.bs) < len(bl.vars) {
-		ch.bs = make([]int32, len(bl.vars))
-	}
-	s := ch.bs[:len(bl.vars)]
-	for i := range bl.fac {
-		bf := &bl.fac[i]
-		lt := c.logT[bf.table]
-		base := 0
-		for p, u := range c.g.Scope(bf.f) {
-			if bf.pos[p] < 0 {
-				base += bf.stride[p] * int(c.x[u])
-			}
+	for gi := range bl.groups {
+		gr := &bl.groups[gi]
+		if cap(ch.bsmall) < gr.size {
+			ch.bsmall = make([]float64, gr.size)
 		}
-		clear(s)
-		for j := range ns {
-			idx := base
-			for p, q := range bf.pos {
-				if q >= 0 {
-					idx += bf.stride[p] * int(s[q])
+		small := ch.bsmall[:gr.size]
+		clear(small)
+		if cap(ch.bs) < len(gr.pos) {
+			ch.bs = make([]int32, len(gr.pos))
+		}
+		s := ch.bs[:len(gr.pos)]
+		for fi := range gr.fac {
+			bf := &gr.fac[fi]
+			lt := c.logT[bf.table]
+			idx := 0
+			for i, u := range bf.out {
+				idx += bf.outStr[i] * int(c.x[u])
+			}
+			clear(s)
+			for k := range small {
+				small[k] += lt[idx] // −Inf stays −Inf
+				for i := len(s) - 1; i >= 0; i-- {
+					s[i]++
+					idx += bf.in[i]
+					if s[i] < bl.card[gr.pos[i]] {
+						break
+					}
+					idx -= int(s[i]) * bf.in[i]
+					s[i] = 0
 				}
 			}
-			w[j] += lt[idx] // −Inf stays −Inf
-			next(s, bl.card)
+		}
+		if len(gr.pos) == 1 {
+			d := bl.digit[gr.pos[0]]
+			for j := range w {
+				w[j] += small[d[j]]
+			}
+			continue
+		}
+		for j := range w {
+			k := 0
+			for _, q := range gr.pos {
+				k = k*int(bl.card[q]) + int(bl.digit[q][j])
+			}
+			w[j] += small[k]
 		}
 	}
 	top := math.Inf(-1)
@@ -247,43 +318,26 @@ func (ch *Chain) drawBlock(rng *rand.Rand, bl *block, cond []float64) {
 		}
 	}
 	if cond != nil {
-		for _, v := range bl.vars {
+		for i, v := range bl.vars {
 			p := cond[ch.off[v]:ch.off[v+1]]
 			clear(p)
 			if pick < 0 {
 				p[c.x[v]] = 1
+				continue
 			}
-		}
-		if pick >= 0 {
-			clear(s)
-			for _, p := range w {
-				if p > 0 {
-					for i, v := range bl.vars {
-						cond[ch.off[v]+int(s[i])] += p / total
-					}
-				}
-				next(s, bl.card)
+			d := bl.digit[i]
+			for j, pj := range w {
+				p[d[j]] += pj
+			}
+			for s := range p {
+				p[s] /= total
 			}
 		}
 	}
 	if pick < 0 { // no positive state: the world was not positive; keep it
 		return
 	}
-	for i := len(bl.vars) - 1; i >= 0; i-- { // decode pick, last variable fastest
-		k := int(bl.card[i])
-		c.x[bl.vars[i]] = int32(pick % k)
-		pick /= k
-	}
-}
-
-// next advances s to the next joint state in mixed-radix order, the last
-// position fastest (wrapping to all zeros after the last).
-func next(s []int32, card []int32) {
-	for i := len(s) - 1; i >= 0; i-- {
-		s[i]++
-		if s[i] < card[i] {
-			return
-		}
-		s[i] = 0
+	for i, v := range bl.vars {
+		c.x[v] = bl.digit[i][pick]
 	}
 }

@@ -28,8 +28,9 @@ type Chain struct {
 	stamp  uint32
 
 	// blocked Gibbs scratch
-	bw []float64 // per joint state of a block: its weight
-	bs []int32   // a joint state of a block
+	bw     []float64 // per joint state of a block: its weight
+	bsmall []float64 // per joint state of a group of a block's variables: its log weight
+	bs     []int32   // a joint state of a group
 }
 
 // NewChain prepares g and ev for sampling from the world x, which the
