@@ -129,19 +129,26 @@ func NewBlocking(g *fg.Graph, ev fg.Evidence, maxSize, maxStates int) (*Blocking
 	}
 	pos := make([]int, n)
 	seen := make([]int, g.NumFactors()) // block+1 that last listed the factor
+	digits := map[string][][]int32{}
 	for b, vars := range bk.Blocks {
-		bl := block{vars: vars, state: bk.States[b], digit: make([][]int32, len(vars))}
+		bl := block{vars: vars, state: bk.States[b]}
 		for i, v := range vars {
 			pos[v] = i
 			bl.card = append(bl.card, g.Card[v])
-			bl.digit[i] = make([]int32, bl.state)
 		}
-		rep := bl.state
-		for i, k := range bl.card {
-			rep /= int(k)
-			for j := range bl.state {
-				bl.digit[i][j] = int32(j / rep % int(k))
+		// Blocks with the same cardinalities share their digit tables.
+		ckey := fmt.Sprint(bl.card)
+		if bl.digit = digits[ckey]; bl.digit == nil {
+			bl.digit = make([][]int32, len(vars))
+			rep := bl.state
+			for i, k := range bl.card {
+				rep /= int(k)
+				bl.digit[i] = make([]int32, bl.state)
+				for j := range bl.state {
+					bl.digit[i][j] = int32(j / rep % int(k))
+				}
 			}
+			digits[ckey] = bl.digit
 		}
 		group := map[string]int{}
 		for _, v := range vars {
