@@ -26,6 +26,11 @@ type Chain struct {
 	allow  []int32
 	seen   []uint32 // per factor: the block check that last looked at it
 	stamp  uint32
+
+	// blocked Gibbs scratch
+	bw     []float64 // per joint state of a block: its weight
+	bsmall []float64 // per joint state of a group of a block's variables: its log weight
+	bs     []int32   // a joint state of a group
 }
 
 // NewChain prepares g and ev for sampling from the world x, which the

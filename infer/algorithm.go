@@ -180,4 +180,6 @@ type Stats struct {
 	// score of the decoded world: Σ of the natural logs of its factors'
 	// entries. Nil (omitted) otherwise.
 	Objective *float64 `json:"objective,omitempty"`
+	// Clusters is the number of blocks a blocked sampler draws jointly.
+	Clusters int `json:"clusters,omitempty"`
 }

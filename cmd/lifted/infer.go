@@ -19,7 +19,7 @@ import (
 	"github.com/lifted-dev/lifted/infer"
 	"github.com/lifted-dev/lifted/infer/bp"
 	_ "github.com/lifted-dev/lifted/infer/exact" // registers "wfomc" and "auto"
-	_ "github.com/lifted-dev/lifted/infer/mcmc"  // registers gibbs and mcsat
+	"github.com/lifted-dev/lifted/infer/mcmc"    // registers gibbs, mcsat and bgibbs
 	_ "github.com/lifted-dev/lifted/infer/mws"   // registers maxwalksat
 	"github.com/lifted-dev/lifted/lift"
 )
@@ -43,22 +43,24 @@ func (f *graphFlags) register(cmd *cobra.Command) {
 type inferFlags struct {
 	graphFlags
 	mlnFlags
-	method     string
-	schedule   string
-	damping    float64
-	tol        float64
-	maxIter    int
-	maxProduct bool
-	samples    int
-	burnIn     int
-	chains     int
-	timeLimit  time.Duration
-	seed       uint64
-	tries      int
-	maxFlips   int
-	noise      float64
-	output     string
-	outFormat  string
+	method      string
+	schedule    string
+	damping     float64
+	tol         float64
+	maxIter     int
+	maxProduct  bool
+	samples     int
+	burnIn      int
+	chains      int
+	blockSize   int
+	blockStates int
+	timeLimit   time.Duration
+	seed        uint64
+	tries       int
+	maxFlips    int
+	noise       float64
+	output      string
+	outFormat   string
 	// allowUnconverged prints the answer of an iterative method that did
 	// not converge (marked as such) instead of failing with exit status 3.
 	allowUnconverged bool
@@ -88,16 +90,18 @@ converged). Samplers whose chains have not mixed (worst R-hat > 1.1) are
 treated the same way.
 
 Methods (--method NAME; the flags --schedule, --damping, --tol, --max-iter,
---samples, --burn-in, --chains, --time-limit, --tries, --max-flips and --noise
-set the properties of the same names; --seed seeds the samplers and
-maxwalksat; maxwalksat answers MAP queries, --max-product):
+--samples, --burn-in, --chains, --time-limit, --block-size, --block-states,
+--tries, --max-flips and --noise set the properties of the same names; --seed
+seeds the samplers and maxwalksat; maxwalksat answers MAP queries,
+--max-product):
 ` + infer.Describe(),
 		Example: `  lifted infer examples/fg/smokers10.uai
   lifted infer examples/mln/smokers.mln -e examples/mln/smokers.db -q Smokes,Cancer
   lifted infer model.uai -e model.uai.evid --output-format json
   lifted infer --method bp --schedule seq --damping 0.5 model.fg
   lifted infer --method mcsat --samples 5000 --seed 1 model.mln -q Smokes
-  lifted infer --method maxwalksat --max-product --tries 5 model.mln -q Smokes`,
+  lifted infer --method maxwalksat --max-product --tries 5 model.mln -q Smokes
+  lifted infer --method bgibbs --block-size 4 --seed 1 model.mln -q Smokes`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runInfer(cmd.Context(), cmd, &f, args[0], cmd.OutOrStdout())
@@ -121,6 +125,8 @@ maxwalksat; maxwalksat answers MAP queries, --max-product):
 	fl.IntVar(&f.tries, "tries", 1, "maxwalksat: restarts from a random world")
 	fl.IntVar(&f.maxFlips, "max-flips", 100000, "maxwalksat: steps per try")
 	fl.Float64Var(&f.noise, "noise", 0.5, "maxwalksat: probability of a random-walk step")
+	fl.IntVar(&f.blockSize, "block-size", mcmc.DefaultBlockSize, "bgibbs: most variables in a block")
+	fl.IntVar(&f.blockStates, "block-states", mcmc.DefaultBlockStates, "bgibbs: most joint states of a block")
 	fl.StringVarP(&f.output, "output", "o", "", "output file (default stdout)")
 	fl.StringVarP(&f.output, "result", "r", "", "alias of --output (as in Alchemy)")
 	fl.StringVar(&f.outFormat, "output-format", "", "mar (UAI MAR/MPE; the default for factor graphs), alchemy (the default for MLNs) or json")
@@ -139,7 +145,7 @@ func exactArgs(n int) cobra.PositionalArgs {
 
 // methodFlags are the flags that become properties of the chosen method,
 // named as the properties are.
-var methodFlags = []string{"schedule", "damping", "tol", "max-iter", "samples", "burn-in", "chains", "time-limit", "tries", "max-flips", "noise"}
+var methodFlags = []string{"schedule", "damping", "tol", "max-iter", "samples", "burn-in", "chains", "time-limit", "block-size", "block-states", "tries", "max-flips", "noise"}
 
 // inferSetup resolves --method and its properties from the flags, and the
 // query task and colour-passing mode. A flag the method has no property for

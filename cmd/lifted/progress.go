@@ -174,7 +174,11 @@ func summaryLine(st infer.Stats, groundAtoms int, groundSeconds float64) string 
 		if !st.Converged {
 			mixed = "NOT mixed"
 		}
-		return fmt.Sprintf("lifted: %s, %d factors; %d samples in %d chains%s, %s; %s s", size, st.Factors, st.Samples, st.Chains, rhat, mixed, secs)
+		blocks := ""
+		if st.Clusters > 0 {
+			blocks = fmt.Sprintf(" over %d blocks", st.Clusters)
+		}
+		return fmt.Sprintf("lifted: %s, %d factors; %d samples in %d chains%s%s, %s; %s s", size, st.Factors, st.Samples, st.Chains, blocks, rhat, mixed, secs)
 	}
 	ratio := "-"
 	if st.Clusternodes > 0 {

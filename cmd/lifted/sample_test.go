@@ -45,7 +45,7 @@ func TestSamplersHardConjunction(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, want := alchemyLines(t, exact)
-	for _, m := range []string{"gibbs", "mcsat"} {
+	for _, m := range []string{"gibbs", "mcsat", "bgibbs"} {
 		out, err := runCLI(t, "infer", "--method", m, "--seed", "1", "--samples", "3000", "--chains", "2", "--quiet", "-q", "H,S,T", model)
 		if err != nil {
 			t.Fatal(err)
@@ -77,8 +77,12 @@ func TestSamplersOnUAI(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := parseMAR(t, exact)
-	for _, m := range []string{"gibbs", "mcsat"} {
-		out, err := runCLI(t, "infer", "--method", m, "--seed", "5", "--samples", "20000", "--burn-in", "50", "--chains", "3", "--quiet", model)
+	for _, m := range []string{"gibbs", "mcsat", "bgibbs"} {
+		blocks := []string{}
+		if m == "bgibbs" {
+			blocks = []string{"--block-size", "2"} // two blocks: the chains vary
+		}
+		out, err := runCLI(t, append([]string{"infer", "--method", m, "--seed", "5", "--samples", "20000", "--burn-in", "50", "--chains", "3", "--quiet", model}, blocks...)...)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -90,7 +94,7 @@ func TestSamplersOnUAI(t *testing.T) {
 				}
 			}
 		}
-		out, err = runCLI(t, "infer", "--method", m, "--seed", "5", "--samples", "200", "--burn-in", "50", "--chains", "3", "--quiet", "--output-format", "json", model)
+		out, err = runCLI(t, append([]string{"infer", "--method", m, "--seed", "5", "--samples", "200", "--burn-in", "50", "--chains", "3", "--quiet", "--output-format", "json", model}, blocks...)...)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -102,7 +106,7 @@ func TestSamplersOnUAI(t *testing.T) {
 			t.Fatal(err)
 		}
 		if js.LogZ != nil || js.Stats["samples"] != 600.0 || js.Stats["sweeps"] != 750.0 || js.Stats["chains"] != 3.0 ||
-			js.Stats["r_hat"] == nil || js.Stats["interrupted"] != nil {
+			js.Stats["r_hat"] == nil || js.Stats["interrupted"] != nil || (js.Stats["clusters"] == 2.0) != (m == "bgibbs") {
 			t.Errorf("%s: JSON %s", m, out)
 		}
 	}
@@ -111,8 +115,13 @@ func TestSamplersOnUAI(t *testing.T) {
 // TestSamplersSeed: the same --seed (and --chains) prints the same answer;
 // another seed does not.
 func TestSamplersSeed(t *testing.T) {
-	for _, m := range []string{"gibbs", "mcsat"} {
+	for _, m := range []string{"gibbs", "mcsat", "bgibbs"} {
 		args := []string{"infer", "--method", m, "--samples", "300", "--chains", "4", "--quiet", smokersMLN, "-e", smokersDB, "-q", "Smokes,Cancer"}
+		if m == "bgibbs" {
+			// with the default blocks each connected part of this grounding is one block: its
+			// conditionals do not vary and every seed gives the exact marginals
+			args = append(args, "--block-size", "2")
+		}
 		a, err := runCLI(t, append(args, "--seed", "11")...)
 		if err != nil {
 			t.Fatal(err)
@@ -138,6 +147,9 @@ func TestSamplerFlags(t *testing.T) {
 		{[]string{"--method", "mcsat", "--burn-in", "-1"}, "--burn-in must not be negative, got -1"},
 		{[]string{"--method", "gibbs", "--samples", "0"}, "--samples must be positive unless a time-limit is set"},
 		{[]string{"--method", "mcsat", "--max-product"}, "--method mcsat does not answer map queries"},
+		{[]string{"--method", "gibbs", "--block-size", "3"}, "--block-size does not apply to --method gibbs"},
+		{[]string{"--method", "bgibbs", "--block-size", "0"}, "--block-size must be at least 1, got 0"},
+		{[]string{"--method", "bgibbs", "--block-states", "1"}, "--block-states must be at least 2, got 1"},
 	} {
 		_, err := runCLI(t, append(append([]string{"infer"}, c.args...), smokers)...)
 		if err == nil || err.Error() != c.want {
@@ -175,5 +187,39 @@ func TestSamplerInterrupt(t *testing.T) {
 	}
 	if js.Stats["interrupted"] != true || float64(len(js.Marginals)) != js.Stats["variables"] || js.Stats["samples"].(float64) < 1 {
 		t.Errorf("output %s", out.String())
+	}
+}
+
+// TestBlockedGibbsExactOnSmallParts: with the default blocks (8 atoms)
+// every connected part of the smokers grounding is one block, so blocked
+// Gibbs's Rao-Blackwellised marginals are the exact conditionals given
+// the evidence, equal to enumeration's; the JSON counts the blocks.
+func TestBlockedGibbsExactOnSmallParts(t *testing.T) {
+	args := []string{"infer", "--quiet", smokersMLN, "-e", smokersDB, "-q", "Smokes,Cancer"}
+	exact, err := runCLI(t, append(args, "--method", "enumerate")...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, want := alchemyLines(t, exact)
+	out, err := runCLI(t, append(args, "--method", "bgibbs", "--samples", "50", "--chains", "2")...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, got := alchemyLines(t, out)
+	for a, p := range want {
+		if math.Abs(got[a]-p) > 1e-6 { // the printed precision
+			t.Errorf("P(%s) = %v, enumeration %v", a, got[a], p)
+		}
+	}
+	out, err = runCLI(t, append(args, "--method", "bgibbs", "--samples", "50", "--chains", "2", "--output-format", "json")...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var js struct{ Stats map[string]any }
+	if err := json.Unmarshal([]byte(out), &js); err != nil {
+		t.Fatal(err)
+	}
+	if js.Stats["clusters"] != 5.0 || js.Stats["samples"] != 100.0 {
+		t.Errorf("stats %v", js.Stats)
 	}
 }

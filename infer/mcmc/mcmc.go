@@ -1,8 +1,9 @@
 // Package mcmc is Markov chain Monte Carlo inference on factor graphs:
-// single-site Gibbs sampling and MC-SAT (package gibbs has the kernels),
-// registered with package infer as "gibbs" and "mcsat".
+// single-site Gibbs sampling, MC-SAT and blocked Gibbs sampling (package
+// gibbs has the kernels), registered with package infer as "gibbs",
+// "mcsat" and "bgibbs".
 //
-// Both run several independent chains (one per core by default), each with
+// All run several independent chains (one per core by default), each with
 // its own random stream seeded from the query's seed and the chain's index,
 // so a result depends only on the seed, the chain count and the sample
 // count, never on the scheduling. Each chain starts from a world in which
@@ -13,14 +14,18 @@
 // given the others (Rao-Blackwellisation: E[P(v | x₋ᵥ)] = P(v) under the
 // model's distribution, with less variance than counting states). For
 // Gibbs these are the distributions the sweep draws from; for MC-SAT they
-// are computed at the world each step ends in.
+// are computed at the world each step ends in; for blocked Gibbs they are
+// the marginals of each block's exact joint conditional given the rest,
+// E[P(v | x₋B)] = P(v), at the moment the block is drawn.
 //
 // Convergence is judged by the Gelman–Rubin R-hat over the chains (on the
 // per-step conditional probabilities), reported for the worst variable.
 // Single-site Gibbs cannot cross between positive worlds that zeros
 // separate (an "exactly one" constraint freezes it); R-hat shows this when
 // the chains start in different parts. MC-SAT's block moves cross such
-// constraints.
+// constraints, and so do blocked Gibbs's blocks where a block holds the
+// constrained variables (gibbs.NewBlocking grows blocks along shared
+// factors).
 package mcmc
 
 import (
@@ -30,6 +35,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"strconv"
 	"sync"
 	"time"
 
@@ -47,15 +53,27 @@ const (
 	Gibbs Kernel = iota
 	// MCSAT is one MC-SAT step (gibbs.Chain.MCSAT).
 	MCSAT
+	// BGibbs is one sweep of blocked Gibbs sampling over the blocks of
+	// gibbs.NewBlocking (gibbs.Chain.BlockSweep).
+	BGibbs
 )
 
 // String names the kernel as it is registered.
 func (k Kernel) String() string {
-	if k == MCSAT {
+	switch k {
+	case MCSAT:
 		return "mcsat"
+	case BGibbs:
+		return "bgibbs"
 	}
 	return "gibbs"
 }
+
+// Default block bounds of blocked Gibbs (Config.BlockSize, BlockStates).
+const (
+	DefaultBlockSize   = 8
+	DefaultBlockStates = 1 << 12
+)
 
 // Config configures a sampling run.
 type Config struct {
@@ -75,7 +93,12 @@ type Config struct {
 	// constrained factor as a block when single moves could reach its
 	// allowed states (gibbs.Chain.MCSAT); 0 means the default, 0.1.
 	BlockProb float64
-	Seed      uint64
+	// BlockSize and BlockStates bound blocked Gibbs's blocks: at most
+	// BlockSize variables and BlockStates joint states each (a single
+	// variable with more states is a block of its own); 0 means
+	// DefaultBlockSize and DefaultBlockStates.
+	BlockSize, BlockStates int
+	Seed                   uint64
 	// Trace keeps every chain's per-step conditionals (Result.Trace), for
 	// effective sample sizes; it costs memory per sample.
 	Trace bool
@@ -97,6 +120,9 @@ type Result struct {
 	Samples      int // kept steps, all chains
 	Sweeps       int // steps, burn-in included, all chains
 	RHat         float64
+	// Clusters is the number of blocks blocked Gibbs sampled (0 for the
+	// other kernels).
+	Clusters int
 	// Trace[k][i] is chain k's conditionals at its i-th kept step (with
 	// Config.Trace).
 	Trace [][][]float64
@@ -153,8 +179,21 @@ func Sample(ctx context.Context, g *fg.Graph, ev fg.Evidence, cfg Config) (*Resu
 	if cfg.BlockProb <= 0 {
 		cfg.BlockProb = 0.1
 	}
+	if cfg.BlockSize <= 0 {
+		cfg.BlockSize = DefaultBlockSize
+	}
+	if cfg.BlockStates <= 0 {
+		cfg.BlockStates = DefaultBlockStates
+	}
 	if ev == nil {
 		ev = fg.NoEvidence(g.NumVars())
+	}
+	var bk *gibbs.Blocking
+	if cfg.Kernel == BGibbs {
+		var err error
+		if bk, err = gibbs.NewBlocking(g, ev, cfg.BlockSize, cfg.BlockStates); err != nil {
+			return nil, err
+		}
 	}
 	var deadline time.Time
 	if cfg.TimeLimit > 0 {
@@ -167,7 +206,7 @@ func Sample(ctx context.Context, g *fg.Graph, ev fg.Evidence, cfg Config) (*Resu
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			runs[k].err = runChain(ctx, g, ev, cfg, uint64(k), deadline, runs[k])
+			runs[k].err = runChain(ctx, g, ev, bk, cfg, uint64(k), deadline, runs[k])
 		}()
 	}
 	done := make(chan struct{})
@@ -194,6 +233,9 @@ func Sample(ctx context.Context, g *fg.Graph, ev fg.Evidence, cfg Config) (*Resu
 		}
 	}
 	res := &Result{ChainSum: make([][]float64, nc), ChainSamples: make([]int, nc)}
+	if bk != nil {
+		res.Clusters = len(bk.Blocks)
+	}
 	for k, r := range runs {
 		res.ChainSum[k] = r.sum
 		res.ChainSamples[k] = r.n
@@ -227,8 +269,9 @@ func Sample(ctx context.Context, g *fg.Graph, ev fg.Evidence, cfg Config) (*Resu
 	return res, nil
 }
 
-// runChain runs chain k, seeded with (seed, k).
-func runChain(ctx context.Context, g *fg.Graph, ev fg.Evidence, cfg Config, k uint64, deadline time.Time, r *chainRun) error {
+// runChain runs chain k, seeded with (seed, k); bk is blocked Gibbs's
+// blocks.
+func runChain(ctx context.Context, g *fg.Graph, ev fg.Evidence, bk *gibbs.Blocking, cfg Config, k uint64, deadline time.Time, r *chainRun) error {
 	rng := rand.New(rand.NewPCG(cfg.Seed, k))
 	x := make([]int32, g.NumVars())
 	if err := gibbs.Start(g, ev, x, rng); err != nil {
@@ -260,6 +303,12 @@ func runChain(ctx context.Context, g *fg.Graph, ev fg.Evidence, cfg Config, k ui
 			ch.MCSAT(rng, cfg.SatSweeps, cfg.BlockProb)
 			if keep {
 				ch.Conditionals(cond)
+			}
+		case BGibbs:
+			if keep {
+				ch.BlockSweep(rng, bk, cond)
+			} else {
+				ch.BlockSweep(rng, bk, nil)
 			}
 		default:
 			if keep {
@@ -423,7 +472,7 @@ func BatchMeans(traces [][]float64) (mean, se, ess float64) {
 	return mean, math.Sqrt(varMean), s2 / varMean
 }
 
-// sampler is the infer.Algorithm of both kernels.
+// sampler is the infer.Algorithm of the kernels.
 type sampler struct{ cfg Config }
 
 // Run samples the ground graph (the trivial compression; a lifted one is
@@ -465,11 +514,12 @@ func (s sampler) Run(ctx context.Context, c *lift.Compressed, q infer.Query) (*i
 		copy(ans.NodeBelief(int(X)), res.Mean[res.Off[v]:res.Off[v+1]])
 	}
 	ans.Stats = infer.Stats{Converged: ans.Converged, Samples: res.Samples, Sweeps: res.Sweeps,
-		Chains: len(res.ChainSamples), RHat: res.RHat, Interrupted: res.Interrupted}
+		Chains: len(res.ChainSamples), RHat: res.RHat, Interrupted: res.Interrupted, Clusters: res.Clusters}
 	return ans, nil
 }
 
-// Properties of both methods (and sat-sweeps of mcsat).
+// Properties of every sampler (and sat-sweeps and block-prob of mcsat,
+// block-size and block-states of bgibbs).
 var props = []infer.Property{
 	{Name: "samples", Default: "1000", Help: "steps each chain keeps after the burn-in (0: until time-limit)"},
 	{Name: "burn-in", Default: "100", Help: "steps each chain discards first"},
@@ -509,6 +559,20 @@ func newSampler(m infer.Method, k Kernel, p infer.Properties) (infer.Algorithm, 
 			return nil, &infer.PropertyError{Method: m.Name, Name: "block-prob", Msg: fmt.Sprintf("must be in (0, 1], got %v", cfg.BlockProb)}
 		}
 	}
+	if k == BGibbs {
+		if cfg.BlockSize, err = p.Int(m, "block-size"); err != nil {
+			return nil, err
+		}
+		if cfg.BlockSize < 1 {
+			return nil, &infer.PropertyError{Method: m.Name, Name: "block-size", Msg: fmt.Sprintf("must be at least 1, got %d", cfg.BlockSize)}
+		}
+		if cfg.BlockStates, err = p.Int(m, "block-states"); err != nil {
+			return nil, err
+		}
+		if cfg.BlockStates < 2 {
+			return nil, &infer.PropertyError{Method: m.Name, Name: "block-states", Msg: fmt.Sprintf("must be at least 2, got %d", cfg.BlockStates)}
+		}
+	}
 	for _, c := range []struct {
 		name string
 		v    int
@@ -527,7 +591,7 @@ func newSampler(m infer.Method, k Kernel, p infer.Properties) (infer.Algorithm, 
 }
 
 func init() {
-	var gm, mm infer.Method
+	var gm, mm, bm infer.Method
 	gm = infer.Method{
 		Name:    "gibbs",
 		Summary: "Gibbs sampling: single-site sweeps, several seeded chains, Rao-Blackwellised marginals",
@@ -544,6 +608,16 @@ func init() {
 			infer.Property{Name: "block-prob", Default: "0.1", Help: "probability of a block move on a constrained factor that single moves could serve"}),
 		New: func(p infer.Properties) (infer.Algorithm, error) { return newSampler(mm, MCSAT, p) },
 	}
+	bm = infer.Method{
+		Name:    "bgibbs",
+		Summary: "blocked Gibbs sampling: greedy blocks of coupled variables, each drawn jointly from its exact conditional",
+		Tasks:   []infer.Task{infer.Marginals},
+		Props: append(append([]infer.Property(nil), props...),
+			infer.Property{Name: "block-size", Default: strconv.Itoa(DefaultBlockSize), Help: "most variables in a block"},
+			infer.Property{Name: "block-states", Default: strconv.Itoa(DefaultBlockStates), Help: "most joint states of a block (a block is enumerated at each step)"}),
+		New: func(p infer.Properties) (infer.Algorithm, error) { return newSampler(bm, BGibbs, p) },
+	}
 	infer.Register(gm)
 	infer.Register(mm)
+	infer.Register(bm)
 }

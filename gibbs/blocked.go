@@ -1,0 +1,350 @@
+package gibbs
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/lifted-dev/lifted/fg"
+)
+
+// Blocking is a partition of a graph's unobserved variables into blocks
+// that blocked Gibbs sampling (Chain.BlockSweep) redraws jointly, each from
+// its exact conditional distribution given the rest; it is read-only and
+// may be shared by several chains on the same graph and evidence.
+type Blocking struct {
+	// Blocks lists each block's variables, in increasing order; every
+	// unobserved variable is in exactly one block, observed ones in none.
+	Blocks [][]int32
+	// States[b] is the number of joint states of block b.
+	States []int
+
+	blocks []block
+}
+
+// block is one block prepared for sampling: its joint states are
+// numbered in mixed-radix order, the block's first variable slowest, and
+// digit[i][j] is variable i's state in joint state j. The factors touching
+// it are grouped by which of its variables they hold, so that a draw adds
+// one small table per group to the joint weights.
+type block struct {
+	vars   []int32
+	card   []int32
+	digit  [][]int32
+	groups []bgroup
+	state  int // joint states
+}
+
+// bgroup is the factors that hold exactly the block variables at positions
+// pos (increasing); size is their joint states.
+type bgroup struct {
+	pos  []int
+	size int
+	fac  []bfactor
+}
+
+// bfactor is a factor touching a block: its index and table, the strides
+// of its block variables (in the group's order) and its other variables
+// with their strides.
+type bfactor struct {
+	table  int
+	in     []int
+	out    []int32
+	outStr []int
+}
+
+// NewBlocking builds the blocks of g given ev greedily, deterministically:
+// the lowest-numbered unobserved variable in no block yet seeds a new
+// block, which then grows, one variable at a time, by the unobserved
+// variable in no block that is most strongly coupled to it — coupling is
+// the number of factors the variable shares with the block's variables,
+// counted per pair (the lowest-numbered on ties) — among those that keep
+// the block within maxSize variables and maxStates joint states, until no
+// variable coupled to the block fits. A block of one variable may have more
+// states than maxStates (its sampling is single-site Gibbs). maxSize 1 is
+// single-site Gibbs with a systematic scan.
+func NewBlocking(g *fg.Graph, ev fg.Evidence, maxSize, maxStates int) (*Blocking, error) {
+	n := g.NumVars()
+	if ev != nil && len(ev) != n {
+		return nil, fmt.Errorf("gibbs: evidence has %d entries for %d variables", len(ev), n)
+	}
+	if maxSize < 1 || maxStates < 1 {
+		return nil, fmt.Errorf("gibbs: block size and states must be positive, got %d and %d", maxSize, maxStates)
+	}
+	observed := func(v int32) bool { return ev != nil && ev[v] >= 0 }
+	in := make([]int32, n) // block of each variable, -1 for none
+	for v := range in {
+		in[v] = -1
+	}
+	score := make([]int, n) // coupling to the growing block
+	var cand []int32        // variables with a positive score
+	bk := &Blocking{}
+	for seed := range int32(n) {
+		if in[seed] >= 0 || observed(seed) {
+			continue
+		}
+		b := int32(len(bk.Blocks))
+		vars := []int32{seed}
+		states := int(g.Card[seed])
+		in[seed] = b
+		cand = cand[:0]
+		add := func(v int32) {
+			for e := g.VarStart[v]; e < g.VarStart[v+1]; e++ {
+				for _, u := range g.Scope(g.EdgeFactor(g.VarEdges[e])) {
+					if u == v || in[u] >= 0 || observed(u) {
+						continue
+					}
+					if score[u] == 0 {
+						cand = append(cand, u)
+					}
+					score[u]++
+				}
+			}
+		}
+		add(seed)
+		for len(vars) < maxSize {
+			best := int32(-1)
+			for _, u := range cand {
+				if in[u] >= 0 || states*int(g.Card[u]) > maxStates {
+					continue
+				}
+				if best < 0 || score[u] > score[best] || score[u] == score[best] && u < best {
+					best = u
+				}
+			}
+			if best < 0 {
+				break
+			}
+			in[best] = b
+			vars = append(vars, best)
+			states *= int(g.Card[best])
+			add(best)
+		}
+		for _, u := range cand {
+			score[u] = 0
+		}
+		insertionSort(vars)
+		bk.Blocks = append(bk.Blocks, vars)
+		bk.States = append(bk.States, states)
+	}
+	pos := make([]int, n)
+	seen := make([]int, g.NumFactors()) // block+1 that last listed the factor
+	digits := map[string][][]int32{}
+	for b, vars := range bk.Blocks {
+		bl := block{vars: vars, state: bk.States[b]}
+		for i, v := range vars {
+			pos[v] = i
+			bl.card = append(bl.card, g.Card[v])
+		}
+		// Blocks with the same cardinalities share their digit tables.
+		ckey := fmt.Sprint(bl.card)
+		if bl.digit = digits[ckey]; bl.digit == nil {
+			bl.digit = make([][]int32, len(vars))
+			rep := bl.state
+			for i, k := range bl.card {
+				rep /= int(k)
+				bl.digit[i] = make([]int32, bl.state)
+				for j := range bl.state {
+					bl.digit[i][j] = int32(j / rep % int(k))
+				}
+			}
+			digits[ckey] = bl.digit
+		}
+		group := map[string]int{}
+		for _, v := range vars {
+			for e := g.VarStart[v]; e < g.VarStart[v+1]; e++ {
+				f := g.EdgeFactor(g.VarEdges[e])
+				if seen[f] == b+1 {
+					continue
+				}
+				seen[f] = b + 1
+				t := int(g.FactorTable[f])
+				stride := g.Tables[t].Strides()
+				type inVar struct{ pos, stride int }
+				var ins []inVar
+				bf := bfactor{table: t}
+				for p, u := range g.Scope(f) {
+					if in[u] == int32(b) {
+						ins = append(ins, inVar{pos[u], stride[p]})
+					} else {
+						bf.out = append(bf.out, u)
+						bf.outStr = append(bf.outStr, stride[p])
+					}
+				}
+				for i := 1; i < len(ins); i++ { // by position in the block
+					for j := i; j > 0 && ins[j].pos < ins[j-1].pos; j-- {
+						ins[j], ins[j-1] = ins[j-1], ins[j]
+					}
+				}
+				key := make([]byte, 0, 4*len(ins))
+				for _, iv := range ins {
+					bf.in = append(bf.in, iv.stride)
+					key = fmt.Appendf(key, "%d,", iv.pos)
+				}
+				gi, ok := group[string(key)]
+				if !ok {
+					gi = len(bl.groups)
+					group[string(key)] = gi
+					gr := bgroup{size: 1}
+					for _, iv := range ins {
+						gr.pos = append(gr.pos, iv.pos)
+						gr.size *= int(bl.card[iv.pos])
+					}
+					bl.groups = append(bl.groups, gr)
+				}
+				bl.groups[gi].fac = append(bl.groups[gi].fac, bf)
+			}
+		}
+		bk.blocks = append(bk.blocks, bl)
+	}
+	return bk, nil
+}
+
+func insertionSort(a []int32) {
+	for i := 1; i < len(a); i++ {
+		for j := i; j > 0 && a[j] < a[j-1]; j-- {
+			a[j], a[j-1] = a[j-1], a[j]
+		}
+	}
+}
+
+// BlockSweep runs one sweep of blocked Gibbs sampling with the blocks of
+// bk (made for the Chain's graph and evidence): every block in order is
+// redrawn jointly from its exact conditional distribution given the other
+// variables, P(x_B | x₋B) ∝ Π_f φ_f(x_B, x₋B) over the factors touching
+// B, by enumerating the block's joint states (those some factor makes zero
+// get probability 0) and taking the state at which one rng.Float64(),
+// scaled by the total, falls among the cumulative weights (joint states in
+// mixed-radix order, the block's first variable slowest). Observed variables
+// keep their evidence state. With cond set, it writes there each
+// variable's marginal under its block's conditional distribution at the
+// moment the block is drawn (for an observed variable, its evidence state
+// with probability 1): the Rao-Blackwellised terms, as Sweep writes the
+// single-site ones.
+func (ch *Chain) BlockSweep(rng *rand.Rand, bk *Blocking, cond []float64) {
+	c := ch.c
+	if cond != nil {
+		for v := range c.x {
+			if c.observed(int32(v)) {
+				p := cond[ch.off[v]:ch.off[v+1]]
+				clear(p)
+				p[c.ev[v]] = 1
+			}
+		}
+	}
+	for v := range c.x {
+		if c.observed(int32(v)) {
+			c.x[v] = c.ev[v]
+		}
+	}
+	for b := range bk.blocks {
+		ch.drawBlock(rng, &bk.blocks[b], cond)
+	}
+}
+
+// drawBlock redraws one block (see BlockSweep): per group of factors, the
+// sum of their log entries over the group's joint states given the
+// variables outside the block, added to every joint state of the block.
+func (ch *Chain) drawBlock(rng *rand.Rand, bl *block, cond []float64) {
+	c := ch.c
+	ns := bl.state
+	if cap(ch.bw) < ns {
+		ch.bw = make([]float64, ns)
+	}
+	w := ch.bw[:ns]
+	clear(w)
+	for gi := range bl.groups {
+		gr := &bl.groups[gi]
+		if cap(ch.bsmall) < gr.size {
+			ch.bsmall = make([]float64, gr.size)
+		}
+		small := ch.bsmall[:gr.size]
+		clear(small)
+		if cap(ch.bs) < len(gr.pos) {
+			ch.bs = make([]int32, len(gr.pos))
+		}
+		s := ch.bs[:len(gr.pos)]
+		for fi := range gr.fac {
+			bf := &gr.fac[fi]
+			lt := c.logT[bf.table]
+			idx := 0
+			for i, u := range bf.out {
+				idx += bf.outStr[i] * int(c.x[u])
+			}
+			clear(s)
+			for k := range small {
+				small[k] += lt[idx] // −Inf stays −Inf
+				for i := len(s) - 1; i >= 0; i-- {
+					s[i]++
+					idx += bf.in[i]
+					if s[i] < bl.card[gr.pos[i]] {
+						break
+					}
+					idx -= int(s[i]) * bf.in[i]
+					s[i] = 0
+				}
+			}
+		}
+		if len(gr.pos) == 1 {
+			d := bl.digit[gr.pos[0]]
+			for j := range w {
+				w[j] += small[d[j]]
+			}
+			continue
+		}
+		for j := range w {
+			k := 0
+			for _, q := range gr.pos {
+				k = k*int(bl.card[q]) + int(bl.digit[q][j])
+			}
+			w[j] += small[k]
+		}
+	}
+	top := math.Inf(-1)
+	for _, l := range w {
+		top = max(top, l)
+	}
+	total := 0.0
+	for j, l := range w {
+		if math.IsInf(l, -1) {
+			w[j] = 0
+		} else {
+			w[j] = math.Exp(l - top)
+			total += w[j]
+		}
+	}
+	r := rng.Float64() * total
+	pick := -1
+	for j, p := range w {
+		if p > 0 {
+			pick = j
+			if r < p {
+				break
+			}
+			r -= p
+		}
+	}
+	if cond != nil {
+		for i, v := range bl.vars {
+			p := cond[ch.off[v]:ch.off[v+1]]
+			clear(p)
+			if pick < 0 {
+				p[c.x[v]] = 1
+				continue
+			}
+			d := bl.digit[i]
+			for j, pj := range w {
+				p[d[j]] += pj
+			}
+			for s := range p {
+				p[s] /= total
+			}
+		}
+	}
+	if pick < 0 { // no positive state: the world was not positive; keep it
+		return
+	}
+	for i, v := range bl.vars {
+		c.x[v] = bl.digit[i][pick]
+	}
+}
