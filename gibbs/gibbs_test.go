@@ -9,36 +9,13 @@ import (
 	"testing"
 
 	"github.com/lifted-dev/lifted/fg"
+	"github.com/lifted-dev/lifted/internal/gen"
 )
 
-// randomGraph builds a small graph with variables of 2 or 3 states and
-// factors over one to three of them, about a quarter of whose entries are 0.
+// randomGraph: see gen.SmallGraph (about a quarter of the entries 0).
 func randomGraph(t *testing.T, r *rand.Rand) *fg.Graph {
-	b := fg.NewBuilder()
-	n := 3 + r.IntN(3)
-	for range n {
-		b.AddVar(2 + r.IntN(2)*r.IntN(2))
-	}
-	for range 2 + r.IntN(5) {
-		k := 1 + r.IntN(3)
-		perm := r.Perm(n)[:k]
-		scope := make([]int32, k)
-		size := 1
-		for i, v := range perm {
-			scope[i] = int32(v)
-			size *= int(b.Card(int32(v)))
-		}
-		vals := make([]float64, size)
-		for i := range vals {
-			if r.IntN(4) > 0 {
-				vals[i] = math.Exp(2 * r.NormFloat64())
-			}
-		}
-		if _, err := b.AddFactor(scope, vals); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return b.Build()
+	g, _ := gen.SmallGraph(r, gen.SmallShape{Vars: 3, Factors: 5, ZeroOneIn: 4, Scale: 2})
+	return g
 }
 
 // exact returns the marginals of g given ev by enumeration, the positive

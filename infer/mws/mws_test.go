@@ -16,78 +16,19 @@ import (
 	"github.com/lifted-dev/lifted/infer"
 	"github.com/lifted-dev/lifted/infer/mws"
 	"github.com/lifted-dev/lifted/internal/brute"
+	"github.com/lifted-dev/lifted/internal/gen"
 )
 
-// randomGraph builds a small graph: 3 to 8 variables of 2 or 3 states,
-// factors over one to three of them with entries exp(1.5·N(0,1)), about a
-// fifth of them 0, and one observed variable half the time.
+// randomGraph: see gen.SmallGraph (about a fifth of the entries 0, one
+// observed variable half the time).
 func randomGraph(t *testing.T, r *rand.Rand) (*fg.Graph, fg.Evidence) {
-	b := fg.NewBuilder()
-	n := 3 + r.IntN(6)
-	for range n {
-		b.AddVar(2 + r.IntN(2)*r.IntN(2))
-	}
-	for range 2 + r.IntN(8) {
-		k := 1 + r.IntN(3)
-		perm := r.Perm(n)[:k]
-		scope := make([]int32, k)
-		size := 1
-		for i, v := range perm {
-			scope[i] = int32(v)
-			size *= int(b.Card(int32(v)))
-		}
-		vals := make([]float64, size)
-		for i := range vals {
-			if r.IntN(5) > 0 {
-				vals[i] = math.Exp(1.5 * r.NormFloat64())
-			}
-		}
-		if _, err := b.AddFactor(scope, vals); err != nil {
-			t.Fatal(err)
-		}
-	}
-	g := b.Build()
-	ev := fg.NoEvidence(g.NumVars())
-	if r.IntN(2) == 0 {
-		v := r.IntN(g.NumVars())
-		ev[v] = int32(r.IntN(int(g.Card[v])))
-	}
-	return g, ev
+	return gen.SmallGraph(r, gen.SmallShape{Vars: 6, Factors: 8, ZeroOneIn: 5, Scale: 1.5, Evidence: true})
 }
 
-// randomMLN writes a small MLN over one type of 2 or 3 constants, three to
-// six formulas (soft ones with weights in [-2, 2], about a third hard,
-// at least one), and a .db that fixes a few atoms.
+// randomMLN: see gen.SmallMLN (three to six formulas, about a third hard,
+// at least one).
 func randomMLN(r *rand.Rand) (src, db string) {
-	consts := []string{"A", "B", "C"}[:2+r.IntN(2)]
-	var b strings.Builder
-	fmt.Fprintf(&b, "t = {%s}\nP(t)\nQ(t)\nR(t, t)\n", strings.Join(consts, ", "))
-	lit := func() string {
-		s := []string{"P(x)", "Q(x)", "P(y)", "Q(y)", "R(x, y)", "R(y, x)"}[r.IntN(6)]
-		if r.IntN(2) == 0 {
-			s = "!" + s
-		}
-		return s
-	}
-	ops := []string{" v ", " ^ ", " => ", " <=> "}
-	for i := range 3 + r.IntN(4) {
-		f := lit()
-		for range 1 + r.IntN(2) {
-			f += ops[r.IntN(len(ops))] + lit()
-		}
-		if i == 0 || r.IntN(3) == 0 {
-			fmt.Fprintf(&b, "%s.\n", f)
-		} else {
-			fmt.Fprintf(&b, "%.1f %s\n", float64(r.IntN(41)-20)/10, f)
-		}
-	}
-	var d strings.Builder
-	for _, c := range consts {
-		if r.IntN(3) == 0 {
-			fmt.Fprintf(&d, "%sP(%s)\n", []string{"", "!"}[r.IntN(2)], c)
-		}
-	}
-	return b.String(), d.String()
+	return gen.SmallMLN(r, gen.MLNShape{Formulas: 4, HardOneIn: 3, FirstHard: true})
 }
 
 // groundMLN grounds src with db, all predicates queried; nil when the
