@@ -52,13 +52,14 @@ func onePoly(dim int) poly { return poly{{c: 1, e: make([]int32, dim)}} }
 
 // nullaryFactors builds one factor per closed formula and one per nullary
 // atom whose false value weighs other than 1 (Skolem atoms).
-func nullaryFactors(pb *problem, dim int, nullary []int) ([]*gfactor, error) {
+func nullaryFactors(pl *poller, pb *problem, dim int, nullary []int) ([]*gfactor, error) {
 	vid := map[int]int{}
 	for i, p := range nullary {
 		vid[p] = i
 	}
 	var out []*gfactor
 	for _, f := range pb.formulas {
+		pl.poll()
 		if len(f.free) != 0 {
 			continue
 		}
@@ -302,7 +303,7 @@ func (b *cellBuilder) buildCases(comp *fo2Comp, nullary []int) error {
 			elim = append(elim, i)
 		}
 	}
-	fs, err := nullaryFactors(pb, dim, nullary)
+	fs, err := nullaryFactors(b.pl, pb, dim, nullary)
 	if err != nil {
 		return err
 	}
@@ -452,7 +453,7 @@ func (b *cellBuilder) buildCases(comp *fo2Comp, nullary []int) error {
 // variable elimination, and Evaluate reports tooBig at sizes with anonymous
 // elements. Formulas with free variables have no groundings there.
 func (b *cellBuilder) emptyRestOnly(comp *fo2Comp, nullary []int, tooBig error) error {
-	fs, err := nullaryFactors(b.pb, b.dim, nullary)
+	fs, err := nullaryFactors(b.pl, b.pb, b.dim, nullary)
 	if err != nil {
 		return err
 	}
