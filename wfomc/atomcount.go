@@ -1,6 +1,7 @@
 package wfomc
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"runtime"
@@ -66,7 +67,7 @@ func (c *compiler) atomCounting(sub *problem, depth int) (component, error) {
 		if c.acTries >= maxAtomCountTries {
 			break
 		}
-		sh, nb, ok := splitOn(sub, p)
+		sh, nb, ok := splitOn(c.pl, sub, p)
 		if !ok {
 			continue
 		}
@@ -90,7 +91,7 @@ const maxAtomCountTerms = 10_000_000
 // processors.
 const atomChunk = 16
 
-func (a *atomComp) eval(theta []float64, n []int64, grad []float64) (float64, float64, error) {
+func (a *atomComp) eval(ctx context.Context, theta []float64, n []int64, grad []float64) (float64, float64, error) {
 	size := a.pb.size(a.typ, n)
 	if size < 0 {
 		return 0, 0, fmt.Errorf("domain %s is smaller than its named constants", a.pb.types[a.typ].name)
@@ -114,9 +115,13 @@ func (a *atomComp) eval(theta []float64, n []int64, grad []float64) (float64, fl
 		ext := make([]int64, a.nb+2)
 		copy(ext, n[:a.nb])
 		for k := int64(i) * atomChunk; k < int64(i+1)*atomChunk && k <= size; k++ {
+			if err := ctx.Err(); err != nil {
+				ch.err = err
+				return
+			}
 			ext[a.nb], ext[a.nb+1] = k, size-k
 			x := lnum{s: 1, g: make([]float64, dim)}
-			l, d, err := a.lv.eval(theta, ext, x.g)
+			l, d, err := a.lv.eval(ctx, theta, ext, x.g)
 			var z *zeroError
 			if errors.As(err, &z) {
 				continue // no world with P true on exactly k elements
@@ -134,6 +139,9 @@ func (a *atomComp) eval(theta []float64, n []int64, grad []float64) (float64, fl
 	if workers <= 1 {
 		for i := range chunks {
 			run(i)
+			if chunks[i].err != nil {
+				break
+			}
 		}
 	} else {
 		var wg sync.WaitGroup
@@ -148,16 +156,25 @@ func (a *atomComp) eval(theta []float64, n []int64, grad []float64) (float64, fl
 			}()
 		}
 		for i := range chunks {
+			if ctx.Err() != nil {
+				break // the chunks not handed out stay empty; ctx's error is returned below
+			}
 			next <- i
 		}
 		close(next)
 		wg.Wait()
+		if err := ctx.Err(); err != nil {
+			return 0, 0, err
+		}
 	}
 	sum := newAcc(dim)
 	digits := 0.0
 	for i := range chunks {
 		if chunks[i].err != nil {
 			return 0, 0, chunks[i].err
+		}
+		if chunks[i].sum == nil {
+			continue // not run: the loop above stopped at an error
 		}
 		sum.merge(chunks[i].sum)
 		digits = max(digits, chunks[i].digits)
@@ -177,7 +194,7 @@ func (a *atomComp) eval(theta []float64, n []int64, grad []float64) (float64, fl
 // sub: the counted type split into t⁺ and t⁻, p replaced by its values.
 // nb is the base index of t⁺. ok is false if the problem mentions a
 // constant of the counted type (it never does after shattering).
-func splitOn(sub *problem, p int) (sh *shatterResult, nb int, ok bool) {
+func splitOn(pl *poller, sub *problem, p int) (sh *shatterResult, nb int, ok bool) {
 	t := sub.preds[p].types[0]
 	for _, ty := range sub.types {
 		nb = max(nb, ty.base+1)
@@ -224,6 +241,7 @@ func splitOn(sub *problem, p int) (sh *shatterResult, nb int, ok bool) {
 		}
 	}
 	for _, f := range sub.formulas {
+		pl.poll()
 		var tv []int // free variables of type t
 		for _, v := range f.free {
 			if f.vars[v].typ == t {

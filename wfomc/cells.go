@@ -67,6 +67,7 @@ type fo2Comp struct {
 }
 
 type cellBuilder struct {
+	pl       *poller
 	pb       *problem
 	dim      int
 	types    []int
@@ -85,8 +86,8 @@ type cellBuilder struct {
 // compileFO2 builds the cell structures of a normalized FO2 problem (one
 // component). blocks gives the evidence blocks of each type (nil: one block
 // with the whole type).
-func compileFO2(pb *problem, dim int, blocks map[int][]blockSpec, restFixed map[int]int64) (*fo2Comp, error) {
-	b := &cellBuilder{pb: pb, dim: dim, cellBit: map[int]int{}, cellPred: map[int][]int{}, mask: map[int]uint64{},
+func compileFO2(pl *poller, pb *problem, dim int, blocks map[int][]blockSpec, restFixed map[int]int64) (*fo2Comp, error) {
+	b := &cellBuilder{pl: pl, pb: pb, dim: dim, cellBit: map[int]int{}, cellPred: map[int][]int{}, mask: map[int]uint64{},
 		polyIdx: map[string]int{}, groupsOf: map[int][]int{}}
 	if err := b.layout(blocks); err != nil {
 		return nil, err
@@ -247,6 +248,7 @@ func substNullary(pb *problem, n *node, val map[int]bool) *node {
 }
 
 func (b *cellBuilder) intern(p poly) int {
+	b.pl.poll()
 	k := p.key()
 	if i, ok := b.polyIdx[k]; ok {
 		return i
@@ -261,6 +263,7 @@ func (b *cellBuilder) intern(p poly) int {
 // substituted (nil for closed formulas, which nullary.go turns into
 // factors). The caller sets the case weight.
 func (b *cellBuilder) buildCase(bodies []*node) (*cellCase, error) {
+	b.pl.poll()
 	var two []ff
 	cellF := map[int][]ff{} // type → formulas evaluated on a single element
 	for i, f := range b.pb.formulas {

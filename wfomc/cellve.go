@@ -85,7 +85,7 @@ func (b *cellBuilder) cellsByElimination(t int, fs []ff) (out []cellWeight, ok b
 	for i, f := range base {
 		scopes[i] = f.scope
 	}
-	order, width := eliminationOrder(scopes, elim, cellVEMaxWidth)
+	order, width := eliminationOrder(b.pl, scopes, elim, cellVEMaxWidth)
 	if width > cellVEMaxWidth || width+2 >= len(preds) {
 		return nil, false
 	}
@@ -105,7 +105,7 @@ func (b *cellBuilder) cellsByElimination(t int, fs []ff) (out []cellWeight, ok b
 			fs = append(fs, u)
 		}
 		for _, v := range order {
-			fs = eliminate(fs, v, dim)
+			fs = eliminate(b.pl, fs, v, dim)
 		}
 		// Enumerate the projection: bit i of a is the value of keep[i].
 		for a := uint64(0); a < 1<<len(keep); a++ {
@@ -177,7 +177,7 @@ func (b *cellBuilder) cellCost(t int) float64 {
 			elim = append(elim, i)
 		}
 	}
-	order, width := eliminationOrder(scopes, elim, cellVEMaxWidth)
+	order, width := eliminationOrder(b.pl, scopes, elim, cellVEMaxWidth)
 	if width > cellVEMaxWidth || width+2 >= n {
 		return full
 	}

@@ -1,6 +1,7 @@
 package wfomc
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -25,6 +26,27 @@ type compiler struct {
 	// atom counting (atomcount.go): candidates compiled so far, and > 0
 	// while one is being compiled (no ground fallback inside).
 	acTries, liftOnly int
+	pl                *poller // polled in the long loops of compilation
+}
+
+// poller polls a context every ctxEvery calls of poll; once the context is
+// done, poll panics with a cancelled, which CompileContext recovers.
+// Compilation runs on one goroutine, so ticks needs no synchronization.
+type poller struct {
+	ctx   context.Context
+	ticks uint64
+}
+
+// cancelled is the panic value of a poll that found its context done.
+type cancelled struct{ err error }
+
+func (p *poller) poll() {
+	p.ticks++
+	if p.ticks%ctxEvery == 0 {
+		if err := p.ctx.Err(); err != nil {
+			panic(cancelled{err})
+		}
+	}
 }
 
 // blockInfo is an evidence block of the top-level problem.
@@ -103,7 +125,7 @@ func (c *compiler) compile() error {
 	if err := c.countEvidence(); err != nil {
 		return err
 	}
-	sh := shatter(p0, c.specials)
+	sh := shatter(c.pl, p0, c.specials)
 	lv, err := c.compileLevel(sh.pb, c.blockSpecsTop(sh), 0)
 	if err != nil {
 		return err
@@ -198,6 +220,7 @@ func (c *compiler) evidence() error {
 	m := c.m
 	// Constants of higher-arity evidence are named.
 	for _, l := range c.opt.Evidence {
+		c.pl.poll()
 		p := m.Pred(l.Pred)
 		if p == nil {
 			return fmt.Errorf("evidence: unknown predicate %s", l.Pred)
@@ -213,6 +236,7 @@ func (c *compiler) evidence() error {
 	}
 	seen := map[string]bool{}
 	for _, l := range c.opt.Evidence {
+		c.pl.poll()
 		p := m.Pred(l.Pred)
 		key := l.Pred + "(" + strings.Join(l.Args, ",") + ")"
 		if v, ok := seen[key]; ok {

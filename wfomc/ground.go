@@ -1,6 +1,7 @@
 package wfomc
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/lifted-dev/lifted/ground"
@@ -168,7 +169,7 @@ func (w *groundWorld) groundings(f *formula) int64 {
 	return g
 }
 
-func (g *groundComp) eval(theta []float64, n []int64, grad []float64) (float64, float64, error) {
+func (g *groundComp) eval(ctx context.Context, theta []float64, n []int64, grad []float64) (float64, float64, error) {
 	w, err := g.build(n)
 	if err != nil {
 		return 0, 0, err
@@ -186,6 +187,11 @@ func (g *groundComp) eval(theta []float64, n []int64, grad []float64) (float64, 
 	x := newLnum(len(grad))
 	counts := make([]int64, len(g.pb.formulas))
 	for mask := uint64(0); mask < 1<<len(w.unknown); mask++ {
+		if mask%ctxEvery == ctxEvery-1 {
+			if err := ctx.Err(); err != nil {
+				return 0, 0, err
+			}
+		}
 		for i, at := range w.unknown {
 			w.val[at] = mask>>i&1 == 1
 		}

@@ -1,6 +1,7 @@
 package wfomc
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -30,10 +31,10 @@ type offset struct {
 // component computes log Z of a part of the model and adds ∂log Z/∂θ to
 // grad.
 type component interface {
-	eval(theta []float64, n []int64, grad []float64) (logZ, digitsLost float64, err error)
+	eval(ctx context.Context, theta []float64, n []int64, grad []float64) (logZ, digitsLost float64, err error)
 }
 
-func (lv *level) eval(theta []float64, n []int64, grad []float64) (float64, float64, error) {
+func (lv *level) eval(ctx context.Context, theta []float64, n []int64, grad []float64) (float64, float64, error) {
 	logZ, digits := 0.0, 0.0
 	for _, o := range lv.offsets {
 		g := 1.0
@@ -50,7 +51,10 @@ func (lv *level) eval(theta []float64, n []int64, grad []float64) (float64, floa
 		}
 	}
 	for _, c := range lv.comps {
-		l, d, err := c.eval(theta, n, grad)
+		if err := ctx.Err(); err != nil {
+			return 0, 0, err
+		}
+		l, d, err := c.eval(ctx, theta, n, grad)
 		if err != nil {
 			return 0, 0, err
 		}
@@ -81,6 +85,7 @@ func (c *compiler) compileLevel(pb *problem, blocks map[int][]blockInfo, depth i
 	}
 	var live []*formula
 	for _, f := range pb.formulas {
+		c.pl.poll()
 		if isConst(f.body) {
 			lv.offsets = append(lv.offsets, offset{f: f, value: f.body.k == nTrue})
 			continue
@@ -101,6 +106,7 @@ func (c *compiler) compileLevel(pb *problem, blocks map[int][]blockInfo, depth i
 	var keys []int
 	noPred := 0
 	for _, f := range live {
+		c.pl.poll()
 		set := map[int]bool{}
 		predsOf(f.body, set)
 		k := -1 - noPred
@@ -129,9 +135,10 @@ func (c *compiler) compileLevel(pb *problem, blocks map[int][]blockInfo, depth i
 
 // extract builds the problem of one component: its formulas and the
 // predicates they use (renumbered); pmap maps old to new predicate indices.
-func extract(pb *problem, fs []*formula) (*problem, map[int]int) {
+func extract(pl *poller, pb *problem, fs []*formula) (*problem, map[int]int) {
 	set := map[int]bool{}
 	for _, f := range fs {
+		pl.poll()
 		predsOf(f.body, set)
 	}
 	var ps []int
@@ -146,6 +153,7 @@ func extract(pb *problem, fs []*formula) (*problem, map[int]int) {
 		sub.preds = append(sub.preds, pb.preds[p])
 	}
 	for _, f := range fs {
+		pl.poll()
 		body := mapNode(f.body, func(n *node) *node {
 			if n.k == nAtom {
 				c := *n
@@ -162,11 +170,11 @@ func extract(pb *problem, fs []*formula) (*problem, map[int]int) {
 }
 
 func (c *compiler) compileComponent(pb *problem, fs []*formula, blocks map[int][]blockInfo, depth int) (component, error) {
-	sub, pmap := extract(pb, fs)
+	sub, pmap := extract(c.pl, pb, fs)
 	specs, restFixed, single := componentBlocks(sub, pmap, blocks)
-	norm, err := normalize(sub)
+	norm, err := normalize(c.pl, sub)
 	if err == nil {
-		comp, err := compileFO2(norm, c.numParamsSoFar(), specs, restFixed)
+		comp, err := compileFO2(c.pl, norm, c.numParamsSoFar(), specs, restFixed)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", c.describe(fs[0]), err)
 		}
@@ -263,10 +271,13 @@ type fo2Wrap struct {
 	name string // for messages: the formulas of the component
 }
 
-func (w *fo2Wrap) eval(theta []float64, n []int64, grad []float64) (float64, float64, error) {
+func (w *fo2Wrap) eval(ctx context.Context, theta []float64, n []int64, grad []float64) (float64, float64, error) {
 	z := newLnum(len(w.c.params))
-	digits, err := w.c.eval(theta, n, &z)
+	digits, err := w.c.eval(ctx, theta, n, &z)
 	if err != nil {
+		if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+			return 0, 0, err // cancelled: the context's error, as is
+		}
 		return 0, 0, fmt.Errorf("%s: %w", w.name, err)
 	}
 	switch {

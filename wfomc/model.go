@@ -1,6 +1,7 @@
 package wfomc
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -142,10 +143,30 @@ type Result struct {
 
 // Compile prepares m for weighted model counting. opt may be nil.
 func Compile(m *mln.MLN, opt *Options) (*Model, error) {
+	return CompileContext(context.Background(), m, opt)
+}
+
+// CompileContext is Compile under a context: compilation polls ctx in its
+// long loops (shattering out named constants, splitting into components,
+// building cells) and, once ctx is done, stops promptly and returns ctx's
+// error (unwrapped) and no model.
+func CompileContext(ctx context.Context, m *mln.MLN, opt *Options) (mod *Model, err error) {
 	if opt == nil {
 		opt = &Options{}
 	}
-	c := &compiler{m: m, opt: opt, mod: &Model{m: m, nf: len(m.Formulas)}}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	c := &compiler{m: m, opt: opt, mod: &Model{m: m, nf: len(m.Formulas)}, pl: &poller{ctx: ctx}}
+	defer func() {
+		if r := recover(); r != nil {
+			cc, ok := r.(cancelled)
+			if !ok {
+				panic(r)
+			}
+			mod, err = nil, cc.err
+		}
+	}()
 	if err := c.compile(); err != nil {
 		return nil, err
 	}
@@ -168,7 +189,20 @@ func (mod *Model) DefaultSizes() map[string]int64 {
 // listed keep their default size; see DefaultSizes). Named constants are
 // elements of their domains, so a size must be at least their number.
 func (mod *Model) Evaluate(weights []float64, sizes map[string]int64) (*Result, error) {
+	return mod.EvaluateContext(context.Background(), weights, sizes)
+}
+
+// EvaluateContext is Evaluate under a context: the evaluation polls ctx in
+// its long loops (the sums over cell counts, the counts of atom counting,
+// ground worlds) and, once ctx is done, stops within microseconds to
+// milliseconds and returns ctx's error (context.Canceled or
+// context.DeadlineExceeded, unwrapped) and no result. Its worker goroutines
+// have stopped by the time it returns.
+func (mod *Model) EvaluateContext(ctx context.Context, weights []float64, sizes map[string]int64) (*Result, error) {
 	start := time.Now()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	if len(weights) != mod.nf {
 		return nil, fmt.Errorf("got %d weights for %d formulas", len(weights), mod.nf)
 	}
@@ -187,8 +221,11 @@ func (mod *Model) Evaluate(weights []float64, sizes map[string]int64) (*Result, 
 		}
 	}
 	grad := make([]float64, mod.nParams)
-	logZ, digits, err := mod.top.eval(theta, n, grad)
+	logZ, digits, err := mod.top.eval(ctx, theta, n, grad)
 	if err != nil {
+		if cerr := ctx.Err(); cerr != nil {
+			return nil, cerr
+		}
 		return nil, err
 	}
 	logZ += mod.countLogBinom(n)

@@ -37,15 +37,17 @@ type normalizer struct {
 
 // normalize returns pb with quantifier-free formulas (new auxiliary and
 // Skolem predicates appended to pb.preds), or an *errBeyondFO2.
-func normalize(pb *problem) (*problem, error) {
+func normalize(pl *poller, pb *problem) (*problem, error) {
 	nz := &normalizer{pb: &problem{types: pb.types, preds: append([]pred(nil), pb.preds...)}}
 	for _, f := range pb.formulas {
+		pl.poll()
 		if err := nz.formula(f); err != nil {
 			return nil, err
 		}
 	}
 	nz.pb.formulas = nz.out
 	for _, f := range nz.out {
+		pl.poll()
 		if err := checkFO2(nz.pb, f); err != nil {
 			return nil, err
 		}

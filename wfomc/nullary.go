@@ -52,13 +52,14 @@ func onePoly(dim int) poly { return poly{{c: 1, e: make([]int32, dim)}} }
 
 // nullaryFactors builds one factor per closed formula and one per nullary
 // atom whose false value weighs other than 1 (Skolem atoms).
-func nullaryFactors(pb *problem, dim int, nullary []int) ([]*gfactor, error) {
+func nullaryFactors(pl *poller, pb *problem, dim int, nullary []int) ([]*gfactor, error) {
 	vid := map[int]int{}
 	for i, p := range nullary {
 		vid[p] = i
 	}
 	var out []*gfactor
 	for _, f := range pb.formulas {
+		pl.poll()
 		if len(f.free) != 0 {
 			continue
 		}
@@ -116,7 +117,7 @@ func sortedKeys(set map[int]bool) []int {
 // span the fewest variables, and returns the order and the largest span
 // (the number of variables of the largest table). It stops as soon as the
 // span exceeds limit (returning that span).
-func eliminationOrder(scopes [][]int, elim []int, limit int) (order []int, width int) {
+func eliminationOrder(pl *poller, scopes [][]int, elim []int, limit int) (order []int, width int) {
 	live := map[int][]int{} // factor id → scope
 	byVar := map[int]map[int]bool{}
 	next := 0
@@ -152,6 +153,7 @@ func eliminationOrder(scopes [][]int, elim []int, limit int) (order []int, width
 			if !left[v] {
 				continue
 			}
+			pl.poll()
 			if size := len(union(v)); best < 0 || size < bestSize {
 				best, bestSize = v, size
 			}
@@ -188,7 +190,8 @@ func containsInt(s []int, v int) bool {
 }
 
 // eliminate multiplies the factors that contain v and sums v out.
-func eliminate(fs []*gfactor, v, dim int) []*gfactor {
+func eliminate(pl *poller, fs []*gfactor, v, dim int) []*gfactor {
+	pl.poll()
 	var with, rest []*gfactor
 	union := map[int]bool{v: true}
 	for _, f := range fs {
@@ -302,7 +305,7 @@ func (b *cellBuilder) buildCases(comp *fo2Comp, nullary []int) error {
 			elim = append(elim, i)
 		}
 	}
-	fs, err := nullaryFactors(pb, dim, nullary)
+	fs, err := nullaryFactors(b.pl, pb, dim, nullary)
 	if err != nil {
 		return err
 	}
@@ -310,13 +313,13 @@ func (b *cellBuilder) buildCases(comp *fo2Comp, nullary []int) error {
 	for i, f := range fs {
 		scopes[i] = f.scope
 	}
-	order, width := eliminationOrder(scopes, elim, maxGroundWidth)
+	order, width := eliminationOrder(b.pl, scopes, elim, maxGroundWidth)
 	if width > maxGroundWidth {
 		return fmt.Errorf("%d nullary atoms (ground atoms over named constants) in one component: summing out the %d used only by formulas without variables needs a table over %d of them at once (2^%d entries; at most 2^%d are supported); fewer named constants (in formulas, evidence on binary atoms, queries) or fewer atoms per formula over them would lower it",
 			len(nullary), len(elim), width, width, maxGroundWidth)
 	}
 	for _, v := range order {
-		fs = eliminate(fs, v, dim)
+		fs = eliminate(b.pl, fs, v, dim)
 	}
 	// Enumerate the interface atoms. A factor is checked and multiplied in
 	// at the depth of its last variable.
@@ -452,7 +455,7 @@ func (b *cellBuilder) buildCases(comp *fo2Comp, nullary []int) error {
 // variable elimination, and Evaluate reports tooBig at sizes with anonymous
 // elements. Formulas with free variables have no groundings there.
 func (b *cellBuilder) emptyRestOnly(comp *fo2Comp, nullary []int, tooBig error) error {
-	fs, err := nullaryFactors(b.pb, b.dim, nullary)
+	fs, err := nullaryFactors(b.pl, b.pb, b.dim, nullary)
 	if err != nil {
 		return err
 	}
@@ -464,13 +467,13 @@ func (b *cellBuilder) emptyRestOnly(comp *fo2Comp, nullary []int, tooBig error) 
 	for i := range all {
 		all[i] = i
 	}
-	order, width := eliminationOrder(scopes, all, maxGroundWidth)
+	order, width := eliminationOrder(b.pl, scopes, all, maxGroundWidth)
 	if width > maxGroundWidth {
 		return fmt.Errorf("%w; and without anonymous elements, summing out all %d needs a table over %d of them at once (2^%d entries; at most 2^%d are supported)",
 			tooBig, len(nullary), width, width, maxGroundWidth)
 	}
 	for _, v := range order {
-		fs = eliminate(fs, v, b.dim)
+		fs = eliminate(b.pl, fs, v, b.dim)
 	}
 	z := onePoly(b.dim)
 	for _, f := range fs {

@@ -1,6 +1,9 @@
 package wfomc
 
-import "math/bits"
+import (
+	"context"
+	"math/bits"
+)
 
 // The power rule (independent partial grounding). If every formula of a
 // component has a free variable s_f that occurs in every one of its atoms,
@@ -22,13 +25,13 @@ type powerComp struct {
 	lv  *level // the model with the separator fixed
 }
 
-func (p *powerComp) eval(theta []float64, n []int64, grad []float64) (float64, float64, error) {
+func (p *powerComp) eval(ctx context.Context, theta []float64, n []int64, grad []float64) (float64, float64, error) {
 	m := p.pb.size(p.typ, n)
 	if m == 0 {
 		return 0, 0, nil
 	}
 	g := make([]float64, len(grad))
-	l, d, err := p.lv.eval(theta, n, g)
+	l, d, err := p.lv.eval(ctx, theta, n, g)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -88,7 +91,7 @@ func (c *compiler) powerRule(sub *problem, depth int) (*powerComp, error) {
 	}
 	specials := make([][]string, len(sub.types))
 	specials[typ] = []string{sepConst}
-	sh := shatter(p2, specials)
+	sh := shatter(c.pl, p2, specials)
 	lv, err := c.compileLevel(sh.pb, nil, depth+1)
 	if err != nil {
 		return nil, err

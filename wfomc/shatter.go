@@ -52,6 +52,7 @@ func itoa(i int) string {
 }
 
 type shatterer struct {
+	pl       *poller
 	src      *problem
 	specials [][]string
 	out      *problem
@@ -59,13 +60,13 @@ type shatterer struct {
 }
 
 // shatter splits off specials[t] from every type t of src.
-func shatter(src *problem, specials [][]string) *shatterResult {
+func shatter(pl *poller, src *problem, specials [][]string) *shatterResult {
 	out := &problem{types: make([]ptype, len(src.types))}
 	for i, t := range src.types {
 		t.off += int64(len(specials[i]))
 		out.types[i] = t
 	}
-	s := &shatterer{src: src, specials: specials, out: out,
+	s := &shatterer{pl: pl, src: src, specials: specials, out: out,
 		res: &shatterResult{pb: out, pieces: map[string]int{}, used: map[int][]int{}}}
 	for pi, p := range src.preds {
 		if p.kind != pMember { // membership atoms are not atoms of the model
@@ -73,6 +74,7 @@ func shatter(src *problem, specials [][]string) *shatterResult {
 		}
 	}
 	for _, f := range src.formulas {
+		pl.poll()
 		s.formula(f)
 	}
 	s.res.finish()
@@ -82,6 +84,7 @@ func shatter(src *problem, specials [][]string) *shatterResult {
 // piece returns the index of the piece of parent with the given pattern
 // ("" marks an argument position that stays a variable).
 func (s *shatterer) piece(parent int, pattern []string) int {
+	s.pl.poll()
 	k := pieceKey(parent, pattern)
 	if i, ok := s.res.pieces[k]; ok {
 		return i

@@ -1,6 +1,7 @@
 package wfomc
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"runtime"
@@ -228,7 +229,18 @@ type sumState struct {
 	w    lnum
 	wacc *acc
 	acc  *acc
+	// ctx is polled every ctxEvery steps of the summation (ticks counts
+	// them); err is its error once it is done, and stops the summation.
+	ctx   context.Context
+	ticks uint64
+	err   error
 }
+
+// ctxEvery is how many steps of a long loop (terms of a sum, ground worlds)
+// go between two polls of the context: a step costs tens of nanoseconds or
+// more, so a poll per ctxEvery steps is free and a cancellation is seen
+// within microseconds.
+const ctxEvery = 1 << 10
 
 // caseStart computes, for one case at the given group sizes, the weight of
 // every class (member cells' weights, with the fixed cells' pair weights
@@ -271,12 +283,12 @@ func caseStart(c *fo2Comp, cs *cellCase, vals []lnum, sizes []int64) (start lnum
 	return start, classW
 }
 
-func newSumState(c *fo2Comp, cs *cellCase, vals []lnum, lf []float64, rem []int64, start lnum, classW []lnum) *sumState {
+func newSumState(ctx context.Context, c *fo2Comp, cs *cellCase, vals []lnum, lf []float64, rem []int64, start lnum, classW []lnum) *sumState {
 	dim := len(c.params)
 	p := &cs.plan
 	depth := len(p.explicit)
 	u := len(p.classes)
-	s := &sumState{c: c, cs: cs, p: p, vals: vals, lf: lf, rem: append([]int64(nil), rem...),
+	s := &sumState{ctx: ctx, c: c, cs: cs, p: p, vals: vals, lf: lf, rem: append([]int64(nil), rem...),
 		lw: make([][]lnum, depth+1), term: make([]lnum, depth+1),
 		leaf: newLnum(dim), w: newLnum(dim), wacc: newAcc(dim), acc: newAcc(dim)}
 	for t := range s.lw {
@@ -311,6 +323,11 @@ func (s *sumState) level(t int, lo, hi int64) {
 	cur, next := &s.term[t], &s.term[t+1]
 	diag := &s.vals[p.pairOf(s.cs, c, c)]
 	for k := lo; k <= hi; k++ {
+		if s.ticks++; s.ticks%ctxEvery == 0 {
+			if s.err = s.ctx.Err(); s.err != nil {
+				return
+			}
+		}
 		next.copyFrom(cur)
 		next.addLog(logBinom(s.lf, R, k))
 		next.mulPow(&s.lw[t][c], k)
@@ -329,6 +346,9 @@ func (s *sumState) level(t int, lo, hi int64) {
 		s.rem[g] = R - k
 		s.level(t+1, 0, math.MaxInt64)
 		s.rem[g] = R
+		if s.err != nil {
+			return
+		}
 	}
 }
 
@@ -369,8 +389,9 @@ func (s *sumState) leafTerm() {
 // fixed, so that results do not depend on the number of processors.
 const chunk = 1 << 12
 
-// sumCase adds the terms of one case to a.
-func sumCase(c *fo2Comp, cs *cellCase, vals []lnum, lf []float64, sizes []int64, a *acc) error {
+// sumCase adds the terms of one case to a. It returns ctx's error if ctx
+// is done before the sum is.
+func sumCase(ctx context.Context, c *fo2Comp, cs *cellCase, vals []lnum, lf []float64, sizes []int64, a *acc) error {
 	if n := countTerms(c, cs, sizes); n > maxTerms {
 		return fmt.Errorf("the sum over cell counts has about %.3g terms (%d explicit cell classes after merging); too many", n, len(cs.plan.explicit))
 	}
@@ -396,7 +417,7 @@ func sumCase(c *fo2Comp, cs *cellCase, vals []lnum, lf []float64, sizes []int64,
 		return nil
 	}
 	if len(p.explicit) == 0 {
-		s := newSumState(c, cs, vals, lf, sizes, start, classW)
+		s := newSumState(ctx, c, cs, vals, lf, sizes, start, classW)
 		s.level(0, 0, 0)
 		a.merge(s.acc)
 		return nil
@@ -404,8 +425,11 @@ func sumCase(c *fo2Comp, cs *cellCase, vals []lnum, lf []float64, sizes []int64,
 	top := sizes[p.classGrp[p.explicit[0]]]
 	nchunks := int(top/chunk) + 1
 	if nchunks == 1 {
-		s := newSumState(c, cs, vals, lf, sizes, start, classW)
+		s := newSumState(ctx, c, cs, vals, lf, sizes, start, classW)
 		s.level(0, 0, top)
+		if s.err != nil {
+			return s.err
+		}
 		a.merge(s.acc)
 		return nil
 	}
@@ -417,8 +441,11 @@ func sumCase(c *fo2Comp, cs *cellCase, vals []lnum, lf []float64, sizes []int64,
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			s := newSumState(c, cs, vals, lf, sizes, start, classW)
+			s := newSumState(ctx, c, cs, vals, lf, sizes, start, classW)
 			for i := range next {
+				if s.err != nil || ctx.Err() != nil {
+					continue // cancelled: drain the tasks already handed out
+				}
 				s.acc = newAcc(len(c.params))
 				lo := int64(i) * chunk
 				s.level(0, lo, lo+chunk-1)
@@ -427,10 +454,16 @@ func sumCase(c *fo2Comp, cs *cellCase, vals []lnum, lf []float64, sizes []int64,
 		}()
 	}
 	for i := 0; i < nchunks; i++ {
+		if ctx.Err() != nil {
+			break
+		}
 		next <- i
 	}
 	close(next)
 	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	for _, r := range results {
 		a.merge(r)
 	}
@@ -456,7 +489,7 @@ func (c *fo2Comp) groupSizes(n []int64) ([]int64, error) {
 
 // eval computes log Z of the component and its gradient (over c.params)
 // into z, and the digits lost to cancellation.
-func (c *fo2Comp) eval(theta []float64, n []int64, z *lnum) (float64, error) {
+func (c *fo2Comp) eval(ctx context.Context, theta []float64, n []int64, z *lnum) (float64, error) {
 	dim := len(c.params)
 	local := make([]float64, dim)
 	for i, p := range c.params {
@@ -488,7 +521,10 @@ func (c *fo2Comp) eval(theta []float64, n []int64, z *lnum) (float64, error) {
 	lf := logFactTable()
 	a := newAcc(dim)
 	for _, cs := range c.cases {
-		if err := sumCase(c, cs, vals, lf, sizes, a); err != nil {
+		if err := ctx.Err(); err != nil {
+			return 0, err
+		}
+		if err := sumCase(ctx, c, cs, vals, lf, sizes, a); err != nil {
 			return 0, err
 		}
 	}

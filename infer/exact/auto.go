@@ -44,28 +44,51 @@ func (a *Auto) Choose(ctx context.Context, m *infer.Model, q infer.Query) (infer
 		ans *infer.Answer
 		err error
 	}
+	// wfomc runs under a context that expires with the budget: compile and
+	// evaluation poll it and stop, so an overrun does not go on computing
+	// beside the fallback.
+	wctx, cancel := context.WithTimeout(ctx, a.Budget)
+	defer cancel()
 	done := make(chan result, 1)
 	go func() {
-		ans, err := WFOMC{}.RunModel(ctx, m, q)
+		ans, err := WFOMC{}.RunModel(wctx, m, q)
 		done <- result{ans, err}
 	}()
-	timer := time.NewTimer(a.Budget)
-	defer timer.Stop()
 	select {
 	case r := <-done:
-		if r.err != nil {
-			if ctx.Err() != nil {
-				return infer.Choice{}, ctx.Err()
-			}
-			return a.small(m, "wfomc cannot answer exactly: "+shortError(r.err), bp)
+		switch {
+		case r.err == nil:
+			reason := fmt.Sprintf("exact: wfomc lifts the MLN (%s)", DomainText(m)) // no timing: the JSON stays deterministic (stats.seconds has it)
+			return infer.Choice{Name: "wfomc", Reason: reason, Algorithm: WFOMC{}, Answer: r.ans}, nil
+		case ctx.Err() != nil:
+			return infer.Choice{}, ctx.Err()
+		case wctx.Err() != nil && errors.Is(r.err, wctx.Err()):
+			return a.overBudget(m, bp)
 		}
-		reason := fmt.Sprintf("exact: wfomc lifts the MLN (%s)", DomainText(m)) // no timing: the JSON stays deterministic (stats.seconds has it)
-		return infer.Choice{Name: "wfomc", Reason: reason, Algorithm: WFOMC{}, Answer: r.ans}, nil
-	case <-timer.C:
-		return a.small(m, fmt.Sprintf("wfomc did not finish within its budget of %v (%s)", a.Budget, DomainText(m)), bp)
-	case <-ctx.Done():
-		return infer.Choice{}, ctx.Err()
+		return a.small(m, "wfomc cannot answer exactly: "+shortError(r.err), bp)
+	case <-wctx.Done():
+		cancel()
+		// Wait for wfomc to stop (it polls wctx within milliseconds), so
+		// that the fallback has the processors to itself; a part that does
+		// not poll (RunModel's own preparation) is left after stopGrace.
+		grace := time.NewTimer(stopGrace)
+		defer grace.Stop()
+		select {
+		case <-done:
+		case <-grace.C:
+		}
+		if ctx.Err() != nil {
+			return infer.Choice{}, ctx.Err()
+		}
+		return a.overBudget(m, bp)
 	}
+}
+
+// stopGrace bounds the wait for a cancelled wfomc run to return.
+const stopGrace = time.Second
+
+func (a *Auto) overBudget(m *infer.Model, bp func(string) (infer.Choice, error)) (infer.Choice, error) {
+	return a.small(m, fmt.Sprintf("wfomc did not finish within its budget of %v (%s)", a.Budget, DomainText(m)), bp)
 }
 
 // small picks exact enumeration of the grounding when its joint state

@@ -24,9 +24,12 @@
 // error, the budget exceeded) it runs lifted BP and says why. Two cheap
 // checks come first: MAP queries and Alchemy's clause weighting are BP's
 // (wfomc answers neither), and closed-world evidence that would have to be
-// spelled out as more than 10^5 false atoms goes to BP. An evaluation that
-// overruns the budget cannot be cancelled (wfomc.Evaluate takes no
-// context): it is abandoned and runs on in the background until it ends.
+// spelled out as more than 10^5 false atoms goes to BP. A run that
+// overruns the budget is cancelled: wfomc compiles and evaluates under a
+// context that expires with the budget (wfomc.CompileContext,
+// Model.EvaluateContext), polls it in its long loops and stops within
+// milliseconds; auto waits for it to stop (at most stopGrace) before the
+// fallback runs, so the two do not compete for the processors.
 //
 // Build the infer.Model of a grounding with NewModel.
 package exact
@@ -116,11 +119,11 @@ func (WFOMC) RunModel(ctx context.Context, m *infer.Model, q infer.Query) (*infe
 		}
 		opt.Queries = append(opt.Queries, pq)
 	}
-	mod, err := wfomc.Compile(m.MLN, opt)
+	mod, err := wfomc.CompileContext(ctx, m.MLN, opt)
 	if err != nil {
 		return nil, err
 	}
-	res, err := mod.Evaluate(m.Weights, Sizes(m))
+	res, err := mod.EvaluateContext(ctx, m.Weights, Sizes(m))
 	if err != nil {
 		return nil, err
 	}
