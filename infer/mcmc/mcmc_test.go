@@ -33,33 +33,14 @@ func randomMLN(r *rand.Rand) (src, db string) {
 	return gen.SmallMLN(r, gen.MLNShape{Formulas: 3, HardOneIn: 4})
 }
 
-// groundMLN grounds src with db, all predicates queried; nil when the
-// evidence contradicts a hard formula or the grounding is too large to
-// enumerate.
+// groundMLN: see gen.GroundSmallMLN (at most 14 variables).
 func groundMLN(t *testing.T, src, db string, maxArity int) *fg.Graph {
 	t.Helper()
-	m, err := mlnfile.Parse("r.mln", []byte(src))
+	g, err := gen.GroundSmallMLN(src, db, maxArity, 14)
 	if err != nil {
-		t.Fatalf("%v\n%s", err, src)
+		t.Fatal(err)
 	}
-	d, err := mlnfile.ReadDB(strings.NewReader(db), "r.db", m)
-	if err != nil {
-		t.Fatalf("%v\n%s", err, db)
-	}
-	gr, err := ground.Ground(context.Background(), m, d, ground.Options{Query: []string{"P", "Q", "R"}, MaxArity: maxArity})
-	if err != nil && maxArity > 0 && strings.Contains(err.Error(), "too large for a table") {
-		return groundMLN(t, src, db, 0) // only clauses and conjunctions get auxiliary variables
-	}
-	if errors.Is(err, ground.ErrContradiction) {
-		return nil
-	}
-	if err != nil {
-		t.Fatalf("%v\n%s", err, src)
-	}
-	if gr.Graph.NumVars() > 14 || gr.Graph.NumVars() == 0 {
-		return nil
-	}
-	return gr.Graph
+	return g
 }
 
 // weight returns the unnormalised weight of world x.

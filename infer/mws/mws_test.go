@@ -11,8 +11,6 @@ import (
 	"testing"
 
 	"github.com/lifted-dev/lifted/fg"
-	mlnfile "github.com/lifted-dev/lifted/format/mln"
-	"github.com/lifted-dev/lifted/ground"
 	"github.com/lifted-dev/lifted/infer"
 	"github.com/lifted-dev/lifted/infer/mws"
 	"github.com/lifted-dev/lifted/internal/brute"
@@ -31,30 +29,14 @@ func randomMLN(r *rand.Rand) (src, db string) {
 	return gen.SmallMLN(r, gen.MLNShape{Formulas: 4, HardOneIn: 3, FirstHard: true})
 }
 
-// groundMLN grounds src with db, all predicates queried; nil when the
-// evidence contradicts a hard formula or the grounding is too large to
-// enumerate.
+// groundMLN: see gen.GroundSmallMLN (at most 16 variables).
 func groundMLN(t *testing.T, src, db string) *fg.Graph {
 	t.Helper()
-	m, err := mlnfile.Parse("r.mln", []byte(src))
+	g, err := gen.GroundSmallMLN(src, db, 0, 16)
 	if err != nil {
-		t.Fatalf("%v\n%s", err, src)
+		t.Fatal(err)
 	}
-	d, err := mlnfile.ReadDB(strings.NewReader(db), "r.db", m)
-	if err != nil {
-		t.Fatalf("%v\n%s", err, db)
-	}
-	gr, err := ground.Ground(context.Background(), m, d, ground.Options{Query: []string{"P", "Q", "R"}})
-	if errors.Is(err, ground.ErrContradiction) {
-		return nil
-	}
-	if err != nil {
-		t.Fatalf("%v\n%s", err, src)
-	}
-	if gr.Graph.NumVars() > 16 || gr.Graph.NumVars() == 0 {
-		return nil
-	}
-	return gr.Graph
+	return g
 }
 
 // hasZero reports whether some factor of g has a zero entry.

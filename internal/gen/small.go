@@ -1,12 +1,16 @@
 package gen
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"strings"
 
 	"github.com/lifted-dev/lifted/fg"
+	mlnfile "github.com/lifted-dev/lifted/format/mln"
+	"github.com/lifted-dev/lifted/ground"
 )
 
 // SmallShape sets the ranges of SmallGraph.
@@ -97,4 +101,35 @@ func SmallMLN(r *rand.Rand, s MLNShape) (src, db string) {
 		}
 	}
 	return b.String(), d.String()
+}
+
+// GroundSmallMLN grounds a SmallMLN (src, db) with P, Q and R queried and
+// ground formulas over more than maxArity unknown atoms given auxiliary
+// variables (0: the grounder's default; a formula that cannot take one is
+// grounded with the default instead). It returns a nil graph when the
+// evidence contradicts a hard formula or the grounding has no variable or
+// more than maxVars, too many to enumerate.
+func GroundSmallMLN(src, db string, maxArity, maxVars int) (*fg.Graph, error) {
+	m, err := mlnfile.Parse("r.mln", []byte(src))
+	if err != nil {
+		return nil, fmt.Errorf("%v\n%s", err, src)
+	}
+	d, err := mlnfile.ReadDB(strings.NewReader(db), "r.db", m)
+	if err != nil {
+		return nil, fmt.Errorf("%v\n%s", err, db)
+	}
+	gr, err := ground.Ground(context.Background(), m, d, ground.Options{Query: []string{"P", "Q", "R"}, MaxArity: maxArity})
+	if err != nil && maxArity > 0 && strings.Contains(err.Error(), "too large for a table") {
+		return GroundSmallMLN(src, db, 0, maxVars) // only clauses and conjunctions get auxiliary variables
+	}
+	if errors.Is(err, ground.ErrContradiction) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%v\n%s", err, src)
+	}
+	if gr.Graph.NumVars() > maxVars || gr.Graph.NumVars() == 0 {
+		return nil, nil
+	}
+	return gr.Graph, nil
 }
