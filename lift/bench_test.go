@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"testing"
 
 	"github.com/lifted-dev/lifted/fg"
@@ -28,6 +29,58 @@ func BenchmarkColourPassingGrid(b *testing.B) {
 				}
 			}
 			b.ReportMetric(float64(st.Iterations), "rounds")
+		})
+	}
+}
+
+// colourBenchGraphs: friends-and-smokers with evidence on 3 people and square
+// grids with one observed corner, at about 10^5, 10^6 and 10^7 ground
+// factors (10^7 only when LIFTED_BENCH_LARGE is set: it needs several GB).
+func colourBenchGraphs(b *testing.B) []struct {
+	name string
+	g    *fg.Graph
+	ev   fg.Evidence
+} {
+	type gc = struct {
+		name string
+		g    *fg.Graph
+		ev   fg.Evidence
+	}
+	var out []gc
+	sizes := []struct{ smokers, grid int }{{316, 183}, {1000, 577}}
+	if os.Getenv("LIFTED_BENCH_LARGE") != "" {
+		sizes = append(sizes, struct{ smokers, grid int }{3162, 1826})
+	}
+	for _, s := range sizes {
+		g := gen.Smokers(s.smokers, 1.5, 1.1)
+		ev := fg.NoEvidence(g.NumVars())
+		for i := 0; i < 3; i++ {
+			ev[i] = int32(i % 2)
+		}
+		out = append(out, gc{fmt.Sprintf("smokers/f=%d", g.NumFactors()), g, ev})
+		gg := gen.SquareGrid(rand.New(rand.NewPCG(1, 1)), s.grid)
+		ev = fg.NoEvidence(gg.NumVars())
+		ev[0] = 1
+		out = append(out, gc{fmt.Sprintf("grid/f=%d", gg.NumFactors()), gg, ev})
+	}
+	return out
+}
+
+// BenchmarkColourPassingFactors reports ground factors per second of colour
+// passing (the 10^5, 10^6, 10^7 sizes).
+func BenchmarkColourPassingFactors(b *testing.B) {
+	for _, c := range colourBenchGraphs(b) {
+		b.Run(c.name, func(b *testing.B) {
+			var st lift.Stats
+			for b.Loop() {
+				var err error
+				_, st, err = lift.Compress(context.Background(), c.g, c.ev, lift.Options{})
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(st.Iterations), "rounds")
+			b.ReportMetric(float64(c.g.NumVars()+c.g.NumFactors())*float64(b.N)/b.Elapsed().Seconds(), "nodes/s")
 		})
 	}
 }

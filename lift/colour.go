@@ -2,10 +2,8 @@ package lift
 
 import (
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
-	"hash/maphash"
 	"slices"
 	"time"
 
@@ -122,7 +120,9 @@ func CompressWith(ctx context.Context, r Refiner, g *fg.Graph, ev fg.Evidence, o
 // contain, so grouping stays exact. A round costs time proportional to the
 // edges at the changed nodes, not to the whole graph: colour passing on a
 // grid with one observed corner touches only the advancing frontier.
-// Signatures are interned through a hash map keyed by their bytes.
+// Signatures are integer sequences grouped through an open-addressing table
+// keyed by their 64-bit hash and verified against the stored signature, so
+// grouping is exact; nodes alone in their class are never re-signed.
 type ColourPassing struct{}
 
 // ErrCancelled wraps a context cancellation during colour passing.
@@ -137,12 +137,20 @@ type refiner struct {
 	dirty     []int32 // nodes to re-sign in this step
 	changed   []int32 // nodes whose class id changed in the last step
 
-	in       interner
-	group    []int32 // per dirty node (parallel to dirty): signature group
+	// Signature groups of this step: an open-addressing table of group ids
+	// keyed by the signature's 64-bit hash, each group's signature kept in
+	// one arena to verify hits, so grouping is exact.
+	table    []int32 // group+1 per slot, 0 empty
+	grpHash  []uint64
+	grpStart []int32 // signature of group g: arena[grpStart[g]:grpStart[g+1]]
+	arena    []uint64
+	group    []int32 // per signed dirty node (parallel to signed): signature group
+	signed   []int32
 	grpClass []int32
 	grpSize  []int32
 	grpID    []int32
 	dirtyIn  []int32 // per class: dirty members this step
+	keeper   []int32 // per class: the group that keeps the class id, or -1
 	touched  []int32 // classes with dirtyIn > 0
 }
 
@@ -159,62 +167,107 @@ func newRefiner(colour []int32, n int) *refiner {
 
 func (r *refiner) numClasses() int { return len(r.classSize) }
 
-// mark adds node i to this step's dirty list once.
+// mark adds node i to this step's dirty list once. A node alone in its
+// class is never marked: no signature can split a singleton.
 func (r *refiner) mark(i int32, step int32) {
-	if r.stamp[i] != step {
+	if r.stamp[i] != step && r.classSize[r.colour[i]] > 1 {
 		r.stamp[i] = step
 		r.dirty = append(r.dirty, i)
 	}
 }
 
-// resign groups the dirty nodes by signature (sign writes node i's
-// signature, own class first) and gives new class ids; it fills r.changed.
-func (r *refiner) resign(sign func(i int32, buf []byte) []byte, buf []byte) []byte {
-	r.in.reset()
-	r.group = r.group[:0]
-	r.grpClass, r.grpSize = r.grpClass[:0], r.grpSize[:0]
-	if cap(r.dirtyIn) < r.numClasses() {
-		r.dirtyIn = make([]int32, r.numClasses(), 2*r.numClasses())
+// mix64 is the finaliser of SplitMix64.
+func mix64(x uint64) uint64 {
+	x ^= x >> 30
+	x *= 0xbf58476d1ce4e5b9
+	x ^= x >> 27
+	x *= 0x94d049bb133111eb
+	x ^= x >> 31
+	return x
+}
+
+// hashSig hashes a signature (order matters).
+func hashSig(s []uint64) uint64 {
+	h := uint64(len(s)) * 0x9E3779B97F4A7C15
+	for _, x := range s {
+		h = mix64(h ^ x)
 	}
-	r.dirtyIn = r.dirtyIn[:r.numClasses()]
+	return h
+}
+
+// lookup returns the group of signature s with hash h, adding a group if
+// it is new.
+func (r *refiner) lookup(s []uint64, h uint64, class int32) int32 {
+	mask := uint64(len(r.table) - 1)
+	for k := h & mask; ; k = (k + 1) & mask {
+		g := r.table[k] - 1
+		if g < 0 {
+			g = int32(len(r.grpSize))
+			r.table[k] = g + 1
+			r.grpHash = append(r.grpHash, h)
+			r.arena = append(r.arena, s...)
+			r.grpStart = append(r.grpStart, int32(len(r.arena)))
+			r.grpSize = append(r.grpSize, 0)
+			r.grpClass = append(r.grpClass, class)
+			return g
+		}
+		if r.grpHash[g] == h && slices.Equal(r.arena[r.grpStart[g]:r.grpStart[g+1]], s) {
+			return g
+		}
+	}
+}
+
+// resign groups the dirty nodes by signature (sign appends node i's
+// signature, own class first) and gives new class ids; it fills r.changed.
+func (r *refiner) resign(sign func(i int32, buf []uint64) []uint64, buf []uint64) []uint64 {
+	nc := r.numClasses()
+	if cap(r.dirtyIn) < nc {
+		r.dirtyIn = make([]int32, nc, 2*nc)
+		r.keeper = make([]int32, nc, 2*nc)
+	}
+	r.dirtyIn, r.keeper = r.dirtyIn[:nc], r.keeper[:nc]
+	size := 16
+	for size < 2*len(r.dirty) {
+		size *= 2
+	}
+	if cap(r.table) < size {
+		r.table = make([]int32, size)
+	} else {
+		r.table = r.table[:size]
+		clear(r.table)
+	}
+	r.grpHash, r.grpStart, r.arena = r.grpHash[:0], append(r.grpStart[:0], 0), r.arena[:0]
+	r.group, r.grpClass, r.grpSize = r.group[:0], r.grpClass[:0], r.grpSize[:0]
 	r.touched = r.touched[:0]
 	for _, i := range r.dirty {
 		buf = sign(i, buf[:0])
-		g := r.in.intern(buf)
-		if int(g) == len(r.grpSize) {
-			r.grpSize = append(r.grpSize, 0)
-			r.grpClass = append(r.grpClass, r.colour[i])
-		}
+		c := r.colour[i]
+		g := r.lookup(buf, hashSig(buf), c)
 		r.grpSize[g]++
 		r.group = append(r.group, g)
-		c := r.colour[i]
 		if r.dirtyIn[c] == 0 {
 			r.touched = append(r.touched, c)
+			r.keeper[c] = -1
 		}
 		r.dirtyIn[c]++
 	}
 	// The class keeps its id for its unchanged members or, when every
 	// member was re-signed, for its largest group (the first on ties).
-	r.grpID = r.grpID[:0]
-	for g := range r.grpSize {
-		r.grpID = append(r.grpID, -1)
-		_ = g
-	}
-	keeper := map[int32]int32{}
 	for g, c := range r.grpClass {
 		if r.dirtyIn[c] < r.classSize[c] {
 			continue
 		}
-		if k, ok := keeper[c]; !ok || r.grpSize[g] > r.grpSize[k] {
-			keeper[c] = int32(g)
+		if k := r.keeper[c]; k < 0 || r.grpSize[g] > r.grpSize[k] {
+			r.keeper[c] = int32(g)
 		}
 	}
+	r.grpID = r.grpID[:0]
 	for g, c := range r.grpClass {
-		if k, ok := keeper[c]; ok && k == int32(g) {
-			r.grpID[g] = c
+		if r.dirtyIn[c] == r.classSize[c] && r.keeper[c] == int32(g) {
+			r.grpID = append(r.grpID, c)
 			continue
 		}
-		r.grpID[g] = int32(len(r.classSize))
+		r.grpID = append(r.grpID, int32(len(r.classSize)))
 		r.classSize = append(r.classSize, 0)
 	}
 	r.changed = r.changed[:0]
@@ -249,27 +302,29 @@ func (ColourPassing) Refine(ctx context.Context, g *fg.Graph, ev fg.Evidence, op
 	fc := make([]int32, nf)
 	fr := newRefiner(fc, dense(initF, fc))
 
-	var pairs []uint64
-	signFactor := func(f int32, buf []byte) []byte {
-		pairs = pairs[:0]
+	// A signature is the node's own class, then its (slot key, colour)
+	// pairs: in position order for a factor (sorted where positions are
+	// interchangeable), sorted for a variable.
+	signFactor := func(f int32, buf []uint64) []uint64 {
+		buf = append(buf, uint64(uint32(fc[f])))
 		for e := g.FactorStart[f]; e < g.FactorStart[f+1]; e++ {
-			pairs = append(pairs, uint64(uint32(keys[e]))<<32|uint64(uint32(vc[g.EdgeVar[e]])))
+			buf = append(buf, uint64(uint32(keys[e]))<<32|uint64(uint32(vc[g.EdgeVar[e]])))
 		}
 		if sorted[f] {
-			slices.Sort(pairs)
+			slices.Sort(buf[1:])
 		}
-		return sig(buf, fc[f], pairs)
+		return buf
 	}
-	signVar := func(v int32, buf []byte) []byte {
-		pairs = pairs[:0]
+	signVar := func(v int32, buf []uint64) []uint64 {
+		buf = append(buf, uint64(uint32(vc[v])))
 		for _, e := range g.VarEdges[g.VarStart[v]:g.VarStart[v+1]] {
-			pairs = append(pairs, uint64(uint32(fc[edgeFactor[e]]))<<32|uint64(uint32(keys[e])))
+			buf = append(buf, uint64(uint32(fc[edgeFactor[e]]))<<32|uint64(uint32(keys[e])))
 		}
-		slices.Sort(pairs)
-		return sig(buf, vc[v], pairs)
+		slices.Sort(buf[1:])
+		return buf
 	}
 
-	var buf []byte
+	var buf []uint64
 	rounds := 0
 	for step := int32(0); opt.MaxIter == 0 || rounds < opt.MaxIter; step++ {
 		if err := ctx.Err(); err != nil {
@@ -309,74 +364,26 @@ func (ColourPassing) Refine(ctx context.Context, g *fg.Graph, ev fg.Evidence, op
 			break
 		}
 	}
-	nvc := renumber(vc)
-	nfc := renumber(fc)
+	nvc := renumber(vc, vr.numClasses())
+	nfc := renumber(fc, fr.numClasses())
 	return &Colouring{VarColor: vc, NumVarColor: nvc, FactorColor: fc, NumFacColor: nfc, EdgeKey: keys, Iterations: rounds}, nil
 }
 
-// renumber makes class ids dense in order of first appearance.
-func renumber(c []int32) int {
-	m := map[int32]int32{}
+// renumber makes class ids (below n) dense in order of first appearance.
+func renumber(c []int32, n int) int {
+	m := make([]int32, n)
+	for i := range m {
+		m[i] = -1
+	}
+	k := int32(0)
 	for i, x := range c {
-		id, ok := m[x]
-		if !ok {
-			id = int32(len(m))
-			m[x] = id
+		if m[x] < 0 {
+			m[x] = k
+			k++
 		}
-		c[i] = id
+		c[i] = m[x]
 	}
-	return len(m)
-}
-
-func sig(buf []byte, own int32, pairs []uint64) []byte {
-	buf = binary.LittleEndian.AppendUint32(buf, uint32(own))
-	for _, p := range pairs {
-		buf = binary.LittleEndian.AppendUint64(buf, p)
-	}
-	return buf
-}
-
-// interner numbers byte strings densely in order of first appearance. It
-// keys a map by a 64-bit hash and keeps every string in one arena to verify
-// hits, probing further on the (rare) collision, so it is exact.
-type interner struct {
-	m     map[uint64]int32
-	seed  maphash.Seed
-	arena []byte
-	start []int // string of id i is arena[start[i]:start[i+1]]
-	n     int
-}
-
-func (in *interner) reset() {
-	if in.m == nil {
-		in.m = make(map[uint64]int32)
-		in.seed = maphash.MakeSeed()
-	} else {
-		clear(in.m)
-	}
-	in.arena = in.arena[:0]
-	in.start = append(in.start[:0], 0)
-	in.n = 0
-}
-
-func (in *interner) intern(b []byte) int32 {
-	h := maphash.Bytes(in.seed, b)
-	for {
-		id, ok := in.m[h]
-		if !ok {
-			break
-		}
-		if string(in.arena[in.start[id]:in.start[id+1]]) == string(b) {
-			return id
-		}
-		h = h*0x9E3779B97F4A7C15 + 1 // collision: probe the next key
-	}
-	id := int32(in.n)
-	in.m[h] = id
-	in.arena = append(in.arena, b...)
-	in.start = append(in.start, len(in.arena))
-	in.n++
-	return id
+	return int(k)
 }
 
 // initialVarColours colours variables by (cardinality, evidence).
