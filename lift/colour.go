@@ -155,7 +155,8 @@ type refiner struct {
 }
 
 func newRefiner(colour []int32, n int) *refiner {
-	r := &refiner{colour: colour, classSize: make([]int32, n), stamp: make([]int32, len(colour))}
+	r := &refiner{colour: colour, classSize: make([]int32, n), stamp: make([]int32, len(colour)),
+		dirty: make([]int32, 0, len(colour)), group: make([]int32, 0, len(colour))}
 	for _, c := range colour {
 		r.classSize[c]++
 	}
@@ -188,11 +189,12 @@ func mix64(x uint64) uint64 {
 
 // hashSig hashes a signature (order matters).
 func hashSig(s []uint64) uint64 {
-	h := uint64(len(s)) * 0x9E3779B97F4A7C15
+	h := uint64(len(s))
 	for _, x := range s {
-		h = mix64(h ^ x)
+		h = (h ^ x) * 0x9E3779B97F4A7C15
+		h ^= h >> 32
 	}
-	return h
+	return mix64(h)
 }
 
 // lookup returns the group of signature s with hash h, adding a group if
@@ -297,6 +299,13 @@ func (ColourPassing) Refine(ctx context.Context, g *fg.Graph, ev fg.Evidence, op
 			edgeFactor[e] = int32(f)
 		}
 	}
+	// The factor and slot key of each variable's edges, in the variable's
+	// order, so that signing a variable reads them in sequence.
+	varFactor := make([]int32, len(g.VarEdges))
+	varKey := make([]int32, len(g.VarEdges))
+	for k, e := range g.VarEdges {
+		varFactor[k], varKey[k] = edgeFactor[e], keys[e]
+	}
 	vc := make([]int32, nv)
 	vr := newRefiner(vc, initialVarColours(g, ev, vc))
 	fc := make([]int32, nf)
@@ -317,8 +326,9 @@ func (ColourPassing) Refine(ctx context.Context, g *fg.Graph, ev fg.Evidence, op
 	}
 	signVar := func(v int32, buf []uint64) []uint64 {
 		buf = append(buf, uint64(uint32(vc[v])))
-		for _, e := range g.VarEdges[g.VarStart[v]:g.VarStart[v+1]] {
-			buf = append(buf, uint64(uint32(fc[edgeFactor[e]]))<<32|uint64(uint32(keys[e])))
+		lo, hi := g.VarStart[v], g.VarStart[v+1]
+		for k, f := range varFactor[lo:hi] {
+			buf = append(buf, uint64(uint32(fc[f]))<<32|uint64(uint32(varKey[lo+int64(k)])))
 		}
 		slices.Sort(buf[1:])
 		return buf
@@ -338,8 +348,8 @@ func (ColourPassing) Refine(ctx context.Context, g *fg.Graph, ev fg.Evidence, op
 			}
 		} else {
 			for _, v := range vr.changed {
-				for _, e := range g.VarEdges[g.VarStart[v]:g.VarStart[v+1]] {
-					fr.mark(edgeFactor[e], step)
+				for _, f := range varFactor[g.VarStart[v]:g.VarStart[v+1]] {
+					fr.mark(f, step)
 				}
 			}
 		}
