@@ -144,14 +144,14 @@ type refiner struct {
 	grpHash  []uint64
 	grpStart []int32 // signature of group g: arena[grpStart[g]:grpStart[g+1]]
 	arena    []uint64
-	group    []int32 // per signed dirty node (parallel to signed): signature group
-	signed   []int32
+	group    []int32 // per dirty node (parallel to dirty): signature group
 	grpClass []int32
 	grpSize  []int32
 	grpID    []int32
 	dirtyIn  []int32 // per class: dirty members this step
 	keeper   []int32 // per class: the group that keeps the class id, or -1
 	touched  []int32 // classes with dirtyIn > 0
+	signed   int     // nodes re-signed so far
 }
 
 func newRefiner(colour []int32, n int) *refiner {
@@ -164,6 +164,16 @@ func newRefiner(colour []int32, n int) *refiner {
 		r.stamp[i] = -1
 	}
 	return r
+}
+
+// recount restarts the class sizes after the colours were replaced by ids
+// below n (work lists and stamps are kept).
+func (r *refiner) recount(n int) {
+	r.classSize = make([]int32, n)
+	for _, c := range r.colour {
+		r.classSize[c]++
+	}
+	r.changed = r.changed[:0]
 }
 
 func (r *refiner) numClasses() int { return len(r.classSize) }
@@ -285,14 +295,45 @@ func (r *refiner) resign(sign func(i int32, buf []uint64) []uint64, buf []uint64
 	for _, c := range r.touched {
 		r.dirtyIn[c] = 0
 	}
+	r.signed += len(r.dirty)
 	r.dirty = r.dirty[:0]
 	return buf
 }
 
 // Refine implements Refiner.
 func (ColourPassing) Refine(ctx context.Context, g *fg.Graph, ev fg.Evidence, opt Options) (*Colouring, error) {
+	p := newPassing(g, ev, opt)
+	rounds, err := p.run(ctx, true)
+	if err != nil {
+		return nil, err
+	}
+	nvc := renumber(p.vc, p.vr.numClasses())
+	nfc := renumber(p.fc, p.fr.numClasses())
+	return &Colouring{VarColor: p.vc, NumVarColor: nvc, FactorColor: p.fc, NumFacColor: nfc, EdgeKey: p.keys, Iterations: rounds}, nil
+}
+
+// passing is the state of colour passing on one graph: slot keys, the
+// variables' edges in sequence, and the refiners of variables and factors.
+type passing struct {
+	g         *fg.Graph
+	opt       Options
+	keys      []int32
+	sorted    []bool
+	initF     []uint64
+	varFactor []int32 // factor of each edge, in VarEdges order
+	varKey    []int32 // slot key of each edge, in VarEdges order
+	vc, fc    []int32
+	vr, fr    *refiner
+	buf       []uint64
+	step      int32 // stamps for marking; grows across runs
+}
+
+// newPassing prepares colour passing on g from the initial colours of
+// evidence ev.
+func newPassing(g *fg.Graph, ev fg.Evidence, opt Options) *passing {
 	nv, nf := g.NumVars(), g.NumFactors()
-	keys, sorted, initF := edgeKeys(g, opt)
+	p := &passing{g: g, opt: opt}
+	p.keys, p.sorted, p.initF = edgeKeys(g, opt)
 	edgeFactor := make([]int32, g.NumEdges())
 	for f := 0; f < nf; f++ {
 		for e := g.FactorStart[f]; e < g.FactorStart[f+1]; e++ {
@@ -301,61 +342,73 @@ func (ColourPassing) Refine(ctx context.Context, g *fg.Graph, ev fg.Evidence, op
 	}
 	// The factor and slot key of each variable's edges, in the variable's
 	// order, so that signing a variable reads them in sequence.
-	varFactor := make([]int32, len(g.VarEdges))
-	varKey := make([]int32, len(g.VarEdges))
+	p.varFactor = make([]int32, len(g.VarEdges))
+	p.varKey = make([]int32, len(g.VarEdges))
 	for k, e := range g.VarEdges {
-		varFactor[k], varKey[k] = edgeFactor[e], keys[e]
+		p.varFactor[k], p.varKey[k] = edgeFactor[e], p.keys[e]
 	}
-	vc := make([]int32, nv)
-	vr := newRefiner(vc, initialVarColours(g, ev, vc))
-	fc := make([]int32, nf)
-	fr := newRefiner(fc, dense(initF, fc))
+	p.vc = make([]int32, nv)
+	p.vr = newRefiner(p.vc, initialVarColours(g, ev, p.vc))
+	p.fc = make([]int32, nf)
+	p.fr = newRefiner(p.fc, dense(p.initF, p.fc))
+	return p
+}
 
-	// A signature is the node's own class, then its (slot key, colour)
-	// pairs: in position order for a factor (sorted where positions are
-	// interchangeable), sorted for a variable.
-	signFactor := func(f int32, buf []uint64) []uint64 {
-		buf = append(buf, uint64(uint32(fc[f])))
-		for e := g.FactorStart[f]; e < g.FactorStart[f+1]; e++ {
-			buf = append(buf, uint64(uint32(keys[e]))<<32|uint64(uint32(vc[g.EdgeVar[e]])))
-		}
-		if sorted[f] {
-			slices.Sort(buf[1:])
-		}
-		return buf
+// A signature is the node's own class, then its (slot key, colour) pairs:
+// in position order for a factor (sorted where positions are
+// interchangeable), sorted for a variable.
+func (p *passing) signFactor(f int32, buf []uint64) []uint64 {
+	g := p.g
+	buf = append(buf, uint64(uint32(p.fc[f])))
+	for e := g.FactorStart[f]; e < g.FactorStart[f+1]; e++ {
+		buf = append(buf, uint64(uint32(p.keys[e]))<<32|uint64(uint32(p.vc[g.EdgeVar[e]])))
 	}
-	signVar := func(v int32, buf []uint64) []uint64 {
-		buf = append(buf, uint64(uint32(vc[v])))
-		lo, hi := g.VarStart[v], g.VarStart[v+1]
-		for k, f := range varFactor[lo:hi] {
-			buf = append(buf, uint64(uint32(fc[f]))<<32|uint64(uint32(varKey[lo+int64(k)])))
-		}
+	if p.sorted[f] {
 		slices.Sort(buf[1:])
-		return buf
 	}
+	return buf
+}
 
-	var buf []uint64
+func (p *passing) signVar(v int32, buf []uint64) []uint64 {
+	buf = append(buf, uint64(uint32(p.vc[v])))
+	lo, hi := p.g.VarStart[v], p.g.VarStart[v+1]
+	for k, f := range p.varFactor[lo:hi] {
+		buf = append(buf, uint64(uint32(p.fc[f]))<<32|uint64(uint32(p.varKey[lo+int64(k)])))
+	}
+	slices.Sort(buf[1:])
+	return buf
+}
+
+// run refines until stable (or opt.MaxIter rounds) and returns the number
+// of rounds. With all set, the first round re-signs every node (colour
+// passing from scratch); otherwise it starts next to the variables in
+// p.vr.changed.
+func (p *passing) run(ctx context.Context, all bool) (int, error) {
+	g, vr, fr := p.g, p.vr, p.fr
+	nv, nf := g.NumVars(), g.NumFactors()
+	signFactor, signVar := p.signFactor, p.signVar
 	rounds := 0
-	for step := int32(0); opt.MaxIter == 0 || rounds < opt.MaxIter; step++ {
+	for ; p.opt.MaxIter == 0 || rounds < p.opt.MaxIter; p.step++ {
 		if err := ctx.Err(); err != nil {
-			return nil, fmt.Errorf("%w: %w", ErrCancelled, err)
+			return rounds, fmt.Errorf("%w: %w", ErrCancelled, err)
 		}
 		rounds++
+		step := p.step
 		// Factors next to variables that changed (all in the first round).
-		if rounds == 1 {
+		if all && rounds == 1 {
 			for f := range int32(nf) {
 				fr.mark(f, step)
 			}
 		} else {
 			for _, v := range vr.changed {
-				for _, f := range varFactor[g.VarStart[v]:g.VarStart[v+1]] {
+				for _, f := range p.varFactor[g.VarStart[v]:g.VarStart[v+1]] {
 					fr.mark(f, step)
 				}
 			}
 		}
-		buf = fr.resign(signFactor, buf)
+		p.buf = fr.resign(signFactor, p.buf)
 		// Variables next to factors that changed (all in the first round).
-		if rounds == 1 {
+		if all && rounds == 1 {
 			for v := range int32(nv) {
 				vr.mark(v, step)
 			}
@@ -366,17 +419,16 @@ func (ColourPassing) Refine(ctx context.Context, g *fg.Graph, ev fg.Evidence, op
 				}
 			}
 		}
-		buf = vr.resign(signVar, buf)
-		if opt.Progress != nil {
-			opt.Progress(rounds, vr.numClasses(), fr.numClasses())
+		p.buf = vr.resign(signVar, p.buf)
+		if p.opt.Progress != nil {
+			p.opt.Progress(rounds, vr.numClasses(), fr.numClasses())
 		}
 		if len(fr.changed) == 0 && len(vr.changed) == 0 {
+			p.step++
 			break
 		}
 	}
-	nvc := renumber(vc, vr.numClasses())
-	nfc := renumber(fc, fr.numClasses())
-	return &Colouring{VarColor: vc, NumVarColor: nvc, FactorColor: fc, NumFacColor: nfc, EdgeKey: keys, Iterations: rounds}, nil
+	return rounds, nil
 }
 
 // renumber makes class ids (below n) dense in order of first appearance.
