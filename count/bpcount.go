@@ -66,6 +66,14 @@ type BPCountOptions struct {
 	// shown to have no model is not drawn; the other is taken with
 	// probability 1.
 	SATBudget int
+	// ChoiceSlack (LBPCount only) widens the choice of the variable to fix:
+	// among the open variables whose marginal is within ChoiceSlack of the
+	// most balanced one, the one in the smallest clusternode is fixed (then
+	// the most balanced, then the lowest index), so that fixing it breaks
+	// as few symmetries of the lifted network as possible. 0 fixes the most
+	// balanced variable, as BPCount does, and makes LBPCount's choices
+	// BPCount's. Any choice keeps the estimate unbiased.
+	ChoiceSlack float64
 	// Exact configures the exact counter of the residual formulas.
 	Exact Options
 	// Workers is the number of trials run at once (at least 1). The results
@@ -177,6 +185,7 @@ type Step struct {
 	EdgesGround    int   // edges of the ground factor graph BP ran on (residual or whole formula, see Graph)
 	EdgesLifted    int   // lifted edges of the compressed graph (= EdgesGround for BPCount)
 	Clusternodes   int   // clusternodes (= variables for BPCount)
+	VarNodeSize    int   // variables in the clusternode of Var (1 for BPCount)
 	MessagesGround int64 // messages ground BP sends in these iterations (2 × EdgesGround per iteration)
 	MessagesLifted int64 // messages sent on the compressed graph (= MessagesGround for BPCount)
 	ColourSeconds  float64
@@ -409,6 +418,7 @@ func (r *bpCounter) trial(ctx context.Context, idx int, coin func(q float64) boo
 	open := make([]bool, s.nv)
 	ev := make(fg.Evidence, s.nv)
 	sc := &satChecker{budget: r.opt.SATBudget}
+	var rc *lift.Recolourer // LBPCount on the evidence graph: recoloured per step
 	logEst := 0.0 // natural log of the product of inverse probabilities
 	for {
 		n := s.free(open)
@@ -418,13 +428,16 @@ func (r *bpCounter) trial(ctx context.Context, idx int, coin func(q float64) boo
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		st, p1, err := r.marginals(ctx, s, ev)
+		st, p1, nodeSize, err := r.marginals(ctx, s, ev, &rc)
 		if err != nil {
 			return nil, err
 		}
 		st.Open = n
 		v := mostBalanced(p1, open)
-		st.Var, st.Marginal = v, p1[v]
+		if r.opt.Lifted && r.opt.ChoiceSlack > 0 {
+			v = leastSymmetric(p1, open, nodeSize, r.opt.ChoiceSlack)
+		}
+		st.Var, st.Marginal, st.VarNodeSize = v, p1[v], nodeSize(v)
 		// A value without models is never drawn.
 		okT := sc.check(s, int32(v), 1) != satNo
 		okF := sc.check(s, int32(v), 0) != satNo
@@ -476,6 +489,34 @@ func (r *bpCounter) trial(ctx context.Context, idx int, coin func(q float64) boo
 	return tr, nil
 }
 
+// leastSymmetric returns, among the open variables whose marginal is within
+// slack of the most balanced one, one whose clusternode is smallest (then
+// the most balanced, then the lowest index): fixing it breaks the fewest
+// symmetries of the lifted network.
+func leastSymmetric(p1 []float64, open []bool, nodeSize func(v int) int, slack float64) int {
+	best := math.Inf(1)
+	for v, ok := range open {
+		if ok {
+			best = math.Min(best, math.Abs(p1[v]-0.5))
+		}
+	}
+	pick, pickSize, pickDist := -1, 0, 0.0
+	for v, ok := range open {
+		if !ok {
+			continue
+		}
+		d := math.Abs(p1[v] - 0.5)
+		if d > best+slack {
+			continue
+		}
+		n := nodeSize(v)
+		if pick < 0 || n < pickSize || (n == pickSize && d < pickDist-TieTolerance) {
+			pick, pickSize, pickDist = v, n, d
+		}
+	}
+	return pick
+}
+
 // mostBalanced returns the open variable whose marginal is closest to ½:
 // the lowest index among those within TieTolerance of the closest.
 func mostBalanced(p1 []float64, open []bool) int {
@@ -494,9 +535,12 @@ func mostBalanced(p1 []float64, open []bool) int {
 }
 
 // marginals runs (lifted) BP on the formula under the assignment of s and
-// returns the statistics of the step and P(true) per variable (½ for
-// assigned variables and those in no open clause).
-func (r *bpCounter) marginals(ctx context.Context, s *unitState, ev fg.Evidence) (Step, []float64, error) {
+// returns the statistics of the step, P(true) per variable (½ for
+// assigned variables and those in no open clause) and the size of each
+// variable's clusternode. LBPCount on the evidence graph keeps the
+// colouring in *rc (created at the first step) and recolours only what the
+// newly assigned variables touch.
+func (r *bpCounter) marginals(ctx context.Context, s *unitState, ev fg.Evidence, rc **lift.Recolourer) (Step, []float64, func(v int) int, error) {
 	t0 := time.Now()
 	g := r.graph
 	var id []int32 // residual graph: variable v is id[v]-1 there
@@ -505,19 +549,35 @@ func (r *bpCounter) marginals(ctx context.Context, s *unitState, ev fg.Evidence)
 		res, id = s.residual()
 		var err error
 		if g, err = cnf.ToGraph(res); err != nil {
-			return Step{}, nil, err
+			return Step{}, nil, nil, err
 		}
 		ev = nil
 	} else {
 		s.evidence(ev)
 	}
 	st := Step{EdgesGround: g.NumEdges()}
-	c, cst, err := infer.Compress(ctx, g, ev, r.opt.Lifted, lift.Options{Mode: lift.CNF})
-	st.ColourSeconds = cst.ColorSeconds
+	var c *lift.Compressed
+	var err error
+	if r.opt.Lifted && r.opt.Graph == EvidenceGraph {
+		c, st.ColourSeconds, err = recolour(ctx, g, ev, rc)
+	} else {
+		var cst infer.Stats
+		c, cst, err = infer.Compress(ctx, g, ev, r.opt.Lifted, lift.Options{Mode: lift.CNF})
+		st.ColourSeconds = cst.ColorSeconds
+	}
 	if err != nil {
-		return st, nil, err
+		return st, nil, nil, err
 	}
 	st.EdgesLifted, st.Clusternodes = c.NumEdges(), c.NumNodes()
+	nodeSize := func(v int) int {
+		switch {
+		case id == nil:
+			return int(c.NodeSize[c.NodeOf[v]])
+		case id[v] > 0:
+			return int(c.NodeSize[c.NodeOf[id[v]-1]])
+		}
+		return 0
+	}
 	d := r.opt.Damping
 	p1 := make([]float64, s.nv)
 	var last *infer.Answer
@@ -543,7 +603,7 @@ func (r *bpCounter) marginals(ctx context.Context, s *unitState, ev fg.Evidence)
 			st.Damping = d
 		case stalled:
 		case !errors.Is(err, bp.ErrNotNormalizable):
-			return st, nil, err
+			return st, nil, nil, err
 		}
 		if (err == nil && res.Converged) || final {
 			break
@@ -567,7 +627,23 @@ func (r *bpCounter) marginals(ctx context.Context, s *unitState, ev fg.Evidence)
 		}
 	}
 	st.Seconds = time.Since(t0).Seconds()
-	return st, p1, nil
+	return st, p1, nodeSize, nil
+}
+
+// recolour returns the counted graph of g under evidence ev, colouring from
+// scratch at the first call and incrementally (lift.Recolourer) after.
+func recolour(ctx context.Context, g *fg.Graph, ev fg.Evidence, rc **lift.Recolourer) (*lift.Compressed, float64, error) {
+	t0 := time.Now()
+	if *rc == nil {
+		var err error
+		if *rc, err = lift.NewRecolourer(ctx, g, ev, lift.Options{Mode: lift.CNF}); err != nil {
+			return nil, 0, err
+		}
+	} else if _, err := (*rc).Update(ctx, ev, nil); err != nil {
+		return nil, 0, err
+	}
+	c, err := (*rc).Compress()
+	return c, time.Since(t0).Seconds(), err
 }
 
 // Log10 returns log10 of a non-negative big integer (-Inf for 0), accurate
