@@ -419,7 +419,7 @@ func (r *bpCounter) trial(ctx context.Context, idx int, coin func(q float64) boo
 	ev := make(fg.Evidence, s.nv)
 	sc := &satChecker{budget: r.opt.SATBudget}
 	var rc *lift.Recolourer // LBPCount on the evidence graph: recoloured per step
-	logEst := 0.0 // natural log of the product of inverse probabilities
+	logEst := 0.0           // natural log of the product of inverse probabilities
 	for {
 		n := s.free(open)
 		if n <= r.opt.ResidualVars || n == 0 {
