@@ -331,6 +331,8 @@ func checkBPCountOptions(o *BPCountOptions) error {
 		return fmt.Errorf("count: MinProb must be in (0, 0.5], got %v", o.MinProb)
 	case !(o.FrozenTol >= 0 && o.FrozenTol < 0.5):
 		return fmt.Errorf("count: FrozenTol must be in [0, 0.5), got %v", o.FrozenTol)
+	case !(o.ChoiceSlack >= 0 && o.ChoiceSlack <= 0.5):
+		return fmt.Errorf("count: ChoiceSlack must be in [0, 0.5], got %v", o.ChoiceSlack)
 	case o.SATBudget < 0:
 		return fmt.Errorf("count: SATBudget must be non-negative, got %d", o.SATBudget)
 	}

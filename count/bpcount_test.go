@@ -86,6 +86,12 @@ func TestBPCountExpectationExact(t *testing.T) {
 		opt.Graph = BPGraph(i / 8 % 2)
 		// 0.45 treats nearly every step as frozen (a fair coin)
 		opt.FrozenTol = []float64{0, DefaultFrozenTol, 0.45}[i%3]
+		// LBPCount, with the lifting-aware choice of variable in some runs
+		// (on the evidence graph: incremental recolouring).
+		opt.Lifted = i/16%2 == 1
+		if opt.Lifted && i%5 < 3 {
+			opt.ChoiceSlack = []float64{0.05, 0.5, 0.2}[i%3]
+		}
 		b, err := newBPCounter(c, opt)
 		if err != nil {
 			t.Fatal(err)
@@ -299,6 +305,24 @@ func TestLBPCountEqualsBPCount(t *testing.T) {
 	}
 	if saved < 15 {
 		t.Errorf("lifted BP saved messages on only %d of 40 formulas", saved)
+	}
+}
+
+// TestLeastSymmetric: among variables within the slack of the most
+// balanced, the one in the smallest clusternode, then the most balanced,
+// then the lowest index; closed variables never.
+func TestLeastSymmetric(t *testing.T) {
+	p1 := []float64{0.5, 0.52, 0.45, 0.46, 0.9, 0.54}
+	open := []bool{false, true, true, true, true, true}
+	size := []int{1, 4, 2, 2, 1, 3}
+	nodeSize := func(v int) int { return size[v] }
+	for _, c := range []struct {
+		slack float64
+		want  int
+	}{{1e-12, 1}, {0.015, 1}, {0.021, 3}, {0.03, 3}, {0.5, 4}} {
+		if got := leastSymmetric(p1, open, nodeSize, c.slack); got != c.want {
+			t.Errorf("slack %v: variable %d, want %d", c.slack, got, c.want)
+		}
 	}
 }
 

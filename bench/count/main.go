@@ -44,11 +44,13 @@ func main() {
 	seed := flag.Uint64("seed", 1, "random seed")
 	residual := flag.Int("residual-vars", count.DefaultResidualVars, "count exactly at this many open variables")
 	only := flag.String("only", "", "comma-separated instance names (default: all)")
+	slack := flag.Float64("slack", 0, "LBPCount's ChoiceSlack (0: BPCount's choices)")
+	evidence := flag.Bool("evidence-graph", false, "BP on the whole formula with evidence (LBPCount recolours incrementally)")
 	csvDir := flag.String("csv", "", "write the per-step cumulative ratios of the first trial to DIR/NAME.csv")
 	flag.Parse()
 
-	fmt.Printf("BPCount vs LBPCount: damping %.2g, tol %.0e, %d trials, α = 1, seed %d, residual ≤ %d open variables, median of %d runs\n\n",
-		count.DefaultBPCountOptions().Damping, count.DefaultBPCountOptions().Tol, *trials, *seed, *residual, *runs)
+	fmt.Printf("BPCount vs LBPCount: damping %.2g, tol %.0e, %d trials, α = 1, seed %d, residual ≤ %d open variables, LBPCount choice slack %g, evidence graph %v, median of %d runs\n\n",
+		count.DefaultBPCountOptions().Damping, count.DefaultBPCountOptions().Tol, *trials, *seed, *residual, *slack, *evidence, *runs)
 	fmt.Println("| instance | vars / clauses / edges | count | BPCount bound | LBPCount bound | estimates, log10 (BPCount; LBPCount) | steps | same choices | BPCount s | LBPCount s | speed-up | colour passing | messages saved, first step | messages saved, total | edges saved, total | paper |")
 	fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 	for _, in := range instances {
@@ -79,6 +81,13 @@ func main() {
 		for range *runs {
 			for m := range 2 {
 				opt.Lifted = m == 1
+				opt.ChoiceSlack = 0
+				if opt.Lifted {
+					opt.ChoiceSlack = *slack
+				}
+				if *evidence {
+					opt.Graph = count.EvidenceGraph
+				}
 				r, err := count.BPCount(context.Background(), c, opt)
 				if err != nil {
 					fmt.Fprintln(os.Stderr, in.name, err)

@@ -35,6 +35,7 @@ type countFlags struct {
 	outFormat    string
 	workers      int
 	bpGraph      string
+	choiceSlack  float64
 	perStep      bool
 	quiet        bool
 }
@@ -97,6 +98,7 @@ BP paper).`,
 	fl.Float64Var(&f.frozenTol, "frozen-tol", def.FrozenTol, "when every open BP marginal is within this of 0 or 1 (frozen BP), draw the value with probability 1/2 (0: trust frozen marginals)")
 	fl.IntVar(&f.satBudget, "sat-budget", def.SATBudget, "decisions of the satisfiability check of each value before drawing it (0: unit propagation only)")
 	fl.StringVar(&f.bpGraph, "bp-graph", "residual", "graph BP runs on: residual (the simplified formula) or evidence (the whole formula, assigned variables as evidence); same marginals")
+	fl.Float64Var(&f.choiceSlack, "choice-slack", 0, "lbpcount: fix, among the variables whose marginal is within this of the most balanced, one in the smallest clusternode (0: the most balanced, as bpcount; see experiments/lbpcount)")
 	fl.IntVar(&f.workers, "workers", runtime.NumCPU(), "trials run at once (the results do not depend on it)")
 	fl.DurationVar(&f.timeout, "timeout", 0, "give up after this long (e.g. 30s, 10m; 0: no limit)")
 	fl.StringVarP(&f.output, "output", "o", "", "output file (default stdout)")
@@ -145,6 +147,13 @@ func (f *countFlags) options() (count.BPCountOptions, error) {
 	default:
 		return o, usageError{fmt.Errorf("unknown --bp-graph %q (want residual or evidence)", f.bpGraph)}
 	}
+	if !(f.choiceSlack >= 0 && f.choiceSlack <= 0.5) {
+		return o, usageError{fmt.Errorf("--choice-slack must be in [0, 0.5], got %v", f.choiceSlack)}
+	}
+	if f.choiceSlack > 0 && !o.Lifted {
+		return o, usageError{fmt.Errorf("--choice-slack needs --method lbpcount")}
+	}
+	o.ChoiceSlack = f.choiceSlack
 	o.Workers = f.workers
 	o.Damping, o.Tol, o.MaxIter = f.damping, f.tol, f.maxIter
 	o.Trials, o.Alpha, o.Seed = f.trials, f.alpha, f.seed
