@@ -21,6 +21,15 @@
 // along a slot are equal for all of them, which is what makes lifted BP equal
 // ground BP.
 //
+// Colour passing (ColourPassing, Compress) re-signs only the nodes next to
+// a node that changed class, groups signatures (integer sequences) exactly
+// through an open-addressing table, and never re-signs a node alone in its
+// class. A Recolourer keeps a stable colouring while the evidence changes
+// (clamped variables in LBPCount, the evidence of each time step in dynamic
+// filtering): an Update recolours from the previous colouring, starting at
+// the changed variables, and yields exactly the colouring, class ids
+// included, that colour passing from scratch gives on the new evidence.
+//
 // Where the paper's Eq. (8) raises the incoming messages of a clusterfactor to
 // powers, we instead evaluate the representative ground factor with the
 // message of each position's slot: that is exactly the ground computation, and

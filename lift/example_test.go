@@ -57,3 +57,41 @@ func Example() {
 	// evidence: clusternodes 3 (sizes [1 2 1]), clusterfactors 2 (sizes [2 2]), edges 4 (counts [2 1 1 2])
 	// clusternode of each variable: [0 1 2 1] observed: [1 -1 -1]
 }
+
+// Keep the colouring of a ring of six variables up to date as evidence
+// arrives: each Update recolours from the previous colouring and gives the
+// counted graph colour passing from scratch would give. Observing a second
+// variable at the value the first holds can merge classes again (the ring
+// is symmetric about both), which the update's merging stage finds.
+func ExampleRecolourer() {
+	b := fg.NewBuilder()
+	b.AddVars(6, 2)
+	for v := int32(0); v < 6; v++ {
+		if _, err := b.AddFactor([]int32{v, (v + 1) % 6}, []float64{2, 1, 1, 2}); err != nil {
+			panic(err)
+		}
+	}
+	g := b.Build()
+	ctx := context.Background()
+	ev := fg.NoEvidence(6)
+	rc, err := lift.NewRecolourer(ctx, g, ev, lift.Options{})
+	if err != nil {
+		panic(err)
+	}
+	for _, obs := range []struct{ v, val int32 }{{0, 1}, {3, 1}, {3, 0}} {
+		ev[obs.v] = obs.val
+		st, err := rc.Update(ctx, ev, []int32{obs.v})
+		if err != nil {
+			panic(err)
+		}
+		c, err := rc.Compress()
+		if err != nil {
+			panic(err)
+		}
+		fmt.Printf("x%d = %d: clusternodes %d, sizes %v (merging stage: %v)\n", obs.v, obs.val, c.NumNodes(), c.NodeSize, st.Merged)
+	}
+	// Output:
+	// x0 = 1: clusternodes 4, sizes [1 2 2 1] (merging stage: false)
+	// x3 = 1: clusternodes 2, sizes [2 4] (merging stage: true)
+	// x3 = 0: clusternodes 4, sizes [1 2 2 1] (merging stage: false)
+}
