@@ -1,0 +1,130 @@
+package dynamic
+
+import (
+	"context"
+	"time"
+
+	"github.com/lifted-dev/lifted/fg"
+	"github.com/lifted-dev/lifted/infer/bp"
+	"github.com/lifted-dev/lifted/lift"
+)
+
+// RunOptions configure FF and LFF runs.
+type RunOptions struct {
+	// Lifted selects LFF (colour passing, then BP on the compressed graph);
+	// otherwise FF runs BP on the ground graph.
+	Lifted bool
+	// BP are the engine's options. Schedule bp.ForwardBackward is the
+	// factored frontier protocol, bp.Flood flooding; VarSlice is set from
+	// the model.
+	BP bp.Options
+	// Lift configures colour passing (LFF).
+	Lift lift.Options
+}
+
+// DefaultRunOptions returns LFF with the forwards–backwards protocol and the
+// paper's convergence settings (1e-8, at most 1000 iterations).
+func DefaultRunOptions() RunOptions {
+	o := bp.DefaultOptions()
+	o.Schedule = bp.ForwardBackward
+	return RunOptions{Lifted: true, BP: o}
+}
+
+// Stats describe one run: the sizes of the graph BP ran on (lifted edges,
+// clusternodes, clusterfactors; ground sizes for FF) and its work.
+type Stats struct {
+	Edges          int     `json:"edges"`
+	ClusterNodes   int     `json:"clusternodes"`
+	ClusterFactors int     `json:"clusterfactors"`
+	Messages       int64   `json:"messages"`
+	Iterations     int     `json:"iterations"`
+	Converged      bool    `json:"converged"`
+	LiftSeconds    float64 `json:"lift_seconds"`
+	BPSeconds      float64 `json:"bp_seconds"`
+}
+
+// Relift returns the counted graph of g under evidence ev for LFF. It
+// recolours from scratch through lift.Compress; prev (the previous step's
+// compression, nil at the first) is where an incremental recolouring that
+// starts from the old colours and re-signs only the variables whose evidence
+// changed, and their neighbourhoods, plugs in.
+func Relift(ctx context.Context, g *fg.Graph, ev fg.Evidence, prev *lift.Compressed, opt lift.Options) (*lift.Compressed, error) {
+	_ = prev
+	c, _, err := lift.Compress(ctx, g, ev, opt)
+	return c, err
+}
+
+// Run runs FF or LFF on the model with evidence ev (see EvidenceUpTo).
+// prev is passed to Relift.
+func (md *Model) Run(ctx context.Context, ev fg.Evidence, prev *lift.Compressed, opt RunOptions) (*bp.Result, Stats, error) {
+	g := md.Grounding.Graph
+	var st Stats
+	start := time.Now()
+	var c *lift.Compressed
+	var err error
+	if opt.Lifted {
+		c, err = Relift(ctx, g, ev, prev, opt.Lift)
+	} else {
+		c, err = lift.Ground(g, ev)
+	}
+	if err != nil {
+		return nil, st, err
+	}
+	st.LiftSeconds = time.Since(start).Seconds()
+	o := opt.BP
+	o.VarSlice = md.VarSlice
+	res, err := bp.Run(ctx, c, o)
+	if err != nil {
+		return nil, st, err
+	}
+	st.Edges, st.ClusterNodes, st.ClusterFactors = c.NumEdges(), c.NumNodes(), c.NumFactors()
+	st.Messages, st.Iterations, st.Converged, st.BPSeconds = res.Messages, res.Iterations, res.Converged, res.Seconds
+	return res, st, nil
+}
+
+// Step is the answer at one time step.
+type Step struct {
+	Step int
+	// Marginals maps an index into Model.Queries to P(atom true).
+	Marginals map[int]float64
+	Stats     Stats
+}
+
+// Filter runs, for t = 0..Horizon, FF or LFF with the evidence of steps
+// 0..t and calls fn with the marginals of the query atoms of step t: the
+// filtered estimates P(X_t | e_0..t) as evidence streams in. Each step
+// relifts through Relift, handing it the previous step's compression.
+func (md *Model) Filter(ctx context.Context, opt RunOptions, fn func(Step) error) error {
+	var prev *lift.Compressed
+	for t := 0; t <= md.Horizon; t++ {
+		res, st, err := md.Run(ctx, md.EvidenceUpTo(t), prev, opt)
+		if err != nil {
+			return err
+		}
+		prev = res.Graph
+		s := Step{Step: t, Marginals: map[int]float64{}, Stats: st}
+		for i, q := range md.Queries {
+			if q.Step == t {
+				s.Marginals[i] = res.Marginal(int(q.Var))[1]
+			}
+		}
+		if err := fn(s); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Smooth runs FF or LFF with all the evidence and returns the marginals of
+// all query atoms (smoothed estimates P(X_t | e_0..T)).
+func (md *Model) Smooth(ctx context.Context, opt RunOptions) (Step, error) {
+	res, st, err := md.Run(ctx, md.EvidenceUpTo(md.Horizon), nil, opt)
+	if err != nil {
+		return Step{}, err
+	}
+	s := Step{Step: md.Horizon, Marginals: map[int]float64{}, Stats: st}
+	for i, q := range md.Queries {
+		s.Marginals[i] = res.Marginal(int(q.Var))[1]
+	}
+	return s, nil
+}
