@@ -52,7 +52,7 @@ var sharedMLNs = []mlnCase{
 	{glob: "misc/forclift-skolemization/skolemization_worksfor[23].mln", err: "weighted predicate declarations",
 		why: "file: Forclift's weighted predicate declarations \"p(person) 3.67 1.0\" (a WFOMC extension), not Alchemy syntax"},
 	{glob: "misc/lomrf-car-traffic/traffic.mln"}, // LoMRF's successor term "t++" (a dynamic MLN)
-	{glob: "protein/alchemy2/protein.mln"}, // per-constant "+f1"
+	{glob: "protein/alchemy2/protein.mln"},       // per-constant "+f1"
 	{glob: "protein/lsm-train/function.info"},
 	{glob: "rc1000/tuffy-rc1000/prog.mln"},
 	{glob: "smokers/*/*.mln"},
