@@ -83,7 +83,8 @@ func Unroll(m *MLN, timeType string, horizon int) (out *MLN, origin []int, err e
 	if td == nil {
 		return nil, nil, fmt.Errorf("dynamic MLN: no time type %q (declare e.g. \"%s = {0,...,9}\" or give a horizon)", timeType, timeType)
 	}
-	if horizon < 0 {
+	explicit := horizon >= 0
+	if !explicit {
 		if !td.Declared || td.NumDeclared == 0 {
 			return nil, nil, fmt.Errorf("%s: dynamic MLN: the time type %s has no declared steps; declare \"%s = {0,...,T}\" or give a horizon", td.Pos, timeType, timeType)
 		}
@@ -93,8 +94,13 @@ func Unroll(m *MLN, timeType string, horizon int) (out *MLN, origin []int, err e
 	for k := range steps {
 		steps[k] = strconv.Itoa(k)
 	}
-	// Every constant the .mln file gives the time type must be a step.
-	for _, c := range td.Constants {
+	// Every constant the formulas give the time type must be a step (and,
+	// without a horizon, every declared one).
+	given := td.Constants
+	if explicit {
+		given = given[td.NumDeclared:]
+	}
+	for _, c := range given {
 		k, err := strconv.Atoi(c)
 		if err != nil || k < 0 || k > horizon {
 			return nil, nil, fmt.Errorf("%s: dynamic MLN: time constant %q is not one of the steps 0..%d", td.Pos, c, horizon)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -18,6 +19,7 @@ import (
 	"github.com/lifted-dev/lifted/ground"
 	"github.com/lifted-dev/lifted/infer/bp"
 	"github.com/lifted-dev/lifted/mln"
+	"github.com/lifted-dev/lifted/pos"
 )
 
 // dynamicFlags are infer's flags for dynamic MLNs (--dynamic).
@@ -44,12 +46,12 @@ func (d *dynamicFlags) register(cmd *cobra.Command) {
 
 // dynamicJSON is --output-format json under --dynamic.
 type dynamicJSON struct {
-	Horizon  int          `json:"horizon"`
-	Protocol string       `json:"protocol"`
-	Method   string       `json:"method"`
-	Filtered []timeStepJSON   `json:"filtered,omitempty"`
-	Smoothed *timeStepJSON    `json:"smoothed,omitempty"`
-	Stats    dynamicStats `json:"stats"`
+	Horizon  int            `json:"horizon"`
+	Protocol string         `json:"protocol"`
+	Method   string         `json:"method"`
+	Filtered []timeStepJSON `json:"filtered,omitempty"`
+	Smoothed *timeStepJSON  `json:"smoothed,omitempty"`
+	Stats    dynamicStats   `json:"stats"`
 }
 
 type timeStepJSON struct {
@@ -184,6 +186,10 @@ func runInferDynamic(ctx context.Context, cmd *cobra.Command, f *inferFlags, pat
 		DefaultWeight: f.defaultWeight.v, UseDefaultWeight: f.defaultWeight.set,
 		MaxGround: f.maxGround, AlchemyCNF: f.alchemyCNF, MergeDuplicates: f.mergeDuplicates}
 	md, err := dynamic.Unroll(ctx, m, read, dynamic.Options{Horizon: d.horizon, Query: queries, Ground: gopt})
+	var el pos.ErrorList
+	if errors.As(err, &el) {
+		return err
+	}
 	if err != nil {
 		return mlnError(path, err)
 	}
@@ -306,4 +312,3 @@ func writeDynamicLines(w io.Writer, md *dynamic.Model, p map[string]float64) err
 	}
 	return nil
 }
-
