@@ -107,7 +107,7 @@ func TestInferDynamicErrors(t *testing.T) {
 	dir := t.TempDir()
 	two := writeFile(t, dir, "two.mln", "time = {0,...,3}\nP(time)\n1 P(t) => P(t+2)\n")
 	vars := writeFile(t, dir, "vars.mln", "time = {0,...,3}\nP(time)\n1 P(t) => P(u)\n1 P(t) => P(t+1)\n")
-	ev := writeFile(t, dir, "late.db", "P(7)\n")
+	ev := writeFile(t, dir, "late.db", "Umbrella(7)\n")
 	hmm := writeFile(t, dir, "hmm.mln", dynHMM)
 	for _, c := range []struct {
 		args []string
