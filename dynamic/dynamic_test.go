@@ -256,3 +256,38 @@ Friends(person, person, time)
 		t.Fatalf("%d variables", md.Grounding.Graph.NumVars())
 	}
 }
+
+// The parser reads the three spellings of the successor and prints succ(t);
+// unrolling refuses formulas that link steps more than one apart.
+func TestSyntaxAndRefusals(t *testing.T) {
+	m, err := mlnfile.Parse("s.mln", []byte("time = {0,...,2}\nP(time)\n1 P(t) => P(t++)\n1 P(t) => P(t+1)\n1 P(t) => P(succ(t))\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range m.Formulas {
+		if got := f.Expr.String(); got != "P(t) => P(succ(t))" {
+			t.Errorf("%s prints as %s", f.Text, got)
+		}
+	}
+	if !mln.IsDynamic(m) || mln.TimeType(m) != "time" {
+		t.Fatal("not recognised as dynamic")
+	}
+	if _, err := ground.Ground(context.Background(), m, nil, ground.Options{}); err == nil || !strings.Contains(err.Error(), "s.mln:3:13: ground: succ(t)") {
+		t.Errorf("grounding a DMLN without unrolling: %v", err)
+	}
+	for src, want := range map[string]string{
+		"1 P(0) => P(2)":              "e.mln:3:5: the formula links time steps 0 and 2",
+		"1 P(0) => P(t)":              "e.mln:3:5: the formula has the time variable t and the time constant 0",
+		"1 EXIST t P(t) ^ P(succ(u))": "the time variable t is quantified",
+		"1 P(t) => P(u)":              "e.mln:3:5: the formula has two time variables, t and u",
+	} {
+		m, err := mlnfile.Parse("e.mln", []byte("time = {0,...,2}\nP(time)\n"+src+"\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _, err = mln.Unroll(m, "time", -1)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want %q", src, err, want)
+		}
+	}
+}
