@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/lifted-dev/lifted/fg"
+	"github.com/lifted-dev/lifted/infer"
 	"github.com/lifted-dev/lifted/infer/bp"
 	"github.com/lifted-dev/lifted/lift"
 )
@@ -20,6 +21,20 @@ type RunOptions struct {
 	BP bp.Options
 	// Lift configures colour passing (LFF).
 	Lift lift.Options
+	// Algorithm, if set, runs instead of BP with the options BP: any
+	// infer.Algorithm, on the compressed graph when Lifted. A method with
+	// a method WithVarSlice([]int32) infer.Algorithm (BP has one) is given
+	// the step of every variable first, which the forwards–backwards
+	// protocol needs.
+	Algorithm infer.Algorithm
+	// Seed seeds randomised methods.
+	Seed uint64
+}
+
+// Sliced is implemented by methods that can use the step of each variable
+// (bp.Algorithm: the forwards–backwards protocol).
+type Sliced interface {
+	WithVarSlice(slice []int32) infer.Algorithm
 }
 
 // DefaultRunOptions returns LFF with the forwards–backwards protocol and the
@@ -54,9 +69,9 @@ func Relift(ctx context.Context, g *fg.Graph, ev fg.Evidence, prev *lift.Compres
 	return c, err
 }
 
-// Run runs FF or LFF on the model with evidence ev (see EvidenceUpTo).
-// prev is passed to Relift.
-func (md *Model) Run(ctx context.Context, ev fg.Evidence, prev *lift.Compressed, opt RunOptions) (*bp.Result, Stats, error) {
+// Run runs FF or LFF (or RunOptions.Algorithm) on the model with evidence ev
+// (see EvidenceUpTo). prev is passed to Relift.
+func (md *Model) Run(ctx context.Context, ev fg.Evidence, prev *lift.Compressed, opt RunOptions) (*infer.Answer, Stats, error) {
 	g := md.Grounding.Graph
 	var st Stats
 	start := time.Now()
@@ -71,15 +86,20 @@ func (md *Model) Run(ctx context.Context, ev fg.Evidence, prev *lift.Compressed,
 		return nil, st, err
 	}
 	st.LiftSeconds = time.Since(start).Seconds()
-	o := opt.BP
-	o.VarSlice = md.VarSlice
-	res, err := bp.Run(ctx, c, o)
+	alg := opt.Algorithm
+	if alg == nil {
+		alg = bp.New(opt.BP)
+	}
+	if s, ok := alg.(Sliced); ok {
+		alg = s.WithVarSlice(md.VarSlice)
+	}
+	ans, err := alg.Run(ctx, c, infer.Query{Task: infer.Marginals, Seed: opt.Seed})
 	if err != nil {
 		return nil, st, err
 	}
 	st.Edges, st.ClusterNodes, st.ClusterFactors = c.NumEdges(), c.NumNodes(), c.NumFactors()
-	st.Messages, st.Iterations, st.Converged, st.BPSeconds = res.Messages, res.Iterations, res.Converged, res.Seconds
-	return res, st, nil
+	st.Messages, st.Iterations, st.Converged, st.BPSeconds = ans.Stats.Messages, ans.Stats.BPIterations, ans.Converged, ans.Stats.Seconds
+	return ans, st, nil
 }
 
 // Step is the answer at one time step.

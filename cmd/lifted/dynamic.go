@@ -17,7 +17,6 @@ import (
 	"github.com/lifted-dev/lifted/dynamic"
 	mlnfile "github.com/lifted-dev/lifted/format/mln"
 	"github.com/lifted-dev/lifted/ground"
-	"github.com/lifted-dev/lifted/infer/bp"
 	"github.com/lifted-dev/lifted/mln"
 	"github.com/lifted-dev/lifted/pos"
 )
@@ -116,34 +115,33 @@ func runInferDynamic(ctx context.Context, cmd *cobra.Command, f *inferFlags, pat
 	default:
 		return usageError{fmt.Errorf("unknown --output-format %q for a dynamic MLN (want alchemy or json)", f.outFormat)}
 	}
-	ro := dynamic.DefaultRunOptions()
-	switch f.method {
-	case "auto", "lbp":
-		ro.Lifted = true
-	case "bp":
-		ro.Lifted = false
-	default:
-		return usageError{fmt.Errorf("--dynamic runs --method lbp (lifted factored frontier) or bp (factored frontier), not %s", f.method)}
+	if f.method == "auto" {
+		f.method = "lbp"
+	}
+	for _, name := range []string{"max-product", "schedule"} {
+		if cmd.Flags().Lookup(name).Changed {
+			return usageError{fmt.Errorf("--%s does not apply to --dynamic (--protocol sets BP's message order)", name)}
+		}
 	}
 	switch d.protocol {
-	case "fb":
-		ro.BP.Schedule = bp.ForwardBackward
-	case "flood":
-		ro.BP.Schedule = bp.Flood
+	case "fb", "flood":
 	default:
 		return usageError{fmt.Errorf("unknown --protocol %q (want fb or flood)", d.protocol)}
 	}
-	for _, name := range []string{"schedule", "max-product", "samples", "chains", "prop"} {
-		if cmd.Flags().Lookup(name).Changed {
-			return usageError{fmt.Errorf("--%s does not apply to --dynamic (use --protocol for the message order)", name)}
+	if f.method == "lbp" || f.method == "bp" {
+		if err := cmd.Flags().Set("schedule", d.protocol); err != nil {
+			return err
 		}
+	} else if cmd.Flags().Lookup("protocol").Changed {
+		return usageError{fmt.Errorf("--protocol applies to --method lbp and bp only")}
 	}
+	alg, iopt, err := inferSetup(cmd, f, "mln")
+	if err != nil {
+		return err
+	}
+	ro := dynamic.RunOptions{Lifted: iopt.Lifted, Algorithm: alg, Lift: iopt.Colour, Seed: f.seed}
 	if d.filter && d.smooth {
 		return usageError{fmt.Errorf("--filter and --smooth exclude each other (without either, both are printed)")}
-	}
-	ro.BP.Damping, ro.BP.Tol, ro.BP.MaxIter = f.damping, f.tol, f.maxIter
-	if !(ro.BP.Damping >= 0 && ro.BP.Damping < 1) || ro.BP.Tol < 0 || ro.BP.MaxIter < 1 {
-		return usageError{fmt.Errorf("--damping must be in [0,1), --tol non-negative, --max-iter at least 1")}
 	}
 	var plotFmt string
 	if d.plot != "" {
@@ -193,7 +191,7 @@ func runInferDynamic(ctx context.Context, cmd *cobra.Command, f *inferFlags, pat
 	if err != nil {
 		return mlnError(path, err)
 	}
-	out := dynamicJSON{Horizon: md.Horizon, Protocol: d.protocol, Method: map[bool]string{true: "lbp", false: "bp"}[ro.Lifted]}
+	out := dynamicJSON{Horizon: md.Horizon, Protocol: d.protocol, Method: f.method}
 	out.Stats.GroundAtoms, out.Stats.GroundFormulas, out.Stats.GroundSeconds = md.Grounding.NumAtoms, md.Grounding.NumFormulas, md.Grounding.Seconds
 	names := func(p map[int]float64) map[string]float64 {
 		o := map[string]float64{}
@@ -234,7 +232,7 @@ func runInferDynamic(ctx context.Context, cmd *cobra.Command, f *inferFlags, pat
 		out.Smoothed = &timeStepJSON{Step: s.Step, Marginals: names(s.Marginals), Stats: s.Stats}
 	}
 	if notConv > 0 && !f.allowUnconverged {
-		return fmt.Errorf("%s: %d of %d runs did not converge within --max-iter %d; raise it, add --damping, or use --allow-unconverged", path, notConv, out.Stats.Runs, ro.BP.MaxIter)
+		return fmt.Errorf("%s: %d of %d runs did not converge; raise --max-iter (or --samples), add --damping, or use --allow-unconverged", path, notConv, out.Stats.Runs)
 	}
 	if notConv > 0 && !f.quiet {
 		fmt.Fprintf(os.Stderr, "lifted: warning: NOT CONVERGED: %d of %d runs\n", notConv, out.Stats.Runs)
