@@ -172,7 +172,7 @@ func main() {
 	seeds := flag.Int("seeds", 3, "random evidence draws per setting")
 	quick := flag.Bool("quick", false, "smaller scaling sizes")
 	mcsatSamples := flag.Int("mcsat-samples", 20000, "MC-SAT samples per chain for Fig. 4 (right)")
-	skip := flag.Bool("only-cancer", false, "only Fig. 4 (right)")
+	parts := flag.String("parts", "fig4,cancer,scaling,filter", "which experiments to run")
 	flag.Parse()
 	fmt.Println("## Fig. 4 (left, middle): 20 people, r of them observed; means over", *seeds, "evidence draws")
 	fmt.Println()
@@ -182,7 +182,8 @@ func main() {
 	rs := []float64{0, 0.25, 0.5, 0.75, 1}
 	var fig4 []curve
 	stepsList := []int{10, 15}
-	if *skip {
+	want := func(p string) bool { return slices.Contains(strings.Split(*parts, ","), p) }
+	if !want("fig4") {
 		stepsList = nil
 	}
 	for _, steps := range stepsList {
@@ -218,10 +219,22 @@ func main() {
 			curve{fmt.Sprintf("LFF/FF messages, %d steps", steps), rs, m},
 			curve{fmt.Sprintf("FB/flooding messages (FF), %d steps", steps), rs, fb})
 	}
-	if !*skip {
+	if want("fig4") {
 		linePlot(filepath.Join(*out, "fig4-ratios.png"), "Social-network DMLN, 20 people", "fraction r of people observed", "ratio", fig4, false)
 	}
 
+	if want("cancer") {
+		cancer(*out, *mcsatSamples)
+	}
+	if want("scaling") {
+		scaling(*out, *quick)
+	}
+	if want("filter") {
+		filtering(people)
+	}
+}
+
+func cancer(out string, mcsatSamples int) {
 	// Fig. 4 (right): four people, A smokes at step 2.
 	fmt.Println()
 	fmt.Println("## Fig. 4 (right): P(Cancer(A, t)), people A-D, Smokes(A, 2) observed, 10 steps")
@@ -243,7 +256,7 @@ func main() {
 	// MC-SAT on the same unrolled graph and evidence (the paper's
 	// comparison), with many samples: a sampling estimate of the exact
 	// marginals that BP approximates.
-	alg, _, err := infer.New("mcsat", infer.Properties{"samples": strconv.Itoa(*mcsatSamples), "chains": "2", "burn-in": "1000"})
+	alg, _, err := infer.New("mcsat", infer.Properties{"samples": strconv.Itoa(mcsatSamples), "chains": "2", "burn-in": "1000"})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -260,7 +273,7 @@ func main() {
 		mc[i] = ans.Marginal(int(q.Var))[1]
 	}
 	var series []dynamic.Series
-	fmt.Printf("MC-SAT: %d samples x 2 chains after 1000 burn-in, seed 1, worst R-hat %.4g\n\n", *mcsatSamples, ans.Stats.RHat)
+	fmt.Printf("MC-SAT: %d samples x 2 chains after 1000 burn-in, seed 1, worst R-hat %.4g\n\n", mcsatSamples, ans.Stats.RHat)
 	fmt.Println("| t | LFF smoothed P(Cancer(A,t)) | LFF filtered P(Cancer(A,t)) | MC-SAT P(Cancer(A,t)) | LFF smoothed P(Cancer(B,t)) | MC-SAT P(Cancer(B,t)) |")
 	fmt.Println("|---|---|---|---|---|---|")
 	sa, fa, sb := md.SeriesOf(sm.Marginals)[0], md.SeriesOf(filt)[0], md.SeriesOf(sm.Marginals)[1]
@@ -270,7 +283,7 @@ func main() {
 	}
 	sa.Label, fa.Label, sb.Label, ma.Label = "Cancer(A,t) LFF smoothed", "Cancer(A,t) LFF filtered", "Cancer(B,t) LFF smoothed", "Cancer(A,t) MC-SAT"
 	series = append(series, sa, fa, sb, ma)
-	f, err := os.Create(filepath.Join(*out, "cancer-a.png"))
+	f, err := os.Create(filepath.Join(out, "cancer-a.png"))
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -278,18 +291,16 @@ func main() {
 		log.Fatal(err)
 	}
 	f.Close()
-	if *skip {
-		return
-	}
+}
 
-	// Scaling.
+func scaling(out string, quick bool) {
 	fmt.Println()
 	fmt.Println("## Scaling: LFF vs FF (forwards-backwards), r = 0.25, one evidence draw; seconds are medians of 3 runs (grounding excluded; LFF includes colour passing)")
 	fmt.Println()
-	fmt.Println("| people | steps | ground vars | ground factors | FF edges | LFF edges | FF s | LFF s (lift + BP) | LFF/FF time | FF msgs | LFF msgs |")
-	fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|")
+	fmt.Println("| people | steps | ground vars | ground factors | FF edges | LFF edges | FF s | LFF s (lift + BP) | LFF colour passing s | LFF BP s | LFF/FF time | FF msgs | LFF msgs | FF iters | LFF iters |")
+	fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 	sizes := [][2]int{{20, 10}, {50, 10}, {100, 10}, {20, 25}, {20, 50}, {20, 100}}
-	if *quick {
+	if quick {
 		sizes = [][2]int{{20, 10}, {50, 10}, {20, 25}}
 	}
 	var byPeople, byPeopleL, bySteps, byStepsL curve
@@ -298,16 +309,17 @@ func main() {
 		rng := rand.New(rand.NewPCG(7, uint64(n*1000+steps)))
 		people := names(n)
 		md := load(model(people, steps), evidence(rng, people, steps, 0.25))
-		var tf, tl []float64
+		var tf, tl, tlc, tlb []float64
 		var ff, lff run
 		for k := 0; k < 3; k++ {
 			ff = do(md, false, bp.ForwardBackward)
 			lff = do(md, true, bp.ForwardBackward)
 			tf, tl = append(tf, ff.secs), append(tl, lff.secs)
+			tlc, tlb = append(tlc, lff.st.LiftSeconds), append(tlb, lff.st.BPSeconds)
 		}
 		g := md.Grounding.Graph
-		fmt.Printf("| %d | %d | %d | %d | %d | %d | %.3g | %.3g | %.3f | %d | %d |\n", n, steps, g.NumVars(), g.NumFactors(),
-			ff.st.Edges, lff.st.Edges, median(tf), median(tl), median(tl)/median(tf), ff.st.Messages, lff.st.Messages)
+		fmt.Printf("| %d | %d | %d | %d | %d | %d | %.3g | %.3g | %.3g | %.3g | %.3f | %d | %d | %d | %d |\n", n, steps, g.NumVars(), g.NumFactors(),
+			ff.st.Edges, lff.st.Edges, median(tf), median(tl), median(tlc), median(tlb), median(tl)/median(tf), ff.st.Messages, lff.st.Messages, ff.st.Iterations, lff.st.Iterations)
 		if steps == 10 {
 			byPeople.x, byPeople.y = append(byPeople.x, float64(n)), append(byPeople.y, median(tf))
 			byPeopleL.x, byPeopleL.y = append(byPeopleL.x, float64(n)), append(byPeopleL.y, median(tl))
@@ -319,9 +331,11 @@ func main() {
 	}
 	byPeople.label, byPeopleL.label = "FF", "LFF"
 	bySteps.label, byStepsL.label = "FF", "LFF"
-	linePlot(filepath.Join(*out, "scaling-people.png"), "10 steps, r = 0.25", "people", "seconds", []curve{byPeople, byPeopleL}, true)
-	linePlot(filepath.Join(*out, "scaling-steps.png"), "20 people, r = 0.25", "steps", "seconds", []curve{bySteps, byStepsL}, true)
+	linePlot(filepath.Join(out, "scaling-people.png"), "10 steps, r = 0.25", "people", "seconds", []curve{byPeople, byPeopleL}, true)
+	linePlot(filepath.Join(out, "scaling-steps.png"), "20 people, r = 0.25", "steps", "seconds", []curve{bySteps, byStepsL}, true)
+}
 
+func filtering(people []string) {
 	// Relifting as evidence streams in.
 	fmt.Println()
 	fmt.Println("## Filtering with LFF: relifting from scratch per step (20 people, 10 steps, r = 0.5)")
@@ -329,7 +343,7 @@ func main() {
 	fmt.Println("| step | new evidence atoms | clusternodes | relift s (from scratch) | BP s | messages |")
 	fmt.Println("|---|---|---|---|---|---|")
 	rng := rand.New(rand.NewPCG(3, 3))
-	md = load(model(people, 10), evidence(rng, people, 10, 0.5))
+	md := load(model(people, 10), evidence(rng, people, 10, 0.5))
 	if err := md.Filter(context.Background(), runOpt(true, bp.ForwardBackward), func(s dynamic.Step) error {
 		fmt.Printf("| %d | %d | %d | %.3g | %.3g | %d |\n", s.Step, len(md.Evidence[s.Step]), s.Stats.ClusterNodes, s.Stats.LiftSeconds, s.Stats.BPSeconds, s.Stats.Messages)
 		return nil
