@@ -19,7 +19,7 @@
 // iteration gives the exact marginals.
 //
 // Filter answers P(X_t | evidence of steps 0..t) for every step t, relifting
-// through Relift as each step's evidence arrives; Smooth answers with all the
+// through a Relifter as each step's evidence arrives; Smooth answers with all the
 // evidence. Fluents are open-world: an atom the evidence does not name is
 // unknown.
 package dynamic

@@ -64,7 +64,7 @@ func TestHMMExactAfterOneSweep(t *testing.T) {
 	}
 	ev := md.EvidenceUpTo(md.Horizon)
 	exact := brute.Solve(md.Grounding.Graph, ev)
-	res, st, err := md.Run(context.Background(), ev, nil, opts(false, bp.ForwardBackward, 1))
+	res, st, err := md.Run(context.Background(), ev, opts(false, bp.ForwardBackward, 1))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +77,7 @@ func TestHMMExactAfterOneSweep(t *testing.T) {
 		}
 	}
 	// Flooding needs more than one iteration on the same chain.
-	res, _, err = md.Run(context.Background(), ev, nil, opts(false, bp.Flood, 1))
+	res, _, err = md.Run(context.Background(), ev, opts(false, bp.Flood, 1))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,7 +139,7 @@ func TestLoopyFFMatchesBPAndLFF(t *testing.T) {
 	md := load(t, social, socialDB, -1, "Cancer")
 	ev := md.EvidenceUpTo(md.Horizon)
 	ctx := context.Background()
-	ref, _, err := md.Run(ctx, ev, nil, opts(false, bp.Sequential, 1000))
+	ref, _, err := md.Run(ctx, ev, opts(false, bp.Sequential, 1000))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,7 +151,7 @@ func TestLoopyFFMatchesBPAndLFF(t *testing.T) {
 		lifted bool
 		s      bp.Schedule
 	}{{"FF", false, bp.ForwardBackward}, {"LFF", true, bp.ForwardBackward}, {"flood", false, bp.Flood}, {"lifted flood", true, bp.Flood}} {
-		res, st, err := md.Run(ctx, ev, nil, opts(c.lifted, c.s, 1000))
+		res, st, err := md.Run(ctx, ev, opts(c.lifted, c.s, 1000))
 		if err != nil {
 			t.Fatal(err)
 		}

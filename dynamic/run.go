@@ -58,27 +58,49 @@ type Stats struct {
 	BPSeconds      float64 `json:"bp_seconds"`
 }
 
-// Relift returns the counted graph of g under evidence ev for LFF. It
-// recolours from scratch through lift.Compress; prev (the previous step's
-// compression, nil at the first) is where an incremental recolouring that
-// starts from the old colours and re-signs only the variables whose evidence
-// changed, and their neighbourhoods, plugs in.
-func Relift(ctx context.Context, g *fg.Graph, ev fg.Evidence, prev *lift.Compressed, opt lift.Options) (*lift.Compressed, error) {
-	_ = prev
-	c, _, err := lift.Compress(ctx, g, ev, opt)
+// Relifter lifts the unrolled graph for LFF at every step of filtering,
+// as the evidence of each new step arrives. It recolours from scratch
+// through lift.Compress. The incremental recolouring API (lift.Recolourer,
+// on another branch) plugs in here and only here: NewRecolourer at the first
+// call, then Update(ctx, ev, changed) and Compress() at the next ones, which
+// re-sign only the variables the new step's evidence clamps (changed) and
+// the neighbourhoods of nodes whose class changes.
+type Relifter struct {
+	g   *fg.Graph
+	opt lift.Options
+}
+
+// NewRelifter returns a Relifter for g.
+func NewRelifter(g *fg.Graph, opt lift.Options) *Relifter { return &Relifter{g: g, opt: opt} }
+
+// Lift returns the counted graph of g under evidence ev; changed lists the
+// variables whose evidence differs from the previous call's (all observed
+// ones at the first call).
+func (r *Relifter) Lift(ctx context.Context, ev fg.Evidence, changed []int32) (*lift.Compressed, error) {
+	_ = changed // used by an incremental recolouring
+	c, _, err := lift.Compress(ctx, r.g, ev, r.opt)
 	return c, err
 }
 
 // Run runs FF or LFF (or RunOptions.Algorithm) on the model with evidence ev
-// (see EvidenceUpTo). prev is passed to Relift.
-func (md *Model) Run(ctx context.Context, ev fg.Evidence, prev *lift.Compressed, opt RunOptions) (*infer.Answer, Stats, error) {
+// (see EvidenceUpTo).
+func (md *Model) Run(ctx context.Context, ev fg.Evidence, opt RunOptions) (*infer.Answer, Stats, error) {
+	return md.run(ctx, ev, nil, nil, opt)
+}
+
+// run is Run with the Relifter of a filtering run (nil: a new one) and the
+// variables whose evidence changed since its last call.
+func (md *Model) run(ctx context.Context, ev fg.Evidence, rl *Relifter, changed []int32, opt RunOptions) (*infer.Answer, Stats, error) {
 	g := md.Grounding.Graph
 	var st Stats
 	start := time.Now()
 	var c *lift.Compressed
 	var err error
 	if opt.Lifted {
-		c, err = Relift(ctx, g, ev, prev, opt.Lift)
+		if rl == nil {
+			rl = NewRelifter(g, opt.Lift)
+		}
+		c, err = rl.Lift(ctx, ev, changed)
 	} else {
 		c, err = lift.Ground(g, ev)
 	}
@@ -113,15 +135,19 @@ type Step struct {
 // Filter runs, for t = 0..Horizon, FF or LFF with the evidence of steps
 // 0..t and calls fn with the marginals of the query atoms of step t: the
 // filtered estimates P(X_t | e_0..t) as evidence streams in. Each step
-// relifts through Relift, handing it the previous step's compression.
+// relifts through one Relifter, told which variables the step's evidence
+// clamps.
 func (md *Model) Filter(ctx context.Context, opt RunOptions, fn func(Step) error) error {
-	var prev *lift.Compressed
+	rl := NewRelifter(md.Grounding.Graph, opt.Lift)
 	for t := 0; t <= md.Horizon; t++ {
-		res, st, err := md.Run(ctx, md.EvidenceUpTo(t), prev, opt)
+		var changed []int32
+		for _, o := range md.Evidence[t] {
+			changed = append(changed, o.Var)
+		}
+		res, st, err := md.run(ctx, md.EvidenceUpTo(t), rl, changed, opt)
 		if err != nil {
 			return err
 		}
-		prev = res.Graph
 		s := Step{Step: t, Marginals: map[int]float64{}, Stats: st}
 		for i, q := range md.Queries {
 			if q.Step == t {
@@ -138,7 +164,7 @@ func (md *Model) Filter(ctx context.Context, opt RunOptions, fn func(Step) error
 // Smooth runs FF or LFF with all the evidence and returns the marginals of
 // all query atoms (smoothed estimates P(X_t | e_0..T)).
 func (md *Model) Smooth(ctx context.Context, opt RunOptions) (Step, error) {
-	res, st, err := md.Run(ctx, md.EvidenceUpTo(md.Horizon), nil, opt)
+	res, st, err := md.Run(ctx, md.EvidenceUpTo(md.Horizon), opt)
 	if err != nil {
 		return Step{}, err
 	}

@@ -110,7 +110,7 @@ type run struct {
 
 func do(md *dynamic.Model, lifted bool, s bp.Schedule) run {
 	start := time.Now()
-	_, st, err := md.Run(context.Background(), md.EvidenceUpTo(md.Horizon), nil, runOpt(lifted, s))
+	_, st, err := md.Run(context.Background(), md.EvidenceUpTo(md.Horizon), runOpt(lifted, s))
 	if err != nil {
 		log.Fatal(err)
 	}
