@@ -14,6 +14,7 @@ import (
 	"github.com/lifted-dev/lifted/internal/brute"
 	"github.com/lifted-dev/lifted/lift"
 	"github.com/lifted-dev/lifted/mln"
+	"github.com/lifted-dev/lifted/wfomc"
 )
 
 // load parses a DMLN and its evidence and unrolls it.
@@ -272,8 +273,11 @@ func TestSyntaxAndRefusals(t *testing.T) {
 	if !mln.IsDynamic(m) || mln.TimeType(m) != "time" {
 		t.Fatal("not recognised as dynamic")
 	}
-	if _, err := ground.Ground(context.Background(), m, nil, ground.Options{}); err == nil || !strings.Contains(err.Error(), "s.mln:3:13: ground: succ(t)") {
+	if _, err := ground.Ground(context.Background(), m, nil, ground.Options{}); err == nil || !strings.Contains(err.Error(), "s.mln:3:13: succ(t) is a dynamic MLN") {
 		t.Errorf("grounding a DMLN without unrolling: %v", err)
+	}
+	if _, err := wfomc.Compile(m, nil); err == nil || !strings.Contains(err.Error(), "s.mln:3:13: succ(t) is a dynamic MLN") {
+		t.Errorf("wfomc on a DMLN without unrolling: %v", err)
 	}
 	for src, want := range map[string]string{
 		"1 P(0) => P(2)":              "e.mln:3:5: the formula links time steps 0 and 2",

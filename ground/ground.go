@@ -190,22 +190,8 @@ func prepare(m *mln.MLN, db *mln.DB, opt Options) (*prepared, error) {
 	if q := opt.QueryAtoms; q.Len() > 0 && q.m != m {
 		return nil, errors.New("ground: the query belongs to another MLN")
 	}
-	for _, f := range m.Formulas {
-		var at *mln.Term
-		mln.Inspect(f.Expr, func(e mln.Expr) bool {
-			if a, ok := e.(*mln.Atom); ok && at == nil {
-				for i := range a.Args {
-					if a.Args[i].Succ {
-						at = &a.Args[i]
-						break
-					}
-				}
-			}
-			return at == nil
-		})
-		if at != nil {
-			return nil, fmt.Errorf("%s: ground: succ(%s) is a dynamic MLN's successor term; unroll the model over its time steps first (package dynamic, lifted infer --dynamic)", at.Pos, at.Name)
-		}
+	if err := mln.CheckStatic(m); err != nil {
+		return nil, err
 	}
 	names := opt.Query
 	if opt.QueryAtoms.Len() > 0 {

@@ -250,3 +250,27 @@ func classify(f *Formula, timeType string) (string, *pos.Error) {
 	_ = succAt
 	return succ, nil
 }
+
+// CheckStatic returns a positioned error at the first successor term of m,
+// or nil when m has none. Code that does not unroll time (the grounder,
+// wfomc) refuses dynamic MLNs with it rather than read succ(t) as t.
+func CheckStatic(m *MLN) error {
+	for _, f := range m.Formulas {
+		var at *Term
+		Inspect(f.Expr, func(e Expr) bool {
+			if a, ok := e.(*Atom); ok && at == nil {
+				for i := range a.Args {
+					if a.Args[i].Succ {
+						at = &a.Args[i]
+						break
+					}
+				}
+			}
+			return at == nil
+		})
+		if at != nil {
+			return &pos.Error{Pos: at.Pos, Msg: fmt.Sprintf("succ(%s) is a dynamic MLN's successor term; unroll the model over its time steps first (lifted infer --dynamic, package dynamic)", at.Name)}
+		}
+	}
+	return nil
+}
