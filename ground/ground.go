@@ -190,6 +190,9 @@ func prepare(m *mln.MLN, db *mln.DB, opt Options) (*prepared, error) {
 	if q := opt.QueryAtoms; q.Len() > 0 && q.m != m {
 		return nil, errors.New("ground: the query belongs to another MLN")
 	}
+	if err := mln.CheckStatic(m); err != nil {
+		return nil, err
+	}
 	names := opt.Query
 	if opt.QueryAtoms.Len() > 0 {
 		names = append(slices.Clip(names), opt.QueryAtoms.Preds()...)

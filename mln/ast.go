@@ -274,6 +274,10 @@ type Term struct {
 	IsVar bool
 	// PerConstant marks "+x": one formula (and weight) per constant of x's type.
 	PerConstant bool
+	// Succ marks the successor of the time variable Name in a dynamic MLN:
+	// "succ(t)", also written "t+1" or LoMRF's "t++" (IsVar is true). Package
+	// dynamic unrolls such formulas; the grounder refuses them.
+	Succ bool
 	// Func is set for a function term Name(Args...).
 	Func bool
 	Args []Term

@@ -264,6 +264,12 @@ func untypedVars(vs []*Var) []*Var {
 
 func substituteTerm(t Term, sub map[string]string) Term {
 	t.Type = ""
+	if t.Succ {
+		if c, ok := sub["succ("+t.Name+")"]; ok {
+			return Term{Name: c, Pos: t.Pos}
+		}
+		return t
+	}
 	if t.IsVar {
 		if c, ok := sub[t.Name]; ok {
 			return Term{Name: c, Pos: t.Pos}

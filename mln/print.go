@@ -137,6 +137,12 @@ func writeTerm(b *strings.Builder, t Term) {
 	if t.PerConstant {
 		b.WriteByte('+')
 	}
+	if t.Succ {
+		b.WriteString("succ(")
+		b.WriteString(t.Name)
+		b.WriteByte(')')
+		return
+	}
 	b.WriteString(t.Name)
 	if t.Func {
 		b.WriteByte('(')

@@ -157,6 +157,9 @@ func CompileContext(ctx context.Context, m *mln.MLN, opt *Options) (mod *Model, 
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	if err := mln.CheckStatic(m); err != nil {
+		return nil, err
+	}
 	c := &compiler{m: m, opt: opt, mod: &Model{m: m, nf: len(m.Formulas)}, pl: &poller{ctx: ctx}}
 	defer func() {
 		if r := recover(); r != nil {

@@ -65,6 +65,7 @@ type inferFlags struct {
 	// not converge (marked as such) instead of failing with exit status 3.
 	allowUnconverged bool
 	props            []string
+	dyn              dynamicFlags // dynamic.go
 }
 
 func newInferCmd() *cobra.Command {
@@ -131,6 +132,7 @@ seeds the samplers and maxwalksat; maxwalksat answers MAP queries,
 	fl.StringVarP(&f.output, "result", "r", "", "alias of --output (as in Alchemy)")
 	fl.StringVar(&f.outFormat, "output-format", "", "mar (UAI MAR/MPE; the default for factor graphs), alchemy (the default for MLNs) or json")
 	f.mlnFlags.register(cmd)
+	f.dyn.register(cmd)
 	return cmd
 }
 
@@ -279,6 +281,9 @@ func runInfer(ctx context.Context, cmd *cobra.Command, f *inferFlags, path strin
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
 	defer stop()
 	context.AfterFunc(ctx, stop)
+	if f.dyn.on {
+		return runInferDynamic(ctx, cmd, f, path, stdout)
+	}
 	if isMLN(path, f.format) {
 		return runInferMLN(ctx, cmd, f, path, stdout)
 	}

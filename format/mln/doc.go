@@ -65,13 +65,19 @@
 // type's domain (with a warning if the type was declared with an explicit
 // list), as Alchemy does.
 //
+// Dynamic MLNs. The successor of a time variable, "succ(t)" (when no function
+// succ is declared), "t+1" or LoMRF's "t++", is a variable term with
+// mln.Term.Succ set; package dynamic unrolls such formulas over the time
+// steps. "succ(succ(t))", "t+2" and "t++ +1" link slices more than one step
+// apart and are positioned errors (the Markov assumption).
+//
 // Extensions and restrictions. Tuffy's closed-world marker "*Pred(types)"
 // and fixed weights "@2.5 F" are accepted. Alchemy's "*P(x)" inside a
 // formula (all sign combinations) is kept in the tree as Atom.Star.
 // Not supported, each with its own error message: linked-in functions and
-// internal predicates and functions (<, >, +, succ…), "[ ]" indivisible
+// internal predicates and functions (<, >, +…), "[ ]" indivisible
 // formulas, utilities (":"), hybrid real-valued terms, #include of .db or
-// .cpp files, Forclift's weighted predicate declarations, LoMRF's "t++",
+// .cpp files, Forclift's weighted predicate declarations,
 // and "|" / "&" as connectives. Within one formula a quantifier may not
 // rebind a variable name that an enclosing quantifier binds or that occurs
 // free elsewhere in the formula (Alchemy renames such variables); sibling

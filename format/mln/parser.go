@@ -750,7 +750,7 @@ func (p *parser) formula() {
 		case t.kind == tRParen:
 			p.fail(t, "unexpected \")\" without a matching \"(\"")
 		case t.kind == tPlus && last.kind != tComma && last.kind != tLParen:
-			p.fail(t, "unexpected \"+\"; a \"+\" may only precede a variable (per-constant weights); arithmetic such as LoMRF's t++ is not Alchemy syntax")
+			p.fail(t, "unexpected \"+\"; a \"+\" may only precede a variable (per-constant weights); only a time variable's successor t+1 or t++ is arithmetic")
 		case t.kind == tNumber && !f.HasWeight && p.isOnlyNumbersToEnd():
 			p.fail(t, "unexpected number %s after the formula; Alchemy puts the weight before the formula", t.text)
 		}
@@ -941,7 +941,7 @@ func (p *parser) parseAtomOrEquality() mln.Expr {
 		case tNewline, tEOF:
 			p.fail(open, "unbalanced parenthesis: the argument list of %q is not closed before the end of the line", atom.Pred)
 		case tPlus:
-			p.fail(c, "unexpected \"+\" in the arguments of %q; a \"+\" may only precede a variable (per-constant weights); arithmetic such as LoMRF's t++ is not Alchemy syntax", atom.Pred)
+			p.fail(c, "unexpected \"+\" in the arguments of %q; a \"+\" may only precede a variable (per-constant weights); only a time variable's successor t+1 or t++ is arithmetic", atom.Pred)
 		case tEq, tNeq:
 			p.fail(c, "unexpected %s inside the arguments of %q; an equality is a formula, not an argument", c.describe(), atom.Pred)
 		default:
@@ -987,10 +987,17 @@ func (p *parser) parseTerm() mln.Term {
 		return mln.Term{Name: v.text, IsVar: true, PerConstant: true, Pos: p.pos(t)}
 	case tIdent:
 		if p.peek(1).kind == tLParen {
+			if t.text == "succ" && p.m.Func(t.text) == nil {
+				return p.parseSuccTerm()
+			}
 			return p.parseFuncTerm()
 		}
 		p.next()
-		return mln.Term{Name: t.text, IsVar: isVarName(t.text), Pos: p.pos(t)}
+		term := mln.Term{Name: t.text, IsVar: isVarName(t.text), Pos: p.pos(t)}
+		if p.tok().kind == tPlus && term.IsVar {
+			p.parseSuccSuffix(&term)
+		}
+		return term
 	case tNumber:
 		p.next()
 		_, s, ok := p.intConst(t)
@@ -1004,6 +1011,59 @@ func (p *parser) parseTerm() mln.Term {
 	}
 	p.unexpected(t, "a term (a variable, constant or function term)")
 	return mln.Term{}
+}
+
+// parseSuccTerm parses "succ(t)" (succ not declared as a function): the
+// successor of time variable t in a dynamic MLN. At most one succ per term
+// (the Markov assumption).
+func (p *parser) parseSuccTerm() mln.Term {
+	t := p.tok()
+	p.next()
+	open := p.tok()
+	p.next()
+	arg := p.tok()
+	switch {
+	case arg.kind == tIdent && arg.text == "succ" && p.peek(1).kind == tLParen:
+		p.fail(arg, "succ(succ(...)) links time slices two steps apart; a dynamic MLN allows at most one succ per term (the Markov assumption)")
+	case arg.kind != tIdent || !isVarName(arg.text) || p.peek(1).kind == tLParen:
+		p.fail(arg, "succ takes a time variable, e.g. succ(t)")
+	}
+	p.next()
+	term := mln.Term{Name: arg.text, IsVar: true, Succ: true, Pos: p.pos(t)}
+	switch c := p.tok(); c.kind {
+	case tRParen:
+		p.next()
+	case tPlus:
+		p.fail(c, "succ(t+...) links time slices more than one step apart; a dynamic MLN allows at most one succ per term (the Markov assumption)")
+	case tNewline, tEOF:
+		p.fail(open, "unbalanced parenthesis: succ( is not closed before the end of the line")
+	default:
+		p.unexpected(c, "\")\" after succ's variable")
+	}
+	return term
+}
+
+// parseSuccSuffix reads "+1" or LoMRF's "++" after the time variable term
+// (the current token is the "+"), marking term as its successor.
+func (p *parser) parseSuccSuffix(term *mln.Term) {
+	plus := p.tok()
+	n := p.peek(1)
+	switch {
+	case n.kind == tPlus && n.off == plus.end:
+		p.next()
+		p.next()
+	case n.kind == tNumber && n.text == "1":
+		p.next()
+		p.next()
+	case n.kind == tNumber:
+		p.fail(n, "%s+%s links time slices more than one step apart; a dynamic MLN allows only t+1 (the Markov assumption)", term.Name, n.text)
+	default:
+		return // not a successor; the caller reports the "+"
+	}
+	if c := p.tok(); c.kind == tPlus {
+		p.fail(c, "%s+1+... links time slices more than one step apart; a dynamic MLN allows at most one successor per term (the Markov assumption)", term.Name)
+	}
+	term.Succ = true
 }
 
 func (p *parser) parseFuncTerm() mln.Term {

@@ -351,8 +351,16 @@ func TestErrors(t *testing.T) {
 			"e.mln:6:17: comparison < is not supported; only = and != can compare terms"}},
 		{"brackets", "1 [Smokes(x)]", []string{
 			`e.mln:6:3: unexpected "[", expected a formula; Alchemy's indivisible "[ ]" formulas are not supported`}},
-		{"lomrf successor", "State(t)\nState(t++)", []string{
-			`e.mln:7:8: unexpected "+" in the arguments of "State"; a "+" may only precede a variable (per-constant weights); arithmetic such as LoMRF's t++ is not Alchemy syntax`}},
+		{"successor two steps", "State(t)\nState(t+2)", []string{
+			`e.mln:7:9: t+2 links time slices more than one step apart; a dynamic MLN allows only t+1 (the Markov assumption)`}},
+		{"successor twice", "State(t)\nState(t++ +1)", []string{
+			`e.mln:7:11: t+1+... links time slices more than one step apart; a dynamic MLN allows at most one successor per term (the Markov assumption)`}},
+		{"succ of succ", "State(t)\nState(succ(succ(t)))", []string{
+			`e.mln:7:12: succ(succ(...)) links time slices two steps apart; a dynamic MLN allows at most one succ per term (the Markov assumption)`}},
+		{"succ of constant", "State(t)\nState(succ(A))", []string{
+			`e.mln:7:12: succ takes a time variable, e.g. succ(t)`}},
+		{"plus after constant", "State(t)\nState(A+1)", []string{
+			`e.mln:7:8: unexpected "+" in the arguments of "State"; a "+" may only precede a variable (per-constant weights); only a time variable's successor t+1 or t++ is arithmetic`}},
 		{"bang star", "1 !*Smokes(x)", []string{
 			`e.mln:6:4: "!" and "*" cannot be used on the same atom`}},
 		{"atom compared", "Smokes(x) = Cancer(x)", []string{

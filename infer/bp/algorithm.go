@@ -60,7 +60,7 @@ func (r *Result) Answer(t infer.Task) *infer.Answer {
 // Properties of the registered methods "lbp" and "bp", named as the
 // command line's flags.
 var properties = []infer.Property{
-	{Name: "schedule", Default: "flood", Help: "message schedule: flood or seq"},
+	{Name: "schedule", Default: "flood", Help: "message schedule: flood, seq or fb (forwards-backwards, for graphs unrolled over time: lifted infer --dynamic)"},
 	{Name: "damping", Default: "0", Help: "in [0,1): weight of the previous message"},
 	{Name: "tol", Default: "1e-8", Help: "converged when no message entry changes by this or more"},
 	{Name: "max-iter", Default: "1000", Help: "iteration limit"},
@@ -94,8 +94,10 @@ func ParseProperties(m infer.Method, p infer.Properties) (Options, error) {
 		opt.Schedule = Flood
 	case "seq", "sequential":
 		opt.Schedule = Sequential
+	case "fb":
+		opt.Schedule = ForwardBackward
 	default:
-		return opt, &infer.PropertyError{Method: m.Name, Name: "schedule", Value: s, Want: "flood or seq"}
+		return opt, &infer.PropertyError{Method: m.Name, Name: "schedule", Value: s, Want: "flood, seq or fb"}
 	}
 	var err error
 	if opt.Damping, err = p.Float(m, "damping"); err != nil {
@@ -117,6 +119,14 @@ func ParseProperties(m infer.Method, p infer.Properties) (Options, error) {
 		return opt, &infer.PropertyError{Method: m.Name, Name: "max-iter", Msg: "must be at least 1, got " + p.String(m, "max-iter")}
 	}
 	return opt, nil
+}
+
+// WithVarSlice returns BP with the time step of every ground variable, which
+// the ForwardBackward schedule needs (package dynamic calls it).
+func (a *Algorithm) WithVarSlice(slice []int32) infer.Algorithm {
+	o := a.Options
+	o.VarSlice = slice
+	return New(o)
 }
 
 // Fallbacks offers the retry variants of a run that did not converge:

@@ -19,12 +19,33 @@ const (
 	Flood Schedule = iota
 	// Sequential updates messages one at a time in a fixed order.
 	Sequential
+	// ForwardBackward is the factored frontier protocol (Murphy and Weiss
+	// 2001; Section 4.1 of the lifted BP paper) for graphs unrolled over time
+	// steps (Options.VarSlice): an iteration sends messages "left to right"
+	// and then "right to left", one message at a time as Sequential does.
+	// Going forwards, step t = 0, 1, … first receives the messages of the
+	// factors that link it to step t−1 and then those of the factors within
+	// step t, so a variable hears from its own step only once all its
+	// neighbours from step t−1 and its own step are in the frontier; going
+	// backwards, step t = T, …, 0 first receives those of the factors that
+	// link it to step t+1 and then those within step t. Within a step the
+	// messages go once in order and once in reverse order, so that a step
+	// whose own factors form a star around each variable linked in time
+	// (observations, per-step priors) is complete before it sends on: on an
+	// HMM-shaped chain one iteration is exact. Factors over
+	// variables of no step come first forwards and last backwards. On a
+	// counted graph the representative of each clusterfactor decides where
+	// its slots go, so ground and lifted runs use the one schedule.
+	ForwardBackward
 )
 
-// String returns "flood" or "seq".
+// String returns "flood", "seq" or "fb".
 func (s Schedule) String() string {
-	if s == Sequential {
+	switch s {
+	case Sequential:
 		return "seq"
+	case ForwardBackward:
+		return "fb"
 	}
 	return "flood"
 }
@@ -36,6 +57,10 @@ type Options struct {
 	Damping    float64  // in [0, 1): weight of the old message
 	Tol        float64  // convergence threshold on the maximum message change
 	MaxIter    int      // iteration limit
+	// VarSlice gives, for the ForwardBackward schedule, the time step of
+	// every ground variable (-1 for none); factors may link variables of
+	// one step or of two consecutive steps only.
+	VarSlice []int32
 	// Progress, if set, is called after every iteration.
 	Progress func(iter int, maxChange float64)
 }
@@ -115,6 +140,13 @@ func Run(ctx context.Context, c *lift.Compressed, opt Options) (*Result, error) 
 	}
 	start := time.Now()
 	e := newEngine(c, opt)
+	if opt.Schedule == ForwardBackward {
+		order, err := frontierOrder(c, opt.VarSlice)
+		if err != nil {
+			return nil, err
+		}
+		e.order = order
+	}
 	res := &Result{Graph: c, MaxProduct: opt.MaxProduct}
 	var err error
 	for it := 1; it <= opt.MaxIter; it++ {
@@ -122,7 +154,7 @@ func Run(ctx context.Context, c *lift.Compressed, opt Options) (*Result, error) 
 			return nil, err
 		}
 		var change float64
-		if opt.Schedule == Sequential {
+		if opt.Schedule != Flood {
 			change, err = e.sweep()
 		} else {
 			change, err = e.flood()

@@ -18,7 +18,10 @@
 // ground graph that is libDAI 0.3's SEQFIX order (factors in order, each
 // factor's variables in label order); on a compressed graph a whole slot is
 // updated at once, so lifted and ground sequential runs take different paths
-// to the same fixed point.
+// to the same fixed point. ForwardBackward is the factored frontier protocol
+// for graphs unrolled over time (Options.VarSlice gives each variable's step;
+// package dynamic sets it): sequential updates ordered step by step, left to
+// right and then right to left; on a chain one iteration is exact.
 //
 // Convergence is declared when the largest absolute change of any
 // factor-to-variable message entry in an iteration is below Tol. Damping is
