@@ -295,3 +295,36 @@ func TestSyntaxAndRefusals(t *testing.T) {
 		}
 	}
 }
+
+// Filtering relifts incrementally (lift.Recolourer) by default; it must give
+// at every step the counted graph, hence the marginals, of colour passing
+// from scratch.
+func TestFilterIncrementalEqualsScratch(t *testing.T) {
+	md := load(t, social, socialDB, -1, "Cancer", "Smokes")
+	ctx := context.Background()
+	run := func(scratch bool) []Step {
+		o := opts(true, bp.ForwardBackward, 1000)
+		o.RecolourFromScratch = scratch
+		var steps []Step
+		if err := md.Filter(ctx, o, func(s Step) error { steps = append(steps, s); return nil }); err != nil {
+			t.Fatal(err)
+		}
+		return steps
+	}
+	inc, scr := run(false), run(true)
+	if len(inc) != len(scr) || len(inc) == 0 {
+		t.Fatalf("%d incremental steps, %d from scratch", len(inc), len(scr))
+	}
+	for i := range inc {
+		a, b := inc[i], scr[i]
+		if a.Stats.ClusterNodes != b.Stats.ClusterNodes || a.Stats.ClusterFactors != b.Stats.ClusterFactors || a.Stats.Edges != b.Stats.Edges {
+			t.Errorf("step %d: incremental %d/%d/%d clusternodes/factors/edges, from scratch %d/%d/%d", i,
+				a.Stats.ClusterNodes, a.Stats.ClusterFactors, a.Stats.Edges, b.Stats.ClusterNodes, b.Stats.ClusterFactors, b.Stats.Edges)
+		}
+		for q, p := range b.Marginals {
+			if d := math.Abs(a.Marginals[q] - p); d > 1e-12 {
+				t.Errorf("step %d: %s incremental %.15f, from scratch %.15f", i, md.Grounding.AtomName(md.Queries[q].Var), a.Marginals[q], p)
+			}
+		}
+	}
+}

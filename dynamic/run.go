@@ -29,6 +29,10 @@ type RunOptions struct {
 	Algorithm infer.Algorithm
 	// Seed seeds randomised methods.
 	Seed uint64
+	// RecolourFromScratch makes Filter relift every step by colour
+	// passing from scratch instead of incrementally (see Relifter); the
+	// counted graphs, hence the answers, are the same.
+	RecolourFromScratch bool
 }
 
 // Sliced is implemented by methods that can use the step of each variable
@@ -66,20 +70,41 @@ type Stats struct {
 // re-sign only the variables the new step's evidence clamps (changed) and
 // the neighbourhoods of nodes whose class changes.
 type Relifter struct {
+	// Incremental recolours only what each step's evidence touches
+	// (lift.Recolourer: seeded refinement from the previous stable
+	// colouring, then colour passing on the quotient where classes may
+	// merge); false recolours from scratch. Both give the same counted
+	// graph. NewRelifter sets it.
+	Incremental bool
+
 	g   *fg.Graph
 	opt lift.Options
+	rc  *lift.Recolourer
 }
 
-// NewRelifter returns a Relifter for g.
-func NewRelifter(g *fg.Graph, opt lift.Options) *Relifter { return &Relifter{g: g, opt: opt} }
+// NewRelifter returns an incremental Relifter for g.
+func NewRelifter(g *fg.Graph, opt lift.Options) *Relifter {
+	return &Relifter{Incremental: true, g: g, opt: opt}
+}
 
 // Lift returns the counted graph of g under evidence ev; changed lists the
 // variables whose evidence differs from the previous call's (all observed
 // ones at the first call).
 func (r *Relifter) Lift(ctx context.Context, ev fg.Evidence, changed []int32) (*lift.Compressed, error) {
-	_ = changed // used by an incremental recolouring
-	c, _, err := lift.Compress(ctx, r.g, ev, r.opt)
-	return c, err
+	if !r.Incremental {
+		c, _, err := lift.Compress(ctx, r.g, ev, r.opt)
+		return c, err
+	}
+	if r.rc == nil {
+		rc, err := lift.NewRecolourer(ctx, r.g, ev, r.opt)
+		if err != nil {
+			return nil, err
+		}
+		r.rc = rc
+	} else if _, err := r.rc.Update(ctx, ev, changed); err != nil {
+		return nil, err
+	}
+	return r.rc.Compress()
 }
 
 // Run runs FF or LFF (or RunOptions.Algorithm) on the model with evidence ev
@@ -139,6 +164,7 @@ type Step struct {
 // clamps.
 func (md *Model) Filter(ctx context.Context, opt RunOptions, fn func(Step) error) error {
 	rl := NewRelifter(md.Grounding.Graph, opt.Lift)
+	rl.Incremental = !opt.RecolourFromScratch
 	for t := 0; t <= md.Horizon; t++ {
 		var changed []int32
 		for _, o := range md.Evidence[t] {

@@ -1,9 +1,9 @@
-//go:build recolourer
 
 // Command relift times dynamic.Relifter from scratch against incremental
 // recolouring (lift.Recolourer, branch colourcore) along a filtering run.
-// It needs the colourcore branch and the Relifter.Incremental switch shown in
-// ../RESULTS.md: go run -tags recolourer ./experiments/dynamic/relift
+// Run it from the repository root (see ../RESULTS.md):
+//
+//	go run ./experiments/dynamic/relift
 package main
 
 import (
