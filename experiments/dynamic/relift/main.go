@@ -1,4 +1,3 @@
-
 // Command relift times dynamic.Relifter from scratch against incremental
 // recolouring (lift.Recolourer, branch colourcore) along a filtering run.
 // Run it from the repository root (see ../RESULTS.md):
