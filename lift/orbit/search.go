@@ -39,7 +39,7 @@ type Stats struct {
 	// path's levels of the orbit length of the level's vertex under the
 	// stabiliser of the levels above), as a float64 (+Inf past its range).
 	GroupSize float64
-	Seconds    float64
+	Seconds   float64
 }
 
 // GraphResult is the outcome of Automorphisms.
