@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"strings"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/lifted-dev/lifted/fg"
