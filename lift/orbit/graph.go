@@ -110,6 +110,39 @@ func (g *Graph) IsAutomorphism(p []int32) bool {
 	return g.checkAuto(p, mark)
 }
 
+// checkSupport is checkAuto restricted to the vertices p moves (support):
+// edges between fixed vertices map to themselves, and every other edge has
+// a moved end, from which it is checked.
+func (g *Graph) checkSupport(p []int32, support []int32, mark []int32) bool {
+	for _, u := range support {
+		if !g.checkVertex(p, u, mark) {
+			return false
+		}
+	}
+	return true
+}
+
+func (g *Graph) checkVertex(p []int32, u int32, mark []int32) bool {
+	pu := p[u]
+	if g.Start[u+1]-g.Start[u] != g.Start[pu+1]-g.Start[pu] {
+		return false
+	}
+	for _, w := range g.Neighbours(pu) {
+		mark[w] = u
+	}
+	ok := true
+	for _, w := range g.Neighbours(u) {
+		if mark[p[w]] != u {
+			ok = false
+			break
+		}
+	}
+	for _, w := range g.Neighbours(pu) {
+		mark[w] = -1
+	}
+	return ok
+}
+
 // checkAuto checks degrees and edges only; mark is scratch of length N
 // holding -1 everywhere on entry and on return.
 func (g *Graph) checkAuto(p []int32, mark []int32) bool {

@@ -134,17 +134,19 @@ type searcher struct {
 	path     []int32    // first-path vertex individualised at each level
 	targets  [][]int32  // first-path target cell at each level
 	firstLab []int32
+	firstPtn []int32   // ptn at the first leaf: the first path's partition at every level
 	buf      [][]int32 // per-level candidate buffers in dive
 
-	uf     []int32
-	size   []int32
-	group  float64
-	gens   [][]int32
-	gamma  []int32
-	mark   []int32
-	nodes  int64
-	leaves int64
-	err    error
+	uf      []int32
+	size    []int32
+	group   float64
+	gens    [][]int32
+	gamma   []int32
+	support []int32
+	mark    []int32
+	nodes   int64
+	leaves  int64
+	err     error
 }
 
 func newSearcher(ctx context.Context, g *Graph, opt Options) *searcher {
@@ -441,6 +443,7 @@ func (s *searcher) run() error {
 	}
 	s.record = false
 	s.firstLab = slices.Clone(s.lab)
+	s.firstPtn = slices.Clone(s.ptn)
 	depth := len(s.path)
 	s.buf = make([][]int32, depth+1)
 	s.group = 1
@@ -479,10 +482,14 @@ func (s *searcher) run() error {
 func (s *searcher) dive(j int) bool {
 	if s.numCells == s.n {
 		s.leaves++
+		s.support = s.support[:0]
 		for i, v := range s.firstLab {
 			s.gamma[v] = s.lab[i]
+			if v != s.lab[i] {
+				s.support = append(s.support, v)
+			}
 		}
-		if !s.g.checkAuto(s.gamma, s.mark) {
+		if !s.g.checkSupport(s.gamma, s.support, s.mark) {
 			return false
 		}
 		p := slices.Clone(s.gamma)
@@ -490,6 +497,9 @@ func (s *searcher) dive(j int) bool {
 		for v, w := range p {
 			s.union(int32(v), w)
 		}
+		return true
+	}
+	if s.tryIdentity(int32(j)) {
 		return true
 	}
 	c := s.target()
@@ -512,6 +522,71 @@ func (s *searcher) dive(j int) bool {
 		}
 	}
 	return false
+}
+
+// tryIdentity is a shortcut for the common case of a generator that moves
+// few vertices: where the current node's partition (level j, same trace as
+// the first path's) has each non-singleton cell equal as a set to the first
+// path's cell at the same positions, the permutation that maps the first
+// path's singletons to the current ones and fixes every other vertex is
+// tested as an automorphism. If it is one, it maps the first path's node at
+// level j to this node, which is all the search needs from this subtree.
+func (s *searcher) tryIdentity(j int32) bool {
+	for c := int32(0); int(c) < s.n; c += s.cellLen[c] {
+		l := s.cellLen[c]
+		if l == 1 {
+			continue
+		}
+		// The first path's cell at level j starting at c.
+		e := c
+		for s.firstPtn[e] > j {
+			e++
+		}
+		if e != c+l-1 {
+			return false
+		}
+		for i := c; i < c+l; i++ {
+			s.mark[s.firstLab[i]] = c
+		}
+		ok := true
+		for i := c; i < c+l; i++ {
+			if s.mark[s.lab[i]] != c {
+				ok = false
+			}
+		}
+		for i := c; i < c+l; i++ {
+			s.mark[s.firstLab[i]] = -1
+		}
+		if !ok {
+			return false
+		}
+	}
+	for c := int32(0); int(c) < s.n; c += s.cellLen[c] {
+		l := s.cellLen[c]
+		for i := c; i < c+l; i++ {
+			if l == 1 {
+				s.gamma[s.firstLab[i]] = s.lab[i]
+			} else {
+				s.gamma[s.lab[i]] = s.lab[i]
+			}
+		}
+	}
+	s.leaves++
+	s.support = s.support[:0]
+	for c := int32(0); int(c) < s.n; c += s.cellLen[c] {
+		if s.cellLen[c] == 1 && s.firstLab[c] != s.lab[c] {
+			s.support = append(s.support, s.firstLab[c])
+		}
+	}
+	if !s.g.checkSupport(s.gamma, s.support, s.mark) {
+		return false
+	}
+	p := slices.Clone(s.gamma)
+	s.gens = append(s.gens, p)
+	for v, w := range p {
+		s.union(int32(v), w)
+	}
+	return true
 }
 
 // orbits numbers the union-find classes by first occurrence.
