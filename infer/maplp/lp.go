@@ -91,17 +91,13 @@ func (lp *LP) Violation(x []float64) float64 {
 	return worst
 }
 
-// clone copies lp so that rows and bounds can be added to the copy.
-func (lp *LP) clone() *LP {
-	return &LP{
-		Obj:      append([]float64(nil), lp.Obj...),
-		Upper:    append([]float64(nil), lp.Upper...),
-		RowStart: append([]int(nil), lp.RowStart...),
-		RowCol:   append([]int32(nil), lp.RowCol...),
-		RowVal:   append([]float64(nil), lp.RowVal...),
-		RHS:      append([]float64(nil), lp.RHS...),
-		Sense:    append([]Sense(nil), lp.Sense...),
+// truncate drops the rows from row n on.
+func (lp *LP) truncate(n int) {
+	if n >= lp.NumRows() {
+		return
 	}
+	lp.RowCol, lp.RowVal = lp.RowCol[:lp.RowStart[n]], lp.RowVal[:lp.RowStart[n]]
+	lp.RowStart, lp.RHS, lp.Sense = lp.RowStart[:n+1], lp.RHS[:n], lp.Sense[:n]
 }
 
 // Status is how a Solver ended.

@@ -57,6 +57,10 @@ type Result struct {
 	// Optimal says that X is proved a MAP world (ILP finished, or the LP
 	// solution was integral).
 	Optimal bool
+	// CutsDone says that no cycle inequality is violated by more than Tol
+	// (CYCLE); Interrupted that the context ended the run early (the
+	// bound and world are those so far: still a bound and a world).
+	CutsDone, Interrupted bool
 
 	VarClasses, FactorClasses  int // the partition's classes
 	LPVariables, LPConstraints int // of the final LP (cuts included)
@@ -128,20 +132,33 @@ func Solve(ctx context.Context, g *fg.Graph, ev fg.Evidence, cfg Config) (*Resul
 		sep := newCycleSep(m)
 		for r := 1; r <= cfg.MaxRounds && sep.numEdges() > 0; r++ {
 			cuts, err := sep.separate(ctx, sol.X, cfg.Tol, cfg.MaxCuts)
+			if err != nil && ctx.Err() != nil {
+				res.Interrupted = true
+				break
+			}
 			if err != nil {
 				return nil, err
 			}
 			if len(cuts) == 0 {
+				res.CutsDone = true
 				break
 			}
+			rows := m.lp.NumRows()
 			for _, k := range cuts {
 				m.lp.AddRow(k.cols, k.vals, Le, k.rhs)
 			}
-			res.Cuts += len(cuts)
-			res.CutRounds = r
-			if sol, err = solveLP(ctx, solver, m.lp); err != nil {
+			next, err := solveLP(ctx, solver, m.lp)
+			if err != nil && ctx.Err() != nil { // keep the last LP and its cuts
+				m.lp.truncate(rows)
+				res.Interrupted = true
+				break
+			}
+			if err != nil {
 				return nil, err
 			}
+			sol = next
+			res.Cuts += len(cuts)
+			res.CutRounds = r
 			rd := Round{Round: r, Bound: sol.Value + m.offset, Cuts: len(cuts), MaxViolation: cuts[0].viol}
 			res.Rounds = append(res.Rounds, rd)
 			if cfg.Progress != nil {
@@ -222,8 +239,9 @@ func branchAndBound(ctx context.Context, m *model, s Solver, root *Solution, res
 		if res.Nodes >= maxNodes {
 			return fmt.Errorf("maplp: branch and bound stopped after %d nodes without proving the optimum (best %g, bound %g)", res.Nodes, best, rootBound)
 		}
-		if err := ctx.Err(); err != nil {
-			return err
+		if ctx.Err() != nil {
+			res.X, res.Objective, res.Interrupted = bestX, best, true
+			return nil
 		}
 		nd := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
@@ -231,6 +249,10 @@ func branchAndBound(ctx context.Context, m *model, s Solver, root *Solution, res
 		p := *m.lp
 		p.Upper = nd.upper
 		sol, err := s.Solve(ctx, &p)
+		if err != nil && ctx.Err() != nil {
+			res.X, res.Objective, res.Interrupted = bestX, best, true
+			return nil
+		}
 		if err != nil {
 			return err
 		}
