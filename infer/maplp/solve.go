@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/lifted-dev/lifted/fg"
+	"github.com/lifted-dev/lifted/infer/mws"
 )
 
 // Relaxation names the LP relaxation.
@@ -76,7 +77,8 @@ type Result struct {
 // solve it, and for the CYCLE relaxation add the most violated cycle
 // inequalities and solve again until none is violated by more than Tol;
 // then decode a world by rounding (each variable takes the state of largest
-// marginal) followed by greedy one-variable local search. With ILP, branch
+// marginal) followed by greedy one-variable local search (and, if that
+// leaves a zero factor, MaxWalkSAT, which seeks the hard constraints first). With ILP, branch
 // and bound on the ground relaxation proves the optimum.
 func Solve(ctx context.Context, g *fg.Graph, ev fg.Evidence, cfg Config) (*Result, error) {
 	start := time.Now()
@@ -171,6 +173,14 @@ func Solve(ctx context.Context, g *fg.Graph, ev fg.Evidence, cfg Config) (*Resul
 	res.X = m.round(sol.X)
 	improve(g, ev, res.X)
 	res.Objective = Score(g, res.X)
+	if math.IsInf(res.Objective, -1) {
+		// Rounding and greedy search left a zero factor: MaxWalkSAT,
+		// which walks to a world of the hard constraints first.
+		mr, err := mws.Solve(ctx, g, ev, mws.Config{Tries: 10, MaxFlips: 100000, Seed: 1})
+		if err == nil && mr.Objective > res.Objective {
+			res.X, res.Objective = mr.X, mr.Objective
+		}
+	}
 	res.Optimal = integral(m, sol.X)
 	if cfg.ILP && !res.Optimal {
 		if err := branchAndBound(ctx, m, solver, sol, res, cfg); err != nil {
