@@ -24,6 +24,12 @@ type cycleSep struct {
 	terms     []pairTerm
 	adjStart  []int
 	adj       []int32 // edge ids at each variable
+	// source[v]: search from v. Over an orbit partition one variable per
+	// orbit suffices: x is constant on orbits and the graph is invariant,
+	// so the shortest closed walk through an orbit-mate of v is the image
+	// of one through v, and both fold to the same lifted cut (the
+	// representative per node orbit of Theorem 7.1).
+	source []bool
 }
 
 type pairTerm struct {
@@ -33,7 +39,13 @@ type pairTerm struct {
 
 func newCycleSep(m *model) *cycleSep {
 	g := m.g
-	s := &cycleSep{m: m, n: g.NumVars()}
+	s := &cycleSep{m: m, n: g.NumVars(), source: make([]bool, g.NumVars())}
+	seenClass := make([]bool, m.part.NumVarClasses)
+	for v, c := range m.part.VarClass {
+		if !seenClass[c] {
+			seenClass[c], s.source[v] = true, true
+		}
+	}
 	type key struct{ i, j int32 }
 	byPair := map[key][]pairTerm{}
 	var order []key
@@ -139,7 +151,7 @@ func (s *cycleSep) separate(ctx context.Context, x []float64, tol float64, max i
 	seen := map[string]bool{}
 	h := &distHeap{}
 	for src := 0; src < n; src++ {
-		if s.adjStart[src] == s.adjStart[src+1] {
+		if s.adjStart[src] == s.adjStart[src+1] || !s.source[src] {
 			continue
 		}
 		if src%64 == 0 {
