@@ -35,6 +35,9 @@ import (
 	"github.com/lifted-dev/lifted/infer/maplp"
 )
 
+// extraSolvers are the solvers behind build tags (clp with -tags coin).
+var extraSolvers = map[string]maplp.Solver{}
+
 func semiTransitive(n int, w1, w2 float64) (*fg.Graph, fg.Evidence) {
 	b := fg.NewBuilder()
 	b.AddVars(n*n, 2)
@@ -61,7 +64,7 @@ func main() {
 	w2 := flag.Float64("w2", 1.5, "weight of Pred(x,y)")
 	reps := flag.Int("reps", 3, "runs per cell (median seconds)")
 	limit := flag.Duration("limit", 60*time.Second, "time limit per run")
-	solver := flag.String("solver", "auto", "auto, simplex or pdlp")
+	solver := flag.String("solver", "auto", "auto, simplex, pdlp or (with -tags coin) clp")
 	roundsN := flag.Int("rounds-n", 10, "print the bound per cutting-plane round of ground/cycle at this n (0: none)")
 	flag.Parse()
 	fmt.Printf("semi-transitive model, w1 = %g, w2 = %g, evidence Pred(A,B); solver %s; median of %d runs, limit %v\n\n", *w1, *w2, *solver, *reps, *limit)
@@ -130,7 +133,11 @@ func config(run, solver string) (maplp.Config, error) {
 	case "pdlp":
 		cfg.Solver = maplp.PDLP{}
 	default:
-		return cfg, fmt.Errorf("unknown solver %q", solver)
+		s, ok := extraSolvers[solver]
+		if !ok {
+			return cfg, fmt.Errorf("unknown solver %q (clp needs -tags coin)", solver)
+		}
+		cfg.Solver = s
 	}
 	if run == "ilp" {
 		cfg.ILP, cfg.Relaxation = true, maplp.Cycle
