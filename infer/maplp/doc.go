@@ -49,7 +49,7 @@
 // with its own projection, while PDLP takes cuts as plain rows. Simplex
 // is an exact two-phase dense tableau simplex for small LPs (Bland's rule
 // against cycling on these degenerate LPs): the cross-check of PDLP in the
-// tests and the solver of branch and bound. Auto uses Simplex up to 2000
+// tests and the solver of branch and bound. Auto uses Simplex up to 1000
 // LP columns and PDLP above.
 //
 // Decoding. Each variable takes its state of largest LP marginal

@@ -32,7 +32,7 @@ type Config struct {
 	MaxRounds int
 	MaxCuts   int
 	// ILP asks for an exact MAP world: branch and bound on the (ground)
-	// relaxation, whose LP bound prunes.
+	// relaxation, whose LP bound prunes; its nodes are solved by Simplex.
 	ILP bool
 	// MaxNodes bounds the branch-and-bound nodes (default 100000).
 	MaxNodes int
@@ -183,7 +183,9 @@ func Solve(ctx context.Context, g *fg.Graph, ev fg.Evidence, cfg Config) (*Resul
 	}
 	res.Optimal = integral(m, sol.X)
 	if cfg.ILP && !res.Optimal {
-		if err := branchAndBound(ctx, m, solver, sol, res, cfg); err != nil {
+		// Branch and bound needs exact LP values and infeasibility
+		// detection at every node: the simplex, whatever solved the root.
+		if err := branchAndBound(ctx, m, Simplex{}, sol, res, cfg); err != nil {
 			return nil, err
 		}
 	}
@@ -206,8 +208,11 @@ func solveLP(ctx context.Context, s Solver, p *LP) (*Solution, error) {
 	if err != nil {
 		return nil, err
 	}
-	if sol.Status == Infeasible {
+	switch sol.Status {
+	case Infeasible:
 		return nil, ErrInfeasible
+	case Stopped:
+		return nil, fmt.Errorf("maplp: %s stopped after %d iterations short of its tolerance (no bound); if the hard constraints admit no world, pdlp cannot tell (try solver simplex or --method ilp)", s.Name(), sol.Iterations)
 	}
 	return sol, nil
 }
