@@ -35,8 +35,9 @@ func newMapCmd() *cobra.Command {
 For a Markov logic network it prints every query ground atom with 0 or 1
 (Alchemy's result format), for a factor graph the UAI MPE format;
 --output-format json gives "assignment" and, for lp and ilp, "objective" (the
-log score of the world: the sum of the natural logs of its factors' entries,
-Σ w·n(x) for an MLN), "bound" (the LP value on the same scale), "gap" and
+log score of the world: the sum of the natural logs of its factors' entries;
+for an MLN Σ w·n(x) less the constant by which grounding scales each table to
+a largest entry of 1), "bound" (the LP value on the same scale), "gap" and
 stats (orbits, lp_variables, lp_constraints, cuts, cut_rounds, seconds).
 All the flags of infer apply.`
 	cmd.Example = `  lifted map examples/fg/smokers10.uai -e examples/fg/smokers10.uai.evid --symmetry none

@@ -184,7 +184,16 @@ func TestCycleTightens(t *testing.T) {
 		g := gen.Random(r, 4+r.IntN(5), 6+r.IntN(8), 2, 0)
 		b := brute.Solve(g, nil)
 		loc := solve(t, g, nil, Config{Relaxation: Local})
-		cyc := solve(t, g, nil, Config{Relaxation: Cycle})
+		var seen []Round
+		cyc := solve(t, g, nil, Config{Relaxation: Cycle, Progress: func(r Round) { seen = append(seen, r) }})
+		if len(seen) != cyc.CutRounds+1 || len(seen) != len(cyc.Rounds) || !cyc.CutsDone {
+			t.Errorf("model %d: %d progress calls for %d rounds (done %v)", i, len(seen), cyc.CutRounds, cyc.CutsDone)
+		}
+		for k := 1; k < len(seen); k++ {
+			if seen[k].Round != k || seen[k].Bound > seen[k-1].Bound+1e-9 || seen[k].Cuts == 0 {
+				t.Errorf("model %d: round %d after %d: %+v", i, k, k-1, seen[k])
+			}
+		}
 		if cyc.Bound > loc.Bound+1e-7 || cyc.Bound < b.LogMAP-1e-7 {
 			t.Errorf("model %d: LOCAL %g CYCLE %g MAP %g", i, loc.Bound, cyc.Bound, b.LogMAP)
 		}
