@@ -61,6 +61,14 @@ func TestMapLPCommand(t *testing.T) {
 	if code != 0 || !strings.HasPrefix(a, "Smokes(") || strings.Count(a, "\n") != 13 {
 		t.Errorf("MLN: exit %d\n%s%s", code, a, stderr)
 	}
+	js, _, _ := run(t, append(append([]string{"map"}, mln...), "--output-format", "json")...)
+	var mj struct {
+		Assignment            map[string]int
+		Objective, Bound, Gap *float64
+	}
+	if err := json.Unmarshal([]byte(js), &mj); err != nil || len(mj.Assignment) != 13 || mj.Objective == nil || mj.Bound == nil || *mj.Bound < *mj.Objective-1e-9 {
+		t.Errorf("MLN json: %v %s", err, js)
+	}
 	for _, c := range []struct {
 		args []string
 		want string
