@@ -127,9 +127,11 @@ func CbcILP(ctx context.Context, p *LP, integer []int32) (*Solution, error) {
 	return &Solution{X: x, Value: p.Value(x), Status: Optimal}, nil
 }
 
-// groundILP is exact MAP by Cbc on the ground LOCAL LP with integral
-// variable marginals: the log score of a MAP world, or ErrInfeasible.
-func groundILP(ctx context.Context, m *model) (float64, error) {
+func init() { cbcSolve = cbcWorld }
+
+// cbcWorld is a MAP world of the ground model m by Cbc: m's LP (cuts
+// included) with integral variable marginals.
+func cbcWorld(ctx context.Context, m *model) ([]int32, error) {
 	var integer []int32
 	for v := range m.g.Card {
 		for a := int32(0); a < m.g.Card[v]; a++ {
@@ -138,10 +140,10 @@ func groundILP(ctx context.Context, m *model) (float64, error) {
 	}
 	sol, err := CbcILP(ctx, m.lp, integer)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	if sol.Status == Infeasible {
-		return 0, ErrInfeasible
+		return nil, ErrInfeasible
 	}
-	return sol.Value + m.offset, nil
+	return m.round(sol.X), nil
 }

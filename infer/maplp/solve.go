@@ -34,6 +34,9 @@ type Config struct {
 	// ILP asks for an exact MAP world: branch and bound on the (ground)
 	// relaxation, whose LP bound prunes; its nodes are solved by Simplex.
 	ILP bool
+	// Cbc solves the ILP with COIN-OR Cbc instead of branch and bound
+	// (builds with -tags coin only).
+	Cbc bool
 	// MaxNodes bounds the branch-and-bound nodes (default 100000).
 	MaxNodes int
 	// Progress, if set, is called after every cutting-plane round.
@@ -182,6 +185,17 @@ func Solve(ctx context.Context, g *fg.Graph, ev fg.Evidence, cfg Config) (*Resul
 		}
 	}
 	res.Optimal = integral(m, sol.X)
+	if cfg.ILP && cfg.Cbc && !res.Optimal {
+		if cbcSolve == nil {
+			return nil, errors.New("maplp: the cbc ILP solver needs a build with -tags coin (Debian coinor-libcbc-dev)")
+		}
+		x, err := cbcSolve(ctx, m)
+		if err != nil {
+			return nil, err
+		}
+		res.X, res.Objective, res.Optimal = x, Score(g, x), true
+		res.Bound = math.Min(res.Bound, res.Objective)
+	}
 	if cfg.ILP && !res.Optimal {
 		// Branch and bound needs exact LP values and infeasibility
 		// detection at every node: the simplex, whatever solved the root.
@@ -196,6 +210,10 @@ func Solve(ctx context.Context, g *fg.Graph, ev fg.Evidence, cfg Config) (*Resul
 	res.Seconds = time.Since(start).Seconds()
 	return res, nil
 }
+
+// cbcSolve is set by the coin build: a MAP world of the ground model m by
+// Cbc on its LP (cuts included) with integral variable marginals.
+var cbcSolve func(ctx context.Context, m *model) ([]int32, error)
 
 // ErrColourCycle refuses the colour partition for the CYCLE relaxation.
 var ErrColourCycle = errors.New("maplp: the colour partition (colour passing) is valid for the LOCAL relaxation only: " +
