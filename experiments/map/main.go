@@ -97,7 +97,7 @@ func (r renaming) Group(_ context.Context, g *fg.Graph, _ fg.Evidence) (*maplp.P
 
 func main() {
 	ns := flag.String("n", "5,10,15,20", "domain sizes")
-	runs := flag.String("runs", "ground/local,colour/local,ground/cycle,ilp", "symmetry/relaxation pairs, and ilp")
+	runs := flag.String("runs", "ground/local,colour/local,ground/cycle,ilp", "symmetry/relaxation pairs (symmetry ground, colour, renaming or a registered name), ilp (branch and bound) and ilp/cbc (-tags coin)")
 	w1 := flag.Float64("w1", -1, "weight of Pred(x,y) ^ Pred(x,z)")
 	w2 := flag.Float64("w2", 1.5, "weight of Pred(x,y)")
 	reps := flag.Int("reps", 3, "runs per cell (median seconds)")
@@ -177,8 +177,8 @@ func config(run, solver string, n int) (maplp.Config, error) {
 		}
 		cfg.Solver = s
 	}
-	if run == "ilp" {
-		cfg.ILP, cfg.Relaxation = true, maplp.Cycle
+	if run == "ilp" || run == "ilp/cbc" { // branch and bound, or Cbc (-tags coin)
+		cfg.ILP, cfg.Relaxation, cfg.Cbc = true, maplp.Cycle, run == "ilp/cbc"
 		return cfg, nil
 	}
 	sym, rel, ok := strings.Cut(run, "/")
