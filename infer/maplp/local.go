@@ -72,6 +72,20 @@ func buildLocal(g *fg.Graph, ev fg.Evidence, part *Partition) (*model, error) {
 		if g.FactorStart[f+1]-g.FactorStart[f] != g.FactorStart[r+1]-g.FactorStart[r] || len(g.Table(f).Values) != len(g.Table(r).Values) {
 			return nil, fmt.Errorf("maplp: the partition puts factors %d and %d of different shapes in one class", f, r)
 		}
+		if !part.Orbits {
+			continue
+		}
+		// Orbits must keep argument positions: entry x of f is entry x
+		// of its class's representative (the cycle cuts rely on it).
+		if g.FactorTable[f] != g.FactorTable[r] {
+			return nil, fmt.Errorf("maplp: the orbit partition puts factors %d and %d with different tables in one class", f, r)
+		}
+		sf, sr := g.Scope(f), g.Scope(r)
+		for q := range sf {
+			if part.VarClass[sf[q]] != part.VarClass[sr[q]] {
+				return nil, fmt.Errorf("maplp: the orbit partition does not keep argument positions: position %d of factors %d and %d (one class) has variables of different orbits", q, f, r)
+			}
+		}
 	}
 	lp := m.lp
 	m.nodeOff = make([]int32, part.NumVarClasses)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/lifted-dev/lifted/fg"
@@ -357,5 +358,27 @@ func TestPDLPMatchesSimplex(t *testing.T) {
 		if !near(a.Bound, b.Bound, 1e-6) {
 			t.Errorf("model %d: CYCLE simplex %g pdlp %g", i, a.Bound, b.Bound)
 		}
+	}
+}
+
+// A partition claimed to be orbits must keep argument positions: colour
+// passing merges a factor with its transpose, which an orbit partition
+// may not (the cycle cuts read entry x of every factor of a class as
+// entry x of the representative).
+func TestOrbitsKeepPositions(t *testing.T) {
+	b := fg.NewBuilder()
+	b.AddVars(4, 2)
+	b.AddFactor([]int32{0, 1}, []float64{1, 2, 3, 4})
+	b.AddFactor([]int32{2, 3}, []float64{1, 3, 2, 4}) // the transpose
+	g := b.Build()
+	col, _ := Colour{}.Group(ctx, g, nil)
+	if col.NumFactorClasses != 1 {
+		t.Fatalf("colour passing: %d factor classes", col.NumFactorClasses)
+	}
+	if _, err := Solve(ctx, g, nil, Config{Relaxation: Local, Symmetry: Colour{}}); err != nil {
+		t.Errorf("colour LOCAL: %v", err)
+	}
+	if _, err := Solve(ctx, g, nil, Config{Relaxation: Cycle, Symmetry: forceOrbits{Colour{}}}); err == nil || !strings.Contains(err.Error(), "different tables") {
+		t.Errorf("claimed orbits: %v", err)
 	}
 }
