@@ -65,6 +65,12 @@ type Progress struct {
 	// Gelman–Rubin R-hat over the variables (0 when not known).
 	Samples int
 	RHat    float64
+
+	// LP relaxations report the LP value after every cutting-plane round
+	// (Iteration is the round, 0 the LOCAL LP, MaxChange the worst
+	// violation found) and the cuts added in it.
+	Bound *float64
+	Cuts  int
 }
 
 // LogZKind says what an Answer's LogZ is.
@@ -182,4 +188,18 @@ type Stats struct {
 	Objective *float64 `json:"objective,omitempty"`
 	// Clusters is the number of blocks a blocked sampler draws jointly.
 	Clusters int `json:"clusters,omitempty"`
+
+	// MAP by LP relaxation (lp, ilp): Bound is the LP value on the scale
+	// of Objective (no world scores more), Gap = Bound − Objective;
+	// Orbits is the number of variable classes the LP was lifted over
+	// (the variables, for a ground LP); LPVariables and LPConstraints
+	// count the final LP (cuts included); Cuts and CutRounds the cycle
+	// inequalities added and the cutting-plane rounds.
+	Bound         *float64 `json:"bound,omitempty"`
+	Gap           *float64 `json:"gap,omitempty"`
+	Orbits        int      `json:"orbits,omitempty"`
+	LPVariables   int      `json:"lp_variables,omitempty"`
+	LPConstraints int      `json:"lp_constraints,omitempty"`
+	Cuts          int      `json:"cuts,omitempty"`
+	CutRounds     int      `json:"cut_rounds,omitempty"`
 }

@@ -370,6 +370,9 @@ func writeInferJSON(w io.Writer, ans *infer.Answer) error {
 	out := map[string]any{"stats": ans.Stats}
 	if ans.Task == infer.MAP {
 		out["assignment"] = ans.Assignment
+		if st := ans.Stats; st.Bound != nil { // lp, ilp
+			out["objective"], out["bound"], out["gap"] = finite(*st.Objective), finite(*st.Bound), finite(*st.Gap)
+		}
 	} else {
 		out["marginals"] = ans.Marginals()
 		out["log_z"] = logZ(ans, 0)

@@ -18,7 +18,7 @@ func TestMaxWalkSATCommand(t *testing.T) {
 		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, stderr)
 	}
 	again, _, _ := run(t, args...)
-	mapped, _, _ := run(t, "map", uai, "-e", evid, "--tries", "3", "--seed", "7")
+	mapped, _, _ := run(t, "map", uai, "-e", evid, "--method", "maxwalksat", "--tries", "3", "--seed", "7")
 	if again != out || mapped != out {
 		t.Errorf("same seed, different worlds:\n%s\n%s\n%s", out, again, mapped)
 	}
@@ -40,7 +40,7 @@ func TestMaxWalkSATCommand(t *testing.T) {
 	}
 	// An MLN: every query atom with 0/1; map = infer --method maxwalksat --max-product.
 	mln := []string{smokersMLN, "-e", smokersDB, "-q", "Smokes,Cancer", "--seed", "2"}
-	a, _, code := run(t, append([]string{"map"}, mln...)...)
+	a, _, code := run(t, append([]string{"map", "--method", "maxwalksat"}, mln...)...)
 	b, _, _ := run(t, append([]string{"infer", "--method", "maxwalksat", "--max-product"}, mln...)...)
 	if code != 0 || a != b || !strings.HasPrefix(a, "Smokes(Carl) 1\n") || strings.Count(a, "\n") != 13 || !strings.Contains(a, "Cancer(Bob) 0\n") {
 		t.Errorf("MLN:\n%s\n---\n%s", a, b)
@@ -50,10 +50,8 @@ func TestMaxWalkSATCommand(t *testing.T) {
 		want string
 	}{
 		{[]string{"infer", uai, "--method", "maxwalksat"}, "--method maxwalksat does not answer marginals queries (it answers MAP queries: add --max-product)"},
-		{[]string{"map", uai, "--method", "ilp"}, "--method ilp is not built yet: issue 12"},
-		{[]string{"map", uai, "--method", "lp"}, "--method lp is not built yet: issue 12"},
-		{[]string{"map", uai, "--damping", "0.5"}, "--damping does not apply to --method maxwalksat"},
-		{[]string{"map", uai, "--noise", "2"}, "--noise must be in [0, 1], got 2"},
+		{[]string{"map", uai, "--damping", "0.5", "--method", "maxwalksat"}, "--damping does not apply to --method maxwalksat"},
+		{[]string{"map", uai, "--noise", "2", "--method", "maxwalksat"}, "--noise must be in [0, 1], got 2"},
 		{[]string{"map", uai, "--method", "gibbs"}, "--method gibbs does not answer map queries"},
 	} {
 		_, stderr, code := run(t, c.args...)
@@ -66,7 +64,7 @@ func TestMaxWalkSATCommand(t *testing.T) {
 // Hard formulas that cannot all hold: an error that says so, no world.
 func TestMaxWalkSATUnsat(t *testing.T) {
 	mln := writeFile(t, t.TempDir(), "u.mln", "t = {A, B}\nP(t)\nQ(t)\nP(x) v Q(x).\n!P(x) v Q(x).\nP(x) v !Q(x).\n!P(x) v !Q(x).\n1 P(x)\n")
-	out, stderr, code := run(t, "map", mln, "-q", "P", "--max-flips", "1000")
+	out, stderr, code := run(t, "map", mln, "-q", "P", "--method", "maxwalksat", "--max-flips", "1000")
 	if code != 1 || out != "" || !strings.Contains(stderr, "maxwalksat: found no world satisfying the hard constraints (zero entries) in 1 tries of 1000 flips") {
 		t.Errorf("exit %d, stdout %q, stderr %q", code, out, stderr)
 	}
@@ -79,7 +77,7 @@ func TestMAPLargeConjunction(t *testing.T) {
 	mln := writeFile(t, t.TempDir(), "c.mln", "t = {1,2,3,4,5,6,7,8,9,10,11,12,13}\nP(t)\n0.5 FORALL y P(y)\n0.01 !P(x)\n")
 	for _, args := range [][]string{
 		{"map", mln, "-q", "P", "--method", "bp"},
-		{"map", mln, "-q", "P", "--tries", "20", "--noise", "0.8", "--max-flips", "20000"},
+		{"map", mln, "-q", "P", "--method", "maxwalksat", "--tries", "20", "--noise", "0.8", "--max-flips", "20000"},
 	} {
 		out, stderr, code := run(t, args...)
 		if code != 0 || strings.Count(out, " 1\n") != 13 {

@@ -295,6 +295,15 @@ func writeMLNJSON(w io.Writer, mm *mlnModel, ans *infer.Answer) error {
 		}
 	}
 	b.WriteString("}")
+	if st := ans.Stats; isMAP && st.Bound != nil { // lp, ilp: the scale of stats.objective
+		for _, kv := range []struct {
+			k string
+			v float64
+		}{{"objective", *st.Objective}, {"bound", *st.Bound}, {"gap", *st.Gap}} {
+			js, _ := json.Marshal(finite(kv.v))
+			fmt.Fprintf(&b, ",%q:%s", kv.k, js)
+		}
+	}
 	if !isMAP {
 		lz, _ := json.Marshal(logZ(ans, mm.gr.LogZOffset))
 		b.WriteString(`,"log_z":`)

@@ -112,6 +112,8 @@ func (p *progress) iteration(it infer.Progress) {
 		p.printf("sampling", "%d samples, worst R-hat %.4g", it.Samples, it.RHat)
 	case it.Samples > 0:
 		p.printf("sampling", "%d samples", it.Samples)
+	case it.Bound != nil:
+		p.printf("LP", "cutting-plane round %d: bound %.10g, %d cuts added, worst violation %.3g", it.Iteration, *it.Bound, it.Cuts, it.MaxChange)
 	default:
 		p.printf("BP", "iteration %d, max change %.3g", it.Iteration, it.MaxChange)
 	}
@@ -160,6 +162,11 @@ func summaryLine(st infer.Stats, groundAtoms int, groundSeconds float64) string 
 	secs := strconv.FormatFloat(st.Seconds+groundSeconds, 'g', 3, 64)
 	if st.Method == "wfomc" || st.Method == "enumerate" { // exact: no compression, no iterations
 		return fmt.Sprintf("lifted: %s, %d factors; exact by %s; %s s", size, st.Factors, st.Method, secs)
+	}
+	if st.Bound != nil { // lp, ilp
+		return fmt.Sprintf("lifted: %s, %d factors; MAP by LP relaxation, objective %s, bound %s, gap %.3g; LP of %d variables and %d constraints over %d variable orbits, %d cuts in %d rounds; %s s",
+			size, st.Factors, strconv.FormatFloat(*st.Objective, 'g', 10, 64), strconv.FormatFloat(*st.Bound, 'g', 10, 64), *st.Gap,
+			st.LPVariables, st.LPConstraints, st.Orbits, st.Cuts, st.CutRounds, secs)
 	}
 	if st.Objective != nil { // MaxWalkSAT
 		return fmt.Sprintf("lifted: %s, %d factors; MAP by MaxWalkSAT, objective %s after %d flips; %s s", size, st.Factors,

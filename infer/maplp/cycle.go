@@ -1,0 +1,266 @@
+package maplp
+
+import (
+	"container/heap"
+	"context"
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// cycleSep separates cycle inequalities (Sontag and Jaakkola 2007) over the
+// binary variables of a model. The edges are the pairs of binary variables
+// that share a factor; the "cut" of edge ij is the probability that i and j
+// differ, taken from the pairwise marginals the factors over i and j induce
+// (averaged over those factors, so that an automorphism maps the cut
+// expression of ij to that of its image).
+type cycleSep struct {
+	m         *model
+	n         int
+	ei, ej    []int32 // edge endpoints (ground variables, ei < ej)
+	termStart []int   // edge e's terms are terms[termStart[e]:termStart[e+1]]
+	terms     []pairTerm
+	adjStart  []int
+	adj       []int32 // edge ids at each variable
+	// source[v]: search from v. Over an orbit partition one variable per
+	// orbit suffices: x is constant on orbits and the graph is invariant,
+	// so the shortest closed walk through an orbit-mate of v is the image
+	// of one through v, and both fold to the same lifted cut (the
+	// representative per node orbit of Theorem 7.1).
+	source []bool
+}
+
+type pairTerm struct {
+	f    int32
+	p, q int32
+}
+
+func newCycleSep(m *model) *cycleSep {
+	g := m.g
+	s := &cycleSep{m: m, n: g.NumVars(), source: make([]bool, g.NumVars())}
+	seenClass := make([]bool, m.part.NumVarClasses)
+	for v, c := range m.part.VarClass {
+		if !seenClass[c] {
+			seenClass[c], s.source[v] = true, true
+		}
+	}
+	type key struct{ i, j int32 }
+	byPair := map[key][]pairTerm{}
+	var order []key
+	for f := 0; f < g.NumFactors(); f++ {
+		sc := g.Scope(f)
+		for p := range sc {
+			for q := p + 1; q < len(sc); q++ {
+				i, j := sc[p], sc[q]
+				if g.Card[i] != 2 || g.Card[j] != 2 {
+					continue
+				}
+				pp, qq := int32(p), int32(q)
+				if i > j {
+					i, j, pp, qq = j, i, qq, pp
+				}
+				k := key{i, j}
+				if _, ok := byPair[k]; !ok {
+					order = append(order, k)
+				}
+				byPair[k] = append(byPair[k], pairTerm{int32(f), pp, qq})
+			}
+		}
+	}
+	s.termStart = append(s.termStart, 0)
+	deg := make([]int, s.n+1)
+	for _, k := range order {
+		s.ei = append(s.ei, k.i)
+		s.ej = append(s.ej, k.j)
+		s.terms = append(s.terms, byPair[k]...)
+		s.termStart = append(s.termStart, len(s.terms))
+		deg[k.i+1]++
+		deg[k.j+1]++
+	}
+	for v := 0; v < s.n; v++ {
+		deg[v+1] += deg[v]
+	}
+	s.adjStart = append([]int(nil), deg...)
+	s.adj = make([]int32, 2*len(order))
+	fill := append([]int(nil), deg[:s.n]...)
+	for e := range order {
+		for _, v := range []int32{s.ei[e], s.ej[e]} {
+			s.adj[fill[v]] = int32(e)
+			fill[v]++
+		}
+	}
+	return s
+}
+
+// numEdges is the number of variable pairs that carry cycle inequalities.
+func (s *cycleSep) numEdges() int { return len(s.ei) }
+
+// cutExpr calls fn(col, coef) for the linear expression of edge e's cut in
+// the LP's columns (the partition's factor classes must keep positions).
+func (s *cycleSep) cutExpr(e int, scale float64, fn func(col int32, coef float64)) {
+	g, m := s.m.g, s.m
+	ts := s.terms[s.termStart[e]:s.termStart[e+1]]
+	w := scale / float64(len(ts))
+	for _, t := range ts {
+		tab := g.Table(int(t.f))
+		st := tab.Strides()
+		off := m.facOff[m.part.FactorClass[t.f]]
+		for k := range tab.Values {
+			if (k/st[t.p])%2 != (k/st[t.q])%2 {
+				fn(off+int32(k), w)
+			}
+		}
+	}
+}
+
+func (s *cycleSep) cuts(x []float64) []float64 {
+	c := make([]float64, len(s.ei))
+	for e := range c {
+		v := 0.0
+		s.cutExpr(e, 1, func(col int32, coef float64) { v += coef * x[col] })
+		c[e] = math.Min(1, math.Max(0, v))
+	}
+	return c
+}
+
+// cut is one violated inequality in the LP's columns: Σ vals·x ≤ rhs.
+type cut struct {
+	cols []int32
+	vals []float64
+	rhs  float64
+	viol float64
+	key  string
+}
+
+// separate finds violated cycle inequalities at x: for every variable i a
+// shortest path from i to its mirror i' in the doubled graph (edges i–j and
+// i'–j' of length cut_ij, i–j' and i'–j of length 1 − cut_ij); a path shorter
+// than 1 − tol is a closed walk with an odd set F of crossing edges whose
+// inequality Σ_F cut − Σ_{C∖F} cut ≤ |F| − 1 is violated by 1 − length.
+// It returns at most max cuts, most violated first, distinct in the LP's
+// columns (so orbit images of one lifted cut count once).
+func (s *cycleSep) separate(ctx context.Context, x []float64, tol float64, max int) ([]cut, error) {
+	c := s.cuts(x)
+	n := s.n
+	dist := make([]float64, 2*n)
+	prev := make([]int32, 2*n) // edge id*2 + crossed, or -1
+	done := make([]bool, 2*n)
+	var out []cut
+	seen := map[string]bool{}
+	h := &distHeap{}
+	for src := 0; src < n; src++ {
+		if s.adjStart[src] == s.adjStart[src+1] || !s.source[src] {
+			continue
+		}
+		if src%64 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		for i := range dist {
+			dist[i], prev[i], done[i] = math.Inf(1), -1, false
+		}
+		dist[src] = 0
+		*h = (*h)[:0]
+		heap.Push(h, distItem{int32(src), 0})
+		target := int32(src + n)
+		for h.Len() > 0 {
+			it := heap.Pop(h).(distItem)
+			u := it.node
+			if done[u] {
+				continue
+			}
+			done[u] = true
+			if u == target || it.d >= 1-tol {
+				break
+			}
+			base, side := u, int32(0)
+			if int(u) >= n {
+				base, side = u-int32(n), 1
+			}
+			for _, e := range s.adj[s.adjStart[base]:s.adjStart[base+1]] {
+				o := s.ei[e]
+				if o == base {
+					o = s.ej[e]
+				}
+				for cross := int32(0); cross < 2; cross++ {
+					w := c[e]
+					if cross == 1 {
+						w = 1 - c[e]
+					}
+					to := o + int32(n)*((side+cross)%2)
+					if nd := it.d + w; nd < dist[to] {
+						dist[to], prev[to] = nd, e*2+cross
+						heap.Push(h, distItem{to, nd})
+					}
+				}
+			}
+		}
+		if !(dist[target] < 1-tol) {
+			continue
+		}
+		// Walk the path back and fold it into a cut.
+		coef := map[int32]float64{}
+		nF := 0
+		u := target
+		for u != int32(src) {
+			pe := prev[u]
+			e, cross := pe/2, pe%2
+			sign := -1.0
+			if cross == 1 {
+				sign = 1
+				nF++
+			}
+			s.cutExpr(int(e), sign, func(col int32, v float64) { coef[col] += v })
+			base, side := u, int32(0)
+			if int(u) >= n {
+				base, side = u-int32(n), 1
+			}
+			o := s.ei[e]
+			if o == base {
+				o = s.ej[e]
+			}
+			u = o + int32(n)*((side+cross)%2)
+		}
+		k := cut{rhs: float64(nF - 1), viol: 1 - dist[target]}
+		for col, v := range coef {
+			if math.Abs(v) > 1e-12 {
+				k.cols = append(k.cols, col)
+			}
+		}
+		sort.Slice(k.cols, func(a, b int) bool { return k.cols[a] < k.cols[b] })
+		var kb strings.Builder
+		for _, col := range k.cols {
+			k.vals = append(k.vals, coef[col])
+			kb.WriteString(strconv.Itoa(int(col)))
+			kb.WriteByte(':')
+			kb.WriteString(strconv.FormatFloat(coef[col], 'g', 10, 64))
+			kb.WriteByte(' ')
+		}
+		fmt.Fprintf(&kb, "<=%d", nF-1)
+		k.key = kb.String()
+		if !seen[k.key] {
+			seen[k.key] = true
+			out = append(out, k)
+		}
+	}
+	sort.SliceStable(out, func(a, b int) bool { return out[a].viol > out[b].viol })
+	if len(out) > max {
+		out = out[:max]
+	}
+	return out, nil
+}
+
+type distItem struct {
+	node int32
+	d    float64
+}
+type distHeap []distItem
+
+func (h distHeap) Len() int           { return len(h) }
+func (h distHeap) Less(i, j int) bool { return h[i].d < h[j].d }
+func (h distHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *distHeap) Push(x any)        { *h = append(*h, x.(distItem)) }
+func (h *distHeap) Pop() any          { o := *h; x := o[len(o)-1]; *h = o[:len(o)-1]; return x }
