@@ -66,8 +66,8 @@ type Model struct {
 	Clusters []*Cluster
 	opt      Options
 
-	gr    *ground.Grounding // nil when no cluster is ground and no formula hard
-	varOf []int32           // state atom → variable of gr.Graph, −1 if none
+	gr     *ground.Grounding // nil when no cluster is ground and no formula hard
+	varOf  []int32           // state atom → variable of gr.Graph, −1 if none
 	hasAux bool
 }
 
