@@ -83,33 +83,8 @@ func (md *Model) NewChain(rng *rand.Rand) (*Chain, error) {
 		if c.Lifted {
 			continue
 		}
-		gc := &groundCluster{ev: make(fg.Evidence, g.NumVars())}
-		in := make([]bool, g.NumVars())
-		for _, p := range c.Preds {
-			q := &md.preds[p]
-			for a := q.off; a < q.off+q.size; a++ {
-				if md.ev[a] < 0 {
-					gc.atoms = append(gc.atoms, a)
-					if v := md.varOf[a]; v >= 0 {
-						in[v] = true
-					}
-				}
-			}
-		}
-		for v := range in {
-			if _, _, ok := md.gr.Atom(int32(v)); !ok && md.hasAux {
-				in[v] = true
-			}
-			if !in[v] {
-				gc.ev[v] = 0
-			} else {
-				gc.ev[v] = -1
-			}
-		}
+		gc := &groundCluster{ev: append(fg.Evidence(nil), c.ev...), bk: c.bk, atoms: c.atoms}
 		var err error
-		if gc.bk, err = gibbs.NewBlocking(g, gc.ev, md.opt.BlockSize, md.opt.BlockStates); err != nil {
-			return nil, err
-		}
 		if gc.ch, err = gibbs.NewChain(g, gc.ev, ch.gx); err != nil {
 			return nil, err
 		}

@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/lifted-dev/lifted/fg"
+	"github.com/lifted-dev/lifted/gibbs"
 )
 
 // Cluster is a vertex of the Gibbs cluster graph: first-order atoms
@@ -26,7 +29,89 @@ type Cluster struct {
 	Time, Space float64
 
 	plans []plan // lifted: per formula mentioning the predicate
-	// ground: filled by the sampler
+	// ground: the unknown atoms, the grounding's variables outside the
+	// cluster clamped (0) and the blocks
+	atoms []int
+	ev    fg.Evidence
+	bk    *gibbs.Blocking
+}
+
+// Moves lists the groups of ground atoms (state indices) that one draw
+// of a cluster can change jointly: all unknown atoms of a lifted cluster,
+// each block of a ground cluster (atoms without a variable in the
+// grounding change alone).
+func (md *Model) Moves() [][]int {
+	var out [][]int
+	for _, c := range md.Clusters {
+		if c.Lifted {
+			var g []int
+			for _, p := range c.Preds {
+				q := &md.preds[p]
+				for a := q.off; a < q.off+q.size; a++ {
+					if md.ev[a] < 0 {
+						g = append(g, a)
+					}
+				}
+			}
+			out = append(out, g)
+			continue
+		}
+		atomOf := map[int32]int{}
+		for _, a := range c.atoms {
+			if v := md.varOf[a]; v >= 0 {
+				atomOf[v] = a
+			}
+		}
+		for _, b := range c.bk.Blocks {
+			var g []int
+			for _, v := range b {
+				if a, ok := atomOf[v]; ok {
+					g = append(g, a)
+				}
+			}
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+// prepareGround fills the ground clusters' atoms, clamps and blocks.
+func (md *Model) prepareGround() error {
+	g := md.gr.Graph
+	for _, c := range md.Clusters {
+		if c.Lifted {
+			continue
+		}
+		in := make([]bool, g.NumVars())
+		c.atoms = nil
+		for _, p := range c.Preds {
+			q := &md.preds[p]
+			for a := q.off; a < q.off+q.size; a++ {
+				if md.ev[a] < 0 {
+					c.atoms = append(c.atoms, a)
+					if v := md.varOf[a]; v >= 0 {
+						in[v] = true
+					}
+				}
+			}
+		}
+		c.ev = make(fg.Evidence, g.NumVars())
+		for v := range in {
+			if _, _, ok := md.gr.Atom(int32(v)); !ok && md.hasAux {
+				in[v] = true
+			}
+			if !in[v] {
+				c.ev[v] = 0
+			} else {
+				c.ev[v] = -1
+			}
+		}
+		var err error
+		if c.bk, err = gibbs.NewBlocking(g, c.ev, md.opt.BlockSize, md.opt.BlockStates); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // String writes the cluster as "{R,S} ground (why)" or "{T} lifted".

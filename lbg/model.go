@@ -176,6 +176,9 @@ func Compile(ctx context.Context, m *mln.MLN, db *mln.DB, closed map[string]bool
 		if err := md.groundIt(ctx, closed, weights); err != nil {
 			return nil, err
 		}
+		if err := md.prepareGround(); err != nil {
+			return nil, err
+		}
 	}
 	return md, nil
 }
