@@ -18,6 +18,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"gonum.org/v1/gonum/stat"
@@ -77,6 +78,7 @@ func parse(src, db string) (*mln.MLN, *mln.DB, []float64) {
 
 // bg is ground blocked Gibbs on a grounding.
 type bg struct {
+	size int
 	g    *fg.Graph
 	gr   *ground.Grounding
 	bk   *gibbs.Blocking
@@ -86,13 +88,18 @@ type bg struct {
 }
 
 func newBG(m *mln.MLN, db *mln.DB, opt ground.Options, rng *rand.Rand) *bg {
+	return newBGSize(m, db, opt, 8, rng)
+}
+
+// newBGSize is blocked Gibbs with blocks of at most size variables.
+func newBGSize(m *mln.MLN, db *mln.DB, opt ground.Options, size int, rng *rand.Rand) *bg {
 	gr, err := ground.Ground(context.Background(), m, db, opt)
 	if err != nil {
 		log.Fatal(err)
 	}
 	b := &bg{g: gr.Graph, gr: gr}
 	ev := fg.NoEvidence(b.g.NumVars())
-	if b.bk, err = gibbs.NewBlocking(b.g, ev, 8, 1<<12); err != nil {
+	if b.bk, err = gibbs.NewBlocking(b.g, ev, size, 1<<12); err != nil {
 		log.Fatal(err)
 	}
 	x := make([]int32, b.g.NumVars())
@@ -121,35 +128,49 @@ T(t, t)
 -0.2 S(y, z) v T(z, u)
 `
 
-// perSweep times sweeps until at least 0.3 s have passed and returns the
-// time per sweep.
+// cpu is the process's user and system CPU time in seconds.
+func cpu() float64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		log.Fatal(err)
+	}
+	return float64(ru.Utime.Sec+ru.Stime.Sec) + float64(ru.Utime.Usec+ru.Stime.Usec)/1e6
+}
+
+// perSweep runs sweeps until they have used at least 0.3 s of CPU time
+// and returns the CPU seconds per sweep (the process's, garbage collection
+// included): CPU time rather than wall time, because the machine is
+// shared and a process waits for a core much of the time.
 func perSweep(sweep func()) float64 {
 	sweep() // warm
 	k := 0
-	start := time.Now()
-	for time.Since(start) < 300*time.Millisecond {
+	start := cpu()
+	for cpu()-start < 0.3 {
 		sweep()
 		k++
 	}
-	return time.Since(start).Seconds() / float64(k)
+	return (cpu() - start) / float64(k)
 }
 
 func sweepFigure() {
-	ns := []int{8, 12, 16, 24, 32, 48}
-	lbgOnly := []int{64, 96, 128, 192, 256}
-	fmt.Println("| n | ground formulas | BG s/sweep | LBG s/sweep | BG/LBG |")
-	fmt.Println("|---|---|---|---|---|")
-	var lnN, lnBG, lnLBG, lnNall, lnLBGall []float64
-	var xyBG, xyLBG plotter.XYs
+	ns := []int{8, 12, 16, 24, 32, 48, 64, 96}
+	lbgOnly := []int{128, 192, 256}
+	const fitFrom = 16 // smaller n: a block's 2^8 states, not its factors, dominate BG's sweep
+	fmt.Println("| n | ground formulas | BG CPU s/sweep | BG-2 CPU s/sweep | LBG CPU s/sweep | BG/LBG |")
+	fmt.Println("|---|---|---|---|---|---|")
+	var lnN, lnBG, lnBG2, lnLBG, lnNall, lnLBGall []float64
+	var xyBG, xyBG2, xyLBG plotter.XYs
 	for _, n := range append(ns, lbgOnly...) {
 		m, db, w := parse(fmt.Sprintf(rstSrc, domain(n)), "")
-		var tb, tl []float64
+		var tb, tb2, tl []float64
 		doBG := slices.Contains(ns, n)
 		for rep := range 3 {
 			rng := rand.New(rand.NewPCG(uint64(rep), 1))
 			if doBG {
 				b := newBG(m, db, ground.Options{Query: []string{"R", "S", "T"}, MaxGround: -1}, rng)
 				tb = append(tb, perSweep(func() { b.ch.BlockSweep(rng, b.bk, b.cond) }))
+				b = newBGSize(m, db, ground.Options{Query: []string{"R", "S", "T"}, MaxGround: -1}, 2, rng)
+				tb2 = append(tb2, perSweep(func() { b.ch.BlockSweep(rng, b.bk, b.cond) }))
 			}
 			md, err := lbg.Compile(context.Background(), m, db, nil, w, lbg.Options{})
 			if err != nil {
@@ -167,33 +188,42 @@ func sweepFigure() {
 			}))
 		}
 		l := median(tl)
-		lnNall = append(lnNall, math.Log(float64(n)))
-		lnLBGall = append(lnLBGall, math.Log(l))
 		xyLBG = append(xyLBG, plotter.XY{X: float64(n), Y: l})
+		if n >= fitFrom {
+			lnNall = append(lnNall, math.Log(float64(n)))
+			lnLBGall = append(lnLBGall, math.Log(l))
+		}
 		if doBG {
-			b := median(tb)
+			b, b2 := median(tb), median(tb2)
+			xyBG = append(xyBG, plotter.XY{X: float64(n), Y: b})
+			xyBG2 = append(xyBG2, plotter.XY{X: float64(n), Y: b2})
+			fmt.Printf("| %d | %d | %.3g | %.3g | %.3g | %.1f |\n", n, 2*n*n*n, b, b2, l, b/l)
+			if n < fitFrom {
+				continue
+			}
 			lnN = append(lnN, math.Log(float64(n)))
 			lnBG = append(lnBG, math.Log(b))
-			xyBG = append(xyBG, plotter.XY{X: float64(n), Y: b})
+			lnBG2 = append(lnBG2, math.Log(b2))
 			lnLBG = append(lnLBG, math.Log(l))
-			fmt.Printf("| %d | %d | %.3g | %.3g | %.1f |\n", n, 2*n*n*n, b, l, b/l)
 		} else {
-			fmt.Printf("| %d | %d | - | %.3g | - |\n", n, 2*n*n*n, l)
+			fmt.Printf("| %d | %d | - | - | %.3g | - |\n", n, 2*n*n*n, l)
 		}
 	}
 	_, eb := stat.LinearRegression(lnN, lnBG, nil, false)
+	_, eb2 := stat.LinearRegression(lnN, lnBG2, nil, false)
 	_, el := stat.LinearRegression(lnN, lnLBG, nil, false)
 	_, ea := stat.LinearRegression(lnNall, lnLBGall, nil, false)
-	fmt.Printf("\nfitted exponents (least squares on log time vs log n): BG %.2f, LBG %.2f (n = %d..%d); LBG %.2f (n = %d..%d)\n",
-		eb, el, ns[0], ns[len(ns)-1], ea, ns[0], lbgOnly[len(lbgOnly)-1])
+	fmt.Printf("\nfitted exponents (least squares on log CPU time vs log n): BG %.2f, BG-2 %.2f, LBG %.2f (n = %d..%d); LBG %.2f (n = %d..%d)\n",
+		eb, eb2, el, fitFrom, ns[len(ns)-1], ea, fitFrom, lbgOnly[len(lbgOnly)-1])
 	p := plot.New()
-	p.Title.Text = "R,S,T MLN: seconds per sweep"
+	p.Title.Text = "R,S,T MLN: CPU seconds per sweep"
 	p.X.Label.Text = "n (domain size)"
-	p.Y.Label.Text = "seconds per sweep"
+	p.Y.Label.Text = "CPU seconds per sweep"
 	p.X.Scale, p.Y.Scale = plot.LogScale{}, plot.LogScale{}
 	p.X.Tick.Marker, p.Y.Tick.Marker = plot.LogTicks{}, plot.LogTicks{}
 	p.Add(plotter.NewGrid())
-	if err := plotutil.AddLinePoints(p, fmt.Sprintf("BG (slope %.2f)", eb), xyBG, fmt.Sprintf("LBG (slope %.2f)", ea), xyLBG); err != nil {
+	if err := plotutil.AddLinePoints(p, fmt.Sprintf("BG, blocks of 8 (slope %.2f)", eb), xyBG, fmt.Sprintf("BG, blocks of 2 (slope %.2f)", eb2), xyBG2,
+		fmt.Sprintf("LBG (slope %.2f)", ea), xyLBG); err != nil {
 		log.Fatal(err)
 	}
 	p.Legend.Top = true
