@@ -150,9 +150,11 @@ func (md *Model) liftable(p int) string {
 // cost sets a cluster's Lifted, Why, plans, Time and Space.
 func (md *Model) cost(c *Cluster) {
 	c.Lifted, c.Why, c.plans = false, "", nil
+	c.Why = "several first-order atoms: no lifting rule of this sampler applies"
 	if len(c.Preds) == 1 {
 		p := c.Preds[0]
-		if why := md.liftable(p); why == "" {
+		c.Why = md.liftable(p)
+		if c.Why == "" {
 			c.Lifted = true
 			c.Time = float64(md.preds[p].size)
 			c.Space = float64(md.preds[p].size)
@@ -170,11 +172,7 @@ func (md *Model) cost(c *Cluster) {
 				}
 			}
 			return
-		} else {
-			c.Why = why
 		}
-	} else {
-		c.Why = "several first-order atoms: no lifting rule of this sampler applies"
 	}
 	ground := 0.0
 	seen := map[int]bool{}

@@ -101,7 +101,7 @@ func Compile(ctx context.Context, m *mln.MLN, db *mln.DB, closed map[string]bool
 		opt.BlockStates = 1 << 12
 	}
 	md := &Model{mln: m, db: db, opt: opt}
-	for i, p := range m.Preds {
+	for _, p := range m.Preds {
 		q := predicate{name: p.Name, decl: p, off: md.nstate, size: 1}
 		q.dims = make([]int, len(p.ArgTypes))
 		q.stride = make([]int, len(p.ArgTypes))
@@ -117,10 +117,9 @@ func Compile(ctx context.Context, m *mln.MLN, db *mln.DB, closed map[string]bool
 		}
 		md.nstate += q.size
 		md.preds = append(md.preds, q)
-		_ = i
 	}
 	md.ev = make([]int8, md.nstate)
-	for i, p := range md.preds {
+	for _, p := range md.preds {
 		v := int8(-1)
 		if closed[p.name] {
 			v = 0
@@ -128,7 +127,6 @@ func Compile(ctx context.Context, m *mln.MLN, db *mln.DB, closed map[string]bool
 		for j := range p.size {
 			md.ev[p.off+j] = v
 		}
-		_ = i
 	}
 	for _, a := range db.Atoms {
 		p := &md.preds[a.Pred]

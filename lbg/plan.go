@@ -247,7 +247,7 @@ func (md *Model) indicator(f *formula, o occurrence, vs []int, b int8, x []int8)
 	return t
 }
 
-// eval returns N_v over pl.keep: the number of groundings of the formula
+// evalPlan returns N_v over pl.keep: the number of groundings of the formula
 // with value pl.target when the occurrence's atom is v, per grounding of
 // the kept variables, in the world x.
 func (md *Model) evalPlan(pl *plan, v int, x []int8) *tensor {
