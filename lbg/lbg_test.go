@@ -368,3 +368,56 @@ func TestRSTQuadratic(t *testing.T) {
 		t.Errorf("schematic sweep time grows by %.2f when n doubles, want 4", r)
 	}
 }
+
+// TestClusterGraph: Algorithm 2 keeps the R,S,T atoms apart under the
+// default bounds (a merged cluster is ground, O(n³) against O(n²)), merges
+// them all when the bounds allow it (every pair shares a formula through
+// S); on smokers the self-joined Smokes is ground, and it is merged with
+// the atoms it shares formulas with only when the bounds allow (a ground
+// merge costs more than the lifted clusters it absorbs).
+func TestClusterGraph(t *testing.T) {
+	m, db, w := parse(t, rst, "")
+	md, err := Compile(context.Background(), m, db, nil, w, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := md.Describe(); got != "{R} lifted; {S} lifted; {T} lifted" {
+		t.Errorf("default bounds: %s", got)
+	}
+	md, err = Compile(context.Background(), m, db, nil, w, Options{Alpha: 1e18, Beta: 1e18})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(md.Clusters) != 1 || md.LiftedClusters() != 0 || len(md.Clusters[0].Preds) != 3 || md.Graph() == nil {
+		t.Errorf("loose bounds: %s", md.Describe())
+	}
+	const smokers = `person = {A, B, C}
+Smokes(person)
+Cancer(person)
+Friends(person, person)
+1.5 Smokes(x) => Cancer(x)
+1.1 Friends(x, y) ^ Smokes(x) => Smokes(y)
+`
+	m, db, w = parse(t, smokers, "")
+	md, err = Compile(context.Background(), m, db, nil, w, Options{NoMerge: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := md.Describe(); got != "{Smokes} ground (Smokes occurs 2 times in formula 1 (a self-join: its groundings are not independent)); {Cancer} lifted; {Friends} lifted" {
+		t.Errorf("one atom per cluster: %s", got)
+	}
+	md2, err := Compile(context.Background(), m, db, nil, w, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if md2.Describe() != md.Describe() {
+		t.Errorf("default bounds merged: %s", md2.Describe())
+	}
+	md, err = Compile(context.Background(), m, db, nil, w, Options{Alpha: 1e18, Beta: 1e18})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := md.Describe(); got != "{Smokes,Cancer,Friends} ground (several first-order atoms: no lifting rule of this sampler applies)" {
+		t.Errorf("loose bounds: %s", got)
+	}
+}
