@@ -188,6 +188,9 @@ type Stats struct {
 	Objective *float64 `json:"objective,omitempty"`
 	// Clusters is the number of blocks a blocked sampler draws jointly.
 	Clusters int `json:"clusters,omitempty"`
+	// LiftedClusters is the number of those clusters that a lifted
+	// sampler ("lbg") draws by lifted rules rather than by ground blocks.
+	LiftedClusters int `json:"lifted_clusters,omitempty"`
 
 	// MAP by LP relaxation (lp, ilp): Bound is the LP value on the scale
 	// of Objective (no world scores more), Gap = Bound − Objective;

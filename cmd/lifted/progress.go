@@ -185,6 +185,9 @@ func summaryLine(st infer.Stats, groundAtoms int, groundSeconds float64) string 
 		if st.Clusters > 0 {
 			blocks = fmt.Sprintf(" over %d blocks", st.Clusters)
 		}
+		if st.LiftedClusters > 0 {
+			blocks = fmt.Sprintf(" over %d clusters (%d lifted)", st.Clusters, st.LiftedClusters)
+		}
 		return fmt.Sprintf("lifted: %s, %d factors; %d samples in %d chains%s%s, %s; %s s", size, st.Factors, st.Samples, st.Chains, blocks, rhat, mixed, secs)
 	}
 	ratio := "-"

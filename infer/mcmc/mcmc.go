@@ -1,7 +1,9 @@
 // Package mcmc is Markov chain Monte Carlo inference on factor graphs:
 // single-site Gibbs sampling, MC-SAT and blocked Gibbs sampling (package
 // gibbs has the kernels), registered with package infer as "gibbs",
-// "mcsat" and "bgibbs".
+// "mcsat" and "bgibbs", and lifted blocked Gibbs sampling on a Markov logic
+// network (package lbg has the clusters and their draws; SampleLBG),
+// registered as "lbg" (an infer.FirstOrder method).
 //
 // All run several independent chains (one per core by default), each with
 // its own random stream seeded from the query's seed and the chain's index,

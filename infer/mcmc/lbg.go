@@ -1,0 +1,250 @@
+package mcmc
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/lifted-dev/lifted/infer"
+	"github.com/lifted-dev/lifted/lbg"
+	"github.com/lifted-dev/lifted/lift"
+)
+
+// SampleLBG runs cfg.Chains chains of lifted blocked Gibbs sampling (package
+// lbg) on md, with the same seeding, burn-in, time limit, progress,
+// Rao-Blackwellisation and R-hat as Sample. Result.Mean[i] is the estimate
+// of P(atom i is true) for every ground atom i of md (lbg.Model.Index),
+// Off is nil, and Clusters is the number of clusters.
+func SampleLBG(ctx context.Context, md *lbg.Model, cfg Config) (*Result, error) {
+	if cfg.Samples < 0 || cfg.BurnIn < 0 || cfg.Chains < 0 || cfg.TimeLimit < 0 {
+		return nil, errors.New("lbg: samples, burn-in, chains and time limit must not be negative")
+	}
+	if cfg.Samples == 0 && cfg.TimeLimit == 0 {
+		return nil, errors.New("lbg: samples must be positive (or 0 with a time limit)")
+	}
+	nc := cfg.Chains
+	if nc == 0 {
+		nc = runtime.GOMAXPROCS(0)
+	}
+	var deadline time.Time
+	if cfg.TimeLimit > 0 {
+		deadline = time.Now().Add(cfg.TimeLimit)
+	}
+	runs := make([]*chainRun, nc)
+	var wg sync.WaitGroup
+	for k := range runs {
+		runs[k] = &chainRun{}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			runs[k].err = runLBGChain(ctx, md, cfg, uint64(k), deadline, runs[k])
+		}()
+	}
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	if cfg.Progress != nil {
+		tick := time.NewTicker(200 * time.Millisecond)
+	wait:
+		for {
+			select {
+			case <-done:
+				break wait
+			case <-tick.C:
+				n, r := snapshot(runs)
+				cfg.Progress(n, r)
+			}
+		}
+		tick.Stop()
+	} else {
+		<-done
+	}
+	for _, r := range runs {
+		if r.err != nil && !errors.Is(r.err, ctx.Err()) {
+			return nil, r.err
+		}
+	}
+	res := &Result{ChainSum: make([][]float64, nc), ChainSamples: make([]int, nc), Clusters: len(md.Clusters)}
+	for k, r := range runs {
+		res.ChainSum[k] = r.sum
+		res.ChainSamples[k] = r.n
+		res.Samples += r.n
+		res.Sweeps += r.steps
+		if cfg.Trace {
+			res.Trace = append(res.Trace, r.trace)
+		}
+	}
+	res.Interrupted = ctx.Err() != nil
+	if res.Samples == 0 {
+		if res.Interrupted {
+			return nil, ctx.Err()
+		}
+		return nil, errors.New("lbg: no sample was kept (the time limit ended the burn-in)")
+	}
+	res.Mean = make([]float64, md.NumAtoms())
+	for _, r := range runs {
+		for i, s := range r.sum {
+			res.Mean[i] += s
+		}
+	}
+	for i := range res.Mean {
+		res.Mean[i] /= float64(res.Samples)
+	}
+	res.RHat = rHat(runs)
+	return res, nil
+}
+
+// runLBGChain runs chain k of lifted blocked Gibbs, seeded with (seed, k).
+func runLBGChain(ctx context.Context, md *lbg.Model, cfg Config, k uint64, deadline time.Time, r *chainRun) error {
+	rng := rand.New(rand.NewPCG(cfg.Seed, k))
+	ch, err := md.NewChain(rng)
+	if err != nil {
+		return err
+	}
+	size := md.NumAtoms()
+	cond := make([]float64, size)
+	r.mu.Lock()
+	r.sum, r.sumsq = make([]float64, size), make([]float64, size)
+	r.mu.Unlock()
+	for step := 0; cfg.Samples == 0 || step < cfg.BurnIn+cfg.Samples; step++ {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if !deadline.IsZero() && time.Now().After(deadline) {
+			return nil
+		}
+		keep := step >= cfg.BurnIn
+		c := cond
+		if !keep {
+			c = nil
+		}
+		if err := ch.Sweep(rng, c); err != nil {
+			return err
+		}
+		r.mu.Lock()
+		r.steps++
+		if keep {
+			for i, p := range cond {
+				r.sum[i] += p
+				r.sumsq[i] += p * p
+			}
+			r.n++
+			if cfg.Trace {
+				r.trace = append(r.trace, append([]float64(nil), cond...))
+			}
+		}
+		r.mu.Unlock()
+	}
+	return nil
+}
+
+// lbgSampler is the method "lbg" (infer.FirstOrder).
+type lbgSampler struct {
+	cfg Config
+	opt lbg.Options
+}
+
+// Run refuses: lbg needs the first-order model.
+func (lbgSampler) Run(ctx context.Context, c *lift.Compressed, q infer.Query) (*infer.Answer, error) {
+	return nil, infer.ErrNeedsModel
+}
+
+// RunModel builds the Gibbs cluster graph of m and samples it; the answer
+// has beliefs for the query atoms (others NaN), no log Z, and the
+// sampler's statistics with the number of clusters and of lifted ones.
+func (s lbgSampler) RunModel(ctx context.Context, m *infer.Model, q infer.Query) (*infer.Answer, error) {
+	start := time.Now()
+	if m.MLN == nil {
+		return nil, infer.ErrNeedsModel
+	}
+	if q.Task != infer.Marginals {
+		return nil, fmt.Errorf("lbg: answers marginal queries only, not %s", q.Task)
+	}
+	if m.Weights == nil {
+		return nil, errors.New("lbg follows the MLN semantics; Alchemy's clause weighting (--alchemy-cnf) is for the ground samplers")
+	}
+	md, err := lbg.Compile(ctx, m.MLN, m.DB, m.Closed, m.Weights, s.opt)
+	if err != nil {
+		return nil, err
+	}
+	cfg := s.cfg
+	cfg.Seed = q.Seed
+	if q.Progress != nil {
+		cfg.Progress = func(n int, r float64) { q.Progress(infer.Progress{Samples: n, RHat: r}) }
+	}
+	res, err := SampleLBG(ctx, md, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("lbg: %w", err)
+	}
+	c, err := lift.Ground(m.Graph, nil)
+	if err != nil {
+		return nil, err
+	}
+	ans := &infer.Answer{Graph: c, Task: q.Task, LogZKind: infer.NoLogZ, Converged: res.RHat <= 1.1}
+	ans.NodeOff = make([]int, c.NumNodes()+1)
+	ans.Belief = make([]float64, 0, 2*c.NumNodes())
+	for X := 0; X < c.NumNodes(); X++ {
+		ans.NodeOff[X+1] = ans.NodeOff[X] + int(c.NodeCard[X])
+		for k := int32(0); k < c.NodeCard[X]; k++ {
+			ans.Belief = append(ans.Belief, math.NaN())
+		}
+	}
+	for _, qa := range m.Queries {
+		i, ok := md.Index(qa.Name)
+		if !ok {
+			return nil, fmt.Errorf("lbg: query atom %s is not an atom of the model", qa.Name)
+		}
+		b := ans.NodeBelief(int(c.NodeOf[qa.Var]))
+		if len(b) == 2 {
+			b[0], b[1] = 1-res.Mean[i], res.Mean[i]
+		}
+	}
+	g := m.Graph
+	ans.Stats = infer.Stats{
+		Variables: g.NumVars(), Factors: g.NumFactors(), Edges: g.NumEdges(),
+		Clusternodes: c.NumNodes(), Clusterfactors: c.NumFactors(), LiftedEdges: c.NumEdges(),
+		Converged: ans.Converged, Samples: res.Samples, Sweeps: res.Sweeps, Chains: len(res.ChainSamples),
+		RHat: res.RHat, Interrupted: res.Interrupted, Clusters: res.Clusters, LiftedClusters: md.LiftedClusters(),
+		Seconds: time.Since(start).Seconds(),
+		Method:  "lbg", MethodReason: "lifted blocked Gibbs on the MLN, clusters " + md.Describe(),
+	}
+	return ans, nil
+}
+
+func init() {
+	var lm infer.Method
+	lm = infer.Method{
+		Name:    "lbg",
+		Summary: "lifted blocked Gibbs sampling on the MLN: clusters of first-order atoms drawn by lifted count messages, ground blocks where no lifting rule applies",
+		Tasks:   []infer.Task{infer.Marginals},
+		Props: append(append([]infer.Property(nil), props...),
+			infer.Property{Name: "block-size", Default: strconv.Itoa(DefaultBlockSize), Help: "most variables in a block of a ground cluster"},
+			infer.Property{Name: "block-states", Default: strconv.Itoa(DefaultBlockStates), Help: "most joint states of a block of a ground cluster"},
+			infer.Property{Name: "alpha", Default: "0", Help: "time bound of the cluster graph (0: that of one atom per cluster)"},
+			infer.Property{Name: "beta", Default: "0", Help: "space bound of the cluster graph (0: that of one atom per cluster)"}),
+		New: func(p infer.Properties) (infer.Algorithm, error) {
+			a, err := newSampler(lm, BGibbs, p)
+			if err != nil {
+				return nil, err
+			}
+			s := lbgSampler{cfg: a.(sampler).cfg}
+			s.opt.BlockSize, s.opt.BlockStates = s.cfg.BlockSize, s.cfg.BlockStates
+			if s.opt.Alpha, err = p.Float(lm, "alpha"); err != nil {
+				return nil, err
+			}
+			if s.opt.Beta, err = p.Float(lm, "beta"); err != nil {
+				return nil, err
+			}
+			if s.opt.Alpha < 0 || s.opt.Beta < 0 {
+				return nil, &infer.PropertyError{Method: lm.Name, Name: "alpha", Msg: "alpha and beta must not be negative"}
+			}
+			return s, nil
+		},
+	}
+	infer.Register(lm)
+}
