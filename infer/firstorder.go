@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/lifted-dev/lifted/fg"
+	"github.com/lifted-dev/lifted/ground"
 	"github.com/lifted-dev/lifted/mln"
 )
 
@@ -35,6 +36,10 @@ type Model struct {
 	// LogZOffset is what evidence simplification took out of log Z: log Z
 	// of the MLN given the evidence is log Z of Graph plus LogZOffset.
 	LogZOffset float64
+	// Grounding is the grounding Graph came from (its atom names and
+	// domains), for methods that read the constants behind the variables
+	// (the renaming symmetry of MAP by LP); nil when unknown.
+	Grounding *ground.Grounding
 }
 
 // QueryAtom is a ground query atom, named as in the MLN ("Friends(Anna,Bob)"),
@@ -102,6 +107,15 @@ func RunModel(ctx context.Context, alg Algorithm, m *Model, opt Options) (*Answe
 		var nc *NotConvergedError
 		if errors.As(err, &nc) {
 			ans = nc.Answer
+		}
+	}
+	if ans != nil && opt.Query.Task == MAP && m.Graph != nil {
+		// On an MLN a world's score is Σ w·n(x) over all its ground
+		// formulas: the graph's Σ ln φ plus what grounding took out.
+		for _, p := range []*float64{ans.Stats.Objective, ans.Stats.Bound} {
+			if p != nil {
+				*p += m.LogZOffset
+			}
 		}
 	}
 	if ans != nil {

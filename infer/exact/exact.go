@@ -57,7 +57,7 @@ import (
 // opt.AlchemyCNF) and the query atoms.
 func NewModel(gr *ground.Grounding, opt ground.Options) *infer.Model {
 	m := &infer.Model{
-		MLN: gr.MLN, DB: gr.DB, Closed: gr.Closed, Graph: gr.Graph, LogZOffset: gr.LogZOffset,
+		MLN: gr.MLN, DB: gr.DB, Closed: gr.Closed, Graph: gr.Graph, LogZOffset: gr.LogZOffset, Grounding: gr,
 	}
 	if m.DB == nil {
 		m.DB = mln.NewDB(gr.MLN)

@@ -108,10 +108,6 @@ func newAlgorithm(name string, p infer.Properties) (infer.Algorithm, error) {
 	symName := p.String(m, "symmetry")
 	sym, err := LookupSymmetry(symName)
 	if err != nil {
-		if symName == "orbits" || symName == "renaming" {
-			return nil, &infer.PropertyError{Method: m.Name, Name: "symmetry", Value: symName,
-				Msg: symName + " is not available in this build: the automorphism orbits (package lift/orbit) are not wired in yet; use none or colour"}
-		}
 		return nil, &infer.PropertyError{Method: m.Name, Name: "symmetry", Value: symName, Want: "none, colour, orbits or renaming"}
 	}
 	if symName == "colour" || symName == "color" {

@@ -98,17 +98,25 @@ func newCycleSep(m *model) *cycleSep {
 func (s *cycleSep) numEdges() int { return len(s.ei) }
 
 // cutExpr calls fn(col, coef) for the linear expression of edge e's cut in
-// the LP's columns (the partition's factor classes must keep positions).
+// the LP's columns (through the position correspondence of an orbit
+// partition, model.pos).
 func (s *cycleSep) cutExpr(e int, scale float64, fn func(col int32, coef float64)) {
 	g, m := s.m.g, s.m
 	ts := s.terms[s.termStart[e]:s.termStart[e+1]]
 	w := scale / float64(len(ts))
 	for _, t := range ts {
-		tab := g.Table(int(t.f))
+		// In the columns of the factor's class representative, at the
+		// representative's positions of t's two positions.
+		F := m.part.FactorClass[t.f]
+		tab := g.Table(int(m.rep[F]))
 		st := tab.Strides()
-		off := m.facOff[m.part.FactorClass[t.f]]
+		off := m.facOff[F]
+		p, q := t.p, t.q
+		if m.pos != nil {
+			p, q = m.pos[t.f][p], m.pos[t.f][q]
+		}
 		for k := range tab.Values {
-			if (k/st[t.p])%2 != (k/st[t.q])%2 {
+			if (k/st[p])%2 != (k/st[q])%2 {
 				fn(off+int32(k), w)
 			}
 		}

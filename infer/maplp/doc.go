@@ -37,7 +37,9 @@
 // CYCLE value equals the ground one. (The paper's Theorem 7.1 separates on
 // the lifted graph of each representative's stabiliser instead, which is
 // faster; that is not built.) The automorphism orbits of package
-// lift/orbit plug in through RegisterSymmetry as "orbits" and "renaming".
+// lift/orbit are the symmetries "orbits" (Orbits: search on the factor graph)
+// and "renaming" (Renaming: read off the MLN; lp and ilp give it the
+// grounding through RunModel).
 //
 // Solvers. PDLP (restarted primal–dual hybrid gradient with Ruiz and
 // Pock–Chambolle diagonal preconditioning, Applegate et al. 2021) is the

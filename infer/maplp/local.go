@@ -32,7 +32,11 @@ type model struct {
 	nodeOff []int32 // variable class → first column
 	facOff  []int32 // factor class → first column
 	offset  float64 // Σ ln θ of factors without variables
-	lp      *LP
+	// pos[f][q], for an orbit partition, is the position of f's class
+	// representative that position q of f corresponds to under the group
+	// (nil: every factor keeps its representative's positions).
+	pos [][]int32
+	lp  *LP
 }
 
 func buildLocal(g *fg.Graph, ev fg.Evidence, part *Partition) (*model, error) {
@@ -72,19 +76,10 @@ func buildLocal(g *fg.Graph, ev fg.Evidence, part *Partition) (*model, error) {
 		if g.FactorStart[f+1]-g.FactorStart[f] != g.FactorStart[r+1]-g.FactorStart[r] || len(g.Table(f).Values) != len(g.Table(r).Values) {
 			return nil, fmt.Errorf("maplp: the partition puts factors %d and %d of different shapes in one class", f, r)
 		}
-		if !part.Orbits {
-			continue
-		}
-		// Orbits must keep argument positions: entry x of f is entry x
-		// of its class's representative (the cycle cuts rely on it).
-		if g.FactorTable[f] != g.FactorTable[r] {
-			return nil, fmt.Errorf("maplp: the orbit partition puts factors %d and %d with different tables in one class", f, r)
-		}
-		sf, sr := g.Scope(f), g.Scope(r)
-		for q := range sf {
-			if part.VarClass[sf[q]] != part.VarClass[sr[q]] {
-				return nil, fmt.Errorf("maplp: the orbit partition does not keep argument positions: position %d of factors %d and %d (one class) has variables of different orbits", q, f, r)
-			}
+	}
+	if part.Orbits {
+		if err := m.alignPositions(); err != nil {
+			return nil, err
 		}
 	}
 	lp := m.lp
@@ -241,4 +236,111 @@ func localScore(g *fg.Graph, x []int32, v int) (int, float64) {
 		}
 	}
 	return z, s
+}
+
+// alignPositions finds, for an orbit partition, which position of its class
+// representative each position of every factor corresponds to. A group
+// element maps a factor to its image possibly with its positions permuted
+// (the grounder orders a merged factor's scope by its first grounding, and
+// a renaming can swap that order); following the generators from each
+// representative gives the correspondence exactly. A factor the generators
+// do not reach (a partition without generators) must keep its
+// representative's positions. Each correspondence is checked: the variable
+// classes and the table must agree entry by entry, as the cycle cuts rely
+// on it (entry x of f is an entry of the representative).
+func (m *model) alignPositions() error {
+	g, part := m.g, m.part
+	nf := g.NumFactors()
+	pos := make([][]int32, nf)
+	var queue []int32
+	for _, r := range m.rep {
+		sc := g.Scope(int(r))
+		id := make([]int32, len(sc))
+		for q := range id {
+			id[q] = int32(q)
+		}
+		pos[r] = id
+		queue = append(queue, r)
+	}
+	permuted := false
+	for len(queue) > 0 {
+		f := queue[0]
+		queue = queue[1:]
+		sf := g.Scope(int(f))
+		for _, gen := range part.Generators {
+			if len(gen.Factor) != nf || len(gen.Var) != g.NumVars() {
+				return fmt.Errorf("maplp: a generator of the orbit partition has the wrong size")
+			}
+			h := gen.Factor[f]
+			if pos[h] != nil {
+				continue
+			}
+			sh := g.Scope(int(h))
+			if len(sh) != len(sf) {
+				return fmt.Errorf("maplp: a generator maps factor %d to factor %d of another arity", f, h)
+			}
+			ph := make([]int32, len(sh))
+			for q, v := range sf {
+				img, found := gen.Var[v], false
+				for q2, w := range sh {
+					if w == img {
+						ph[q2], found = pos[f][q], true
+						if q2 != q {
+							permuted = true
+						}
+						break
+					}
+				}
+				if !found {
+					return fmt.Errorf("maplp: a generator maps factor %d to factor %d but variable %d outside its scope", f, h, v)
+				}
+			}
+			pos[h] = ph
+			queue = append(queue, h)
+		}
+	}
+	for f := 0; f < nf; f++ {
+		r := int(m.rep[part.FactorClass[f]])
+		if pos[f] == nil { // not reached: must keep positions
+			sc := g.Scope(f)
+			pos[f] = make([]int32, len(sc))
+			for q := range sc {
+				pos[f][q] = int32(q)
+			}
+		}
+		if err := m.checkAligned(f, r, pos[f]); err != nil {
+			return err
+		}
+	}
+	if permuted {
+		m.pos = pos
+	}
+	return nil
+}
+
+// checkAligned checks that position q of factor f, over a variable of the
+// class of position pos[q] of r, and f's table agree with r's under pos.
+func (m *model) checkAligned(f, r int, pos []int32) error {
+	g, part := m.g, m.part
+	sf, sr := g.Scope(f), g.Scope(r)
+	for q := range sf {
+		if part.VarClass[sf[q]] != part.VarClass[sr[pos[q]]] {
+			return fmt.Errorf("maplp: the orbit partition does not keep argument positions: position %d of factor %d and position %d of factor %d (one class) have variables of different orbits", q, f, pos[q], r)
+		}
+	}
+	tf, tr := g.Table(f), g.Table(r)
+	if len(tf.Values) != len(tr.Values) {
+		return fmt.Errorf("maplp: the orbit partition puts factors %d and %d of different shapes in one class", f, r)
+	}
+	stf, str := tf.Strides(), tr.Strides()
+	for k, val := range tf.Values {
+		kr := 0
+		for q := range sf {
+			kr += (k / stf[q] % int(tf.Dims[q])) * str[pos[q]]
+		}
+		if tr.Values[kr] != val {
+			return fmt.Errorf("maplp: the orbit partition puts factors %d and %d with different tables in one class", f, r)
+		}
+	}
+	return nil
 }

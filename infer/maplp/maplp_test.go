@@ -233,7 +233,7 @@ func TestLiftedEqualsGround(t *testing.T) {
 	for _, md := range models {
 		for _, rel := range []Relaxation{Local, Cycle} {
 			ground := solve(t, md.g, md.ev, Config{Relaxation: rel})
-			syms := []Symmetry{bruteSym{}}
+			syms := []Symmetry{bruteSym{}, Orbits{}}
 			if rel == Local {
 				syms = append(syms, Colour{})
 			}
@@ -378,7 +378,7 @@ func TestOrbitsKeepPositions(t *testing.T) {
 	if _, err := Solve(ctx, g, nil, Config{Relaxation: Local, Symmetry: Colour{}}); err != nil {
 		t.Errorf("colour LOCAL: %v", err)
 	}
-	if _, err := Solve(ctx, g, nil, Config{Relaxation: Cycle, Symmetry: forceOrbits{Colour{}}}); err == nil || !strings.Contains(err.Error(), "different tables") {
+	if _, err := Solve(ctx, g, nil, Config{Relaxation: Cycle, Symmetry: forceOrbits{Colour{}}}); err == nil || !strings.Contains(err.Error(), "different tables") && !strings.Contains(err.Error(), "does not keep argument positions") {
 		t.Errorf("claimed orbits: %v", err)
 	}
 }

@@ -149,9 +149,8 @@ func SymmetryNames() []string {
 	return out
 }
 
-// LookupSymmetry returns the named Symmetry. "orbits" and "renaming" are
-// reserved names for the automorphism-group symmetries; until they are
-// registered asking for them is an error that says so.
+// LookupSymmetry returns the named Symmetry: none, colour, orbits,
+// renaming, or one added by RegisterSymmetry.
 func LookupSymmetry(name string) (Symmetry, error) {
 	if name == "color" {
 		name = "colour"
@@ -161,9 +160,6 @@ func LookupSymmetry(name string) (Symmetry, error) {
 	symMu.Unlock()
 	if ok {
 		return f(), nil
-	}
-	if name == "orbits" || name == "renaming" {
-		return nil, fmt.Errorf("maplp: symmetry %q is not available in this build (automorphism orbits, package lift/orbit, are not wired in yet); use none or colour", name)
 	}
 	return nil, fmt.Errorf("maplp: unknown symmetry %q (want none, colour, orbits or renaming)", name)
 }
