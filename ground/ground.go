@@ -62,6 +62,9 @@ type Options struct {
 	ExactMax bool
 	// Progress, if set, is called from time to time while grounding.
 	Progress func(Progress)
+	// Restrict, if set, grounds over a subset of each type's constants and
+	// reports the binding of every factor (see Restriction).
+	Restrict *Restriction
 
 	naive bool // tests: visit every binding, no pruning
 }
@@ -204,7 +207,7 @@ func prepare(m *mln.MLN, db *mln.DB, opt Options) (*prepared, error) {
 			query[d.Index] = true
 		}
 	}
-	at, err := newAtomTable(m, db, closed, query)
+	at, err := newAtomTable(m, db, closed, query, opt.Restrict)
 	if err != nil {
 		return nil, err
 	}

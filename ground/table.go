@@ -136,7 +136,13 @@ func (g *grounder) apply(ent *entry) error {
 		if err := g.fs.add(vars, ent.table, true); err != nil {
 			return err
 		}
+		if r := g.p.opt.Restrict; r != nil && r.OnFactor != nil {
+			r.OnFactor(g.fi, g.f.slotType, g.bind, int32(len(g.fs.table)-1))
+		}
 	case entStar:
+		if r := g.p.opt.Restrict; r != nil && r.OnFactor != nil {
+			r.OnFactor(g.fi, g.f.slotType, g.bind, -1)
+		}
 		sp := ent.star
 		aux := g.b.AddVar(sp.auxCard)
 		if sp.unary >= 0 {

@@ -1,0 +1,722 @@
+package lift
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math/big"
+	"math/bits"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/lifted-dev/lifted/fg"
+	"github.com/lifted-dev/lifted/ground"
+	"github.com/lifted-dev/lifted/mln"
+)
+
+// ErrNotFirstOrder reports an MLN (or an option) that the first-order
+// construction does not handle; the caller grounds instead. The error's
+// text says why.
+var ErrNotFirstOrder = errors.New("first-order construction does not apply")
+
+// FirstOrderOptions configure BuildFirstOrder.
+type FirstOrderOptions struct {
+	// Ground holds the grounding options the construction must agree with
+	// (query predicates and atoms, world assumption, default weight,
+	// MaxArity, AlchemyCNF, ExactMax). Restrict and MergeDuplicates must be
+	// unset.
+	Ground ground.Options
+	// Colour configures the colour passing it reproduces (Positional or
+	// CNF mode; Symmetric names ground table ids and is refused).
+	Colour Options
+}
+
+// FirstOrder is the counted graph of an MLN built without grounding it:
+// the Compressed that grounding (ground.Ground) followed by colour passing
+// (Compress, no evidence vector) gives, up to the numbering of
+// clusternodes and clusterfactors.
+//
+// Its Ground graph is not the ground graph but the grounding of a reduced
+// model (see BuildFirstOrder), and NodeOf and FactorOf cover that graph's
+// variables and factors only; NodeSize, FactorSize and EdgeCount are the
+// counts of the full ground graph. Node finds the clusternode of any ground
+// atom of the full model.
+type FirstOrder struct {
+	*Compressed
+	// Reduced is the grounding of the reduced model.
+	Reduced *ground.Grounding
+	// Atoms and Factors are the numbers of ground atoms (variables) and
+	// ground factors represented: the sums of NodeSize and FactorSize.
+	Atoms, Factors int64
+	// Classes is the number of classes of interchangeable constants over
+	// all types, Kept the number of constants grounded.
+	Classes, Kept int
+	// AtomOrbits and FactorOrbits are the sizes of the network colour
+	// passing ran on (atom patterns and binding patterns).
+	AtomOrbits, FactorOrbits int
+	// Iterations of colour passing on that network; Seconds in all.
+	Iterations int
+	Seconds    float64
+
+	m       *mln.MLN
+	classOf [][]int32 // per type: constant → class
+	classes []foClass
+	keepIdx [][]int32 // per type: constant → index in the reduced domain, or -1
+	keep    [][]int   // per type: reduced index → constant
+}
+
+// foClass is a class of interchangeable constants of one type.
+type foClass struct {
+	typ     int
+	size    int64
+	kept    []int // full-domain indices of the representatives grounded
+	reduced bool  // fewer representatives than members
+}
+
+// BuildFirstOrder computes the counted graph of m given db without
+// grounding m: the colour-passing fixpoint on the first-order structure.
+//
+// The constants of each type are split into classes of interchangeable
+// ones: a constant that a formula names, or that appears in an evidence
+// atom of two or more arguments, is a class of its own; the others are
+// grouped by their unary evidence (predicate and truth value), so that
+// any permutation within a class maps the evidence and the formulas onto
+// themselves. A class of m constants keeps k = min(m, K) representatives,
+// K the largest number of variables of its type in a formula or arguments
+// in a predicate, and the reduced model over the representatives is
+// grounded by package ground, with every simplification of the grounding
+// of the full model. A ground atom of the full model is then described by
+// its predicate and, per argument, the constant (for a class not reduced)
+// or the class and the pattern of equalities among the arguments in that
+// class; a ground formula likewise by its formula and binding pattern. Each
+// pattern is realised in the reduced model, and stands for
+// Π (m_c)_{j_c} ground atoms or formulas of the full model (a falling
+// factorial per class, j_c the number of distinct constants of class c in
+// the pattern). The patterns form an equitable partition of the full
+// ground graph (the orbits of the permutations within classes), so colour
+// passing on the network of patterns, with each position's count
+// (formulas of the pattern) / (atoms of the pattern), finds the same
+// stable colouring as colour passing on the ground graph: the time depends
+// on the number of classes and the formulas, not on the domain sizes.
+//
+// It returns an error wrapping ErrNotFirstOrder when the model has
+// quantifiers, functions, mutually exclusive arguments, formulas that need
+// auxiliary variables or counts beyond int64.
+func BuildFirstOrder(ctx context.Context, m *mln.MLN, db *mln.DB, opt FirstOrderOptions) (*FirstOrder, error) {
+	start := time.Now()
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	if err := firstOrderApplies(m, opt); err != nil {
+		return nil, err
+	}
+	fo := &FirstOrder{m: m}
+	keep := fo.shatter(m, db)
+	fo.keep = keep
+
+	// Ground the reduced model, recording each factor's binding pattern.
+	type orbit struct {
+		rep  int32
+		size uint64
+	}
+	var forb []orbit
+	forbID := map[string]int32{}
+	factorOrbit := []int32{}
+	var key []byte
+	overflow := false
+	var aux bool
+	gopt := opt.Ground
+	if q := opt.Ground.QueryAtoms; q != nil {
+		gopt.Query = append(slices.Clip(gopt.Query), q.Preds()...)
+		gopt.QueryAtoms = nil
+	}
+	gopt.Progress = nil
+	gopt.MaxGround = -1
+	var labels []int32
+	gopt.Restrict = &ground.Restriction{Keep: keep, OnFactor: func(formula int, slotTypes []int, binding []int32, f int32) {
+		if f < 0 {
+			aux = true
+			return
+		}
+		key = binary.LittleEndian.AppendUint32(key[:0], uint32(formula))
+		var n uint64
+		key, labels, n, overflow = fo.pattern(key, labels, slotTypes, binding, overflow)
+		id, ok := forbID[string(key)]
+		if !ok {
+			id = int32(len(forb))
+			forbID[string(key)] = id
+			forb = append(forb, orbit{rep: f, size: n})
+		}
+		for int(f) >= len(factorOrbit) {
+			factorOrbit = append(factorOrbit, -1)
+		}
+		factorOrbit[f] = id
+	}}
+	gr, err := ground.Ground(ctx, m, db, gopt)
+	if err != nil {
+		if errors.Is(err, ground.ErrContradiction) || ctx.Err() != nil {
+			return nil, err
+		}
+		return nil, fmt.Errorf("%w: grounding the reduced model: %v", ErrNotFirstOrder, err)
+	}
+	if aux {
+		return nil, fmt.Errorf("%w: a ground formula needs an auxiliary variable", ErrNotFirstOrder)
+	}
+	g := gr.Graph
+	if g.NumVars() != gr.NumAtoms {
+		return nil, fmt.Errorf("%w: the grounding has auxiliary variables", ErrNotFirstOrder)
+	}
+	if len(factorOrbit) != g.NumFactors() || slices.Contains(factorOrbit, -1) {
+		return nil, fmt.Errorf("%w: a factor without a binding", ErrNotFirstOrder)
+	}
+	fo.Reduced = gr
+
+	// Atom patterns.
+	var aorb []orbit
+	aorbID := map[string]int32{}
+	atomOrbit := make([]int32, gr.NumAtoms)
+	for v := range int32(gr.NumAtoms) {
+		pred, args, _ := gr.Atom(v)
+		d := m.Preds[pred]
+		key = binary.LittleEndian.AppendUint32(key[:0], uint32(pred))
+		bind := labels[:0]
+		for _, a := range args {
+			bind = append(bind, int32(a))
+		}
+		var n uint64
+		key, labels, n, overflow = fo.pattern(key, bind, d.TypeIdx, bind, overflow)
+		id, ok := aorbID[string(key)]
+		if !ok {
+			id = int32(len(aorb))
+			aorbID[string(key)] = id
+			aorb = append(aorb, orbit{rep: v, size: n})
+		}
+		atomOrbit[v] = id
+	}
+	if overflow {
+		return nil, fmt.Errorf("%w: a count exceeds 2^63", ErrNotFirstOrder)
+	}
+	fo.AtomOrbits, fo.FactorOrbits = len(aorb), len(forb)
+
+	// The network of patterns.
+	keys, sorted, initF := edgeKeys(g, opt.Colour)
+	type inc struct {
+		F   int32
+		key int32
+		cnt uint64
+	}
+	incs := make([][]inc, len(aorb))
+	for F, o := range forb {
+		f := int(o.rep)
+		for p, v := range g.Scope(f) {
+			X := atomOrbit[v]
+			nx := aorb[X].size
+			if o.size%nx != 0 {
+				return nil, fmt.Errorf("lift: first-order counts are not equitable (pattern %d of %d formulas at a pattern of %d atoms)", F, o.size, nx)
+			}
+			incs[X] = append(incs[X], inc{F: int32(F), key: keys[g.FactorStart[f]+int64(p)], cnt: o.size / nx})
+		}
+	}
+	fcol := make([]int32, len(forb))
+	initKey := make([]uint64, len(forb))
+	for F, o := range forb {
+		initKey[F] = initF[o.rep]
+	}
+	nfc := dense(initKey, fcol)
+	vcol := make([]int32, len(aorb)) // all binary and unobserved: one colour
+	nvc := 1
+	if len(aorb) == 0 {
+		nvc = 0
+	}
+	var in interner
+	var buf []byte
+	var pairs []uint64
+	type agg struct {
+		k   uint64
+		cnt uint64
+	}
+	var aggs []agg
+	newF := make([]int32, len(forb))
+	newV := make([]int32, len(aorb))
+	for {
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrCancelled, err)
+		}
+		fo.Iterations++
+		in.reset()
+		for F, o := range forb {
+			f := int(o.rep)
+			pairs = pairs[:0]
+			for e := g.FactorStart[f]; e < g.FactorStart[f+1]; e++ {
+				pairs = append(pairs, uint64(uint32(keys[e]))<<32|uint64(uint32(vcol[atomOrbit[g.EdgeVar[e]]])))
+			}
+			if sorted[f] {
+				slices.Sort(pairs)
+			}
+			buf = sig(buf[:0], fcol[F], pairs)
+			newF[F] = in.intern(buf)
+		}
+		nf2 := in.n
+		in.reset()
+		for X := range aorb {
+			aggs = aggs[:0]
+			for _, c := range incs[X] {
+				aggs = append(aggs, agg{k: uint64(uint32(newF[c.F]))<<32 | uint64(uint32(c.key)), cnt: c.cnt})
+			}
+			slices.SortFunc(aggs, func(a, b agg) int {
+				if a.k < b.k {
+					return -1
+				}
+				if a.k > b.k {
+					return 1
+				}
+				return 0
+			})
+			buf = binary.LittleEndian.AppendUint32(buf[:0], uint32(vcol[X]))
+			for i := 0; i < len(aggs); {
+				j, c := i, uint64(0)
+				for ; j < len(aggs) && aggs[j].k == aggs[i].k; j++ {
+					c += aggs[j].cnt
+				}
+				buf = binary.LittleEndian.AppendUint64(buf, aggs[i].k)
+				buf = binary.LittleEndian.AppendUint64(buf, c)
+				i = j
+			}
+			newV[X] = in.intern(buf)
+		}
+		nv2 := in.n
+		copy(fcol, newF)
+		copy(vcol, newV)
+		if nf2 == nfc && nv2 == nvc {
+			break
+		}
+		nfc, nvc = nf2, nv2
+	}
+
+	// The counted graph over the reduced graph's variables and factors.
+	varColor := make([]int32, g.NumVars())
+	for v := range varColor {
+		varColor[v] = vcol[atomOrbit[v]]
+	}
+	nvc = renumber(varColor)
+	factorColor := make([]int32, g.NumFactors())
+	for f := range factorColor {
+		factorColor[f] = fcol[factorOrbit[f]]
+	}
+	nfc = renumber(factorColor)
+	nodeSize := make([]uint64, nvc)
+	for _, o := range aorb {
+		c := varColor[o.rep]
+		nodeSize[c], overflow = addChecked(nodeSize[c], o.size, overflow)
+	}
+	factorSize := make([]uint64, nfc)
+	for _, o := range forb {
+		c := factorColor[o.rep]
+		factorSize[c], overflow = addChecked(factorSize[c], o.size, overflow)
+	}
+	if overflow {
+		return nil, fmt.Errorf("%w: a count exceeds 2^63", ErrNotFirstOrder)
+	}
+	c, err := buildCounted(g, varColor, nvc, nodeSize, factorColor, nfc, factorSize, keys)
+	if err != nil {
+		return nil, err
+	}
+	fo.Compressed = c
+	for _, n := range c.NodeSize {
+		fo.Atoms += n
+	}
+	for _, n := range c.FactorSize {
+		fo.Factors += n
+	}
+	fo.Seconds = time.Since(start).Seconds()
+	return fo, nil
+}
+
+// firstOrderApplies checks the model and the options.
+func firstOrderApplies(m *mln.MLN, opt FirstOrderOptions) error {
+	if m == nil {
+		return errors.New("lift: no MLN")
+	}
+	switch {
+	case opt.Ground.Restrict != nil:
+		return fmt.Errorf("%w: a restricted grounding", ErrNotFirstOrder)
+	case opt.Ground.MergeDuplicates:
+		return fmt.Errorf("%w: merged duplicate ground formulas", ErrNotFirstOrder)
+	case opt.Colour.Mode == Symmetric:
+		return fmt.Errorf("%w: symmetric colour-passing mode", ErrNotFirstOrder)
+	case opt.Colour.MaxIter != 0:
+		return fmt.Errorf("%w: a bound on colour-passing rounds", ErrNotFirstOrder)
+	case len(m.Funcs) > 0:
+		return fmt.Errorf("%w: the MLN has functions", ErrNotFirstOrder)
+	}
+	for _, d := range m.Preds {
+		if len(d.MutexArgs) > 0 {
+			return fmt.Errorf("%w: predicate %s has mutually exclusive arguments", ErrNotFirstOrder, d.Name)
+		}
+	}
+	for i, f := range m.Formulas {
+		quant := false
+		mln.Inspect(f.Expr, func(e mln.Expr) bool {
+			switch e.(type) {
+			case *mln.Exists, *mln.Forall:
+				quant = true
+			}
+			return !quant
+		})
+		if quant {
+			return fmt.Errorf("%w: formula %d has a quantifier", ErrNotFirstOrder, i+1)
+		}
+	}
+	return nil
+}
+
+// shatter splits every type's constants into classes and returns the
+// constants to keep per type.
+func (fo *FirstOrder) shatter(m *mln.MLN, db *mln.DB) [][]int {
+	nt := len(m.Types)
+	doms := make([][]string, nt)
+	for i, t := range m.Types {
+		if db != nil {
+			doms[i] = db.Domain(t.Name)
+		} else {
+			doms[i] = t.Constants
+		}
+	}
+	single := make([][]bool, nt)
+	sigs := make([][]string, nt)
+	for i := range doms {
+		single[i] = make([]bool, len(doms[i]))
+	}
+	// Constants that formulas name.
+	for _, f := range m.Formulas {
+		mln.Inspect(f.Expr, func(e mln.Expr) bool {
+			if a, ok := e.(*mln.Atom); ok {
+				d := m.Pred(a.Pred)
+				for p, t := range a.Args {
+					if !t.IsVar && d != nil && p < len(d.TypeIdx) {
+						if c := indexIn(doms[d.TypeIdx[p]], t.Name); c >= 0 {
+							single[d.TypeIdx[p]][c] = true
+						}
+					}
+				}
+			}
+			if eq, ok := e.(*mln.Equal); ok {
+				for _, t := range []mln.Term{eq.L, eq.R} {
+					if !t.IsVar && t.Type != "" {
+						if ti := m.TypeIndex(t.Type); ti >= 0 {
+							if c := indexIn(doms[ti], t.Name); c >= 0 {
+								single[ti][c] = true
+							}
+						}
+					}
+				}
+			}
+			return true
+		})
+	}
+	// Evidence.
+	if db != nil {
+		for _, a := range db.Atoms {
+			d := m.Preds[a.Pred]
+			if len(a.Args) == 1 {
+				ti := d.TypeIdx[0]
+				if sigs[ti] == nil {
+					sigs[ti] = make([]string, len(doms[ti]))
+				}
+				sigs[ti][a.Args[0]] += fmt.Sprintf("%d:%d;", a.Pred, a.Truth)
+				continue
+			}
+			for p, c := range a.Args {
+				single[d.TypeIdx[p]][c] = true
+			}
+		}
+	}
+	// K per type.
+	kOf := make([]int, nt)
+	for i := range kOf {
+		kOf[i] = 1
+	}
+	for _, d := range m.Preds {
+		cnt := make([]int, nt)
+		for _, ti := range d.TypeIdx {
+			cnt[ti]++
+			kOf[ti] = max(kOf[ti], cnt[ti])
+		}
+	}
+	for _, f := range m.Formulas {
+		cnt := make([]int, nt)
+		for _, v := range f.Vars {
+			if ti := m.TypeIndex(v.Type); ti >= 0 {
+				cnt[ti]++
+				kOf[ti] = max(kOf[ti], cnt[ti])
+			}
+		}
+	}
+	keep := make([][]int, nt)
+	fo.classOf = make([][]int32, nt)
+	fo.keepIdx = make([][]int32, nt)
+	for ti, dom := range doms {
+		co := make([]int32, len(dom))
+		byKey := map[string]int32{}
+		for c := range dom {
+			var k string
+			switch {
+			case single[ti][c]:
+				k = fmt.Sprintf("=%d", c)
+			case sigs[ti] != nil:
+				parts := strings.Split(sigs[ti][c], ";")
+				slices.Sort(parts)
+				k = strings.Join(slices.Compact(parts), ";")
+			}
+			id, ok := byKey[k]
+			if !ok {
+				id = int32(len(fo.classes))
+				byKey[k] = id
+				fo.classes = append(fo.classes, foClass{typ: ti})
+			}
+			cl := &fo.classes[id]
+			cl.size++
+			if len(cl.kept) < kOf[ti] {
+				cl.kept = append(cl.kept, c)
+				keep[ti] = append(keep[ti], c)
+			}
+			co[c] = id
+		}
+		fo.classOf[ti] = co
+		slices.Sort(keep[ti])
+		if keep[ti] == nil {
+			keep[ti] = []int{}
+		}
+		ki := make([]int32, len(dom))
+		for i := range ki {
+			ki[i] = -1
+		}
+		for r, c := range keep[ti] {
+			ki[c] = int32(r)
+		}
+		fo.keepIdx[ti] = ki
+		fo.Kept += len(keep[ti])
+	}
+	for i := range fo.classes {
+		fo.classes[i].reduced = int64(len(fo.classes[i].kept)) < fo.classes[i].size
+	}
+	fo.Classes = len(fo.classes)
+	return keep
+}
+
+func indexIn(dom []string, name string) int {
+	for i, s := range dom {
+		if s == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// pattern appends to key the pattern of a binding (constants of the
+// reduced domains, one per slot of type types[s]): per slot, the constant
+// itself when its class is not reduced, else its class and the rank of its
+// first occurrence among the slots in that class. It returns the number of
+// bindings of the full model with this pattern, Π (m_c)_{j_c}, setting
+// overflow when that exceeds 2^63-1.
+func (fo *FirstOrder) pattern(key []byte, scratch []int32, types []int, binding []int32, overflow bool) ([]byte, []int32, uint64, bool) {
+	// scratch holds, per slot, the full constant (to find first
+	// occurrences); it may alias binding, which is read first.
+	full := scratch[:0]
+	for s, r := range binding {
+		full = append(full, int32(fo.keep[types[s]][r]))
+	}
+	n := uint64(1)
+	for s, c := range full {
+		ti := types[s]
+		cl := fo.classOf[ti][c]
+		if !fo.classes[cl].reduced {
+			key = append(key, 0)
+			key = binary.LittleEndian.AppendUint32(key, uint32(ti))
+			key = binary.LittleEndian.AppendUint32(key, uint32(c))
+			continue
+		}
+		// rank among distinct constants of class cl in earlier slots
+		rank, first := 0, -1
+		seen := make(map[int32]bool, 4)
+		for t := 0; t < s; t++ {
+			if types[t] != ti || fo.classOf[ti][full[t]] != cl {
+				continue
+			}
+			if full[t] == c && first < 0 {
+				first = rank
+			}
+			if !seen[full[t]] {
+				seen[full[t]] = true
+				rank++
+			}
+		}
+		if first < 0 {
+			// a new constant of the class: the (rank+1)-th, one more factor
+			first = rank
+			m := uint64(fo.classes[cl].size) - uint64(rank)
+			hi, lo := bits.Mul64(n, m)
+			if hi != 0 || lo > 1<<63-1 {
+				overflow = true
+			}
+			n = lo
+		}
+		key = append(key, 1)
+		key = binary.LittleEndian.AppendUint32(key, uint32(cl))
+		key = binary.LittleEndian.AppendUint32(key, uint32(first))
+	}
+	return key, full, n, overflow
+}
+
+func addChecked(a, b uint64, overflow bool) (uint64, bool) {
+	s, c := bits.Add64(a, b, 0)
+	return s, overflow || c != 0 || s > 1<<63-1
+}
+
+// buildCounted is build with the sizes of the clusternodes and
+// clusterfactors given (they count ground atoms and formulas of the full
+// model, not the variables and factors of g).
+func buildCounted(g *fg.Graph, varColor []int32, nvc int, nodeSize []uint64, factorColor []int32, nfc int, factorSize []uint64, edgeKey []int32) (*Compressed, error) {
+	c := &Compressed{
+		Ground:       g,
+		NodeCard:     make([]int32, nvc),
+		NodeSize:     make([]int64, nvc),
+		NodeEvidence: make([]int32, nvc),
+		NodeOf:       varColor,
+		FactorRep:    make([]int32, nfc),
+		FactorSize:   make([]int64, nfc),
+		FactorOf:     factorColor,
+	}
+	for X := range nvc {
+		c.NodeSize[X] = int64(nodeSize[X])
+		c.NodeEvidence[X] = -1
+	}
+	for v, X := range varColor {
+		c.NodeCard[X] = g.Card[v]
+	}
+	for F := range nfc {
+		c.FactorSize[F] = int64(factorSize[F])
+		c.FactorRep[F] = -1
+	}
+	for f, F := range factorColor {
+		if c.FactorRep[F] < 0 {
+			c.FactorRep[F] = int32(f)
+		}
+	}
+	c.FactorPosStart = make([]int32, nfc+1)
+	for F := 0; F < nfc; F++ {
+		r := int(c.FactorRep[F])
+		c.FactorPosStart[F+1] = c.FactorPosStart[F] + int32(g.FactorStart[r+1]-g.FactorStart[r])
+	}
+	c.PosEdge = make([]int32, c.FactorPosStart[nfc])
+	for F := 0; F < nfc; F++ {
+		r := int(c.FactorRep[F])
+		base := g.FactorStart[r]
+		first := int32(len(c.EdgeNode))
+		for p, v := range g.Scope(r) {
+			X := varColor[v]
+			k := edgeKey[base+int64(p)]
+			s := int32(-1)
+			for t := first; t < int32(len(c.EdgeNode)); t++ {
+				if c.EdgeNode[t] == X && edgeKey[base+int64(c.EdgePos[t])] == k {
+					s = t
+					break
+				}
+			}
+			if s < 0 {
+				s = int32(len(c.EdgeNode))
+				c.EdgeFactor = append(c.EdgeFactor, int32(F))
+				c.EdgeNode = append(c.EdgeNode, X)
+				c.EdgePos = append(c.EdgePos, int32(p))
+				c.EdgeMult = append(c.EdgeMult, 0)
+			}
+			c.EdgeMult[s]++
+			c.PosEdge[c.FactorPosStart[F]+int32(p)] = s
+		}
+	}
+	ne := len(c.EdgeNode)
+	c.EdgeCount = make([]int64, ne)
+	var tot, q, r big.Int
+	for s := 0; s < ne; s++ {
+		tot.SetInt64(c.FactorSize[c.EdgeFactor[s]])
+		tot.Mul(&tot, big.NewInt(int64(c.EdgeMult[s])))
+		q.QuoRem(&tot, big.NewInt(c.NodeSize[c.EdgeNode[s]]), &r)
+		if r.Sign() != 0 || !q.IsInt64() {
+			return nil, fmt.Errorf("lift: first-order colouring is not stable: slot %d has %v ground edges over %d variables", s, &tot, c.NodeSize[c.EdgeNode[s]])
+		}
+		c.EdgeCount[s] = q.Int64()
+	}
+	c.NodeEdgeStart = make([]int32, nvc+1)
+	for _, X := range c.EdgeNode {
+		c.NodeEdgeStart[X+1]++
+	}
+	for X := 0; X < nvc; X++ {
+		c.NodeEdgeStart[X+1] += c.NodeEdgeStart[X]
+	}
+	c.NodeEdges = make([]int32, ne)
+	next := make([]int32, nvc)
+	copy(next, c.NodeEdgeStart[:nvc])
+	for s, X := range c.EdgeNode {
+		c.NodeEdges[next[X]] = int32(s)
+		next[X]++
+	}
+	return c, nil
+}
+
+// Node returns the clusternode of the ground atom pred(args...) of the full
+// model (args are constant indices into the full domains), or -1 and the
+// atom's truth value when the evidence fixes it or it is no variable (see
+// ground.Grounding.Var). It finds the atom's representative in the reduced
+// model: the same constants where their class is not reduced, otherwise the
+// class's representatives in order of first appearance.
+func (fo *FirstOrder) Node(pred int, args []int) (int32, mln.Truth) {
+	if pred < 0 || pred >= len(fo.m.Preds) {
+		return -1, mln.Unknown
+	}
+	d := fo.m.Preds[pred]
+	if len(args) != len(d.TypeIdx) {
+		return -1, mln.Unknown
+	}
+	var tmp [8]int
+	red := tmp[:0]
+	for p, a := range args {
+		ti := d.TypeIdx[p]
+		if a < 0 || a >= len(fo.classOf[ti]) {
+			return -1, mln.Unknown
+		}
+		cl := fo.classOf[ti][a]
+		if !fo.classes[cl].reduced {
+			red = append(red, int(fo.keepIdx[ti][a]))
+			continue
+		}
+		rank, first := 0, -1
+		for q := 0; q < p && first < 0; q++ {
+			if d.TypeIdx[q] != ti || fo.classOf[ti][args[q]] != cl {
+				continue
+			}
+			dup := false
+			for t := 0; t < q; t++ {
+				if args[t] == args[q] && d.TypeIdx[t] == ti {
+					dup = true
+					break
+				}
+			}
+			if args[q] == a {
+				first = rank
+			} else if !dup {
+				rank++
+			}
+		}
+		if first < 0 {
+			first = rank
+		}
+		red = append(red, int(fo.keepIdx[ti][fo.classes[cl].kept[first]]))
+	}
+	v, tr := fo.Reduced.Var(pred, red)
+	if v < 0 {
+		return -1, tr
+	}
+	return fo.NodeOf[v], mln.Unknown
+}
