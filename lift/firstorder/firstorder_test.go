@@ -1,4 +1,4 @@
-package lift_test
+package firstorder_test
 
 import (
 	"context"
@@ -18,6 +18,7 @@ import (
 	"github.com/lifted-dev/lifted/infer/bp"
 	"github.com/lifted-dev/lifted/internal/gen"
 	"github.com/lifted-dev/lifted/lift"
+	"github.com/lifted-dev/lifted/lift/firstorder"
 	"github.com/lifted-dev/lifted/mln"
 )
 
@@ -39,7 +40,7 @@ func compareFirstOrder(t *testing.T, name string, m *mln.MLN, db *mln.DB, gopt g
 		return false
 	}
 	if err != nil {
-		fo, ferr := lift.BuildFirstOrder(ctx, m, db, lift.FirstOrderOptions{Ground: gopt, Colour: copt})
+		fo, ferr := firstorder.Build(ctx, m, db, firstorder.Options{Ground: gopt, Colour: copt})
 		if ferr == nil {
 			t.Fatalf("%s: grounding fails (%v) but the first-order construction does not (%d nodes)", name, err, fo.NumNodes())
 		}
@@ -50,11 +51,11 @@ func compareFirstOrder(t *testing.T, name string, m *mln.MLN, db *mln.DB, gopt g
 		t.Fatal(err)
 	}
 	t0 = time.Now()
-	fo, err := lift.BuildFirstOrder(ctx, m, db, lift.FirstOrderOptions{Ground: gopt, Colour: copt})
+	fo, err := firstorder.Build(ctx, m, db, firstorder.Options{Ground: gopt, Colour: copt})
 	if testing.Verbose() {
 		t.Logf("%s: first-order %.2fs (%v)", name, time.Since(t0).Seconds(), err)
 	}
-	if errors.Is(err, lift.ErrNotFirstOrder) {
+	if errors.Is(err, firstorder.ErrNotApplicable) {
 		return false
 	}
 	if err != nil {
@@ -202,11 +203,27 @@ func TestFirstOrderSmokers(t *testing.T) {
 	}
 }
 
-// The first-order network does not grow with the domain.
+// Larger domains, compared in full; the network does not grow with the
+// domain.
 func TestFirstOrderSmokersLarge(t *testing.T) {
-	m, db := parseModel(t, "person = {P0, P1, P2}\nSmokes(person)\nCancer(person)\nFriends(person, person)\n1.5 Smokes(x) => Cancer(x)\n1.1 Friends(x, y) ^ Smokes(x) => Smokes(y)\n", "Smokes(P0)\nSmokes(P1)\nSmokes(P2)\n")
-	_ = m
-	_ = db
+	nodes := -1
+	for _, n := range []int{40, 300} {
+		m, db := parseModel(t, smokersSrc(n), "Smokes(P0)\nSmokes(P1)\n!Smokes(P2)\nCancer(P3)\n")
+		if !compareFirstOrder(t, fmt.Sprintf("n=%d", n), m, db, ground.Options{Query: []string{"Smokes", "Cancer"}}, lift.Options{}) {
+			t.Fatal("refused")
+		}
+		net, err := firstorder.Build(context.Background(), m, db, firstorder.Options{Ground: ground.Options{Query: []string{"Smokes", "Cancer"}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if nodes >= 0 && net.NumNodes() != nodes {
+			t.Fatalf("n=%d: %d clusternodes, %d at the smaller n", n, net.NumNodes(), nodes)
+		}
+		nodes = net.NumNodes()
+		if net.Reduced.NumAtoms > 100 {
+			t.Fatalf("n=%d: the reduced model has %d ground atoms", n, net.Reduced.NumAtoms)
+		}
+	}
 }
 
 // Random small MLNs (internal/gen.SmallMLN), with their domains widened so
@@ -234,10 +251,10 @@ func TestFirstOrderRandom(t *testing.T) {
 // Every MLN of the repository's examples and test data that the
 // construction accepts.
 func TestFirstOrderRepoModels(t *testing.T) {
-	files, _ := filepath.Glob("../examples/mln/*.mln")
-	more, _ := filepath.Glob("../examples/mln/*/*.mln")
+	files, _ := filepath.Glob("../../examples/mln/*.mln")
+	more, _ := filepath.Glob("../../examples/mln/*/*.mln")
 	files = append(files, more...)
-	more, _ = filepath.Glob("../cmd/lifted/testdata/*/*.mln")
+	more, _ = filepath.Glob("../../cmd/lifted/testdata/*/*.mln")
 	files = append(files, more...)
 	accepted := 0
 	for _, f := range files {
@@ -276,7 +293,7 @@ func TestFirstOrderRepoModels(t *testing.T) {
 // The MLNs of ../shared/data/mln with each of their evidence files (and
 // none), where the grounding is small enough for a test.
 func TestFirstOrderSharedModels(t *testing.T) {
-	const root = "../../shared/data/mln"
+	const root = "../../../shared/data/mln"
 	if _, err := os.Stat(root); err != nil {
 		t.Skipf("%s is absent (the shared datasets are not checked out): %v", root, err)
 	}

@@ -1,4 +1,4 @@
-package lift
+package firstorder
 
 import (
 	"context"
@@ -13,16 +13,17 @@ import (
 
 	"github.com/lifted-dev/lifted/fg"
 	"github.com/lifted-dev/lifted/ground"
+	"github.com/lifted-dev/lifted/lift"
 	"github.com/lifted-dev/lifted/mln"
 )
 
-// ErrNotFirstOrder reports an MLN (or an option) that the first-order
+// ErrNotApplicable reports an MLN (or an option) that the first-order
 // construction does not handle; the caller grounds instead. The error's
 // text says why.
-var ErrNotFirstOrder = errors.New("first-order construction does not apply")
+var ErrNotApplicable = errors.New("first-order construction does not apply")
 
-// FirstOrderOptions configure BuildFirstOrder.
-type FirstOrderOptions struct {
+// Options configure Build.
+type Options struct {
 	// Ground holds the grounding options the construction must agree with
 	// (query predicates and atoms, world assumption, default weight,
 	// MaxArity, AlchemyCNF, ExactMax). Restrict and MergeDuplicates must be
@@ -30,21 +31,21 @@ type FirstOrderOptions struct {
 	Ground ground.Options
 	// Colour configures the colour passing it reproduces (Positional or
 	// CNF mode; Symmetric names ground table ids and is refused).
-	Colour Options
+	Colour lift.Options
 }
 
-// FirstOrder is the counted graph of an MLN built without grounding it:
+// Network is the counted graph of an MLN built without grounding it:
 // the Compressed that grounding (ground.Ground) followed by colour passing
 // (Compress, no evidence vector) gives, up to the numbering of
 // clusternodes and clusterfactors.
 //
 // Its Ground graph is not the ground graph but the grounding of a reduced
-// model (see BuildFirstOrder), and NodeOf and FactorOf cover that graph's
+// model (see Build), and NodeOf and FactorOf cover that graph's
 // variables and factors only; NodeSize, FactorSize and EdgeCount are the
 // counts of the full ground graph. Node finds the clusternode of any ground
 // atom of the full model.
-type FirstOrder struct {
-	*Compressed
+type Network struct {
+	*lift.Compressed
 	// Reduced is the grounding of the reduced model.
 	Reduced *ground.Grounding
 	// Atoms and Factors are the numbers of ground atoms (variables) and
@@ -75,7 +76,7 @@ type foClass struct {
 	reduced bool  // fewer representatives than members
 }
 
-// BuildFirstOrder computes the counted graph of m given db without
+// Build computes the counted graph of m given db without
 // grounding m: the colour-passing fixpoint on the first-order structure.
 //
 // The constants of each type are split into classes of interchangeable
@@ -101,10 +102,10 @@ type foClass struct {
 // stable colouring as colour passing on the ground graph: the time depends
 // on the number of classes and the formulas, not on the domain sizes.
 //
-// It returns an error wrapping ErrNotFirstOrder when the model has
+// It returns an error wrapping ErrNotApplicable when the model has
 // quantifiers, functions, mutually exclusive arguments, formulas that need
 // auxiliary variables or counts beyond int64.
-func BuildFirstOrder(ctx context.Context, m *mln.MLN, db *mln.DB, opt FirstOrderOptions) (*FirstOrder, error) {
+func Build(ctx context.Context, m *mln.MLN, db *mln.DB, opt Options) (*Network, error) {
 	start := time.Now()
 	if ctx == nil {
 		ctx = context.Background()
@@ -112,7 +113,7 @@ func BuildFirstOrder(ctx context.Context, m *mln.MLN, db *mln.DB, opt FirstOrder
 	if err := firstOrderApplies(m, opt); err != nil {
 		return nil, err
 	}
-	fo := &FirstOrder{m: m}
+	fo := &Network{m: m}
 	keep := fo.shatter(m, db)
 	fo.keep = keep
 
@@ -159,17 +160,17 @@ func BuildFirstOrder(ctx context.Context, m *mln.MLN, db *mln.DB, opt FirstOrder
 		if errors.Is(err, ground.ErrContradiction) || ctx.Err() != nil {
 			return nil, err
 		}
-		return nil, fmt.Errorf("%w: grounding the reduced model: %v", ErrNotFirstOrder, err)
+		return nil, fmt.Errorf("%w: grounding the reduced model: %v", ErrNotApplicable, err)
 	}
 	if aux {
-		return nil, fmt.Errorf("%w: a ground formula needs an auxiliary variable", ErrNotFirstOrder)
+		return nil, fmt.Errorf("%w: a ground formula needs an auxiliary variable", ErrNotApplicable)
 	}
 	g := gr.Graph
 	if g.NumVars() != gr.NumAtoms {
-		return nil, fmt.Errorf("%w: the grounding has auxiliary variables", ErrNotFirstOrder)
+		return nil, fmt.Errorf("%w: the grounding has auxiliary variables", ErrNotApplicable)
 	}
 	if len(factorOrbit) != g.NumFactors() || slices.Contains(factorOrbit, -1) {
-		return nil, fmt.Errorf("%w: a factor without a binding", ErrNotFirstOrder)
+		return nil, fmt.Errorf("%w: a factor without a binding", ErrNotApplicable)
 	}
 	fo.Reduced = gr
 
@@ -196,12 +197,12 @@ func BuildFirstOrder(ctx context.Context, m *mln.MLN, db *mln.DB, opt FirstOrder
 		atomOrbit[v] = id
 	}
 	if overflow {
-		return nil, fmt.Errorf("%w: a count exceeds 2^63", ErrNotFirstOrder)
+		return nil, fmt.Errorf("%w: a count exceeds 2^63", ErrNotApplicable)
 	}
 	fo.AtomOrbits, fo.FactorOrbits = len(aorb), len(forb)
 
 	// The network of patterns.
-	keys, sorted, initF := edgeKeys(g, opt.Colour)
+	keys, sorted, initF := lift.SlotKeys(g, opt.Colour)
 	type inc struct {
 		F   int32
 		key int32
@@ -214,7 +215,7 @@ func BuildFirstOrder(ctx context.Context, m *mln.MLN, db *mln.DB, opt FirstOrder
 			X := atomOrbit[v]
 			nx := aorb[X].size
 			if o.size%nx != 0 {
-				return nil, fmt.Errorf("lift: first-order counts are not equitable (pattern %d of %d formulas at a pattern of %d atoms)", F, o.size, nx)
+				return nil, fmt.Errorf("firstorder: counts are not equitable (pattern %d of %d formulas at a pattern of %d atoms)", F, o.size, nx)
 			}
 			incs[X] = append(incs[X], inc{F: int32(F), key: keys[g.FactorStart[f]+int64(p)], cnt: o.size / nx})
 		}
@@ -230,7 +231,7 @@ func BuildFirstOrder(ctx context.Context, m *mln.MLN, db *mln.DB, opt FirstOrder
 	if len(aorb) == 0 {
 		nvc = 0
 	}
-	var in interner
+	in := newInterner()
 	var buf []byte
 	var pairs []uint64
 	type agg struct {
@@ -242,7 +243,7 @@ func BuildFirstOrder(ctx context.Context, m *mln.MLN, db *mln.DB, opt FirstOrder
 	newV := make([]int32, len(aorb))
 	for {
 		if err := ctx.Err(); err != nil {
-			return nil, fmt.Errorf("%w: %w", ErrCancelled, err)
+			return nil, fmt.Errorf("%w: %w", lift.ErrCancelled, err)
 		}
 		fo.Iterations++
 		in.reset()
@@ -317,7 +318,7 @@ func BuildFirstOrder(ctx context.Context, m *mln.MLN, db *mln.DB, opt FirstOrder
 		factorSize[c], overflow = addChecked(factorSize[c], o.size, overflow)
 	}
 	if overflow {
-		return nil, fmt.Errorf("%w: a count exceeds 2^63", ErrNotFirstOrder)
+		return nil, fmt.Errorf("%w: a count exceeds 2^63", ErrNotApplicable)
 	}
 	c, err := buildCounted(g, varColor, nvc, nodeSize, factorColor, nfc, factorSize, keys)
 	if err != nil {
@@ -335,25 +336,25 @@ func BuildFirstOrder(ctx context.Context, m *mln.MLN, db *mln.DB, opt FirstOrder
 }
 
 // firstOrderApplies checks the model and the options.
-func firstOrderApplies(m *mln.MLN, opt FirstOrderOptions) error {
+func firstOrderApplies(m *mln.MLN, opt Options) error {
 	if m == nil {
-		return errors.New("lift: no MLN")
+		return errors.New("firstorder: no MLN")
 	}
 	switch {
 	case opt.Ground.Restrict != nil:
-		return fmt.Errorf("%w: a restricted grounding", ErrNotFirstOrder)
+		return fmt.Errorf("%w: a restricted grounding", ErrNotApplicable)
 	case opt.Ground.MergeDuplicates:
-		return fmt.Errorf("%w: merged duplicate ground formulas", ErrNotFirstOrder)
-	case opt.Colour.Mode == Symmetric:
-		return fmt.Errorf("%w: symmetric colour-passing mode", ErrNotFirstOrder)
+		return fmt.Errorf("%w: merged duplicate ground formulas", ErrNotApplicable)
+	case opt.Colour.Mode == lift.Symmetric:
+		return fmt.Errorf("%w: symmetric colour-passing mode", ErrNotApplicable)
 	case opt.Colour.MaxIter != 0:
-		return fmt.Errorf("%w: a bound on colour-passing rounds", ErrNotFirstOrder)
+		return fmt.Errorf("%w: a bound on colour-passing rounds", ErrNotApplicable)
 	case len(m.Funcs) > 0:
-		return fmt.Errorf("%w: the MLN has functions", ErrNotFirstOrder)
+		return fmt.Errorf("%w: the MLN has functions", ErrNotApplicable)
 	}
 	for _, d := range m.Preds {
 		if len(d.MutexArgs) > 0 {
-			return fmt.Errorf("%w: predicate %s has mutually exclusive arguments", ErrNotFirstOrder, d.Name)
+			return fmt.Errorf("%w: predicate %s has mutually exclusive arguments", ErrNotApplicable, d.Name)
 		}
 	}
 	for i, f := range m.Formulas {
@@ -366,7 +367,7 @@ func firstOrderApplies(m *mln.MLN, opt FirstOrderOptions) error {
 			return !quant
 		})
 		if quant {
-			return fmt.Errorf("%w: formula %d has a quantifier", ErrNotFirstOrder, i+1)
+			return fmt.Errorf("%w: formula %d has a quantifier", ErrNotApplicable, i+1)
 		}
 	}
 	return nil
@@ -374,7 +375,7 @@ func firstOrderApplies(m *mln.MLN, opt FirstOrderOptions) error {
 
 // shatter splits every type's constants into classes and returns the
 // constants to keep per type.
-func (fo *FirstOrder) shatter(m *mln.MLN, db *mln.DB) [][]int {
+func (fo *Network) shatter(m *mln.MLN, db *mln.DB) [][]int {
 	nt := len(m.Types)
 	doms := make([][]string, nt)
 	for i, t := range m.Types {
@@ -521,7 +522,7 @@ func indexIn(dom []string, name string) int {
 // first occurrence among the slots in that class. It returns the number of
 // bindings of the full model with this pattern, Π (m_c)_{j_c}, setting
 // overflow when that exceeds 2^63-1.
-func (fo *FirstOrder) pattern(key []byte, scratch []int32, types []int, binding []int32, overflow bool) ([]byte, []int32, uint64, bool) {
+func (fo *Network) pattern(key []byte, scratch []int32, types []int, binding []int32, overflow bool) ([]byte, []int32, uint64, bool) {
 	// scratch holds, per slot, the full constant (to find first
 	// occurrences); it may alias binding, which is read first.
 	full := scratch[:0]
@@ -578,8 +579,8 @@ func addChecked(a, b uint64, overflow bool) (uint64, bool) {
 // buildCounted is build with the sizes of the clusternodes and
 // clusterfactors given (they count ground atoms and formulas of the full
 // model, not the variables and factors of g).
-func buildCounted(g *fg.Graph, varColor []int32, nvc int, nodeSize []uint64, factorColor []int32, nfc int, factorSize []uint64, edgeKey []int32) (*Compressed, error) {
-	c := &Compressed{
+func buildCounted(g *fg.Graph, varColor []int32, nvc int, nodeSize []uint64, factorColor []int32, nfc int, factorSize []uint64, edgeKey []int32) (*lift.Compressed, error) {
+	c := &lift.Compressed{
 		Ground:       g,
 		NodeCard:     make([]int32, nvc),
 		NodeSize:     make([]int64, nvc),
@@ -644,7 +645,7 @@ func buildCounted(g *fg.Graph, varColor []int32, nvc int, nodeSize []uint64, fac
 		tot.Mul(&tot, big.NewInt(int64(c.EdgeMult[s])))
 		q.QuoRem(&tot, big.NewInt(c.NodeSize[c.EdgeNode[s]]), &r)
 		if r.Sign() != 0 || !q.IsInt64() {
-			return nil, fmt.Errorf("lift: first-order colouring is not stable: slot %d has %v ground edges over %d variables", s, &tot, c.NodeSize[c.EdgeNode[s]])
+			return nil, fmt.Errorf("firstorder: colouring is not stable: slot %d has %v ground edges over %d variables", s, &tot, c.NodeSize[c.EdgeNode[s]])
 		}
 		c.EdgeCount[s] = q.Int64()
 	}
@@ -671,7 +672,7 @@ func buildCounted(g *fg.Graph, varColor []int32, nvc int, nodeSize []uint64, fac
 // ground.Grounding.Var). It finds the atom's representative in the reduced
 // model: the same constants where their class is not reduced, otherwise the
 // class's representatives in order of first appearance.
-func (fo *FirstOrder) Node(pred int, args []int) (int32, mln.Truth) {
+func (fo *Network) Node(pred int, args []int) (int32, mln.Truth) {
 	if pred < 0 || pred >= len(fo.m.Preds) {
 		return -1, mln.Unknown
 	}
@@ -719,4 +720,60 @@ func (fo *FirstOrder) Node(pred int, args []int) (int32, mln.Truth) {
 		return -1, tr
 	}
 	return fo.NodeOf[v], mln.Unknown
+}
+
+// interner numbers byte strings densely in order of first appearance.
+type interner struct {
+	m map[string]int32
+	n int
+}
+
+func newInterner() *interner { return &interner{m: map[string]int32{}} }
+
+func (in *interner) reset() { clear(in.m); in.n = 0 }
+
+func (in *interner) intern(b []byte) int32 {
+	if id, ok := in.m[string(b)]; ok {
+		return id
+	}
+	id := int32(in.n)
+	in.m[string(b)] = id
+	in.n++
+	return id
+}
+
+// dense renumbers keys densely by first appearance into out.
+func dense(keys []uint64, out []int32) int {
+	m := make(map[uint64]int32)
+	for i, k := range keys {
+		id, ok := m[k]
+		if !ok {
+			id = int32(len(m))
+			m[k] = id
+		}
+		out[i] = id
+	}
+	return len(m)
+}
+
+// renumber makes class ids dense in order of first appearance.
+func renumber(c []int32) int {
+	m := map[int32]int32{}
+	for i, x := range c {
+		id, ok := m[x]
+		if !ok {
+			id = int32(len(m))
+			m[x] = id
+		}
+		c[i] = id
+	}
+	return len(m)
+}
+
+func sig(buf []byte, own int32, pairs []uint64) []byte {
+	buf = binary.LittleEndian.AppendUint32(buf, uint32(own))
+	for _, p := range pairs {
+		buf = binary.LittleEndian.AppendUint64(buf, p)
+	}
+	return buf
 }
