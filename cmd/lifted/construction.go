@@ -41,7 +41,7 @@ func firstOrderNetwork(ctx context.Context, mf *mlnFlags, pm *parsedMLN, colour 
 		return nil, "", usageError{fmt.Errorf("unknown --construction %q (want first-order or ground)", mf.construction)}
 	}
 	colour.Progress = nil
-	net, err := firstorder.Build(ctx, pm.m, pm.db, firstorder.Options{Ground: pm.opt, Colour: colour})
+	net, err := firstorder.Build(ctx, pm.m, pm.db, firstorder.Options{Ground: pm.opt, Colour: colour, OnlyIfSmaller: true})
 	if errors.Is(err, firstorder.ErrNotApplicable) {
 		return nil, strings.TrimPrefix(err.Error(), firstorder.ErrNotApplicable.Error()+": "), nil
 	}

@@ -32,6 +32,11 @@ type Options struct {
 	// Colour configures the colour passing it reproduces (Positional or
 	// CNF mode; Symmetric names ground table ids and is refused).
 	Colour lift.Options
+	// OnlyIfSmaller refuses (ErrNotApplicable) a model where the reduced
+	// model keeps more than half of the constants: the evidence tells
+	// most constants apart, the reduced model is nearly the full one, and
+	// grounding directly is faster.
+	OnlyIfSmaller bool
 }
 
 // Network is the counted graph of an MLN built without grounding it:
@@ -116,6 +121,15 @@ func Build(ctx context.Context, m *mln.MLN, db *mln.DB, opt Options) (*Network, 
 	fo := &Network{m: m}
 	keep := fo.shatter(m, db)
 	fo.keep = keep
+	if opt.OnlyIfSmaller {
+		var total int64
+		for _, c := range fo.classes {
+			total += c.size
+		}
+		if 2*int64(fo.Kept) > total {
+			return nil, fmt.Errorf("%w: the evidence and the formulas tell most constants apart (the reduced model keeps %d of %d constants)", ErrNotApplicable, fo.Kept, total)
+		}
+	}
 
 	// Ground the reduced model, recording each factor's binding pattern.
 	type orbit struct {
