@@ -475,7 +475,18 @@ func (fo *Network) shatter(m *mln.MLN, db *mln.DB) [][]int {
 	for ti, dom := range doms {
 		co := make([]int32, len(dom))
 		byKey := map[string]int32{}
+		anon := int32(-1) // the class of constants with no evidence, named by no formula
 		for c := range dom {
+			if !single[ti][c] && (sigs[ti] == nil || sigs[ti][c] == "") && anon >= 0 {
+				cl := &fo.classes[anon]
+				cl.size++
+				if len(cl.kept) < kOf[ti] {
+					cl.kept = append(cl.kept, c)
+					keep[ti] = append(keep[ti], c)
+				}
+				co[c] = anon
+				continue
+			}
 			var k string
 			switch {
 			case single[ti][c]:
@@ -490,6 +501,9 @@ func (fo *Network) shatter(m *mln.MLN, db *mln.DB) [][]int {
 				id = int32(len(fo.classes))
 				byKey[k] = id
 				fo.classes = append(fo.classes, foClass{typ: ti})
+				if k == "" {
+					anon = id
+				}
 			}
 			cl := &fo.classes[id]
 			cl.size++
