@@ -26,7 +26,7 @@ const (
 )
 
 func registerConstruction(fl *pflag.FlagSet, v *string) {
-	fl.StringVar(v, "construction", constructFirstOrder, "MLN: how lifted BP's counted graph is made: first-order (from the MLN without grounding it, where that applies; otherwise grounded) or ground (ground, then colour passing)")
+	fl.StringVar(v, "construction", "", "MLN: how lifted BP's counted graph is made: first-order (from the MLN without grounding it, where that applies; otherwise grounded) or ground (ground, then colour passing); by default first-order where the evidence leaves most constants interchangeable")
 }
 
 // firstOrderNetwork builds the counted graph from the MLN when the flags
@@ -41,7 +41,7 @@ func firstOrderNetwork(ctx context.Context, mf *mlnFlags, pm *parsedMLN, colour 
 		return nil, "", usageError{fmt.Errorf("unknown --construction %q (want first-order or ground)", mf.construction)}
 	}
 	colour.Progress = nil
-	net, err := firstorder.Build(ctx, pm.m, pm.db, firstorder.Options{Ground: pm.opt, Colour: colour, OnlyIfSmaller: true})
+	net, err := firstorder.Build(ctx, pm.m, pm.db, firstorder.Options{Ground: pm.opt, Colour: colour, OnlyIfSmaller: mf.construction == ""})
 	if errors.Is(err, firstorder.ErrNotApplicable) {
 		return nil, strings.TrimPrefix(err.Error(), firstorder.ErrNotApplicable.Error()+": "), nil
 	}
