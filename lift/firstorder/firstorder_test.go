@@ -192,6 +192,7 @@ func TestFirstOrderSmokers(t *testing.T) {
 		{9, "Smokes(P0)\nSmokes(P1)\nSmokes(P2)\n", nil},
 		{9, "Smokes(P0)\nFriends(P0, P1)\n!Cancer(P3)\n", nil},
 		{7, "Smokes(P0)\nFriends(P0, P1)\nFriends(P1, P2)\n", []string{"Friends"}},
+		{7, "Smokes(P0)\nSmokes(P1)\nCancer(P0)\nCancer(P4)\n!Cancer(P5)\n?Smokes(P6)\n", nil},
 	} {
 		m, db := parseModel(t, smokersSrc(tc.n), tc.db)
 		for _, mode := range []lift.Mode{lift.Positional, lift.CNF} {
@@ -230,7 +231,7 @@ func TestFirstOrderSmokersLarge(t *testing.T) {
 // that classes are reduced.
 func TestFirstOrderRandom(t *testing.T) {
 	r := rand.New(rand.NewPCG(14, 1))
-	done := 0
+	done, closed := 0, 0
 	for i := range 150 {
 		src, db := gen.SmallMLN(r, gen.MLNShape{Formulas: 3, HardOneIn: 5})
 		if i%2 == 1 {
@@ -242,9 +243,15 @@ func TestFirstOrderRandom(t *testing.T) {
 				done++
 			}
 		}
+		// P closed-world (its evidence fixes every P atom), Alchemy's
+		// clause weighting, the exact auxiliary-variable representation.
+		gopt := ground.Options{Query: []string{"Q", "R"}, AlchemyCNF: i%3 == 0, ExactMax: i%3 == 1}
+		if compareFirstOrder(t, fmt.Sprintf("random %d closed P %+v\n%s\n%s", i, gopt, src, db), m, d, gopt, lift.Options{}) {
+			closed++
+		}
 	}
-	if done < 200 {
-		t.Fatalf("only %d of 300 random models compared", done)
+	if done < 200 || closed < 100 {
+		t.Fatalf("only %d of 300 random models compared, and %d of 150 with P closed-world", done, closed)
 	}
 }
 
@@ -330,4 +337,26 @@ func TestFirstOrderSharedModels(t *testing.T) {
 		}
 	}
 	t.Logf("%d of %d (model, evidence) pairs compared", accepted, tried)
+}
+
+// Constants in formulas, two types, equality, a hard formula.
+func TestFirstOrderConstantsAndTypes(t *testing.T) {
+	src := `person = {A, B, C, D, E, F, G}
+club = {K1, K2, K3, K4, K5}
+Smokes(person)
+Member(person, club)
+Likes(person, person)
+1.2 Smokes(x) ^ Member(x, c) => Smokes(A)
+0.7 Likes(x, y) ^ x != y ^ Member(x, c) => Member(y, c)
+-0.4 Likes(x, B) v Member(x, K2)
+Member(x, K1) => Smokes(x).
+`
+	for _, db := range []string{"", "Smokes(C)\nSmokes(D)\nMember(E, K3)\n!Smokes(F)\n"} {
+		m, d := parseModel(t, src, db)
+		for _, mode := range []lift.Mode{lift.Positional, lift.CNF} {
+			if !compareFirstOrder(t, fmt.Sprintf("%q %v", db, mode), m, d, ground.Options{Query: []string{"Smokes", "Member", "Likes"}}, lift.Options{Mode: mode}) {
+				t.Fatal("refused")
+			}
+		}
+	}
 }
