@@ -67,6 +67,7 @@ type Network struct {
 	Seconds    float64
 
 	m       *mln.MLN
+	db      *mln.DB
 	classOf [][]int32 // per type: constant → class
 	classes []foClass
 	keepIdx [][]int32 // per type: constant → index in the reduced domain, or -1
@@ -118,7 +119,7 @@ func Build(ctx context.Context, m *mln.MLN, db *mln.DB, opt Options) (*Network, 
 	if err := firstOrderApplies(m, opt); err != nil {
 		return nil, err
 	}
-	fo := &Network{m: m}
+	fo := &Network{m: m, db: db}
 	keep := fo.shatter(m, db)
 	fo.keep = keep
 	if opt.OnlyIfSmaller {
@@ -745,6 +746,11 @@ func (fo *Network) Node(pred int, args []int) (int32, mln.Truth) {
 	}
 	v, tr := fo.Reduced.Var(pred, red)
 	if v < 0 {
+		if fo.db != nil {
+			if t, ok := fo.db.Lookup(pred, args); ok {
+				return -1, t
+			}
+		}
 		return -1, tr
 	}
 	return fo.NodeOf[v], mln.Unknown
