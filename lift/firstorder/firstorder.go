@@ -570,16 +570,22 @@ func (fo *Network) pattern(key []byte, scratch []int32, types []int, binding []i
 		}
 		// rank among distinct constants of class cl in earlier slots
 		rank, first := 0, -1
-		seen := make(map[int32]bool, 4)
-		for t := 0; t < s; t++ {
+		for t := 0; t < s && first < 0; t++ {
 			if types[t] != ti || fo.classOf[ti][full[t]] != cl {
 				continue
 			}
-			if full[t] == c && first < 0 {
+			if full[t] == c {
 				first = rank
+				continue
 			}
-			if !seen[full[t]] {
-				seen[full[t]] = true
+			dup := false
+			for u := 0; u < t; u++ {
+				if full[u] == full[t] && types[u] == ti {
+					dup = true
+					break
+				}
+			}
+			if !dup {
 				rank++
 			}
 		}
