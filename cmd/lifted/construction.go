@@ -15,6 +15,7 @@ import (
 
 	"github.com/lifted-dev/lifted/ground"
 	"github.com/lifted-dev/lifted/infer"
+	"github.com/lifted-dev/lifted/infer/exact"
 	"github.com/lifted-dev/lifted/lift"
 	"github.com/lifted-dev/lifted/lift/firstorder"
 )
@@ -72,6 +73,13 @@ func inferFirstOrder(ctx context.Context, cmd *cobra.Command, f *inferFlags, pm 
 	if net == nil || err != nil {
 		return false, why, err
 	}
+	return runFirstOrder(ctx, f, pm, path, alg, opt, net, "", "", stdout)
+}
+
+// runFirstOrder runs alg on the first-order network and writes the answer;
+// method and reason, if set, go to the statistics (a run that auto sent
+// to lifted BP).
+func runFirstOrder(ctx context.Context, f *inferFlags, pm *parsedMLN, path string, alg infer.Algorithm, opt infer.Options, net *firstorder.Network, method, reason string, stdout io.Writer) (bool, string, error) {
 	prog := newProgress(f.quiet)
 	progressHooks(&opt, prog)
 	ans, err := infer.RunCounted(ctx, alg, net.Compressed, opt)
@@ -82,6 +90,7 @@ func inferFirstOrder(ctx context.Context, cmd *cobra.Command, f *inferFlags, pm 
 	ans.LogZKind = infer.NoLogZ // the evidence offset is not lifted
 	ans.Stats.Variables, ans.Stats.Factors, ans.Stats.Edges = int(net.Atoms), int(net.Factors), int(groundEdges(net.Compressed))
 	ans.Stats.ColorIter, ans.Stats.ColorSeconds = net.Iterations, net.Seconds
+	ans.Stats.Method, ans.Stats.MethodReason = method, reason
 	reportRun(ans, f.quiet)
 	st := firstOrderStats(ans.Stats, net)
 	err = writeOutput(f.output, stdout, func(w io.Writer) error {
@@ -94,6 +103,35 @@ func inferFirstOrder(ctx context.Context, cmd *cobra.Command, f *inferFlags, pm 
 		fmt.Fprintln(os.Stderr, firstOrderSummary(ans.Stats, net))
 	}
 	return true, "", err
+}
+
+// inferTooLarge answers with lifted BP on the first-order network when
+// --method auto (which chooses on the grounding) meets a model too large
+// to ground: auto would fall back to lifted BP, and the first-order
+// network is what lifted BP needs. It reports whether it answered.
+func inferTooLarge(ctx context.Context, f *inferFlags, pm *parsedMLN, path string, alg infer.Algorithm, opt infer.Options, groundErr error, stdout io.Writer) (bool, error) {
+	a, ok := alg.(*exact.Auto)
+	if !ok || !errors.Is(groundErr, ground.ErrTooLarge) || f.construction == constructGround || opt.Query.Task == infer.MAP {
+		return false, nil
+	}
+	mf := f.mlnFlags
+	mf.construction = constructFirstOrder // grounding is no alternative
+	net, _, err := firstOrderNetwork(ctx, &mf, pm, opt.Colour)
+	if net == nil || err != nil {
+		return false, nil
+	}
+	reason := "the grounding is too large (" + shortReason(groundErr) + "); lifted BP on the first-order network"
+	_, _, err = runFirstOrder(ctx, f, pm, path, a.LBP, opt, net, "lbp", reason, stdout)
+	return true, err
+}
+
+// shortReason keeps the first clause of an error message.
+func shortReason(err error) string {
+	s := err.Error()
+	if i := strings.Index(s, ";"); i > 0 {
+		s = s[:i]
+	}
+	return s
 }
 
 // groundEdges is the number of ground edges a counted graph represents.

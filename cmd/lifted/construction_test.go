@@ -102,3 +102,20 @@ func TestInferFirstOrderEqualsGround(t *testing.T) {
 		t.Errorf("--construction sideways: exit %d: %s", code, stderr)
 	}
 }
+
+// --method auto on a model too large to ground answers with lifted BP on
+// the first-order network, and says so.
+func TestInferAutoTooLargeFirstOrder(t *testing.T) {
+	model, db := writeSmokers(t, 60)
+	out, stderr, code := run(t, "infer", model, "-e", db, "-q", "Smokes,Cancer", "--max-ground", "100")
+	if code != 0 || !strings.Contains(stderr, "lifted: method lbp: the grounding is too large") {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	want, _, _ := run(t, "infer", model, "-e", db, "-q", "Smokes,Cancer", "--method", "lbp", "--construction", "ground")
+	if out != want {
+		t.Fatalf("auto on the first-order network:\n%.200s\nground lifted BP:\n%.200s", out, want)
+	}
+	if _, stderr, code := run(t, "infer", model, "-e", db, "-q", "Smokes,Cancer", "--max-ground", "100", "--construction", "ground"); code == 0 || !strings.Contains(stderr, "raise --max-ground") {
+		t.Fatalf("--construction ground: exit %d: %s", code, stderr)
+	}
+}

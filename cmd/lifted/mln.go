@@ -253,6 +253,9 @@ func runInferMLN(ctx context.Context, cmd *cobra.Command, f *inferFlags, path st
 	}
 	mm, err := pm.ground(ctx, path, f.quiet)
 	if err != nil {
+		if done, err := inferTooLarge(ctx, f, pm, path, alg, opt, err, stdout); done {
+			return err
+		}
 		return err
 	}
 	mm.notFirstOrder = why
