@@ -33,7 +33,8 @@
 // graph), and lift may not import ground: ground's tests run inference,
 // which imports lift.
 //
-// Where it does not apply (quantifiers, functions, mutually exclusive
+// Where it does not apply (quantifiers over a type with interchangeable
+// constants, functions, mutually exclusive
 // arguments, ground formulas that need auxiliary variables, merged
 // duplicate ground formulas, Symmetric colour mode) Build returns an error
 // wrapping ErrNotApplicable that says why, and the caller grounds. log Z

@@ -109,7 +109,7 @@ type foClass struct {
 // on the number of classes and the formulas, not on the domain sizes.
 //
 // It returns an error wrapping ErrNotApplicable when the model has
-// quantifiers, functions, mutually exclusive arguments, formulas that need
+// quantifiers over a type with interchangeable constants, functions, mutually exclusive arguments, formulas that need
 // auxiliary variables or counts beyond int64.
 func Build(ctx context.Context, m *mln.MLN, db *mln.DB, opt Options) (*Network, error) {
 	start := time.Now()
@@ -122,6 +122,9 @@ func Build(ctx context.Context, m *mln.MLN, db *mln.DB, opt Options) (*Network, 
 	fo := &Network{m: m, db: db}
 	keep := fo.shatter(m, db)
 	fo.keep = keep
+	if err := fo.checkQuantifiers(m); err != nil {
+		return nil, err
+	}
 	if opt.OnlyIfSmaller {
 		var total int64
 		for _, c := range fo.classes {
@@ -372,17 +375,40 @@ func firstOrderApplies(m *mln.MLN, opt Options) error {
 			return fmt.Errorf("%w: predicate %s has mutually exclusive arguments", ErrNotApplicable, d.Name)
 		}
 	}
+	return nil
+}
+
+// checkQuantifiers refuses a formula that quantifies over a type with a
+// reduced class: its ground formulas expand the quantifier over the whole
+// domain, which the reduced model does not have. Over a type whose
+// constants are all told apart (no class reduced) the reduced domain is
+// the full one and the expansion is the same.
+func (fo *Network) checkQuantifiers(m *mln.MLN) error {
+	reduced := make([]bool, len(m.Types))
+	for _, c := range fo.classes {
+		if c.reduced {
+			reduced[c.typ] = true
+		}
+	}
 	for i, f := range m.Formulas {
-		quant := false
+		var bad string
 		mln.Inspect(f.Expr, func(e mln.Expr) bool {
-			switch e.(type) {
-			case *mln.Exists, *mln.Forall:
-				quant = true
+			var vars []*mln.Var
+			switch q := e.(type) {
+			case *mln.Exists:
+				vars = q.Vars
+			case *mln.Forall:
+				vars = q.Vars
 			}
-			return !quant
+			for _, v := range vars {
+				if ti := m.TypeIndex(v.Type); ti < 0 || reduced[ti] {
+					bad = v.Type
+				}
+			}
+			return bad == ""
 		})
-		if quant {
-			return fmt.Errorf("%w: formula %d has a quantifier", ErrNotApplicable, i+1)
+		if bad != "" {
+			return fmt.Errorf("%w: formula %d quantifies over type %s, whose constants are not all told apart", ErrNotApplicable, i+1, bad)
 		}
 	}
 	return nil

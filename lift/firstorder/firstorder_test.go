@@ -360,3 +360,27 @@ Member(x, K1) => Smokes(x).
 		}
 	}
 }
+
+// A quantifier over a type whose constants are all told apart (here named
+// by formulas) is expanded as the grounding does; one over a type with
+// interchangeable constants is refused.
+func TestFirstOrderQuantifiers(t *testing.T) {
+	src := `person = {A, B, C, D, E, F, G, H}
+club = {K1, K2}
+Smokes(person)
+Member(person, club)
+Likes(person, person)
+1.2 Member(x, K1) ^ Member(y, K2) => Likes(x, y)
+0.8 Smokes(x) => EXIST c Member(x, c)
+-0.5 FORALL c Member(x, c) => Smokes(x)
+`
+	m, d := parseModel(t, src, "Smokes(A)\n!Smokes(B)\n")
+	if !compareFirstOrder(t, "quantified club", m, d, ground.Options{Query: []string{"Smokes", "Member", "Likes"}}, lift.Options{}) {
+		t.Fatal("refused")
+	}
+	m, d = parseModel(t, src+"0.3 Smokes(x) ^ EXIST y Likes(x, y)\n", "Smokes(A)\n")
+	_, err := firstorder.Build(context.Background(), m, d, firstorder.Options{Ground: ground.Options{Query: []string{"Smokes", "Member", "Likes"}}})
+	if !errors.Is(err, firstorder.ErrNotApplicable) || !strings.Contains(err.Error(), "quantifies over type person") {
+		t.Fatalf("EXIST over people: %v", err)
+	}
+}
