@@ -211,6 +211,9 @@ func prepare(m *mln.MLN, db *mln.DB, opt Options) (*prepared, error) {
 	if err != nil {
 		return nil, err
 	}
+	if opt.Restrict != nil && opt.Restrict.OnOffset != nil {
+		opt.naive = true
+	}
 	p := &prepared{m: m, db: db, opt: opt, at: at, closed: closed, maxArity: opt.MaxArity, maxGr: opt.MaxGround}
 	if p.maxArity <= 0 {
 		p.maxArity = 12

@@ -24,6 +24,17 @@ type Restriction struct {
 	// factor's index, or -1 for a ground formula represented with an
 	// auxiliary variable. The slices are reused after the call returns.
 	OnFactor func(formula int, slotTypes []int, binding []int32, factor int32)
+	// OnOffset, if set, is called with every term the grounding adds to
+	// Grounding.LogZOffset for one binding (the scale taken out of a
+	// factor's table, the weight of a soft ground formula the evidence
+	// makes true, the constant of a ground formula whose table is
+	// constant), with the binding as for OnFactor; a binding of nil stands
+	// for every binding of a formula whose value is the same for all
+	// (each contributing logZ). Setting it makes the grounding visit every
+	// binding (no pruning), which is slower: use it on small models. The
+	// terms for open-world predicates that no formula mentions are not
+	// reported.
+	OnOffset func(formula int, slotTypes []int, binding []int32, logZ float64)
 }
 
 // restrict replaces the domains by their kept constants.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -33,7 +34,7 @@ func registerConstruction(fl *pflag.FlagSet, v *string) {
 // firstOrderNetwork builds the counted graph from the MLN when the flags
 // allow it; it returns nil and the reason when the model is to be
 // grounded instead.
-func firstOrderNetwork(ctx context.Context, mf *mlnFlags, pm *parsedMLN, colour lift.Options) (*firstorder.Network, string, error) {
+func firstOrderNetwork(ctx context.Context, mf *mlnFlags, pm *parsedMLN, colour lift.Options, logZ bool) (*firstorder.Network, string, error) {
 	switch mf.construction {
 	case constructGround:
 		return nil, "--construction ground", nil
@@ -42,7 +43,7 @@ func firstOrderNetwork(ctx context.Context, mf *mlnFlags, pm *parsedMLN, colour 
 		return nil, "", usageError{fmt.Errorf("unknown --construction %q (want first-order or ground)", mf.construction)}
 	}
 	colour.Progress = nil
-	net, err := firstorder.Build(ctx, pm.m, pm.db, firstorder.Options{Ground: pm.opt, Colour: colour, OnlyIfSmaller: mf.construction == ""})
+	net, err := firstorder.Build(ctx, pm.m, pm.db, firstorder.Options{Ground: pm.opt, Colour: colour, OnlyIfSmaller: mf.construction == "", LogZ: logZ})
 	if errors.Is(err, firstorder.ErrNotApplicable) {
 		return nil, strings.TrimPrefix(err.Error(), firstorder.ErrNotApplicable.Error()+": "), nil
 	}
@@ -69,7 +70,7 @@ func inferFirstOrder(ctx context.Context, cmd *cobra.Command, f *inferFlags, pm 
 	case opt.Query.Task == infer.MAP:
 		return false, "MAP queries print a ground assignment", nil
 	}
-	net, why, err := firstOrderNetwork(ctx, &f.mlnFlags, pm, opt.Colour)
+	net, why, err := firstOrderNetwork(ctx, &f.mlnFlags, pm, opt.Colour, f.outFormat == "json")
 	if net == nil || err != nil {
 		return false, why, err
 	}
@@ -87,7 +88,9 @@ func runFirstOrder(ctx context.Context, f *inferFlags, pm *parsedMLN, path strin
 	if err != nil {
 		return true, "", notConverged(path, mlnError(path, err))
 	}
-	ans.LogZKind = infer.NoLogZ // the evidence offset is not lifted
+	if math.IsNaN(net.LogZOffset) {
+		ans.LogZKind = infer.NoLogZ // the evidence offset was not computed
+	}
 	ans.Stats.Variables, ans.Stats.Factors, ans.Stats.Edges = int(net.Atoms), int(net.Factors), int(groundEdges(net.Compressed))
 	ans.Stats.ColorIter, ans.Stats.ColorSeconds = net.Iterations, net.Seconds
 	ans.Stats.Method, ans.Stats.MethodReason = method, reason
@@ -116,7 +119,7 @@ func inferTooLarge(ctx context.Context, f *inferFlags, pm *parsedMLN, path strin
 	}
 	mf := f.mlnFlags
 	mf.construction = constructFirstOrder // grounding is no alternative
-	net, _, err := firstOrderNetwork(ctx, &mf, pm, opt.Colour)
+	net, _, err := firstOrderNetwork(ctx, &mf, pm, opt.Colour, f.outFormat == "json")
 	if net == nil || err != nil {
 		return false, nil
 	}
@@ -188,7 +191,8 @@ func writeFirstOrderAlchemy(w io.Writer, pm *parsedMLN, net *firstorder.Network,
 	})
 }
 
-// writeFirstOrderJSON is writeMLNJSON for a first-order run (log_z null).
+// writeFirstOrderJSON is writeMLNJSON for a first-order run (log_z null
+// where the evidence offset was not computed).
 func writeFirstOrderJSON(w io.Writer, pm *parsedMLN, net *firstorder.Network, ans *infer.Answer, st mlnStats) error {
 	if _, err := io.WriteString(w, `{"marginals":{`); err != nil {
 		return err
@@ -210,7 +214,8 @@ func writeFirstOrderJSON(w io.Writer, pm *parsedMLN, net *firstorder.Network, an
 	if err != nil {
 		return err
 	}
-	_, err = fmt.Fprintf(w, `},"log_z":null,"stats":%s}`+"\n", b)
+	lz, _ := json.Marshal(logZ(ans, net.LogZOffset))
+	_, err = fmt.Fprintf(w, `},"log_z":%s,"stats":%s}`+"\n", lz, b)
 	return err
 }
 
@@ -218,7 +223,7 @@ func writeFirstOrderJSON(w io.Writer, pm *parsedMLN, net *firstorder.Network, an
 // first-order counted graph: the ground atoms and formulas it represents,
 // what was grounded to build it, and its clusternodes and clusterfactors.
 func compressFirstOrder(ctx context.Context, quiet bool, mf *mlnFlags, pm *parsedMLN, path string, colour lift.Options, output string, stdout io.Writer) (bool, string, error) {
-	net, why, err := firstOrderNetwork(ctx, mf, pm, colour)
+	net, why, err := firstOrderNetwork(ctx, mf, pm, colour, false)
 	if net == nil || err != nil {
 		return false, why, withPathErr(path, err)
 	}

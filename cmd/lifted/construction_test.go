@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -78,6 +79,9 @@ func TestInferFirstOrderEqualsGround(t *testing.T) {
 		if d := p - res[0].Marginals[k]; d > 1e-12 || d < -1e-12 {
 			t.Fatalf("%s: %v first-order, %v ground", k, res[0].Marginals[k], p)
 		}
+	}
+	if res[0].LogZ == nil || res[1].LogZ == nil || math.Abs(*res[0].LogZ-*res[1].LogZ) > 1e-9*math.Abs(*res[1].LogZ) {
+		t.Errorf("log_z %v first-order, %v ground", res[0].LogZ, res[1].LogZ)
 	}
 	if len(res[0].Marginals) != len(res[1].Marginals) {
 		t.Fatalf("%d and %d marginals", len(res[0].Marginals), len(res[1].Marginals))

@@ -37,6 +37,7 @@
 // constants, functions, mutually exclusive
 // arguments, ground formulas that need auxiliary variables, merged
 // duplicate ground formulas, Symmetric colour mode) Build returns an error
-// wrapping ErrNotApplicable that says why, and the caller grounds. log Z
-// is not computed (the grounder's evidence offset is not lifted).
+// wrapping ErrNotApplicable that says why, and the caller grounds. With
+// Options.LogZ the grounder's evidence offset of log Z is counted too, over
+// the binding patterns of the reduced model (Network.LogZOffset).
 package firstorder

@@ -2,6 +2,7 @@ package firstorder
 
 import (
 	"context"
+	"math"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -22,6 +23,10 @@ import (
 // text says why.
 var ErrNotApplicable = errors.New("first-order construction does not apply")
 
+// MaxLogZBindings bounds the bindings of the reduced model that
+// Options.LogZ enumerates.
+const MaxLogZBindings = 1e7
+
 // Options configure Build.
 type Options struct {
 	// Ground holds the grounding options the construction must agree with
@@ -37,6 +42,11 @@ type Options struct {
 	// most constants apart, the reduced model is nearly the full one, and
 	// grounding directly is faster.
 	OnlyIfSmaller bool
+	// LogZ computes Network.LogZOffset, the grounding's evidence offset of
+	// log Z for the full model; it makes the reduced grounding visit every
+	// binding of every formula, and is skipped (LogZOffset NaN) when those
+	// are more than MaxLogZBindings.
+	LogZ bool
 }
 
 // Network is the counted graph of an MLN built without grounding it:
@@ -62,6 +72,10 @@ type Network struct {
 	// AtomOrbits and FactorOrbits are the sizes of the network colour
 	// passing ran on (atom patterns and binding patterns).
 	AtomOrbits, FactorOrbits int
+	// LogZOffset is, with Options.LogZ, ground.Grounding.LogZOffset of
+	// the full model: log Z of the MLN given the evidence is log Z of the
+	// counted graph plus LogZOffset (NaN without Options.LogZ).
+	LogZOffset float64
 	// Iterations of colour passing on that network; Seconds in all.
 	Iterations int
 	Seconds    float64
@@ -173,6 +187,43 @@ func Build(ctx context.Context, m *mln.MLN, db *mln.DB, opt Options) (*Network, 
 		}
 		factorOrbit[f] = id
 	}}
+	offKeys := map[string]bool{}
+	var offset float64
+	if opt.LogZ {
+		var total float64
+		for _, f := range m.Formulas {
+			n := 1.0
+			for _, v := range f.Vars {
+				if ti := m.TypeIndex(v.Type); ti >= 0 {
+					n *= float64(len(keep[ti]))
+				}
+			}
+			total += n
+		}
+		opt.LogZ = total <= MaxLogZBindings
+	}
+	if opt.LogZ {
+		var okey []byte
+		var olabels []int32
+		gopt.Restrict.OnOffset = func(formula int, slotTypes []int, binding []int32, logZ float64) {
+			if binding == nil {
+				n := 1.0
+				for _, ti := range slotTypes {
+					n *= float64(len(fo.classOf[ti]))
+				}
+				offset += logZ * n
+				return
+			}
+			okey = binary.LittleEndian.AppendUint32(okey[:0], uint32(formula))
+			okey = binary.LittleEndian.AppendUint64(okey, math.Float64bits(logZ))
+			var n uint64
+			okey, olabels, n, overflow = fo.pattern(okey, olabels, slotTypes, binding, overflow)
+			if !offKeys[string(okey)] {
+				offKeys[string(okey)] = true
+				offset += logZ * float64(n)
+			}
+		}
+	}
 	gr, err := ground.Ground(ctx, m, db, gopt)
 	if err != nil {
 		if errors.Is(err, ground.ErrContradiction) || ctx.Err() != nil {
@@ -191,6 +242,10 @@ func Build(ctx context.Context, m *mln.MLN, db *mln.DB, opt Options) (*Network, 
 		return nil, fmt.Errorf("%w: a factor without a binding", ErrNotApplicable)
 	}
 	fo.Reduced = gr
+	fo.LogZOffset = math.NaN()
+	if opt.LogZ {
+		fo.LogZOffset = offset + fo.logUnused(m, db, gr, gopt)
+	}
 
 	// Atom patterns.
 	var aorb []orbit
@@ -842,4 +897,55 @@ func sig(buf []byte, own int32, pairs []uint64) []byte {
 		buf = binary.LittleEndian.AppendUint64(buf, p)
 	}
 	return buf
+}
+
+// logUnused is the grounding's log 2 per open-world atom of a predicate
+// that no formula mentions and that is not queried, in the full model.
+func (fo *Network) logUnused(m *mln.MLN, db *mln.DB, gr *ground.Grounding, gopt ground.Options) float64 {
+	used := make([]bool, len(m.Preds))
+	for _, q := range gopt.Query {
+		name := strings.TrimLeft(strings.TrimSpace(q), "!?*")
+		if i := strings.IndexByte(name, '('); i >= 0 {
+			name = strings.TrimSpace(name[:i])
+		}
+		if i := m.PredIndex(name); i >= 0 {
+			used[i] = true
+		}
+	}
+	for _, f := range m.Formulas {
+		w := f.Weight
+		if !f.HasWeight && gopt.UseDefaultWeight {
+			w = gopt.DefaultWeight
+		}
+		if !f.Hard && w == 0 {
+			continue // not compiled: a constant factor 1
+		}
+		mln.Inspect(f.Expr, func(e mln.Expr) bool {
+			if a, ok := e.(*mln.Atom); ok {
+				if i := m.PredIndex(a.Pred); i >= 0 {
+					used[i] = true
+				}
+			}
+			return true
+		})
+	}
+	var sum float64
+	for i, d := range m.Preds {
+		if used[i] || gr.Closed[d.Name] || len(d.MutexArgs) > 0 {
+			continue
+		}
+		n := 1.0
+		for _, ti := range d.TypeIdx {
+			n *= float64(len(fo.classOf[ti]))
+		}
+		if db != nil {
+			for _, a := range db.Atoms {
+				if a.Pred == i && a.Truth != mln.Unknown {
+					n--
+				}
+			}
+		}
+		sum += n * math.Ln2
+	}
+	return sum
 }

@@ -133,10 +133,33 @@ func compareFirstOrder(t *testing.T, name string, m *mln.MLN, db *mln.DB, gopt g
 	if !slices.Equal(dg, df) {
 		t.Fatalf("%s: clusterfactors differ:\nground      %v\nfirst-order %v", name, dg, df)
 	}
+	// The evidence offset of log Z, where the reduced model is small
+	// enough to enumerate every binding.
+	var bindings float64
+	for _, f := range gr.Formulas {
+		bindings += f.Groundings
+	}
+	checkLogZ := bindings < 2e5
+	var foz *firstorder.Network
+	if checkLogZ {
+		foz, err = firstorder.Build(ctx, m, db, firstorder.Options{Ground: gopt, Colour: copt, LogZ: true})
+		if err != nil {
+			t.Fatalf("%s: with LogZ: %v", name, err)
+		}
+		if d := math.Abs(foz.LogZOffset - gr.LogZOffset); d > 1e-9*math.Max(1, math.Abs(gr.LogZOffset)) {
+			t.Fatalf("%s: log Z offset %v first-order, %v ground", name, foz.LogZOffset, gr.LogZOffset)
+		}
+	}
 	// BP marginals.
 	for _, opt := range []bp.Options{{MaxIter: 200, Tol: 1e-13}} {
 		rg, err1 := bp.Run(ctx, c, opt)
 		rf, err2 := bp.Run(ctx, fo.Compressed, opt)
+		if err1 == nil && err2 == nil && checkLogZ {
+			a, b := rg.LogZ+gr.LogZOffset, rf.LogZ+foz.LogZOffset
+			if d := math.Abs(a - b); d > 1e-9*math.Max(1, math.Abs(a)) && !(math.IsInf(a, 0) && a == b) {
+				t.Fatalf("%s: log Z %v ground, %v first-order", name, a, b)
+			}
+		}
 		if (err1 == nil) != (err2 == nil) {
 			t.Fatalf("%s: bp errors %v and %v", name, err1, err2)
 		}
