@@ -2,10 +2,10 @@ package firstorder
 
 import (
 	"context"
-	"math"
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"math/big"
 	"math/bits"
 	"slices"
