@@ -120,6 +120,9 @@ type atomTable struct {
 	// varPred and varLocal map a variable to its atom.
 	varPred  []int32
 	varLocal []int64
+	// keep maps, per type, a constant of the full domain to its index in
+	// the restricted one, or -1 (nil without Options.Restrict).
+	keep [][]int32
 	// logUnused is log 2 times the number of open-world atoms of predicates
 	// that no formula mentions and that are not queried: they are left out
 	// of the graph and only double Z each.
@@ -142,8 +145,11 @@ func domainsOf(m *mln.MLN, db *mln.DB) [][]string {
 // newAtomTable sizes every predicate and records the evidence; variables
 // are assigned later by assignVars, once it is known which predicates are
 // used.
-func newAtomTable(m *mln.MLN, db *mln.DB, closed map[string]bool, query map[int]bool) (*atomTable, error) {
+func newAtomTable(m *mln.MLN, db *mln.DB, closed map[string]bool, query map[int]bool, r *Restriction) (*atomTable, error) {
 	t := &atomTable{m: m, domains: domainsOf(m, db), preds: make([]predStore, len(m.Preds)+len(m.Funcs))}
+	if err := t.restrict(r); err != nil {
+		return nil, err
+	}
 	for i := range t.preds {
 		s := &t.preds[i]
 		var d *mln.PredDecl
@@ -185,6 +191,12 @@ func (t *atomTable) load(db *mln.DB) {
 	ev := make([][]mln.GroundAtom, len(t.preds))
 	if db != nil {
 		for _, a := range db.Atoms {
+			if t.keep != nil {
+				var ok bool
+				if a, ok = t.restrictAtom(a); !ok {
+					continue
+				}
+			}
 			ev[a.Pred] = append(ev[a.Pred], a)
 		}
 		for _, fv := range db.Funcs {

@@ -140,4 +140,12 @@
 // learners ground their clauses with these (without evidence pruning: a
 // clause per binding, in binding order), PLL and LWL count true groundings
 // with them, and wfomc's ground fallback counts with them.
+//
+// # Restricted groundings
+//
+// Options.Restrict grounds over a subset of each type's constants, with
+// the evidence restricted to them, and reports the binding of every factor
+// (Restriction). Package lift/firstorder grounds a small model of
+// representatives with it and counts the full model's ground atoms and
+// formulas combinatorially.
 package ground

@@ -539,6 +539,13 @@ func (g *grounder) vanish(v uint8, n float64) error {
 	case v == vTrue:
 		g.st.TrueByEv += n
 		g.trueN += n
+		if r := g.p.opt.Restrict; r != nil && r.OnOffset != nil {
+			if n == 1 && g.nUnbound == 0 && len(g.bind) == len(f.slotType) {
+				r.OnOffset(g.fi, f.slotType, g.bind, f.weight)
+			} else {
+				r.OnOffset(g.fi, f.slotType, nil, f.weight)
+			}
+		}
 	default:
 		g.st.FalseByEv += n
 	}

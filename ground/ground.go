@@ -62,6 +62,9 @@ type Options struct {
 	ExactMax bool
 	// Progress, if set, is called from time to time while grounding.
 	Progress func(Progress)
+	// Restrict, if set, grounds over a subset of each type's constants and
+	// reports the binding of every factor (see Restriction).
+	Restrict *Restriction
 
 	naive bool // tests: visit every binding, no pruning
 }
@@ -207,9 +210,12 @@ func prepare(m *mln.MLN, db *mln.DB, opt Options) (*prepared, error) {
 			query[d.Index] = true
 		}
 	}
-	at, err := newAtomTable(m, db, closed, query)
+	at, err := newAtomTable(m, db, closed, query, opt.Restrict)
 	if err != nil {
 		return nil, err
+	}
+	if opt.Restrict != nil && opt.Restrict.OnOffset != nil {
+		opt.naive = true
 	}
 	p := &prepared{m: m, db: db, opt: opt, at: at, closed: closed, maxArity: opt.MaxArity, maxGr: opt.MaxGround}
 	if p.maxArity <= 0 {

@@ -116,6 +116,9 @@ func (g *grounder) apply(ent *entry) error {
 			return fmt.Errorf("%w: hard %s is false for %s whatever the values of its unknown atoms", ErrContradiction, describe(g.f), g.bindingText())
 		}
 		g.res.LogZOffset += ent.logConst
+		if r := g.p.opt.Restrict; r != nil && r.OnOffset != nil && ent.logConst != 0 {
+			r.OnOffset(g.fi, g.f.slotType, g.bind, ent.logConst)
+		}
 		if ent.val == vTrue {
 			g.st.TrueByEv++
 		} else {
@@ -136,7 +139,13 @@ func (g *grounder) apply(ent *entry) error {
 		if err := g.fs.add(vars, ent.table, true); err != nil {
 			return err
 		}
+		if r := g.p.opt.Restrict; r != nil && r.OnFactor != nil {
+			r.OnFactor(g.fi, g.f.slotType, g.bind, int32(len(g.fs.table)-1))
+		}
 	case entStar:
+		if r := g.p.opt.Restrict; r != nil && r.OnFactor != nil {
+			r.OnFactor(g.fi, g.f.slotType, g.bind, -1)
+		}
 		sp := ent.star
 		aux := g.b.AddVar(sp.auxCard)
 		if sp.unary >= 0 {
@@ -151,6 +160,9 @@ func (g *grounder) apply(ent *entry) error {
 		}
 	}
 	g.res.LogZOffset += ent.logConst
+	if r := g.p.opt.Restrict; r != nil && r.OnOffset != nil && ent.logConst != 0 {
+		r.OnOffset(g.fi, g.f.slotType, g.bind, ent.logConst)
+	}
 	g.res.NumFormulas++
 	g.st.Kept++
 	if g.p.maxGr > 0 && g.res.NumFormulas > g.p.maxGr {

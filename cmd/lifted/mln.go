@@ -37,6 +37,9 @@ type mlnFlags struct {
 	// exactMax grounds for a MAP query (ground.Options.ExactMax); set
 	// from --max-product, not a flag of its own.
 	exactMax bool
+	// construction is --construction: first-order (the default: lift
+	// before grounding where lift/firstorder applies) or ground.
+	construction string
 }
 
 func (f *mlnFlags) register(cmd *cobra.Command) {
@@ -48,6 +51,7 @@ func (f *mlnFlags) register(cmd *cobra.Command) {
 	fl.Var(&f.defaultWeight, "default-weight", "MLN: weight for formulas written without one (otherwise they are an error)")
 	fl.Int64Var(&f.maxGround, "max-ground", 0, "MLN: refuse groundings with more ground formulas or atoms than this (0: sized to the available memory; -1: no limit)")
 	fl.BoolVar(&f.alchemyCNF, "alchemy-cnf", false, "MLN: reproduce Alchemy's clause weighting (a formula's weight split over its CNF clauses)")
+	registerConstruction(fl, &f.construction)
 	fl.BoolVar(&f.mergeDuplicates, "merge-duplicates", false, "MLN: combine ground formulas over the same atoms into one factor, as Alchemy does (default: one factor per ground formula)")
 }
 
@@ -88,11 +92,30 @@ type mlnModel struct {
 	gr      *ground.Grounding
 	opt     ground.Options // how gr was made
 	queries []ground.QueryAtom
+	// notFirstOrder says why the first-order construction was not used.
+	notFirstOrder string
 }
 
 // loadMLN parses the model and its evidence, grounds it and lists the
 // query atoms.
 func loadMLN(ctx context.Context, path string, evidence []string, mf *mlnFlags, quiet, needQuery bool) (*mlnModel, error) {
+	pm, err := parseMLN(path, evidence, mf, quiet, needQuery)
+	if err != nil {
+		return nil, err
+	}
+	return pm.ground(ctx, path, quiet)
+}
+
+// parsedMLN is an MLN with its evidence and query, and the options to
+// ground it with.
+type parsedMLN struct {
+	m   *mln.MLN
+	db  *mln.DB
+	opt ground.Options
+}
+
+// parseMLN parses the model, its evidence and its query atoms.
+func parseMLN(path string, evidence []string, mf *mlnFlags, quiet, needQuery bool) (*parsedMLN, error) {
 	m, err := mlnfile.ParseFile(path)
 	if err != nil {
 		return nil, err
@@ -125,6 +148,12 @@ func loadMLN(ctx context.Context, path string, evidence []string, mf *mlnFlags, 
 		MaxGround: mf.maxGround, AlchemyCNF: mf.alchemyCNF, MergeDuplicates: mf.mergeDuplicates,
 		ExactMax: mf.exactMax,
 	}
+	return &parsedMLN{m: m, db: db, opt: opt}, nil
+}
+
+// ground grounds a parsed MLN, with progress on stderr.
+func (pm *parsedMLN) ground(ctx context.Context, path string, quiet bool) (*mlnModel, error) {
+	m, db, opt := pm.m, pm.db, pm.opt
 	prog := newProgress(quiet)
 	opt.Progress = func(p ground.Progress) {
 		prog.update("grounding", steps(p.Groundings), steps(p.Total), fmt.Sprintf("formula %d of %d, %d ground atoms, %d ground formulas so far, %.3g of %.3g predicted groundings",
@@ -177,15 +206,28 @@ func warn(quiet bool, ws []*pos.Error) {
 
 // mlnStats are the figures an MLN run reports: the core's and the
 // grounding's.
+//
+// With the first-order construction (lifted_construction true),
+// ground_atoms and ground_formulas are the numbers of unknown ground atoms
+// and ground formulas the counted graph represents, ground_seconds the
+// construction's time, and ground_atoms_built and ground_formulas_built
+// what was actually grounded (the reduced model); otherwise
+// construction_reason says why the model was grounded.
 type mlnStats struct {
 	infer.Stats
-	GroundAtoms    int     `json:"ground_atoms"`
-	GroundFormulas int64   `json:"ground_formulas"`
-	GroundSeconds  float64 `json:"ground_seconds"`
+	GroundAtoms         int64   `json:"ground_atoms"`
+	GroundFormulas      int64   `json:"ground_formulas"`
+	GroundSeconds       float64 `json:"ground_seconds"`
+	LiftedConstruction  bool    `json:"lifted_construction"`
+	ConstructionReason  string  `json:"construction_reason,omitempty"`
+	GroundAtomsBuilt    int64   `json:"ground_atoms_built,omitempty"`
+	GroundFormulasBuilt int64   `json:"ground_formulas_built,omitempty"`
 }
 
-func statsOf(st infer.Stats, gr *ground.Grounding) mlnStats {
-	return mlnStats{Stats: st, GroundAtoms: gr.NumAtoms, GroundFormulas: gr.NumFormulas, GroundSeconds: gr.Seconds}
+func statsOf(st infer.Stats, mm *mlnModel) mlnStats {
+	gr := mm.gr
+	return mlnStats{Stats: st, GroundAtoms: int64(gr.NumAtoms), GroundFormulas: gr.NumFormulas, GroundSeconds: gr.Seconds,
+		ConstructionReason: mm.notFirstOrder}
 }
 
 func runInferMLN(ctx context.Context, cmd *cobra.Command, f *inferFlags, path string, stdout io.Writer) error {
@@ -201,10 +243,22 @@ func runInferMLN(ctx context.Context, cmd *cobra.Command, f *inferFlags, path st
 		return err
 	}
 	f.mlnFlags.exactMax = opt.Query.Task == infer.MAP
-	mm, err := loadMLN(ctx, path, f.evidence, &f.mlnFlags, f.quiet, true)
+	pm, err := parseMLN(path, f.evidence, &f.mlnFlags, f.quiet, true)
 	if err != nil {
 		return err
 	}
+	done, why, err := inferFirstOrder(ctx, cmd, f, pm, path, alg, opt, stdout)
+	if done || err != nil {
+		return err
+	}
+	mm, err := pm.ground(ctx, path, f.quiet)
+	if err != nil {
+		if done, err := inferTooLarge(ctx, f, pm, path, alg, opt, err, stdout); done {
+			return err
+		}
+		return err
+	}
+	mm.notFirstOrder = why
 	if opt.Colour.Mode == lift.Symmetric {
 		opt.Colour.Symmetric = symmetricTables(mm.gr.Graph)
 	}
@@ -313,7 +367,7 @@ func writeMLNJSON(w io.Writer, mm *mlnModel, ans *infer.Answer) error {
 	var st bytes.Buffer
 	enc := json.NewEncoder(&st)
 	enc.SetEscapeHTML(false)
-	if err := enc.Encode(statsOf(ans.Stats, mm.gr)); err != nil {
+	if err := enc.Encode(statsOf(ans.Stats, mm)); err != nil {
 		return err
 	}
 	b.WriteString(`,"stats":`)
@@ -333,11 +387,20 @@ func compressMLN(ctx context.Context, f *graphFlags, mf *mlnFlags, path, output 
 	if err != nil {
 		return err
 	}
-	mm, err := loadMLN(ctx, path, f.evidence, mf, f.quiet, false)
+	pm, err := parseMLN(path, f.evidence, mf, f.quiet, false)
 	if err != nil {
 		return err
 	}
 	colour := lift.Options{Mode: mode}
+	done, why, err := compressFirstOrder(ctx, f.quiet, mf, pm, path, colour, output, stdout)
+	if done || err != nil {
+		return err
+	}
+	mm, err := pm.ground(ctx, path, f.quiet)
+	if err != nil {
+		return err
+	}
+	mm.notFirstOrder = why
 	if mode == lift.Symmetric {
 		colour.Symmetric = symmetricTables(mm.gr.Graph)
 	}
@@ -349,6 +412,6 @@ func compressMLN(ctx context.Context, f *graphFlags, mf *mlnFlags, path, output 
 		return mlnError(path, err)
 	}
 	return writeOutput(output, stdout, func(w io.Writer) error {
-		return json.NewEncoder(w).Encode(statsOf(st, mm.gr))
+		return json.NewEncoder(w).Encode(statsOf(st, mm))
 	})
 }

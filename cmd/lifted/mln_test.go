@@ -149,7 +149,7 @@ func TestMLNErrors(t *testing.T) {
 		{[]string{"infer", mlnData + "unweighted.mln", "-q", "Smokes"}, `unweighted.mln:5:1: formula 2 "Smokes(x) ^ Cancer(x)" has no weight`},
 		{[]string{"infer", mlnData + "hard.mln", "-e", mlnData + "contradiction.db", "-q", "Knows"}, `contradictory evidence: hard formula 1 "Friends(x, y) => Knows(x, y)" (testdata/mln/hard.mln:5:1) is false for x = Anna, y = Bob`},
 		{[]string{"infer", mlnData + "mutex.mln", "-e", mlnData + "mutex.db", "-q", "Likes"}, "every atom of Has(Bob,*) is false"},
-		{[]string{"infer", smokersMLN, "-q", "Smokes", "--max-ground", "10"}, "grounding would create about 80 ground atoms (Friends: 64); limit 10; raise --max-ground to allow it"},
+		{[]string{"infer", smokersMLN, "-q", "Smokes", "--max-ground", "10", "--construction", "ground"}, "grounding would create about 80 ground atoms (Friends: 64); limit 10; raise --max-ground to allow it"},
 		{[]string{"infer", mlnData + "syntax.mln", "-q", "Smokes"}, `syntax.mln:3:18: unknown predicate "Cancer"`},
 		{[]string{"infer", mlnData + "badweight.mln", "-q", "Smokes"}, "badweight.mln:3:1:"},
 		{[]string{"infer", mlnData + "hard.mln", "-e", mlnData + "unknownpred.db", "-q", "Knows"}, `unknownpred.db:1:1: unknown predicate "Smokes"`},
