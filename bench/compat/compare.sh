@@ -39,8 +39,8 @@
 #                 count's text "time X s"; wfomc's text "seconds = X"
 #   stderr        the rate-limited progress lines (\r\e[K[  1.2s] …, shown
 #                 only for runs longer than a second, or "lifted: [1.0 s] …"
-#                 lines when stderr is not a terminal) and the "…, 0.123 s"
-#                 of learn's summary lines
+#                 lines when stderr is not a terminal), the "…, 0.123 s"
+#                 of learn's summary lines and the "…; 0.0655 s" of infer's
 # Masked copies are in OUTDIR/SIDE/masked/NAME; "diff -r" them to see a
 # difference.
 #
@@ -158,6 +158,7 @@ mask_err() {
 		s/(?:\r\e\[K\[ *[0-9.]+s\][^\r\n]*)+\n?//g;
 		s/^lifted: \[ *[0-9.]+ s\] [^\n]*\n//mg;
 		s/, [0-9]+\.[0-9]{3} s(?= \(|$)/, <T> s/mg;
+		s/; [0-9]+(?:\.[0-9]+)? s$/; <T> s/mg;
 	'
 }
 
