@@ -40,6 +40,7 @@ type Options struct {
 	Progress func(iter int, maxChange float64)
 
 	logDomain bool // sequential: keep every clusternode's totals in log space (tests)
+	perSlot   bool // sequential: recompute the messages into a clusterfactor for every slot (tests)
 }
 
 // DefaultOptions returns the paper's settings: sum-product, flooding, no
@@ -185,9 +186,10 @@ type engine struct {
 	// its smallest to its largest entry threatens to underflow.
 	lin  []bool
 	linP []float64
-	// simple[F]: F's positions are distinct lifted edges at distinct
-	// clusternodes, so updating one slot does not change the messages
-	// from the other slots' nodes to F, which are computed once per visit.
+	// simple[F]: F's positions are distinct lifted edges of count 1 at
+	// distinct clusternodes, so updating one slot does not change the
+	// messages from the slots' nodes to F, which are computed once per
+	// visit.
 	simple []bool
 
 	messages int64
@@ -262,10 +264,12 @@ func (e *engine) initSequential() {
 	seen := make(map[int32]bool)
 	for F := range e.simple {
 		clear(seen)
-		e.simple[F] = len(c.Positions(F)) > 1
+		e.simple[F] = len(c.Positions(F)) > 1 && !e.opt.perSlot
 		for q, s := range c.Positions(F) {
 			X := c.EdgeNode[s]
-			if int(c.EdgePos[s]) != q || seen[X] {
+			// With a count above 1 a node's message to F depends on F's
+			// own message (the other ground edges of the slot).
+			if int(c.EdgePos[s]) != q || seen[X] || c.EdgeCount[s] != 1 {
 				e.simple[F] = false
 				break
 			}
