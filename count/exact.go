@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/big"
+	"runtime/debug"
 	"time"
 
 	"github.com/lifted-dev/lifted/cnf"
@@ -11,11 +12,19 @@ import (
 
 // Options tunes Exact. The zero value gives the defaults.
 type Options struct {
-	// MaxCacheBytes bounds the estimated memory of the component cache;
-	// when it is exceeded the least recently used half is evicted. Zero
-	// means DefaultCacheBytes. The process's resident memory can reach
-	// about twice the bound because of garbage-collection headroom.
+	// MaxCacheBytes bounds the memory of the component cache, measured in
+	// bytes as an upper estimate of what its entries, their index and
+	// their undo log occupy; when it is exceeded the least recently used
+	// half is evicted. Zero means DefaultCacheBytes. Without LimitHeap the
+	// process's resident memory can reach about twice the bound, because
+	// the garbage collector lets the heap grow to twice its live size.
 	MaxCacheBytes int64
+	// LimitHeap sets the Go runtime's soft memory limit
+	// (runtime/debug.SetMemoryLimit) to MaxCacheBytes + HeapSlack for the
+	// duration of the run, unless a lower limit is already set, so that
+	// the process's resident memory stays near the bound. The limit is
+	// process-wide: for commands that run one count at a time.
+	LimitHeap bool
 	// Progress, if set, is called about every ProgressInterval with the
 	// search statistics, from the counting goroutine.
 	Progress func(Stats)
@@ -30,6 +39,10 @@ type Options struct {
 
 // DefaultCacheBytes is the default bound on the component cache.
 const DefaultCacheBytes = 512 << 20
+
+// HeapSlack is what LimitHeap allows beyond the cache bound: the formula,
+// the learned clauses, the search's stacks and garbage not yet collected.
+const HeapSlack = 64 << 20
 
 func (o *Options) cacheBytes() int64 {
 	if o.MaxCacheBytes > 0 {
@@ -86,6 +99,13 @@ func ExactWithOptions(ctx context.Context, c *cnf.CNF, opts Options) (*big.Int, 
 	}
 	if size > maxPoolSize {
 		return nil, Stats{}, fmt.Errorf("count: formula too large: %d clause words, at most %d", size, maxPoolSize)
+	}
+	if opts.LimitHeap {
+		want := opts.cacheBytes() + HeapSlack
+		if old := debug.SetMemoryLimit(-1); want < old {
+			debug.SetMemoryLimit(want)
+			defer debug.SetMemoryLimit(old)
+		}
 	}
 	k := newCounter(ctx, c, opts)
 	n, err := k.run()

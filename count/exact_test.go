@@ -325,9 +325,27 @@ func BenchmarkExact(b *testing.B) {
 	}
 }
 
+// longBenchEnv names the environment variable that turns on benchmarks
+// whose single iteration takes minutes, so that go test -bench . ./...
+// finishes without them.
+const longBenchEnv = "LIFTED_LONG_BENCH"
+
+// skipUnlessLong skips a benchmark that takes minutes unless
+// LIFTED_LONG_BENCH=1.
+func skipUnlessLong(b *testing.B, took string) {
+	b.Helper()
+	if os.Getenv(longBenchEnv) != "1" {
+		b.Skipf("one iteration takes %s; set %s=1 to run it", took, longBenchEnv)
+	}
+}
+
 // BenchmarkExactLS7 counts the order-7 reduced Latin squares (16942080),
-// which took sharpSAT-TD 279 s; run it explicitly with -bench LS7.
+// which took sharpSAT-TD 279 s and takes Exact more than 8 minutes; it runs
+// only with LIFTED_LONG_BENCH=1, e.g.
+//
+//	LIFTED_LONG_BENCH=1 go test -run '^$' -bench LS7 -benchtime 1x -timeout 30m ./count
 func BenchmarkExactLS7(b *testing.B) {
+	skipUnlessLong(b, "more than 8 minutes")
 	c := readShared(b, "generated/ls7-norm-gen.cnf")
 	for b.Loop() {
 		n, err := Exact(context.Background(), c)

@@ -47,6 +47,7 @@ type chain struct {
 	ev     fg.Evidence
 	x      []int32
 	edgeF  []int32 // per entry of VarEdges: the factor
+	edgeSt []int32 // per entry of VarEdges: the variable's stride in the factor's table
 	hard   []bool  // per factor: has a zero entry
 	stride [][]int // per table
 	logT   [][]float64
@@ -62,16 +63,21 @@ func newChain(g *fg.Graph, ev fg.Evidence, x []int32) (*chain, error) {
 	if ev != nil && len(ev) != n {
 		return nil, fmt.Errorf("gibbs: evidence has %d entries for %d variables", len(ev), n)
 	}
-	c := &chain{g: g, ev: ev, x: x, edgeF: make([]int32, len(g.VarEdges)), hard: make([]bool, g.NumFactors())}
-	for i, e := range g.VarEdges {
-		c.edgeF[i] = int32(g.EdgeFactor(e))
-	}
+	c := &chain{g: g, ev: ev, x: x, edgeF: make([]int32, len(g.VarEdges)), edgeSt: make([]int32, len(g.VarEdges)),
+		hard: make([]bool, g.NumFactors())}
 	zero := make([]bool, len(g.Tables))
 	c.stride = make([][]int, len(g.Tables))
 	c.logT = make([][]float64, len(g.Tables))
 	for t := range g.Tables {
+		c.stride[t] = g.Tables[t].Strides()
+	}
+	for i, e := range g.VarEdges {
+		f := g.EdgeFactor(e)
+		c.edgeF[i] = int32(f)
+		c.edgeSt[i] = int32(c.stride[g.FactorTable[f]][e-g.FactorStart[f]])
+	}
+	for t := range g.Tables {
 		tb := &g.Tables[t]
-		c.stride[t] = tb.Strides()
 		c.logT[t] = make([]float64, len(tb.Values))
 		for i, v := range tb.Values {
 			c.logT[t][i] = math.Log(v)
@@ -102,6 +108,19 @@ func (c *chain) entry(f int, v, s int32) int {
 		j += st[p] * int(xu)
 	}
 	return j
+}
+
+// base returns the index into factor f's table of the current state with
+// variable v in state 0, where VarEdges entry i is v's edge to f (v's
+// stride there is edgeSt[i]): a scope names a variable once, so the index
+// with v in state s is base + s·edgeSt[i], the integer entry computes.
+func (c *chain) base(f int, i int64, v int32) int {
+	st := c.stride[c.g.FactorTable[f]]
+	j := 0
+	for p, u := range c.g.Scope(f) {
+		j += st[p] * int(c.x[u])
+	}
+	return j - int(c.edgeSt[i])*int(c.x[v])
 }
 
 // positive reports whether factor f's current entry is positive.
@@ -343,8 +362,9 @@ func (c *chain) weights(v int32) ([]float64, []bool, float64) {
 	for i := lo; i < hi; i++ {
 		f := int(c.edgeF[i])
 		lt := c.logT[g.FactorTable[f]]
+		j, st := c.base(f, i, v), int(c.edgeSt[i])
 		for s := range k {
-			l := lt[c.entry(f, v, s)]
+			l := lt[j+int(s)*st]
 			if math.IsInf(l, -1) {
 				ok[s] = false
 			} else {
@@ -395,7 +415,8 @@ func (c *chain) binaryCond(v int32) (float64, bool) {
 	for i := lo; i < hi; i++ {
 		f := int(c.edgeF[i])
 		lt := c.logT[g.FactorTable[f]]
-		l0, l1 := lt[c.entry(f, v, 0)], lt[c.entry(f, v, 1)]
+		j := c.base(f, i, v)
+		l0, l1 := lt[j], lt[j+int(c.edgeSt[i])]
 		z0, z1 := math.IsInf(l0, -1), math.IsInf(l1, -1)
 		if z0 || z1 {
 			allow0 = allow0 && !z0

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/lifted-dev/lifted/fg"
-	"github.com/lifted-dev/lifted/ground"
 	"github.com/lifted-dev/lifted/mln"
 )
 
@@ -36,10 +35,11 @@ type Model struct {
 	// LogZOffset is what evidence simplification took out of log Z: log Z
 	// of the MLN given the evidence is log Z of Graph plus LogZOffset.
 	LogZOffset float64
-	// Grounding is the grounding Graph came from (its atom names and
-	// domains), for methods that read the constants behind the variables
-	// (the renaming symmetry of MAP by LP); nil when unknown.
-	Grounding *ground.Grounding
+	// Grounding is the grounding Graph came from, a *ground.Grounding (its
+	// atom names and domains), for methods that read the constants behind
+	// the variables (the renaming symmetry of MAP by LP); nil when unknown.
+	// (Typed any because package ground's tests import infer.)
+	Grounding any
 }
 
 // QueryAtom is a ground query atom, named as in the MLN ("Friends(Anna,Bob)"),

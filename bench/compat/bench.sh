@@ -17,7 +17,8 @@
 #   -bench RE      benchmarks to run [.]
 #   -skip RE       benchmarks to leave out (go test -skip) [ExactLS7: one
 #                  iteration of count's BenchmarkExactLS7 takes ~8 minutes
-#                  here; -skip '^$' runs it]
+#                  here; the benchmark itself skips unless
+#                  LIFTED_LONG_BENCH=1, so -skip '^$' alone does not run it]
 #   -cpu N         GOMAXPROCS for the benchmark binaries [unset: all CPUs]
 #   -out DIR       keep the raw go test output here [a temporary directory]
 #

@@ -14,6 +14,11 @@
 #                     only if its result is missing or its command changed)
 #   --filter REGEX    run only the cases whose name matches (grep -E)
 #   --timeout S       per-case limit in seconds (default 60)
+#   --numtol T        also accept outputs whose numbers agree within T
+#                     (|a - b| <= T·max(1, |a|, |b|), all other text equal;
+#                     numclose.py): such cases print as near(T) and count
+#                     as same — for changes that are equal only up to
+#                     rounding, e.g. sequential BP's linear domain (1e-12)
 #   --list            print the cases (name and arguments) and exit
 #   --root DIR        the repository whose examples/, experiments/, cmd/ and
 #                     ../shared the cases read (default: the one holding this
@@ -33,8 +38,9 @@
 #                 (count's per_step and learn --log curve points included);
 #                 count's text "time X s"; wfomc's text "seconds = X"
 #   stderr        the rate-limited progress lines (\r\e[K[  1.2s] …, shown
-#                 only for runs longer than a second) and the "…, 0.123 s"
-#                 of learn's summary lines
+#                 only for runs longer than a second, or "lifted: [1.0 s] …"
+#                 lines when stderr is not a terminal), the "…, 0.123 s"
+#                 of learn's summary lines and the "…; 0.0655 s" of infer's
 # Masked copies are in OUTDIR/SIDE/masked/NAME; "diff -r" them to see a
 # difference.
 #
@@ -49,12 +55,14 @@ repo=$(git -C "$here" rev-parse --show-toplevel)
 base_cache=
 filter=
 timeout_s=60
+numtol=
 list=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--base-cache) base_cache=$2; shift 2 ;;
 	--filter) filter=$2; shift 2 ;;
 	--timeout) timeout_s=$2; shift 2 ;;
+	--numtol) numtol=$2; shift 2 ;;
 	--list) list=1; shift ;;
 	--root) repo=$(cd "$2" && pwd); shift 2 ;;
 	-h | --help) sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
@@ -148,7 +156,9 @@ mask_out() {
 mask_err() {
 	perl -0pe '
 		s/(?:\r\e\[K\[ *[0-9.]+s\][^\r\n]*)+\n?//g;
+		s/^lifted: \[ *[0-9.]+ s\] [^\n]*\n//mg;
 		s/, [0-9]+\.[0-9]{3} s(?= \(|$)/, <T> s/mg;
+		s/; [0-9]+(?:\.[0-9]+)?(?:e[-+]?[0-9]+)? s$/; <T> s/mg;
 	'
 }
 
@@ -198,10 +208,28 @@ for i in "${!names[@]}"; do
 	rn=$(cat "$new_dir/masked/$n/rc")
 	what=()
 	[ "$rb" = "$rn" ] || what+=("rc $rb/$rn")
+	near=
 	for p in stdout stderr; do
-		cmp -s "$base_dir/masked/$n/$p" "$new_dir/masked/$n/$p" || what+=("$p")
+		if ! cmp -s "$base_dir/masked/$n/$p" "$new_dir/masked/$n/$p"; then
+			if [ -n "$numtol" ] && python3 "$here/numclose.py" "$numtol" "$base_dir/masked/$n/$p" "$new_dir/masked/$n/$p"; then
+				near=1
+			else
+				what+=("$p")
+			fi
+		fi
 	done
-	diff -rq "$base_dir/masked/$n/files" "$new_dir/masked/$n/files" >/dev/null || what+=("files")
+	if ! diff -rq "$base_dir/masked/$n/files" "$new_dir/masked/$n/files" >/dev/null; then
+		fb=$(cd "$base_dir/masked/$n/files" && find . -type f | sort)
+		fn=$(cd "$new_dir/masked/$n/files" && find . -type f | sort)
+		ok=
+		if [ -n "$numtol" ] && [ "$fb" = "$fn" ]; then
+			ok=1
+			for f in $fb; do
+				python3 "$here/numclose.py" "$numtol" "$base_dir/masked/$n/files/$f" "$new_dir/masked/$n/files/$f" || ok=
+			done
+		fi
+		if [ -n "$ok" ]; then near=1; else what+=("files"); fi
+	fi
 	if [ "$rb" = 124 ] || [ "$rn" = 124 ]; then
 		status=TIMEOUT
 		ndiff=$((ndiff + 1))
@@ -215,6 +243,9 @@ for i in "${!names[@]}"; do
 		status=both-fail-same
 		nsame=$((nsame + 1))
 		nfail=$((nfail + 1))
+	elif [ -n "$near" ]; then
+		status="near($numtol)"
+		nsame=$((nsame + 1))
 	else
 		status=same
 		nsame=$((nsame + 1))
@@ -226,7 +257,7 @@ for i in "${!names[@]}"; do
 	esac
 done | tee "$out/results.txt"
 
-nsame=$(grep -c -E '^(same|both-fail-same) ' "$out/results.txt")
+nsame=$(grep -c -E '^(same|both-fail-same|near\([^)]*\)) ' "$out/results.txt")
 ndiff=$(grep -c -E '^(DIFF|TIMEOUT)' "$out/results.txt")
 nfail=$(grep -c '^both-fail-same ' "$out/results.txt")
 echo "$((nsame + ndiff)) cases in $(($(date +%s) - start)) s; $nfail of the same fail alike (error cases); masked outputs in $base_dir/masked and $new_dir/masked" | tee -a "$out/results.txt"

@@ -190,8 +190,10 @@ func runCount(ctx context.Context, f *countFlags, path string, stdout io.Writer)
 	prog := newProgress(f.quiet)
 	if f.method == "exact" {
 		start := time.Now()
-		n, _, err := count.ExactWithOptions(ctx, c, count.Options{Progress: func(s count.Stats) {
-			prog.printf("exact count", "%d decisions, %d conflicts, %d cached components", s.Decisions, s.Conflicts, s.CacheEntries)
+		// LimitHeap: the command runs one count, so the runtime's memory
+		// limit can keep resident memory near the cache bound.
+		n, _, err := count.ExactWithOptions(ctx, c, count.Options{LimitHeap: true, Progress: func(s count.Stats) {
+			prog.printf("exact count", "%d decisions, %d conflicts, %d cached components (%d MB)", s.Decisions, s.Conflicts, s.CacheEntries, s.CacheBytes>>20)
 		}})
 		prog.done()
 		if err != nil {

@@ -63,6 +63,9 @@ type Options struct {
 	VarSlice []int32
 	// Progress, if set, is called after every iteration.
 	Progress func(iter int, maxChange float64)
+
+	logDomain bool // sequential: keep every clusternode's totals in log space (tests)
+	perSlot   bool // sequential: recompute the messages into a clusterfactor for every slot (tests)
 }
 
 // DefaultOptions returns the paper's settings: sum-product, flooding, no
@@ -206,8 +209,31 @@ type engine struct {
 
 	order []int32 // sequential update order of lifted edges
 
+	// Sequential schedule, linear domain: a clusternode whose lifted edges
+	// all have count 1 (every node of a ground graph) keeps, instead of
+	// logT, linP[x] = Π m[x] over its non-zero incoming entries, scaled by
+	// a per-node constant (messages to factors are max-normalised, so the
+	// constant cancels); the message to a factor divides its own input
+	// out. A node falls back to the log domain (lin false) when the ratio of
+	// its smallest to its largest entry threatens to underflow.
+	lin  []bool
+	linP []float64
+	// simple[F]: F's positions are distinct lifted edges of count 1 at
+	// distinct clusternodes, so updating one slot does not change the
+	// messages from the slots' nodes to F, which are computed once per
+	// visit.
+	simple []bool
+
 	messages int64
 }
+
+// Scaling of linP: the largest entry is kept within [2^-linScale,
+// 2^linScale]; an entry below 2^-linSpread times the largest sends the node
+// to the log domain (whose messages would keep it; here it could underflow).
+const (
+	linScale  = 256
+	linSpread = 600
+)
 
 func newEngine(c *lift.Compressed, opt Options) *engine {
 	e := &engine{c: c, opt: opt}
@@ -243,7 +269,134 @@ func newEngine(c *lift.Compressed, opt Options) *engine {
 	e.idx = make([]int32, maxArity)
 	e.inOff = make([]int, maxArity)
 	e.outOff = make([]int, maxArity)
+	if opt.Schedule == Sequential {
+		e.initSequential()
+	}
 	return e
+}
+
+// initSequential decides which clusternodes use the linear domain and
+// which clusterfactors are simple.
+func (e *engine) initSequential() {
+	c := e.c
+	nn := c.NumNodes()
+	e.lin = make([]bool, nn)
+	if !e.opt.logDomain {
+		e.linP = make([]float64, e.nodeOff[nn])
+		for X := 0; X < nn; X++ {
+			e.lin[X] = c.NodeEvidence[X] < 0
+			for _, s := range c.NodeEdges[c.NodeEdgeStart[X]:c.NodeEdgeStart[X+1]] {
+				if c.EdgeCount[s] != 1 {
+					e.lin[X] = false
+				}
+			}
+		}
+	}
+	e.simple = make([]bool, c.NumFactors())
+	seen := make(map[int32]bool)
+	for F := range e.simple {
+		clear(seen)
+		e.simple[F] = len(c.Positions(F)) > 1 && !e.opt.perSlot
+		for q, s := range c.Positions(F) {
+			X := c.EdgeNode[s]
+			// With a count above 1 a node's message to F depends on F's
+			// own message (the other ground edges of the slot).
+			if int(c.EdgePos[s]) != q || seen[X] || c.EdgeCount[s] != 1 {
+				e.simple[F] = false
+				break
+			}
+			seen[X] = true
+		}
+	}
+}
+
+// linTotals recomputes linP and zeros of a linear clusternode X from f2v,
+// or sends X to the log domain (computing logT) when an entry threatens to
+// underflow.
+func (e *engine) linTotals(X int) {
+	c := e.c
+	P := e.linP[e.nodeOff[X]:e.nodeOff[X+1]]
+	Z := e.zeros[e.nodeOff[X]:e.nodeOff[X+1]]
+	for x := range P {
+		P[x] = 1
+	}
+	clear(Z)
+	for _, s := range c.NodeEdges[c.NodeEdgeStart[X]:c.NodeEdgeStart[X+1]] {
+		m := e.f2v[e.edgeOff[s]:e.edgeOff[s+1]]
+		for x, v := range m {
+			if v > 0 {
+				P[x] *= v
+			} else {
+				Z[x]++
+			}
+		}
+		if !e.linRescale(X, P) {
+			return
+		}
+	}
+}
+
+// linRescale keeps the largest entry of P within 2^±linScale; it reports
+// false, after sending X to the log domain, when the smallest entry is
+// below 2^-linSpread times the largest.
+func (e *engine) linRescale(X int, P []float64) bool {
+	hi, lo := 0.0, math.Inf(1)
+	for _, v := range P {
+		hi = max(hi, v)
+		lo = min(lo, v)
+	}
+	if !(lo >= math.Ldexp(hi, -linSpread)) || !(hi > 0) || math.IsInf(hi, 1) {
+		e.lin[X] = false
+		e.nodeTotals(X)
+		return false
+	}
+	if hi > math.Ldexp(1, linScale) || hi < math.Ldexp(1, -linScale) {
+		inv := 1 / hi
+		for x := range P {
+			P[x] *= inv
+		}
+	}
+	return true
+}
+
+// seqVarMessage is varMessage for the sequential schedule: from linP at
+// linear clusternodes.
+func (e *engine) seqVarMessage(s int32, dst []float64) error {
+	c := e.c
+	X := int(c.EdgeNode[s])
+	if !e.lin[X] {
+		return e.varMessage(s, dst)
+	}
+	P := e.linP[e.nodeOff[X]:e.nodeOff[X+1]]
+	Z := e.zeros[e.nodeOff[X]:e.nodeOff[X+1]]
+	m := e.f2v[e.edgeOff[s]:e.edgeOff[s+1]]
+	best := 0.0
+	for x := range dst {
+		z := Z[x]
+		v := P[x]
+		if m[x] > 0 {
+			v /= m[x]
+		} else {
+			z--
+		}
+		if z > 0 {
+			v = 0
+		}
+		dst[x] = v
+		best = max(best, v)
+	}
+	if !(best > 0) || math.IsInf(best, 1) {
+		if best == 0 {
+			return fmt.Errorf("%w: every state of a variable in clusternode %d is excluded", ErrNotNormalizable, X)
+		}
+		e.lin[X] = false
+		e.nodeTotals(X)
+		return e.varMessage(s, dst)
+	}
+	for x, v := range dst {
+		dst[x] = v / best
+	}
+	return nil
 }
 
 // nodeTotals recomputes logT and zeros of clusternode X from f2v.
@@ -446,23 +599,34 @@ func sequentialOrder(c *lift.Compressed) []int32 {
 func (e *engine) sweep() (float64, error) {
 	c := e.c
 	for X := 0; X < c.NumNodes(); X++ {
-		e.nodeTotals(X)
+		if e.lin[X] {
+			e.linTotals(X)
+		} else {
+			e.nodeTotals(X)
+		}
 	}
 	if e.order == nil {
 		e.order = sequentialOrder(c)
 	}
 	var change float64
 	nw := make([]float64, 0, 16)
+	prevF := -1
 	for _, s := range e.order {
 		F := int(c.EdgeFactor[s])
-		for q, t := range c.Positions(F) {
-			if t == s && int(c.EdgePos[s]) == q {
-				continue // the message being computed excludes its own input
-			}
-			if err := e.varMessage(t, e.v2f[e.edgeOff[t]:e.edgeOff[t+1]]); err != nil {
-				return 0, err
+		if F != prevF || !e.simple[F] {
+			// At a simple clusterfactor the messages into it are those of
+			// the visit's start: the slots updated since are at other
+			// nodes, and a node's message to F excludes F's own input.
+			for q, t := range c.Positions(F) {
+				if t == s && int(c.EdgePos[s]) == q && !e.simple[F] {
+					continue // the message being computed excludes its own input
+				}
+				if err := e.seqVarMessage(t, e.v2f[e.edgeOff[t]:e.edgeOff[t+1]]); err != nil {
+					return 0, err
+				}
 			}
 		}
+		prevF = F
 		lo, hi := e.edgeOff[s], e.edgeOff[s+1]
 		nw = append(nw[:0], e.f2v[lo:hi]...) // the old message
 		e.factorMessages(F, s, e.f2v)
@@ -482,6 +646,24 @@ func (e *engine) sweep() (float64, error) {
 func (e *engine) updateTotals(s int32, old, nw []float64) {
 	c := e.c
 	X := int(c.EdgeNode[s])
+	if e.lin != nil && e.lin[X] {
+		P := e.linP[e.nodeOff[X]:e.nodeOff[X+1]]
+		Z := e.zeros[e.nodeOff[X]:e.nodeOff[X+1]]
+		for x := range P {
+			if old[x] > 0 {
+				P[x] /= old[x]
+			} else {
+				Z[x]--
+			}
+			if nw[x] > 0 {
+				P[x] *= nw[x]
+			} else {
+				Z[x]++
+			}
+		}
+		e.linRescale(X, P)
+		return
+	}
 	cnt := c.EdgeCount[s]
 	fc := float64(cnt)
 	T := e.logT[e.nodeOff[X]:e.nodeOff[X+1]]

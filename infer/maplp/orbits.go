@@ -67,10 +67,11 @@ func init() {
 // constants from.
 func (a Algorithm) RunModel(ctx context.Context, m *infer.Model, q infer.Query) (*infer.Answer, error) {
 	if r, ok := a.Config.Symmetry.(Renaming); ok && r.Grounding == nil {
-		if m.Grounding == nil || m.Grounding.Graph != m.Graph {
+		gr, ok := m.Grounding.(*ground.Grounding)
+		if !ok || gr.Graph != m.Graph {
 			return nil, fmt.Errorf("symmetry renaming: the model carries no grounding to read its constants from")
 		}
-		a.Config.Symmetry = Renaming{Grounding: m.Grounding}
+		a.Config.Symmetry = Renaming{Grounding: gr}
 	}
 	ans, err := infer.Run(ctx, a, m.Graph, nil, infer.Options{Query: q})
 	var nc *infer.NotConvergedError

@@ -54,20 +54,20 @@ func TestRenamingAndOrbitsEqualGround(t *testing.T) {
 		src += "}\nPred(d,d)\n-1 Pred(x,y) ^ Pred(x,z)\n1.5 Pred(x,y)\n"
 		m := groundMLN(t, src, "Pred(A,B)\n")
 		for _, rel := range []Relaxation{Local, Cycle} {
-			ground, err := Solve(ctx, m.Graph, nil, Config{Relaxation: rel})
+			gsol, err := Solve(ctx, m.Graph, nil, Config{Relaxation: rel})
 			if err != nil {
 				t.Fatal(err)
 			}
-			for _, s := range []Symmetry{Orbits{}, Renaming{Grounding: m.Grounding}} {
+			for _, s := range []Symmetry{Orbits{}, Renaming{Grounding: m.Grounding.(*ground.Grounding)}} {
 				l, err := Solve(ctx, m.Graph, nil, Config{Relaxation: rel, Symmetry: s})
 				if err != nil {
 					t.Fatalf("n=%d %s %T: %v", n, rel, s, err)
 				}
-				if !near(l.Bound, ground.Bound, 1e-6) {
-					t.Errorf("n=%d %s %T: lifted bound %.9g, ground %.9g", n, rel, s, l.Bound, ground.Bound)
+				if !near(l.Bound, gsol.Bound, 1e-6) {
+					t.Errorf("n=%d %s %T: lifted bound %.9g, ground %.9g", n, rel, s, l.Bound, gsol.Bound)
 				}
-				if l.LPVariables >= ground.LPVariables {
-					t.Errorf("n=%d %s %T: lifted LP %d variables, ground %d", n, rel, s, l.LPVariables, ground.LPVariables)
+				if l.LPVariables >= gsol.LPVariables {
+					t.Errorf("n=%d %s %T: lifted LP %d variables, ground %d", n, rel, s, l.LPVariables, gsol.LPVariables)
 				}
 				if _, ok := s.(Renaming); ok && rel == Local {
 					sizes[n] = l.LPVariables
@@ -80,7 +80,7 @@ func TestRenamingAndOrbitsEqualGround(t *testing.T) {
 	}
 	// Renaming orbits lie inside the automorphism orbits.
 	m := groundMLN(t, "d = {A,B,C,D}\nPred(d,d)\n-1 Pred(x,y) ^ Pred(x,z)\n1.5 Pred(x,y)\n", "Pred(A,B)\n")
-	ren, err := orbit.Renaming(ctx, m.Grounding)
+	ren, err := orbit.Renaming(ctx, m.Grounding.(*ground.Grounding))
 	if err != nil {
 		t.Fatal(err)
 	}

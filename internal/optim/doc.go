@@ -9,5 +9,10 @@
 // cancelled, and returns these errors as its error. Why the run ended
 // otherwise — the gradient below its tolerance, no progress in the objective,
 // the iteration limit, or a line search that could not progress — comes back
-// in the Result.
+// in the Result (Stop, Converged), with the gradient's max-norm at the point
+// returned; Result.Reason says it in words for users ("converged: gradient
+// max-norm 3.2e-09 below the tolerance 1e-08", "stopped at the iteration
+// limit of 1000 (gradient max-norm 0.0031)", "line search could not lower
+// the objective further (gradient max-norm 4.5e-07): …") instead of gonum's
+// status names ("Failure (linesearch: no change in location…)").
 package optim

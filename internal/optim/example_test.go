@@ -18,7 +18,9 @@ func ExampleMinimize() {
 	if err != nil {
 		panic(err)
 	}
-	fmt.Printf("x = (%.6f, %.6f), f < 1e-12: %v, stopped by %s\n", res.X[0], res.X[1], res.F < 1e-12, res.Reason())
+	fmt.Printf("x = (%.6f, %.6f), f < 1e-12: %v, converged: %v\n", res.X[0], res.X[1], res.F < 1e-12, res.Converged)
+	fmt.Println(res.Reason())
 	// Output:
-	// x = (3.000000, -1.000000), f < 1e-12: true, stopped by GradientThreshold
+	// x = (3.000000, -1.000000), f < 1e-12: true, converged: true
+	// converged: gradient max-norm 5.4e-12 below the tolerance 1e-10
 }

@@ -2,7 +2,9 @@ package optim
 
 import (
 	"context"
+	"fmt"
 	"math"
+	"strconv"
 
 	"gonum.org/v1/gonum/optimize"
 )
@@ -32,16 +34,39 @@ type Settings struct {
 	Progress func(iter int, x []float64, f float64) error
 }
 
+// Stop says why a run that no error stopped ended.
+type Stop int
+
+const (
+	// GradientConverged: the gradient's max-norm fell below GradTol.
+	GradientConverged Stop = iota
+	// ValueConverged: FuncIters iterations in a row lowered f by no more
+	// than the tolerances (FuncAbsTol, FuncRelTol).
+	ValueConverged
+	// IterationLimit: MaxIter iterations were done.
+	IterationLimit
+	// NoProgress: the line search could not find a point that lowers f
+	// along L-BFGS's direction. At a minimum reached to machine precision
+	// this is how runs end whose tolerances are tighter than the
+	// objective's rounding error; the gradient norm tells whether the
+	// point is (nearly) stationary.
+	NoProgress
+)
+
 // Result is the outcome of a run that no error stopped.
 type Result struct {
 	// X and F are the last accepted point and its value (the best point:
 	// L-BFGS accepts only points that lower f).
 	X []float64
 	F float64
+	// GradNorm is the max-norm of the gradient at X.
+	GradNorm float64
 	// Iterations counts gonum's major iterations, the starting point
 	// included; Evaluations counts the calls of f (distinct points).
 	Iterations  int
 	Evaluations int
+	// Stop says why the run ended.
+	Stop Stop
 	// Status is the name of gonum's termination status: GradientThreshold,
 	// FunctionConvergence, IterationLimit, or Failure when L-BFGS itself gave
 	// up, with the reason in MethodErr.
@@ -50,19 +75,37 @@ type Result struct {
 	// that can no longer lower f, which ends most runs that have converged
 	// to machine precision.
 	MethodErr error
-	// Converged reports whether the run stopped because the gradient fell
-	// below GradTol (Status GradientThreshold).
+	// Converged reports whether the run stopped because a convergence test
+	// held: the gradient below GradTol (Stop GradientConverged) or no
+	// progress in f by the value test (ValueConverged).
 	Converged bool
+
+	settings Settings
 }
 
-// Reason says why the run stopped: Status, followed by MethodErr in
-// parentheses when there is one, e.g. "Failure (linesearch: failed to
-// converge)".
+// Reason says in words why the run stopped, with the gradient's max-norm
+// at the returned point:
+//
+//	converged: gradient max-norm 3.2e-09 below the tolerance 1e-08
+//	converged: objective changed by at most 1e-10·max(|f|, |f_best|) + 1e-10 in each of the last 10 iterations (gradient max-norm 2.1e-05)
+//	stopped at the iteration limit of 1000 (gradient max-norm 0.0031)
+//	line search could not lower the objective further (gradient max-norm 4.5e-07): linesearch: no change in location after Linesearcher step
 func (r *Result) Reason() string {
-	if r.MethodErr != nil {
-		return r.Status + " (" + r.MethodErr.Error() + ")"
+	g := strconv.FormatFloat(r.GradNorm, 'g', 2, 64)
+	switch r.Stop {
+	case GradientConverged:
+		return fmt.Sprintf("converged: gradient max-norm %s below the tolerance %g", g, r.settings.GradTol)
+	case ValueConverged:
+		return fmt.Sprintf("converged: objective changed by at most %g·max(|f|, |f_best|) + %g in each of the last %d iterations (gradient max-norm %s)",
+			r.settings.FuncRelTol, r.settings.FuncAbsTol, r.settings.FuncIters, g)
+	case IterationLimit:
+		return fmt.Sprintf("stopped at the iteration limit of %d (gradient max-norm %s)", r.Iterations, g)
 	}
-	return r.Status
+	s := fmt.Sprintf("line search could not lower the objective further (gradient max-norm %s)", g)
+	if r.MethodErr != nil {
+		s += ": " + r.MethodErr.Error()
+	}
+	return s
 }
 
 // Minimize minimises f from x0 by gonum's L-BFGS with the More–Thuente line
@@ -142,8 +185,26 @@ func Minimize(ctx context.Context, f func(x, grad []float64) (float64, error), x
 	if out == nil {
 		return nil, err
 	}
-	return &Result{X: out.X, F: out.F, Iterations: out.Stats.MajorIterations, Evaluations: evals,
-		Status: out.Status.String(), MethodErr: err, Converged: out.Status == optimize.GradientThreshold}, nil
+	res := &Result{X: out.X, F: out.F, Iterations: out.Stats.MajorIterations, Evaluations: evals,
+		Status: out.Status.String(), MethodErr: err, settings: s}
+	grad := out.Gradient
+	if grad == nil || (lastX != nil && sameBits(lastX, out.X)) {
+		_, grad = eval(out.X) // stored unless out.X was never evaluated
+	}
+	for _, v := range grad {
+		res.GradNorm = math.Max(res.GradNorm, math.Abs(v))
+	}
+	switch out.Status {
+	case optimize.GradientThreshold:
+		res.Stop, res.Converged = GradientConverged, true
+	case optimize.FunctionConvergence:
+		res.Stop, res.Converged = ValueConverged, true
+	case optimize.IterationLimit:
+		res.Stop = IterationLimit
+	default:
+		res.Stop = NoProgress
+	}
+	return res, nil
 }
 
 // sameBits reports whether a and b hold the same float64 values bit for bit.

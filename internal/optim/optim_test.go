@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -42,8 +43,17 @@ func TestQuadratic(t *testing.T) {
 			t.Errorf("x[%d] = %v, want %v", i, res.X[i], c[i])
 		}
 	}
-	if !res.Converged || res.Status != "GradientThreshold" || res.MethodErr != nil || res.Reason() != "GradientThreshold" {
+	if !res.Converged || res.Stop != GradientConverged || res.Status != "GradientThreshold" || res.MethodErr != nil ||
+		!strings.HasPrefix(res.Reason(), "converged: gradient max-norm ") || !strings.Contains(res.Reason(), "below the tolerance 1e-09") {
 		t.Errorf("stopped by %q (converged %v, %v)", res.Reason(), res.Converged, res.MethodErr)
+	}
+	// The gradient norm is the max-norm of the gradient at X: 2 a_i (x_i − c_i).
+	want := 0.0
+	for i := range c {
+		want = math.Max(want, math.Abs(2*a[i]*(res.X[i]-c[i])))
+	}
+	if res.GradNorm != want || res.GradNorm >= 1e-9 {
+		t.Errorf("GradNorm %v, want %v (below the tolerance)", res.GradNorm, want)
 	}
 	if res.F > 1e-15 {
 		t.Errorf("f = %v at the minimum", res.F)
@@ -101,8 +111,14 @@ func TestStops(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Status != "IterationLimit" || res.Iterations != 5 || res.Converged {
+	if res.Status != "IterationLimit" || res.Stop != IterationLimit || res.Iterations != 5 || res.Converged {
 		t.Errorf("MaxIter 5: %s after %d iterations", res.Reason(), res.Iterations)
+	}
+	g := make([]float64, 2)
+	rosenbrock(res.X, g)
+	if gn := math.Max(math.Abs(g[0]), math.Abs(g[1])); res.GradNorm != gn ||
+		res.Reason() != "stopped at the iteration limit of 5 (gradient max-norm "+strconv.FormatFloat(gn, 'g', 2, 64)+")" {
+		t.Errorf("MaxIter 5: %q, gradient max-norm %v, want %v", res.Reason(), res.GradNorm, gn)
 	}
 	// The value test: from f = 24.2 at (−1.2, 1), Rosenbrock's first
 	// iterations reach 4.225 and then 4.127, a decrease of less than 1 (and
@@ -112,7 +128,8 @@ func TestStops(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if res.Status != "FunctionConvergence" || res.Iterations != 3 || math.Abs(res.F-4.127) > 1e-3 {
+		if res.Status != "FunctionConvergence" || res.Stop != ValueConverged || !res.Converged || res.Iterations != 3 || math.Abs(res.F-4.127) > 1e-3 ||
+			!strings.HasPrefix(res.Reason(), "converged: objective changed by at most ") || !strings.HasSuffix(res.Reason(), "(gradient max-norm "+strconv.FormatFloat(res.GradNorm, 'g', 2, 64)+")") {
 			t.Errorf("%+v: %s after %d iterations at f = %v", s, res.Reason(), res.Iterations, res.F)
 		}
 	}
@@ -134,8 +151,10 @@ func TestStops(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Status != "Failure" || res.MethodErr == nil || res.Converged ||
-		res.Reason() != "Failure ("+res.MethodErr.Error()+")" || !strings.Contains(res.Reason(), "linesearch") {
+	// At x = 1 the reported gradient is −2: its max-norm is 2.
+	if res.Status != "Failure" || res.Stop != NoProgress || res.MethodErr == nil || res.Converged || res.GradNorm != 2 ||
+		res.Reason() != "line search could not lower the objective further (gradient max-norm 2): "+res.MethodErr.Error() ||
+		!strings.Contains(res.Reason(), "linesearch") {
 		t.Errorf("wrong gradient: %q", res.Reason())
 	}
 }
