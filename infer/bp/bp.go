@@ -269,7 +269,7 @@ func newEngine(c *lift.Compressed, opt Options) *engine {
 	e.idx = make([]int32, maxArity)
 	e.inOff = make([]int, maxArity)
 	e.outOff = make([]int, maxArity)
-	if opt.Schedule == Sequential {
+	if opt.Schedule != Flood { // Sequential and ForwardBackward run sweep
 		e.initSequential()
 	}
 	return e
