@@ -40,7 +40,7 @@ type Options struct {
 	// Refiner computes the colouring when Lifted (nil: lift.ColourPassing;
 	// lift.Parallel runs the same refinement on all cores).
 	Refiner lift.Refiner
-	Query  Query
+	Query   Query
 	// Unconverged is what to do when an iterative method stops at its
 	// iteration limit: Accept (the zero value) returns the answer marked
 	// Converged false; Retry and Refuse try the method's Fallbacks first,
