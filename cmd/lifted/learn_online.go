@@ -107,7 +107,7 @@ func runOnlineLearn(ctx context.Context, o *onlineFlags, r onlineRun, stdout io.
 	if err != nil {
 		return err
 	}
-	if o.workers < 1 || o.shards < 1 {
+	if o.workers < 0 || o.shards < 0 {
 		return usageError{fmt.Errorf("--workers and --shards must be at least 1, got %d and %d", o.workers, o.shards)}
 	}
 	grad := online.GradOptions{Ground: o.ground, Workers: o.workers, Shards: o.shards}

@@ -19,12 +19,13 @@ func (w *workersFlag) register(fl *pflag.FlagSet) {
 }
 
 // refiner returns the colour-passing refiner for the flag: nil (the
-// incremental single-core lift.ColourPassing) for one worker.
+// incremental single-core lift.ColourPassing) for one worker (or the zero
+// value, when the flag was never registered).
 func (w *workersFlag) refiner() (lift.Refiner, error) {
 	switch {
-	case w.n < 1:
+	case w.n < 0:
 		return nil, usageError{fmt.Errorf("--workers must be at least 1, got %d", w.n)}
-	case w.n == 1:
+	case w.n <= 1:
 		return nil, nil
 	}
 	return lift.Parallel{Workers: w.n}, nil
