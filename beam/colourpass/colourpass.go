@@ -2,11 +2,11 @@ package colourpass
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/gob"
 	"fmt"
 	"os"
-	"path/filepath"
 	"reflect"
 	"sort"
 	"strconv"
@@ -316,7 +316,7 @@ func (r Refiner) Refine(ctx context.Context, g *fg.Graph, ev fg.Evidence, opt li
 	}
 	var partFiles []string
 	for _, pt := range part.Parts(g, keys, sorted) {
-		name := filepath.Join(dir, fmt.Sprintf("part-%05d.gob", pt.Index))
+		name := joinPath(dir, fmt.Sprintf("part-%05d.gob", pt.Index))
 		if err := writeFile(name, func(w *bufio.Writer) error { return gob.NewEncoder(w).Encode(pt) }); err != nil {
 			return nil, err
 		}
@@ -327,7 +327,7 @@ func (r Refiner) Refine(ctx context.Context, g *fg.Graph, ev fg.Evidence, opt li
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("%w: %w", lift.ErrCancelled, err)
 		}
-		in := filepath.Join(dir, fmt.Sprintf("colours-%d.txt", job))
+		in := joinPath(dir, fmt.Sprintf("colours-%d.txt", job))
 		if err := writeColours(in, vc, fc); err != nil {
 			return nil, err
 		}
@@ -335,8 +335,8 @@ func (r Refiner) Refine(ctx context.Context, g *fg.Graph, ev fg.Evidence, opt li
 		if opt.MaxIter > 0 {
 			n = min(n, opt.MaxIter-rounds)
 		}
-		out := filepath.Join(dir, fmt.Sprintf("colours-%d.txt", job+1))
-		cnt := filepath.Join(dir, fmt.Sprintf("counts-%d.txt", job+1))
+		out := joinPath(dir, fmt.Sprintf("colours-%d.txt", job+1))
+		cnt := joinPath(dir, fmt.Sprintf("counts-%d.txt", job+1))
 		if err := r.Run(ctx, Job(partFiles, in, out, cnt, n)); err != nil {
 			return nil, fmt.Errorf("colourpass: job %d: %w", job+1, err)
 		}
@@ -381,8 +381,19 @@ func classes(c []int32) int {
 	return n
 }
 
+// joinPath joins a Beam filesystem directory (a local path or a URL such
+// as gs://bucket/dir) and a file name.
+func joinPath(dir, name string) string { return strings.TrimSuffix(dir, "/") + "/" + name }
+
+// writeFile writes a file on any Beam filesystem.
 func writeFile(name string, write func(*bufio.Writer) error) error {
-	f, err := os.Create(name)
+	ctx := context.Background()
+	fs, err := filesystem.New(ctx, name)
+	if err != nil {
+		return err
+	}
+	defer fs.Close()
+	f, err := fs.OpenWrite(ctx, name)
 	if err != nil {
 		return err
 	}
@@ -398,6 +409,17 @@ func writeFile(name string, write func(*bufio.Writer) error) error {
 	return f.Close()
 }
 
+// readFile reads a file from any Beam filesystem.
+func readFile(name string) ([]byte, error) {
+	ctx := context.Background()
+	fs, err := filesystem.New(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	defer fs.Close()
+	return filesystem.Read(ctx, fs, name)
+}
+
 func writeColours(name string, vc, fc []int32) error {
 	return writeFile(name, func(w *bufio.Writer) error {
 		for v, c := range vc {
@@ -411,14 +433,13 @@ func writeColours(name string, vc, fc []int32) error {
 }
 
 func readColours(name string, nv, nf int) (vc, fc []int32, err error) {
-	f, err := os.Open(name)
+	b, err := readFile(name)
 	if err != nil {
 		return nil, nil, err
 	}
-	defer f.Close()
 	vc, fc = make([]int32, nv), make([]int32, nf)
 	seen := 0
-	sc := bufio.NewScanner(f)
+	sc := bufio.NewScanner(bytes.NewReader(b))
 	for sc.Scan() {
 		k, c, ok := strings.Cut(sc.Text(), " ")
 		key, err1 := strconv.ParseInt(k, 10, 64)
@@ -447,7 +468,7 @@ func readColours(name string, nv, nf int) (vc, fc []int32, err error) {
 
 // readCounts returns per round the numbers of variable and factor classes.
 func readCounts(name string, rounds int) ([][2]int, error) {
-	b, err := os.ReadFile(name)
+	b, err := readFile(name)
 	if err != nil {
 		return nil, err
 	}

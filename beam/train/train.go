@@ -6,8 +6,6 @@ import (
 	"encoding/gob"
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"sync"
@@ -99,9 +97,16 @@ func (d Data) worker(ctx context.Context) (*loaded, error) {
 	return l, nil
 }
 
-// WritePieces writes pieces where Data.Pieces names them.
+// WritePieces writes pieces where Data.Pieces names them (any Beam
+// filesystem).
 func WritePieces(path string, p *online.Pieces) error {
-	f, err := os.Create(path)
+	ctx := context.Background()
+	fs, err := filesystem.New(ctx, path)
+	if err != nil {
+		return err
+	}
+	defer fs.Close()
+	f, err := fs.OpenWrite(ctx, path)
 	if err != nil {
 		return err
 	}
@@ -219,11 +224,16 @@ func Gradient(d Data, opt Options, dir string, run func(context.Context, *beam.P
 	job := 0
 	return func(ctx context.Context, w []float64, batch []int32) (*online.BatchResult, error) {
 		job++
-		out := filepath.Join(dir, fmt.Sprintf("batch-%d.json", job))
+		out := strings.TrimSuffix(dir, "/") + "/" + fmt.Sprintf("batch-%d.json", job)
 		if err := run(ctx, Job(d, append([]float64(nil), w...), append([]int32(nil), batch...), opt, out)); err != nil {
 			return nil, fmt.Errorf("train: mini-batch %d: %w", job, err)
 		}
-		b, err := os.ReadFile(out)
+		fs, err := filesystem.New(ctx, out)
+		if err != nil {
+			return nil, err
+		}
+		b, err := filesystem.Read(ctx, fs, out)
+		fs.Close()
 		if err != nil {
 			return nil, err
 		}

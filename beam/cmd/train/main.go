@@ -107,7 +107,7 @@ func run(ctx context.Context, c *config, runJob func(context.Context, *beam.Pipe
 		defer os.RemoveAll(d)
 		dir = d
 	}
-	d := train.Data{MLN: c.input, Train: c.trainDB, NE: c.ne, Pieces: filepath.Join(dir, "pieces.gob")}
+	d := train.Data{MLN: c.input, Train: c.trainDB, NE: c.ne, Pieces: strings.TrimSuffix(dir, "/") + "/pieces.gob"}
 	user, md, err := d.Load()
 	if err != nil {
 		return err
