@@ -37,7 +37,10 @@ import (
 type Options struct {
 	Lifted bool         // compress by colour passing first (else the trivial compression)
 	Colour lift.Options // colour-passing mode and progress
-	Query  Query
+	// Refiner computes the colouring when Lifted (nil: lift.ColourPassing;
+	// lift.Parallel runs the same refinement on all cores).
+	Refiner lift.Refiner
+	Query   Query
 	// Unconverged is what to do when an iterative method stops at its
 	// iteration limit: Accept (the zero value) returns the answer marked
 	// Converged false; Retry and Refuse try the method's Fallbacks first,
@@ -48,12 +51,20 @@ type Options struct {
 // Compress returns the counted graph for g (the trivial one unless
 // opt.Lifted) and fills the size and colour-passing fields of a Stats.
 func Compress(ctx context.Context, g *fg.Graph, ev fg.Evidence, lifted bool, colour lift.Options) (*lift.Compressed, Stats, error) {
+	return CompressWith(ctx, nil, g, ev, lifted, colour)
+}
+
+// CompressWith is Compress with a chosen refiner (nil: lift.ColourPassing).
+func CompressWith(ctx context.Context, r lift.Refiner, g *fg.Graph, ev fg.Evidence, lifted bool, colour lift.Options) (*lift.Compressed, Stats, error) {
+	if r == nil {
+		r = lift.ColourPassing{}
+	}
 	st := Stats{Variables: g.NumVars(), Factors: g.NumFactors(), Edges: g.NumEdges()}
 	var c *lift.Compressed
 	var err error
 	if lifted {
 		var ls lift.Stats
-		c, ls, err = lift.Compress(ctx, g, ev, colour)
+		c, ls, err = lift.CompressWith(ctx, r, g, ev, colour)
 		st.ColorIter, st.ColorSeconds = ls.Iterations, ls.Seconds
 	} else {
 		c, err = lift.Ground(g, ev)
@@ -81,7 +92,7 @@ func Run(ctx context.Context, alg Algorithm, g *fg.Graph, ev fg.Evidence, opt Op
 		choice = &x
 		alg, opt.Lifted = x.Algorithm, x.Lifted
 	}
-	c, st, err := Compress(ctx, g, ev, opt.Lifted, opt.Colour)
+	c, st, err := CompressWith(ctx, opt.Refiner, g, ev, opt.Lifted, opt.Colour)
 	if err != nil {
 		return nil, err
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/lifted-dev/lifted/fg"
 	"github.com/lifted-dev/lifted/infer"
 	"github.com/lifted-dev/lifted/infer/bp"
+	"github.com/lifted-dev/lifted/lift"
 )
 
 // GradOptions configure the gradient of a mini-batch.
@@ -21,11 +22,16 @@ type GradOptions struct {
 	// NoNormalize leaves out the per-clause normalisation of Eq. 14 (the
 	// batch baselines use the plain likelihood gradient).
 	NoNormalize bool
-	// Workers > 1 splits a mini-batch into that many shards of pieces whose
+	// Workers > 1 runs the colour passing of every BP run on that many
+	// cores (lift.Parallel: the same partition and class ids), so the
+	// results are bit for bit those of one worker.
+	Workers int
+	// Shards > 1 splits a mini-batch into that many shards of pieces whose
 	// gradients are computed concurrently and summed (the map/reduce of the
 	// paper's Theorem 4): exact, since pieces are independent, but lifting
-	// then works within each shard only.
-	Workers int
+	// then works within each shard only, and BP's stopping rule applies per
+	// shard, so the result differs from one shard's by BP's tolerance.
+	Shards int
 }
 
 // BatchResult is the gradient of one mini-batch and what it cost.
@@ -182,7 +188,11 @@ func runBP(ctx context.Context, g *fg.Graph, ev fg.Evidence, opt GradOptions) ru
 	if bo.MaxIter == 0 {
 		bo = bp.DefaultOptions()
 	}
-	res, err := infer.Run(ctx, bp.New(bo), g, ev, infer.Options{Lifted: !opt.Ground, Query: infer.Query{Task: infer.Marginals}})
+	iopt := infer.Options{Lifted: !opt.Ground, Query: infer.Query{Task: infer.Marginals}}
+	if opt.Workers > 1 {
+		iopt.Refiner = lift.Parallel{Workers: opt.Workers}
+	}
+	res, err := infer.Run(ctx, bp.New(bo), g, ev, iopt)
 	if err != nil {
 		return runOut{err: err}
 	}
@@ -198,8 +208,7 @@ func (md *Model) BatchGradient(ctx context.Context, w []float64, pieces *Pieces,
 	if len(w) != md.NumFormulas() {
 		return nil, fmt.Errorf("online: %d weights for %d formulas", len(w), md.NumFormulas())
 	}
-	var out *BatchResult
-	if nw := min(opt.Workers, len(batch)); nw > 1 {
+	if nw := min(opt.Shards, len(batch)); nw > 1 {
 		parts := make([]*BatchResult, nw)
 		errs := make([]error, nw)
 		var wg sync.WaitGroup
@@ -212,39 +221,20 @@ func (md *Model) BatchGradient(ctx context.Context, w []float64, pieces *Pieces,
 			}()
 		}
 		wg.Wait()
-		for i, p := range parts {
-			if errs[i] != nil {
-				return nil, errs[i]
+		for _, err := range errs {
+			if err != nil {
+				return nil, err
 			}
-			if out == nil {
-				out = p
-				continue
-			}
-			for f := range out.Count {
-				out.Count[f] += p.Count[f]
-				out.Expected[f] += p.Expected[f]
-				out.Data[f] += p.Data[f]
-			}
-			out.Loss += p.Loss
-			out.Hidden = out.Hidden || p.Hidden
-			out.Converged = out.Converged && p.Converged
-			out.GroundVars += p.GroundVars
-			out.GroundFactors += p.GroundFactors
-			out.LiftedNodes += p.LiftedNodes
-			out.LiftedFactors += p.LiftedFactors
 		}
-	} else {
-		var err error
-		if out, err = md.rawGradient(ctx, w, pieces, batch, opt); err != nil {
-			return nil, err
-		}
+		out := SumGradients(parts)
+		FinishGradient(out, opt.NoNormalize)
+		return out, nil
 	}
-	for f := range out.Grad {
-		out.Grad[f] = out.Expected[f] - out.Data[f]
-		if !opt.NoNormalize && out.Count[f] > 0 {
-			out.Grad[f] /= out.Count[f]
-		}
+	out, err := md.rawGradient(ctx, w, pieces, batch, opt)
+	if err != nil {
+		return nil, err
 	}
+	FinishGradient(out, opt.NoNormalize)
 	return out, nil
 }
 

@@ -49,8 +49,12 @@
 // a batch is E[n | evidence] − E[n | evidence, observed atoms] (two BP runs;
 // the second is a plain count when nothing is hidden), each component divided
 // by the number of ground clauses of its formula in the batch (Eq. 14).
-// GradOptions.Workers computes a batch as shards of pieces on several cores
-// and sums them (the map/reduce of Theorem 4).
+// The gradient is a sum of per-piece terms (Theorem 4): PieceGradient is the
+// map, SumGradients the reduce, and TrainOptions.Gradient hands every
+// mini-batch to another engine (the Apache Beam pipeline in module beam/).
+// GradOptions.Workers runs colour passing on several cores with results bit
+// for bit those of one; GradOptions.Shards computes a batch as shards of
+// pieces on several cores and sums them (lifting then works within a shard).
 //
 // # Optimisers
 //

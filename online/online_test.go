@@ -339,7 +339,7 @@ func loopyGroundEqualsLifted(t *testing.T, src string) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		opt.Ground, opt.Workers = false, 3
+		opt.Ground, opt.Shards = false, 3
 		sharded, err := md.BatchGradient(context.Background(), w, c.p, c.batch, opt)
 		if err != nil {
 			t.Fatal(err)

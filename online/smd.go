@@ -125,6 +125,10 @@ type TrainOptions struct {
 	Init []float64
 	// Grad configures the mini-batch gradients.
 	Grad GradOptions
+	// Gradient, if set, computes every mini-batch's gradient instead of
+	// BatchGradient (another engine, such as a distributed pipeline over
+	// PieceGradient and SumGradients); its result's Grad must be set.
+	Gradient func(ctx context.Context, w []float64, batch []int32) (*BatchResult, error)
 	// EvalEvery calls Eval after the first mini-batch that completes each
 	// multiple of EvalEvery passes (0: never), and once at the start and at
 	// the end.
@@ -239,7 +243,13 @@ func Train(ctx context.Context, md *Model, pieces *Pieces, opt TrainOptions) (*T
 			}
 		}
 		batch := order[bi*opt.BatchSize : min(n, (bi+1)*opt.BatchSize)]
-		r, err := md.BatchGradient(ctx, w, pieces, batch, opt.Grad)
+		var r *BatchResult
+		var err error
+		if opt.Gradient != nil {
+			r, err = opt.Gradient(ctx, w, batch)
+		} else {
+			r, err = md.BatchGradient(ctx, w, pieces, batch, opt.Grad)
+		}
 		if err != nil {
 			return nil, err
 		}

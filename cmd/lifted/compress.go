@@ -57,9 +57,13 @@ func runCompress(ctx context.Context, f *graphFlags, path, output string, stdout
 	if err != nil {
 		return err
 	}
+	ref, err := f.workers.refiner()
+	if err != nil {
+		return err
+	}
 	prog := newProgress(f.quiet)
 	colour.Progress = prog.colour
-	_, st, err := infer.Compress(ctx, l.graph, ev, true, colour)
+	_, st, err := infer.CompressWith(ctx, ref, l.graph, ev, true, colour)
 	prog.done()
 	if err != nil {
 		return err

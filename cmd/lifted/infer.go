@@ -30,6 +30,7 @@ type graphFlags struct {
 	format    string
 	colorMode string
 	quiet     bool
+	workers   workersFlag
 }
 
 func (f *graphFlags) register(cmd *cobra.Command) {
@@ -38,6 +39,7 @@ func (f *graphFlags) register(cmd *cobra.Command) {
 	fl.StringVar(&f.format, "format", "", "model format: uai, fg or cnf (default: from the extension)")
 	fl.StringVar(&f.colorMode, "color-mode", "auto", "colour passing: auto, positional, symmetric (tables invariant under permutation) or cnf (clauses by literal sign); auto = cnf for CNF input, else positional")
 	fl.BoolVar(&f.quiet, "quiet", false, "no progress or warnings on stderr")
+	f.workers.register(fl)
 }
 
 type inferFlags struct {
@@ -198,6 +200,9 @@ func inferSetup(cmd *cobra.Command, f *inferFlags, format string) (infer.Algorit
 	opt.Unconverged = infer.Refuse
 	if f.allowUnconverged {
 		opt.Unconverged = infer.Retry
+	}
+	if opt.Refiner, err = f.workers.refiner(); err != nil {
+		return nil, opt, err
 	}
 	opt.Colour.Mode, err = colourMode(f.colorMode, format)
 	return alg, opt, err

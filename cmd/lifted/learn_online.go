@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"time"
 
@@ -40,6 +41,7 @@ type onlineFlags struct {
 	ground    bool
 	evalEvery float64
 	workers   int
+	shards    int
 }
 
 // register adds the online learners' flags to the learn command's flags.
@@ -61,7 +63,8 @@ func (o *onlineFlags) register(fl *pflag.FlagSet) {
 	fl.Float64Var(&o.gamma, "smd-gamma", 0.9, "smd: discount γ of the gradient covariance")
 	fl.BoolVar(&o.ground, "ground-bp", false, "run ground instead of lifted BP (same results, for comparison)")
 	fl.Float64Var(&o.evalEvery, "eval-every", 0.1, "with --holdout: evaluate after every this fraction of a pass")
-	fl.IntVar(&o.workers, "workers", 1, "compute each mini-batch (or the whole model) in this many shards of pieces on as many cores (lifting then works within a shard)")
+	fl.IntVar(&o.workers, "workers", 1, "colour passing of every BP run as map/reduce on this many cores, 0 = one per core (the learned weights do not depend on it; see lifted infer --help)")
+	fl.IntVar(&o.shards, "shards", 1, "compute each mini-batch (or the whole model) in this many shards of pieces on as many cores (lifting then works within a shard, so results differ within BP's tolerance)")
 }
 
 // isOnlineMethod tells whether runOnlineLearn handles the learn method.
@@ -104,7 +107,13 @@ func runOnlineLearn(ctx context.Context, o *onlineFlags, r onlineRun, stdout io.
 	if err != nil {
 		return err
 	}
-	grad := online.GradOptions{Ground: o.ground, Workers: o.workers}
+	if o.workers < 0 || o.shards < 0 {
+		return usageError{fmt.Errorf("--workers and --shards must not be negative, got %d and %d", o.workers, o.shards)}
+	}
+	if o.workers == 0 {
+		o.workers = runtime.GOMAXPROCS(0)
+	}
+	grad := online.GradOptions{Ground: o.ground, Workers: o.workers, Shards: o.shards}
 	l := &onlineLearner{o: o, r: r, md: d.md, start: time.Now(),
 		holdout: &online.Holdout{Tests: d.tests, Seed: o.seed, Grad: grad},
 		curve:   online.NewCurve(r.Method, o.pieces, d.m, r.Train, o.holdout),

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"math"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -73,8 +74,7 @@ func TestMapLPCommand(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"map", uai}, `--symmetry orbits is not available in this build`},
-		{[]string{"map", smokersMLN, "-q", "Smokes"}, `--symmetry renaming is not available in this build`},
+		{[]string{"map", uai, "--symmetry", "renaming"}, `lp: maplp: symmetry renaming is read off a Markov logic network's constants`},
 		{[]string{"map", uai, "--symmetry", "colour"}, "--symmetry colour is valid for the LOCAL relaxation only"},
 		{[]string{"map", uai, "--symmetry", "mirror"}, `unknown --symmetry "mirror"`},
 		{[]string{"map", uai, "--relaxation", "tight", "--symmetry", "none"}, `unknown --relaxation "tight"`},
@@ -83,6 +83,41 @@ func TestMapLPCommand(t *testing.T) {
 		_, stderr, code := run(t, c.args...)
 		if code != 1 || !strings.Contains(stderr, "lifted: "+c.want) {
 			t.Errorf("%v: exit %d, %q", c.args, code, stderr)
+		}
+	}
+}
+
+// The default symmetries (orbits on a factor graph, renaming on an MLN)
+// give the ground LP's bound and the same world's score, on a smaller LP.
+func TestMapLPDefaultSymmetry(t *testing.T) {
+	uai := filepath.Join("..", "..", "examples", "fg", "smokers10.uai")
+	for _, model := range [][]string{{uai}, {smokersMLN, "-q", "Smokes"}} {
+		type out struct {
+			Objective, Bound float64
+			Stats            struct {
+				LPVariables int `json:"lp_variables"`
+			}
+		}
+		var res [2]out
+		for i, sym := range []string{"", "none"} {
+			args := append([]string{"map"}, model...)
+			args = append(args, "--output-format", "json")
+			if sym != "" {
+				args = append(args, "--symmetry", sym)
+			}
+			stdout, stderr, code := run(t, args...)
+			if code != 0 {
+				t.Fatalf("%v: exit %d: %s", args, code, stderr)
+			}
+			if err := json.Unmarshal([]byte(stdout), &res[i]); err != nil {
+				t.Fatalf("%v: %v", args, err)
+			}
+		}
+		if math.Abs(res[0].Bound-res[1].Bound) > 1e-6*(1+math.Abs(res[1].Bound)) || math.Abs(res[0].Objective-res[1].Objective) > 1e-9*(1+math.Abs(res[1].Objective)) {
+			t.Errorf("%v: default symmetry objective %g bound %g, none %g %g", model, res[0].Objective, res[0].Bound, res[1].Objective, res[1].Bound)
+		}
+		if res[0].Stats.LPVariables >= res[1].Stats.LPVariables {
+			t.Errorf("%v: lifted LP %d variables, ground %d", model, res[0].Stats.LPVariables, res[1].Stats.LPVariables)
 		}
 	}
 }

@@ -404,9 +404,13 @@ func compressMLN(ctx context.Context, f *graphFlags, mf *mlnFlags, path, output 
 	if mode == lift.Symmetric {
 		colour.Symmetric = symmetricTables(mm.gr.Graph)
 	}
+	ref, err := f.workers.refiner()
+	if err != nil {
+		return err
+	}
 	prog := newProgress(f.quiet)
 	colour.Progress = prog.colour
-	_, st, err := infer.Compress(ctx, mm.gr.Graph, nil, true, colour)
+	_, st, err := infer.CompressWith(ctx, ref, mm.gr.Graph, nil, true, colour)
 	prog.done()
 	if err != nil {
 		return mlnError(path, err)

@@ -275,7 +275,7 @@ func Build(ctx context.Context, m *mln.MLN, db *mln.DB, opt Options) (*Network, 
 	fo.AtomOrbits, fo.FactorOrbits = len(aorb), len(forb)
 
 	// The network of patterns.
-	keys, sorted, initF := lift.SlotKeys(g, opt.Colour)
+	keys, sorted, initF := lift.EdgeKeys(g, opt.Colour)
 	type inc struct {
 		F   int32
 		key int32
