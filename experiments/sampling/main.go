@@ -219,6 +219,7 @@ func main() {
 	exactBudget := flag.Duration("exact-budget", 60*time.Second, "time allowed to wfomc for the reference")
 	refTime := flag.Duration("ref-time", 60*time.Second, "length of the long sampler run used as reference where wfomc does not finish")
 	seed := flag.Int64("seed", 1, "seed of the evidence and of every sampler")
+	burnIn := flag.Int("burn-in", 10, "burn-in steps of every sampler run (inside its time limit)")
 	flag.Parse()
 	if *bin == "" {
 		fmt.Fprintln(os.Stderr, "sampling: -bin is required (go build -o /tmp/lifted ./cmd/lifted)")
@@ -248,7 +249,7 @@ func main() {
 			continue
 		}
 		for _, n := range sizes {
-			r, err := experiment(ctx, *bin, work, m, n, methods, avail, budgets, *exactBudget, *refTime, *seed)
+			r, err := experiment(ctx, *bin, work, m, n, methods, avail, budgets, *exactBudget, *refTime, *seed, *burnIn)
 			if err != nil {
 				fmt.Fprintf(os.Stderr, "sampling: %s n=%d: %v\n", m.name, n, err)
 				continue
@@ -262,7 +263,7 @@ func main() {
 }
 
 func experiment(ctx context.Context, bin, work string, m model, n int, methods []string, avail map[string]bool,
-	budgets []float64, exactBudget, refTime time.Duration, seed int64) ([]row, error) {
+	budgets []float64, exactBudget, refTime time.Duration, seed int64, burnIn int) ([]row, error) {
 	mlnPath := filepath.Join(work, fmt.Sprintf("%s-%d.mln", m.name, n))
 	dbPath := filepath.Join(work, fmt.Sprintf("%s-%d.db", m.name, n))
 	if err := os.WriteFile(mlnPath, []byte(m.text(n)), 0o644); err != nil {
@@ -307,7 +308,7 @@ func experiment(ctx context.Context, bin, work string, m model, n int, methods [
 			return nil, fmt.Errorf("no reference: wfomc: %v", err)
 		}
 		refName = fmt.Sprintf("long %s run (%s; wfomc: %s)", long, refTime, shorten(err.Error()))
-		ref, err = run(ctx, bin, append(base, "--method", long, "--samples", "0", "--time-limit", refTime.String(),
+		ref, err = run(ctx, bin, append(base, "--method", long, "--samples", "0", "--time-limit", refTime.String(), "--burn-in", "100",
 			"--seed", strconv.FormatInt(seed+1000, 10))...)
 		if err != nil {
 			return nil, fmt.Errorf("reference run: %v", err)
@@ -328,7 +329,7 @@ func experiment(ctx context.Context, bin, work string, m model, n int, methods [
 			args := append([]string{}, base...)
 			args = append(args, "--method", meth)
 			if b > 0 {
-				args = append(args, "--samples", "0", "--time-limit", fmt.Sprintf("%gs", b))
+				args = append(args, "--samples", "0", "--time-limit", fmt.Sprintf("%gs", b), "--burn-in", strconv.Itoa(burnIn))
 			} else {
 				args = append(args, "--allow-unconverged")
 			}
