@@ -247,7 +247,7 @@ func reportRun(ans *infer.Answer, quiet bool) {
 	switch {
 	case ans.Converged:
 	case st.Chains > 0: // a sampler
-		fmt.Fprintf(os.Stderr, "lifted: warning: NOT CONVERGED: the chains have not mixed (worst R-hat %.4g > 1.1); the estimates printed are not reliable\n", st.RHat)
+		fmt.Fprintf(os.Stderr, "lifted: warning: NOT CONVERGED: the chains have not mixed (worst R-hat %s > 1.1); the estimates printed are not reliable\n", rhat(st.RHat))
 	default:
 		fmt.Fprintf(os.Stderr, "lifted: warning: NOT CONVERGED: BP stopped after %d iterations (last max change %.3g), fallbacks included; the answer printed is not a BP fixed point\n",
 			st.BPIterations, ans.MaxChange)
@@ -259,8 +259,8 @@ func notConverged(path string, err error) error {
 	var nc *infer.NotConvergedError
 	if errors.As(err, &nc) {
 		if st := nc.Answer.Stats; st.Chains > 0 {
-			return &phrased{err: nc, msg: fmt.Sprintf("%s: the sampler's chains have not mixed (worst R-hat %.4g > 1.1 after %d samples); raise --samples or --burn-in, or use --allow-unconverged to print the estimates (marked as such)",
-				path, st.RHat, st.Samples)}
+			return &phrased{err: nc, msg: fmt.Sprintf("%s: the sampler's chains have not mixed (worst R-hat %s > 1.1 after %d samples); raise --samples or --burn-in, or use --allow-unconverged to print the estimates (marked as such)",
+				path, rhat(st.RHat), st.Samples)}
 		}
 		return fmt.Errorf("%s: BP %w; raise --max-iter, or use --allow-unconverged to print the non-converged answer (marked as such)", path, nc)
 	}

@@ -109,9 +109,11 @@ func (p *progress) colour(round, variableColours, factorColours int) {
 func (p *progress) iteration(it infer.Progress) {
 	switch {
 	case it.Samples > 0 && it.RHat > 0:
-		p.printf("sampling", "%d samples, worst R-hat %.4g", it.Samples, it.RHat)
+		p.printf("sampling", "%d samples, worst R-hat %s", it.Samples, rhat(it.RHat))
 	case it.Samples > 0:
 		p.printf("sampling", "%d samples", it.Samples)
+	case it.Sampling:
+		p.printf("sampling", "burn-in")
 	case it.Bound != nil:
 		p.printf("LP", "cutting-plane round %d: bound %.10g, %d cuts added, worst violation %.3g", it.Iteration, *it.Bound, it.Cuts, it.MaxChange)
 	default:
@@ -173,9 +175,9 @@ func summaryLine(st infer.Stats, groundAtoms int, groundSeconds float64) string 
 			strconv.FormatFloat(*st.Objective, 'g', 6, 64), st.BPIterations, secs)
 	}
 	if st.Chains > 0 { // a sampler
-		rhat := ""
+		rh := ""
 		if st.RHat > 0 {
-			rhat = fmt.Sprintf(", worst R-hat %.4g", st.RHat)
+			rh = ", worst R-hat " + rhat(st.RHat)
 		}
 		mixed := "mixed"
 		if !st.Converged {
@@ -188,7 +190,7 @@ func summaryLine(st infer.Stats, groundAtoms int, groundSeconds float64) string 
 		if st.LiftedClusters > 0 {
 			blocks = fmt.Sprintf(" over %d clusters (%d lifted)", st.Clusters, st.LiftedClusters)
 		}
-		return fmt.Sprintf("lifted: %s, %d factors; %d samples in %d chains%s%s, %s; %s s", size, st.Factors, st.Samples, st.Chains, blocks, rhat, mixed, secs)
+		return fmt.Sprintf("lifted: %s, %d factors; %d samples in %d chains%s%s, %s; %s s", size, st.Factors, st.Samples, st.Chains, blocks, rh, mixed, secs)
 	}
 	ratio := "-"
 	if st.Clusternodes > 0 {
@@ -200,4 +202,14 @@ func summaryLine(st infer.Stats, groundAtoms int, groundSeconds float64) string 
 	}
 	return fmt.Sprintf("lifted: %s, %d factors; %d clusternodes, %d clusterfactors (compression %s); %d iterations, %s; %s s",
 		size, st.Factors, st.Clusternodes, st.Clusterfactors, ratio, st.BPIterations, conv, secs)
+}
+
+// rhat formats a Gelman–Rubin R-hat; the samplers report math.MaxFloat64
+// when a variable varies between chains but not within any (a chain that
+// has not moved), which is infinite R-hat.
+func rhat(r float64) string {
+	if r >= math.MaxFloat64 {
+		return "inf (a chain has not moved)"
+	}
+	return fmt.Sprintf("%.4g", r)
 }

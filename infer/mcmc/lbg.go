@@ -175,7 +175,7 @@ func (s lbgSampler) RunModel(ctx context.Context, m *infer.Model, q infer.Query)
 	cfg := s.cfg
 	cfg.Seed = q.Seed
 	if q.Progress != nil {
-		cfg.Progress = func(n int, r float64) { q.Progress(infer.Progress{Samples: n, RHat: r}) }
+		cfg.Progress = func(n int, r float64) { q.Progress(infer.Progress{Samples: n, RHat: r, Sampling: true}) }
 	}
 	res, err := SampleLBG(ctx, md, cfg)
 	if err != nil {

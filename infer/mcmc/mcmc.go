@@ -497,7 +497,7 @@ func (s sampler) Run(ctx context.Context, c *lift.Compressed, q infer.Query) (*i
 	cfg := s.cfg
 	cfg.Seed = q.Seed
 	if q.Progress != nil {
-		cfg.Progress = func(n int, r float64) { q.Progress(infer.Progress{Samples: n, RHat: r}) }
+		cfg.Progress = func(n int, r float64) { q.Progress(infer.Progress{Samples: n, RHat: r, Sampling: true}) }
 	}
 	res, err := Sample(ctx, g, ev, cfg)
 	if err != nil {
