@@ -308,7 +308,7 @@ func experiment(ctx context.Context, bin, work string, m model, n int, methods [
 			return nil, fmt.Errorf("no reference: wfomc: %v", err)
 		}
 		refName = fmt.Sprintf("long %s run (%s; wfomc: %s)", long, refTime, shorten(err.Error()))
-		ref, err = run(ctx, bin, append(base, "--method", long, "--samples", "0", "--time-limit", refTime.String(), "--burn-in", "100",
+		ref, err = run(ctx, bin, append(base, "--method", long, "--samples", "0", "--time-limit", refTime.String(), "--burn-in", "100", "--allow-unconverged",
 			"--seed", strconv.FormatInt(seed+1000, 10))...)
 		if err != nil {
 			return nil, fmt.Errorf("reference run: %v", err)
@@ -329,7 +329,8 @@ func experiment(ctx context.Context, bin, work string, m model, n int, methods [
 			args := append([]string{}, base...)
 			args = append(args, "--method", meth)
 			if b > 0 {
-				args = append(args, "--samples", "0", "--time-limit", fmt.Sprintf("%gs", b), "--burn-in", strconv.Itoa(burnIn))
+				args = append(args, "--samples", "0", "--time-limit", fmt.Sprintf("%gs", b), "--burn-in", strconv.Itoa(burnIn),
+					"--allow-unconverged") // the error is what is measured
 			} else {
 				args = append(args, "--allow-unconverged")
 			}
