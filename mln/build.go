@@ -66,6 +66,9 @@ func (b *Builder) Finish() (*MLN, error) {
 				u.name, relPos(u.err.Pos, d.Pos))
 		}
 	}
+	for _, td := range b.m.Types {
+		td.constIndex() // built now, so that readers (NewDB) share it without writing
+	}
 	b.errs.Sort()
 	b.m.Warnings.Sort()
 	return b.m, b.errs.Err()
