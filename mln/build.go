@@ -2,6 +2,7 @@ package mln
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/lifted-dev/lifted/pos"
 )
@@ -95,6 +96,7 @@ func (b *Builder) DeclareType(name string, at pos.Position, consts []string) {
 			idx = make(map[string]int, len(consts))
 			td.index = idx
 		}
+		td.Constants = slices.Grow(td.Constants, len(consts))
 		for _, c := range consts {
 			if _, ok := idx[c]; !ok {
 				idx[c] = len(td.Constants)
