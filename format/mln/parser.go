@@ -162,6 +162,10 @@ func relPos(from, at pos.Position) string {
 	return at.String()
 }
 
+// trimAt is how many consumed tokens trim lets accumulate before it drops
+// them (so that dropping costs O(1) per token).
+const trimAt = 1024
+
 // fill scans tokens until the window holds p.toks[p.i+n] or ends with tEOF.
 func (p *parser) fill(n int) {
 	for p.i+n >= len(p.toks) {
@@ -172,12 +176,12 @@ func (p *parser) fill(n int) {
 	}
 }
 
-// trim drops the tokens before p.toks[p.i] from the window. Callers that
-// never look back (statement starts, the constants of a type declaration)
-// call it so that the window stays small however long the file or the
-// declaration is.
+// trim drops the tokens before p.toks[p.i] from the window once there are
+// trimAt of them. Callers that never look back (statement starts, the
+// constants of a type declaration) call it so that the window stays small
+// however long the file or the declaration is.
 func (p *parser) trim() {
-	if p.i > 0 {
+	if p.i >= trimAt {
 		n := copy(p.toks, p.toks[p.i:])
 		clear(p.toks[n:])
 		p.toks, p.i = p.toks[:n], 0
