@@ -1,8 +1,6 @@
 package ground
 
 import (
-	"strings"
-
 	"github.com/lifted-dev/lifted/mln"
 )
 
@@ -93,19 +91,27 @@ func AtomName(m *mln.MLN, db *mln.DB, pred int, args []int) string {
 	if len(args) == 0 {
 		return d.Name
 	}
-	var b strings.Builder
-	b.WriteString(d.Name)
-	b.WriteByte('(')
+	return string(AppendAtomName(nil, m, db, pred, args))
+}
+
+// AppendAtomName appends AtomName(m, db, pred, args) to buf; writers of
+// many atom names reuse one buffer with it.
+func AppendAtomName(buf []byte, m *mln.MLN, db *mln.DB, pred int, args []int) []byte {
+	d := m.Preds[pred]
+	buf = append(buf, d.Name...)
+	if len(args) == 0 {
+		return buf
+	}
+	buf = append(buf, '(')
 	for p, ti := range d.TypeIdx {
 		if p > 0 {
-			b.WriteByte(',')
+			buf = append(buf, ',')
 		}
 		if db != nil {
-			b.WriteString(db.Domain(m.Types[ti].Name)[args[p]])
+			buf = append(buf, db.Domain(m.Types[ti].Name)[args[p]]...)
 		} else {
-			b.WriteString(m.Types[ti].Constants[args[p]])
+			buf = append(buf, m.Types[ti].Constants[args[p]]...)
 		}
 	}
-	b.WriteByte(')')
-	return b.String()
+	return append(buf, ')')
 }

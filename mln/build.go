@@ -2,6 +2,7 @@ package mln
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/lifted-dev/lifted/pos"
 )
@@ -66,6 +67,9 @@ func (b *Builder) Finish() (*MLN, error) {
 				u.name, relPos(u.err.Pos, d.Pos))
 		}
 	}
+	for _, td := range b.m.Types {
+		td.constIndex() // built now, so that readers (NewDB) share it without writing
+	}
 	b.errs.Sort()
 	b.m.Warnings.Sort()
 	return b.m, b.errs.Err()
@@ -84,6 +88,24 @@ func (b *Builder) DeclareType(name string, at pos.Position, consts []string) {
 		b.Warnf(at, "type %q is declared again (first at %s); the constants are added to it", name, relPos(at, td.Pos))
 	}
 	td.Declared = true
+	if td.NumDeclared == len(td.Constants) {
+		// No constants from formulas yet (the usual case): the fresh
+		// constants go at the end and the index stays valid.
+		idx := td.constIndex()
+		if len(idx) == 0 {
+			idx = make(map[string]int, len(consts))
+			td.index = idx
+		}
+		td.Constants = slices.Grow(td.Constants, len(consts))
+		for _, c := range consts {
+			if _, ok := idx[c]; !ok {
+				idx[c] = len(td.Constants)
+				td.Constants = append(td.Constants, c)
+			}
+		}
+		td.NumDeclared = len(td.Constants)
+		return
+	}
 	idx := td.constIndex()
 	var fresh []string
 	for _, c := range consts {

@@ -77,13 +77,31 @@ type DB struct {
 	arena    []int // backing store for GroundAtom.Args
 }
 
+// domain is a type's domain in a database: the MLN's constants, then those
+// met in evidence. base, when not nil, is the TypeDecl's index of
+// names[:nbase], shared read-only (a type of 10⁶ declared constants is not
+// indexed twice); an entry of base at nbase or beyond, or negative, was
+// added to the MLN after the database was made and does not count. index
+// holds the other names.
 type domain struct {
 	names []string
+	base  map[string]int
+	nbase int
 	index map[string]int
 }
 
+func (d *domain) lookup(name string) (int, bool) {
+	if d.base != nil {
+		if i, ok := d.base[name]; ok && 0 <= i && i < d.nbase {
+			return i, true
+		}
+	}
+	i, ok := d.index[name]
+	return i, ok
+}
+
 func (d *domain) add(name string) (int, bool) {
-	if i, ok := d.index[name]; ok {
+	if i, ok := d.lookup(name); ok {
 		return i, false
 	}
 	i := len(d.names)
@@ -104,7 +122,15 @@ func NewDB(m *MLN) *DB {
 		mutexKey: map[string]int32{},
 	}
 	for i, t := range m.Types {
-		d := domain{names: append([]string(nil), t.Constants...), index: make(map[string]int, len(t.Constants))}
+		n := len(t.Constants)
+		if t.index != nil && len(t.index) == n {
+			// Share the type's index (Builder.Finish builds it) and its
+			// constants; the full slice expression makes the first
+			// append copy them.
+			db.domains[i] = domain{names: t.Constants[:n:n], base: t.index, nbase: n, index: map[string]int{}}
+			continue
+		}
+		d := domain{names: append([]string(nil), t.Constants...), index: make(map[string]int, n)}
 		for j, c := range t.Constants {
 			d.index[c] = j
 		}
@@ -129,7 +155,7 @@ func (db *DB) Domain(typ string) []string {
 // ConstIndex returns the index of constant name in the domain of typ, or -1.
 func (db *DB) ConstIndex(typ, name string) int {
 	if i := db.m.TypeIndex(typ); i >= 0 {
-		if j, ok := db.domains[i].index[name]; ok {
+		if j, ok := db.domains[i].lookup(name); ok {
 			return j
 		}
 	}
@@ -173,7 +199,7 @@ func (db *DB) LookupAtom(pred string, args ...string) (Truth, bool) {
 	}
 	idx := make([]int, len(args))
 	for i, a := range args {
-		j, ok := db.domains[d.TypeIdx[i]].index[a]
+		j, ok := db.domains[d.TypeIdx[i]].lookup(a)
 		if !ok {
 			return False, false
 		}

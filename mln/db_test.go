@@ -7,6 +7,7 @@ import (
 
 	mlnfile "github.com/lifted-dev/lifted/format/mln"
 	"github.com/lifted-dev/lifted/mln"
+	"github.com/lifted-dev/lifted/pos"
 )
 
 func TestAddAtom(t *testing.T) {
@@ -81,5 +82,63 @@ func TestClosedWorld(t *testing.T) {
 func TestTruthString(t *testing.T) {
 	if mln.True.String() != "true" || mln.False.String() != "false" || mln.Unknown.String() != "unknown" || mln.Truth(9).String() != "Truth(9)" {
 		t.Error("Truth.String")
+	}
+}
+
+// TestDBSharesTypeIndex checks the database's domain, which shares the
+// declared type's index, against the MLN's constants: lookups, constants
+// new in evidence, and constants the MLN gains after the database is made
+// (which that database must not see, nor another database's).
+func TestDBSharesTypeIndex(t *testing.T) {
+	m := mustParse(t, "s.mln", "person = {A, B, C}\nSmokes(person)\n")
+	db := mln.NewDB(m)
+	for i, c := range []string{"A", "B", "C"} {
+		if got := db.ConstIndex("person", c); got != i {
+			t.Errorf("ConstIndex(%s) = %d, want %d", c, got, i)
+		}
+	}
+	// An MLN that gains a constant after a database is made: the database
+	// keeps the domain it started with.
+	bld := mln.NewBuilder()
+	bld.DeclareType("person", pos.Position{Line: 1}, []string{"A", "B"})
+	m2, err := bld.Finish()
+	if err != nil {
+		t.Fatal(err)
+	}
+	early := mln.NewDB(m2)
+	bld.DeclareType("person", pos.Position{Line: 2}, []string{"C"})
+	if got := m2.Type("person").Constants; !reflect.DeepEqual(got, []string{"A", "B", "C"}) {
+		t.Fatalf("constants %v", got)
+	}
+	if got := early.ConstIndex("person", "C"); got != -1 {
+		t.Errorf("the earlier database sees C at %d", got)
+	}
+	if got := mln.NewDB(m2).ConstIndex("person", "C"); got != 2 {
+		t.Errorf("a later database has C at %d, want 2", got)
+	}
+	if err := db.AddAtom("Smokes", []string{"E"}, mln.True); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.AddAtom("Smokes", []string{"B"}, mln.False); err != nil {
+		t.Fatal(err)
+	}
+	if got := db.Domain("person"); !reflect.DeepEqual(got, []string{"A", "B", "C", "E"}) {
+		t.Errorf("domain %v", got)
+	}
+	if got := m.Type("person").Constants; !reflect.DeepEqual(got, []string{"A", "B", "C"}) {
+		t.Errorf("the MLN's constants changed: %v", got)
+	}
+	db2 := mln.NewDB(m)
+	if got := db2.ConstIndex("person", "E"); got != -1 {
+		t.Errorf("a second database sees the first's constant E at %d", got)
+	}
+	if err := db2.AddAtom("Smokes", []string{"F"}, mln.True); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := db2.ConstIndex("person", "F"), 3; got != want {
+		t.Errorf("F at %d, want %d", got, want)
+	}
+	if v, ok := db.LookupAtom("Smokes", "B"); !ok || v != mln.False {
+		t.Errorf("LookupAtom(Smokes, B) = %v, %v", v, ok)
 	}
 }

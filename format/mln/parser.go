@@ -124,9 +124,13 @@ type parser struct {
 	fsys     fileSystem
 	includes []string // include stack of Key()s
 
-	// Current file.
+	// Current file. The tokens are scanned on demand: toks is a window
+	// holding p.toks[p.i] and the lookahead after it, plus the tokens of the
+	// current statement before it (see trim); it ends with tEOF once the
+	// scanner has reached the end.
 	file string
 	src  []byte
+	s    *scanner
 	toks []token
 	i    int
 
@@ -158,16 +162,29 @@ func relPos(from, at pos.Position) string {
 	return at.String()
 }
 
-// tokenize scans all of src.
-func tokenize(src []byte) []token {
-	s := newScanner(src)
-	var toks []token
-	for {
-		t := s.next()
-		toks = append(toks, t)
-		if t.kind == tEOF {
-			return toks
+// trimAt is how many consumed tokens trim lets accumulate before it drops
+// them (so that dropping costs O(1) per token).
+const trimAt = 1024
+
+// fill scans tokens until the window holds p.toks[p.i+n] or ends with tEOF.
+func (p *parser) fill(n int) {
+	for p.i+n >= len(p.toks) {
+		if k := len(p.toks); k > 0 && p.toks[k-1].kind == tEOF {
+			return
 		}
+		p.toks = append(p.toks, p.s.next())
+	}
+}
+
+// trim drops the tokens before p.toks[p.i] from the window once there are
+// trimAt of them. Callers that never look back (statement starts, the
+// constants of a type declaration) call it so that the window stays small
+// however long the file or the declaration is.
+func (p *parser) trim() {
+	if p.i >= trimAt {
+		n := copy(p.toks, p.toks[p.i:])
+		clear(p.toks[n:])
+		p.toks, p.i = p.toks[:n], 0
 	}
 }
 
@@ -178,15 +195,19 @@ func (p *parser) parseTop(filename string, src []byte) {
 
 // parseSource parses a whole file (top level or included).
 func (p *parser) parseSource(filename string, src []byte) {
-	p.file, p.src, p.toks, p.i = filename, src, tokenize(src), 0
+	p.file, p.src, p.s, p.toks, p.i = filename, src, newScanner(src), nil, 0
 	for {
 		p.skipNewlines()
+		p.trim()
 		if p.tok().kind == tEOF {
 			return
 		}
 		if p.b.NumErrors() >= maxErrors {
 			p.b.Errorf(p.pos(p.tok()), "too many errors; stopping")
-			p.i = len(p.toks) - 1
+			for p.tok().kind != tEOF {
+				p.next()
+				p.trim()
+			}
 			return
 		}
 		p.statementSafely()
@@ -207,9 +228,13 @@ func (p *parser) statementSafely() {
 
 // ---- token helpers ----
 
-func (p *parser) tok() token { return p.toks[p.i] }
+func (p *parser) tok() token {
+	p.fill(0)
+	return p.toks[p.i]
+}
 
 func (p *parser) peek(n int) token {
+	p.fill(n)
 	if p.i+n < len(p.toks) {
 		return p.toks[p.i+n]
 	}
@@ -217,6 +242,7 @@ func (p *parser) peek(n int) token {
 }
 
 func (p *parser) next() {
+	p.fill(1)
 	if p.i < len(p.toks)-1 {
 		p.i++
 	}
@@ -405,11 +431,11 @@ func (p *parser) include() {
 		p.fail(t, "cannot read included file %s: %s", target, errText(err))
 	}
 	// Parse the included file, then resume here.
-	file, osrc, toks, i := p.file, p.src, p.toks, p.i
+	file, osrc, sc, toks, i := p.file, p.src, p.s, p.toks, p.i
 	p.includes = append(p.includes, key)
 	p.parseSource(target, src)
 	p.includes = p.includes[:len(p.includes)-1]
-	p.file, p.src, p.toks, p.i = file, osrc, toks, i
+	p.file, p.src, p.s, p.toks, p.i = file, osrc, sc, toks, i
 }
 
 // typeDecl parses "name = { C1, C2, ... }" or "name = { 0, ..., 9 }".
@@ -426,6 +452,7 @@ func (p *parser) typeDecl() {
 	sawRange := false
 	for {
 		p.skipNewlines()
+		p.trim() // nothing below looks back
 		t := p.tok()
 		switch t.kind {
 		case tRBrace:

@@ -25,13 +25,14 @@ import (
 //     disjunction operator where an operator is expected.
 type scanner struct {
 	src  []byte
+	text string // src as a string; token texts are substrings of it
 	off  int
 	line int
 	col  int // column of src[off]
 }
 
 func newScanner(src []byte) *scanner {
-	s := &scanner{src: src, line: 1, col: 1}
+	s := &scanner{src: src, text: string(src), line: 1, col: 1}
 	if len(src) >= 3 && src[0] == 0xEF && src[1] == 0xBB && src[2] == 0xBF {
 		s.off = 3 // UTF-8 byte order mark
 	}
@@ -139,7 +140,7 @@ func (s *scanner) next() token {
 				}
 				break
 			}
-			t.kind, t.end, t.text = tIdent, s.off, string(s.src[t.off:s.off])
+			t.kind, t.end, t.text = tIdent, s.off, s.text[t.off:s.off]
 			return t
 		case isDigit(c) || (c == '-' || c == '.') && isDigit(s.peekAt(1)) || c == '-' && s.peekAt(1) == '.' && isDigit(s.peekAt(2)):
 			return s.number(t)
@@ -230,7 +231,7 @@ func (s *scanner) next() token {
 			}
 		}
 		s.advance(n)
-		t.kind, t.end, t.text = kind, s.off, string(s.src[t.off:s.off])
+		t.kind, t.end, t.text = kind, s.off, s.text[t.off:s.off]
 		return t
 	}
 }
@@ -266,9 +267,9 @@ func (s *scanner) number(t token) token {
 			s.advance(1)
 		}
 		t.kind = tIllegal
-		t.msg = "malformed number " + strconv.Quote(string(s.src[t.off:s.off]))
+		t.msg = "malformed number " + strconv.Quote(s.text[t.off:s.off])
 	}
-	t.end, t.text = s.off, string(s.src[t.off:s.off])
+	t.end, t.text = s.off, s.text[t.off:s.off]
 	return t
 }
 
@@ -279,7 +280,7 @@ func (s *scanner) str(t token) token {
 		switch c := s.src[s.off]; c {
 		case '"':
 			s.advance(1)
-			t.kind, t.end, t.text = tString, s.off, string(s.src[t.off:s.off])
+			t.kind, t.end, t.text = tString, s.off, s.text[t.off:s.off]
 			return t
 		case '\\':
 			if d := s.peekAt(1); d != 0 && d != '\n' && d != '\r' {
@@ -294,7 +295,7 @@ func (s *scanner) str(t token) token {
 		}
 	}
 unterminated:
-	t.kind, t.end, t.text = tIllegal, s.off, string(s.src[t.off:s.off])
+	t.kind, t.end, t.text = tIllegal, s.off, s.text[t.off:s.off]
 	t.msg = "string not terminated: add the closing '\"' on the same line"
 	return t
 }
