@@ -8,6 +8,7 @@ import (
 
 	"github.com/lifted-dev/lifted/fg"
 	"github.com/lifted-dev/lifted/ground"
+	"github.com/lifted-dev/lifted/infer"
 	"github.com/lifted-dev/lifted/internal/gen"
 )
 
@@ -141,4 +142,20 @@ func TestStabiliserSeparation(t *testing.T) {
 		t.Errorf("only %d stabiliser cuts checked", found)
 	}
 	t.Logf("%d stabiliser cuts checked", found)
+}
+
+// The separation property picks the separation; a bad value is an error.
+func TestSeparationProperty(t *testing.T) {
+	for _, v := range []string{"stabiliser", "ground"} {
+		alg, _, err := infer.New("lp", infer.Properties{"separation": v, "symmetry": "orbits"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := alg.(Algorithm).Config.GroundSeparation; got != (v == "ground") {
+			t.Errorf("separation=%s: GroundSeparation %v", v, got)
+		}
+	}
+	if _, _, err := infer.New("lp", infer.Properties{"separation": "bogus"}); err == nil {
+		t.Error("separation=bogus accepted")
+	}
 }
