@@ -74,6 +74,7 @@ var props = []infer.Property{
 	{Name: "relaxation", Default: "cycle", Help: "local (the local polytope) or cycle (plus cycle inequalities by cutting planes)"},
 	{Name: "symmetry", Default: "none", Help: "the partition the LP is lifted over: none, colour (LOCAL only), orbits or renaming"},
 	{Name: "solver", Default: "auto", Help: "LP solver: simplex (exact, small LPs), pdlp (first order, large LPs) or auto; for ilp in builds with -tags coin also cbc (COIN-OR Cbc instead of branch and bound)"},
+	{Name: "separation", Default: "stabiliser", Help: "lifted cycle separation: stabiliser (on the lifted graph fixing each orbit's representative, Theorem 7.1; orbits and renaming) or ground (expand, separate on the ground graph, fold)"},
 	{Name: "tol", Default: "1e-6", Help: "a cycle inequality violated by less counts as satisfied"},
 	{Name: "max-rounds", Default: "100", Help: "most cutting-plane rounds"},
 	{Name: "time-limit", Default: "0", Help: "stop after this long with the bound and world so far, e.g. 30s (0: none)"},
@@ -130,6 +131,13 @@ func newAlgorithm(name string, p infer.Properties) (infer.Algorithm, error) {
 		a.Config.Solver, a.Config.Cbc = Auto{}, true
 	default:
 		return nil, &infer.PropertyError{Method: m.Name, Name: "solver", Value: s, Want: "auto, simplex, pdlp or (ilp, -tags coin) cbc"}
+	}
+	switch sp := p.String(m, "separation"); sp {
+	case "stabiliser", "stabilizer":
+	case "ground":
+		a.Config.GroundSeparation = true
+	default:
+		return nil, &infer.PropertyError{Method: m.Name, Name: "separation", Value: sp, Want: "stabiliser or ground"}
 	}
 	if a.Config.Tol, err = p.Float(m, "tol"); err != nil {
 		return nil, err

@@ -30,6 +30,32 @@ type cycleSep struct {
 	// of one through v, and both fold to the same lifted cut (the
 	// representative per node orbit of Theorem 7.1).
 	source []bool
+	// stab, when set, is the stabiliser separation (Theorem 7.1) that
+	// separate uses instead of the ground graph.
+	stab *stabSep
+}
+
+// makeCut turns the folded coefficients of a closed walk with nF crossing
+// edges into the cut Σ coef·x ≤ nF − 1.
+func makeCut(coef map[int32]float64, nF int, viol float64) cut {
+	k := cut{rhs: float64(nF - 1), viol: viol}
+	for col, v := range coef {
+		if math.Abs(v) > 1e-12 {
+			k.cols = append(k.cols, col)
+		}
+	}
+	sort.Slice(k.cols, func(a, b int) bool { return k.cols[a] < k.cols[b] })
+	var kb strings.Builder
+	for _, col := range k.cols {
+		k.vals = append(k.vals, coef[col])
+		kb.WriteString(strconv.Itoa(int(col)))
+		kb.WriteByte(':')
+		kb.WriteString(strconv.FormatFloat(coef[col], 'g', 10, 64))
+		kb.WriteByte(' ')
+	}
+	fmt.Fprintf(&kb, "<=%d", nF-1)
+	k.key = kb.String()
+	return k
 }
 
 type pairTerm struct {
@@ -150,6 +176,15 @@ type cut struct {
 // It returns at most max cuts, most violated first, distinct in the LP's
 // columns (so orbit images of one lifted cut count once).
 func (s *cycleSep) separate(ctx context.Context, x []float64, tol float64, max int) ([]cut, error) {
+	if s.stab != nil {
+		return s.separateStab(ctx, x, tol, max)
+	}
+	return s.separateGround(ctx, x, tol, max)
+}
+
+// separateGround separates on the ground graph (from one source per
+// variable orbit) and folds each cut onto the orbit cells.
+func (s *cycleSep) separateGround(ctx context.Context, x []float64, tol float64, max int) ([]cut, error) {
 	c := s.cuts(x)
 	n := s.n
 	dist := make([]float64, 2*n)
@@ -232,23 +267,7 @@ func (s *cycleSep) separate(ctx context.Context, x []float64, tol float64, max i
 			}
 			u = o + int32(n)*((side+cross)%2)
 		}
-		k := cut{rhs: float64(nF - 1), viol: 1 - dist[target]}
-		for col, v := range coef {
-			if math.Abs(v) > 1e-12 {
-				k.cols = append(k.cols, col)
-			}
-		}
-		sort.Slice(k.cols, func(a, b int) bool { return k.cols[a] < k.cols[b] })
-		var kb strings.Builder
-		for _, col := range k.cols {
-			k.vals = append(k.vals, coef[col])
-			kb.WriteString(strconv.Itoa(int(col)))
-			kb.WriteByte(':')
-			kb.WriteString(strconv.FormatFloat(coef[col], 'g', 10, 64))
-			kb.WriteByte(' ')
-		}
-		fmt.Fprintf(&kb, "<=%d", nF-1)
-		k.key = kb.String()
+		k := makeCut(coef, nF, 1-dist[target])
 		if !seen[k.key] {
 			seen[k.key] = true
 			out = append(out, k)

@@ -31,12 +31,18 @@
 // fall below the MAP value. Orbit partitions (Partition.Orbits: orbits of a
 // group of automorphisms that keep tables, argument positions and
 // evidence) are valid for both (Theorem 5.1): an optimum is constant on
-// orbits. Lifted cycle separation expands the lifted solution to the ground
-// edge marginals, separates there, and folds each cut onto the orbit cells
-// (its orbit images fold to the same lifted cut, added once); the lifted
-// CYCLE value equals the ground one. (The paper's Theorem 7.1 separates on
-// the lifted graph of each representative's stabiliser instead, which is
-// faster; that is not built.) The automorphism orbits of package
+// orbits. Lifted cycle separation follows Theorem 7.1 when the Symmetry
+// gives stabilisers (StabiliserSymmetry: Orbits and Renaming): for one
+// representative v per variable orbit it takes the orbits of the subgroup
+// fixing v and builds the lifted graph fixing v (stabiliser variable
+// orbits as nodes, edge orbits as edges, self-loops and multi-edges
+// allowed, cut values from the lifted solution); a shortest path from v to
+// its mirror there is a shortest closed ground walk through v, and its cut
+// is written directly in the lifted columns. Otherwise (or with
+// Config.GroundSeparation) it expands the lifted solution to the ground
+// edge marginals, separates on the ground graph from one variable per
+// orbit, and folds each cut onto the orbit cells. Both give the ground
+// CYCLE value. The automorphism orbits of package
 // lift/orbit are the symmetries "orbits" (Orbits: search on the factor graph)
 // and "renaming" (Renaming: read off the MLN; lp and ilp give it the
 // grounding through RunModel).

@@ -39,6 +39,12 @@ type Config struct {
 	Cbc bool
 	// MaxNodes bounds the branch-and-bound nodes (default 100000).
 	MaxNodes int
+	// GroundSeparation makes lifted CYCLE separate on the ground graph
+	// (expand the lifted solution, separate from one variable per orbit,
+	// fold each cut onto the orbit cells) even when the Symmetry gives
+	// stabilisers; by default a StabiliserSymmetry separates on the lifted
+	// graph fixing each orbit's representative (Theorem 7.1).
+	GroundSeparation bool
 	// Progress, if set, is called after every cutting-plane round.
 	Progress func(Round)
 }
@@ -135,6 +141,17 @@ func Solve(ctx context.Context, g *fg.Graph, ev fg.Evidence, cfg Config) (*Resul
 	}
 	if cfg.Relaxation == Cycle {
 		sep := newCycleSep(m)
+		if ss, ok := cfg.Symmetry.(StabiliserSymmetry); ok && !cfg.GroundSeparation && sep.numEdges() > 0 {
+			st, err := sep.buildStab(ctx, ss)
+			switch {
+			case err == nil:
+				sep.stab = st
+			case ctx.Err() != nil:
+				return nil, ctx.Err()
+			case !errors.Is(err, errNotFixed):
+				return nil, err
+			} // a stabiliser that does not fix its variable: ground separation
+		}
 		for r := 1; r <= cfg.MaxRounds && sep.numEdges() > 0; r++ {
 			cuts, err := sep.separate(ctx, sol.X, cfg.Tol, cfg.MaxCuts)
 			if err != nil && ctx.Err() != nil {
