@@ -74,7 +74,7 @@ var props = []infer.Property{
 	{Name: "relaxation", Default: "cycle", Help: "local (the local polytope) or cycle (plus cycle inequalities by cutting planes)"},
 	{Name: "symmetry", Default: "none", Help: "the partition the LP is lifted over: none, colour (LOCAL only), orbits or renaming"},
 	{Name: "solver", Default: "auto", Help: "LP solver: simplex (exact, small LPs), pdlp (first order, large LPs) or auto; for ilp in builds with -tags coin also cbc (COIN-OR Cbc instead of branch and bound)"},
-	{Name: "separation", Default: "stabiliser", Help: "lifted cycle separation: stabiliser (on the lifted graph fixing each orbit's representative, Theorem 7.1; orbits and renaming) or ground (expand, separate on the ground graph, fold)"},
+	{Name: "separation", Default: "ground", Help: "lifted cycle separation: ground (expand, separate on the ground graph from one variable per orbit, fold; measured faster) or stabiliser (on the lifted graph fixing each orbit's representative, Theorem 7.1; orbits and renaming)"},
 	{Name: "tol", Default: "1e-6", Help: "a cycle inequality violated by less counts as satisfied"},
 	{Name: "max-rounds", Default: "100", Help: "most cutting-plane rounds"},
 	{Name: "time-limit", Default: "0", Help: "stop after this long with the bound and world so far, e.g. 30s (0: none)"},
