@@ -154,7 +154,7 @@ func run(ctx context.Context, bin string, args ...string) (*result, error) {
 	err := cmd.Run()
 	secs := time.Since(start).Seconds()
 	if err != nil {
-		return nil, fmt.Errorf("%s %s: %v: %s", bin, strings.Join(args, " "), err, strings.TrimSpace(lastLine(errb.String())))
+		return nil, &runError{cmd: bin + " " + strings.Join(args, " "), err: err, msg: strings.TrimSpace(lastLine(errb.String()))}
 	}
 	var js struct {
 		Marginals map[string]float64 `json:"marginals"`
@@ -164,6 +164,24 @@ func run(ctx context.Context, bin string, args ...string) (*result, error) {
 		return nil, fmt.Errorf("parsing the JSON answer: %v", err)
 	}
 	return &result{marg: js.Marginals, seconds: secs, stats: js.Stats}, nil
+}
+
+// runError is a failed run of the binary: the command, its exit and the
+// last line it wrote to stderr (lifted's error message).
+type runError struct {
+	cmd, msg string
+	err      error
+}
+
+func (e *runError) Error() string { return fmt.Sprintf("%s: %v: %s", e.cmd, e.err, e.msg) }
+
+// why is the error message of a failed run without the command line.
+func why(err error) string {
+	var re *runError
+	if errors.As(err, &re) {
+		return re.msg
+	}
+	return err.Error()
 }
 
 func lastLine(s string) string {
@@ -307,7 +325,7 @@ func experiment(ctx context.Context, bin, work string, m model, n int, methods [
 		if long == "" {
 			return nil, fmt.Errorf("no reference: wfomc: %v", err)
 		}
-		refName = fmt.Sprintf("long %s run (%s; wfomc: %s)", long, refTime, shorten(err.Error()))
+		refName = fmt.Sprintf("long %s run (%s; wfomc: %s)", long, refTime, shorten(why(err)))
 		ref, err = run(ctx, bin, append(base, "--method", long, "--samples", "0", "--time-limit", refTime.String(), "--burn-in", "100", "--allow-unconverged",
 			"--seed", strconv.FormatInt(seed+1000, 10))...)
 		if err != nil {
