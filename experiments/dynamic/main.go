@@ -32,6 +32,7 @@ import (
 
 	"github.com/lifted-dev/lifted/dynamic"
 	mlnfile "github.com/lifted-dev/lifted/format/mln"
+	"github.com/lifted-dev/lifted/ground"
 	"github.com/lifted-dev/lifted/infer"
 	"github.com/lifted-dev/lifted/infer/bp"
 	_ "github.com/lifted-dev/lifted/infer/mcmc" // registers mcsat
@@ -87,13 +88,16 @@ func evidence(rng *rand.Rand, people []string, steps int, r float64) string {
 	return b.String()
 }
 
+// maxGround is passed to the grounder (ground.Options.MaxGround).
+var maxGround int64
+
 func load(src, db string) *dynamic.Model {
 	m, err := mlnfile.Parse("social.mln", []byte(src))
 	if err != nil {
 		log.Fatal(err)
 	}
 	read := func(s *mln.MLN) (*mln.DB, error) { return mlnfile.ReadDB(strings.NewReader(db), "ev.db", s) }
-	md, err := dynamic.Unroll(context.Background(), m, read, dynamic.Options{Horizon: -1, Query: []string{"Cancer"}})
+	md, err := dynamic.Unroll(context.Background(), m, read, dynamic.Options{Horizon: -1, Query: []string{"Cancer"}, Ground: ground.Options{MaxGround: maxGround}})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -183,6 +187,7 @@ func main() {
 	stepsFlag := flag.String("steps", "", "scaling: comma-separated numbers of steps (every pair of -people and -steps is run)")
 	reps := flag.Int("reps", 3, "scaling: timed runs per size (the median is reported)")
 	oneRep := flag.Int("one-rep-above", 0, "scaling: a single timed run above this many ground variables (0: always -reps)")
+	flag.Int64Var(&maxGround, "max-ground", 0, "refuse groundings with more ground formulas or atoms than this (0: the grounder's default, from the available memory)")
 	ffMax := flag.Int("ff-max-vars", 0, "scaling: skip FF (ground BP) above this many ground variables (0: never skip)")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile to this file")
 	flag.Parse()
