@@ -5,6 +5,7 @@
 // relifting as evidence streams in. See RESULTS.md.
 //
 //	go run ./experiments/dynamic -out experiments/dynamic [-quick]
+//	go run ./experiments/dynamic -parts scaling -people 200,500 -steps 10 -reps 1
 package main
 
 import (
@@ -16,6 +17,8 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
+	"runtime/pprof"
 	"slices"
 	"sort"
 	"strconv"
@@ -29,6 +32,7 @@ import (
 
 	"github.com/lifted-dev/lifted/dynamic"
 	mlnfile "github.com/lifted-dev/lifted/format/mln"
+	"github.com/lifted-dev/lifted/ground"
 	"github.com/lifted-dev/lifted/infer"
 	"github.com/lifted-dev/lifted/infer/bp"
 	_ "github.com/lifted-dev/lifted/infer/mcmc" // registers mcsat
@@ -84,13 +88,16 @@ func evidence(rng *rand.Rand, people []string, steps int, r float64) string {
 	return b.String()
 }
 
+// maxGround is passed to the grounder (ground.Options.MaxGround).
+var maxGround int64
+
 func load(src, db string) *dynamic.Model {
 	m, err := mlnfile.Parse("social.mln", []byte(src))
 	if err != nil {
 		log.Fatal(err)
 	}
 	read := func(s *mln.MLN) (*mln.DB, error) { return mlnfile.ReadDB(strings.NewReader(db), "ev.db", s) }
-	md, err := dynamic.Unroll(context.Background(), m, read, dynamic.Options{Horizon: -1, Query: []string{"Cancer"}})
+	md, err := dynamic.Unroll(context.Background(), m, read, dynamic.Options{Horizon: -1, Query: []string{"Cancer"}, Ground: ground.Options{MaxGround: maxGround}})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -148,6 +155,9 @@ func linePlot(path, title, xl, yl string, curves []curve, logY bool) {
 	}
 	p.Add(plotter.NewGrid())
 	for i, c := range curves {
+		if len(c.x) == 0 {
+			continue
+		}
 		xy := make(plotter.XYs, len(c.x))
 		for k := range c.x {
 			xy[k] = plotter.XY{X: c.x[k], Y: c.y[k]}
@@ -173,17 +183,54 @@ func main() {
 	quick := flag.Bool("quick", false, "smaller scaling sizes")
 	mcsatSamples := flag.Int("mcsat-samples", 20000, "MC-SAT samples per chain for Fig. 4 (right)")
 	parts := flag.String("parts", "fig4,cancer,scaling,filter", "which experiments to run")
+	peopleList := flag.String("people", "", "scaling: comma-separated numbers of people (with -steps; default: the built-in sizes)")
+	stepsFlag := flag.String("steps", "", "scaling: comma-separated numbers of steps (every pair of -people and -steps is run)")
+	reps := flag.Int("reps", 3, "scaling: timed runs per size (the median is reported)")
+	oneRep := flag.Int("one-rep-above", 0, "scaling: a single timed run above this many ground variables (0: always -reps)")
+	flag.Int64Var(&maxGround, "max-ground", 0, "refuse groundings with more ground formulas or atoms than this (0: the grounder's default, from the available memory)")
+	ffMax := flag.Int("ff-max-vars", 0, "scaling: skip FF (ground BP) above this many ground variables (0: never skip)")
+	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile to this file")
 	flag.Parse()
-	fmt.Println("## Fig. 4 (left, middle): 20 people, r of them observed; means over", *seeds, "evidence draws")
-	fmt.Println()
-	fmt.Println("| steps | r | ground vars | FF edges | LFF edges | LFF/FF edges | FF msgs | LFF msgs | LFF/FF msgs | FF iters | LFF iters | FB/flood msgs (ground) | FB/flood msgs (lifted) | flood iters |")
-	fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+	if *cpuprofile != "" {
+		f, err := os.Create(*cpuprofile)
+		if err != nil {
+			log.Fatal(err)
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			log.Fatal(err)
+		}
+		defer pprof.StopCPUProfile()
+	}
+	var sizes [][2]int
+	if *peopleList != "" || *stepsFlag != "" {
+		ps, err := intList(*peopleList, "20")
+		if err != nil {
+			log.Fatal(err)
+		}
+		ts, err := intList(*stepsFlag, "10")
+		if err != nil {
+			log.Fatal(err)
+		}
+		for _, t := range ts {
+			for _, p := range ps {
+				sizes = append(sizes, [2]int{p, t})
+			}
+		}
+	}
+	if *reps < 1 {
+		log.Fatal("-reps must be at least 1")
+	}
 	people := names(20)
 	rs := []float64{0, 0.25, 0.5, 0.75, 1}
 	var fig4 []curve
 	stepsList := []int{10, 15}
 	want := func(p string) bool { return slices.Contains(strings.Split(*parts, ","), p) }
-	if !want("fig4") {
+	if want("fig4") {
+		fmt.Println("## Fig. 4 (left, middle): 20 people, r of them observed; means over", *seeds, "evidence draws")
+		fmt.Println()
+		fmt.Println("| steps | r | ground vars | FF edges | LFF edges | LFF/FF edges | FF msgs | LFF msgs | LFF/FF msgs | FF iters | LFF iters | FB/flood msgs (ground) | FB/flood msgs (lifted) | flood iters |")
+		fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+	} else {
 		stepsList = nil
 	}
 	for _, steps := range stepsList {
@@ -227,7 +274,7 @@ func main() {
 		cancer(*out, *mcsatSamples)
 	}
 	if want("scaling") {
-		scaling(*out, *quick)
+		scaling(*out, *quick, sizes, *reps, *oneRep, *ffMax)
 	}
 	if want("filter") {
 		filtering(people)
@@ -293,46 +340,126 @@ func cancer(out string, mcsatSamples int) {
 	f.Close()
 }
 
-func scaling(out string, quick bool) {
-	fmt.Println()
-	fmt.Println("## Scaling: LFF vs FF (forwards-backwards), r = 0.25, one evidence draw; seconds are medians of 3 runs (grounding excluded; LFF includes colour passing)")
-	fmt.Println()
-	fmt.Println("| people | steps | ground vars | ground factors | FF edges | LFF edges | FF s | LFF s (lift + BP) | LFF colour passing s | LFF BP s | LFF/FF time | FF msgs | LFF msgs | FF iters | LFF iters |")
-	fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
-	sizes := [][2]int{{20, 10}, {50, 10}, {100, 10}, {20, 25}, {20, 50}, {20, 100}}
-	if quick {
-		sizes = [][2]int{{20, 10}, {50, 10}, {20, 25}}
+// intList parses a comma-separated list of positive integers; def is used
+// when s is empty.
+func intList(s, def string) ([]int, error) {
+	if s == "" {
+		s = def
 	}
-	var byPeople, byPeopleL, bySteps, byStepsL curve
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		v, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || v < 1 {
+			return nil, fmt.Errorf("bad list %q: want positive integers", s)
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// peakRSS is the process's peak resident set size so far in GiB (VmHWM on
+// Linux; NaN elsewhere).
+func peakRSS() float64 {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return nan()
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(l); len(f) >= 2 && f[0] == "VmHWM:" {
+			kb, err := strconv.ParseFloat(f[1], 64)
+			if err == nil {
+				return kb / (1 << 20)
+			}
+		}
+	}
+	return nan()
+}
+
+func nan() float64 { v := 0.0; return v / v }
+
+// scaling times FF against LFF for each (people, steps) size; sizes nil
+// means the built-in list. FF is skipped above ffMax ground variables (if
+// ffMax > 0), and run once, not reps times, above oneRep (if oneRep > 0).
+func scaling(out string, quick bool, sizes [][2]int, reps, oneRep, ffMax int) {
+	fmt.Println()
+	fmt.Printf("## Scaling: LFF vs FF (forwards-backwards), r = 0.25, one evidence draw; seconds are medians of %d runs (grounding excluded; LFF includes colour passing)\n", reps)
+	if oneRep > 0 {
+		fmt.Printf("\nAbove %d ground variables: a single run.\n", oneRep)
+	}
+	fmt.Println()
+	fmt.Println("| people | steps | ground vars | ground factors | ground s | FF edges | LFF edges | FF s | LFF s (lift + BP) | LFF colour passing s | LFF BP s | LFF/FF time | FF msgs | LFF msgs | FF iters | LFF iters | peak RSS GiB |")
+	fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+	if sizes == nil {
+		sizes = [][2]int{{20, 10}, {50, 10}, {100, 10}, {20, 25}, {20, 50}, {20, 100}}
+		if quick {
+			sizes = [][2]int{{20, 10}, {50, 10}, {20, 25}}
+		}
+	}
+	// The people plot takes the sizes at the first size's steps, the steps
+	// plot those at the first size's people.
+	p0, t0 := sizes[0][0], sizes[0][1]
+	byPeople, byPeopleL := curve{label: "FF"}, curve{label: "LFF"}
+	bySteps, byStepsL := curve{label: "FF"}, curve{label: "LFF"}
 	for _, sz := range sizes {
 		n, steps := sz[0], sz[1]
 		rng := rand.New(rand.NewPCG(7, uint64(n*1000+steps)))
 		people := names(n)
+		start := time.Now()
 		md := load(model(people, steps), evidence(rng, people, steps, 0.25))
+		groundS := time.Since(start).Seconds()
+		g := md.Grounding.Graph
+		runFF := ffMax <= 0 || g.NumVars() <= ffMax
+		runs := reps
+		if oneRep > 0 && g.NumVars() > oneRep {
+			runs = 1
+		}
 		var tf, tl, tlc, tlb []float64
 		var ff, lff run
-		for k := 0; k < 3; k++ {
-			ff = do(md, false, bp.ForwardBackward)
+		for k := 0; k < runs; k++ {
+			if runFF {
+				ff = do(md, false, bp.ForwardBackward)
+				tf = append(tf, ff.secs)
+			}
 			lff = do(md, true, bp.ForwardBackward)
-			tf, tl = append(tf, ff.secs), append(tl, lff.secs)
+			tl = append(tl, lff.secs)
 			tlc, tlb = append(tlc, lff.st.LiftSeconds), append(tlb, lff.st.BPSeconds)
+			if (runFF && !ff.st.Converged) || !lff.st.Converged {
+				log.Printf("%d people, %d steps: a run did not converge", n, steps)
+			}
 		}
-		g := md.Grounding.Graph
-		fmt.Printf("| %d | %d | %d | %d | %d | %d | %.3g | %.3g | %.3g | %.3g | %.3f | %d | %d | %d | %d |\n", n, steps, g.NumVars(), g.NumFactors(),
-			ff.st.Edges, lff.st.Edges, median(tf), median(tl), median(tlc), median(tlb), median(tl)/median(tf), ff.st.Messages, lff.st.Messages, ff.st.Iterations, lff.st.Iterations)
-		if steps == 10 {
-			byPeople.x, byPeople.y = append(byPeople.x, float64(n)), append(byPeople.y, median(tf))
+		var ffCols string
+		if runFF {
+			ffCols = fmt.Sprintf("%d | %d | %.3g | %.3g | %.3g | %.3g | %.3f | %d | %d | %d",
+				ff.st.Edges, lff.st.Edges, median(tf), median(tl), median(tlc), median(tlb), median(tl)/median(tf), ff.st.Messages, lff.st.Messages, ff.st.Iterations)
+		} else {
+			ffCols = fmt.Sprintf("— | %d | — | %.3g | %.3g | %.3g | — | — | %d | —",
+				lff.st.Edges, median(tl), median(tlc), median(tlb), lff.st.Messages)
+		}
+		fmt.Printf("| %d | %d | %d | %d | %.3g | %s | %d | %.2f |\n", n, steps, g.NumVars(), g.NumFactors(), groundS, ffCols, lff.st.Iterations, peakRSS())
+		if steps == t0 {
+			if runFF {
+				byPeople.x, byPeople.y = append(byPeople.x, float64(n)), append(byPeople.y, median(tf))
+			}
 			byPeopleL.x, byPeopleL.y = append(byPeopleL.x, float64(n)), append(byPeopleL.y, median(tl))
 		}
-		if n == 20 {
-			bySteps.x, bySteps.y = append(bySteps.x, float64(steps)), append(bySteps.y, median(tf))
+		if n == p0 {
+			if runFF {
+				bySteps.x, bySteps.y = append(bySteps.x, float64(steps)), append(bySteps.y, median(tf))
+			}
 			byStepsL.x, byStepsL.y = append(byStepsL.x, float64(steps)), append(byStepsL.y, median(tl))
 		}
+		runtime.GC()
+		// The plots are rewritten after every size, so that a long run
+		// stopped early still leaves them. With explicit sizes, a plot is
+		// written only if it has more than one point, so that a steps-only
+		// run does not overwrite the people plot.
+		if len(byPeopleL.x) > 1 {
+			linePlot(filepath.Join(out, "scaling-people.png"), fmt.Sprintf("%d steps, r = 0.25", t0), "people", "seconds", []curve{byPeople, byPeopleL}, true)
+		}
+		if len(byStepsL.x) > 1 {
+			linePlot(filepath.Join(out, "scaling-steps.png"), fmt.Sprintf("%d people, r = 0.25", p0), "steps", "seconds", []curve{bySteps, byStepsL}, true)
+		}
 	}
-	byPeople.label, byPeopleL.label = "FF", "LFF"
-	bySteps.label, byStepsL.label = "FF", "LFF"
-	linePlot(filepath.Join(out, "scaling-people.png"), "10 steps, r = 0.25", "people", "seconds", []curve{byPeople, byPeopleL}, true)
-	linePlot(filepath.Join(out, "scaling-steps.png"), "20 people, r = 0.25", "steps", "seconds", []curve{bySteps, byStepsL}, true)
 }
 
 func filtering(people []string) {
