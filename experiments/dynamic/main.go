@@ -182,7 +182,7 @@ func main() {
 	seeds := flag.Int("seeds", 3, "random evidence draws per setting")
 	quick := flag.Bool("quick", false, "smaller scaling sizes")
 	mcsatSamples := flag.Int("mcsat-samples", 20000, "MC-SAT samples per chain for Fig. 4 (right)")
-	parts := flag.String("parts", "fig4,cancer,scaling,filter", "which experiments to run")
+	parts := flag.String("parts", "fig4,cancer,scaling,filter", "which experiments to run (also: relift)")
 	peopleList := flag.String("people", "", "scaling: comma-separated numbers of people (with -steps; default: the built-in sizes)")
 	stepsFlag := flag.String("steps", "", "scaling: comma-separated numbers of steps (every pair of -people and -steps is run)")
 	reps := flag.Int("reps", 3, "scaling: timed runs per size (the median is reported)")
@@ -225,6 +225,9 @@ func main() {
 	var fig4 []curve
 	stepsList := []int{10, 15}
 	want := func(p string) bool { return slices.Contains(strings.Split(*parts, ","), p) }
+	if want("relift") {
+		relift()
+	}
 	if want("fig4") {
 		fmt.Println("## Fig. 4 (left, middle): 20 people, r of them observed; means over", *seeds, "evidence draws")
 		fmt.Println()
