@@ -8,7 +8,6 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/lifted-dev/lifted/infer"
@@ -36,56 +35,17 @@ func SampleLBG(ctx context.Context, md *lbg.Model, cfg Config) (*Result, error) 
 	if cfg.TimeLimit > 0 {
 		deadline = time.Now().Add(cfg.TimeLimit)
 	}
-	runs := make([]*chainRun, nc)
-	var wg sync.WaitGroup
-	for k := range runs {
-		runs[k] = &chainRun{}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			runs[k].err = runLBGChain(ctx, md, cfg, uint64(k), deadline, runs[k])
-		}()
+	runs, err := runChains(ctx, nc, cfg, func(k int, r *chainRun) error {
+		return runLBGChain(ctx, md, cfg, uint64(k), deadline, r)
+	})
+	if err != nil {
+		return nil, err
 	}
-	done := make(chan struct{})
-	go func() { wg.Wait(); close(done) }()
-	if cfg.Progress != nil {
-		tick := time.NewTicker(200 * time.Millisecond)
-	wait:
-		for {
-			select {
-			case <-done:
-				break wait
-			case <-tick.C:
-				n, r := snapshot(runs)
-				cfg.Progress(n, r)
-			}
-		}
-		tick.Stop()
-	} else {
-		<-done
+	res, err := collect(ctx, runs, cfg, "lbg")
+	if err != nil {
+		return nil, err
 	}
-	for _, r := range runs {
-		if r.err != nil && !errors.Is(r.err, ctx.Err()) {
-			return nil, r.err
-		}
-	}
-	res := &Result{ChainSum: make([][]float64, nc), ChainSamples: make([]int, nc), Clusters: len(md.Clusters)}
-	for k, r := range runs {
-		res.ChainSum[k] = r.sum
-		res.ChainSamples[k] = r.n
-		res.Samples += r.n
-		res.Sweeps += r.steps
-		if cfg.Trace {
-			res.Trace = append(res.Trace, r.trace)
-		}
-	}
-	res.Interrupted = ctx.Err() != nil
-	if res.Samples == 0 {
-		if res.Interrupted {
-			return nil, ctx.Err()
-		}
-		return nil, errors.New("lbg: no sample was kept (the time limit ended the burn-in)")
-	}
+	res.Clusters = len(md.Clusters)
 	res.Mean = make([]float64, md.NumAtoms())
 	for _, r := range runs {
 		for i, s := range r.sum {

@@ -201,58 +201,18 @@ func Sample(ctx context.Context, g *fg.Graph, ev fg.Evidence, cfg Config) (*Resu
 	if cfg.TimeLimit > 0 {
 		deadline = time.Now().Add(cfg.TimeLimit)
 	}
-	runs := make([]*chainRun, nc)
-	var wg sync.WaitGroup
-	for k := range runs {
-		runs[k] = &chainRun{}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			runs[k].err = runChain(ctx, g, ev, bk, cfg, uint64(k), deadline, runs[k])
-		}()
+	runs, err := runChains(ctx, nc, cfg, func(k int, r *chainRun) error {
+		return runChain(ctx, g, ev, bk, cfg, uint64(k), deadline, r)
+	})
+	if err != nil {
+		return nil, err
 	}
-	done := make(chan struct{})
-	go func() { wg.Wait(); close(done) }()
-	if cfg.Progress != nil {
-		tick := time.NewTicker(200 * time.Millisecond)
-	wait:
-		for {
-			select {
-			case <-done:
-				break wait
-			case <-tick.C:
-				n, r := snapshot(runs)
-				cfg.Progress(n, r)
-			}
-		}
-		tick.Stop()
-	} else {
-		<-done
+	res, err := collect(ctx, runs, cfg, "mcmc")
+	if err != nil {
+		return nil, err
 	}
-	for _, r := range runs {
-		if r.err != nil && !errors.Is(r.err, ctx.Err()) {
-			return nil, r.err
-		}
-	}
-	res := &Result{ChainSum: make([][]float64, nc), ChainSamples: make([]int, nc)}
 	if bk != nil {
 		res.Clusters = len(bk.Blocks)
-	}
-	for k, r := range runs {
-		res.ChainSum[k] = r.sum
-		res.ChainSamples[k] = r.n
-		res.Samples += r.n
-		res.Sweeps += r.steps
-		if cfg.Trace {
-			res.Trace = append(res.Trace, r.trace)
-		}
-	}
-	res.Interrupted = ctx.Err() != nil
-	if res.Samples == 0 {
-		if res.Interrupted {
-			return nil, ctx.Err()
-		}
-		return nil, errors.New("mcmc: no sample was kept (the time limit ended the burn-in)")
 	}
 	res.Off = make([]int, g.NumVars()+1)
 	for v := range g.NumVars() {
@@ -622,4 +582,69 @@ func init() {
 	infer.Register(gm)
 	infer.Register(mm)
 	infer.Register(bm)
+}
+
+// runChains runs nc chains at once, chain k by run(k, its record),
+// reporting progress (samples kept, worst R-hat) every 200 ms when cfg
+// asks for it, and returns their records; an error of a chain other than
+// the context's ending is returned.
+func runChains(ctx context.Context, nc int, cfg Config, run func(k int, r *chainRun) error) ([]*chainRun, error) {
+	runs := make([]*chainRun, nc)
+	var wg sync.WaitGroup
+	for k := range runs {
+		runs[k] = &chainRun{}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			runs[k].err = run(k, runs[k])
+		}()
+	}
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	if cfg.Progress != nil {
+		tick := time.NewTicker(200 * time.Millisecond)
+	wait:
+		for {
+			select {
+			case <-done:
+				break wait
+			case <-tick.C:
+				n, r := snapshot(runs)
+				cfg.Progress(n, r)
+			}
+		}
+		tick.Stop()
+	} else {
+		<-done
+	}
+	for _, r := range runs {
+		if r.err != nil && !errors.Is(r.err, ctx.Err()) {
+			return nil, r.err
+		}
+	}
+	return runs, nil
+}
+
+// collect gathers the chains' sums, sample and sweep counts (and traces)
+// into a Result; no sample kept is an error (the context's, when it ended
+// the run). who prefixes the error.
+func collect(ctx context.Context, runs []*chainRun, cfg Config, who string) (*Result, error) {
+	res := &Result{ChainSum: make([][]float64, len(runs)), ChainSamples: make([]int, len(runs))}
+	for k, r := range runs {
+		res.ChainSum[k] = r.sum
+		res.ChainSamples[k] = r.n
+		res.Samples += r.n
+		res.Sweeps += r.steps
+		if cfg.Trace {
+			res.Trace = append(res.Trace, r.trace)
+		}
+	}
+	res.Interrupted = ctx.Err() != nil
+	if res.Samples == 0 {
+		if res.Interrupted {
+			return nil, ctx.Err()
+		}
+		return nil, errors.New(who + ": no sample was kept (the time limit ended the burn-in)")
+	}
+	return res, nil
 }
