@@ -86,19 +86,7 @@ func runLBGChain(ctx context.Context, md *lbg.Model, cfg Config, k uint64, deadl
 		if err := ch.Sweep(rng, c); err != nil {
 			return err
 		}
-		r.mu.Lock()
-		r.steps++
-		if keep {
-			for i, p := range cond {
-				r.sum[i] += p
-				r.sumsq[i] += p * p
-			}
-			r.n++
-			if cfg.Trace {
-				r.trace = append(r.trace, append([]float64(nil), cond...))
-			}
-		}
-		r.mu.Unlock()
+		r.record(keep, cond, cfg.Trace)
 	}
 	return nil
 }

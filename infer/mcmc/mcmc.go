@@ -279,19 +279,7 @@ func runChain(ctx context.Context, g *fg.Graph, ev fg.Evidence, bk *gibbs.Blocki
 				ch.Sweep(rng, nil)
 			}
 		}
-		r.mu.Lock()
-		r.steps++
-		if keep {
-			for i, p := range cond {
-				r.sum[i] += p
-				r.sumsq[i] += p * p
-			}
-			r.n++
-			if cfg.Trace {
-				r.trace = append(r.trace, append([]float64(nil), cond...))
-			}
-		}
-		r.mu.Unlock()
+		r.record(keep, cond, cfg.Trace)
 	}
 	return nil
 }
@@ -647,4 +635,23 @@ func collect(ctx context.Context, runs []*chainRun, cfg Config, who string) (*Re
 		return nil, errors.New(who + ": no sample was kept (the time limit ended the burn-in)")
 	}
 	return res, nil
+}
+
+// record counts a step of the chain and, when it is kept, adds its
+// Rao-Blackwellised conditionals cond to the sums (and the trace).
+func (r *chainRun) record(keep bool, cond []float64, trace bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.steps++
+	if !keep {
+		return
+	}
+	for i, p := range cond {
+		r.sum[i] += p
+		r.sumsq[i] += p * p
+	}
+	r.n++
+	if trace {
+		r.trace = append(r.trace, append([]float64(nil), cond...))
+	}
 }
