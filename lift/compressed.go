@@ -2,6 +2,9 @@ package lift
 
 import (
 	"fmt"
+	"math"
+	"math/big"
+	"math/bits"
 
 	"github.com/lifted-dev/lifted/fg"
 )
@@ -130,7 +133,24 @@ func build(g *fg.Graph, ev fg.Evidence, varColor []int32, nvc int, factorColor [
 			c.FactorRep[F] = int32(f)
 		}
 	}
-	// Slots of each representative: positions grouped by (key, clusternode).
+	if err := c.FinishSlots(edgeKey); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// FinishSlots completes a counted graph whose Ground, NodeOf, NodeSize,
+// FactorRep and FactorSize are set: it groups the positions of each
+// representative factor into slots by (slot key, clusternode) — edgeKey
+// holds each ground edge's key, as EdgeKeys returns them — and computes
+// each slot's count and the node → edge index. Colour passing and the
+// first-order construction (package lift/firstorder) both end with it.
+// A slot whose ground edges do not divide evenly over its clusternode's
+// variables means the colouring was not stable: an error.
+func (c *Compressed) FinishSlots(edgeKey []int32) error {
+	g := c.Ground
+	nvc, nfc := len(c.NodeSize), len(c.FactorSize)
+	c.EdgeFactor, c.EdgeNode, c.EdgePos, c.EdgeMult = nil, nil, nil, nil
 	c.FactorPosStart = make([]int32, nfc+1)
 	for F := 0; F < nfc; F++ {
 		r := int(c.FactorRep[F])
@@ -140,15 +160,13 @@ func build(g *fg.Graph, ev fg.Evidence, varColor []int32, nvc int, factorColor [
 	for F := 0; F < nfc; F++ {
 		r := int(c.FactorRep[F])
 		base := g.FactorStart[r]
-		scope := g.Scope(r)
 		first := int32(len(c.EdgeNode))
-		for p, v := range scope {
-			X := varColor[v]
+		for p, v := range g.Scope(r) {
+			X := c.NodeOf[v]
 			k := edgeKey[base+int64(p)]
 			s := int32(-1)
 			for t := first; t < int32(len(c.EdgeNode)); t++ {
-				q := c.EdgePos[t]
-				if c.EdgeNode[t] == X && edgeKey[base+int64(q)] == k {
+				if c.EdgeNode[t] == X && edgeKey[base+int64(c.EdgePos[t])] == k {
 					s = t
 					break
 				}
@@ -167,12 +185,26 @@ func build(g *fg.Graph, ev fg.Evidence, varColor []int32, nvc int, factorColor [
 	ne := len(c.EdgeNode)
 	c.EdgeCount = make([]int64, ne)
 	for s := 0; s < ne; s++ {
-		tot := c.FactorSize[c.EdgeFactor[s]] * int64(c.EdgeMult[s])
 		n := c.NodeSize[c.EdgeNode[s]]
-		if tot%n != 0 {
-			return nil, fmt.Errorf("lift: colouring is not stable: slot %d has %d ground edges over %d variables", s, tot, n)
+		// Ground edges of the slot: factors × positions, which for a
+		// first-order construction can pass 2^63 before the division.
+		hi, lo := bits.Mul64(uint64(c.FactorSize[c.EdgeFactor[s]]), uint64(c.EdgeMult[s]))
+		if hi == 0 && lo <= math.MaxInt64 {
+			tot := int64(lo)
+			if tot%n != 0 {
+				return fmt.Errorf("lift: colouring is not stable: slot %d has %d ground edges over %d variables", s, tot, n)
+			}
+			c.EdgeCount[s] = tot / n
+			continue
 		}
-		c.EdgeCount[s] = tot / n
+		var tot, q, r big.Int
+		tot.SetInt64(c.FactorSize[c.EdgeFactor[s]])
+		tot.Mul(&tot, big.NewInt(int64(c.EdgeMult[s])))
+		q.QuoRem(&tot, big.NewInt(n), &r)
+		if r.Sign() != 0 || !q.IsInt64() {
+			return fmt.Errorf("lift: colouring is not stable: slot %d has %v ground edges over %d variables", s, &tot, n)
+		}
+		c.EdgeCount[s] = q.Int64()
 	}
 	// Node → edge CSR.
 	c.NodeEdgeStart = make([]int32, nvc+1)
@@ -189,5 +221,5 @@ func build(g *fg.Graph, ev fg.Evidence, varColor []int32, nvc int, factorColor [
 		c.NodeEdges[next[X]] = int32(s)
 		next[X]++
 	}
-	return c, nil
+	return nil
 }

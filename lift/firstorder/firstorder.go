@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"math/big"
 	"math/bits"
 	"slices"
 	"strings"
@@ -722,62 +721,8 @@ func buildCounted(g *fg.Graph, varColor []int32, nvc int, nodeSize []uint64, fac
 			c.FactorRep[F] = int32(f)
 		}
 	}
-	c.FactorPosStart = make([]int32, nfc+1)
-	for F := 0; F < nfc; F++ {
-		r := int(c.FactorRep[F])
-		c.FactorPosStart[F+1] = c.FactorPosStart[F] + int32(g.FactorStart[r+1]-g.FactorStart[r])
-	}
-	c.PosEdge = make([]int32, c.FactorPosStart[nfc])
-	for F := 0; F < nfc; F++ {
-		r := int(c.FactorRep[F])
-		base := g.FactorStart[r]
-		first := int32(len(c.EdgeNode))
-		for p, v := range g.Scope(r) {
-			X := varColor[v]
-			k := edgeKey[base+int64(p)]
-			s := int32(-1)
-			for t := first; t < int32(len(c.EdgeNode)); t++ {
-				if c.EdgeNode[t] == X && edgeKey[base+int64(c.EdgePos[t])] == k {
-					s = t
-					break
-				}
-			}
-			if s < 0 {
-				s = int32(len(c.EdgeNode))
-				c.EdgeFactor = append(c.EdgeFactor, int32(F))
-				c.EdgeNode = append(c.EdgeNode, X)
-				c.EdgePos = append(c.EdgePos, int32(p))
-				c.EdgeMult = append(c.EdgeMult, 0)
-			}
-			c.EdgeMult[s]++
-			c.PosEdge[c.FactorPosStart[F]+int32(p)] = s
-		}
-	}
-	ne := len(c.EdgeNode)
-	c.EdgeCount = make([]int64, ne)
-	var tot, q, r big.Int
-	for s := 0; s < ne; s++ {
-		tot.SetInt64(c.FactorSize[c.EdgeFactor[s]])
-		tot.Mul(&tot, big.NewInt(int64(c.EdgeMult[s])))
-		q.QuoRem(&tot, big.NewInt(c.NodeSize[c.EdgeNode[s]]), &r)
-		if r.Sign() != 0 || !q.IsInt64() {
-			return nil, fmt.Errorf("firstorder: colouring is not stable: slot %d has %v ground edges over %d variables", s, &tot, c.NodeSize[c.EdgeNode[s]])
-		}
-		c.EdgeCount[s] = q.Int64()
-	}
-	c.NodeEdgeStart = make([]int32, nvc+1)
-	for _, X := range c.EdgeNode {
-		c.NodeEdgeStart[X+1]++
-	}
-	for X := 0; X < nvc; X++ {
-		c.NodeEdgeStart[X+1] += c.NodeEdgeStart[X]
-	}
-	c.NodeEdges = make([]int32, ne)
-	next := make([]int32, nvc)
-	copy(next, c.NodeEdgeStart[:nvc])
-	for s, X := range c.EdgeNode {
-		c.NodeEdges[next[X]] = int32(s)
-		next[X]++
+	if err := c.FinishSlots(edgeKey); err != nil {
+		return nil, fmt.Errorf("firstorder: %w", err)
 	}
 	return c, nil
 }
