@@ -187,12 +187,10 @@ func (s *cycleSep) separate(ctx context.Context, x []float64, tol float64, max i
 func (s *cycleSep) separateGround(ctx context.Context, x []float64, tol float64, max int) ([]cut, error) {
 	c := s.cuts(x)
 	n := s.n
-	dist := make([]float64, 2*n)
-	prev := make([]int32, 2*n) // edge id*2 + crossed, or -1
-	done := make([]bool, 2*n)
+	ms := newMirrorSearch(n)
+	g := mirrorGraph{n: n, adjStart: s.adjStart, adj: s.adj, ea: s.ei, eb: s.ej}
 	var out []cut
 	seen := map[string]bool{}
-	h := &distHeap{}
 	for src := 0; src < n; src++ {
 		if s.adjStart[src] == s.adjStart[src+1] || !s.source[src] {
 			continue
@@ -202,72 +200,21 @@ func (s *cycleSep) separateGround(ctx context.Context, x []float64, tol float64,
 				return nil, err
 			}
 		}
-		for i := range dist {
-			dist[i], prev[i], done[i] = math.Inf(1), -1, false
-		}
-		dist[src] = 0
-		*h = (*h)[:0]
-		heap.Push(h, distItem{int32(src), 0})
-		target := int32(src + n)
-		for h.Len() > 0 {
-			it := heap.Pop(h).(distItem)
-			u := it.node
-			if done[u] {
-				continue
-			}
-			done[u] = true
-			if u == target || it.d >= 1-tol {
-				break
-			}
-			base, side := u, int32(0)
-			if int(u) >= n {
-				base, side = u-int32(n), 1
-			}
-			for _, e := range s.adj[s.adjStart[base]:s.adjStart[base+1]] {
-				o := s.ei[e]
-				if o == base {
-					o = s.ej[e]
-				}
-				for cross := int32(0); cross < 2; cross++ {
-					w := c[e]
-					if cross == 1 {
-						w = 1 - c[e]
-					}
-					to := o + int32(n)*((side+cross)%2)
-					if nd := it.d + w; nd < dist[to] {
-						dist[to], prev[to] = nd, e*2+cross
-						heap.Push(h, distItem{to, nd})
-					}
-				}
-			}
-		}
-		if !(dist[target] < 1-tol) {
-			continue
-		}
 		// Walk the path back and fold it into a cut.
 		coef := map[int32]float64{}
 		nF := 0
-		u := target
-		for u != int32(src) {
-			pe := prev[u]
-			e, cross := pe/2, pe%2
+		length, ok := ms.path(g, int32(src), func(e int32) float64 { return c[e] }, tol, func(e int32, crossed bool) {
 			sign := -1.0
-			if cross == 1 {
+			if crossed {
 				sign = 1
 				nF++
 			}
 			s.cutExpr(int(e), sign, func(col int32, v float64) { coef[col] += v })
-			base, side := u, int32(0)
-			if int(u) >= n {
-				base, side = u-int32(n), 1
-			}
-			o := s.ei[e]
-			if o == base {
-				o = s.ej[e]
-			}
-			u = o + int32(n)*((side+cross)%2)
+		})
+		if !ok {
+			continue
 		}
-		k := makeCut(coef, nF, 1-dist[target])
+		k := makeCut(coef, nF, 1-length)
 		if !seen[k.key] {
 			seen[k.key] = true
 			out = append(out, k)
@@ -291,3 +238,98 @@ func (h distHeap) Less(i, j int) bool { return h[i].d < h[j].d }
 func (h distHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
 func (h *distHeap) Push(x any)        { *h = append(*h, x.(distItem)) }
 func (h *distHeap) Pop() any          { o := *h; x := o[len(o)-1]; *h = o[:len(o)-1]; return x }
+
+// mirrorGraph is a graph (CSR: the edges at node u are
+// adj[adjStart[u]:adjStart[u+1]], edge e joins ea[e] and eb[e]; self-loops
+// allowed) whose doubled, "mirror" graph the cycle separation searches:
+// nodes u and u+n, an edge e of cut value c giving edges u–v, u'–v' of
+// length c and u–v', u'–v of length 1 − c (crossing).
+type mirrorGraph struct {
+	n        int
+	adjStart []int
+	adj      []int32
+	ea, eb   []int32
+}
+
+func (g mirrorGraph) other(e, u int32) int32 {
+	if g.ea[e] == u {
+		return g.eb[e]
+	}
+	return g.ea[e]
+}
+
+// mirrorSearch is the scratch space of shortest-path searches on mirror
+// graphs of up to n nodes.
+type mirrorSearch struct {
+	dist []float64
+	prev []int32 // edge id*2 + crossed, or -1
+	done []bool
+	h    distHeap
+}
+
+func newMirrorSearch(n int) *mirrorSearch {
+	return &mirrorSearch{dist: make([]float64, 2*n), prev: make([]int32, 2*n), done: make([]bool, 2*n)}
+}
+
+// path searches a shortest path from src to its mirror src+n (Dijkstra,
+// stopping at length 1 − tol) with edge e's cut value cut(e). If one is
+// shorter than 1 − tol — a violated cycle inequality — it calls fn for each
+// of its edges, from the mirror back to src, saying whether the edge is
+// crossed (in F), and returns the path's length.
+func (m *mirrorSearch) path(g mirrorGraph, src int32, cut func(e int32) float64, tol float64, fn func(e int32, crossed bool)) (float64, bool) {
+	n := int32(g.n)
+	if need := 2 * g.n; len(m.dist) < need {
+		*m = *newMirrorSearch(g.n)
+	}
+	dist, prev, done := m.dist[:2*n], m.prev[:2*n], m.done[:2*n]
+	for i := range dist {
+		dist[i], prev[i], done[i] = math.Inf(1), -1, false
+	}
+	dist[src] = 0
+	h := &m.h
+	*h = (*h)[:0]
+	heap.Push(h, distItem{src, 0})
+	target := src + n
+	for h.Len() > 0 {
+		it := heap.Pop(h).(distItem)
+		u := it.node
+		if done[u] {
+			continue
+		}
+		done[u] = true
+		if u == target || it.d >= 1-tol {
+			break
+		}
+		base, side := u, int32(0)
+		if u >= n {
+			base, side = u-n, 1
+		}
+		for _, e := range g.adj[g.adjStart[base]:g.adjStart[base+1]] {
+			o := g.other(e, base)
+			for cross := int32(0); cross < 2; cross++ {
+				w := cut(e)
+				if cross == 1 {
+					w = 1 - w
+				}
+				to := o + n*((side+cross)%2)
+				if nd := it.d + w; nd < dist[to] {
+					dist[to], prev[to] = nd, e*2+cross
+					heap.Push(h, distItem{to, nd})
+				}
+			}
+		}
+	}
+	if !(dist[target] < 1-tol) {
+		return 0, false
+	}
+	for u := target; u != src; {
+		e, cross := prev[u]/2, prev[u]%2
+		fn(e, cross == 1)
+		base, side := u, int32(0)
+		if u >= n {
+			base, side = u-n, 1
+		}
+		u = g.other(e, base) + n*((side+cross)%2)
+	}
+	return dist[target], true
+}

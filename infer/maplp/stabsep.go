@@ -1,7 +1,6 @@
 package maplp
 
 import (
-	"container/heap"
 	"context"
 	"errors"
 	"fmt"
@@ -192,78 +191,29 @@ func (s *cycleSep) separateStab(ctx context.Context, x []float64, tol float64, m
 	}
 	var out []cut
 	seen := map[string]bool{}
-	h := &distHeap{}
+	var ms *mirrorSearch
 	for _, lg := range st.graphs {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		n := lg.n
-		dist := make([]float64, 2*n)
-		prev := make([]int32, 2*n)
-		done := make([]bool, 2*n)
-		for i := range dist {
-			dist[i], prev[i] = math.Inf(1), -1
+		if ms == nil || len(ms.dist) < 2*lg.n {
+			ms = newMirrorSearch(lg.n)
 		}
-		dist[lg.src] = 0
-		*h = (*h)[:0]
-		heap.Push(h, distItem{lg.src, 0})
-		target := lg.src + int32(n)
-		other := func(e, base int32) int32 {
-			if lg.ea[e] == base {
-				return lg.eb[e]
-			}
-			return lg.ea[e]
-		}
-		for h.Len() > 0 {
-			it := heap.Pop(h).(distItem)
-			u := it.node
-			if done[u] {
-				continue
-			}
-			done[u] = true
-			if u == target || it.d >= 1-tol {
-				break
-			}
-			base, side := u, int32(0)
-			if int(u) >= n {
-				base, side = u-int32(n), 1
-			}
-			for _, e := range lg.adj[lg.adjStart[base]:lg.adjStart[base+1]] {
-				o := other(e, base)
-				for cross := int32(0); cross < 2; cross++ {
-					w := c[lg.ecl[e]]
-					if cross == 1 {
-						w = 1 - w
-					}
-					to := o + int32(n)*((side+cross)%2)
-					if nd := it.d + w; nd < dist[to] {
-						dist[to], prev[to] = nd, e*2+cross
-						heap.Push(h, distItem{to, nd})
-					}
-				}
-			}
-		}
-		if !(dist[target] < 1-tol) {
-			continue
-		}
+		g := mirrorGraph{n: lg.n, adjStart: lg.adjStart, adj: lg.adj, ea: lg.ea, eb: lg.eb}
 		coef := map[int32]float64{}
 		nF := 0
-		for u := target; u != lg.src; {
-			pe := prev[u]
-			e, cross := pe/2, pe%2
+		length, ok := ms.path(g, lg.src, func(e int32) float64 { return c[lg.ecl[e]] }, tol, func(e int32, crossed bool) {
 			sign := -1.0
-			if cross == 1 {
+			if crossed {
 				sign = 1
 				nF++
 			}
 			s.cutExpr(int(st.classRep[lg.ecl[e]]), sign, func(col int32, v float64) { coef[col] += v })
-			base, side := u, int32(0)
-			if int(u) >= n {
-				base, side = u-int32(n), 1
-			}
-			u = other(e, base) + int32(n)*((side+cross)%2)
+		})
+		if !ok {
+			continue
 		}
-		k := makeCut(coef, nF, 1-dist[target])
+		k := makeCut(coef, nF, 1-length)
 		if !seen[k.key] {
 			seen[k.key] = true
 			out = append(out, k)

@@ -67,28 +67,7 @@ func runLBGChain(ctx context.Context, md *lbg.Model, cfg Config, k uint64, deadl
 		return err
 	}
 	size := md.NumAtoms()
-	cond := make([]float64, size)
-	r.mu.Lock()
-	r.sum, r.sumsq = make([]float64, size), make([]float64, size)
-	r.mu.Unlock()
-	for step := 0; cfg.Samples == 0 || step < cfg.BurnIn+cfg.Samples; step++ {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		if !deadline.IsZero() && time.Now().After(deadline) {
-			return nil
-		}
-		keep := step >= cfg.BurnIn
-		c := cond
-		if !keep {
-			c = nil
-		}
-		if err := ch.Sweep(rng, c); err != nil {
-			return err
-		}
-		r.record(keep, cond, cfg.Trace)
-	}
-	return nil
+	return r.loop(ctx, cfg, deadline, size, func(cond []float64) error { return ch.Sweep(rng, cond) })
 }
 
 // lbgSampler is the method "lbg" (infer.FirstOrder).

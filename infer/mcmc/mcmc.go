@@ -248,40 +248,20 @@ func runChain(ctx context.Context, g *fg.Graph, ev fg.Evidence, bk *gibbs.Blocki
 		return err
 	}
 	size := ch.Offsets()[g.NumVars()]
-	cond := make([]float64, size)
-	r.mu.Lock()
-	r.sum, r.sumsq = make([]float64, size), make([]float64, size)
-	r.mu.Unlock()
-	for step := 0; cfg.Samples == 0 || step < cfg.BurnIn+cfg.Samples; step++ {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		if !deadline.IsZero() && time.Now().After(deadline) {
-			return nil
-		}
-		keep := step >= cfg.BurnIn
+	return r.loop(ctx, cfg, deadline, size, func(cond []float64) error {
 		switch cfg.Kernel {
 		case MCSAT:
 			ch.MCSAT(rng, cfg.SatSweeps, cfg.BlockProb)
-			if keep {
+			if cond != nil {
 				ch.Conditionals(cond)
 			}
 		case BGibbs:
-			if keep {
-				ch.BlockSweep(rng, bk, cond)
-			} else {
-				ch.BlockSweep(rng, bk, nil)
-			}
+			ch.BlockSweep(rng, bk, cond)
 		default:
-			if keep {
-				ch.Sweep(rng, cond)
-			} else {
-				ch.Sweep(rng, nil)
-			}
+			ch.Sweep(rng, cond)
 		}
-		r.record(keep, cond, cfg.Trace)
-	}
-	return nil
+		return nil
+	})
 }
 
 // snapshot returns the samples kept so far and the current worst R-hat.
@@ -654,4 +634,34 @@ func (r *chainRun) record(keep bool, cond []float64, trace bool) {
 	if trace {
 		r.trace = append(r.trace, append([]float64(nil), cond...))
 	}
+}
+
+// loop runs a chain's steps: burn-in, then kept steps (all of them until
+// the deadline when cfg.Samples is 0), stopping at the context's end or the
+// deadline. step advances the chain by one step; for a kept step it gets
+// the slice (of size entries) to write the Rao-Blackwellised conditionals
+// into, during burn-in nil.
+func (r *chainRun) loop(ctx context.Context, cfg Config, deadline time.Time, size int, step func(cond []float64) error) error {
+	cond := make([]float64, size)
+	r.mu.Lock()
+	r.sum, r.sumsq = make([]float64, size), make([]float64, size)
+	r.mu.Unlock()
+	for k := 0; cfg.Samples == 0 || k < cfg.BurnIn+cfg.Samples; k++ {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if !deadline.IsZero() && time.Now().After(deadline) {
+			return nil
+		}
+		keep := k >= cfg.BurnIn
+		c := cond
+		if !keep {
+			c = nil
+		}
+		if err := step(c); err != nil {
+			return err
+		}
+		r.record(keep, cond, cfg.Trace)
+	}
+	return nil
 }
