@@ -66,6 +66,13 @@ type BPCountOptions struct {
 	// shown to have no model is not drawn; the other is taken with
 	// probability 1.
 	SATBudget int
+	// SATConflicts is the budget, in conflicts, of the second, complete
+	// stage of that check: when the SATBudget decisions do not decide a
+	// value, its residual formula goes to the CDCL solver of the exact
+	// counter (0: no second stage). Only a value that neither stage decides
+	// can lead a trial into a branch without models (an estimate of 0,
+	// which makes the bound 0).
+	SATConflicts int64
 	// ChoiceSlack (LBPCount only) widens the choice of the variable to fix:
 	// among the open variables whose marginal is within ChoiceSlack of the
 	// most balanced one, the one in the smallest clusternode is fixed (then
@@ -98,6 +105,7 @@ func DefaultBPCountOptions() BPCountOptions {
 		MinProb:      DefaultMinProb,
 		FrozenTol:    DefaultFrozenTol,
 		SATBudget:    DefaultSATBudget,
+		SATConflicts: DefaultSATConflicts,
 		Workers:      1,
 	}
 }
@@ -130,6 +138,11 @@ const DefaultResidualVars = 50
 // DefaultSATBudget is the default decision budget of the satisfiability
 // check of each value.
 const DefaultSATBudget = 10000
+
+// DefaultSATConflicts is the default conflict budget of the CDCL stage of
+// the satisfiability check. The residual formulas of BPCount's instances
+// are decided in far fewer (2bitmax_6: at most a few hundred).
+const DefaultSATConflicts = 1_000_000
 
 // DefaultMinProb is the default clamp of BP marginals when drawing a value:
 // the drawn value's probability is at least ¼, its multiplier at most 4.
@@ -202,6 +215,9 @@ type Trial struct {
 	ResidualLog10 float64 // log10 of its count (-Inf for 0)
 	Seconds       float64
 	ExactSeconds  float64
+	// SATComplete counts the values whose satisfiability check needed the
+	// CDCL stage, SATUndecided those it could not decide either.
+	SATComplete, SATUndecided int
 }
 
 // BPCountResult is the outcome of BPCount.
@@ -335,6 +351,8 @@ func checkBPCountOptions(o *BPCountOptions) error {
 		return fmt.Errorf("count: ChoiceSlack must be in [0, 0.5], got %v", o.ChoiceSlack)
 	case o.SATBudget < 0:
 		return fmt.Errorf("count: SATBudget must be non-negative, got %d", o.SATBudget)
+	case o.SATConflicts < 0:
+		return fmt.Errorf("count: SATConflicts must be non-negative, got %d", o.SATConflicts)
 	}
 	return nil
 }
@@ -419,7 +437,8 @@ func (r *bpCounter) trial(ctx context.Context, idx int, coin func(q float64) boo
 	}
 	open := make([]bool, s.nv)
 	ev := make(fg.Evidence, s.nv)
-	sc := &satChecker{budget: r.opt.SATBudget}
+	sc := &satChecker{ctx: ctx, budget: r.opt.SATBudget, conflicts: r.opt.SATConflicts}
+	defer func() { tr.SATComplete, tr.SATUndecided = sc.cdclRuns, sc.cdclUnknown }()
 	var rc *lift.Recolourer // LBPCount on the evidence graph: recoloured per step
 	logEst := 0.0           // natural log of the product of inverse probabilities
 	for {

@@ -30,6 +30,7 @@ type countFlags struct {
 	minProb      float64
 	frozenTol    float64
 	satBudget    int
+	satConflicts int64
 	timeout      time.Duration
 	output       string
 	outFormat    string
@@ -97,6 +98,7 @@ BP paper).`,
 	fl.Float64Var(&f.minProb, "min-prob", def.MinProb, "clamp BP marginals to [p, 1-p] when drawing a value (0.5: a fair coin)")
 	fl.Float64Var(&f.frozenTol, "frozen-tol", def.FrozenTol, "when every open BP marginal is within this of 0 or 1 (frozen BP), draw the value with probability 1/2 (0: trust frozen marginals)")
 	fl.IntVar(&f.satBudget, "sat-budget", def.SATBudget, "decisions of the satisfiability check of each value before drawing it (0: unit propagation only)")
+	fl.Int64Var(&f.satConflicts, "sat-conflicts", def.SATConflicts, "conflicts of the complete (CDCL) satisfiability check of a value that --sat-budget decisions did not decide (0: none)")
 	fl.StringVar(&f.bpGraph, "bp-graph", "residual", "graph BP runs on: residual (the simplified formula) or evidence (the whole formula, assigned variables as evidence); same marginals")
 	fl.Float64Var(&f.choiceSlack, "choice-slack", 0, "lbpcount: fix, among the variables whose marginal is within this of the most balanced, one in the smallest clusternode (0: the most balanced, as bpcount; see experiments/lbpcount)")
 	fl.IntVar(&f.workers, "workers", runtime.NumCPU(), "trials run at once (the results do not depend on it)")
@@ -136,6 +138,8 @@ func (f *countFlags) options() (count.BPCountOptions, error) {
 		return o, usageError{fmt.Errorf("--frozen-tol must be in [0, 0.5), got %v", f.frozenTol)}
 	case f.satBudget < 0:
 		return o, usageError{fmt.Errorf("--sat-budget must be non-negative, got %d", f.satBudget)}
+	case f.satConflicts < 0:
+		return o, usageError{fmt.Errorf("--sat-conflicts must be non-negative, got %d", f.satConflicts)}
 	case f.workers < 1:
 		return o, usageError{fmt.Errorf("--workers must be at least 1, got %d", f.workers)}
 	}
@@ -154,7 +158,7 @@ func (f *countFlags) options() (count.BPCountOptions, error) {
 		return o, usageError{fmt.Errorf("--choice-slack needs --method lbpcount")}
 	}
 	o.ChoiceSlack = f.choiceSlack
-	o.Workers = f.workers
+	o.Workers, o.SATConflicts = f.workers, f.satConflicts
 	o.Damping, o.Tol, o.MaxIter = f.damping, f.tol, f.maxIter
 	o.Trials, o.Alpha, o.Seed = f.trials, f.alpha, f.seed
 	o.ResidualVars, o.MinProb, o.SATBudget, o.FrozenTol = f.residualVars, f.minProb, f.satBudget, f.frozenTol

@@ -25,6 +25,7 @@ func main() {
 	graph := flag.String("graph", "residual", "residual, evidence or both")
 	residual := flag.Int("residual-vars", count.DefaultResidualVars, "stop at this many open variables")
 	slack := flag.Float64("slack", 0, "BPCountOptions.ChoiceSlack")
+	conflicts := flag.Int64("sat-conflicts", count.DefaultSATConflicts, "BPCountOptions.SATConflicts (0: DPLL check only)")
 	flag.Parse()
 	f, err := os.Open(*path)
 	if err != nil {
@@ -42,6 +43,7 @@ func main() {
 	for _, gr := range graphs {
 		opt := count.DefaultBPCountOptions()
 		opt.Trials, opt.Seed, opt.Graph, opt.ResidualVars, opt.ChoiceSlack = *trials, *seed, gr, *residual, *slack
+		opt.SATConflicts = *conflicts
 		res, err := count.LBPCount(context.Background(), c, opt)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
@@ -51,6 +53,12 @@ func main() {
 			gr, len(res.Trials), res.Steps, res.LowerBoundLog10,
 			100*(1-float64(res.MessagesLifted)/float64(res.MessagesGround)),
 			100*(1-float64(res.EdgesLifted)/float64(res.EdgesGround)))
+		fmt.Println("| trial | log10 estimate | steps | values checked by CDCL | undecided |")
+		fmt.Println("|---|---|---|---|---|")
+		for i, tr := range res.Trials {
+			fmt.Printf("| %d | %.2f | %d | %d | %d |\n", i+1, tr.EstimateLog10, len(tr.Steps), tr.SATComplete, tr.SATUndecided)
+		}
+		fmt.Println()
 		fmt.Println("| trial | step | open | var | value | node size | clusternodes | edges ground | edges lifted | iterations | converged | messages lifted/ground | cumulative |")
 		fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 		for i, tr := range res.Trials {
