@@ -81,6 +81,11 @@ type BPCountOptions struct {
 	// balanced variable, as BPCount does, and makes LBPCount's choices
 	// BPCount's. Any choice keeps the estimate unbiased.
 	ChoiceSlack float64
+	// Recolour (LBPCount) selects how each step's graph is coloured:
+	// incrementally from the previous step's colouring, exactly as colour
+	// passing would (the default), from scratch, or incrementally without
+	// merging (residual graph only; a stable colouring that may be finer).
+	Recolour Recolouring
 	// Exact configures the exact counter of the residual formulas.
 	Exact Options
 	// Workers is the number of trials run at once (at least 1). The results
@@ -106,8 +111,38 @@ func DefaultBPCountOptions() BPCountOptions {
 		FrozenTol:    DefaultFrozenTol,
 		SATBudget:    DefaultSATBudget,
 		SATConflicts: DefaultSATConflicts,
+		ChoiceSlack:  DefaultChoiceSlack,
 		Workers:      1,
 	}
+}
+
+// Recolouring selects how LBPCount colours the graph of each step.
+type Recolouring int
+
+const (
+	// RecolourIncremental recolours from the previous step's colouring,
+	// re-signing only what the clamp touched (lift.Recolourer: Shrink on
+	// the residual graph, Update on the evidence graph), then merges
+	// classes on the quotient: the colouring is exactly colour passing's.
+	RecolourIncremental Recolouring = iota
+	// RecolourScratch runs colour passing from scratch at every step.
+	RecolourScratch
+	// RecolourRefine is RecolourIncremental on the residual graph without
+	// the merging: a stable colouring (lifted BP is still exact) that can
+	// be finer than colour passing's, since a clamp can make nodes alike
+	// that were told apart. On the evidence graph it is RecolourIncremental.
+	RecolourRefine
+)
+
+// String returns "incremental", "scratch" or "refine".
+func (m Recolouring) String() string {
+	switch m {
+	case RecolourScratch:
+		return "scratch"
+	case RecolourRefine:
+		return "refine"
+	}
+	return "incremental"
 }
 
 // BPGraph selects the factor graph of BPCount's BP runs.
@@ -138,6 +173,10 @@ const DefaultResidualVars = 50
 // DefaultSATBudget is the default decision budget of the satisfiability
 // check of each value.
 const DefaultSATBudget = 10000
+
+// DefaultChoiceSlack is the default of BPCountOptions.ChoiceSlack (LBPCount
+// only): see experiments/lbpcount/RESULTS.md for the measurement behind it.
+const DefaultChoiceSlack = 0.2
 
 // DefaultSATConflicts is the default conflict budget of the CDCL stage of
 // the satisfiability check. The residual formulas of BPCount's instances
@@ -351,6 +390,8 @@ func checkBPCountOptions(o *BPCountOptions) error {
 		return fmt.Errorf("count: ChoiceSlack must be in [0, 0.5], got %v", o.ChoiceSlack)
 	case o.SATBudget < 0:
 		return fmt.Errorf("count: SATBudget must be non-negative, got %d", o.SATBudget)
+	case o.Recolour < RecolourIncremental || o.Recolour > RecolourRefine:
+		return fmt.Errorf("count: unknown Recolour %d", o.Recolour)
 	case o.SATConflicts < 0:
 		return fmt.Errorf("count: SATConflicts must be non-negative, got %d", o.SATConflicts)
 	}
@@ -439,8 +480,8 @@ func (r *bpCounter) trial(ctx context.Context, idx int, coin func(q float64) boo
 	ev := make(fg.Evidence, s.nv)
 	sc := &satChecker{ctx: ctx, budget: r.opt.SATBudget, conflicts: r.opt.SATConflicts}
 	defer func() { tr.SATComplete, tr.SATUndecided = sc.cdclRuns, sc.cdclUnknown }()
-	var rc *lift.Recolourer // LBPCount on the evidence graph: recoloured per step
-	logEst := 0.0           // natural log of the product of inverse probabilities
+	var cs colourState // LBPCount: the colouring kept from step to step
+	logEst := 0.0      // natural log of the product of inverse probabilities
 	for {
 		n := s.free(open)
 		if n <= r.opt.ResidualVars || n == 0 {
@@ -449,7 +490,7 @@ func (r *bpCounter) trial(ctx context.Context, idx int, coin func(q float64) boo
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		st, p1, nodeSize, err := r.marginals(ctx, s, ev, &rc)
+		st, p1, nodeSize, err := r.marginals(ctx, s, ev, &cs)
 		if err != nil {
 			return nil, err
 		}
@@ -494,7 +535,7 @@ func (r *bpCounter) trial(ctx context.Context, idx int, coin func(q float64) boo
 			r.mu.Unlock()
 		}
 	}
-	res, _ := s.residual()
+	res, _, _ := s.residual()
 	tr.ResidualVars = res.NumVars
 	t0 := time.Now()
 	cnt, _, err := ExactWithOptions(ctx, res, r.opt.Exact)
@@ -558,16 +599,16 @@ func mostBalanced(p1 []float64, open []bool) int {
 // marginals runs (lifted) BP on the formula under the assignment of s and
 // returns the statistics of the step, P(true) per variable (½ for
 // assigned variables and those in no open clause) and the size of each
-// variable's clusternode. LBPCount on the evidence graph keeps the
-// colouring in *rc (created at the first step) and recolours only what the
-// newly assigned variables touch.
-func (r *bpCounter) marginals(ctx context.Context, s *unitState, ev fg.Evidence, rc **lift.Recolourer) (Step, []float64, func(v int) int, error) {
+// variable's clusternode. LBPCount keeps the colouring in cs (created at
+// the first step) and, unless opt.Recolour is RecolourScratch, recolours
+// only what the newly assigned variables touch.
+func (r *bpCounter) marginals(ctx context.Context, s *unitState, ev fg.Evidence, cs *colourState) (Step, []float64, func(v int) int, error) {
 	t0 := time.Now()
 	g := r.graph
-	var id []int32 // residual graph: variable v is id[v]-1 there
+	var id, from []int32 // residual graph: variable v is id[v]-1 there, its clause k is s.clauses[from[k]]
 	if r.opt.Graph == ResidualGraph {
 		var res *cnf.CNF
-		res, id = s.residual()
+		res, id, from = s.residual()
 		var err error
 		if g, err = cnf.ToGraph(res); err != nil {
 			return Step{}, nil, nil, err
@@ -579,9 +620,12 @@ func (r *bpCounter) marginals(ctx context.Context, s *unitState, ev fg.Evidence,
 	st := Step{EdgesGround: g.NumEdges()}
 	var c *lift.Compressed
 	var err error
-	if r.opt.Lifted && r.opt.Graph == EvidenceGraph {
-		c, st.ColourSeconds, err = recolour(ctx, g, ev, rc)
-	} else {
+	switch {
+	case r.opt.Lifted && r.opt.Recolour != RecolourScratch && r.opt.Graph == EvidenceGraph:
+		c, st.ColourSeconds, err = cs.update(ctx, g, ev)
+	case r.opt.Lifted && r.opt.Recolour != RecolourScratch:
+		c, st.ColourSeconds, err = cs.shrink(ctx, g, id, from, len(s.clauses), r.opt.Recolour == RecolourIncremental)
+	default:
 		var cst infer.Stats
 		c, cst, err = infer.Compress(ctx, g, ev, r.opt.Lifted, lift.Options{Mode: lift.CNF})
 		st.ColourSeconds = cst.ColorSeconds
@@ -651,19 +695,73 @@ func (r *bpCounter) marginals(ctx context.Context, s *unitState, ev fg.Evidence,
 	return st, p1, nodeSize, nil
 }
 
-// recolour returns the counted graph of g under evidence ev, colouring from
-// scratch at the first call and incrementally (lift.Recolourer) after.
-func recolour(ctx context.Context, g *fg.Graph, ev fg.Evidence, rc **lift.Recolourer) (*lift.Compressed, float64, error) {
+// colourState is the colouring LBPCount keeps from step to step: the
+// Recolourer and, on the residual graph, where each variable and clause of
+// the formula is in the graph last coloured.
+type colourState struct {
+	rc       *lift.Recolourer
+	varAt    []int32 // per variable: its variable in the last residual graph, -1 none
+	clauseAt []int32 // per clause of the unitState: its factor there, -1 none
+}
+
+// update returns the counted graph of g under evidence ev (the evidence
+// graph), colouring from scratch at the first call and incrementally
+// (lift.Recolourer.Update) after.
+func (cs *colourState) update(ctx context.Context, g *fg.Graph, ev fg.Evidence) (*lift.Compressed, float64, error) {
 	t0 := time.Now()
-	if *rc == nil {
+	if cs.rc == nil {
 		var err error
-		if *rc, err = lift.NewRecolourer(ctx, g, ev, lift.Options{Mode: lift.CNF}); err != nil {
+		if cs.rc, err = lift.NewRecolourer(ctx, g, ev, lift.Options{Mode: lift.CNF}); err != nil {
 			return nil, 0, err
 		}
-	} else if _, err := (*rc).Update(ctx, ev, nil); err != nil {
+	} else if _, err := cs.rc.Update(ctx, ev, nil); err != nil {
 		return nil, 0, err
 	}
-	c, err := (*rc).Compress()
+	c, err := cs.rc.Compress()
+	return c, time.Since(t0).Seconds(), err
+}
+
+// shrink returns the counted graph of the residual graph g (variable v of
+// the formula is id[v]-1 there, factor k is clause from[k] of the
+// unitState's nc clauses), colouring from scratch at the first call and
+// after that from the previous step's colouring (lift.Recolourer.Shrink):
+// the residual graph only loses nodes and edges from step to step. With
+// merge the colouring is exactly colour passing's on g; without, a stable
+// colouring that may be finer.
+func (cs *colourState) shrink(ctx context.Context, g *fg.Graph, id, from []int32, nc int, merge bool) (*lift.Compressed, float64, error) {
+	t0 := time.Now()
+	opt := lift.Options{Mode: lift.CNF}
+	if cs.rc == nil {
+		var err error
+		if cs.rc, err = lift.NewRecolourer(ctx, g, nil, opt); err != nil {
+			return nil, 0, err
+		}
+		cs.varAt, cs.clauseAt = make([]int32, len(id)), make([]int32, nc)
+	} else {
+		varFrom := make([]int32, g.NumVars())
+		for v, i := range id {
+			if i > 0 {
+				varFrom[i-1] = cs.varAt[v]
+			}
+		}
+		factorFrom := make([]int32, len(from))
+		for k, ci := range from {
+			factorFrom[k] = cs.clauseAt[ci]
+		}
+		if _, err := cs.rc.Shrink(ctx, g, nil, opt, varFrom, factorFrom, merge); err != nil {
+			return nil, 0, err
+		}
+	}
+	for v, i := range id {
+		cs.varAt[v] = i - 1
+	}
+	for ci := range cs.clauseAt {
+		cs.clauseAt[ci] = -1
+	}
+	for k, ci := range from {
+		cs.clauseAt[ci] = int32(k)
+	}
+	c, err := cs.rc.Compress()
 	return c, time.Since(t0).Seconds(), err
 }
 

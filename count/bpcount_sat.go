@@ -86,7 +86,7 @@ var errSATBudget = errors.New("count: satisfiability check budget exhausted")
 // cdclCheck decides whether s under its assignment has a model with the
 // exact counter's CDCL solver, within maxConflicts conflicts (and ctx).
 func cdclCheck(ctx context.Context, s *unitState, maxConflicts int64) satResult {
-	res, _ := s.residual()
+	res, _, _ := s.residual()
 	k := newCounter(ctx, res, Options{})
 	if k.unsat {
 		return satNo
