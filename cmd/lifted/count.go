@@ -37,6 +37,7 @@ type countFlags struct {
 	workers      int
 	bpGraph      string
 	choiceSlack  float64
+	recolour     string
 	perStep      bool
 	quiet        bool
 }
@@ -100,7 +101,8 @@ BP paper).`,
 	fl.IntVar(&f.satBudget, "sat-budget", def.SATBudget, "decisions of the satisfiability check of each value before drawing it (0: unit propagation only)")
 	fl.Int64Var(&f.satConflicts, "sat-conflicts", def.SATConflicts, "conflicts of the complete (CDCL) satisfiability check of a value that --sat-budget decisions did not decide (0: none)")
 	fl.StringVar(&f.bpGraph, "bp-graph", "residual", "graph BP runs on: residual (the simplified formula) or evidence (the whole formula, assigned variables as evidence); same marginals")
-	fl.Float64Var(&f.choiceSlack, "choice-slack", 0, "lbpcount: fix, among the variables whose marginal is within this of the most balanced, one in the smallest clusternode (0: the most balanced, as bpcount; see experiments/lbpcount)")
+	fl.Float64Var(&f.choiceSlack, "choice-slack", def.ChoiceSlack, "lbpcount (ignored by bpcount): fix, among the variables whose marginal is within this of the most balanced, one in the smallest clusternode (0: the most balanced, as bpcount; see experiments/lbpcount)")
+	fl.StringVar(&f.recolour, "recolour", "incremental", "lbpcount: colour each step's graph incrementally from the previous step's colouring (the same colouring as from scratch), from scratch, or refine (incremental without merging classes: stable, possibly finer)")
 	fl.IntVar(&f.workers, "workers", runtime.NumCPU(), "trials run at once (the results do not depend on it)")
 	fl.DurationVar(&f.timeout, "timeout", 0, "give up after this long (e.g. 30s, 10m; 0: no limit)")
 	fl.StringVarP(&f.output, "output", "o", "", "output file (default stdout)")
@@ -154,10 +156,19 @@ func (f *countFlags) options() (count.BPCountOptions, error) {
 	if !(f.choiceSlack >= 0 && f.choiceSlack <= 0.5) {
 		return o, usageError{fmt.Errorf("--choice-slack must be in [0, 0.5], got %v", f.choiceSlack)}
 	}
-	if f.choiceSlack > 0 && !o.Lifted {
-		return o, usageError{fmt.Errorf("--choice-slack needs --method lbpcount")}
+	if o.Lifted {
+		o.ChoiceSlack = f.choiceSlack
 	}
-	o.ChoiceSlack = f.choiceSlack
+	switch f.recolour {
+	case "incremental":
+		o.Recolour = count.RecolourIncremental
+	case "scratch":
+		o.Recolour = count.RecolourScratch
+	case "refine":
+		o.Recolour = count.RecolourRefine
+	default:
+		return o, usageError{fmt.Errorf("unknown --recolour %q (want incremental, scratch or refine)", f.recolour)}
+	}
 	o.Workers, o.SATConflicts = f.workers, f.satConflicts
 	o.Damping, o.Tol, o.MaxIter = f.damping, f.tol, f.maxIter
 	o.Trials, o.Alpha, o.Seed = f.trials, f.alpha, f.seed
