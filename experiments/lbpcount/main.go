@@ -24,8 +24,9 @@ func main() {
 	seed := flag.Uint64("seed", 1, "seed")
 	graph := flag.String("graph", "residual", "residual, evidence or both")
 	residual := flag.Int("residual-vars", count.DefaultResidualVars, "stop at this many open variables")
-	slack := flag.Float64("slack", 0, "BPCountOptions.ChoiceSlack")
-	recolour := flag.String("recolour", "incremental", "incremental, scratch or refine (BPCountOptions.Recolour)")
+	slack := flag.Float64("slack", count.DefaultChoiceSlack, "BPCountOptions.ChoiceSlack")
+	recolour := flag.String("recolour", "incremental", "incremental, scratch or refine (BPCountOptions.Recolour); compare: all three on the residual graph, side by side")
+	runs := flag.Int("runs", 3, "-recolour compare: runs of each mode (median colouring time)")
 	conflicts := flag.Int64("sat-conflicts", count.DefaultSATConflicts, "BPCountOptions.SATConflicts (0: DPLL check only)")
 	flag.Parse()
 	f, err := os.Open(*path)
@@ -45,6 +46,13 @@ func main() {
 		opt := count.DefaultBPCountOptions()
 		opt.Trials, opt.Seed, opt.Graph, opt.ResidualVars, opt.ChoiceSlack = *trials, *seed, gr, *residual, *slack
 		opt.SATConflicts = *conflicts
+		if *recolour == "compare" {
+			if err := compareRecolour(c, opt, *runs); err != nil {
+				fmt.Fprintln(os.Stderr, err)
+				os.Exit(1)
+			}
+			return
+		}
 		modes := map[string]count.Recolouring{"incremental": count.RecolourIncremental, "scratch": count.RecolourScratch, "refine": count.RecolourRefine}
 		m, ok := modes[*recolour]
 		if !ok {
