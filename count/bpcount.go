@@ -280,9 +280,13 @@ type BPCountResult struct {
 // LBPCount is BPCount with lifted BP: before every BP run the factor graph
 // (see BPCountOptions.Graph) is compressed by colour passing in CNF mode
 // (lift.CNF: clause positions told apart only by literal sign), and BP runs
-// on the compressed graph. Lifted BP computes the ground BP messages, so
-// with the same seed LBPCount makes BPCount's choices and reports, per
-// step, the lifted and ground edges and messages (Step).
+// on the compressed graph. The colouring is kept from step to step and
+// recoloured incrementally (see BPCountOptions.Recolour). Lifted BP
+// computes the ground BP messages; it reports, per step, the lifted and
+// ground edges and messages (Step). By default (DefaultChoiceSlack) it
+// fixes, among the nearly most balanced variables, one in the smallest
+// clusternode, which keeps more symmetry for the later steps; with
+// ChoiceSlack 0 and the same seed it makes BPCount's choices.
 //
 // The equality holds in exact arithmetic. Where BP's trajectory through the
 // symmetric messages is unstable, the rounding differences between
@@ -308,7 +312,8 @@ func LBPCount(ctx context.Context, c *cnf.CNF, opt BPCountOptions) (*BPCountResu
 // the lowest index), and draws its value: true with probability
 // q = clamp(P_BP(true), MinProb, 1−MinProb). If one value is shown to have
 // no model (unit propagation, then a DPLL search of at most SATBudget
-// decisions), the other is taken with probability 1. The estimate is
+// decisions, then a CDCL search of at most SATConflicts conflicts), the
+// other is taken with probability 1. The estimate is
 // multiplied by 1/(probability of the drawn value), the value is fixed and
 // unit propagation run. At the end the estimate is multiplied by the exact
 // count of the residual formula.

@@ -68,9 +68,12 @@ DIMACS CNF, or of a UAI model of binary variables whose tables hold only 0 and 1
                      is unbiased, so min over --trials t estimates / 2^alpha is
                      a lower bound on the count with confidence at least
                      1 - 2^(-alpha*t).
-  --method lbpcount  the same with lifted BP (colour passing in CNF mode): the
-                     same choices and bound as bpcount with the same --seed,
-                     usually with far fewer messages. The default.
+  --method lbpcount  the same with lifted BP (colour passing in CNF mode,
+                     recoloured incrementally after each fixing), usually with
+                     far fewer messages; it fixes, among the variables within
+                     --choice-slack of the most balanced, one in the smallest
+                     clusternode (with --choice-slack 0: the same choices and
+                     bound as bpcount with the same --seed). The default.
 
 Text output: the bound, e.g. "lower bound 5.8e+28 (log10 28.76) with confidence
 ≥ 0.96875", and the work done. JSON (--output-format json): method,
