@@ -440,7 +440,7 @@ func TestLog10(t *testing.T) {
 }
 
 // sharedCNF reads an instance of ../shared/data/cnf, skipping when absent.
-func sharedCNF(t *testing.T, name string) *cnf.CNF {
+func sharedCNF(t testing.TB, name string) *cnf.CNF {
 	t.Helper()
 	path := filepath.Join("..", "..", "shared", "data", "cnf", name)
 	f, err := os.Open(path)
