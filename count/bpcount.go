@@ -179,8 +179,9 @@ const DefaultSATBudget = 10000
 const DefaultChoiceSlack = 0.2
 
 // DefaultSATConflicts is the default conflict budget of the CDCL stage of
-// the satisfiability check. The residual formulas of BPCount's instances
-// are decided in far fewer (2bitmax_6: at most a few hundred).
+// the satisfiability check. On 2bitmax_6 it decides every check it gets
+// (experiments/lbpcount/RESULTS.md); the bound only protects against
+// formulas too hard to decide.
 const DefaultSATConflicts = 1_000_000
 
 // DefaultMinProb is the default clamp of BP marginals when drawing a value:

@@ -370,6 +370,8 @@ func TestBPCountEdgeCases(t *testing.T) {
 		func(o *BPCountOptions) { o.ResidualVars = -1 },
 		func(o *BPCountOptions) { o.MaxIter = 0 },
 		func(o *BPCountOptions) { o.SATBudget = -1 },
+		func(o *BPCountOptions) { o.SATConflicts = -1 },
+		func(o *BPCountOptions) { o.Recolour = RecolourRefine + 1 },
 	} {
 		o := testOptions(0)
 		mod(&o)

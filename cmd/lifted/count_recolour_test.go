@@ -8,7 +8,8 @@ import (
 
 // TestCountRecolour: lbpcount's default incremental recolouring gives the
 // run that colouring from scratch gives (the same colourings, so the same
-// steps and bound); an unknown mode is a usage error.
+// steps and bound); an unknown mode or a negative conflict budget is a
+// usage error.
 func TestCountRecolour(t *testing.T) {
 	args := []string{"--residual-vars", "4", "--seed", "6", "--per-step", copiesCNF}
 	inc := countJSON(t, args...)
@@ -18,8 +19,10 @@ func TestCountRecolour(t *testing.T) {
 		inc.MessagesLifted != scr.MessagesLifted || inc.EdgesLifted != scr.EdgesLifted {
 		t.Fatalf("incremental %+v\nfrom scratch %+v", inc, scr)
 	}
-	_, stderr, code := run(t, "count", "--recolour", "sometimes", copiesCNF)
-	if code != 1 || !strings.Contains(stderr, "--recolour") {
-		t.Fatalf("exit %d: %s", code, stderr)
+	for _, flag := range [][]string{{"--recolour", "sometimes"}, {"--sat-conflicts", "-1"}} {
+		_, stderr, code := run(t, append([]string{"count"}, append(flag, copiesCNF)...)...)
+		if code != 1 || !strings.Contains(stderr, flag[0]) {
+			t.Fatalf("%v: exit %d: %s", flag, code, stderr)
+		}
 	}
 }
