@@ -35,6 +35,9 @@ import (
 // that were told apart. With merge, colour passing on the quotient of that
 // colouring (Update's second stage) joins them, and the colouring is
 // exactly ColourPassing's on g2 and ev2, class ids included.
+//
+// On cancellation the Recolourer must not be used further; an error from
+// the checks of the arguments changes nothing.
 func (r *Recolourer) Shrink(ctx context.Context, g2 *fg.Graph, ev2 fg.Evidence, opt Options, varFrom, factorFrom []int32, merge bool) (RecolourStats, error) {
 	start := time.Now()
 	var st RecolourStats
