@@ -25,6 +25,7 @@ type Chain struct {
 	classes        map[classKey]int
 	members        [][]int
 	probs          []float64
+	ms             *multiState
 }
 
 // groundCluster is a ground cluster's sampler: blocked Gibbs on the
@@ -138,6 +139,9 @@ func (ch *Chain) Draw(rng *rand.Rand, ci int, cond []float64) error {
 		ch.drawGround(rng, ch.gc[ci], cond)
 		return nil
 	}
+	if c.multi != nil {
+		return ch.drawMulti(rng, c, cond)
+	}
 	if err := ch.classify(c); err != nil {
 		return err
 	}
@@ -172,8 +176,8 @@ func (ch *Chain) Draw(rng *rand.Rand, ci int, cond []float64) error {
 // slices are the chain's own, valid until the next call.
 func (ch *Chain) Conditional(ci int) (classes [][]int, probs []float64, err error) {
 	c := ch.md.Clusters[ci]
-	if !c.Lifted {
-		return nil, nil, fmt.Errorf("lbg: cluster %s is ground", c)
+	if !c.Lifted || c.multi != nil {
+		return nil, nil, fmt.Errorf("lbg: cluster %s is not a lifted cluster of one first-order atom", c)
 	}
 	if err := ch.classify(c); err != nil {
 		return nil, nil, err

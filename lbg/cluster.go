@@ -29,6 +29,7 @@ type Cluster struct {
 	Time, Space float64
 
 	plans []plan // lifted: per formula mentioning the predicate
+	multi *multi // lifted cluster of two predicates
 	// ground: the unknown atoms, the grounding's variables outside the
 	// cluster clamped (0) and the blocks
 	atoms []int
@@ -149,8 +150,15 @@ func (md *Model) liftable(p int) string {
 
 // cost sets a cluster's Lifted, Why, plans, Time and Space.
 func (md *Model) cost(c *Cluster) {
-	c.Lifted, c.Why, c.plans = false, "", nil
-	c.Why = "several first-order atoms: no lifting rule of this sampler applies"
+	c.Lifted, c.Why, c.plans, c.multi = false, "", nil, nil
+	if len(c.Preds) > 1 {
+		var m *multi
+		if m, c.Why = md.multiRule(c); m != nil {
+			c.Lifted, c.multi = true, m
+			md.costMulti(c, m)
+			return
+		}
+	}
 	if len(c.Preds) == 1 {
 		p := c.Preds[0]
 		c.Why = md.liftable(p)
