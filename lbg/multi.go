@@ -169,13 +169,21 @@ func (md *Model) separate(joint []int, a, b, pa int) (*multi, string) {
 }
 
 // costMulti sets the schematic time and space of a lifted two-predicate
-// cluster: its messages and, per sub-problem, the convolution over A and
-// the product over B for every k.
+// cluster: its messages, one pass over its atoms, and per distinct
+// sub-problem the convolution over A and the product over B for every k
+// (at most as many classes as atoms). The sub-problems are identical —
+// one computation serves all, the power rule — when neither predicate has
+// evidence and no atom outside the cluster has the separator variable;
+// otherwise each counts.
 func (md *Model) costMulti(c *Cluster, m *multi) {
 	A, B := &md.preds[m.a], &md.preds[m.b]
 	na := float64(A.dims[m.pa])
 	ma, mb := float64(A.size)/na, float64(B.size)/na
-	c.Time = float64(A.size+B.size) + na*((ma+1)*mb+ma*ma)
+	nd := na
+	if md.identicalSubs(m) {
+		nd = 1
+	}
+	c.Time = float64(A.size+B.size) + nd*((ma+1)*mb+ma*ma)
 	c.Space = max(float64(A.size+B.size), (ma+1)*(ma+1))
 	for _, ps := range [][]plan{m.ua, m.ub, m.pair} {
 		for _, pl := range ps {
@@ -183,6 +191,34 @@ func (md *Model) costMulti(c *Cluster, m *multi) {
 			c.Space = max(c.Space, pl.space)
 		}
 	}
+}
+
+// identicalSubs reports whether m's sub-problems are identical up to a
+// renaming of the separator's constant (see costMulti).
+func (md *Model) identicalSubs(m *multi) bool {
+	for _, p := range [2]int{m.a, m.b} {
+		q := &md.preds[p]
+		for _, v := range md.ev[q.off : q.off+q.size] {
+			if v >= 0 {
+				return false
+			}
+		}
+	}
+	for _, side := range [2][2]int{{m.a, m.pa}, {m.b, m.pb}} {
+		for _, j := range md.preds[side[0]].forms {
+			f := &md.forms[j]
+			y := f.occs[occOf(f, side[0])].args[side[1]]
+			if y < 0 {
+				return false
+			}
+			for _, o := range f.occs {
+				if o.pred != m.a && o.pred != m.b && slices.Contains(o.args, y) {
+					return false
+				}
+			}
+		}
+	}
+	return true
 }
 
 // subs fills the sub-problems' atom lists (once per model).
@@ -252,6 +288,44 @@ type multiState struct {
 	bCls   []bKey
 	f      []float64 // forward convolution, (classes+1)×(mA+1)
 	logP   []float64
+
+	// the classes (keys and sizes) f and logP were computed for: a
+	// sub-problem with the same ones reuses them (the power rule's
+	// identical sub-problems: on R,S,T without evidence on R and S, one
+	// computation per sweep)
+	valid        bool
+	sigA         []classKey
+	sigB         []bKey
+	sigN         []int
+	sigE0, sigE1 int
+}
+
+// same reports whether the current sub-problem's classes are those f and
+// logP were computed for, and otherwise records them.
+func (s *multiState) same() bool {
+	eq := s.valid && s.sigE0 == s.e0 && s.sigE1 == s.e1 && slices.Equal(s.sigA, s.aCls) && slices.Equal(s.sigB, s.bCls) && len(s.sigN) == len(s.aMem)+len(s.bMem)
+	if eq {
+		for i, m := range s.aMem {
+			eq = eq && s.sigN[i] == len(m)
+		}
+		for i, m := range s.bMem {
+			eq = eq && s.sigN[len(s.aMem)+i] == len(m)
+		}
+	}
+	if eq {
+		return true
+	}
+	s.valid, s.sigE0, s.sigE1 = true, s.e0, s.e1
+	s.sigA = append(s.sigA[:0], s.aCls...)
+	s.sigB = append(s.sigB[:0], s.bCls...)
+	s.sigN = s.sigN[:0]
+	for _, m := range s.aMem {
+		s.sigN = append(s.sigN, len(m))
+	}
+	for _, m := range s.bMem {
+		s.sigN = append(s.sigN, len(m))
+	}
+	return false
 }
 
 func logAdd(a, b float64) float64 {
@@ -272,6 +346,7 @@ func (ch *Chain) prepareMulti(m *multi) *multiState {
 		ch.ms = &multiState{aKeys: map[classKey]int{}, bKeys: map[bKey]int{}}
 	}
 	s := ch.ms
+	s.valid = false
 	A, B := &md.preds[m.a], &md.preds[m.b]
 	grow := func(b []float64, n int) []float64 {
 		if cap(b) < n {
@@ -367,6 +442,9 @@ func (ch *Chain) sub(m *multi, s *multiState, c int) error {
 			s.bMem = appendMember(s.bMem)
 		}
 		s.bMem[k] = append(s.bMem[k], a)
+	}
+	if s.same() {
+		return nil
 	}
 	// forward convolution over A's classes
 	n := mA + 1
