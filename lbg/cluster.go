@@ -17,7 +17,8 @@ type Cluster struct {
 	Names []string // their names
 	// Lifted says the cluster is drawn by the lifted rules (one
 	// first-order atom whose groundings are conditionally independent given
-	// the count messages); otherwise by ground blocked Gibbs on its atoms.
+	// the count messages, or two separated by a variable, see the package
+	// doc); otherwise by ground blocked Gibbs on its atoms.
 	Lifted bool
 	// Why says why a cluster is ground.
 	Why string
