@@ -294,6 +294,9 @@ type multiState struct {
 	// identical sub-problems: on R,S,T without evidence on R and S, one
 	// computation per sweep)
 	valid        bool
+	margOK       bool      // margB (and margA) are those of f and logP
+	margA        float64   // one A class: its atoms' marginal
+	margB        []float64 // per B class, its atoms' marginal
 	sigA         []classKey
 	sigB         []bKey
 	sigN         []int
@@ -446,6 +449,7 @@ func (ch *Chain) sub(m *multi, s *multiState, c int) error {
 	if s.same() {
 		return nil
 	}
+	s.margOK = false
 	// forward convolution over A's classes
 	n := mA + 1
 	r := len(s.aCls)
@@ -571,10 +575,41 @@ func bProb(bc *bKey, k1, k0 int) float64 {
 	return 1 / (1 + math.Exp(l0-l1))
 }
 
+// marginals sets margB, each B class's marginal probability under the
+// sub-problem's conditional, Σ_k P(k)·P(true | k), and margA, that of A's
+// atoms when A has one class, Σ_k P(k)·k/m.
+func (s *multiState) marginals() {
+	mA := len(s.logP) - 1
+	mx := math.Inf(-1)
+	for _, v := range s.logP {
+		mx = max(mx, v)
+	}
+	z := 0.0
+	for _, v := range s.logP {
+		z += math.Exp(v - mx)
+	}
+	s.margA = 0
+	s.margB = append(s.margB[:0], make([]float64, len(s.bCls))...)
+	for k, v := range s.logP {
+		pk := math.Exp(v-mx) / z
+		if pk == 0 {
+			continue
+		}
+		if mA > 0 {
+			s.margA += pk * float64(k) / float64(mA)
+		}
+		for bi := range s.bCls {
+			s.margB[bi] += pk * bProb(&s.bCls[bi], s.e1+k, s.e0+mA-k)
+		}
+	}
+	s.margOK = true
+}
+
 // drawMulti redraws a lifted two-predicate cluster (see multi). With cond
-// set, each A atom gets k_i/m_i, its class's drawn count over its size,
-// and each B atom its probability given the drawn k: conditional
-// expectations given the drawn counts, Rao-Blackwellised terms.
+// set, each atom gets its marginal under the cluster's conditional
+// (marginals), the Rao-Blackwellised term, except the atoms of A when it
+// has several classes in a sub-problem: k_i/m_i, the drawn count of the
+// class over its size, their expectation given the drawn counts.
 func (ch *Chain) drawMulti(rng *rand.Rand, c *Cluster, cond []float64) error {
 	m := c.multi
 	s := ch.prepareMulti(m)
@@ -587,6 +622,9 @@ func (ch *Chain) drawMulti(rng *rand.Rand, c *Cluster, cond []float64) error {
 		k := pick(rng, s.logP)
 		if k < 0 {
 			return fmt.Errorf("lbg: no state of %s given the rest satisfies the hard formulas", c)
+		}
+		if cond != nil && !s.margOK {
+			s.marginals()
 		}
 		n := mA + 1
 		t := k
@@ -601,7 +639,11 @@ func (ch *Chain) drawMulti(rng *rand.Rand, c *Cluster, cond []float64) error {
 				w = append(w, s.f[i*n+t-j]+s.poly(i, j))
 			}
 			j := pick(rng, w)
-			ch.choose(rng, s.aMem[i], j, float64(j)/float64(mi), cond)
+			p := float64(j) / float64(mi)
+			if len(s.aCls) == 1 {
+				p = s.margA
+			}
+			ch.choose(rng, s.aMem[i], j, p, cond)
 			t -= j
 		}
 		k1, k0 := s.e1+k, s.e0+mA-k
@@ -612,7 +654,11 @@ func (ch *Chain) drawMulti(rng *rand.Rand, c *Cluster, cond []float64) error {
 			}
 			p := bProb(bc, k1, k0)
 			mem := s.bMem[bi]
-			ch.choose(rng, mem, binomial(rng, len(mem), p, ch.pmf), p, cond)
+			n := binomial(rng, len(mem), p, ch.pmf)
+			if cond != nil {
+				p = s.margB[bi]
+			}
+			ch.choose(rng, mem, n, p, cond)
 		}
 	}
 	return nil

@@ -81,10 +81,11 @@ func groundJoint(gcond func([]int) []float64, atoms []int, isVar map[int]bool) [
 // (the worlds of a running chain) the distribution with which the lifted
 // {R,S} rule draws the cluster equals, on every joint state of its
 // unknown atoms, their ground conditional given the rest, by enumeration
-// on an independent grounding, to 1e-9.
+// on an independent grounding, to 1e-9; and the Rao-Blackwellised term a
+// draw writes for each atom is its marginal under that conditional.
 func TestMultiConditionalExact(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 9))
-	checked, models := 0, 0
+	checked, models, rb := 0, 0, 0
 	for trial := range 40 {
 		src, db := gen.ChainMLN(r, trial%2)
 		md, ci, ok := multiCluster(t, src, db)
@@ -125,10 +126,33 @@ func TestMultiConditionalExact(t *testing.T) {
 					t.Fatalf("trial %d, state %b: lifted %.12f, ground %.12f\n%s%s", trial, s, got, want[s], src, db)
 				}
 			}
+			// the Rao-Blackwellised terms of a draw: each B atom's (and,
+			// when A has no formula of its own, so one class, each A
+			// atom's) marginal under the enumerated conditional
+			cond := make([]float64, md.NumAtoms())
+			if err := ch.Draw(rng, ci, cond); err != nil {
+				t.Fatal(err)
+			}
+			mu := md.Clusters[ci].multi
+			for i, a := range atoms {
+				if p, _ := md.Atom(a); p == mu.a && len(mu.ua) > 0 {
+					continue
+				}
+				marg := 0.0
+				for s, p := range want {
+					if s>>i&1 == 1 {
+						marg += p
+					}
+				}
+				if math.Abs(cond[a]-marg) > 1e-9 {
+					t.Fatalf("trial %d: %s: conditional %.12f, enumerated marginal %.12f\n%s%s", trial, md.Name(a), cond[a], marg, src, db)
+				}
+				rb++
+			}
 			checked++
 		}
 	}
-	t.Logf("%d {R,S} conditionals on %d models equal enumeration", checked, models)
+	t.Logf("%d {R,S} conditionals on %d models equal enumeration, and %d Rao-Blackwellised terms", checked, models, rb)
 	if models < 25 {
 		t.Errorf("only %d models", models)
 	}
