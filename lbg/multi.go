@@ -92,6 +92,9 @@ func (md *Model) multiRule(c *Cluster) (*multi, string) {
 		}
 	}
 	if best == nil {
+		if why == "" {
+			why = "neither has an argument"
+		}
 		return nil, "no separator variable (power rule): " + why
 	}
 	for _, j := range md.preds[best.a].forms {

@@ -244,3 +244,29 @@ func TestMultiDrawChiSquare(t *testing.T) {
 		t.Errorf("only %d clusters tested", tested)
 	}
 }
+
+// TestMultiWhy: two-predicate clusters outside the rule are ground and
+// say why; M1's {R,S} and the hard conjunction's {H,T} are lifted.
+func TestMultiWhy(t *testing.T) {
+	for _, c := range []struct{ src, want string }{
+		{"t = {A, B}\nR(t, t)\nS(t, t)\n0.5 R(x, y) v S(x, y)\n",
+			"{R,S} ground (no separator variable (power rule): R's variable 1 is shared with atom 1 in formula 0)"},
+		{"t = {A, B}\nR(t, t)\nS(t, t)\n0.5 R(x, y) v S(y, z)\n0.5 R(x, y) ^ S(z, y)\n",
+			"{R,S} ground (no separator variable (power rule): R's argument 0 is not an argument of S in formula 0)"},
+		{"t = {A, B}\nR(t, t)\nS(t, t)\n0.5 R(x, y) v S(y, z)\n0.5 S(y, z) => S(z, y)\n",
+			"{R,S} ground (S occurs 2 times in formula 1 (a self-join: its groundings are not independent))"},
+		{"t = {A, B}\nR(t, t)\nS(t, t)\n0.5 R(x, A) v S(A, z)\n",
+			"{R,S} ground (no separator variable (power rule): R has a constant or a repeated variable in formula 0)"},
+		{"t = {A, B}\nR(t)\nS(t, t)\n1 R(x) v S(x, y)\n-1 S(x, y)\n", "{R,S} lifted"},
+		{"t = {A, B}\nR(t)\nS(t)\nT(t)\n1 R(x) v S(x) v T(x)\n", "{R,S} lifted; {T} lifted"},
+	} {
+		m, d, w := parse(t, c.src, "")
+		md, err := Compile(context.Background(), m, d, nil, w, Options{Clusters: [][]string{{"R", "S"}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := md.Describe(); got != c.want {
+			t.Errorf("%s: %s, want %s", c.src, got, c.want)
+		}
+	}
+}
