@@ -147,22 +147,8 @@ func (ch *Chain) Draw(rng *rand.Rand, ci int, cond []float64) error {
 	}
 	for k, m := range ch.members {
 		p := ch.probs[k]
-		n := binomial(rng, len(m), p, ch.pmf)
 		// which n: the first n of a uniformly random arrangement
-		for i := range n {
-			j := i + rng.IntN(len(m)-i)
-			m[i], m[j] = m[j], m[i]
-		}
-		for i, a := range m {
-			v := int8(0)
-			if i < n {
-				v = 1
-			}
-			ch.SetAtom(a, v)
-			if cond != nil {
-				cond[a] = p
-			}
-		}
+		ch.choose(rng, m, binomial(rng, len(m), p, ch.pmf), p, cond)
 	}
 	return nil
 }

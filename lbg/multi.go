@@ -667,8 +667,8 @@ func (ch *Chain) drawMulti(rng *rand.Rand, c *Cluster, cond []float64) error {
 	return nil
 }
 
-// choose sets j uniformly chosen atoms of mem true and the others false,
-// writing p to cond.
+// choose sets j uniformly chosen atoms of mem true (the first j of a
+// uniformly random arrangement) and the others false, writing p to cond.
 func (ch *Chain) choose(rng *rand.Rand, mem []int, j int, p float64, cond []float64) {
 	for i := range j {
 		r := i + rng.IntN(len(mem)-i)
