@@ -3,6 +3,7 @@
 //
 //	go run ./experiments/lbg -fig sweep   # cost per sweep versus n on the R,S,T MLN, fitted exponents
 //	go run ./experiments/lbg -fig mae     # time to mean absolute error 0.01 on smoker-asthma-cancer, n = 100
+//	go run ./experiments/lbg -fig sweep-evidence  # LBG's cost per sweep on R,S,T with 10% evidence
 //
 // Every time is the median of three runs; LBG's and BG's runs alternate.
 // See RESULTS.md.
@@ -38,7 +39,7 @@ import (
 )
 
 func main() {
-	fig := flag.String("fig", "sweep", "sweep or mae")
+	fig := flag.String("fig", "sweep", "sweep, mae or sweep-evidence")
 	n := flag.Int("n", 100, "mae: domain size")
 	limit := flag.Duration("limit", 60*time.Second, "mae: give up after this long")
 	flag.Parse()
@@ -47,6 +48,8 @@ func main() {
 		sweepFigure()
 	case "mae":
 		maeFigure(*n, *limit)
+	case "sweep-evidence":
+		sweepEvidenceFigure()
 	default:
 		log.Fatalf("unknown figure %q", *fig)
 	}
