@@ -30,7 +30,7 @@ type Cluster struct {
 	Time, Space float64
 
 	plans []plan // lifted: per formula mentioning the predicate
-	multi *multi // lifted cluster of two predicates
+	multi *multi // lifted cluster of several predicates
 	// ground: the unknown atoms, the grounding's variables outside the
 	// cluster clamped (0) and the blocks
 	atoms []int

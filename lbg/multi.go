@@ -8,9 +8,10 @@ import (
 	"sync"
 )
 
-// multi is the lifted rule for a cluster of two first-order atoms A (the
-// pivot) and B that share formulas (the joint formulas), the paper's
-// {R,S} of R(x,y) v S(y,z), S(y,z) v T(z,u):
+// multi is the lifted rule for a cluster of first-order atoms A (the
+// pivot) and B (or several B's, a star around A, no formula mentioning two
+// of them; every B shares formulas with A, the joint formulas), e.g. the
+// paper's {R,S} of R(x,y) v S(y,z), S(y,z) v T(z,u). For each B:
 //
 //   - Power rule on a separator. In every joint formula A's atom has
 //     distinct variables, the one at argument pa (the separator y) is B's
@@ -38,54 +39,74 @@ import (
 // A draw: k from P(k), the split of k over A's classes backwards through
 // the convolution, which atoms of each class uniformly, then B's classes
 // as independent binomials given k. Cost per sweep: the messages plus,
-// per sub-problem, O(mA·classes(B) + mA·mA) — on R,S,T that is n
-// sub-problems of n R atoms and n S atoms.
+// per distinct sub-problem, O(mA·classes(B) + mA·mA), and a pass over the
+// atoms — on R,S,T n identical sub-problems of n R atoms and n S atoms.
 type multi struct {
-	a, b   int // pivot A and the other predicate B (indices into preds)
-	pa, pb int // the separator's argument of A and of B
-	ua, ub []plan
-	pair   []plan // fixed = {A's occurrence, B's}, keep = B's variables
+	a, pa int   // pivot A and the separator's argument of A
+	bs    []int // the other predicates B_1, B_2, ... (a star around A)
+	pbs   []int // the separator's argument of each B
+	ua    []plan
+	ub    []plan // the B's own formulas; ubOf[k]: of which B
+	ubOf  []int
+	pair  []plan // fixed = {A's occurrence, B's}, keep = B's variables
+	pairB []int  // of which B
+	boff  []int  // offset of each B among the concatenated B atoms
 
-	once       sync.Once
-	subA, subB [][]int32 // per separator constant, atoms (offsets in A, B)
+	once sync.Once
+	subA [][]int32 // per separator constant, atoms (offsets in A)
+	subB [][]int32 // per separator constant, B atoms (concatenated offsets)
+	bAbs []int32   // concatenated B offset → state atom
 }
 
-// multiRule returns the lifted rule for the two-predicate cluster c, or
-// why there is none.
+// multiRule returns the lifted rule for cluster c of two or more
+// predicates, or why there is none: a pivot A and an argument of A that
+// separates A from each other predicate B of the cluster (separate), and
+// no formula mentioning two of the B's (given A's count they are then
+// independent).
 func (md *Model) multiRule(c *Cluster) (*multi, string) {
-	if len(c.Preds) != 2 {
-		return nil, fmt.Sprintf("%d first-order atoms: the lifted rules here handle one or two", len(c.Preds))
-	}
 	for _, p := range c.Preds {
 		if why := md.liftable(p); why != "" {
 			return nil, why
 		}
 	}
-	var joint []int
-	for _, j := range md.preds[c.Preds[0]].forms {
-		if slices.Contains(md.preds[c.Preds[1]].forms, j) {
-			joint = append(joint, j)
+	for _, j := range md.clusterForms(c) {
+		n := 0
+		for _, p := range c.Preds {
+			if occOf(&md.forms[j], p) >= 0 {
+				n++
+			}
 		}
-	}
-	if len(joint) == 0 {
-		return nil, "no formula mentions both first-order atoms"
+		if n > 2 {
+			return nil, fmt.Sprintf("formula %d mentions %d of the cluster's first-order atoms (the lifted rules here join two)", j, n)
+		}
 	}
 	var best *multi
 	bestT := math.Inf(1)
 	why := ""
-	for _, order := range [2][2]int{{c.Preds[0], c.Preds[1]}, {c.Preds[1], c.Preds[0]}} {
-		a, b := order[0], order[1]
+	for _, a := range c.Preds {
 		for pa := range md.preds[a].dims {
-			m, w := md.separate(joint, a, b, pa)
-			if m == nil {
-				if why == "" {
-					why = w
+			m := &multi{a: a, pa: pa}
+			na := float64(md.preds[a].dims[pa])
+			mb := 0.0
+			for _, b := range c.Preds {
+				if b == a {
+					continue
 				}
+				pb, w := md.separate(md.joint(a, b), a, b, pa)
+				if pb < 0 {
+					m = nil
+					if why == "" {
+						why = w
+					}
+					break
+				}
+				m.bs, m.pbs = append(m.bs, b), append(m.pbs, pb)
+				mb += float64(md.preds[b].size) / na
+			}
+			if m == nil {
 				continue
 			}
-			na := float64(md.preds[a].dims[pa])
 			ma := float64(md.preds[a].size) / na
-			mb := float64(md.preds[b].size) / na
 			if t := na * ((ma+1)*mb + ma*ma); t < bestT {
 				best, bestT = m, t
 			}
@@ -93,26 +114,65 @@ func (md *Model) multiRule(c *Cluster) (*multi, string) {
 	}
 	if best == nil {
 		if why == "" {
-			why = "neither has an argument"
+			why = "no first-order atom has an argument"
 		}
 		return nil, "no separator variable (power rule): " + why
 	}
-	for _, j := range md.preds[best.a].forms {
-		if !slices.Contains(joint, j) {
-			best.ua = append(best.ua, md.occPlans(j, best.a)...)
+	m := best
+	var joint []int
+	for i, b := range m.bs {
+		for _, j := range md.joint(m.a, b) {
+			f := &md.forms[j]
+			oa, ob := occOf(f, m.a), occOf(f, b)
+			m.pair = append(m.pair, newPlanFixed(md, j, []int{oa, ob}, distinctVars(f.occs[ob])))
+			m.pairB = append(m.pairB, i)
+			joint = append(joint, j)
 		}
 	}
-	for _, j := range md.preds[best.b].forms {
+	for _, j := range md.preds[m.a].forms {
 		if !slices.Contains(joint, j) {
-			best.ub = append(best.ub, md.occPlans(j, best.b)...)
+			m.ua = append(m.ua, md.occPlans(j, m.a)...)
 		}
 	}
-	for _, j := range joint {
-		f := &md.forms[j]
-		oa, ob := occOf(f, best.a), occOf(f, best.b)
-		best.pair = append(best.pair, newPlanFixed(md, j, []int{oa, ob}, distinctVars(f.occs[ob])))
+	off := 0
+	for i, b := range m.bs {
+		m.boff = append(m.boff, off)
+		off += md.preds[b].size
+		for _, j := range md.preds[b].forms {
+			if !slices.Contains(joint, j) {
+				ps := md.occPlans(j, b)
+				m.ub = append(m.ub, ps...)
+				for range ps {
+					m.ubOf = append(m.ubOf, i)
+				}
+			}
+		}
 	}
-	return best, ""
+	return m, ""
+}
+
+// joint lists the formulas that mention both predicates.
+func (md *Model) joint(a, b int) []int {
+	var out []int
+	for _, j := range md.preds[a].forms {
+		if slices.Contains(md.preds[b].forms, j) {
+			out = append(out, j)
+		}
+	}
+	return out
+}
+
+// clusterForms lists the formulas that mention a predicate of c.
+func (md *Model) clusterForms(c *Cluster) []int {
+	var out []int
+	for _, p := range c.Preds {
+		for _, j := range md.preds[p].forms {
+			if !slices.Contains(out, j) {
+				out = append(out, j)
+			}
+		}
+	}
+	return out
 }
 
 // occPlans is the plan of each occurrence of predicate p in formula j.
@@ -137,25 +197,29 @@ func occOf(f *formula, p int) int {
 }
 
 // separate checks that argument pa of A separates A and B in every joint
-// formula (see multi) and returns the rule, or why not.
-func (md *Model) separate(joint []int, a, b, pa int) (*multi, string) {
-	m := &multi{a: a, b: b, pa: pa, pb: -1}
+// formula (see multi) and returns B's argument at the separator, or −1 and
+// why not.
+func (md *Model) separate(joint []int, a, b, pa int) (int, string) {
 	an, bn := md.preds[a].name, md.preds[b].name
+	if len(joint) == 0 {
+		return -1, fmt.Sprintf("no formula mentions both %s and %s", an, bn)
+	}
+	pb := -1
 	for _, j := range joint {
 		f := &md.forms[j]
 		oa, ob := f.occs[occOf(f, a)], f.occs[occOf(f, b)]
 		if len(distinctVars(oa)) != len(oa.args) {
-			return nil, fmt.Sprintf("%s has a constant or a repeated variable in formula %d", an, j)
+			return -1, fmt.Sprintf("%s has a constant or a repeated variable in formula %d", an, j)
 		}
 		y := oa.args[pa]
-		if m.pb < 0 {
-			m.pb = slices.Index(ob.args, y)
-			if m.pb < 0 {
-				return nil, fmt.Sprintf("%s's argument %d is not an argument of %s in formula %d", an, pa, bn, j)
+		if pb < 0 {
+			pb = slices.Index(ob.args, y)
+			if pb < 0 {
+				return -1, fmt.Sprintf("%s's argument %d is not an argument of %s in formula %d", an, pa, bn, j)
 			}
 		}
-		if ob.args[m.pb] != y {
-			return nil, fmt.Sprintf("%s's argument %d is not %s's argument %d in formula %d", an, pa, bn, m.pb, j)
+		if ob.args[pb] != y {
+			return -1, fmt.Sprintf("%s's argument %d is not %s's argument %d in formula %d", an, pa, bn, pb, j)
 		}
 		for k, v := range oa.args {
 			if k == pa {
@@ -163,31 +227,36 @@ func (md *Model) separate(joint []int, a, b, pa int) (*multi, string) {
 			}
 			for i, o := range f.occs {
 				if o.pred != a && slices.Contains(o.args, v) {
-					return nil, fmt.Sprintf("%s's variable %d is shared with atom %d in formula %d", an, k, i, j)
+					return -1, fmt.Sprintf("%s's variable %d is shared with atom %d in formula %d", an, k, i, j)
 				}
 			}
 		}
 	}
-	return m, ""
+	return pb, ""
 }
 
-// costMulti sets the schematic time and space of a lifted two-predicate
-// cluster: its messages, one pass over its atoms, and per distinct
-// sub-problem the convolution over A and the product over B for every k
-// (at most as many classes as atoms). The sub-problems are identical —
-// one computation serves all, the power rule — when neither predicate has
-// evidence and no atom outside the cluster has the separator variable;
-// otherwise each counts.
+// costMulti sets the schematic time and space of a lifted cluster of two
+// or more predicates: its messages, one pass over its atoms, and per
+// distinct sub-problem the convolution over A and the product over the
+// B's for every k (at most as many classes as atoms). The sub-problems
+// are identical — one computation serves all, the power rule — when no
+// predicate of the cluster has evidence and no atom outside the cluster
+// has the separator variable; otherwise each counts.
 func (md *Model) costMulti(c *Cluster, m *multi) {
-	A, B := &md.preds[m.a], &md.preds[m.b]
+	A := &md.preds[m.a]
 	na := float64(A.dims[m.pa])
-	ma, mb := float64(A.size)/na, float64(B.size)/na
+	sizes := float64(A.size)
+	for _, b := range m.bs {
+		sizes += float64(md.preds[b].size)
+	}
+	ma := float64(A.size) / na
+	mb := (sizes - float64(A.size)) / na
 	nd := na
 	if md.identicalSubs(m) {
 		nd = 1
 	}
-	c.Time = float64(A.size+B.size) + nd*((ma+1)*mb+ma*ma)
-	c.Space = max(float64(A.size+B.size), (ma+1)*(ma+1))
+	c.Time = sizes + nd*((ma+1)*mb+ma*ma)
+	c.Space = max(sizes, (ma+1)*(ma+1))
 	for _, ps := range [][]plan{m.ua, m.ub, m.pair} {
 		for _, pl := range ps {
 			c.Time += float64(len(pl.rows)*pl.minterms) * pl.time
@@ -199,23 +268,23 @@ func (md *Model) costMulti(c *Cluster, m *multi) {
 // identicalSubs reports whether m's sub-problems are identical up to a
 // renaming of the separator's constant (see costMulti).
 func (md *Model) identicalSubs(m *multi) bool {
-	for _, p := range [2]int{m.a, m.b} {
+	preds := append([]int{m.a}, m.bs...)
+	pos := append([]int{m.pa}, m.pbs...)
+	for i, p := range preds {
 		q := &md.preds[p]
 		for _, v := range md.ev[q.off : q.off+q.size] {
 			if v >= 0 {
 				return false
 			}
 		}
-	}
-	for _, side := range [2][2]int{{m.a, m.pa}, {m.b, m.pb}} {
-		for _, j := range md.preds[side[0]].forms {
+		for _, j := range q.forms {
 			f := &md.forms[j]
-			y := f.occs[occOf(f, side[0])].args[side[1]]
+			y := f.occs[occOf(f, p)].args[pos[i]]
 			if y < 0 {
 				return false
 			}
 			for _, o := range f.occs {
-				if o.pred != m.a && o.pred != m.b && slices.Contains(o.args, y) {
+				if !slices.Contains(preds, o.pred) && slices.Contains(o.args, y) {
 					return false
 				}
 			}
@@ -227,16 +296,21 @@ func (md *Model) identicalSubs(m *multi) bool {
 // subs fills the sub-problems' atom lists (once per model).
 func (m *multi) subs(md *Model) {
 	m.once.Do(func() {
-		split := func(p *predicate, pos int) [][]int32 {
-			out := make([][]int32, p.dims[pos])
-			for j := range p.size {
-				c := j / p.stride[pos] % p.dims[pos]
-				out[c] = append(out[c], int32(j))
-			}
-			return out
+		A := &md.preds[m.a]
+		m.subA = make([][]int32, A.dims[m.pa])
+		for j := range A.size {
+			c := j / A.stride[m.pa] % A.dims[m.pa]
+			m.subA[c] = append(m.subA[c], int32(j))
 		}
-		m.subA = split(&md.preds[m.a], m.pa)
-		m.subB = split(&md.preds[m.b], m.pb)
+		m.subB = make([][]int32, A.dims[m.pa])
+		for i, b := range m.bs {
+			B := &md.preds[b]
+			for j := range B.size {
+				c := j / B.stride[m.pbs[i]] % B.dims[m.pbs[i]]
+				m.subB[c] = append(m.subB[c], int32(m.boff[i]+j))
+				m.bAbs = append(m.bAbs, int32(B.off+j))
+			}
+		}
 	})
 }
 
@@ -275,7 +349,7 @@ func (k *bKey) logw(b, k1, k0 int) float64 {
 	return s
 }
 
-// multiState is a chain's buffers for lifted two-predicate clusters.
+// multiState is a chain's buffers for lifted clusters of several predicates.
 type multiState struct {
 	loA, b0A, b1A, loB, b0B, b1B []float64
 	w                            [][4]float64
@@ -353,7 +427,7 @@ func (ch *Chain) prepareMulti(m *multi) *multiState {
 	}
 	s := ch.ms
 	s.valid = false
-	A, B := &md.preds[m.a], &md.preds[m.b]
+	A := &md.preds[m.a]
 	grow := func(b []float64, n int) []float64 {
 		if cap(b) < n {
 			return make([]float64, n)
@@ -363,33 +437,43 @@ func (ch *Chain) prepareMulti(m *multi) *multiState {
 		return b
 	}
 	s.loA, s.b0A, s.b1A = grow(s.loA, A.size), grow(s.b0A, A.size), grow(s.b1A, A.size)
-	s.loB, s.b0B, s.b1B = grow(s.loB, B.size), grow(s.b0B, B.size), grow(s.b1B, B.size)
-	if cap(s.w) < B.size {
-		s.w, s.h = make([][4]float64, B.size), make([][4]float64, B.size)
+	nb := len(m.bAbs)
+	s.loB, s.b0B, s.b1B = grow(s.loB, nb), grow(s.b0B, nb), grow(s.b1B, nb)
+	if cap(s.w) < nb {
+		s.w, s.h = make([][4]float64, nb), make([][4]float64, nb)
 	}
-	s.w, s.h = s.w[:B.size], s.h[:B.size]
+	s.w, s.h = s.w[:nb], s.h[:nb]
 	clear(s.w)
 	clear(s.h)
-	if n := max(A.size, B.size) + 1; len(s.lf) < n {
+	if n := max(A.size, nb) + 1; len(s.lf) < n {
 		s.lf = make([]float64, n)
 		for k := 1; k < n; k++ {
 			s.lf[k] = s.lf[k-1] + math.Log(float64(k))
 		}
 	}
 	md.unary(m.ua, A, ch.x, s.loA, s.b0A, s.b1A)
-	md.unary(m.ub, B, ch.x, s.loB, s.b0B, s.b1B)
+	for i, b := range m.bs {
+		B := &md.preds[b]
+		o, e := m.boff[i], m.boff[i]+B.size
+		for k := range m.ub {
+			if m.ubOf[k] == i {
+				md.unary(m.ub[k:k+1], B, ch.x, s.loB[o:e], s.b0B[o:e], s.b1B[o:e])
+			}
+		}
+	}
 	for pi := range m.pair {
 		pl := &m.pair[pi]
 		f := &md.forms[pl.form]
+		o := m.boff[m.pairB[pi]]
 		for v := range 4 {
-			md.scatter(pl, B, f.occs[pl.fixed[1]], md.evalPlan(pl, v, ch.x), func(j int, val float64) {
+			md.scatter(pl, &md.preds[m.bs[m.pairB[pi]]], f.occs[pl.fixed[1]], md.evalPlan(pl, v, ch.x), func(j int, val float64) {
 				switch {
 				case f.hard:
-					s.h[j][v] += val
+					s.h[o+j][v] += val
 				case pl.target:
-					s.w[j][v] += f.w * val
+					s.w[o+j][v] += f.w * val
 				default:
-					s.w[j][v] -= f.w * val
+					s.w[o+j][v] -= f.w * val
 				}
 			})
 		}
@@ -401,7 +485,7 @@ func (ch *Chain) prepareMulti(m *multi) *multiState {
 // unnormalised) in s.
 func (ch *Chain) sub(m *multi, s *multiState, c int) error {
 	md := ch.md
-	A, B := &md.preds[m.a], &md.preds[m.b]
+	A := &md.preds[m.a]
 	clear(s.aKeys)
 	clear(s.bKeys)
 	s.aMem, s.aCls, s.bMem, s.bCls = s.aMem[:0], s.aCls[:0], s.bMem[:0], s.bCls[:0]
@@ -432,7 +516,7 @@ func (ch *Chain) sub(m *multi, s *multiState, c int) error {
 		mA++
 	}
 	for _, j := range m.subB[c] {
-		a := B.off + int(j)
+		a := int(m.bAbs[j])
 		key := bKey{w: s.w[j], ev: md.ev[a]}
 		for v := range 4 {
 			key.h[v] = s.h[j][v] > 0
@@ -608,7 +692,7 @@ func (s *multiState) marginals() {
 	s.margOK = true
 }
 
-// drawMulti redraws a lifted two-predicate cluster (see multi). With cond
+// drawMulti redraws a lifted cluster of several predicates (see multi). With cond
 // set, each atom gets its marginal under the cluster's conditional
 // (marginals), the Rao-Blackwellised term, except the atoms of A when it
 // has several classes in a sub-problem: k_i/m_i, the drawn count of the
@@ -687,7 +771,7 @@ func (ch *Chain) choose(rng *rand.Rand, mem []int, j int, p float64, cond []floa
 }
 
 // multiLogProb is the log probability with which a draw of lifted
-// two-predicate cluster ci, from the current world, yields the cluster
+// cluster ci of several predicates, from the current world, yields the cluster
 // state of y (a world that agrees with the current one outside the
 // cluster): the product over sub-problems of P(k), the split of k over
 // A's classes, the uniform choice inside them and B's independent atoms.
@@ -695,7 +779,7 @@ func (ch *Chain) multiLogProb(ci int, y []int8) (float64, error) {
 	c := ch.md.Clusters[ci]
 	m := c.multi
 	if m == nil {
-		return 0, fmt.Errorf("lbg: cluster %s is not a lifted cluster of two first-order atoms", c)
+		return 0, fmt.Errorf("lbg: cluster %s is not a lifted cluster of several first-order atoms", c)
 	}
 	s := ch.prepareMulti(m)
 	lp := 0.0

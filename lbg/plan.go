@@ -17,7 +17,7 @@ import "slices"
 // number of false R(·,y) per y, O(n²) work, where the ground formulas
 // are n³.
 //
-// A plan may fix several occurrences (a lifted cluster of two predicates
+// A plan may fix several occurrences (a lifted cluster of several predicates
 // fixes both of a formula that mentions them, newPlanFixed): the message
 // is then indexed by their joint value v (bit i the value of fixed[i]).
 type plan struct {

@@ -13,6 +13,10 @@ import (
 // and then, outside atoms in the joint formula, and a .db with random
 // evidence: the cluster {R,S} is liftable by the power rule on y (resp. x)
 // and atom counting on R. Two constants for M3, two or three for M1.
+// Kind 2 is a star like the paper's M2 (smoker-asthma-cancer): R(x) –
+// S(x,y), R(x) – U(z,x), T outside: the cluster {R,S,U} is liftable by
+// the power rule on x, atom counting on R, S and U independent given R's
+// count.
 func ChainMLN(r *rand.Rand, kind int) (src, db string) {
 	neg := func(s string) string {
 		if r.IntN(2) == 0 {
@@ -23,7 +27,7 @@ func ChainMLN(r *rand.Rand, kind int) (src, db string) {
 	ops := []string{" v ", " ^ ", " => ", " <=> "}
 	op := func() string { return ops[r.IntN(len(ops))] }
 	var b strings.Builder
-	var joint, other []string
+	var joint, joint2, other []string
 	var consts []string
 	var atoms []string
 	if kind == 0 {
@@ -45,6 +49,29 @@ func ChainMLN(r *rand.Rand, kind int) (src, db string) {
 				for _, c2 := range consts {
 					atoms = append(atoms, fmt.Sprintf("%s(%s, %s)", p, c1, c2))
 				}
+			}
+		}
+	} else if kind == 2 {
+		consts = []string{"A", "B"}
+		b.WriteString("t = {A, B}\nR(t)\nS(t, t)\nT(t)\nU(t, t)\n")
+		joint = []string{
+			neg("R(x)") + op() + neg("S(x, y)"),
+			neg("R(x)") + op() + neg("S(x, y)") + op() + neg("T(y)"),
+		}
+		joint2 = []string{
+			neg("R(x)") + op() + neg("U(z, x)"),
+			neg("U(x, x)") + op() + neg("R(x)") + op() + neg("T(x)"),
+		}
+		other = []string{
+			neg("S(x, y)") + op() + neg("T(y)"),
+			neg("U(x, y)") + op() + neg("T(x)"),
+			neg("R(x)") + op() + neg("T(x)"),
+			neg("U(y, x)"),
+		}
+		for _, c1 := range consts {
+			atoms = append(atoms, "R("+c1+")", "T("+c1+")")
+			for _, c2 := range consts {
+				atoms = append(atoms, fmt.Sprintf("S(%s, %s)", c1, c2), fmt.Sprintf("U(%s, %s)", c1, c2))
 			}
 		}
 	} else {
@@ -69,6 +96,9 @@ func ChainMLN(r *rand.Rand, kind int) (src, db string) {
 	}
 	var fs []string
 	fs = append(fs, joint[r.IntN(len(joint))])
+	if joint2 != nil {
+		fs = append(fs, joint2[r.IntN(len(joint2))])
+	}
 	if r.IntN(2) == 0 {
 		fs = append(fs, joint[r.IntN(len(joint))])
 	}
