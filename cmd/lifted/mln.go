@@ -15,7 +15,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/lifted-dev/lifted/format"
-	mlnfile "github.com/lifted-dev/lifted/format/mln"
 	"github.com/lifted-dev/lifted/ground"
 	"github.com/lifted-dev/lifted/infer"
 	"github.com/lifted-dev/lifted/infer/bp"
@@ -116,32 +115,19 @@ type parsedMLN struct {
 
 // parseMLN parses the model, its evidence and its query atoms.
 func parseMLN(path string, evidence []string, mf *mlnFlags, quiet, needQuery bool) (*parsedMLN, error) {
-	m, err := mlnfile.ParseFile(path)
+	in, err := ground.ReadInput(path, evidence, mf.query, mf.queryFiles)
+	warn(quiet, in.Warnings)
+	if err == nil && needQuery {
+		err = in.Query.Need()
+	}
+	var qe *ground.QueryError
+	if errors.As(err, &qe) {
+		return nil, usageError{err}
+	}
 	if err != nil {
 		return nil, err
 	}
-	warn(quiet, m.Warnings)
-	var db *mln.DB
-	if len(evidence) > 0 {
-		if db, err = mlnfile.ReadDBFiles(m, evidence...); err != nil {
-			return nil, err
-		}
-		warn(quiet, db.Warnings)
-	} else {
-		db = mln.NewDB(m)
-	}
-	queries := mf.query
-	if len(mf.queryFiles) > 0 {
-		qf, err := readQueryFiles(m, mf.queryFiles)
-		if err != nil {
-			return nil, err
-		}
-		queries = append(append([]string(nil), queries...), qf...)
-	}
-	q, err := parseQuery(m, db, queries, needQuery)
-	if err != nil {
-		return nil, err
-	}
+	m, db, q := in.MLN, in.DB, in.Query
 	opt := ground.Options{
 		QueryAtoms: q, ClosedWorld: mf.cw, OpenWorld: mf.ow,
 		DefaultWeight: mf.defaultWeight.v, UseDefaultWeight: mf.defaultWeight.set,
@@ -165,20 +151,6 @@ func (pm *parsedMLN) ground(ctx context.Context, path string, quiet bool) (*mlnM
 		return nil, withPath(path, err)
 	}
 	return &mlnModel{m: m, db: db, gr: gr, opt: opt, queries: gr.Queries}, nil
-}
-
-// parseQuery reads the -q values (ground.ParseQuery); with need, no query
-// is an error. Query errors are usage errors.
-func parseQuery(m *mln.MLN, db *mln.DB, values []string, need bool) (*ground.Query, error) {
-	q, err := ground.ParseQuery(m, db, values)
-	if err == nil && need {
-		err = q.Need()
-	}
-	var qe *ground.QueryError
-	if errors.As(err, &qe) {
-		return nil, usageError{err}
-	}
-	return q, err
 }
 
 // withPath prefixes an error without a position with the model's path.
