@@ -176,25 +176,8 @@ func warn(quiet bool, ws []*pos.Error) {
 	}
 }
 
-// mlnStats are the figures an MLN run reports: the core's and the
-// grounding's.
-//
-// With the first-order construction (lifted_construction true),
-// ground_atoms and ground_formulas are the numbers of unknown ground atoms
-// and ground formulas the counted graph represents, ground_seconds the
-// construction's time, and ground_atoms_built and ground_formulas_built
-// what was actually grounded (the reduced model); otherwise
-// construction_reason says why the model was grounded.
-type mlnStats struct {
-	infer.Stats
-	GroundAtoms         int64   `json:"ground_atoms"`
-	GroundFormulas      int64   `json:"ground_formulas"`
-	GroundSeconds       float64 `json:"ground_seconds"`
-	LiftedConstruction  bool    `json:"lifted_construction"`
-	ConstructionReason  string  `json:"construction_reason,omitempty"`
-	GroundAtomsBuilt    int64   `json:"ground_atoms_built,omitempty"`
-	GroundFormulasBuilt int64   `json:"ground_formulas_built,omitempty"`
-}
+// mlnStats are the figures an MLN run reports (infer.MLNStats).
+type mlnStats = infer.MLNStats
 
 func statsOf(st infer.Stats, mm *mlnModel) mlnStats {
 	gr := mm.gr
