@@ -1,6 +1,7 @@
 package online
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -134,4 +135,20 @@ func generativeNE(m *mln.MLN, db *mln.DB) ([]string, error) {
 		return nil, &NEError{partial}
 	}
 	return ne, nil
+}
+
+// Record adds the weights w after passes (at secs seconds) to the curve c,
+// with their test CMLL (Holdout.CMLL) where h has test databases; it
+// returns that CMLL, or nil without test databases.
+func (h *Holdout) Record(ctx context.Context, c *Curve, passes, secs float64, w []float64) (*float64, error) {
+	if h.Len() == 0 {
+		c.Add(passes, secs, w)
+		return nil, nil
+	}
+	cmll, per, err := h.CMLL(ctx, w)
+	if err != nil {
+		return nil, err
+	}
+	c.AddTest(passes, secs, w, cmll, per)
+	return &cmll, nil
 }

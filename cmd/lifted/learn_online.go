@@ -220,18 +220,11 @@ func (l *onlineLearner) run(ctx context.Context) (weights []float64, summary str
 // eval records the weights w after passes in the curve, with their test
 // CMLL where there are holdout databases.
 func (l *onlineLearner) eval(ctx context.Context, passes float64, w []float64) error {
-	secs := time.Since(l.start).Seconds()
-	if l.holdout.Len() == 0 {
-		l.curve.Add(passes, secs, w)
-		return nil
+	c, err := l.holdout.Record(ctx, l.curve, passes, time.Since(l.start).Seconds(), w)
+	if c != nil {
+		l.status = fmt.Sprintf(", test CMLL %.6g", *c)
 	}
-	c, per, err := l.holdout.CMLL(ctx, w)
-	if err != nil {
-		return err
-	}
-	l.curve.AddTest(passes, secs, w, c, per)
-	l.status = fmt.Sprintf(", test CMLL %.6g", c)
-	return nil
+	return err
 }
 
 // train runs smd or sgd on mini-batches of pieces.
