@@ -19,6 +19,7 @@ import (
 	"github.com/lifted-dev/lifted/learn"
 	"github.com/lifted-dev/lifted/mln"
 	"github.com/lifted-dev/lifted/online"
+	"github.com/lifted-dev/lifted/online/curveplot"
 )
 
 // onlineFlags are the options of the online and BP-based learners of
@@ -321,7 +322,7 @@ func writeCurve(o *onlineFlags, c *online.Curve, plotFmt string, stdout io.Write
 		curves = append(curves, l)
 	}
 	curves = append(curves, c)
-	return writeOutput(o.plot, stdout, func(w io.Writer) error { return writeCurvePlot(w, plotFmt, curves) })
+	return writeOutput(o.plot, stdout, func(w io.Writer) error { return curveplot.Write(w, plotFmt, curves) })
 }
 
 // nonZero maps 0 to the online package's "0" (a negative value), since 0
