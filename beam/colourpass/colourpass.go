@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
@@ -294,15 +295,11 @@ func init() {
 // Refine implements lift.Refiner.
 func (r Refiner) Refine(ctx context.Context, g *fg.Graph, ev fg.Evidence, opt lift.Options) (*lift.Colouring, error) {
 	k := max(1, r.Parts)
-	dir := r.WorkDir
-	if dir == "" {
-		d, err := os.MkdirTemp("", "colourpass")
-		if err != nil {
-			return nil, err
-		}
-		defer os.RemoveAll(d)
-		dir = d
+	dir, cleanup, err := r.workDir()
+	if err != nil {
+		return nil, err
 	}
+	defer cleanup()
 	keys, sorted, vc0, fc0 := lift.SlotKeys(g, ev, opt)
 	vc, fc := lift.IdentityColours(vc0), lift.IdentityColours(fc0)
 	nv, nf := classes(vc), classes(fc)
@@ -385,6 +382,20 @@ func (r Refiner) rounds(ctx context.Context, partFiles []string, dir string, nv,
 			return rounds, out, nil
 		}
 	}
+}
+
+// workDir returns the directory of one run: a new directory under
+// WorkDir, so that a worker process that caches parts by path never mixes
+// two runs, or a temporary directory (removed by cleanup).
+func (r Refiner) workDir() (dir string, cleanup func(), err error) {
+	if r.WorkDir != "" {
+		return joinPath(r.WorkDir, fmt.Sprintf("run-%d-%d", time.Now().UnixNano(), os.Getpid())), func() {}, nil
+	}
+	d, err := os.MkdirTemp("", "colourpass")
+	if err != nil {
+		return "", nil, err
+	}
+	return d, func() { os.RemoveAll(d) }, nil
 }
 
 func classes(c []int32) int {

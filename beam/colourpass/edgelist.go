@@ -7,7 +7,6 @@ import (
 	"encoding/binary"
 	"encoding/gob"
 	"fmt"
-	"os"
 	"reflect"
 	"slices"
 	"sort"
@@ -464,15 +463,11 @@ func readFigures(name string) (map[string]int64, []string, error) {
 // Of opt, only MaxIter and Progress apply: the colouring mode and the
 // evidence were fixed when the edge list was written.
 func (r Refiner) RefineEdgeList(ctx context.Context, glob, coloursOut string, opt lift.Options) (*EdgeListResult, error) {
-	dir := r.WorkDir
-	if dir == "" {
-		d, err := os.MkdirTemp("", "colourpass")
-		if err != nil {
-			return nil, err
-		}
-		defer os.RemoveAll(d)
-		dir = d
+	dir, cleanup, err := r.workDir()
+	if err != nil {
+		return nil, err
 	}
+	defer cleanup()
 	if err := r.Run(ctx, SetupJob(glob, dir, max(1, r.Parts))); err != nil {
 		return nil, fmt.Errorf("colourpass: setup job: %w", err)
 	}

@@ -129,7 +129,10 @@ func run(ctx context.Context, c *config, runJob func(context.Context, *beam.Pipe
 		c.workers = runtime.GOMAXPROCS(0)
 	}
 	dir := c.workDir
-	if dir == "" {
+	if dir != "" {
+		// A run of its own: workers cache the model and pieces by path.
+		dir = strings.TrimSuffix(dir, "/") + fmt.Sprintf("/run-%d-%d", time.Now().UnixNano(), os.Getpid())
+	} else {
 		d, err := os.MkdirTemp("", "train")
 		if err != nil {
 			return err
