@@ -14,11 +14,11 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -29,6 +29,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/x/beamx"
 
 	"github.com/lifted-dev/lifted/beam/colourpass"
+	"github.com/lifted-dev/lifted/beam/internal/wholefile"
 	"github.com/lifted-dev/lifted/fg"
 	"github.com/lifted-dev/lifted/format"
 	"github.com/lifted-dev/lifted/ground"
@@ -143,7 +144,7 @@ func run(ctx context.Context, c *config) error {
 		stats := infer.Stats{Variables: int(res.Variables), Factors: int(res.Factors), Edges: int(res.Edges),
 			Clusternodes: int(res.Clusternodes), Clusterfactors: int(res.Clusterfactors), LiftedEdges: int(res.LiftedEdges),
 			ColorIter: res.Rounds, ColorSeconds: time.Since(start).Seconds()}
-		return writeWhole(c.output, func(w *bufio.Writer) error { return json.NewEncoder(w).Encode(stats) })
+		return wholefile.Write(c.output, func(w io.Writer) error { return json.NewEncoder(w).Encode(stats) })
 	}
 	g, ev, mm, err := load(ctx, c)
 	if err != nil {
@@ -171,7 +172,7 @@ func run(ctx context.Context, c *config) error {
 		return err
 	}
 	report()
-	if err := writeWhole(c.colours, func(w *bufio.Writer) error {
+	if err := wholefile.Write(c.colours, func(w io.Writer) error {
 		for v, x := range cg.NodeOf {
 			fmt.Fprintf(w, "v %d %d\n", v, x)
 		}
@@ -187,7 +188,7 @@ func run(ctx context.Context, c *config) error {
 		out = infer.MLNStats{Stats: stats, GroundAtoms: int64(mm.NumAtoms), GroundFormulas: mm.NumFormulas, GroundSeconds: mm.Seconds,
 			ConstructionReason: "the Beam pipeline colours the grounding"}
 	}
-	return writeWhole(c.output, func(w *bufio.Writer) error {
+	return wholefile.Write(c.output, func(w io.Writer) error {
 		enc := json.NewEncoder(w)
 		enc.SetEscapeHTML(false)
 		return enc.Encode(out)
@@ -229,27 +230,4 @@ func load(ctx context.Context, c *config) (loaded, fg.Evidence, *ground.Groundin
 		return loaded{}, nil, nil, fmt.Errorf("%s: %w", c.input, err)
 	}
 	return loaded{gr.Graph, "mln"}, nil, gr, nil
-}
-
-// writeWhole writes a file whole or not at all (a temporary file renamed).
-func writeWhole(path string, write func(*bufio.Writer) error) error {
-	f, err := os.CreateTemp(filepath.Dir(path), ".colourpass-*")
-	if err != nil {
-		return err
-	}
-	w := bufio.NewWriter(f)
-	err = write(w)
-	if err == nil {
-		err = w.Flush()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
-	if err != nil {
-		os.Remove(f.Name())
-	}
-	return err
 }

@@ -13,7 +13,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"flag"
@@ -21,7 +20,6 @@ import (
 	"io"
 	"math/rand/v2"
 	"os"
-	"path/filepath"
 	"runtime"
 	"strings"
 	"time"
@@ -29,6 +27,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/x/beamx"
 
+	"github.com/lifted-dev/lifted/beam/internal/wholefile"
 	"github.com/lifted-dev/lifted/beam/train"
 	"github.com/lifted-dev/lifted/learn"
 	"github.com/lifted-dev/lifted/online"
@@ -201,14 +200,14 @@ func run(ctx context.Context, c *config, runJob func(context.Context, *beam.Pipe
 	if c.output == "" || c.output == "-" {
 		return learn.WriteMLN(os.Stdout, user, weights, header)
 	}
-	return writeWhole(c.output, func(w io.Writer) error { return learn.WriteMLN(w, user, weights, header) })
+	return wholefile.Write(c.output, func(w io.Writer) error { return learn.WriteMLN(w, user, weights, header) })
 }
 
 // writeCurve writes the curve as JSON (--log) and plots it with those of
 // earlier runs (--plot, --plot-with), as lifted learn does.
 func writeCurve(c *config, curve *online.Curve, plotFmt string) error {
 	if c.log != "" {
-		if err := writeWhole(c.log, func(w io.Writer) error {
+		if err := wholefile.Write(c.log, func(w io.Writer) error {
 			enc := json.NewEncoder(w)
 			enc.SetIndent("", " ")
 			return enc.Encode(curve)
@@ -231,28 +230,5 @@ func writeCurve(c *config, curve *online.Curve, plotFmt string) error {
 		}
 		curves = append(curves, &l)
 	}
-	return writeWhole(c.plot, func(w io.Writer) error { return curveplot.Write(w, plotFmt, append(curves, curve)) })
-}
-
-// writeWhole writes a file whole or not at all (a temporary file renamed).
-func writeWhole(path string, write func(io.Writer) error) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".train-*")
-	if err != nil {
-		return err
-	}
-	w := bufio.NewWriter(tmp)
-	err = write(w)
-	if err == nil {
-		err = w.Flush()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
-	}
-	return err
+	return wholefile.Write(c.plot, func(w io.Writer) error { return curveplot.Write(w, plotFmt, append(curves, curve)) })
 }
