@@ -13,6 +13,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/ptest"
 
+	"github.com/lifted-dev/lifted/beam/internal/testbin"
 	"github.com/lifted-dev/lifted/online"
 )
 
@@ -53,18 +54,6 @@ Smokes(C)
 Cancer(C)
 `
 
-// buildLifted builds the core's lifted command (the core module is ../..).
-func buildLifted(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "lifted")
-	cmd := exec.Command("go", "build", "-o", bin, "./cmd/lifted")
-	cmd.Dir = "../../.."
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("building lifted: %v\n%s", err, out)
-	}
-	return bin
-}
-
 func readCurve(t *testing.T, path string) *online.Curve {
 	t.Helper()
 	b, err := os.ReadFile(path)
@@ -84,7 +73,7 @@ func readCurve(t *testing.T, path string) *online.Curve {
 // --holdout with its test CMLL curve (--log, --eval-every), --workers,
 // for sgd and smd.
 func TestTrainEqualsLiftedLearn(t *testing.T) {
-	lifted := buildLifted(t)
+	lifted := testbin.Lifted(t)
 	dir := t.TempDir()
 	write := func(name, text string) string {
 		p := filepath.Join(dir, name)
