@@ -29,6 +29,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/x/beamx"
 
 	"github.com/lifted-dev/lifted/beam/colourpass"
+	"github.com/lifted-dev/lifted/beam/internal/listflag"
 	"github.com/lifted-dev/lifted/beam/internal/wholefile"
 	"github.com/lifted-dev/lifted/fg"
 	"github.com/lifted-dev/lifted/format"
@@ -37,33 +38,15 @@ import (
 	"github.com/lifted-dev/lifted/lift"
 )
 
-type listFlag []string
-
-func (l *listFlag) String() string     { return strings.Join(*l, ",") }
-func (l *listFlag) Set(s string) error { *l = append(*l, s); return nil }
-
-// commaFlag is a list flag whose values may be comma-separated.
-type commaFlag []string
-
-func (l *commaFlag) String() string { return strings.Join(*l, ",") }
-func (l *commaFlag) Set(s string) error {
-	for _, x := range strings.Split(s, ",") {
-		if x = strings.TrimSpace(x); x != "" {
-			*l = append(*l, x)
-		}
-	}
-	return nil
-}
-
 // config holds the flags.
 type config struct {
 	input, output, colours, format, colorMode, workDir string
-	evidence                                           listFlag
+	evidence                                           listflag.Repeated
 	parts, perJob                                      int
 	quiet                                              bool
 	// MLN input, as lifted compress takes it.
-	query, queryFiles listFlag
-	cw, ow            commaFlag
+	query, queryFiles listflag.Repeated
+	cw, ow            listflag.Comma
 	defaultWeight     float64
 	useDefaultWeight  bool
 	maxGround         int64

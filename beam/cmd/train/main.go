@@ -27,6 +27,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/x/beamx"
 
+	"github.com/lifted-dev/lifted/beam/internal/listflag"
 	"github.com/lifted-dev/lifted/beam/internal/wholefile"
 	"github.com/lifted-dev/lifted/beam/train"
 	"github.com/lifted-dev/lifted/learn"
@@ -34,21 +35,9 @@ import (
 	"github.com/lifted-dev/lifted/online/curveplot"
 )
 
-type listFlag []string
-
-func (l *listFlag) String() string { return strings.Join(*l, ",") }
-func (l *listFlag) Set(s string) error {
-	for _, x := range strings.Split(s, ",") {
-		if x = strings.TrimSpace(x); x != "" {
-			*l = append(*l, x)
-		}
-	}
-	return nil
-}
-
 type config struct {
 	input, output, method, pieces, workDir string
-	trainDB, ne, holdout, plotWith         listFlag
+	trainDB, ne, holdout, plotWith         listflag.Comma
 	log, plot                              string
 	depth, batchSize, workers              int
 	discount, step, passes, evalEvery      float64

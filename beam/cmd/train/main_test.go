@@ -13,6 +13,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/ptest"
 
+	"github.com/lifted-dev/lifted/beam/internal/listflag"
 	"github.com/lifted-dev/lifted/beam/internal/testbin"
 	"github.com/lifted-dev/lifted/online"
 )
@@ -85,9 +86,9 @@ func TestTrainEqualsLiftedLearn(t *testing.T) {
 	mlnPath, tr, ho := write("s.mln", model), write("train.db", trainDB), write("holdout.db", holdoutDB)
 	for i, c := range []config{
 		{method: "sgd", pieces: "factor", batchSize: 9, step: 0.3, seed: 5, evalEvery: 0.5},
-		{method: "smd", pieces: "tree", batchSize: 12, step: 0.2, seed: 7, evalEvery: 0.25, ne: listFlag{"Smokes", "Cancer"}, workers: 2},
+		{method: "smd", pieces: "tree", batchSize: 12, step: 0.2, seed: 7, evalEvery: 0.25, ne: listflag.Comma{"Smokes", "Cancer"}, workers: 2},
 	} {
-		c.input, c.trainDB, c.holdout = mlnPath, listFlag{tr}, listFlag{ho}
+		c.input, c.trainDB, c.holdout = mlnPath, listflag.Comma{tr}, listflag.Comma{ho}
 		c.depth, c.discount, c.passes, c.lambda, c.mu, c.gamma, c.quiet = 2, 0.9, 1, 0.99, 0.1, 0.9, true
 		wantLog, gotLog := filepath.Join(dir, c.method+"-lifted.json"), filepath.Join(dir, c.method+"-beam.json")
 		args := []string{"learn", "--method", c.method, "-i", c.input, "-t", tr, "--holdout", ho, "--pieces", c.pieces,
