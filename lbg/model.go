@@ -2,6 +2,7 @@ package lbg
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -82,7 +83,16 @@ type Options struct {
 	BlockSize, BlockStates int
 	// NoMerge keeps one first-order atom per cluster (skips Algorithm 2).
 	NoMerge bool
+	// NoGround makes Compile fail with ErrNeedsGrounding, instead of
+	// grounding the MLN, when a cluster is ground or a formula is hard;
+	// the caller that has no grounding yet learns so before paying for one.
+	NoGround bool
 }
+
+// ErrNeedsGrounding is returned by Compile with Options.NoGround when the
+// model needs its grounding (a ground cluster, or a hard formula and its
+// consistent start).
+var ErrNeedsGrounding = errors.New("lbg: the model needs its grounding")
 
 // Compile prepares m given the evidence db (nil: none), the closed-world
 // predicates and the formula weights (weights[j] of formula j; hard
@@ -129,11 +139,7 @@ func Compile(ctx context.Context, m *mln.MLN, db *mln.DB, closed map[string]bool
 		}
 	}
 	for _, a := range db.Atoms {
-		p := &md.preds[a.Pred]
-		j := p.off
-		for k, c := range a.Args {
-			j += c * p.stride[k]
-		}
+		j := md.Offset(a.Pred, a.Args)
 		switch a.Truth {
 		case mln.True:
 			md.ev[j] = 1
@@ -169,6 +175,16 @@ func Compile(ctx context.Context, m *mln.MLN, db *mln.DB, closed map[string]bool
 		if f.hard {
 			needGround = true
 		}
+	}
+	if needGround && opt.NoGround {
+		why := "a hard formula needs a start state from the grounding"
+		for _, c := range md.Clusters {
+			if !c.Lifted {
+				why = "cluster " + c.String()
+				break
+			}
+		}
+		return nil, fmt.Errorf("%w: %s", ErrNeedsGrounding, why)
 	}
 	if needGround {
 		if err := md.groundIt(ctx, closed, weights); err != nil {
@@ -316,12 +332,7 @@ func (md *Model) groundIt(ctx context.Context, closed map[string]bool, weights [
 			md.hasAux = true
 			continue
 		}
-		p := &md.preds[pi]
-		j := p.off
-		for k, c := range args {
-			j += c * p.stride[k]
-		}
-		md.varOf[j] = v
+		md.varOf[md.Offset(pi, args)] = v
 	}
 	if md.hasAux {
 		// Auxiliary variables tie the atoms of a large ground formula
@@ -382,6 +393,45 @@ func (md *Model) Atom(i int) (pred int, args []int) {
 		}
 	}
 	return -1, nil
+}
+
+// Offset returns the state index of the ground atom pred(args...), args
+// being indices into the evidence database's domains (as ground.Query.Each
+// gives them).
+func (md *Model) Offset(pred int, args []int) int {
+	p := &md.preds[pred]
+	j := p.off
+	for k, c := range args {
+		j += c * p.stride[k]
+	}
+	return j
+}
+
+// NumUnknown is the number of ground atoms the evidence leaves unknown
+// (the atoms the sampler draws).
+func (md *Model) NumUnknown() int {
+	n := 0
+	for _, v := range md.ev {
+		if v < 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// NumGroundFormulas is the number of ground formulas the MLN stands for
+// (the product of its variables' domain sizes, summed over the formulas),
+// whether or not the model grounded it.
+func (md *Model) NumGroundFormulas() float64 {
+	n := 0.0
+	for _, f := range md.forms {
+		g := 1.0
+		for _, d := range f.dom {
+			g *= float64(d)
+		}
+		n += g
+	}
+	return n
 }
 
 // Index returns the state index of an atom named as the grounder names it,

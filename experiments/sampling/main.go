@@ -238,7 +238,23 @@ func main() {
 	refTime := flag.Duration("ref-time", 60*time.Second, "length of the long sampler run used as reference where wfomc does not finish")
 	seed := flag.Int64("seed", 1, "seed of the evidence and of every sampler")
 	burnIn := flag.Int("burn-in", 10, "burn-in steps of every sampler run (inside its time limit)")
+	writeDir := flag.String("write", "", "only write each model's .mln and .db (with its random evidence) for every size into this directory, run nothing")
 	flag.Parse()
+	if *writeDir != "" {
+		sizes, err := ints(*sizesF)
+		check(err)
+		check(os.MkdirAll(*writeDir, 0o755))
+		for _, m := range models {
+			if *modelsF != "" && !contains(strings.Split(*modelsF, ","), m.name) {
+				continue
+			}
+			for _, n := range sizes {
+				_, _, err := writeModel(*writeDir, m, n, *seed)
+				check(err)
+			}
+		}
+		return
+	}
 	if *bin == "" {
 		fmt.Fprintln(os.Stderr, "sampling: -bin is required (go build -o /tmp/lifted ./cmd/lifted)")
 		os.Exit(2)
@@ -282,26 +298,12 @@ func main() {
 
 func experiment(ctx context.Context, bin, work string, m model, n int, methods []string, avail map[string]bool,
 	budgets []float64, exactBudget, refTime time.Duration, seed int64, burnIn int) ([]row, error) {
-	mlnPath := filepath.Join(work, fmt.Sprintf("%s-%d.mln", m.name, n))
-	dbPath := filepath.Join(work, fmt.Sprintf("%s-%d.db", m.name, n))
-	if err := os.WriteFile(mlnPath, []byte(m.text(n)), 0o644); err != nil {
+	mlnPath, dbPath, err := writeModel(work, m, n, seed)
+	if err != nil {
 		return nil, err
 	}
 	all := atoms(m, n)
-	rng := rand.New(rand.NewPCG(uint64(seed), uint64(n)))
-	perm := rng.Perm(len(all))
 	nev := len(all) / 10
-	var db strings.Builder
-	for _, i := range perm[:nev] {
-		if rng.IntN(2) == 0 {
-			db.WriteByte('!')
-		}
-		db.WriteString(all[i])
-		db.WriteByte('\n')
-	}
-	if err := os.WriteFile(dbPath, []byte(db.String()), 0o644); err != nil {
-		return nil, err
-	}
 	var qs []string
 	for _, p := range m.preds {
 		qs = append(qs, p.name)
@@ -366,6 +368,30 @@ func experiment(ctx context.Context, bin, work string, m model, n int, methods [
 		}
 	}
 	return rows, nil
+}
+
+// writeModel writes model m for domain size n and its evidence, 10% of the
+// ground atoms drawn at random (seeded with seed and n), each true or false
+// with probability 1/2, into dir; it returns the two paths.
+func writeModel(dir string, m model, n int, seed int64) (mlnPath, dbPath string, err error) {
+	mlnPath = filepath.Join(dir, fmt.Sprintf("%s-%d.mln", m.name, n))
+	dbPath = filepath.Join(dir, fmt.Sprintf("%s-%d.db", m.name, n))
+	if err := os.WriteFile(mlnPath, []byte(m.text(n)), 0o644); err != nil {
+		return "", "", err
+	}
+	all := atoms(m, n)
+	rng := rand.New(rand.NewPCG(uint64(seed), uint64(n)))
+	perm := rng.Perm(len(all))
+	nev := len(all) / 10
+	var db strings.Builder
+	for _, i := range perm[:nev] {
+		if rng.IntN(2) == 0 {
+			db.WriteByte('!')
+		}
+		db.WriteString(all[i])
+		db.WriteByte('\n')
+	}
+	return mlnPath, dbPath, os.WriteFile(dbPath, []byte(db.String()), 0o644)
 }
 
 func shorten(s string) string {
