@@ -32,7 +32,7 @@ type block struct {
 	card   []int32
 	digit  [][]int32
 	groups []bgroup
-	state  int // joint states
+	state  int     // joint states
 	str    []int   // the Blocking's stride arena (see bfactor)
 	outv   []int32 // the Blocking's variable arena (see bfactor)
 }
