@@ -162,7 +162,14 @@ func (ch *Chain) keeps(v, s int32) bool {
 
 // block redraws the unobserved variables of factor f jointly, uniformly
 // among their joint states that keep every active factor of them at its
-// threshold.
+// threshold. An active factor holding one variable u of the block limits
+// u's states alone: it is read once per state of u (not per joint state),
+// and never at u's current state, which the world, satisfying every
+// threshold, keeps. The factors holding two or more (f among them) are
+// read per joint state. A variable's scan stops once its own factors
+// allow it no other state; a factor holding several block variables that
+// no scan reached then holds only such pinned ones, and stays at its
+// current entry in every joint state the pinned variables allow.
 func (ch *Chain) block(f int, rng *rand.Rand) {
 	c := ch.c
 	g := c.g
@@ -180,11 +187,60 @@ func (ch *Chain) block(f int, rng *rand.Rand) {
 	if len(ch.free) < 2 {
 		return
 	}
+	if ch.vmark == nil {
+		ch.vmark = make([]uint32, g.NumVars())
+	}
+	ch.stamp++
+	if ch.stamp == 0 { // wrapped: forget every mark
+		clear(ch.seen)
+		clear(ch.vmark)
+		ch.stamp = 1
+	}
+	for _, u := range ch.free {
+		ch.vmark[u] = ch.stamp
+	}
+	ch.shared = append(ch.shared[:0], int32(f))
+	ch.seen[f] = ch.stamp
+	ch.okState = ch.okState[:0]
+	ch.okOff = ch.okOff[:0]
+	for _, u := range ch.free {
+		base := len(ch.okState)
+		ch.okOff = append(ch.okOff, base)
+		for range g.Card[u] {
+			ch.okState = append(ch.okState, true)
+		}
+		open := int(g.Card[u]) - 1 // other states still allowed
+		lo, hi := c.factors(u)
+		for i := lo; i < hi && open > 0; i++ {
+			h := c.edgeF[i]
+			if !ch.active[h] || ch.seen[h] == ch.stamp {
+				continue
+			}
+			n := 0
+			for _, w := range g.Scope(int(h)) {
+				if ch.vmark[w] == ch.stamp {
+					n++
+				}
+			}
+			if n > 1 {
+				ch.seen[h] = ch.stamp
+				ch.shared = append(ch.shared, h)
+				continue
+			}
+			vals := g.Table(int(h)).Values
+			b := c.base(int(h), i, u)
+			for st := range g.Card[u] {
+				if st != c.x[u] && ch.okState[base+int(st)] && vals[b+int(st)*int(c.edgeSt[i])] < ch.thr[h] {
+					ch.okState[base+int(st)] = false
+					open--
+				}
+			}
+		}
+	}
 	ch.allow = ch.allow[:0]
-	vals := g.Table(f).Values
 	for j := range size {
 		ch.setBlock(j)
-		if vals[c.entry(f, -1, 0)] >= ch.thr[f] && ch.blockOK() {
+		if ch.blockOK() {
 			ch.allow = append(ch.allow, int32(j))
 		}
 	}
@@ -204,26 +260,20 @@ func (ch *Chain) setBlock(j int) {
 	}
 }
 
-// blockOK reports whether every active factor of the block's variables is
-// at its threshold.
+// blockOK reports whether, at the block's current joint state, every
+// active factor of its variables is at its threshold: each variable's
+// state is allowed by its own factors (okState) and every factor shared by
+// several of them is at its threshold.
 func (ch *Chain) blockOK() bool {
 	c := ch.c
-	ch.stamp++
-	if ch.stamp == 0 { // wrapped: forget every mark
-		clear(ch.seen)
-		ch.stamp = 1
+	for i, u := range ch.free {
+		if !ch.okState[ch.okOff[i]+int(c.x[u])] {
+			return false
+		}
 	}
-	for _, u := range ch.free {
-		lo, hi := c.factors(u)
-		for i := lo; i < hi; i++ {
-			f := c.edgeF[i]
-			if !ch.active[f] || ch.seen[f] == ch.stamp {
-				continue
-			}
-			ch.seen[f] = ch.stamp
-			if c.g.Table(int(f)).Values[c.entry(int(f), -1, 0)] < ch.thr[f] {
-				return false
-			}
+	for _, h := range ch.shared {
+		if c.g.Table(int(h)).Values[c.entry(int(h), -1, 0)] < ch.thr[h] {
+			return false
 		}
 	}
 	return true
