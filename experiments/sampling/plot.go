@@ -17,7 +17,7 @@ import (
 func plots(dir string, rows []row) error {
 	largest := map[string]int{}
 	for _, r := range rows {
-		if r.n > largest[r.model] {
+		if r.note == "" && r.n > largest[r.model] {
 			largest[r.model] = r.n
 		}
 	}
@@ -32,7 +32,7 @@ func plots(dir string, rows []row) error {
 		byMethod := map[string]plotter.XYs{}
 		var order []string
 		for _, r := range rows {
-			if r.model != model || r.n != n {
+			if r.model != model || r.n != n || r.note != "" {
 				continue
 			}
 			if _, ok := byMethod[r.method]; !ok {
