@@ -139,8 +139,16 @@ func NewBlocking(g *fg.Graph, ev fg.Evidence, maxSize, maxStates int) (*Blocking
 	type inVar struct{ pos, stride int }
 	var ins []inVar
 	var key []byte
-	var strArena []int
-	var outArena []int32
+	// A factor is listed once per block it touches, with its whole scope:
+	// Σ_f |f|·min(|f|, 4) bounds the arenas but for factors touching more
+	// than four blocks.
+	room := 0
+	for f := range g.NumFactors() {
+		k := int(g.FactorStart[f+1] - g.FactorStart[f])
+		room += k * min(k, 4)
+	}
+	strArena := make([]int, 0, room)
+	outArena := make([]int32, 0, room)
 	for b, vars := range bk.Blocks {
 		bl := block{vars: vars, state: bk.States[b]}
 		for i, v := range vars {
