@@ -247,7 +247,39 @@ func main() {
 	runTimeout := flag.Duration("run-timeout", 120*time.Second, "a run is stopped (its row says so) after its time limit plus this (lifted BP: this)")
 	merge := flag.Bool("merge", false, "keep the rows of results.csv in -out for the (model, size) pairs not run now")
 	writeDir := flag.String("write", "", "only write each model's .mln and .db (with its random evidence) for every size into this directory, run nothing")
+	timingF := flag.String("timing", "", "instead of the experiment, time setup and steps side by side: name=binary,... (e.g. before=/tmp/old,after=/tmp/new)")
+	timingMethods := flag.String("timing-methods", "lbg", "methods of -timing")
+	timingSamples := flag.String("timing-samples", "2,22", "the two sample counts of -timing")
+	timingReps := flag.Int("timing-reps", 3, "repetitions of -timing (medians)")
 	flag.Parse()
+	if *timingF != "" {
+		var bins [][2]string
+		for _, kv := range strings.Split(*timingF, ",") {
+			k, v, ok := strings.Cut(kv, "=")
+			if !ok {
+				check(fmt.Errorf("-timing: %q is not name=binary", kv))
+			}
+			bins = append(bins, [2]string{k, v})
+		}
+		sizes, err := ints(*sizesF)
+		check(err)
+		ss, err := ints(*timingSamples)
+		check(err)
+		if len(ss) != 2 || ss[0] >= ss[1] {
+			check(fmt.Errorf("-timing-samples wants two increasing counts"))
+		}
+		var ms []model
+		for _, m := range models {
+			if *modelsF == "" || contains(strings.Split(*modelsF, ","), m.name) {
+				ms = append(ms, m)
+			}
+		}
+		work, err := os.MkdirTemp("", "sampling")
+		check(err)
+		defer os.RemoveAll(work)
+		check(timing(context.Background(), os.Stdout, bins, work, ms, sizes, strings.Split(*timingMethods, ","), ss[0], ss[1], *timingReps, *runTimeout, *seed))
+		return
+	}
 	if *writeDir != "" {
 		sizes, err := ints(*sizesF)
 		check(err)
