@@ -243,6 +243,7 @@ func main() {
 	refTime := flag.Duration("ref-time", 60*time.Second, "length of the long sampler run used as reference where wfomc does not finish")
 	seed := flag.Int64("seed", 1, "seed of the evidence and of every sampler")
 	burnIn := flag.Int("burn-in", 10, "burn-in steps of every sampler run (inside its time limit)")
+	budgetsAtF := flag.String("budgets-at", "", "time limits for some sizes, overriding -budgets: 200=0.5,1,2,4,30;100=1,2")
 	refTimesF := flag.String("ref-times", "", "reference run length per domain size, overriding -ref-time: 200=60s,100=30s")
 	runTimeout := flag.Duration("run-timeout", 120*time.Second, "a run is stopped (its row says so) after its time limit plus this (lifted BP: this)")
 	merge := flag.Bool("merge", false, "keep the rows of results.csv in -out for the (model, size) pairs not run now")
@@ -317,6 +318,16 @@ func main() {
 			fmt.Fprintf(os.Stderr, "sampling: %s does not know method %q; skipped\n", *bin, m)
 		}
 	}
+	budgetsAt := map[int][]float64{}
+	if *budgetsAtF != "" {
+		for _, kv := range strings.Split(*budgetsAtF, ";") {
+			k, v, _ := strings.Cut(kv, "=")
+			n, err := strconv.Atoi(k)
+			check(err)
+			budgetsAt[n], err = floats(v)
+			check(err)
+		}
+	}
 	refTimes := map[int]time.Duration{}
 	if *refTimesF != "" {
 		for _, kv := range strings.Split(*refTimesF, ",") {
@@ -350,7 +361,11 @@ func main() {
 			if d, ok := refTimes[n]; ok {
 				rt = d
 			}
-			r, err := experiment(ctx, *bin, work, m, n, methods, avail, budgets, *exactBudget, rt, *runTimeout, *seed, *burnIn)
+			bs := budgets
+			if b, ok := budgetsAt[n]; ok {
+				bs = b
+			}
+			r, err := experiment(ctx, *bin, work, m, n, methods, avail, bs, *exactBudget, rt, *runTimeout, *seed, *burnIn)
 			if err != nil {
 				fmt.Fprintf(os.Stderr, "sampling: %s n=%d: %v\n", m.name, n, err)
 				r = append(r, row{model: m.name, n: n, method: "reference", kl: math.NaN(), mae: math.NaN(), note: shorten(err.Error())})
