@@ -29,9 +29,10 @@ type Chain struct {
 	stamp  uint32
 	// per block move: the factors holding several of its variables, and
 	// per variable (from okOff) and state whether its own factors allow it
-	shared  []int32
-	okState []bool
-	okOff   []int
+	shared   []int32
+	okState  []bool
+	okOff    []int
+	freeFlip []uint8 // per variable: freeFlips
 
 	// blocked Gibbs scratch
 	bw     []float64 // per joint state of a block: its weight

@@ -60,6 +60,7 @@ func (ch *Chain) MCSAT(rng *rand.Rand, satSweeps int, blockProb float64) {
 			ch.tmin[t] = slices.Min(g.Tables[t].Values)
 			ch.levels[t], ch.split[t] = splitLevels(&g.Tables[t])
 		}
+		ch.freeFlip = freeFlips(c)
 	}
 	for f := range nf {
 		t := g.FactorTable[f]
@@ -80,7 +81,9 @@ func (ch *Chain) MCSAT(rng *rand.Rand, satSweeps int, blockProb float64) {
 			}
 			ch.allow = ch.allow[:0]
 			for s := range g.Card[v] {
-				if ch.keeps(u, s) {
+				// The current state keeps every threshold (the world is
+				// in SAT(M)), and so does a free flip.
+				if s == c.x[v] || g.Card[v] == 2 && ch.freeFlip[v]>>c.x[v]&1 == 1 || ch.keeps(u, s) {
 					ch.allow = append(ch.allow, s)
 				}
 			}
@@ -167,9 +170,13 @@ func (ch *Chain) keeps(v, s int32) bool {
 // and never at u's current state, which the world, satisfying every
 // threshold, keeps. The factors holding two or more (f among them) are
 // read per joint state. A variable's scan stops once its own factors
-// allow it no other state; a factor holding several block variables that
-// no scan reached then holds only such pinned ones, and stays at its
-// current entry in every joint state the pinned variables allow.
+// allow it no other state, and a binary variable whose flip is free
+// (freeFlips) is not scanned: a factor holding several block variables
+// that no scan reached then holds only pinned ones, which stay in their
+// state, and free ones, which can only flip the free way; as its table
+// does not decrease along any of these flips, it stays at or above its
+// current entry, hence its threshold, in every joint state the rest
+// allows.
 func (ch *Chain) block(f int, rng *rand.Rand) {
 	c := ch.c
 	g := c.g
@@ -208,6 +215,9 @@ func (ch *Chain) block(f int, rng *rand.Rand) {
 		ch.okOff = append(ch.okOff, base)
 		for range g.Card[u] {
 			ch.okState = append(ch.okState, true)
+		}
+		if g.Card[u] == 2 && ch.freeFlip[u]>>c.x[u]&1 == 1 {
+			continue // both states allowed; see freeFlips for the factors it shares
 		}
 		open := int(g.Card[u]) - 1 // other states still allowed
 		lo, hi := c.factors(u)
@@ -277,4 +287,46 @@ func (ch *Chain) blockOK() bool {
 		}
 	}
 	return true
+}
+
+// freeFlips returns, per variable v, bit s set when v is binary and
+// moving it from state s to 1−s lowers no entry of any of its factors,
+// whatever the other variables' states (a positive literal of every
+// clause it is in goes from 0 to 1): such a flip keeps every threshold of
+// an MC-SAT step, so neither the sweep nor a block move reads its factors.
+func freeFlips(c *chain) []uint8 {
+	g := c.g
+	// per table and stride: bit s set when s → 1−s never lowers an entry
+	type key struct{ t, stride int32 }
+	mono := map[key]uint8{}
+	out := make([]uint8, g.NumVars())
+	for v := range g.NumVars() {
+		if g.Card[v] != 2 {
+			continue
+		}
+		bits := uint8(3)
+		lo, hi := c.factors(int32(v))
+		for i := lo; i < hi && bits != 0; i++ {
+			k := key{g.FactorTable[c.edgeF[i]], c.edgeSt[i]}
+			m, ok := mono[k]
+			if !ok {
+				m = 3
+				vals, st := g.Tables[k.t].Values, int(k.stride)
+				for j := range vals {
+					if j/st%2 == 0 {
+						if vals[j+st] < vals[j] {
+							m &^= 1
+						}
+						if vals[j] < vals[j+st] {
+							m &^= 2
+						}
+					}
+				}
+				mono[k] = m
+			}
+			bits &= m
+		}
+		out[v] = bits
+	}
+	return out
 }

@@ -12,12 +12,24 @@ import (
 // the joint states of f's unobserved variables at which every active
 // factor touching one of them is at its threshold (and f at its own),
 // found by reading every such factor at every joint state, on random
-// graphs with zeros, evidence and overlapping factors.
+// graphs with zeros, evidence and overlapping factors, and on groundings
+// of random MLNs (clauses, where flips are free: freeFlips).
 func TestBlockAllowed(t *testing.T) {
 	r := rand.New(rand.NewPCG(11, 12))
 	checked := 0
-	for trial := range 300 {
+	for trial := range 600 {
 		g, ev := gen.SmallGraph(r, gen.SmallShape{Vars: 4, Factors: 10, ZeroOneIn: 4, Scale: 2, Evidence: true})
+		if trial%2 == 1 { // clauses and formulas of an MLN: free flips
+			src, db := gen.SmallMLN(r, gen.MLNShape{Formulas: 6, HardOneIn: 4})
+			var err error
+			if g, err = gen.GroundSmallMLN(src, db, 0, 64); err != nil {
+				t.Fatal(err)
+			}
+			if g == nil {
+				continue
+			}
+			ev = nil
+		}
 		x := make([]int32, g.NumVars())
 		if err := Start(g, ev, x, r); err != nil {
 			continue
@@ -77,7 +89,7 @@ func TestBlockAllowed(t *testing.T) {
 			checked++
 		}
 	}
-	if checked < 200 {
+	if checked < 400 {
 		t.Fatalf("only %d block moves checked", checked)
 	}
 }
