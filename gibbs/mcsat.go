@@ -226,11 +226,15 @@ func (ch *Chain) block(f int, rng *rand.Rand) {
 			if !ch.active[h] || ch.seen[h] == ch.stamp {
 				continue
 			}
-			n := 0
-			for _, w := range g.Scope(int(h)) {
+			// one pass over the scope: the block variables in it, and
+			// the entry with u in state 0 (as c.base)
+			n, b := 0, 0
+			st := c.stride[g.FactorTable[h]]
+			for p, w := range g.Scope(int(h)) {
 				if ch.vmark[w] == ch.stamp {
 					n++
 				}
+				b += st[p] * int(c.x[w])
 			}
 			if n > 1 {
 				ch.seen[h] = ch.stamp
@@ -238,7 +242,7 @@ func (ch *Chain) block(f int, rng *rand.Rand) {
 				continue
 			}
 			vals := g.Table(int(h)).Values
-			b := c.base(int(h), i, u)
+			b -= int(c.edgeSt[i]) * int(c.x[u])
 			for st := range g.Card[u] {
 				if st != c.x[u] && ch.okState[base+int(st)] && vals[b+int(st)*int(c.edgeSt[i])] < ch.thr[h] {
 					ch.okState[base+int(st)] = false
