@@ -398,6 +398,9 @@ func experiment(ctx context.Context, bin, work string, m model, n int, methods [
 	refName := "exact (wfomc)"
 	ectx, cancel := context.WithTimeout(ctx, exactBudget)
 	ref, err := run(ectx, bin, append(base, "--method", "wfomc")...)
+	if errors.Is(ectx.Err(), context.DeadlineExceeded) {
+		err = fmt.Errorf("no answer within %s", exactBudget)
+	}
 	cancel()
 	if err != nil {
 		long := ""
@@ -414,6 +417,9 @@ func experiment(ctx context.Context, bin, work string, m model, n int, methods [
 		rctx, cancel := context.WithTimeout(ctx, refTime+runTimeout)
 		ref, err = run(rctx, bin, append(base, "--method", long, "--samples", "0", "--time-limit", refTime.String(), "--burn-in", "100", "--allow-unconverged",
 			"--seed", strconv.FormatInt(seed+1000, 10))...)
+		if errors.Is(rctx.Err(), context.DeadlineExceeded) {
+			err = fmt.Errorf("stopped after %s", refTime+runTimeout)
+		}
 		cancel()
 		if err != nil {
 			return nil, fmt.Errorf("reference run (%s %s): %v", long, refTime, why(err))
@@ -441,10 +447,11 @@ func experiment(ctx context.Context, bin, work string, m model, n int, methods [
 			}
 			rctx, cancel := context.WithTimeout(ctx, time.Duration(b*float64(time.Second))+runTimeout)
 			res, err := run(rctx, bin, args...)
+			timedOut := errors.Is(rctx.Err(), context.DeadlineExceeded)
 			cancel()
 			if err != nil {
 				note := why(err)
-				if rctx.Err() != nil {
+				if timedOut {
 					note = fmt.Sprintf("stopped after %s (time limit + %s)", time.Duration(b*float64(time.Second))+runTimeout, runTimeout)
 				}
 				fmt.Fprintf(os.Stderr, "sampling: %s n=%d %s %gs: %v\n", m.name, n, meth, b, note)

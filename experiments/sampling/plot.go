@@ -52,6 +52,12 @@ func plots(dir string, rows []row) error {
 			p.Add(line, points)
 			p.Legend.Add(meth, line, points)
 		}
+		// A log axis needs a range: one point alone gets a factor 2 around it.
+		for _, ax := range []*plot.Axis{&p.X, &p.Y} {
+			if ax.Min >= ax.Max {
+				ax.Min, ax.Max = ax.Min/2, ax.Max*2
+			}
+		}
 		if err := p.Save(6*vg.Inch, 4*vg.Inch, filepath.Join(dir, model+".png")); err != nil {
 			return err
 		}

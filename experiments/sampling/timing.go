@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -43,9 +44,10 @@ func timing(ctx context.Context, w io.Writer, bins [][2]string, work string, ms 
 							res, err := run(rctx, bin[1], "infer", mlnPath, "-e", dbPath, "-q", strings.Join(qs, ","), "--output-format", "json", "--quiet",
 								"--method", meth, "--chains", "1", "--burn-in", "0", "--samples", strconv.Itoa(s), "--allow-unconverged",
 								"--seed", strconv.FormatInt(seed, 10))
+							timedOut := errors.Is(rctx.Err(), context.DeadlineExceeded)
 							cancel()
 							switch {
-							case rctx.Err() != nil:
+							case timedOut:
 								fail[b] = fmt.Sprintf("stopped after %s", timeout)
 							case err != nil:
 								fail[b] = shorten(why(err))
