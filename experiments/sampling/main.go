@@ -144,6 +144,7 @@ func atoms(m model, n int) []string {
 type result struct {
 	marg    map[string]float64
 	seconds float64
+	cpu     float64 // user + system seconds of the process
 	stats   map[string]any
 }
 
@@ -165,7 +166,8 @@ func run(ctx context.Context, bin string, args ...string) (*result, error) {
 	if err := json.Unmarshal(out.Bytes(), &js); err != nil {
 		return nil, fmt.Errorf("parsing the JSON answer: %v", err)
 	}
-	return &result{marg: js.Marginals, seconds: secs, stats: js.Stats}, nil
+	cpu := (cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()).Seconds()
+	return &result{marg: js.Marginals, seconds: secs, cpu: cpu, stats: js.Stats}, nil
 }
 
 // runError is a failed run of the binary: the command, its exit and the
