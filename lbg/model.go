@@ -87,6 +87,12 @@ type Options struct {
 	// grounding the MLN, when a cluster is ground or a formula is hard;
 	// the caller that has no grounding yet learns so before paying for one.
 	NoGround bool
+	// Grounding, when set, is the MLN's grounding given the same evidence
+	// and world assumption, made by the caller (ground.Ground of the same
+	// MLN and DB, any query): Compile takes it instead of grounding the
+	// MLN again when it needs a grounding. One of another MLN, evidence or
+	// world assumption is not used.
+	Grounding *ground.Grounding
 }
 
 // ErrNeedsGrounding is returned by Compile with Options.NoGround when the
@@ -302,8 +308,13 @@ func eval(e mln.Expr, occ map[*mln.Atom]int, mask int) bool {
 }
 
 // groundIt grounds the model (every unknown atom a variable) for ground
-// clusters and for a start that satisfies the hard formulas.
+// clusters and for a start that satisfies the hard formulas, or takes
+// Options.Grounding when it is of the same MLN, evidence and world
+// assumption.
 func (md *Model) groundIt(ctx context.Context, closed map[string]bool, weights []float64) error {
+	if gr := md.opt.Grounding; gr != nil && gr.MLN == md.mln && gr.DB == md.db && sameClosed(md, gr.Closed, closed) {
+		return md.attach(gr)
+	}
 	opt := ground.Options{}
 	for _, p := range md.preds {
 		if closed[p.name] {
@@ -321,6 +332,23 @@ func (md *Model) groundIt(ctx context.Context, closed map[string]bool, weights [
 	if err != nil {
 		return fmt.Errorf("lbg: grounding for the ground clusters: %w", err)
 	}
+	return md.attach(gr)
+}
+
+// sameClosed reports whether the closed-world predicates of two maps are
+// the same.
+func sameClosed(md *Model, a, b map[string]bool) bool {
+	for _, p := range md.preds {
+		if a[p.name] != b[p.name] {
+			return false
+		}
+	}
+	return true
+}
+
+// attach takes gr as the model's grounding: each unknown atom's variable,
+// and one ground cluster of every atom when gr has auxiliary variables.
+func (md *Model) attach(gr *ground.Grounding) error {
 	md.gr = gr
 	md.varOf = make([]int32, md.nstate)
 	for i := range md.varOf {

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/lifted-dev/lifted/ground"
 	"github.com/lifted-dev/lifted/infer"
 	"github.com/lifted-dev/lifted/lbg"
 	"github.com/lifted-dev/lifted/lift"
@@ -86,7 +87,11 @@ func (lbgSampler) Run(ctx context.Context, c *lift.Compressed, q infer.Query) (*
 // sampler's statistics with the number of clusters and of lifted ones.
 func (s lbgSampler) RunModel(ctx context.Context, m *infer.Model, q infer.Query) (*infer.Answer, error) {
 	start := time.Now()
-	md, res, err := s.sample(ctx, m, q, s.opt)
+	opt := s.opt
+	if gr, ok := m.Grounding.(*ground.Grounding); ok && gr.Graph == m.Graph {
+		opt.Grounding = gr // the model's own grounding: not ground twice
+	}
+	md, res, err := s.sample(ctx, m, q, opt)
 	if err != nil {
 		return nil, err
 	}

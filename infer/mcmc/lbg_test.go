@@ -55,7 +55,8 @@ func lbgModel(t *testing.T, src, db string) (*infer.Model, *ground.Grounding, er
 // (checkAgainstEnumeration): 5 batch-means standard errors (plus 3/N for
 // states of tiny probability no chain visits, see below). Half the
 // models use Algorithm 2's clusters (merged clusters are ground), half one
-// atom per cluster.
+// atom per cluster; a third take the test's grounding (Options.Grounding)
+// instead of grounding again.
 func TestLBGAgainstEnumeration(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 17))
 	// Batch means cannot see states a chain never visits: when P(v) has a
@@ -66,7 +67,7 @@ func TestLBGAgainstEnumeration(t *testing.T) {
 	// adds the rule of three, 3/N, to 5 s.e.
 	const rare = 3.0 / 16000
 	st := &boundStats{minESS: math.Inf(1)}
-	models, lifted, groundC := 0, 0, 0
+	models, lifted, groundC, reused := 0, 0, 0, 0
 	for trial := 0; models < 24 && trial < 200; trial++ {
 		src, db := randomMLN(r)
 		m, gr, err := lbgModel(t, src, db)
@@ -79,10 +80,18 @@ func TestLBGAgainstEnumeration(t *testing.T) {
 		if gr.Graph.NumVars() > 14 || gr.Graph.NumVars() == 0 {
 			continue
 		}
-		md, err := lbg.Compile(context.Background(), m.MLN, m.DB, m.Closed, m.Weights, lbg.Options{NoMerge: trial%2 == 0, BlockSize: 3})
+		opt := lbg.Options{NoMerge: trial%2 == 0, BlockSize: 3}
+		if trial%3 == 0 {
+			opt.Grounding = gr // the caller's grounding, not one of its own
+		}
+		md, err := lbg.Compile(context.Background(), m.MLN, m.DB, m.Closed, m.Weights, opt)
 		if err != nil {
 			t.Fatalf("%v\n%s", err, src)
 		}
+		if opt.Grounding != nil && md.Graph() != nil && md.Graph() != gr.Graph {
+			t.Fatalf("the caller's grounding was not taken\n%s", src)
+		}
+		took := opt.Grounding != nil && md.Graph() != nil
 		// the positive worlds must be connected by the clusters' moves
 		var groups [][]int32
 		varOf := map[int]int32{}
@@ -111,6 +120,9 @@ func TestLBGAgainstEnumeration(t *testing.T) {
 			t.Fatalf("%v\n%s", err, src)
 		}
 		models++
+		if took {
+			reused++
+		}
 		lifted += md.LiftedClusters()
 		groundC += len(md.Clusters) - md.LiftedClusters()
 		traces := make([][]float64, len(res.Trace))
@@ -152,9 +164,12 @@ func TestLBGAgainstEnumeration(t *testing.T) {
 	if lifted == 0 || groundC == 0 {
 		t.Errorf("%d lifted and %d ground clusters: both kinds should be exercised", lifted, groundC)
 	}
+	if reused < 3 {
+		t.Errorf("%d models took the test's grounding", reused)
+	}
 	slices.Sort(st.bounds)
-	t.Logf("lbg: %d models (%d lifted, %d ground clusters), %d marginals with s.e. > 1e-6: ESS %.0f to %.0f (of 16000 samples), bounds median %.4f, largest %.3f; largest error %.2f s.e.",
-		models, lifted, groundC, st.n, st.minESS, st.maxESS, st.bounds[len(st.bounds)/2], st.maxBound, st.maxRatio)
+	t.Logf("lbg: %d models (%d lifted, %d ground clusters, %d on the test's grounding), %d marginals with s.e. > 1e-6: ESS %.0f to %.0f (of 16000 samples), bounds median %.4f, largest %.3f; largest error %.2f s.e.",
+		models, lifted, groundC, reused, st.n, st.minESS, st.maxESS, st.bounds[len(st.bounds)/2], st.maxBound, st.maxRatio)
 }
 
 // TestLBGHardConjunction: the hard conjunction H(i) ^ S(o) makes every H
