@@ -243,9 +243,9 @@ func (ch *Chain) block(f int, rng *rand.Rand) {
 			}
 			vals := g.Table(int(h)).Values
 			b -= int(c.edgeSt[i]) * int(c.x[u])
-			for st := range g.Card[u] {
-				if st != c.x[u] && ch.okState[base+int(st)] && vals[b+int(st)*int(c.edgeSt[i])] < ch.thr[h] {
-					ch.okState[base+int(st)] = false
+			for s := range g.Card[u] {
+				if s != c.x[u] && ch.okState[base+int(s)] && vals[b+int(s)*int(c.edgeSt[i])] < ch.thr[h] {
+					ch.okState[base+int(s)] = false
 					open--
 				}
 			}
