@@ -69,6 +69,19 @@ func (g *Graph) Table(f int) *Table { return &g.Tables[g.FactorTable[f]] }
 // Degree returns the number of factors variable v is in.
 func (g *Graph) Degree(v int) int { return int(g.VarStart[v+1] - g.VarStart[v]) }
 
+// EdgeFactors returns, per edge, its factor: EdgeFactor for every edge at
+// once, in O(edges) (a loop over the edges of VarEdges that calls
+// EdgeFactor pays a binary search each).
+func (g *Graph) EdgeFactors() []int32 {
+	out := make([]int32, g.FactorStart[len(g.FactorTable)])
+	for f := range g.FactorTable {
+		for e := g.FactorStart[f]; e < g.FactorStart[f+1]; e++ {
+			out[e] = int32(f)
+		}
+	}
+	return out
+}
+
 // EdgeFactor returns the factor of edge e (binary search in FactorStart).
 func (g *Graph) EdgeFactor(e int64) int {
 	lo, hi := 0, len(g.FactorTable)

@@ -32,7 +32,9 @@ type block struct {
 	card   []int32
 	digit  [][]int32
 	groups []bgroup
-	state  int // joint states
+	state  int     // joint states
+	str    []int   // the Blocking's stride arena (see bfactor)
+	outv   []int32 // the Blocking's variable arena (see bfactor)
 }
 
 // bgroup is the factors that hold exactly the block variables at positions
@@ -43,14 +45,13 @@ type bgroup struct {
 	fac  []bfactor
 }
 
-// bfactor is a factor touching a block: its index and table, the strides
-// of its block variables (in the group's order) and its other variables
-// with their strides.
+// bfactor is a factor touching a block: its table and, at str[off:off+n]
+// of the block, the strides of its nIn block variables (in the group's
+// order) and then of its other variables, whose ids are outv[off+nIn:off+n]
+// (one arena per Blocking: no allocation per factor).
 type bfactor struct {
-	table  int
-	in     []int
-	out    []int32
-	outStr []int
+	table, nIn, n int32
+	off           int
 }
 
 // NewBlocking builds the blocks of g given ev greedily, deterministically:
@@ -72,6 +73,11 @@ func NewBlocking(g *fg.Graph, ev fg.Evidence, maxSize, maxStates int) (*Blocking
 		return nil, fmt.Errorf("gibbs: block size and states must be positive, got %d and %d", maxSize, maxStates)
 	}
 	observed := func(v int32) bool { return ev != nil && ev[v] >= 0 }
+	fOf := g.EdgeFactors()
+	strides := make([][]int, len(g.Tables))
+	for t := range g.Tables {
+		strides[t] = g.Tables[t].Strides()
+	}
 	in := make([]int32, n) // block of each variable, -1 for none
 	for v := range in {
 		in[v] = -1
@@ -90,7 +96,7 @@ func NewBlocking(g *fg.Graph, ev fg.Evidence, maxSize, maxStates int) (*Blocking
 		cand = cand[:0]
 		add := func(v int32) {
 			for e := g.VarStart[v]; e < g.VarStart[v+1]; e++ {
-				for _, u := range g.Scope(g.EdgeFactor(g.VarEdges[e])) {
+				for _, u := range g.Scope(int(fOf[g.VarEdges[e]])) {
 					if u == v || in[u] >= 0 || observed(u) {
 						continue
 					}
@@ -130,6 +136,19 @@ func NewBlocking(g *fg.Graph, ev fg.Evidence, maxSize, maxStates int) (*Blocking
 	pos := make([]int, n)
 	seen := make([]int, g.NumFactors()) // block+1 that last listed the factor
 	digits := map[string][][]int32{}
+	type inVar struct{ pos, stride int }
+	var ins []inVar
+	var key []byte
+	// A factor is listed once per block it touches, with its whole scope:
+	// Σ_f |f|·min(|f|, 4) bounds the arenas but for factors touching more
+	// than four blocks.
+	room := 0
+	for f := range g.NumFactors() {
+		k := int(g.FactorStart[f+1] - g.FactorStart[f])
+		room += k * min(k, 4)
+	}
+	strArena := make([]int, 0, room)
+	outArena := make([]int32, 0, room)
 	for b, vars := range bk.Blocks {
 		bl := block{vars: vars, state: bk.States[b]}
 		for i, v := range vars {
@@ -153,22 +172,17 @@ func NewBlocking(g *fg.Graph, ev fg.Evidence, maxSize, maxStates int) (*Blocking
 		group := map[string]int{}
 		for _, v := range vars {
 			for e := g.VarStart[v]; e < g.VarStart[v+1]; e++ {
-				f := g.EdgeFactor(g.VarEdges[e])
+				f := int(fOf[g.VarEdges[e]])
 				if seen[f] == b+1 {
 					continue
 				}
 				seen[f] = b + 1
 				t := int(g.FactorTable[f])
-				stride := g.Tables[t].Strides()
-				type inVar struct{ pos, stride int }
-				var ins []inVar
-				bf := bfactor{table: t}
+				stride := strides[t]
+				ins = ins[:0]
 				for p, u := range g.Scope(f) {
 					if in[u] == int32(b) {
 						ins = append(ins, inVar{pos[u], stride[p]})
-					} else {
-						bf.out = append(bf.out, u)
-						bf.outStr = append(bf.outStr, stride[p])
 					}
 				}
 				for i := 1; i < len(ins); i++ { // by position in the block
@@ -176,10 +190,18 @@ func NewBlocking(g *fg.Graph, ev fg.Evidence, maxSize, maxStates int) (*Blocking
 						ins[j], ins[j-1] = ins[j-1], ins[j]
 					}
 				}
-				key := make([]byte, 0, 4*len(ins))
+				key = key[:0]
+				bf := bfactor{table: int32(t), nIn: int32(len(ins)), n: int32(len(g.Scope(f))), off: len(strArena)}
 				for _, iv := range ins {
-					bf.in = append(bf.in, iv.stride)
-					key = fmt.Appendf(key, "%d,", iv.pos)
+					strArena = append(strArena, iv.stride)
+					outArena = append(outArena, -1)
+					key = append(key, byte(iv.pos), byte(iv.pos>>8), byte(iv.pos>>16), byte(iv.pos>>24))
+				}
+				for p, u := range g.Scope(f) {
+					if in[u] != int32(b) {
+						strArena = append(strArena, stride[p])
+						outArena = append(outArena, u)
+					}
 				}
 				gi, ok := group[string(key)]
 				if !ok {
@@ -196,6 +218,9 @@ func NewBlocking(g *fg.Graph, ev fg.Evidence, maxSize, maxStates int) (*Blocking
 			}
 		}
 		bk.blocks = append(bk.blocks, bl)
+	}
+	for b := range bk.blocks {
+		bk.blocks[b].str, bk.blocks[b].outv = strArena, outArena
 	}
 	return bk, nil
 }
@@ -267,20 +292,21 @@ func (ch *Chain) drawBlock(rng *rand.Rand, bl *block, cond []float64) {
 		for fi := range gr.fac {
 			bf := &gr.fac[fi]
 			lt := c.logT[bf.table]
+			in := bl.str[bf.off : bf.off+int(bf.nIn)]
 			idx := 0
-			for i, u := range bf.out {
-				idx += bf.outStr[i] * int(c.x[u])
+			for i := bf.off + int(bf.nIn); i < bf.off+int(bf.n); i++ {
+				idx += bl.str[i] * int(c.x[bl.outv[i]])
 			}
 			clear(s)
 			for k := range small {
 				small[k] += lt[idx] // −Inf stays −Inf
 				for i := len(s) - 1; i >= 0; i-- {
 					s[i]++
-					idx += bf.in[i]
+					idx += in[i]
 					if s[i] < bl.card[gr.pos[i]] {
 						break
 					}
-					idx -= int(s[i]) * bf.in[i]
+					idx -= int(s[i]) * in[i]
 					s[i] = 0
 				}
 			}

@@ -24,8 +24,15 @@ type Chain struct {
 	split  [][]bool    // per table and level: entries ≥ level not connected by single changes
 	free   []int32
 	allow  []int32
-	seen   []uint32 // per factor: the block check that last looked at it
+	seen   []uint32 // per factor: the block move that last looked at it
+	vmark  []uint32 // per variable: the block move whose block holds it
 	stamp  uint32
+	// per block move: the factors holding several of its variables, and
+	// per variable (from okOff) and state whether its own factors allow it
+	shared   []int32
+	okState  []bool
+	okOff    []int
+	freeFlip []uint8 // per variable: freeFlips
 
 	// blocked Gibbs scratch
 	bw     []float64 // per joint state of a block: its weight

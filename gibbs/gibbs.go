@@ -71,9 +71,10 @@ func newChain(g *fg.Graph, ev fg.Evidence, x []int32) (*chain, error) {
 	for t := range g.Tables {
 		c.stride[t] = g.Tables[t].Strides()
 	}
+	fOf := g.EdgeFactors()
 	for i, e := range g.VarEdges {
-		f := g.EdgeFactor(e)
-		c.edgeF[i] = int32(f)
+		f := fOf[e]
+		c.edgeF[i] = f
 		c.edgeSt[i] = int32(c.stride[g.FactorTable[f]][e-g.FactorStart[f]])
 	}
 	for t := range g.Tables {

@@ -60,6 +60,7 @@ func (ch *Chain) MCSAT(rng *rand.Rand, satSweeps int, blockProb float64) {
 			ch.tmin[t] = slices.Min(g.Tables[t].Values)
 			ch.levels[t], ch.split[t] = splitLevels(&g.Tables[t])
 		}
+		ch.freeFlip = freeFlips(c)
 	}
 	for f := range nf {
 		t := g.FactorTable[f]
@@ -80,7 +81,9 @@ func (ch *Chain) MCSAT(rng *rand.Rand, satSweeps int, blockProb float64) {
 			}
 			ch.allow = ch.allow[:0]
 			for s := range g.Card[v] {
-				if ch.keeps(u, s) {
+				// The current state keeps every threshold (the world is
+				// in SAT(M)), and so does a free flip.
+				if s == c.x[v] || g.Card[v] == 2 && ch.freeFlip[v]>>c.x[v]&1 == 1 || ch.keeps(u, s) {
 					ch.allow = append(ch.allow, s)
 				}
 			}
@@ -162,7 +165,18 @@ func (ch *Chain) keeps(v, s int32) bool {
 
 // block redraws the unobserved variables of factor f jointly, uniformly
 // among their joint states that keep every active factor of them at its
-// threshold.
+// threshold. An active factor holding one variable u of the block limits
+// u's states alone: it is read once per state of u (not per joint state),
+// and never at u's current state, which the world, satisfying every
+// threshold, keeps. The factors holding two or more (f among them) are
+// read per joint state. A variable's scan stops once its own factors
+// allow it no other state, and a binary variable whose flip is free
+// (freeFlips) is not scanned: a factor holding several block variables
+// that no scan reached then holds only pinned ones, which stay in their
+// state, and free ones, which can only flip the free way; as its table
+// does not decrease along any of these flips, it stays at or above its
+// current entry, hence its threshold, in every joint state the rest
+// allows.
 func (ch *Chain) block(f int, rng *rand.Rand) {
 	c := ch.c
 	g := c.g
@@ -180,11 +194,67 @@ func (ch *Chain) block(f int, rng *rand.Rand) {
 	if len(ch.free) < 2 {
 		return
 	}
+	if ch.vmark == nil {
+		ch.vmark = make([]uint32, g.NumVars())
+	}
+	ch.stamp++
+	if ch.stamp == 0 { // wrapped: forget every mark
+		clear(ch.seen)
+		clear(ch.vmark)
+		ch.stamp = 1
+	}
+	for _, u := range ch.free {
+		ch.vmark[u] = ch.stamp
+	}
+	ch.shared = append(ch.shared[:0], int32(f))
+	ch.seen[f] = ch.stamp
+	ch.okState = ch.okState[:0]
+	ch.okOff = ch.okOff[:0]
+	for _, u := range ch.free {
+		base := len(ch.okState)
+		ch.okOff = append(ch.okOff, base)
+		for range g.Card[u] {
+			ch.okState = append(ch.okState, true)
+		}
+		if g.Card[u] == 2 && ch.freeFlip[u]>>c.x[u]&1 == 1 {
+			continue // both states allowed; see freeFlips for the factors it shares
+		}
+		open := int(g.Card[u]) - 1 // other states still allowed
+		lo, hi := c.factors(u)
+		for i := lo; i < hi && open > 0; i++ {
+			h := c.edgeF[i]
+			if !ch.active[h] || ch.seen[h] == ch.stamp {
+				continue
+			}
+			// one pass over the scope: the block variables in it, and
+			// the entry with u in state 0 (as c.base)
+			n, b := 0, 0
+			st := c.stride[g.FactorTable[h]]
+			for p, w := range g.Scope(int(h)) {
+				if ch.vmark[w] == ch.stamp {
+					n++
+				}
+				b += st[p] * int(c.x[w])
+			}
+			if n > 1 {
+				ch.seen[h] = ch.stamp
+				ch.shared = append(ch.shared, h)
+				continue
+			}
+			vals := g.Table(int(h)).Values
+			b -= int(c.edgeSt[i]) * int(c.x[u])
+			for s := range g.Card[u] {
+				if s != c.x[u] && ch.okState[base+int(s)] && vals[b+int(s)*int(c.edgeSt[i])] < ch.thr[h] {
+					ch.okState[base+int(s)] = false
+					open--
+				}
+			}
+		}
+	}
 	ch.allow = ch.allow[:0]
-	vals := g.Table(f).Values
 	for j := range size {
 		ch.setBlock(j)
-		if vals[c.entry(f, -1, 0)] >= ch.thr[f] && ch.blockOK() {
+		if ch.blockOK() {
 			ch.allow = append(ch.allow, int32(j))
 		}
 	}
@@ -204,27 +274,63 @@ func (ch *Chain) setBlock(j int) {
 	}
 }
 
-// blockOK reports whether every active factor of the block's variables is
-// at its threshold.
+// blockOK reports whether, at the block's current joint state, every
+// active factor of its variables is at its threshold: each variable's
+// state is allowed by its own factors (okState) and every factor shared by
+// several of them is at its threshold.
 func (ch *Chain) blockOK() bool {
 	c := ch.c
-	ch.stamp++
-	if ch.stamp == 0 { // wrapped: forget every mark
-		clear(ch.seen)
-		ch.stamp = 1
+	for i, u := range ch.free {
+		if !ch.okState[ch.okOff[i]+int(c.x[u])] {
+			return false
+		}
 	}
-	for _, u := range ch.free {
-		lo, hi := c.factors(u)
-		for i := lo; i < hi; i++ {
-			f := c.edgeF[i]
-			if !ch.active[f] || ch.seen[f] == ch.stamp {
-				continue
-			}
-			ch.seen[f] = ch.stamp
-			if c.g.Table(int(f)).Values[c.entry(int(f), -1, 0)] < ch.thr[f] {
-				return false
-			}
+	for _, h := range ch.shared {
+		if c.g.Table(int(h)).Values[c.entry(int(h), -1, 0)] < ch.thr[h] {
+			return false
 		}
 	}
 	return true
+}
+
+// freeFlips returns, per variable v, bit s set when v is binary and
+// moving it from state s to 1−s lowers no entry of any of its factors,
+// whatever the other variables' states (a positive literal of every
+// clause it is in goes from 0 to 1): such a flip keeps every threshold of
+// an MC-SAT step, so neither the sweep nor a block move reads its factors.
+func freeFlips(c *chain) []uint8 {
+	g := c.g
+	// per table and stride: bit s set when s → 1−s never lowers an entry
+	type key struct{ t, stride int32 }
+	mono := map[key]uint8{}
+	out := make([]uint8, g.NumVars())
+	for v := range g.NumVars() {
+		if g.Card[v] != 2 {
+			continue
+		}
+		bits := uint8(3)
+		lo, hi := c.factors(int32(v))
+		for i := lo; i < hi && bits != 0; i++ {
+			k := key{g.FactorTable[c.edgeF[i]], c.edgeSt[i]}
+			m, ok := mono[k]
+			if !ok {
+				m = 3
+				vals, st := g.Tables[k.t].Values, int(k.stride)
+				for j := range vals {
+					if j/st%2 == 0 {
+						if vals[j+st] < vals[j] {
+							m &^= 1
+						}
+						if vals[j] < vals[j+st] {
+							m &^= 2
+						}
+					}
+				}
+				mono[k] = m
+			}
+			bits &= m
+		}
+		out[v] = bits
+	}
+	return out
 }

@@ -58,6 +58,32 @@ type FirstOrder interface {
 	RunModel(ctx context.Context, m *Model, q Query) (*Answer, error)
 }
 
+// Ungrounded is implemented by FirstOrder methods that answer some models
+// without grounding them (lifted blocked Gibbs when every cluster is
+// lifted and no formula is hard). RunUngrounded is given m without Graph,
+// Queries and Grounding; when the model needs its grounding it returns an
+// error wrapping ErrNeedsGrounding, and the caller grounds and calls
+// RunModel.
+type Ungrounded interface {
+	RunUngrounded(ctx context.Context, m *Model, q Query) (*AtomAnswer, error)
+}
+
+// ErrNeedsGrounding is returned by Ungrounded.RunUngrounded for a model it
+// does not answer without its grounding.
+var ErrNeedsGrounding = errors.New("the method needs the grounding of this model")
+
+// AtomAnswer is the answer of an ungrounded run: marginals addressed by
+// ground atom instead of by variable of a grounding.
+type AtomAnswer struct {
+	// Marginal returns the probability that the ground atom pred(args...)
+	// is true (pred an index into MLN.Preds, args indices into the
+	// evidence database's domains) and whether the atom is unknown (false:
+	// the evidence, or the closed world, fixes it; p is its value).
+	Marginal  func(pred int, args []int) (p float64, unknown bool)
+	Converged bool
+	Stats     Stats
+}
+
 // Chooser is implemented by methods that pick another method for each
 // model ("auto"). Choose returns the method to run and why; on a factor
 // graph (RunModel is not used) it is called with m.MLN nil.

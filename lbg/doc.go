@@ -54,5 +54,8 @@
 // Evidence atoms keep their values; a hard formula, or a ground cluster,
 // makes the model ground its MLN once (package ground) for the ground
 // clusters and for a start state that satisfies the hard formulas
-// (gibbs.Start).
+// (gibbs.Start). Otherwise nothing is grounded: the state is one value per
+// ground atom and the count messages are computed on the formulas, so a
+// caller that has not grounded the MLN need not (Options.NoGround asks
+// Compile to say ErrNeedsGrounding instead of grounding).
 package lbg

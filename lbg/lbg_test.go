@@ -442,3 +442,27 @@ Friends(person, person)
 		t.Errorf("loose bounds: %s", got)
 	}
 }
+
+// TestNoGround: with Options.NoGround, Compile grounds nothing where every
+// cluster is lifted and no formula is hard, and refuses with
+// ErrNeedsGrounding where a cluster is ground or a formula hard; Offset
+// inverts Atom.
+func TestNoGround(t *testing.T) {
+	m, db, w := parse(t, rst, "")
+	md, err := Compile(context.Background(), m, db, nil, w, Options{NoGround: true})
+	if err != nil || md.Graph() != nil {
+		t.Fatalf("all lifted: %v, graph %v", err, md.Graph() != nil)
+	}
+	for i := range md.NumAtoms() {
+		if p, args := md.Atom(i); md.Offset(p, args) != i {
+			t.Fatalf("Offset(Atom(%d)) = %d", i, md.Offset(p, args))
+		}
+	}
+	if _, err := Compile(context.Background(), m, db, nil, w, Options{NoGround: true, Alpha: 1e18, Beta: 1e18}); !errors.Is(err, ErrNeedsGrounding) {
+		t.Errorf("a ground cluster: %v", err)
+	}
+	m, db, w = parse(t, rst+"R(x, y) v T(x, y).\n", "")
+	if _, err := Compile(context.Background(), m, db, nil, w, Options{NoGround: true}); !errors.Is(err, ErrNeedsGrounding) {
+		t.Errorf("a hard formula: %v", err)
+	}
+}

@@ -2,6 +2,7 @@ package lbg
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -86,7 +87,22 @@ type Options struct {
 	// lists of predicate names; predicates it leaves out are a cluster
 	// each.
 	Clusters [][]string
+	// NoGround makes Compile fail with ErrNeedsGrounding, instead of
+	// grounding the MLN, when a cluster is ground or a formula is hard;
+	// the caller that has no grounding yet learns so before paying for one.
+	NoGround bool
+	// Grounding, when set, is the MLN's grounding given the same evidence
+	// and world assumption, made by the caller (ground.Ground of the same
+	// MLN and DB, any query): Compile takes it instead of grounding the
+	// MLN again when it needs a grounding. One of another MLN, evidence or
+	// world assumption is not used.
+	Grounding *ground.Grounding
 }
+
+// ErrNeedsGrounding is returned by Compile with Options.NoGround when the
+// model needs its grounding (a ground cluster, or a hard formula and its
+// consistent start).
+var ErrNeedsGrounding = errors.New("lbg: the model needs its grounding")
 
 // Compile prepares m given the evidence db (nil: none), the closed-world
 // predicates and the formula weights (weights[j] of formula j; hard
@@ -133,11 +149,7 @@ func Compile(ctx context.Context, m *mln.MLN, db *mln.DB, closed map[string]bool
 		}
 	}
 	for _, a := range db.Atoms {
-		p := &md.preds[a.Pred]
-		j := p.off
-		for k, c := range a.Args {
-			j += c * p.stride[k]
-		}
+		j := md.Offset(a.Pred, a.Args)
 		switch a.Truth {
 		case mln.True:
 			md.ev[j] = 1
@@ -179,6 +191,16 @@ func Compile(ctx context.Context, m *mln.MLN, db *mln.DB, closed map[string]bool
 		if f.hard {
 			needGround = true
 		}
+	}
+	if needGround && opt.NoGround {
+		why := "a hard formula needs a start state from the grounding"
+		for _, c := range md.Clusters {
+			if !c.Lifted {
+				why = "cluster " + c.String()
+				break
+			}
+		}
+		return nil, fmt.Errorf("%w: %s", ErrNeedsGrounding, why)
 	}
 	if needGround {
 		if err := md.groundIt(ctx, closed, weights); err != nil {
@@ -296,8 +318,13 @@ func eval(e mln.Expr, occ map[*mln.Atom]int, mask int) bool {
 }
 
 // groundIt grounds the model (every unknown atom a variable) for ground
-// clusters and for a start that satisfies the hard formulas.
+// clusters and for a start that satisfies the hard formulas, or takes
+// Options.Grounding when it is of the same MLN, evidence and world
+// assumption.
 func (md *Model) groundIt(ctx context.Context, closed map[string]bool, weights []float64) error {
+	if gr := md.opt.Grounding; gr != nil && gr.MLN == md.mln && gr.DB == md.db && sameClosed(md, gr.Closed, closed) {
+		return md.attach(gr)
+	}
 	opt := ground.Options{}
 	for _, p := range md.preds {
 		if closed[p.name] {
@@ -315,6 +342,23 @@ func (md *Model) groundIt(ctx context.Context, closed map[string]bool, weights [
 	if err != nil {
 		return fmt.Errorf("lbg: grounding for the ground clusters: %w", err)
 	}
+	return md.attach(gr)
+}
+
+// sameClosed reports whether the closed-world predicates of two maps are
+// the same.
+func sameClosed(md *Model, a, b map[string]bool) bool {
+	for _, p := range md.preds {
+		if a[p.name] != b[p.name] {
+			return false
+		}
+	}
+	return true
+}
+
+// attach takes gr as the model's grounding: each unknown atom's variable,
+// and one ground cluster of every atom when gr has auxiliary variables.
+func (md *Model) attach(gr *ground.Grounding) error {
 	md.gr = gr
 	md.varOf = make([]int32, md.nstate)
 	for i := range md.varOf {
@@ -326,12 +370,7 @@ func (md *Model) groundIt(ctx context.Context, closed map[string]bool, weights [
 			md.hasAux = true
 			continue
 		}
-		p := &md.preds[pi]
-		j := p.off
-		for k, c := range args {
-			j += c * p.stride[k]
-		}
-		md.varOf[j] = v
+		md.varOf[md.Offset(pi, args)] = v
 	}
 	if md.hasAux {
 		// Auxiliary variables tie the atoms of a large ground formula
@@ -392,6 +431,45 @@ func (md *Model) Atom(i int) (pred int, args []int) {
 		}
 	}
 	return -1, nil
+}
+
+// Offset returns the state index of the ground atom pred(args...), args
+// being indices into the evidence database's domains (as ground.Query.Each
+// gives them).
+func (md *Model) Offset(pred int, args []int) int {
+	p := &md.preds[pred]
+	j := p.off
+	for k, c := range args {
+		j += c * p.stride[k]
+	}
+	return j
+}
+
+// NumUnknown is the number of ground atoms the evidence leaves unknown
+// (the atoms the sampler draws).
+func (md *Model) NumUnknown() int {
+	n := 0
+	for _, v := range md.ev {
+		if v < 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// NumGroundFormulas is the number of ground formulas the MLN stands for
+// (the product of its variables' domain sizes, summed over the formulas),
+// whether or not the model grounded it.
+func (md *Model) NumGroundFormulas() float64 {
+	n := 0.0
+	for _, f := range md.forms {
+		g := 1.0
+		for _, d := range f.dom {
+			g *= float64(d)
+		}
+		n += g
+	}
+	return n
 }
 
 // Index returns the state index of an atom named as the grounder names it,

@@ -19,6 +19,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/csv"
 	"encoding/json"
@@ -30,6 +31,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -142,6 +144,7 @@ func atoms(m model, n int) []string {
 type result struct {
 	marg    map[string]float64
 	seconds float64
+	cpu     float64 // user + system seconds of the process
 	stats   map[string]any
 }
 
@@ -163,7 +166,8 @@ func run(ctx context.Context, bin string, args ...string) (*result, error) {
 	if err := json.Unmarshal(out.Bytes(), &js); err != nil {
 		return nil, fmt.Errorf("parsing the JSON answer: %v", err)
 	}
-	return &result{marg: js.Marginals, seconds: secs, stats: js.Stats}, nil
+	cpu := (cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()).Seconds()
+	return &result{marg: js.Marginals, seconds: secs, cpu: cpu, stats: js.Stats}, nil
 }
 
 // runError is a failed run of the binary: the command, its exit and the
@@ -225,6 +229,9 @@ type row struct {
 	seconds   float64 // wall time of the run
 	kl, mae   float64
 	reference string
+	// note says why a run has no estimate (kl and mae NaN): the
+	// grounding refused, no sample within the time limit, ...
+	note string
 }
 
 func main() {
@@ -238,7 +245,59 @@ func main() {
 	refTime := flag.Duration("ref-time", 60*time.Second, "length of the long sampler run used as reference where wfomc does not finish")
 	seed := flag.Int64("seed", 1, "seed of the evidence and of every sampler")
 	burnIn := flag.Int("burn-in", 10, "burn-in steps of every sampler run (inside its time limit)")
+	budgetsAtF := flag.String("budgets-at", "", "time limits for some sizes, overriding -budgets: 200=0.5,1,2,4,30;100=1,2")
+	refTimesF := flag.String("ref-times", "", "reference run length per domain size, overriding -ref-time: 200=60s,100=30s")
+	runTimeout := flag.Duration("run-timeout", 120*time.Second, "a run is stopped (its row says so) after its time limit plus this (lifted BP: this)")
+	merge := flag.Bool("merge", false, "keep the rows of results.csv in -out for the (model, size) pairs not run now")
+	writeDir := flag.String("write", "", "only write each model's .mln and .db (with its random evidence) for every size into this directory, run nothing")
+	timingF := flag.String("timing", "", "instead of the experiment, time setup and steps side by side: name=binary,... (e.g. before=/tmp/old,after=/tmp/new)")
+	timingMethods := flag.String("timing-methods", "lbg", "methods of -timing")
+	timingSamples := flag.String("timing-samples", "2,22", "the two sample counts of -timing")
+	timingReps := flag.Int("timing-reps", 3, "repetitions of -timing (medians)")
 	flag.Parse()
+	if *timingF != "" {
+		var bins [][2]string
+		for _, kv := range strings.Split(*timingF, ",") {
+			k, v, ok := strings.Cut(kv, "=")
+			if !ok {
+				check(fmt.Errorf("-timing: %q is not name=binary", kv))
+			}
+			bins = append(bins, [2]string{k, v})
+		}
+		sizes, err := ints(*sizesF)
+		check(err)
+		ss, err := ints(*timingSamples)
+		check(err)
+		if len(ss) != 2 || ss[0] >= ss[1] {
+			check(fmt.Errorf("-timing-samples wants two increasing counts"))
+		}
+		var ms []model
+		for _, m := range models {
+			if *modelsF == "" || contains(strings.Split(*modelsF, ","), m.name) {
+				ms = append(ms, m)
+			}
+		}
+		work, err := os.MkdirTemp("", "sampling")
+		check(err)
+		defer os.RemoveAll(work)
+		check(timing(context.Background(), os.Stdout, bins, work, ms, sizes, strings.Split(*timingMethods, ","), ss[0], ss[1], *timingReps, *runTimeout, *seed))
+		return
+	}
+	if *writeDir != "" {
+		sizes, err := ints(*sizesF)
+		check(err)
+		check(os.MkdirAll(*writeDir, 0o755))
+		for _, m := range models {
+			if *modelsF != "" && !contains(strings.Split(*modelsF, ","), m.name) {
+				continue
+			}
+			for _, n := range sizes {
+				_, _, err := writeModel(*writeDir, m, n, *seed)
+				check(err)
+			}
+		}
+		return
+	}
 	if *bin == "" {
 		fmt.Fprintln(os.Stderr, "sampling: -bin is required (go build -o /tmp/lifted ./cmd/lifted)")
 		os.Exit(2)
@@ -261,18 +320,60 @@ func main() {
 			fmt.Fprintf(os.Stderr, "sampling: %s does not know method %q; skipped\n", *bin, m)
 		}
 	}
+	budgetsAt := map[int][]float64{}
+	if *budgetsAtF != "" {
+		for _, kv := range strings.Split(*budgetsAtF, ";") {
+			k, v, _ := strings.Cut(kv, "=")
+			n, err := strconv.Atoi(k)
+			check(err)
+			budgetsAt[n], err = floats(v)
+			check(err)
+		}
+	}
+	refTimes := map[int]time.Duration{}
+	if *refTimesF != "" {
+		for _, kv := range strings.Split(*refTimesF, ",") {
+			k, v, _ := strings.Cut(kv, "=")
+			n, err := strconv.Atoi(k)
+			check(err)
+			d, err := time.ParseDuration(v)
+			check(err)
+			refTimes[n] = d
+		}
+	}
 	var rows []row
+	runNow := func(model string, n int) bool {
+		return (*modelsF == "" || contains(strings.Split(*modelsF, ","), model)) && slices.Contains(sizes, n)
+	}
+	if *merge {
+		old, err := readRows(filepath.Join(*out, "results.csv"))
+		check(err)
+		for _, r := range old {
+			if !runNow(r.model, r.n) {
+				rows = append(rows, r)
+			}
+		}
+	}
 	for _, m := range models {
 		if *modelsF != "" && !contains(strings.Split(*modelsF, ","), m.name) {
 			continue
 		}
 		for _, n := range sizes {
-			r, err := experiment(ctx, *bin, work, m, n, methods, avail, budgets, *exactBudget, *refTime, *seed, *burnIn)
+			rt := *refTime
+			if d, ok := refTimes[n]; ok {
+				rt = d
+			}
+			bs := budgets
+			if b, ok := budgetsAt[n]; ok {
+				bs = b
+			}
+			r, err := experiment(ctx, *bin, work, m, n, methods, avail, bs, *exactBudget, rt, *runTimeout, *seed, *burnIn)
 			if err != nil {
 				fmt.Fprintf(os.Stderr, "sampling: %s n=%d: %v\n", m.name, n, err)
-				continue
+				r = append(r, row{model: m.name, n: n, method: "reference", kl: math.NaN(), mae: math.NaN(), note: shorten(err.Error())})
 			}
 			rows = append(rows, r...)
+			sortRows(rows)
 			check(write(*out, rows)) // keep what is done if a later size fails
 		}
 	}
@@ -281,27 +382,13 @@ func main() {
 }
 
 func experiment(ctx context.Context, bin, work string, m model, n int, methods []string, avail map[string]bool,
-	budgets []float64, exactBudget, refTime time.Duration, seed int64, burnIn int) ([]row, error) {
-	mlnPath := filepath.Join(work, fmt.Sprintf("%s-%d.mln", m.name, n))
-	dbPath := filepath.Join(work, fmt.Sprintf("%s-%d.db", m.name, n))
-	if err := os.WriteFile(mlnPath, []byte(m.text(n)), 0o644); err != nil {
+	budgets []float64, exactBudget, refTime, runTimeout time.Duration, seed int64, burnIn int) ([]row, error) {
+	mlnPath, dbPath, err := writeModel(work, m, n, seed)
+	if err != nil {
 		return nil, err
 	}
 	all := atoms(m, n)
-	rng := rand.New(rand.NewPCG(uint64(seed), uint64(n)))
-	perm := rng.Perm(len(all))
 	nev := len(all) / 10
-	var db strings.Builder
-	for _, i := range perm[:nev] {
-		if rng.IntN(2) == 0 {
-			db.WriteByte('!')
-		}
-		db.WriteString(all[i])
-		db.WriteByte('\n')
-	}
-	if err := os.WriteFile(dbPath, []byte(db.String()), 0o644); err != nil {
-		return nil, err
-	}
 	var qs []string
 	for _, p := range m.preds {
 		qs = append(qs, p.name)
@@ -313,6 +400,9 @@ func experiment(ctx context.Context, bin, work string, m model, n int, methods [
 	refName := "exact (wfomc)"
 	ectx, cancel := context.WithTimeout(ctx, exactBudget)
 	ref, err := run(ectx, bin, append(base, "--method", "wfomc")...)
+	if errors.Is(ectx.Err(), context.DeadlineExceeded) {
+		err = fmt.Errorf("no answer within %s", exactBudget)
+	}
 	cancel()
 	if err != nil {
 		long := ""
@@ -326,10 +416,15 @@ func experiment(ctx context.Context, bin, work string, m model, n int, methods [
 			return nil, fmt.Errorf("no reference: wfomc: %v", err)
 		}
 		refName = fmt.Sprintf("long %s run (%s; wfomc: %s)", long, refTime, shorten(why(err)))
-		ref, err = run(ctx, bin, append(base, "--method", long, "--samples", "0", "--time-limit", refTime.String(), "--burn-in", "100", "--allow-unconverged",
+		rctx, cancel := context.WithTimeout(ctx, refTime+runTimeout)
+		ref, err = run(rctx, bin, append(base, "--method", long, "--samples", "0", "--time-limit", refTime.String(), "--burn-in", "100", "--allow-unconverged",
 			"--seed", strconv.FormatInt(seed+1000, 10))...)
+		if errors.Is(rctx.Err(), context.DeadlineExceeded) {
+			err = fmt.Errorf("stopped after %s", refTime+runTimeout)
+		}
+		cancel()
 		if err != nil {
-			return nil, fmt.Errorf("reference run: %v", err)
+			return nil, fmt.Errorf("reference run (%s %s): %v", long, refTime, why(err))
 		}
 	}
 	fmt.Fprintf(os.Stderr, "sampling: %s n=%d: %d atoms, %d evidence, reference %s (%.2fs)\n", m.name, n, len(all), nev, refName, ref.seconds)
@@ -352,23 +447,59 @@ func experiment(ctx context.Context, bin, work string, m model, n int, methods [
 			} else {
 				args = append(args, "--allow-unconverged")
 			}
-			res, err := run(ctx, bin, args...)
+			rctx, cancel := context.WithTimeout(ctx, time.Duration(b*float64(time.Second))+runTimeout)
+			res, err := run(rctx, bin, args...)
+			timedOut := errors.Is(rctx.Err(), context.DeadlineExceeded)
+			cancel()
 			if err != nil {
-				fmt.Fprintf(os.Stderr, "sampling: %s n=%d %s %gs: %v\n", m.name, n, meth, b, err)
+				note := why(err)
+				if timedOut {
+					note = fmt.Sprintf("stopped after %s (time limit + %s)", time.Duration(b*float64(time.Second))+runTimeout, runTimeout)
+				}
+				fmt.Fprintf(os.Stderr, "sampling: %s n=%d %s %gs: %v\n", m.name, n, meth, b, note)
+				rows = append(rows, row{m.name, n, meth, b, 0, math.NaN(), math.NaN(), refName, shorten(strings.TrimPrefix(note, "lifted: "))})
 				continue
 			}
 			kl, mae, err := errs(ref.marg, res.marg)
 			if err != nil {
 				return nil, fmt.Errorf("%s: %v", meth, err)
 			}
-			rows = append(rows, row{m.name, n, meth, b, res.seconds, kl, mae, refName})
+			rows = append(rows, row{m.name, n, meth, b, res.seconds, kl, mae, refName, ""})
 			fmt.Fprintf(os.Stderr, "  %-7s budget %5gs: %6.2fs  KL %.3g  MAE %.3g\n", meth, b, res.seconds, kl, mae)
 		}
 	}
 	return rows, nil
 }
 
+// writeModel writes model m for domain size n and its evidence, 10% of the
+// ground atoms drawn at random (seeded with seed and n), each true or false
+// with probability 1/2, into dir; it returns the two paths.
+func writeModel(dir string, m model, n int, seed int64) (mlnPath, dbPath string, err error) {
+	mlnPath = filepath.Join(dir, fmt.Sprintf("%s-%d.mln", m.name, n))
+	dbPath = filepath.Join(dir, fmt.Sprintf("%s-%d.db", m.name, n))
+	if err := os.WriteFile(mlnPath, []byte(m.text(n)), 0o644); err != nil {
+		return "", "", err
+	}
+	all := atoms(m, n)
+	rng := rand.New(rand.NewPCG(uint64(seed), uint64(n)))
+	perm := rng.Perm(len(all))
+	nev := len(all) / 10
+	var db strings.Builder
+	for _, i := range perm[:nev] {
+		if rng.IntN(2) == 0 {
+			db.WriteByte('!')
+		}
+		db.WriteString(all[i])
+		db.WriteByte('\n')
+	}
+	return mlnPath, dbPath, os.WriteFile(dbPath, []byte(db.String()), 0o644)
+}
+
 func shorten(s string) string {
+	s = strings.TrimPrefix(s, "lifted: ")
+	if i := strings.Index(s, ".mln: "); i >= 0 && !strings.Contains(s[:i], " ") {
+		s = s[i+len(".mln: "):] // the temporary model's path
+	}
 	if len(s) > 80 {
 		return s[:80] + "…"
 	}
@@ -392,10 +523,10 @@ func known(ctx context.Context, bin, work, method string) bool {
 func write(dir string, rows []row) error {
 	var buf bytes.Buffer
 	w := csv.NewWriter(&buf)
-	_ = w.Write([]string{"model", "n", "method", "budget_s", "seconds", "avg_kl", "mae", "reference"})
+	_ = w.Write([]string{"model", "n", "method", "budget_s", "seconds", "avg_kl", "mae", "reference", "note"})
 	for _, r := range rows {
 		_ = w.Write([]string{r.model, strconv.Itoa(r.n), r.method, fmt.Sprint(r.budget), fmt.Sprintf("%.3f", r.seconds),
-			fmt.Sprintf("%.4g", r.kl), fmt.Sprintf("%.4g", r.mae), r.reference})
+			fmt.Sprintf("%.4g", r.kl), fmt.Sprintf("%.4g", r.mae), r.reference, r.note})
 	}
 	w.Flush()
 	if err := atomicWrite(filepath.Join(dir, "results.csv"), buf.Bytes()); err != nil {
@@ -408,9 +539,60 @@ func write(dir string, rows []row) error {
 		if r.budget == 0 {
 			lim = "—"
 		}
+		if r.note != "" {
+			fmt.Fprintf(&md, "| %s | %d | %s | %s | — | — | — | %s |\n", r.model, r.n, r.method, lim, "no estimate: "+r.note)
+			continue
+		}
 		fmt.Fprintf(&md, "| %s | %d | %s | %s | %.2f | %.3g | %.3g | %s |\n", r.model, r.n, r.method, lim, r.seconds, r.kl, r.mae, r.reference)
 	}
 	return atomicWrite(filepath.Join(dir, "RESULTS-table.md"), md.Bytes())
+}
+
+// readRows reads a results.csv written by write (a missing file: none).
+func readRows(path string) ([]row, error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	recs, err := csv.NewReader(bytes.NewReader(b)).ReadAll()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", path, err)
+	}
+	var rows []row
+	for i, rec := range recs {
+		if i == 0 {
+			continue
+		}
+		if len(rec) < 8 {
+			return nil, fmt.Errorf("%s: line %d has %d fields", path, i+1, len(rec))
+		}
+		r := row{model: rec[0], method: rec[2], reference: rec[7]}
+		var errs [5]error
+		r.n, errs[0] = strconv.Atoi(rec[1])
+		r.budget, errs[1] = strconv.ParseFloat(rec[3], 64)
+		r.seconds, errs[2] = strconv.ParseFloat(rec[4], 64)
+		r.kl, errs[3] = strconv.ParseFloat(rec[5], 64)
+		r.mae, errs[4] = strconv.ParseFloat(rec[6], 64)
+		if err := errors.Join(errs[:]...); err != nil {
+			return nil, fmt.Errorf("%s: line %d: %v", path, i+1, err)
+		}
+		if len(rec) > 8 {
+			r.note = rec[8]
+		}
+		rows = append(rows, r)
+	}
+	return rows, nil
+}
+
+// sortRows orders rows by model, size and method (stable: budgets keep
+// their order).
+func sortRows(rows []row) {
+	slices.SortStableFunc(rows, func(a, b row) int {
+		return cmp.Or(strings.Compare(a.model, b.model), cmp.Compare(a.n, b.n))
+	})
 }
 
 func atomicWrite(path string, b []byte) error {

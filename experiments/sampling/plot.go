@@ -17,7 +17,7 @@ import (
 func plots(dir string, rows []row) error {
 	largest := map[string]int{}
 	for _, r := range rows {
-		if r.n > largest[r.model] {
+		if r.note == "" && r.n > largest[r.model] {
 			largest[r.model] = r.n
 		}
 	}
@@ -32,7 +32,7 @@ func plots(dir string, rows []row) error {
 		byMethod := map[string]plotter.XYs{}
 		var order []string
 		for _, r := range rows {
-			if r.model != model || r.n != n {
+			if r.model != model || r.n != n || r.note != "" {
 				continue
 			}
 			if _, ok := byMethod[r.method]; !ok {
@@ -51,6 +51,12 @@ func plots(dir string, rows []row) error {
 			line.Width = vg.Points(1.5)
 			p.Add(line, points)
 			p.Legend.Add(meth, line, points)
+		}
+		// A log axis needs a range: one point alone gets a factor 2 around it.
+		for _, ax := range []*plot.Axis{&p.X, &p.Y} {
+			if ax.Min >= ax.Max {
+				ax.Min, ax.Max = ax.Min/2, ax.Max*2
+			}
 		}
 		if err := p.Save(6*vg.Inch, 4*vg.Inch, filepath.Join(dir, model+".png")); err != nil {
 			return err

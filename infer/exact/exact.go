@@ -65,18 +65,28 @@ func NewModel(gr *ground.Grounding, opt ground.Options) *infer.Model {
 	for _, q := range gr.Queries {
 		m.Queries = append(m.Queries, infer.QueryAtom{Name: q.Name, Var: q.Var})
 	}
-	if !opt.AlchemyCNF {
-		m.Weights = make([]float64, len(gr.MLN.Formulas))
-		for j, f := range gr.MLN.Formulas {
-			switch {
-			case f.Hard || f.HasWeight:
-				m.Weights[j] = f.Weight
-			default:
-				m.Weights[j] = opt.DefaultWeight
-			}
+	m.Weights = Weights(gr.MLN, opt)
+	return m
+}
+
+// Weights returns the weight of every formula of m as a grounding with
+// opt weighs it (a formula without a weight gets opt.DefaultWeight), or
+// nil under opt.AlchemyCNF (Alchemy's clause weighting, not the MLN
+// semantics).
+func Weights(m *mln.MLN, opt ground.Options) []float64 {
+	if opt.AlchemyCNF {
+		return nil
+	}
+	w := make([]float64, len(m.Formulas))
+	for j, f := range m.Formulas {
+		switch {
+		case f.Hard || f.HasWeight:
+			w[j] = f.Weight
+		default:
+			w[j] = opt.DefaultWeight
 		}
 	}
-	return m
+	return w
 }
 
 // WFOMC is exact lifted inference on the MLN (the method "wfomc").

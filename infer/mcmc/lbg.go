@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lifted-dev/lifted/ground"
 	"github.com/lifted-dev/lifted/infer"
 	"github.com/lifted-dev/lifted/lbg"
 	"github.com/lifted-dev/lifted/lift"
@@ -87,27 +88,13 @@ func (lbgSampler) Run(ctx context.Context, c *lift.Compressed, q infer.Query) (*
 // sampler's statistics with the number of clusters and of lifted ones.
 func (s lbgSampler) RunModel(ctx context.Context, m *infer.Model, q infer.Query) (*infer.Answer, error) {
 	start := time.Now()
-	if m.MLN == nil {
-		return nil, infer.ErrNeedsModel
+	opt := s.opt
+	if gr, ok := m.Grounding.(*ground.Grounding); ok && gr.Graph == m.Graph {
+		opt.Grounding = gr // the model's own grounding: not ground twice
 	}
-	if q.Task != infer.Marginals {
-		return nil, fmt.Errorf("lbg: answers marginal queries only, not %s", q.Task)
-	}
-	if m.Weights == nil {
-		return nil, errors.New("lbg follows the MLN semantics; Alchemy's clause weighting (--alchemy-cnf) is for the ground samplers")
-	}
-	md, err := lbg.Compile(ctx, m.MLN, m.DB, m.Closed, m.Weights, s.opt)
+	md, res, err := s.sample(ctx, m, q, opt)
 	if err != nil {
 		return nil, err
-	}
-	cfg := s.cfg
-	cfg.Seed = q.Seed
-	if q.Progress != nil {
-		cfg.Progress = func(n int, r float64) { q.Progress(infer.Progress{Samples: n, RHat: r, Sampling: true}) }
-	}
-	res, err := SampleLBG(ctx, md, cfg)
-	if err != nil {
-		return nil, fmt.Errorf("lbg: %w", err)
 	}
 	c, err := lift.Ground(m.Graph, nil)
 	if err != nil {
@@ -133,15 +120,75 @@ func (s lbgSampler) RunModel(ctx context.Context, m *infer.Model, q infer.Query)
 		}
 	}
 	g := m.Graph
-	ans.Stats = infer.Stats{
-		Variables: g.NumVars(), Factors: g.NumFactors(), Edges: g.NumEdges(),
-		Clusternodes: c.NumNodes(), Clusterfactors: c.NumFactors(), LiftedEdges: c.NumEdges(),
-		Converged: ans.Converged, Samples: res.Samples, Sweeps: res.Sweeps, Chains: len(res.ChainSamples),
-		RHat: res.RHat, Interrupted: res.Interrupted, Clusters: res.Clusters, LiftedClusters: md.LiftedClusters(),
-		Seconds: time.Since(start).Seconds(),
-		Method:  "lbg", MethodReason: "lifted blocked Gibbs on the MLN, clusters " + md.Describe(),
-	}
+	ans.Stats = lbgStats(md, res, start, "lifted blocked Gibbs on the MLN, clusters "+md.Describe())
+	ans.Stats.Variables, ans.Stats.Factors, ans.Stats.Edges = g.NumVars(), g.NumFactors(), g.NumEdges()
+	ans.Stats.Clusternodes, ans.Stats.Clusterfactors, ans.Stats.LiftedEdges = c.NumNodes(), c.NumFactors(), c.NumEdges()
 	return ans, nil
+}
+
+// RunUngrounded samples m without its grounding when every cluster is
+// lifted and no formula is hard (infer.Ungrounded); otherwise it returns
+// an error wrapping infer.ErrNeedsGrounding before any sampling. Every
+// ground atom has a marginal: the sampler draws all unknown atoms.
+func (s lbgSampler) RunUngrounded(ctx context.Context, m *infer.Model, q infer.Query) (*infer.AtomAnswer, error) {
+	start := time.Now()
+	opt := s.opt
+	opt.NoGround = true
+	md, res, err := s.sample(ctx, m, q, opt)
+	if errors.Is(err, lbg.ErrNeedsGrounding) {
+		return nil, fmt.Errorf("%w: %v", infer.ErrNeedsGrounding, err)
+	}
+	if err != nil {
+		return nil, err
+	}
+	ans := &infer.AtomAnswer{Converged: res.RHat <= 1.1}
+	ans.Marginal = func(pred int, args []int) (float64, bool) {
+		i := md.Offset(pred, args)
+		if e := md.Evidence(i); e >= 0 {
+			return float64(e), false
+		}
+		return res.Mean[i], true
+	}
+	ans.Stats = lbgStats(md, res, start, "lifted blocked Gibbs on the MLN, not grounded (every cluster lifted, no hard formula), clusters "+md.Describe())
+	ans.Stats.Variables = md.NumUnknown()
+	ans.Stats.Factors = int(min(md.NumGroundFormulas(), math.MaxInt32))
+	return ans, nil
+}
+
+// sample compiles m with opt and runs the chains.
+func (s lbgSampler) sample(ctx context.Context, m *infer.Model, q infer.Query, opt lbg.Options) (*lbg.Model, *Result, error) {
+	if m.MLN == nil {
+		return nil, nil, infer.ErrNeedsModel
+	}
+	if q.Task != infer.Marginals {
+		return nil, nil, fmt.Errorf("lbg: answers marginal queries only, not %s", q.Task)
+	}
+	if m.Weights == nil {
+		return nil, nil, errors.New("lbg follows the MLN semantics; Alchemy's clause weighting (--alchemy-cnf) is for the ground samplers")
+	}
+	md, err := lbg.Compile(ctx, m.MLN, m.DB, m.Closed, m.Weights, opt)
+	if err != nil {
+		return nil, nil, err
+	}
+	cfg := s.cfg
+	cfg.Seed = q.Seed
+	if q.Progress != nil {
+		cfg.Progress = func(n int, r float64) { q.Progress(infer.Progress{Samples: n, RHat: r, Sampling: true}) }
+	}
+	res, err := SampleLBG(ctx, md, cfg)
+	if err != nil {
+		return nil, nil, fmt.Errorf("lbg: %w", err)
+	}
+	return md, res, nil
+}
+
+// lbgStats is the sampler's part of the statistics of an lbg run.
+func lbgStats(md *lbg.Model, res *Result, start time.Time, reason string) infer.Stats {
+	return infer.Stats{
+		Converged: res.RHat <= 1.1, Samples: res.Samples, Sweeps: res.Sweeps, Chains: len(res.ChainSamples),
+		RHat: res.RHat, Interrupted: res.Interrupted, Clusters: res.Clusters, LiftedClusters: md.LiftedClusters(),
+		Seconds: time.Since(start).Seconds(), Method: "lbg", MethodReason: reason,
+	}
 }
 
 func init() {

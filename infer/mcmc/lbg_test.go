@@ -56,7 +56,8 @@ func lbgModel(t *testing.T, src, db string) (*infer.Model, *ground.Grounding, er
 // (checkAgainstEnumeration): 5 batch-means standard errors (plus 3/N for
 // states of tiny probability no chain visits, see below). Half the
 // models use Algorithm 2's clusters (merged clusters are ground or, of
-// two predicates, lifted), half one atom per cluster.
+// two predicates, lifted), half one atom per cluster; a third take the
+// test's grounding (Options.Grounding) instead of grounding again.
 func TestLBGAgainstEnumeration(t *testing.T) {
 	lbgAgainstEnumeration(t, rand.New(rand.NewPCG(5, 17)), randomMLN, func(trial int) lbg.Options {
 		return lbg.Options{NoMerge: trial%2 == 0, BlockSize: 3}
@@ -96,7 +97,7 @@ func lbgAgainstEnumeration(t *testing.T, r *rand.Rand, model func(*rand.Rand) (s
 	// adds the rule of three, 3/N, to 5 s.e.
 	const rare = 3.0 / 16000
 	st := &boundStats{minESS: math.Inf(1)}
-	models, lifted, groundC, pairs := 0, 0, 0, 0
+	models, lifted, groundC, pairs, reused := 0, 0, 0, 0, 0
 	for trial := 0; models < 24 && trial < 200; trial++ {
 		src, db := model(r)
 		m, gr, err := lbgModel(t, src, db)
@@ -109,13 +110,21 @@ func lbgAgainstEnumeration(t *testing.T, r *rand.Rand, model func(*rand.Rand) (s
 		if gr.Graph.NumVars() > 14 || gr.Graph.NumVars() == 0 {
 			continue
 		}
-		md, err := lbg.Compile(context.Background(), m.MLN, m.DB, m.Closed, m.Weights, opts(trial))
+		opt := opts(trial)
+		if trial%3 == 0 {
+			opt.Grounding = gr // the caller's grounding, not one of its own
+		}
+		md, err := lbg.Compile(context.Background(), m.MLN, m.DB, m.Closed, m.Weights, opt)
 		if err != nil {
 			t.Fatalf("%v\n%s", err, src)
 		}
 		if !wantGround && !slices.ContainsFunc(md.Clusters, func(c *lbg.Cluster) bool { return len(c.Preds) > 1 }) {
 			continue // the evidence fixes a predicate of the cluster
 		}
+		if opt.Grounding != nil && md.Graph() != nil && md.Graph() != gr.Graph {
+			t.Fatalf("the caller's grounding was not taken\n%s", src)
+		}
+		took := opt.Grounding != nil && md.Graph() != nil
 		// the positive worlds must be connected by the clusters' moves
 		var groups [][]int32
 		varOf := map[int]int32{}
@@ -144,6 +153,9 @@ func lbgAgainstEnumeration(t *testing.T, r *rand.Rand, model func(*rand.Rand) (s
 			t.Fatalf("%v\n%s", err, src)
 		}
 		models++
+		if took {
+			reused++
+		}
 		lifted += md.LiftedClusters()
 		groundC += len(md.Clusters) - md.LiftedClusters()
 		for _, c := range md.Clusters {
@@ -193,9 +205,12 @@ func lbgAgainstEnumeration(t *testing.T, r *rand.Rand, model func(*rand.Rand) (s
 	if !wantGround && (groundC > 0 || pairs < models) {
 		t.Errorf("%d ground clusters, %d lifted of several predicates on %d models", groundC, pairs, models)
 	}
+	if wantGround && reused < 3 {
+		t.Errorf("%d models took the test's grounding", reused)
+	}
 	slices.Sort(st.bounds)
-	t.Logf("lbg: %d models (%d lifted, %d of them of several predicates, %d ground clusters), %d marginals with s.e. > 1e-6: ESS %.0f to %.0f (of 16000 samples), bounds median %.4f, largest %.3f; largest error %.2f s.e.",
-		models, lifted, pairs, groundC, st.n, st.minESS, st.maxESS, st.bounds[len(st.bounds)/2], st.maxBound, st.maxRatio)
+	t.Logf("lbg: %d models (%d lifted, %d of them of several predicates, %d ground clusters, %d on the test's grounding), %d marginals with s.e. > 1e-6: ESS %.0f to %.0f (of 16000 samples), bounds median %.4f, largest %.3f; largest error %.2f s.e.",
+		models, lifted, pairs, groundC, reused, st.n, st.minESS, st.maxESS, st.bounds[len(st.bounds)/2], st.maxBound, st.maxRatio)
 }
 
 // TestLBGHardConjunction: the hard conjunction H(i) ^ S(o) makes every H
