@@ -71,11 +71,25 @@ func mapReduceModels() []modeModel {
 	return ms
 }
 
-// The all-cores map/reduce refinement equals ColourPassing exactly: the same
-// class ids for every variable and factor, the same slot keys, the same
-// number of rounds and the same per-round class counts, for 1 to 5 workers
-// and with MaxIter cutting refinement short.
+// The all-cores refinement equals ColourPassing exactly: the same class ids
+// for every variable and factor, the same slot keys, the same number of
+// rounds and the same per-round class counts, for 1 to 5 workers and with
+// MaxIter cutting refinement short; with chunks of 1 and 3 nodes, so that
+// every step of these small graphs is signed on several goroutines, and
+// with the default chunk (signed on the calling goroutine).
 func TestParallelEqualsColourPassing(t *testing.T) {
+	for _, chunk := range []int{1, 3, 0} {
+		if chunk > 0 {
+			restore := lift.SetMinChunk(chunk)
+			t.Run(fmt.Sprint("chunk", chunk), testParallelEqualsColourPassing)
+			restore()
+		} else {
+			t.Run("default", testParallelEqualsColourPassing)
+		}
+	}
+}
+
+func testParallelEqualsColourPassing(t *testing.T) {
 	ctx := context.Background()
 	for _, m := range mapReduceModels() {
 		for _, maxIter := range []int{0, 1, 2} {
@@ -122,6 +136,38 @@ func TestCompressWithParallel(t *testing.T) {
 		}
 		if !reflect.DeepEqual(got, want) {
 			t.Fatalf("%s: counted graph differs", m.name)
+		}
+	}
+}
+
+// On grids large enough for the default chunks to be signed on several
+// goroutines (and on a random graph of the same size), the all-cores
+// colouring is ColourPassing's.
+func TestParallelLargeGraphs(t *testing.T) {
+	if testing.Short() {
+		t.Skip("large graphs")
+	}
+	ctx := context.Background()
+	r := rand.New(rand.NewPCG(5, 6))
+	g := gen.SquareGrid(r, 100)
+	ev := fg.NoEvidence(g.NumVars())
+	ev[7] = 1
+	graphs := []model{{"grid100", g, nil}, {"grid100+evidence", g, ev},
+		{"random", gen.Random(r, 10000, 10000, 3, 0), nil}}
+	for _, m := range graphs {
+		want, err := lift.ColourPassing{}.Refine(ctx, m.g, m.ev, lift.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range []int{2, 4} {
+			got, err := lift.Parallel{Workers: w}.Refine(ctx, m.g, m.ev, lift.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("%s, %d workers: colouring differs from ColourPassing (%d/%d classes in %d rounds, want %d/%d in %d)",
+					m.name, w, got.NumVarColor, got.NumFacColor, got.Iterations, want.NumVarColor, want.NumFacColor, want.Iterations)
+			}
 		}
 	}
 }
