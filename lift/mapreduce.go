@@ -14,8 +14,10 @@ import (
 // its own nodes given the current colours (Part.SignFactors, Part.SignVars:
 // the map), equal signatures are grouped (the shuffle), and every group takes
 // its smallest member id as its new colour (NewColour: the reduce). The
-// all-cores refiner (Parallel) and the Apache Beam pipeline (module beam/)
-// both run exactly these steps, so they cannot drift apart.
+// Apache Beam pipeline (module beam/) runs exactly these steps; the
+// in-process refiners (ColourPassing, Parallel, the Recolourer) sign with the
+// same code (appendFactorSig, appendVarSig) on the graph as one part,
+// restricted to the nodes next to a change.
 //
 // Colours in these steps are node ids (a class is named by its smallest
 // member), so no coordination is needed to name a new class; the final
