@@ -143,12 +143,13 @@ type refiner struct {
 	// chunk consecutive dirty nodes, chunk c into arenas[c] (on its own
 	// goroutine when there are several): dirty node k's signature ends at
 	// sigEnd[k] in its chunk's arena and hashes to hash[k].
-	workers int
-	words   int // expected words per signature
-	chunk   int
-	arenas  [][]uint64
-	sigEnd  []int
-	hash    []uint64
+	workers  int
+	minChunk int
+	words    int // expected words per signature
+	chunk    int
+	arenas   [][]uint64
+	sigEnd   []int
+	hash     []uint64
 
 	// The reduce: signature groups of this step in an open-addressing
 	// table of group ids keyed by the signature's 64-bit hash, each group
@@ -172,7 +173,7 @@ type signFunc func(i int32, buf []uint64) []uint64
 
 func newRefiner(colour []int32, n int) *refiner {
 	r := &refiner{colour: colour, classSize: make([]int32, n), stamp: make([]int32, len(colour)),
-		dirty: make([]int32, 0, len(colour)), group: make([]int32, 0, len(colour)), workers: 1, words: 4}
+		dirty: make([]int32, 0, len(colour)), group: make([]int32, 0, len(colour)), workers: 1, minChunk: DefaultMinChunk, words: 4}
 	for _, c := range colour {
 		r.classSize[c]++
 	}
@@ -223,21 +224,24 @@ func hashSig(s []uint64) uint64 {
 	return mix64(h)
 }
 
-// minChunk is the fewest dirty nodes a goroutine of the map signs: smaller
-// steps (small graphs, the late rounds of colour passing) are signed on the
-// calling goroutine, where a goroutine would cost more than it saves
-// (measured in experiments/mapreduce).
-var minChunk = 4096
+// DefaultMinChunk is the fewest dirty nodes a goroutine of the map signs
+// by default: smaller steps (small graphs, the late rounds of colour
+// passing) are signed on the calling goroutine, where a goroutine would
+// cost more than it saves (measured in experiments/mapreduce).
+const DefaultMinChunk = 1024
 
 // sign is the map step: it signs the dirty nodes in chunks of at least
-// minChunk consecutive nodes, up to 4 per worker, that the calling
+// r.minChunk consecutive nodes, up to 4 per worker, that the calling
 // goroutine and up to r.workers-1 helpers claim one by one, so that a
 // helper the machine does not run soon costs nothing but its start.
 func (r *refiner) sign(sign signFunc) {
 	n := len(r.dirty)
 	r.sigEnd = slices.Grow(r.sigEnd[:0], n)[:n]
 	r.hash = slices.Grow(r.hash[:0], n)[:n]
-	chunks := max(1, min(4*r.workers, n/minChunk))
+	chunks := 1
+	if r.workers > 1 {
+		chunks = max(1, min(4*r.workers, n/max(1, r.minChunk)))
+	}
 	r.chunk = max(1, (n+chunks-1)/chunks)
 	chunks = max(1, (n+r.chunk-1)/r.chunk)
 	if len(r.arenas) < chunks {
@@ -376,14 +380,15 @@ func (r *refiner) resign(sign signFunc) {
 
 // Refine implements Refiner.
 func (ColourPassing) Refine(ctx context.Context, g *fg.Graph, ev fg.Evidence, opt Options) (*Colouring, error) {
-	return refine(ctx, g, ev, opt, 1)
+	return refine(ctx, g, ev, opt, 1, DefaultMinChunk)
 }
 
 // refine runs colour passing from scratch with the map step on up to
-// workers goroutines.
-func refine(ctx context.Context, g *fg.Graph, ev fg.Evidence, opt Options, workers int) (*Colouring, error) {
+// workers goroutines, each signing at least minChunk nodes.
+func refine(ctx context.Context, g *fg.Graph, ev fg.Evidence, opt Options, workers, minChunk int) (*Colouring, error) {
 	p := newPassing(g, ev, opt)
 	p.vr.workers, p.fr.workers = workers, workers
+	p.vr.minChunk, p.fr.minChunk = minChunk, minChunk
 	rounds, err := p.run(ctx, true)
 	if err != nil {
 		return nil, err

@@ -10,8 +10,8 @@ import (
 // Parallel is colour passing with the map step on all cores of one
 // machine: the incremental refinement of ColourPassing (a round re-signs
 // only the nodes next to a node that changed class), whose dirty nodes are
-// signed, whenever there are at least a few thousand of them, in Workers
-// contiguous chunks on their own goroutines (the map step signFactor and
+// signed, whenever there are at least 2·MinChunk of them, in up to 4·Workers
+// contiguous chunks on Workers goroutines (the map step signFactor and
 // signVar of the map/reduce steps, on the graph as one part in shared
 // memory), then grouped by signature in their fixed order and given class
 // ids on the calling goroutine (the reduce). The work does not depend on
@@ -24,6 +24,10 @@ import (
 type Parallel struct {
 	// Workers is the number of goroutines of the map (≤ 0: GOMAXPROCS).
 	Workers int
+	// MinChunk is the fewest dirty nodes a goroutine signs (≤ 0:
+	// DefaultMinChunk); a step with fewer than twice as many is signed on
+	// the calling goroutine. The result does not depend on it.
+	MinChunk int
 }
 
 // Refine implements Refiner.
@@ -32,5 +36,9 @@ func (r Parallel) Refine(ctx context.Context, g *fg.Graph, ev fg.Evidence, opt O
 	if w <= 0 {
 		w = runtime.GOMAXPROCS(0)
 	}
-	return refine(ctx, g, ev, opt, w)
+	c := r.MinChunk
+	if c <= 0 {
+		c = DefaultMinChunk
+	}
+	return refine(ctx, g, ev, opt, w, c)
 }

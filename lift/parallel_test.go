@@ -78,18 +78,6 @@ func mapReduceModels() []modeModel {
 // every step of these small graphs is signed on several goroutines, and
 // with the default chunk (signed on the calling goroutine).
 func TestParallelEqualsColourPassing(t *testing.T) {
-	for _, chunk := range []int{1, 3, 0} {
-		if chunk > 0 {
-			restore := lift.SetMinChunk(chunk)
-			t.Run(fmt.Sprint("chunk", chunk), testParallelEqualsColourPassing)
-			restore()
-		} else {
-			t.Run("default", testParallelEqualsColourPassing)
-		}
-	}
-}
-
-func testParallelEqualsColourPassing(t *testing.T) {
 	ctx := context.Background()
 	for _, m := range mapReduceModels() {
 		for _, maxIter := range []int{0, 1, 2} {
@@ -102,16 +90,17 @@ func testParallelEqualsColourPassing(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for _, w := range []int{1, 2, 3, 5} {
+			for _, par := range []lift.Parallel{{Workers: 1}, {Workers: 2}, {Workers: 3, MinChunk: 1}, {Workers: 5, MinChunk: 3}, {Workers: 2, MinChunk: 1}} {
+				w := par.Workers
 				got = got[:0]
 				opt.Progress = func(r, v, f int) { got = append(got, prog{r, v, f}) }
-				col, err := lift.Parallel{Workers: w}.Refine(ctx, m.g, m.ev, opt)
+				col, err := par.Refine(ctx, m.g, m.ev, opt)
 				if err != nil {
 					t.Fatal(err)
 				}
 				if !reflect.DeepEqual(col, ref) {
-					t.Fatalf("%s, %d workers, MaxIter %d: colouring differs from ColourPassing (%d/%d classes in %d rounds, want %d/%d in %d)",
-						m.name, w, maxIter, col.NumVarColor, col.NumFacColor, col.Iterations, ref.NumVarColor, ref.NumFacColor, ref.Iterations)
+					t.Fatalf("%s, %d workers, chunk %d, MaxIter %d: colouring differs from ColourPassing (%d/%d classes in %d rounds, want %d/%d in %d)",
+						m.name, w, par.MinChunk, maxIter, col.NumVarColor, col.NumFacColor, col.Iterations, ref.NumVarColor, ref.NumFacColor, ref.Iterations)
 				}
 				if !slices.Equal(got, want) {
 					t.Fatalf("%s, %d workers: progress %v, want %v", m.name, w, got, want)
@@ -130,7 +119,7 @@ func TestCompressWithParallel(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, _, err := lift.CompressWith(ctx, lift.Parallel{Workers: 3}, m.g, m.ev, m.opt)
+		got, _, err := lift.CompressWith(ctx, lift.Parallel{Workers: 3, MinChunk: 2}, m.g, m.ev, m.opt)
 		if err != nil {
 			t.Fatal(err)
 		}
