@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -232,8 +231,10 @@ const DefaultMinChunk = 1024
 
 // sign is the map step: it signs the dirty nodes in chunks of at least
 // r.minChunk consecutive nodes, up to 4 per worker, that the calling
-// goroutine and up to r.workers-1 helpers claim one by one, so that a
-// helper the machine does not run soon costs nothing but its start.
+// goroutine and up to r.workers-1 helpers claim one by one. The caller
+// waits only for chunks a helper claimed and has not finished, never for a
+// helper to start: on a loaded machine a helper that is not run soon costs
+// nothing but its start, and it finds every chunk claimed when it runs.
 func (r *refiner) sign(sign signFunc) {
 	n := len(r.dirty)
 	r.sigEnd = slices.Grow(r.sigEnd[:0], n)[:n]
@@ -251,18 +252,28 @@ func (r *refiner) sign(sign signFunc) {
 		r.signChunk(sign, 0, 0, n)
 		return
 	}
-	var next atomic.Int32
+	// The state of this step's claims, fresh per step, so that a helper
+	// that starts late sees only this step's exhausted counter.
+	st := &signStep{finished: make(chan struct{})}
 	work := func() {
-		for c := int(next.Add(1) - 1); c < chunks; c = int(next.Add(1) - 1) {
+		for c := int(st.next.Add(1) - 1); c < chunks; c = int(st.next.Add(1) - 1) {
 			r.signChunk(sign, c, c*r.chunk, min(n, (c+1)*r.chunk))
+			if int(st.done.Add(1)) == chunks {
+				close(st.finished)
+			}
 		}
 	}
-	var wg sync.WaitGroup
 	for range min(r.workers, chunks) - 1 {
-		wg.Go(work)
+		go work()
 	}
 	work()
-	wg.Wait()
+	<-st.finished
+}
+
+// signStep counts the claimed and the finished chunks of one map step.
+type signStep struct {
+	next, done atomic.Int32
+	finished   chan struct{}
 }
 
 // signChunk signs dirty nodes lo…hi-1 into arena c.
