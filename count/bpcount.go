@@ -66,6 +66,13 @@ type BPCountOptions struct {
 	// shown to have no model is not drawn; the other is taken with
 	// probability 1.
 	SATBudget int
+	// SATConflicts is the budget, in conflicts, of the second, complete
+	// stage of that check: when the SATBudget decisions do not decide a
+	// value, its residual formula goes to the CDCL solver of the exact
+	// counter (0: no second stage). Only a value that neither stage decides
+	// can lead a trial into a branch without models (an estimate of 0,
+	// which makes the bound 0).
+	SATConflicts int64
 	// ChoiceSlack (LBPCount only) widens the choice of the variable to fix:
 	// among the open variables whose marginal is within ChoiceSlack of the
 	// most balanced one, the one in the smallest clusternode is fixed (then
@@ -74,6 +81,11 @@ type BPCountOptions struct {
 	// balanced variable, as BPCount does, and makes LBPCount's choices
 	// BPCount's. Any choice keeps the estimate unbiased.
 	ChoiceSlack float64
+	// Recolour (LBPCount) selects how each step's graph is coloured:
+	// incrementally from the previous step's colouring, exactly as colour
+	// passing would (the default), from scratch, or incrementally without
+	// merging (residual graph only; a stable colouring that may be finer).
+	Recolour Recolouring
 	// Exact configures the exact counter of the residual formulas.
 	Exact Options
 	// Workers is the number of trials run at once (at least 1). The results
@@ -98,8 +110,39 @@ func DefaultBPCountOptions() BPCountOptions {
 		MinProb:      DefaultMinProb,
 		FrozenTol:    DefaultFrozenTol,
 		SATBudget:    DefaultSATBudget,
+		SATConflicts: DefaultSATConflicts,
+		ChoiceSlack:  DefaultChoiceSlack,
 		Workers:      1,
 	}
+}
+
+// Recolouring selects how LBPCount colours the graph of each step.
+type Recolouring int
+
+const (
+	// RecolourIncremental recolours from the previous step's colouring,
+	// re-signing only what the clamp touched (lift.Recolourer: Shrink on
+	// the residual graph, Update on the evidence graph), then merges
+	// classes on the quotient: the colouring is exactly colour passing's.
+	RecolourIncremental Recolouring = iota
+	// RecolourScratch runs colour passing from scratch at every step.
+	RecolourScratch
+	// RecolourRefine is RecolourIncremental on the residual graph without
+	// the merging: a stable colouring (lifted BP is still exact) that can
+	// be finer than colour passing's, since a clamp can make nodes alike
+	// that were told apart. On the evidence graph it is RecolourIncremental.
+	RecolourRefine
+)
+
+// String returns "incremental", "scratch" or "refine".
+func (m Recolouring) String() string {
+	switch m {
+	case RecolourScratch:
+		return "scratch"
+	case RecolourRefine:
+		return "refine"
+	}
+	return "incremental"
 }
 
 // BPGraph selects the factor graph of BPCount's BP runs.
@@ -130,6 +173,16 @@ const DefaultResidualVars = 50
 // DefaultSATBudget is the default decision budget of the satisfiability
 // check of each value.
 const DefaultSATBudget = 10000
+
+// DefaultChoiceSlack is the default of BPCountOptions.ChoiceSlack (LBPCount
+// only): see experiments/lbpcount/RESULTS.md for the measurement behind it.
+const DefaultChoiceSlack = 0.2
+
+// DefaultSATConflicts is the default conflict budget of the CDCL stage of
+// the satisfiability check. On 2bitmax_6 it decides every check it gets
+// (experiments/lbpcount/RESULTS.md); the bound only protects against
+// formulas too hard to decide.
+const DefaultSATConflicts = 1_000_000
 
 // DefaultMinProb is the default clamp of BP marginals when drawing a value:
 // the drawn value's probability is at least ¼, its multiplier at most 4.
@@ -202,6 +255,9 @@ type Trial struct {
 	ResidualLog10 float64 // log10 of its count (-Inf for 0)
 	Seconds       float64
 	ExactSeconds  float64
+	// SATComplete counts the values whose satisfiability check needed the
+	// CDCL stage, SATUndecided those it could not decide either.
+	SATComplete, SATUndecided int
 }
 
 // BPCountResult is the outcome of BPCount.
@@ -225,9 +281,13 @@ type BPCountResult struct {
 // LBPCount is BPCount with lifted BP: before every BP run the factor graph
 // (see BPCountOptions.Graph) is compressed by colour passing in CNF mode
 // (lift.CNF: clause positions told apart only by literal sign), and BP runs
-// on the compressed graph. Lifted BP computes the ground BP messages, so
-// with the same seed LBPCount makes BPCount's choices and reports, per
-// step, the lifted and ground edges and messages (Step).
+// on the compressed graph. The colouring is kept from step to step and
+// recoloured incrementally (see BPCountOptions.Recolour). Lifted BP
+// computes the ground BP messages; it reports, per step, the lifted and
+// ground edges and messages (Step). By default (DefaultChoiceSlack) it
+// fixes, among the nearly most balanced variables, one in the smallest
+// clusternode, which keeps more symmetry for the later steps; with
+// ChoiceSlack 0 and the same seed it makes BPCount's choices.
 //
 // The equality holds in exact arithmetic. Where BP's trajectory through the
 // symmetric messages is unstable, the rounding differences between
@@ -253,7 +313,8 @@ func LBPCount(ctx context.Context, c *cnf.CNF, opt BPCountOptions) (*BPCountResu
 // the lowest index), and draws its value: true with probability
 // q = clamp(P_BP(true), MinProb, 1−MinProb). If one value is shown to have
 // no model (unit propagation, then a DPLL search of at most SATBudget
-// decisions), the other is taken with probability 1. The estimate is
+// decisions, then a CDCL search of at most SATConflicts conflicts), the
+// other is taken with probability 1. The estimate is
 // multiplied by 1/(probability of the drawn value), the value is fixed and
 // unit propagation run. At the end the estimate is multiplied by the exact
 // count of the residual formula.
@@ -335,6 +396,10 @@ func checkBPCountOptions(o *BPCountOptions) error {
 		return fmt.Errorf("count: ChoiceSlack must be in [0, 0.5], got %v", o.ChoiceSlack)
 	case o.SATBudget < 0:
 		return fmt.Errorf("count: SATBudget must be non-negative, got %d", o.SATBudget)
+	case o.Recolour < RecolourIncremental || o.Recolour > RecolourRefine:
+		return fmt.Errorf("count: unknown Recolour %d", o.Recolour)
+	case o.SATConflicts < 0:
+		return fmt.Errorf("count: SATConflicts must be non-negative, got %d", o.SATConflicts)
 	}
 	return nil
 }
@@ -419,9 +484,10 @@ func (r *bpCounter) trial(ctx context.Context, idx int, coin func(q float64) boo
 	}
 	open := make([]bool, s.nv)
 	ev := make(fg.Evidence, s.nv)
-	sc := &satChecker{budget: r.opt.SATBudget}
-	var rc *lift.Recolourer // LBPCount on the evidence graph: recoloured per step
-	logEst := 0.0           // natural log of the product of inverse probabilities
+	sc := &satChecker{ctx: ctx, budget: r.opt.SATBudget, conflicts: r.opt.SATConflicts}
+	defer func() { tr.SATComplete, tr.SATUndecided = sc.cdclRuns, sc.cdclUnknown }()
+	var cs colourState // LBPCount: the colouring kept from step to step
+	logEst := 0.0      // natural log of the product of inverse probabilities
 	for {
 		n := s.free(open)
 		if n <= r.opt.ResidualVars || n == 0 {
@@ -430,7 +496,7 @@ func (r *bpCounter) trial(ctx context.Context, idx int, coin func(q float64) boo
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		st, p1, nodeSize, err := r.marginals(ctx, s, ev, &rc)
+		st, p1, nodeSize, err := r.marginals(ctx, s, ev, &cs)
 		if err != nil {
 			return nil, err
 		}
@@ -475,7 +541,7 @@ func (r *bpCounter) trial(ctx context.Context, idx int, coin func(q float64) boo
 			r.mu.Unlock()
 		}
 	}
-	res, _ := s.residual()
+	res, _, _ := s.residual()
 	tr.ResidualVars = res.NumVars
 	t0 := time.Now()
 	cnt, _, err := ExactWithOptions(ctx, res, r.opt.Exact)
@@ -539,16 +605,16 @@ func mostBalanced(p1 []float64, open []bool) int {
 // marginals runs (lifted) BP on the formula under the assignment of s and
 // returns the statistics of the step, P(true) per variable (½ for
 // assigned variables and those in no open clause) and the size of each
-// variable's clusternode. LBPCount on the evidence graph keeps the
-// colouring in *rc (created at the first step) and recolours only what the
-// newly assigned variables touch.
-func (r *bpCounter) marginals(ctx context.Context, s *unitState, ev fg.Evidence, rc **lift.Recolourer) (Step, []float64, func(v int) int, error) {
+// variable's clusternode. LBPCount keeps the colouring in cs (created at
+// the first step) and, unless opt.Recolour is RecolourScratch, recolours
+// only what the newly assigned variables touch.
+func (r *bpCounter) marginals(ctx context.Context, s *unitState, ev fg.Evidence, cs *colourState) (Step, []float64, func(v int) int, error) {
 	t0 := time.Now()
 	g := r.graph
-	var id []int32 // residual graph: variable v is id[v]-1 there
+	var id, from []int32 // residual graph: variable v is id[v]-1 there, its clause k is s.clauses[from[k]]
 	if r.opt.Graph == ResidualGraph {
 		var res *cnf.CNF
-		res, id = s.residual()
+		res, id, from = s.residual()
 		var err error
 		if g, err = cnf.ToGraph(res); err != nil {
 			return Step{}, nil, nil, err
@@ -560,9 +626,12 @@ func (r *bpCounter) marginals(ctx context.Context, s *unitState, ev fg.Evidence,
 	st := Step{EdgesGround: g.NumEdges()}
 	var c *lift.Compressed
 	var err error
-	if r.opt.Lifted && r.opt.Graph == EvidenceGraph {
-		c, st.ColourSeconds, err = recolour(ctx, g, ev, rc)
-	} else {
+	switch {
+	case r.opt.Lifted && r.opt.Recolour != RecolourScratch && r.opt.Graph == EvidenceGraph:
+		c, st.ColourSeconds, err = cs.update(ctx, g, ev)
+	case r.opt.Lifted && r.opt.Recolour != RecolourScratch:
+		c, st.ColourSeconds, err = cs.shrink(ctx, g, id, from, len(s.clauses), r.opt.Recolour == RecolourIncremental)
+	default:
 		var cst infer.Stats
 		c, cst, err = infer.Compress(ctx, g, ev, r.opt.Lifted, lift.Options{Mode: lift.CNF})
 		st.ColourSeconds = cst.ColorSeconds
@@ -632,19 +701,73 @@ func (r *bpCounter) marginals(ctx context.Context, s *unitState, ev fg.Evidence,
 	return st, p1, nodeSize, nil
 }
 
-// recolour returns the counted graph of g under evidence ev, colouring from
-// scratch at the first call and incrementally (lift.Recolourer) after.
-func recolour(ctx context.Context, g *fg.Graph, ev fg.Evidence, rc **lift.Recolourer) (*lift.Compressed, float64, error) {
+// colourState is the colouring LBPCount keeps from step to step: the
+// Recolourer and, on the residual graph, where each variable and clause of
+// the formula is in the graph last coloured.
+type colourState struct {
+	rc       *lift.Recolourer
+	varAt    []int32 // per variable: its variable in the last residual graph, -1 none
+	clauseAt []int32 // per clause of the unitState: its factor there, -1 none
+}
+
+// update returns the counted graph of g under evidence ev (the evidence
+// graph), colouring from scratch at the first call and incrementally
+// (lift.Recolourer.Update) after.
+func (cs *colourState) update(ctx context.Context, g *fg.Graph, ev fg.Evidence) (*lift.Compressed, float64, error) {
 	t0 := time.Now()
-	if *rc == nil {
+	if cs.rc == nil {
 		var err error
-		if *rc, err = lift.NewRecolourer(ctx, g, ev, lift.Options{Mode: lift.CNF}); err != nil {
+		if cs.rc, err = lift.NewRecolourer(ctx, g, ev, lift.Options{Mode: lift.CNF}); err != nil {
 			return nil, 0, err
 		}
-	} else if _, err := (*rc).Update(ctx, ev, nil); err != nil {
+	} else if _, err := cs.rc.Update(ctx, ev, nil); err != nil {
 		return nil, 0, err
 	}
-	c, err := (*rc).Compress()
+	c, err := cs.rc.Compress()
+	return c, time.Since(t0).Seconds(), err
+}
+
+// shrink returns the counted graph of the residual graph g (variable v of
+// the formula is id[v]-1 there, factor k is clause from[k] of the
+// unitState's nc clauses), colouring from scratch at the first call and
+// after that from the previous step's colouring (lift.Recolourer.Shrink):
+// the residual graph only loses nodes and edges from step to step. With
+// merge the colouring is exactly colour passing's on g; without, a stable
+// colouring that may be finer.
+func (cs *colourState) shrink(ctx context.Context, g *fg.Graph, id, from []int32, nc int, merge bool) (*lift.Compressed, float64, error) {
+	t0 := time.Now()
+	opt := lift.Options{Mode: lift.CNF}
+	if cs.rc == nil {
+		var err error
+		if cs.rc, err = lift.NewRecolourer(ctx, g, nil, opt); err != nil {
+			return nil, 0, err
+		}
+		cs.varAt, cs.clauseAt = make([]int32, len(id)), make([]int32, nc)
+	} else {
+		varFrom := make([]int32, g.NumVars())
+		for v, i := range id {
+			if i > 0 {
+				varFrom[i-1] = cs.varAt[v]
+			}
+		}
+		factorFrom := make([]int32, len(from))
+		for k, ci := range from {
+			factorFrom[k] = cs.clauseAt[ci]
+		}
+		if _, err := cs.rc.Shrink(ctx, g, nil, opt, varFrom, factorFrom, merge); err != nil {
+			return nil, 0, err
+		}
+	}
+	for v, i := range id {
+		cs.varAt[v] = i - 1
+	}
+	for ci := range cs.clauseAt {
+		cs.clauseAt[ci] = -1
+	}
+	for k, ci := range from {
+		cs.clauseAt[ci] = int32(k)
+	}
+	c, err := cs.rc.Compress()
 	return c, time.Since(t0).Seconds(), err
 }
 

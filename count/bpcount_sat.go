@@ -5,8 +5,17 @@ package count
 // probability 0 (the other value is taken with probability 1), which keeps
 // the estimate unbiased and avoids estimates of 0, each of which would make
 // the lower bound 0. The check is a small DPLL search with unit propagation
-// and a budget of decisions, so it is deterministic; when the budget runs
-// out the answer is "unknown" and both values stay possible.
+// and a budget of decisions (it answers most checks, often from a
+// remembered model); when that budget runs out, the residual formula goes
+// to the exact counter's complete CDCL solver (clause learning, restarts)
+// with a budget of conflicts. Both are deterministic; only when both
+// budgets run out is the answer "unknown", and both values stay possible.
+// An "unknown" never biases the estimate, it only risks an estimate of 0.
+
+import (
+	"context"
+	"errors"
+)
 
 // satResult is the outcome of a bounded satisfiability check.
 type satResult int8
@@ -19,8 +28,14 @@ const (
 
 // satChecker remembers recent models to answer most checks without search.
 type satChecker struct {
-	budget int      // decisions per check
-	models [][]int8 // recent models, newest last
+	ctx       context.Context
+	budget    int      // DPLL decisions per check
+	conflicts int64    // CDCL conflicts per check (0: no CDCL stage)
+	models    [][]int8 // recent models, newest last
+
+	// Statistics: checks answered by the CDCL stage, and those it could
+	// not decide within its budget.
+	cdclRuns, cdclUnknown int
 }
 
 // maxModels is how many models the checker remembers.
@@ -54,7 +69,41 @@ func (k *satChecker) check(s *unitState, v int32, x int8) satResult {
 	case satNo:
 		return satNo
 	}
-	return satUnknown
+	if k.conflicts <= 0 {
+		return satUnknown
+	}
+	k.cdclRuns++
+	r := cdclCheck(k.ctx, s, k.conflicts)
+	if r == satUnknown {
+		k.cdclUnknown++
+	}
+	return r
+}
+
+// errSATBudget stops a CDCL check that used up its conflicts.
+var errSATBudget = errors.New("count: satisfiability check budget exhausted")
+
+// cdclCheck decides whether s under its assignment has a model with the
+// exact counter's CDCL solver, within maxConflicts conflicts (and ctx).
+func cdclCheck(ctx context.Context, s *unitState, maxConflicts int64) satResult {
+	res, _, _ := s.residual()
+	k := newCounter(ctx, res, Options{})
+	if k.unsat {
+		return satNo
+	}
+	sat, err := k.satisfiable(func() error {
+		if k.conflicts >= maxConflicts {
+			return errSATBudget
+		}
+		return ctx.Err()
+	})
+	switch {
+	case err != nil:
+		return satUnknown
+	case sat:
+		return satYes
+	}
+	return satNo
 }
 
 // consistent reports whether model agrees with every assigned variable of s.

@@ -83,15 +83,22 @@ func TestBPCountExpectationExact(t *testing.T) {
 		opt := testOptions(r.IntN(2))
 		opt.MinProb = []float64{0.01, 0.1, 0.25, 0.5}[i%4]
 		opt.SATBudget = []int{0, 10000}[i/4%2]
+		// Without the CDCL stage (and with no DPLL decisions) values of
+		// unknown satisfiability are drawn, and paths can end without models.
+		opt.SATConflicts = []int64{0, DefaultSATConflicts}[i/32%2]
 		opt.Graph = BPGraph(i / 8 % 2)
 		// 0.45 treats nearly every step as frozen (a fair coin)
 		opt.FrozenTol = []float64{0, DefaultFrozenTol, 0.45}[i%3]
-		// LBPCount, with the lifting-aware choice of variable in some runs
-		// (on the evidence graph: incremental recolouring).
+		// LBPCount, with the lifting-aware choice of variable (the default
+		// slack, or another) or BPCount's (slack 0), each way of
+		// recolouring the graph of each step.
 		opt.Lifted = i/16%2 == 1
 		if opt.Lifted && i%5 < 3 {
 			opt.ChoiceSlack = []float64{0.05, 0.5, 0.2}[i%3]
+		} else if i%5 == 4 {
+			opt.ChoiceSlack = 0
 		}
+		opt.Recolour = Recolouring(i / 2 % 3)
 		b, err := newBPCounter(c, opt)
 		if err != nil {
 			t.Fatal(err)
@@ -257,6 +264,8 @@ func TestLBPCountEqualsBPCount(t *testing.T) {
 		opt.Trials = 2
 		opt.Seed = uint64(i)
 		opt.Graph = BPGraph(i / 2 % 2)
+		opt.ChoiceSlack = 0 // BPCount's choices
+		opt.Recolour = Recolouring(i / 4 % 3)
 		g, err := BPCount(ctx, c, opt)
 		if err != nil {
 			t.Fatal(err)
@@ -361,6 +370,8 @@ func TestBPCountEdgeCases(t *testing.T) {
 		func(o *BPCountOptions) { o.ResidualVars = -1 },
 		func(o *BPCountOptions) { o.MaxIter = 0 },
 		func(o *BPCountOptions) { o.SATBudget = -1 },
+		func(o *BPCountOptions) { o.SATConflicts = -1 },
+		func(o *BPCountOptions) { o.Recolour = RecolourRefine + 1 },
 	} {
 		o := testOptions(0)
 		mod(&o)
@@ -431,7 +442,7 @@ func TestLog10(t *testing.T) {
 }
 
 // sharedCNF reads an instance of ../shared/data/cnf, skipping when absent.
-func sharedCNF(t *testing.T, name string) *cnf.CNF {
+func sharedCNF(t testing.TB, name string) *cnf.CNF {
 	t.Helper()
 	path := filepath.Join("..", "..", "shared", "data", "cnf", name)
 	f, err := os.Open(path)
@@ -490,5 +501,66 @@ func TestBPCountSharedInstances(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestLBPCountRecolour: LBPCount's incremental recolouring of the residual
+// graph (lift.Recolourer.Shrink with merging) gives, step by step, exactly
+// the counted graph of colour passing from scratch, hence the same run bit
+// for bit; without merging the colouring is stable, so the marginals and
+// choices are the same (up to rounding) with at least as many clusternodes.
+func TestLBPCountRecolour(t *testing.T) {
+	r := rand.New(rand.NewPCG(4, 14))
+	ctx := context.Background()
+	finer := 0
+	for i := range 24 {
+		nv := 4 + r.IntN(5)
+		c := copies(bpRandomCNF(r, nv, nv+r.IntN(2*nv)), 2+r.IntN(4))
+		opt := testOptions(0)
+		opt.Trials, opt.Seed, opt.Lifted = 2, uint64(i), true
+		opt.ChoiceSlack = []float64{0, 0.1, DefaultChoiceSlack}[i%3]
+		run := func(m Recolouring) *BPCountResult {
+			o := opt
+			o.Recolour = m
+			res, err := BPCount(ctx, c, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return res
+		}
+		want, inc, ref := run(RecolourScratch), run(RecolourIncremental), run(RecolourRefine)
+		for k := range want.Trials {
+			ws, is := want.Trials[k].Steps, inc.Trials[k].Steps
+			if len(ws) != len(is) || want.Trials[k].EstimateLog10 != inc.Trials[k].EstimateLog10 {
+				t.Fatalf("formula %d trial %d: %d steps, estimate %v from scratch; %d, %v incrementally", i, k, len(ws), want.Trials[k].EstimateLog10, len(is), inc.Trials[k].EstimateLog10)
+			}
+			for j := range ws {
+				a, b := ws[j], is[j]
+				a.Seconds, a.ColourSeconds, b.Seconds, b.ColourSeconds = 0, 0, 0, 0
+				if a != b {
+					t.Fatalf("formula %d trial %d step %d: from scratch %+v, incrementally %+v", i, k, j, a, b)
+				}
+			}
+			if opt.ChoiceSlack > 0 {
+				continue // a finer colouring can change the choice
+			}
+			rs := ref.Trials[k].Steps
+			for j := range min(len(ws), len(rs)) {
+				a, b := ws[j], rs[j]
+				if a.Iterations != b.Iterations {
+					break // BP's trajectory split by rounding (see TestLBPCountEqualsBPCount)
+				}
+				if a.Var != b.Var || a.Value != b.Value || math.Abs(a.Marginal-b.Marginal) > 1e-9 || b.Clusternodes < a.Clusternodes {
+					t.Fatalf("formula %d trial %d step %d: from scratch %+v, refined only %+v", i, k, j, a, b)
+				}
+				if b.Clusternodes > a.Clusternodes {
+					finer++
+				}
+			}
+		}
+	}
+	t.Logf("%d steps with a finer colouring without merging", finer)
+	if finer == 0 {
+		t.Error("the colouring without merging was never finer: the test does not exercise it")
 	}
 }

@@ -209,8 +209,9 @@ func (s *unitState) free(dst []bool) int {
 // satisfied, without their false literals, over the unassigned variables
 // renumbered 1..m in order (unassigned variables in no such clause remain
 // variables, each doubling the count). id[v] is the new number of variable
-// v, 0 for assigned variables.
-func (s *unitState) residual() (out *cnf.CNF, id []int32) {
+// v, 0 for assigned variables; from[k] is the index (in s.clauses) of
+// residual clause k.
+func (s *unitState) residual() (out *cnf.CNF, id, from []int32) {
 	id = make([]int32, s.nv)
 	m := int32(0)
 	for v := range s.nv {
@@ -235,8 +236,9 @@ func (s *unitState) residual() (out *cnf.CNF, id []int32) {
 			}
 		}
 		out.Clauses = append(out.Clauses, r)
+		from = append(from, int32(ci))
 	}
-	return out, id
+	return out, id, from
 }
 
 // evidence writes the assignment as factor-graph evidence (-1 unassigned).

@@ -25,6 +25,7 @@ type Chain struct {
 	classes        map[classKey]int
 	members        [][]int
 	probs          []float64
+	ms             *multiState
 }
 
 // groundCluster is a ground cluster's sampler: blocked Gibbs on the
@@ -138,27 +139,16 @@ func (ch *Chain) Draw(rng *rand.Rand, ci int, cond []float64) error {
 		ch.drawGround(rng, ch.gc[ci], cond)
 		return nil
 	}
+	if c.multi != nil {
+		return ch.drawMulti(rng, c, cond)
+	}
 	if err := ch.classify(c); err != nil {
 		return err
 	}
 	for k, m := range ch.members {
 		p := ch.probs[k]
-		n := binomial(rng, len(m), p, ch.pmf)
 		// which n: the first n of a uniformly random arrangement
-		for i := range n {
-			j := i + rng.IntN(len(m)-i)
-			m[i], m[j] = m[j], m[i]
-		}
-		for i, a := range m {
-			v := int8(0)
-			if i < n {
-				v = 1
-			}
-			ch.SetAtom(a, v)
-			if cond != nil {
-				cond[a] = p
-			}
-		}
+		ch.choose(rng, m, binomial(rng, len(m), p, ch.pmf), p, cond)
 	}
 	return nil
 }
@@ -172,13 +162,43 @@ func (ch *Chain) Draw(rng *rand.Rand, ci int, cond []float64) error {
 // slices are the chain's own, valid until the next call.
 func (ch *Chain) Conditional(ci int) (classes [][]int, probs []float64, err error) {
 	c := ch.md.Clusters[ci]
-	if !c.Lifted {
-		return nil, nil, fmt.Errorf("lbg: cluster %s is ground", c)
+	if !c.Lifted || c.multi != nil {
+		return nil, nil, fmt.Errorf("lbg: cluster %s is not a lifted cluster of one first-order atom", c)
 	}
 	if err := ch.classify(c); err != nil {
 		return nil, nil, err
 	}
 	return ch.members, ch.probs, nil
+}
+
+// unary adds, for each atom j of predicate p (offset in p), the log-odds
+// lo[j] of its soft formulas among plans and the counts b0[j], b1[j] of
+// hard ground formulas violated with the atom false or true, in the world
+// x.
+func (md *Model) unary(plans []plan, p *predicate, x []int8, lo, b0, b1 []float64) {
+	for pi := range plans {
+		pl := &plans[pi]
+		f := &md.forms[pl.form]
+		for v := range 2 {
+			md.scatter(pl, p, f.occs[pl.occ], md.evalPlan(pl, v, x), func(j int, val float64) {
+				switch {
+				case f.hard && v == 0:
+					b0[j] += val
+				case f.hard:
+					b1[j] += val
+				default:
+					s := f.w * val
+					if v == 0 {
+						s = -s
+					}
+					if !pl.target {
+						s = -s
+					}
+					lo[j] += s
+				}
+			})
+		}
+	}
 }
 
 // classify computes a lifted cluster's count messages, each atom's
@@ -191,51 +211,7 @@ func (ch *Chain) classify(c *Cluster) error {
 	clear(lo)
 	clear(b0)
 	clear(b1)
-	for pi := range c.plans {
-		pl := &c.plans[pi]
-		f := &md.forms[pl.form]
-		o := f.occs[pl.occ]
-		for v := range 2 {
-			r := md.evalPlan(pl, v, ch.x)
-			asg := make([]int, len(f.dom))
-			cnt := make([]int, len(pl.keep))
-			for _, val := range r.vals {
-				if val != 0 {
-					j := 0
-					for k, a := range o.args {
-						cc := -1 - a
-						if a >= 0 {
-							cc = asg[a]
-						}
-						j += cc * p.stride[k]
-					}
-					switch {
-					case f.hard && v == 0:
-						b0[j] += val
-					case f.hard:
-						b1[j] += val
-					default:
-						s := f.w * val
-						if v == 0 {
-							s = -s
-						}
-						if !pl.target {
-							s = -s
-						}
-						lo[j] += s
-					}
-				}
-				for q := len(pl.keep) - 1; q >= 0; q-- {
-					cnt[q]++
-					asg[pl.keep[q]] = cnt[q]
-					if cnt[q] < f.dom[pl.keep[q]] {
-						break
-					}
-					cnt[q], asg[pl.keep[q]] = 0, 0
-				}
-			}
-		}
-	}
+	md.unary(c.plans, p, ch.x, lo, b0, b1)
 	clear(ch.classes)
 	for k := range ch.members {
 		ch.members[k] = ch.members[k][:0]

@@ -17,7 +17,8 @@ type Cluster struct {
 	Names []string // their names
 	// Lifted says the cluster is drawn by the lifted rules (one
 	// first-order atom whose groundings are conditionally independent given
-	// the count messages); otherwise by ground blocked Gibbs on its atoms.
+	// the count messages, or two separated by a variable, see the package
+	// doc); otherwise by ground blocked Gibbs on its atoms.
 	Lifted bool
 	// Why says why a cluster is ground.
 	Why string
@@ -29,6 +30,7 @@ type Cluster struct {
 	Time, Space float64
 
 	plans []plan // lifted: per formula mentioning the predicate
+	multi *multi // lifted cluster of several predicates
 	// ground: the unknown atoms, the grounding's variables outside the
 	// cluster clamped (0) and the blocks
 	atoms []int
@@ -149,8 +151,15 @@ func (md *Model) liftable(p int) string {
 
 // cost sets a cluster's Lifted, Why, plans, Time and Space.
 func (md *Model) cost(c *Cluster) {
-	c.Lifted, c.Why, c.plans = false, "", nil
-	c.Why = "several first-order atoms: no lifting rule of this sampler applies"
+	c.Lifted, c.Why, c.plans, c.multi = false, "", nil, nil
+	if len(c.Preds) > 1 {
+		var m *multi
+		if m, c.Why = md.multiRule(c); m != nil {
+			c.Lifted, c.multi = true, m
+			md.costMulti(c, m)
+			return
+		}
+	}
 	if len(c.Preds) == 1 {
 		p := c.Preds[0]
 		c.Why = md.liftable(p)

@@ -26,8 +26,28 @@
 // Binomial(m, p), exactly, and then which k uniformly — the generalised
 // binomial rule on the partially grounded singleton atom.
 //
-// Any other cluster (several predicates, a self-join, quantifiers, ...) is
-// ground: it is redrawn by blocked Gibbs (gibbs.NewBlocking, BlockSweep) on
+// A cluster of two or more such predicates is lifted when one of them, A
+// (the pivot), has an argument that separates it from each other one B:
+// in every formula mentioning A and B, A's atom has distinct variables,
+// the one at that argument (y) is an argument of B at a fixed position,
+// and A's other variables occur in no other atom of the formula; and no
+// formula mentions two of the B's. Examples: the paper's {R,S} of
+// R(x,y) v S(y,z), S(y,z) v T(z,u); {R,S} of M1's R(x) v S(x,y); the star
+// {Smokes,Asthma,Cancer} of Asthma(x) => !Smokes(x), Smokes(x) => Cancer(x).
+// Given the rest, the cluster splits into one independent sub-problem per
+// constant of y (the power rule; identical sub-problems are computed
+// once), and in each the number k of true A atoms has the generalised
+// binomial distribution P(k) ∝ e_k·Π_B-classes (Σ_b e^{L(b; k)})^{m}, e_k
+// the convolution over A's exchangeable classes of C(m_i,k_i)·e^{k_i·ℓ_i},
+// L the log weight of a B atom given k true A atoms (count messages of
+// the formulas mentioning both, Theorem 2), all in log space: k is drawn
+// from it, then its split over A's classes, which atoms uniformly, then
+// the B's classes as independent binomials given k. On R,S,T Algorithm 2
+// builds the paper's clustering {R,S}, {T}. Cluster.Why says why a
+// cluster of several predicates is not lifted.
+//
+// Any other cluster (a self-join, quantifiers, no separator, a formula
+// mentioning three of its predicates, ...) is ground: it is redrawn by blocked Gibbs (gibbs.NewBlocking, BlockSweep) on
 // the grounding, every variable outside the cluster clamped. Cluster.Lifted
 // and Cluster.Why say which and why; Model.LiftedClusters counts them.
 //

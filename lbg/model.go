@@ -82,6 +82,10 @@ type Options struct {
 	BlockSize, BlockStates int
 	// NoMerge keeps one first-order atom per cluster (skips Algorithm 2).
 	NoMerge bool
+	// Clusters, when set, is the cluster graph instead of Algorithm 2's:
+	// lists of predicate names; predicates it leaves out are a cluster
+	// each.
+	Clusters [][]string
 }
 
 // Compile prepares m given the evidence db (nil: none), the closed-world
@@ -158,7 +162,13 @@ func Compile(ctx context.Context, m *mln.MLN, db *mln.DB, closed map[string]bool
 			}
 		}
 	}
-	md.buildClusters()
+	if len(opt.Clusters) > 0 {
+		if err := md.fixedClusters(); err != nil {
+			return nil, err
+		}
+	} else {
+		md.buildClusters()
+	}
 	needGround := false
 	for _, c := range md.Clusters {
 		if !c.Lifted {

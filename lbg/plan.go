@@ -16,16 +16,21 @@ import "slices"
 // visiting its groundings: on R(x,y) v S(y,z) the message to S is the
 // number of false R(·,y) per y, O(n²) work, where the ground formulas
 // are n³.
+//
+// A plan may fix several occurrences (a lifted cluster of several predicates
+// fixes both of a formula that mentions them, newPlanFixed): the message
+// is then indexed by their joint value v (bit i the value of fixed[i]).
 type plan struct {
-	form, occ int
-	keep      []int // distinct variables of the occurrence, in order
+	form, occ int   // occ is fixed[0]
+	fixed     []int // the occurrences whose values index the message
+	keep      []int // the variables the message is over, in order
 	others    []int // the other occurrences
 	ovars     [][]int
 	steps     []step
 	target    bool // count true (else false) groundings
-	// rows[v] lists the truth-table rows with o's bit v whose value is
-	// target.
-	rows     [2][]int
+	// rows[v] lists the truth-table rows with the fixed occurrences'
+	// values v whose value is target.
+	rows     [][]int
 	minterms int
 	// schematic cost of one evaluation (one row) and its largest table
 	time, space float64
@@ -52,10 +57,16 @@ func distinctVars(o occurrence) []int {
 }
 
 func newPlan(md *Model, j, o int) plan {
+	return newPlanFixed(md, j, []int{o}, distinctVars(md.forms[j].occs[o]))
+}
+
+// newPlanFixed is the plan of formula j's count message indexed by the
+// values of the occurrences fixed, over the variables keep.
+func newPlanFixed(md *Model, j int, fixed, keep []int) plan {
 	f := &md.forms[j]
-	pl := plan{form: j, occ: o, keep: distinctVars(f.occs[o])}
+	pl := plan{form: j, occ: fixed[0], fixed: fixed, keep: keep}
 	for i := range f.occs {
-		if i != o {
+		if !slices.Contains(fixed, i) {
 			pl.others = append(pl.others, i)
 			pl.ovars = append(pl.ovars, distinctVars(f.occs[i]))
 		}
@@ -68,13 +79,19 @@ func newPlan(md *Model, j, o int) plan {
 		}
 	}
 	pl.target = !f.hard && nt <= len(f.truth)-nt
+	pl.rows = make([][]int, 1<<len(fixed))
 	for mask, t := range f.truth {
 		if t == pl.target {
-			v := mask >> o & 1
+			v := 0
+			for i, o := range fixed {
+				v |= (mask >> o & 1) << i
+			}
 			pl.rows[v] = append(pl.rows[v], mask)
 		}
 	}
-	pl.minterms = max(len(pl.rows[0]), len(pl.rows[1]))
+	for _, r := range pl.rows {
+		pl.minterms = max(pl.minterms, len(r))
+	}
 	size := func(vs []int) float64 {
 		s := 1.0
 		for _, v := range vs {
@@ -292,4 +309,34 @@ func (md *Model) evalPlan(pl *plan, v int, x []int8) *tensor {
 		}
 	}
 	return sum
+}
+
+// scatter calls fn(j, val) for every non-zero entry val of r (a message
+// over pl.keep) with j the offset in p of the atom of occurrence o (of
+// predicate p, its variables among pl.keep) at that grounding.
+func (md *Model) scatter(pl *plan, p *predicate, o occurrence, r *tensor, fn func(j int, val float64)) {
+	f := &md.forms[pl.form]
+	asg := make([]int, len(f.dom))
+	cnt := make([]int, len(pl.keep))
+	for _, val := range r.vals {
+		if val != 0 {
+			j := 0
+			for k, a := range o.args {
+				cc := -1 - a
+				if a >= 0 {
+					cc = asg[a]
+				}
+				j += cc * p.stride[k]
+			}
+			fn(j, val)
+		}
+		for q := len(pl.keep) - 1; q >= 0; q-- {
+			cnt[q]++
+			asg[pl.keep[q]] = cnt[q]
+			if cnt[q] < f.dom[pl.keep[q]] {
+				break
+			}
+			cnt[q], asg[pl.keep[q]] = 0, 0
+		}
+	}
 }

@@ -95,3 +95,50 @@ func ExampleRecolourer() {
 	// x3 = 1: clusternodes 2, sizes [2 4] (merging stage: true)
 	// x3 = 0: clusternodes 4, sizes [1 2 2 1] (merging stage: false)
 }
+
+// Follow a graph that loses nodes, as LBPCount's residual graph does after
+// a clamp: a path of three variables and a path of two, with the same
+// factor on every edge. Colour passing tells the ends of the long path
+// from those of the short one. Deleting the third variable (and its
+// factor) makes the paths alike; Shrink without merging keeps the old
+// distinction (a stable colouring, but finer than colour passing's), with
+// merging it finds colour passing's colouring of the new graph.
+func ExampleRecolourer_Shrink() {
+	path := func(lengths ...int) *fg.Graph {
+		b := fg.NewBuilder()
+		for _, n := range lengths {
+			first := b.AddVars(n, 2)
+			for v := first; v+1 < first+int32(n); v++ {
+				if _, err := b.AddFactor([]int32{v, v + 1}, []float64{2, 1, 1, 2}); err != nil {
+					panic(err)
+				}
+			}
+		}
+		return b.Build()
+	}
+	g, g2 := path(3, 2), path(2, 2)
+	// Variables 0, 1, 3, 4 and factors (0,1), (3,4) of g are those of g2.
+	varFrom, factorFrom := []int32{0, 1, 3, 4}, []int32{0, 2}
+	ctx := context.Background()
+	for _, merge := range []bool{false, true} {
+		rc, err := lift.NewRecolourer(ctx, g, nil, lift.Options{})
+		if err != nil {
+			panic(err)
+		}
+		before, err := rc.Compress()
+		if err != nil {
+			panic(err)
+		}
+		if _, err := rc.Shrink(ctx, g2, nil, lift.Options{}, varFrom, factorFrom, merge); err != nil {
+			panic(err)
+		}
+		after, err := rc.Compress()
+		if err != nil {
+			panic(err)
+		}
+		fmt.Printf("merge %v: clusternodes %v -> %v\n", merge, before.NodeSize, after.NodeSize)
+	}
+	// Output:
+	// merge false: clusternodes [2 1 2] -> [1 1 2]
+	// merge true: clusternodes [2 1 2] -> [4]
+}

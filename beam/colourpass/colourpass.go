@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
@@ -294,19 +295,11 @@ func init() {
 // Refine implements lift.Refiner.
 func (r Refiner) Refine(ctx context.Context, g *fg.Graph, ev fg.Evidence, opt lift.Options) (*lift.Colouring, error) {
 	k := max(1, r.Parts)
-	per := r.RoundsPerJob
-	if per <= 0 {
-		per = 4
+	dir, cleanup, err := r.workDir()
+	if err != nil {
+		return nil, err
 	}
-	dir := r.WorkDir
-	if dir == "" {
-		d, err := os.MkdirTemp("", "colourpass")
-		if err != nil {
-			return nil, err
-		}
-		defer os.RemoveAll(d)
-		dir = d
-	}
+	defer cleanup()
 	keys, sorted, vc0, fc0 := lift.SlotKeys(g, ev, opt)
 	vc, fc := lift.IdentityColours(vc0), lift.IdentityColours(fc0)
 	nv, nf := classes(vc), classes(fc)
@@ -322,33 +315,54 @@ func (r Refiner) Refine(ctx context.Context, g *fg.Graph, ev fg.Evidence, opt li
 		}
 		partFiles = append(partFiles, name)
 	}
+	if err := writeColours(joinPath(dir, "colours-0.txt"), vc, fc); err != nil {
+		return nil, err
+	}
+	rounds, last, err := r.rounds(ctx, partFiles, dir, nv, nf, opt)
+	if err != nil {
+		return nil, err
+	}
+	if vc, fc, err = readColours(last, len(vc), len(fc)); err != nil {
+		return nil, err
+	}
+	return lift.FinishColouring(vc, fc, keys, rounds), nil
+}
+
+// rounds runs jobs of RoundsPerJob rounds from the colours in
+// dir/colours-0.txt over the parts in partFiles, nv and nf being their
+// numbers of variable and factor classes, until the class counts stop
+// changing (or opt.MaxIter rounds), and returns the number of rounds and
+// the file of the last colours. The colours go from job to job through
+// files; the driver reads only the class counts.
+func (r Refiner) rounds(ctx context.Context, partFiles []string, dir string, nv, nf int, opt lift.Options) (int, string, error) {
+	per := r.RoundsPerJob
+	if per <= 0 {
+		per = 4
+	}
 	rounds := 0
 	for job := 0; ; job++ {
 		if err := ctx.Err(); err != nil {
-			return nil, fmt.Errorf("%w: %w", lift.ErrCancelled, err)
+			return 0, "", fmt.Errorf("%w: %w", lift.ErrCancelled, err)
 		}
 		in := joinPath(dir, fmt.Sprintf("colours-%d.txt", job))
-		if err := writeColours(in, vc, fc); err != nil {
-			return nil, err
-		}
 		n := per
 		if opt.MaxIter > 0 {
 			n = min(n, opt.MaxIter-rounds)
 		}
+		if n <= 0 {
+			return rounds, in, nil
+		}
 		out := joinPath(dir, fmt.Sprintf("colours-%d.txt", job+1))
 		cnt := joinPath(dir, fmt.Sprintf("counts-%d.txt", job+1))
 		if err := r.Run(ctx, Job(partFiles, in, out, cnt, n)); err != nil {
-			return nil, fmt.Errorf("colourpass: job %d: %w", job+1, err)
+			return 0, "", fmt.Errorf("colourpass: job %d: %w", job+1, err)
 		}
 		if r.Stats != nil {
 			r.Stats.Jobs++
 		}
 		counts, err := readCounts(cnt, n)
 		if err != nil {
-			return nil, err
-		}
-		if vc, fc, err = readColours(out, len(vc), len(fc)); err != nil {
-			return nil, err
+			return 0, "", err
 		}
 		// The first round whose counts equal those before it is the
 		// stable one; later rounds of the job left the colours as they were.
@@ -365,10 +379,23 @@ func (r Refiner) Refine(ctx context.Context, g *fg.Graph, ev fg.Evidence, opt li
 			nv, nf = counts[i][0], counts[i][1]
 		}
 		if stable || (opt.MaxIter > 0 && rounds >= opt.MaxIter) {
-			break
+			return rounds, out, nil
 		}
 	}
-	return lift.FinishColouring(vc, fc, keys, rounds), nil
+}
+
+// workDir returns the directory of one run: a new directory under
+// WorkDir, so that a worker process that caches parts by path never mixes
+// two runs, or a temporary directory (removed by cleanup).
+func (r Refiner) workDir() (dir string, cleanup func(), err error) {
+	if r.WorkDir != "" {
+		return joinPath(r.WorkDir, fmt.Sprintf("run-%d-%d", time.Now().UnixNano(), os.Getpid())), func() {}, nil
+	}
+	d, err := os.MkdirTemp("", "colourpass")
+	if err != nil {
+		return "", nil, err
+	}
+	return d, func() { os.RemoveAll(d) }, nil
 }
 
 func classes(c []int32) int {

@@ -3,10 +3,12 @@ package colourpass_test
 import (
 	"context"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
@@ -168,5 +170,120 @@ func TestBeamEqualsColourPassing(t *testing.T) {
 		}
 		t.Logf("%s: %d vars, %d factors → %d/%d classes, %d rounds, %d parts, cut %d, %d jobs",
 			gr.name, gr.g.NumVars(), gr.g.NumFactors(), col.NumVarColor, col.NumFacColor, col.Iterations, st.Parts, st.CutEdges, st.Jobs)
+	}
+}
+
+// writeShards writes gr as an edge list in k shards under dir and returns
+// their glob.
+func writeShards(t *testing.T, gr graph, dir string, k int) string {
+	t.Helper()
+	ws := make([]io.Writer, k)
+	files := make([]*os.File, k)
+	for i := range k {
+		f, err := os.Create(filepath.Join(dir, fmt.Sprintf("edges-%05d.txt", i)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		files[i], ws[i] = f, f
+	}
+	if err := lift.WriteEdgeList(gr.g, gr.ev, gr.opt, ws); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		if err := f.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return filepath.Join(dir, "edges-*.txt")
+}
+
+// readClassLines reads "v|f ID CLASS" lines (in any order) into class ids.
+func readClassLines(t *testing.T, path string, nv, nf int) (vc, fc []int32) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vc, fc = make([]int32, nv), make([]int32, nf)
+	n := 0
+	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		var kind string
+		var id, c int32
+		if _, err := fmt.Sscanf(l, "%s %d %d", &kind, &id, &c); err != nil {
+			t.Fatalf("%s: line %q: %v", path, l, err)
+		}
+		if kind == "v" {
+			vc[id] = c
+		} else {
+			fc[id] = c
+		}
+		n++
+	}
+	if n != nv+nf {
+		t.Fatalf("%s: %d lines for %d nodes", path, n, nv+nf)
+	}
+	return vc, fc
+}
+
+// Colour passing on an edge list that only the workers read (written in 3
+// shards by lift.WriteEdgeList) gives ColourPassing's classes (same ids)
+// and rounds, and the compressed graph's sizes (lift.Compress), for graphs
+// with evidence, random graphs and the CNF and symmetric modes.
+func TestBeamEdgeListEqualsCompress(t *testing.T) {
+	ctx := context.Background()
+	gs := graphs(t)
+	r := rand.New(rand.NewPCG(7, 8))
+	for i := range 2 {
+		g := random(r, 10+i)
+		gs = append(gs, g)
+	}
+	for i, gr := range gs {
+		if gr.name == "horus_smokers27.fg" || gr.name == "twofactors.fg" || gr.name == "ring8" {
+			continue // keep the Prism jobs few
+		}
+		c, st, err := lift.Compress(ctx, gr.g, gr.ev, gr.opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dir := t.TempDir()
+		glob := writeShards(t, gr, dir, 3)
+		out := filepath.Join(dir, "classes.txt")
+		var bst colourpass.Stats
+		res, err := colourpass.Refiner{Parts: 1 + i%3, RoundsPerJob: 4, Run: run, Stats: &bst}.RefineEdgeList(ctx, glob, out, lift.Options{})
+		if err != nil {
+			t.Fatalf("%s: %v", gr.name, err)
+		}
+		vc, fc := readClassLines(t, out, gr.g.NumVars(), gr.g.NumFactors())
+		if !reflect.DeepEqual(vc, c.NodeOf) || !reflect.DeepEqual(fc, c.FactorOf) {
+			t.Fatalf("%s: edge-list classes\n %v %v\nwant %v %v", gr.name, vc, fc, c.NodeOf, c.FactorOf)
+		}
+		want := colourpass.EdgeListResult{Variables: int64(gr.g.NumVars()), Factors: int64(gr.g.NumFactors()), Edges: int64(gr.g.NumEdges()),
+			Clusternodes: int64(c.NumNodes()), Clusterfactors: int64(c.NumFactors()), LiftedEdges: int64(c.NumEdges()), Rounds: st.Iterations}
+		if *res != want {
+			t.Fatalf("%s: %+v, want %+v", gr.name, *res, want)
+		}
+		part := lift.NewPartition(gr.g, 1+i%3)
+		t.Logf("%s: %d/%d classes, %d rounds, %d parts, cut %d (by variable ranges of equal edge counts: %d), %d jobs",
+			gr.name, res.Clusternodes, res.Clusterfactors, res.Rounds, bst.Parts, bst.CutEdges, part.CutEdges, bst.Jobs)
+	}
+}
+
+// Bad edge lists fail with a message that names the problem.
+func TestBeamEdgeListErrors(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct{ lines, want string }{
+		{"v 0 0\nv 1 0\nf 0 0 0 0:0 2:1\n", "variable 2 has no v line"},
+		{"v 0 0\nv 1 0\nf 0 0 0 0:0 1:1\nf 0 0 0 1:0\n", "2 f lines"},
+		{"v 0 0\nv 2 0\n", "ids must be 0, 1, …, n-1"},
+		{"v 0 0\nx 1\n", "bad edge-list line"},
+	} {
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, "edges-0.txt"), []byte(tc.lines), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := colourpass.Refiner{Parts: 2, Run: run}.RefineEdgeList(ctx, filepath.Join(dir, "edges-*.txt"), filepath.Join(dir, "out.txt"), lift.Options{})
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Fatalf("%q: error %v, want %q", tc.lines, err, tc.want)
+		}
 	}
 }

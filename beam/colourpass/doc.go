@@ -7,7 +7,15 @@
 // subscriptions), each part signs its own nodes, equal signatures are grouped
 // (a GroupByKey on the signature bytes) and every group takes its smallest
 // member id as its new colour. A pipeline runs RoundsPerJob rounds; the
-// driver reads the colours and the class counts back and runs the next job
-// until the counts stop changing, so the partition, the number of rounds and
-// (after the same renumbering) the class ids are those of lift.Compress.
+// colours go from job to job through files in the work directory and the
+// driver reads the class counts and runs the next job until they stop
+// changing, so the partition, the number of rounds and (after the same
+// renumbering) the class ids are those of lift.Compress.
+//
+// Refiner.Refine takes a graph the driver holds (it is a lift.Refiner).
+// Refiner.RefineEdgeList takes a sharded edge list (lift.WriteEdgeList's
+// format) that only the workers read: a setup job builds the parts from the
+// shards (variables split into ranges by id) and the initial colours, and a
+// finish job numbers the classes and counts the compressed graph's slots,
+// so the driver never holds the graph.
 package colourpass

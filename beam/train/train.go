@@ -16,51 +16,32 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/textio"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
-	mlnfile "github.com/lifted-dev/lifted/format/mln"
 	"github.com/lifted-dev/lifted/infer/bp"
-	"github.com/lifted-dev/lifted/mln"
 	"github.com/lifted-dev/lifted/online"
 )
 
 // Data names the files a worker rebuilds the training model from: the MLN,
-// the training databases and the non-evidence predicates, and the pieces
-// (written by WritePieces).
+// the training databases, the holdout databases (which "+x" is expanded
+// against) and the non-evidence predicates, and the pieces (written by
+// WritePieces).
 type Data struct {
-	MLN    string
-	Train  []string
-	NE     []string
-	Pieces string
+	MLN     string
+	Train   []string
+	Holdout []string
+	NE      []string
+	Pieces  string
 }
 
-// Load reads the MLN and the training databases as lifted learn's online
-// learners do: mutual exclusion ("!") becomes hard formulas after the
-// user's; starred atoms and "+x" are refused here. It returns the user's MLN
-// (for writing the result) and the model.
-func (d Data) Load() (user *mln.MLN, md *online.Model, err error) {
-	user, err = mlnfile.ParseFile(d.MLN)
-	if err != nil {
-		return nil, nil, err
-	}
-	if mln.NeedsExpansion(user) {
-		return nil, nil, fmt.Errorf("%s: starred atoms and +x are not supported by the Beam trainer; expand them first", d.MLN)
-	}
-	m, _, err := mln.MutexAsFormulas(user)
-	if err != nil {
-		return nil, nil, err
-	}
-	db, err := mlnfile.ReadDBFiles(m, d.Train...)
-	if err != nil {
-		return nil, nil, err
-	}
-	if len(d.NE) == 0 {
-		return nil, nil, fmt.Errorf("the Beam trainer needs the non-evidence predicates (--ne)")
-	}
-	md, err = online.NewModel(m, db, d.NE)
-	return user, md, err
+// Load reads the MLN and the databases as lifted learn's online learners do
+// (online.LoadData: starred atoms and "+x" expanded, "!" as hard formulas
+// after the user's, every predicate predicted when NE is empty and the data
+// observe every atom).
+func (d Data) Load() (*online.Data, error) {
+	return online.LoadData(d.MLN, d.Train, d.Holdout, d.NE)
 }
 
 func (d Data) key() string {
-	return strings.Join([]string{d.MLN, strings.Join(d.Train, ","), strings.Join(d.NE, ","), d.Pieces}, "\x00")
+	return strings.Join([]string{d.MLN, strings.Join(d.Train, ","), strings.Join(d.Holdout, ","), strings.Join(d.NE, ","), d.Pieces}, "\x00")
 }
 
 type loaded struct {
@@ -74,10 +55,11 @@ func (d Data) worker(ctx context.Context) (*loaded, error) {
 	if l, ok := cache.Load(d.key()); ok {
 		return l.(*loaded), nil
 	}
-	_, md, err := d.Load()
+	ld, err := d.Load()
 	if err != nil {
 		return nil, err
 	}
+	md := ld.Model
 	fs, err := filesystem.New(ctx, d.Pieces)
 	if err != nil {
 		return nil, err
@@ -148,13 +130,14 @@ func (t Terms) result() *online.BatchResult {
 // without the callbacks, which do not travel).
 type Options struct {
 	Ground      bool    // ground instead of lifted BP
+	Workers     int     // colour passing of each BP run on this many cores (online.GradOptions.Workers)
 	Tol         float64 // BP tolerance and iteration limit over bp.DefaultOptions (MaxIter 0: the defaults)
 	MaxIter     int
 	NoNormalize bool
 }
 
 func (o Options) grad() online.GradOptions {
-	g := online.GradOptions{Ground: o.Ground, NoNormalize: o.NoNormalize}
+	g := online.GradOptions{Ground: o.Ground, Workers: o.Workers, NoNormalize: o.NoNormalize}
 	if o.MaxIter != 0 {
 		g.BP = bp.DefaultOptions()
 		g.BP.Tol, g.BP.MaxIter = o.Tol, o.MaxIter

@@ -61,10 +61,11 @@ func TestBeamTrainEqualsOnline(t *testing.T) {
 	if err := os.WriteFile(d.Train[0], []byte(smokersDB), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, md, err := d.Load()
+	ld, err := d.Load()
 	if err != nil {
 		t.Fatal(err)
 	}
+	md := ld.Model
 	opt := train.Options{Tol: 1e-13, MaxIter: 5000}
 	grad := online.GradOptions{BP: bp.DefaultOptions()}
 	grad.BP.Tol, grad.BP.MaxIter = opt.Tol, opt.MaxIter

@@ -45,7 +45,7 @@ func main() {
 	seed := flag.Uint64("seed", 1, "random seed")
 	residual := flag.Int("residual-vars", count.DefaultResidualVars, "count exactly at this many open variables")
 	only := flag.String("only", "", "comma-separated instance names (default: all)")
-	slack := flag.Float64("slack", 0, "LBPCount's ChoiceSlack (0: BPCount's choices)")
+	slack := flag.Float64("slack", count.DefaultChoiceSlack, "LBPCount's ChoiceSlack (0: BPCount's choices)")
 	evidence := flag.Bool("evidence-graph", false, "BP on the whole formula with evidence (LBPCount recolours incrementally)")
 	csvDir := flag.String("csv", "", "write the per-step cumulative ratios of the first trial to DIR/NAME.csv")
 	flag.Parse()

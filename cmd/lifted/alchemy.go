@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -9,7 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	mlnfile "github.com/lifted-dev/lifted/format/mln"
+	"github.com/lifted-dev/lifted/ground"
 	"github.com/lifted-dev/lifted/infer"
 	"github.com/lifted-dev/lifted/mln"
 )
@@ -335,25 +336,12 @@ func invokedAs(argv0 string) string {
 // readQueryFiles reads query files (Alchemy's -f, Tuffy's -queryFile: atoms
 // separated by commas or line breaks, // comments) as -q values.
 func readQueryFiles(m *mln.MLN, paths []string) ([]string, error) {
-	var out []string
-	for _, p := range paths {
-		fh, err := os.Open(p)
-		if err != nil {
-			return nil, err
-		}
-		atoms, err := mlnfile.ReadQuery(fh, p, m)
-		fh.Close()
-		if err != nil {
-			return nil, err
-		}
-		if len(atoms) == 0 {
-			return nil, usageError{fmt.Errorf("%s: no query atoms", p)}
-		}
-		for _, a := range atoms {
-			out = append(out, a.String())
-		}
+	q, err := ground.ReadQueryFiles(m, paths)
+	var qe *ground.QueryError
+	if errors.As(err, &qe) {
+		return nil, usageError{err}
 	}
-	return out, nil
+	return q, err
 }
 
 // quietIn tells whether the arguments ask for --quiet.

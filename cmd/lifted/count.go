@@ -30,12 +30,14 @@ type countFlags struct {
 	minProb      float64
 	frozenTol    float64
 	satBudget    int
+	satConflicts int64
 	timeout      time.Duration
 	output       string
 	outFormat    string
 	workers      int
 	bpGraph      string
 	choiceSlack  float64
+	recolour     string
 	perStep      bool
 	quiet        bool
 }
@@ -66,9 +68,12 @@ DIMACS CNF, or of a UAI model of binary variables whose tables hold only 0 and 1
                      is unbiased, so min over --trials t estimates / 2^alpha is
                      a lower bound on the count with confidence at least
                      1 - 2^(-alpha*t).
-  --method lbpcount  the same with lifted BP (colour passing in CNF mode): the
-                     same choices and bound as bpcount with the same --seed,
-                     usually with far fewer messages. The default.
+  --method lbpcount  the same with lifted BP (colour passing in CNF mode,
+                     recoloured incrementally after each fixing), usually with
+                     far fewer messages; it fixes, among the variables within
+                     --choice-slack of the most balanced, one in the smallest
+                     clusternode (with --choice-slack 0: the same choices and
+                     bound as bpcount with the same --seed). The default.
 
 Text output: the bound, e.g. "lower bound 5.8e+28 (log10 28.76) with confidence
 ≥ 0.96875", and the work done. JSON (--output-format json): method,
@@ -97,8 +102,10 @@ BP paper).`,
 	fl.Float64Var(&f.minProb, "min-prob", def.MinProb, "clamp BP marginals to [p, 1-p] when drawing a value (0.5: a fair coin)")
 	fl.Float64Var(&f.frozenTol, "frozen-tol", def.FrozenTol, "when every open BP marginal is within this of 0 or 1 (frozen BP), draw the value with probability 1/2 (0: trust frozen marginals)")
 	fl.IntVar(&f.satBudget, "sat-budget", def.SATBudget, "decisions of the satisfiability check of each value before drawing it (0: unit propagation only)")
+	fl.Int64Var(&f.satConflicts, "sat-conflicts", def.SATConflicts, "conflicts of the complete (CDCL) satisfiability check of a value that --sat-budget decisions did not decide (0: none)")
 	fl.StringVar(&f.bpGraph, "bp-graph", "residual", "graph BP runs on: residual (the simplified formula) or evidence (the whole formula, assigned variables as evidence); same marginals")
-	fl.Float64Var(&f.choiceSlack, "choice-slack", 0, "lbpcount: fix, among the variables whose marginal is within this of the most balanced, one in the smallest clusternode (0: the most balanced, as bpcount; see experiments/lbpcount)")
+	fl.Float64Var(&f.choiceSlack, "choice-slack", def.ChoiceSlack, "lbpcount (ignored by bpcount): fix, among the variables whose marginal is within this of the most balanced, one in the smallest clusternode (0: the most balanced, as bpcount; see experiments/lbpcount)")
+	fl.StringVar(&f.recolour, "recolour", "incremental", "lbpcount: colour each step's graph incrementally from the previous step's colouring (the same colouring as from scratch), from scratch, or refine (incremental without merging classes: stable, possibly finer)")
 	fl.IntVar(&f.workers, "workers", runtime.NumCPU(), "trials run at once (the results do not depend on it)")
 	fl.DurationVar(&f.timeout, "timeout", 0, "give up after this long (e.g. 30s, 10m; 0: no limit)")
 	fl.StringVarP(&f.output, "output", "o", "", "output file (default stdout)")
@@ -136,6 +143,8 @@ func (f *countFlags) options() (count.BPCountOptions, error) {
 		return o, usageError{fmt.Errorf("--frozen-tol must be in [0, 0.5), got %v", f.frozenTol)}
 	case f.satBudget < 0:
 		return o, usageError{fmt.Errorf("--sat-budget must be non-negative, got %d", f.satBudget)}
+	case f.satConflicts < 0:
+		return o, usageError{fmt.Errorf("--sat-conflicts must be non-negative, got %d", f.satConflicts)}
 	case f.workers < 1:
 		return o, usageError{fmt.Errorf("--workers must be at least 1, got %d", f.workers)}
 	}
@@ -150,11 +159,20 @@ func (f *countFlags) options() (count.BPCountOptions, error) {
 	if !(f.choiceSlack >= 0 && f.choiceSlack <= 0.5) {
 		return o, usageError{fmt.Errorf("--choice-slack must be in [0, 0.5], got %v", f.choiceSlack)}
 	}
-	if f.choiceSlack > 0 && !o.Lifted {
-		return o, usageError{fmt.Errorf("--choice-slack needs --method lbpcount")}
+	if o.Lifted {
+		o.ChoiceSlack = f.choiceSlack
 	}
-	o.ChoiceSlack = f.choiceSlack
-	o.Workers = f.workers
+	switch f.recolour {
+	case "incremental":
+		o.Recolour = count.RecolourIncremental
+	case "scratch":
+		o.Recolour = count.RecolourScratch
+	case "refine":
+		o.Recolour = count.RecolourRefine
+	default:
+		return o, usageError{fmt.Errorf("unknown --recolour %q (want incremental, scratch or refine)", f.recolour)}
+	}
+	o.Workers, o.SATConflicts = f.workers, f.satConflicts
 	o.Damping, o.Tol, o.MaxIter = f.damping, f.tol, f.maxIter
 	o.Trials, o.Alpha, o.Seed = f.trials, f.alpha, f.seed
 	o.ResidualVars, o.MinProb, o.SATBudget, o.FrozenTol = f.residualVars, f.minProb, f.satBudget, f.frozenTol

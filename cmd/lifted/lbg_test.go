@@ -46,7 +46,8 @@ func TestLBGCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	if js.LogZ != nil || js.Stats["samples"] != 200.0 || js.Stats["sweeps"] != 220.0 || js.Stats["chains"] != 2.0 ||
-		js.Stats["clusters"] != 3.0 || js.Stats["lifted_clusters"] != 3.0 || js.Stats["method"] != "lbg" {
+		js.Stats["clusters"] != 2.0 || js.Stats["lifted_clusters"] != 2.0 || js.Stats["method"] != "lbg" ||
+		!strings.Contains(js.Stats["method_reason"].(string), "{H,T} lifted") {
 		t.Errorf("JSON %s", out)
 	}
 	if _, err := runCLI(t, "infer", "--method", "lbg", "--damping", "0.5", "--quiet", model); err == nil {

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -18,6 +19,7 @@ import (
 	"github.com/lifted-dev/lifted/learn"
 	"github.com/lifted-dev/lifted/mln"
 	"github.com/lifted-dev/lifted/online"
+	"github.com/lifted-dev/lifted/online/curveplot"
 )
 
 // onlineFlags are the options of the online and BP-based learners of
@@ -169,99 +171,26 @@ type onlineData struct {
 	tests []*online.Model // one per holdout database
 }
 
-// loadOnline reads the model and the training and holdout databases. The
-// online learners take mutual exclusion ("!") as the hard formulas it
-// stands for, appended after the user's formulas.
+// loadOnline reads the model and the training and holdout databases
+// (online.LoadData).
 func loadOnline(o *onlineFlags, r onlineRun) (*onlineData, error) {
-	user, err := readMLNQuiet(r.Input, r.Quiet)
+	d, err := online.LoadData(r.Input, r.Train, o.holdout, o.ne)
+	if d != nil {
+		warn(r.Quiet, d.Warnings)
+	}
+	var nee *online.NEError
+	if errors.As(err, &nee) {
+		return nil, usageError{fmt.Errorf("--method %s %w", r.Method, err)}
+	}
 	if err != nil {
 		return nil, err
 	}
-	// Starred atoms stand for their sign combinations and "+x" for one
-	// formula per constant, each learned (as in lwl and pll).
-	if mln.NeedsExpansion(user) {
-		if user, err = mln.ExpandForHoldout(user, r.Train, o.holdout, mlnfile.ReadDBFiles); err != nil {
-			return nil, err
-		}
-	}
-	m, _, err := mln.MutexAsFormulas(user)
-	if err != nil {
-		return nil, err
-	}
-	db, err := mlnfile.ReadDBFiles(m, r.Train...)
-	if err != nil {
-		return nil, err
-	}
-	if len(o.ne) == 0 {
-		if o.ne, err = generativeNE(m, db, r); err != nil {
-			return nil, err
-		}
-	}
-	d := &onlineData{user: user, m: m}
-	if d.md, err = online.NewModel(m, db, o.ne); err != nil {
-		return nil, err
-	}
-	// Each holdout database is its own test mega-example; the curve
-	// reports the mean of their CMLLs.
-	for _, path := range o.holdout {
-		tdb, err := mlnfile.ReadDBFiles(m, path)
-		if err != nil {
-			return nil, err
-		}
-		t, err := online.NewModel(m, tdb, o.ne)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-		d.tests = append(d.tests, t)
-	}
-	return d, nil
-}
-
-// generativeNE chooses the non-evidence predicates when --ne is not
-// given: every predicate, as Alchemy's generative learnwts -g does, which
-// needs data that observe every atom (closed world: an atom not listed is
-// false). An atom the data mark unknown ("?P(A)") leaves the choice of
-// what to condition on to the user.
-func generativeNE(m *mln.MLN, db *mln.DB, r onlineRun) ([]string, error) {
-	unknown := make([]int, len(m.Preds))
-	first := make([]*mln.GroundAtom, len(m.Preds))
-	var partial []string
-	for i := range db.Atoms {
-		a := &db.Atoms[i]
-		if a.Truth != mln.Unknown {
-			continue
-		}
-		if unknown[a.Pred] == 0 {
-			first[a.Pred] = a
-		}
-		unknown[a.Pred]++
-	}
-	var ne []string
-	for p, d := range m.Preds {
-		if unknown[p] == 0 {
-			ne = append(ne, d.Name)
-			continue
-		}
-		partial = append(partial, fmt.Sprintf("%s (%d unknown atom%s, the first %s at %s)", d.Name, unknown[p], plural(unknown[p]), db.Format(*first[p]), first[p].Pos))
-	}
-	if len(partial) > 0 {
-		return nil, usageError{fmt.Errorf("--method %s needs the non-evidence predicates (--ne P1,P2) because the training data observe "+
-			"only part of %s: without --ne every predicate is one to predict, which needs every atom observed "+
-			"(as Alchemy's learnwts -g); with --ne the named predicates are predicted and the others conditioned on", r.Method, strings.Join(partial, ", "))}
-	}
-	if !r.Quiet {
+	if d.Generative && !r.Quiet {
 		fmt.Fprintf(os.Stderr, "lifted: %s: no --ne: the data observe every predicate, so all are predicted (generative, as Alchemy's -g): %s\n",
-			r.Method, strings.Join(ne, ","))
+			r.Method, strings.Join(d.NE, ","))
 	}
-	return ne, nil
-}
-
-// plural is "s" unless n is 1.
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
+	o.ne = d.NE
+	return &onlineData{user: d.User, m: d.MLN, md: d.Model, tests: d.Tests}, nil
 }
 
 // onlineLearner is one run of an online learner: its flags, its training
@@ -292,18 +221,11 @@ func (l *onlineLearner) run(ctx context.Context) (weights []float64, summary str
 // eval records the weights w after passes in the curve, with their test
 // CMLL where there are holdout databases.
 func (l *onlineLearner) eval(ctx context.Context, passes float64, w []float64) error {
-	secs := time.Since(l.start).Seconds()
-	if l.holdout.Len() == 0 {
-		l.curve.Add(passes, secs, w)
-		return nil
+	c, err := l.holdout.Record(ctx, l.curve, passes, time.Since(l.start).Seconds(), w)
+	if c != nil {
+		l.status = fmt.Sprintf(", test CMLL %.6g", *c)
 	}
-	c, per, err := l.holdout.CMLL(ctx, w)
-	if err != nil {
-		return err
-	}
-	l.curve.AddTest(passes, secs, w, c, per)
-	l.status = fmt.Sprintf(", test CMLL %.6g", c)
-	return nil
+	return err
 }
 
 // train runs smd or sgd on mini-batches of pieces.
@@ -400,7 +322,7 @@ func writeCurve(o *onlineFlags, c *online.Curve, plotFmt string, stdout io.Write
 		curves = append(curves, l)
 	}
 	curves = append(curves, c)
-	return writeOutput(o.plot, stdout, func(w io.Writer) error { return writeCurvePlot(w, plotFmt, curves) })
+	return writeOutput(o.plot, stdout, func(w io.Writer) error { return curveplot.Write(w, plotFmt, curves) })
 }
 
 // nonZero maps 0 to the online package's "0" (a negative value), since 0

@@ -15,7 +15,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/lifted-dev/lifted/format"
-	mlnfile "github.com/lifted-dev/lifted/format/mln"
 	"github.com/lifted-dev/lifted/ground"
 	"github.com/lifted-dev/lifted/infer"
 	"github.com/lifted-dev/lifted/infer/bp"
@@ -116,32 +115,19 @@ type parsedMLN struct {
 
 // parseMLN parses the model, its evidence and its query atoms.
 func parseMLN(path string, evidence []string, mf *mlnFlags, quiet, needQuery bool) (*parsedMLN, error) {
-	m, err := mlnfile.ParseFile(path)
+	in, err := ground.ReadInput(path, evidence, mf.query, mf.queryFiles)
+	warn(quiet, in.Warnings)
+	if err == nil && needQuery {
+		err = in.Query.Need()
+	}
+	var qe *ground.QueryError
+	if errors.As(err, &qe) {
+		return nil, usageError{err}
+	}
 	if err != nil {
 		return nil, err
 	}
-	warn(quiet, m.Warnings)
-	var db *mln.DB
-	if len(evidence) > 0 {
-		if db, err = mlnfile.ReadDBFiles(m, evidence...); err != nil {
-			return nil, err
-		}
-		warn(quiet, db.Warnings)
-	} else {
-		db = mln.NewDB(m)
-	}
-	queries := mf.query
-	if len(mf.queryFiles) > 0 {
-		qf, err := readQueryFiles(m, mf.queryFiles)
-		if err != nil {
-			return nil, err
-		}
-		queries = append(append([]string(nil), queries...), qf...)
-	}
-	q, err := parseQuery(m, db, queries, needQuery)
-	if err != nil {
-		return nil, err
-	}
+	m, db, q := in.MLN, in.DB, in.Query
 	opt := ground.Options{
 		QueryAtoms: q, ClosedWorld: mf.cw, OpenWorld: mf.ow,
 		DefaultWeight: mf.defaultWeight.v, UseDefaultWeight: mf.defaultWeight.set,
@@ -167,20 +153,6 @@ func (pm *parsedMLN) ground(ctx context.Context, path string, quiet bool) (*mlnM
 	return &mlnModel{m: m, db: db, gr: gr, opt: opt, queries: gr.Queries}, nil
 }
 
-// parseQuery reads the -q values (ground.ParseQuery); with need, no query
-// is an error. Query errors are usage errors.
-func parseQuery(m *mln.MLN, db *mln.DB, values []string, need bool) (*ground.Query, error) {
-	q, err := ground.ParseQuery(m, db, values)
-	if err == nil && need {
-		err = q.Need()
-	}
-	var qe *ground.QueryError
-	if errors.As(err, &qe) {
-		return nil, usageError{err}
-	}
-	return q, err
-}
-
 // withPath prefixes an error without a position with the model's path.
 func withPath(path string, err error) error {
 	var pe *pos.Error
@@ -204,25 +176,8 @@ func warn(quiet bool, ws []*pos.Error) {
 	}
 }
 
-// mlnStats are the figures an MLN run reports: the core's and the
-// grounding's.
-//
-// With the first-order construction (lifted_construction true),
-// ground_atoms and ground_formulas are the numbers of unknown ground atoms
-// and ground formulas the counted graph represents, ground_seconds the
-// construction's time, and ground_atoms_built and ground_formulas_built
-// what was actually grounded (the reduced model); otherwise
-// construction_reason says why the model was grounded.
-type mlnStats struct {
-	infer.Stats
-	GroundAtoms         int64   `json:"ground_atoms"`
-	GroundFormulas      int64   `json:"ground_formulas"`
-	GroundSeconds       float64 `json:"ground_seconds"`
-	LiftedConstruction  bool    `json:"lifted_construction"`
-	ConstructionReason  string  `json:"construction_reason,omitempty"`
-	GroundAtomsBuilt    int64   `json:"ground_atoms_built,omitempty"`
-	GroundFormulasBuilt int64   `json:"ground_formulas_built,omitempty"`
-}
+// mlnStats are the figures an MLN run reports (infer.MLNStats).
+type mlnStats = infer.MLNStats
 
 func statsOf(st infer.Stats, mm *mlnModel) mlnStats {
 	gr := mm.gr

@@ -3,6 +3,7 @@
 //
 //	go run ./experiments/lbg -fig sweep   # cost per sweep versus n on the R,S,T MLN, fitted exponents
 //	go run ./experiments/lbg -fig mae     # time to mean absolute error 0.01 on smoker-asthma-cancer, n = 100
+//	go run ./experiments/lbg -fig sweep-evidence  # LBG's cost per sweep on R,S,T with 10% evidence
 //
 // Every time is the median of three runs; LBG's and BG's runs alternate.
 // See RESULTS.md.
@@ -38,7 +39,7 @@ import (
 )
 
 func main() {
-	fig := flag.String("fig", "sweep", "sweep or mae")
+	fig := flag.String("fig", "sweep", "sweep, mae or sweep-evidence")
 	n := flag.Int("n", 100, "mae: domain size")
 	limit := flag.Duration("limit", 60*time.Second, "mae: give up after this long")
 	flag.Parse()
@@ -47,6 +48,8 @@ func main() {
 		sweepFigure()
 	case "mae":
 		maeFigure(*n, *limit)
+	case "sweep-evidence":
+		sweepEvidenceFigure()
 	default:
 		log.Fatalf("unknown figure %q", *fig)
 	}
@@ -156,13 +159,13 @@ func sweepFigure() {
 	ns := []int{8, 12, 16, 24, 32, 48, 64, 96}
 	lbgOnly := []int{128, 192, 256}
 	const fitFrom = 16 // smaller n: a block's 2^8 states, not its factors, dominate BG's sweep
-	fmt.Println("| n | ground formulas | BG CPU s/sweep | BG-2 CPU s/sweep | LBG CPU s/sweep | BG/LBG |")
-	fmt.Println("|---|---|---|---|---|---|")
-	var lnN, lnBG, lnBG2, lnLBG, lnNall, lnLBGall []float64
-	var xyBG, xyBG2, xyLBG plotter.XYs
+	fmt.Println("| n | ground formulas | BG CPU s/sweep | BG-2 CPU s/sweep | LBG CPU s/sweep | BG/LBG | LBG {R},{S},{T} CPU s/sweep |")
+	fmt.Println("|---|---|---|---|---|---|---|")
+	var lnN, lnBG, lnBG2, lnLBG, lnNall, lnLBGall, lnSep []float64
+	var xyBG, xyBG2, xyLBG, xySep plotter.XYs
 	for _, n := range append(ns, lbgOnly...) {
 		m, db, w := parse(fmt.Sprintf(rstSrc, domain(n)), "")
-		var tb, tb2, tl []float64
+		var tb, tb2, tl, ts []float64
 		doBG := slices.Contains(ns, n)
 		for rep := range 3 {
 			rng := rand.New(rand.NewPCG(uint64(rep), 1))
@@ -172,32 +175,46 @@ func sweepFigure() {
 				b = newBGSize(m, db, ground.Options{Query: []string{"R", "S", "T"}, MaxGround: -1}, 2, rng)
 				tb2 = append(tb2, perSweep(func() { b.ch.BlockSweep(rng, b.bk, b.cond) }))
 			}
-			md, err := lbg.Compile(context.Background(), m, db, nil, w, lbg.Options{})
-			if err != nil {
-				log.Fatal(err)
-			}
-			ch, err := md.NewChain(rng)
-			if err != nil {
-				log.Fatal(err)
-			}
-			cond := make([]float64, md.NumAtoms())
-			tl = append(tl, perSweep(func() {
-				if err := ch.Sweep(rng, cond); err != nil {
+			// Algorithm 2's clusters ({R,S} lifted, {T}), then one atom
+			// per cluster
+			for _, opt := range []lbg.Options{{}, {NoMerge: true}} {
+				md, err := lbg.Compile(context.Background(), m, db, nil, w, opt)
+				if err != nil {
 					log.Fatal(err)
 				}
-			}))
+				if rep == 0 && n == ns[0] {
+					fmt.Fprintln(os.Stderr, "LBG clusters:", md.Describe())
+				}
+				ch, err := md.NewChain(rng)
+				if err != nil {
+					log.Fatal(err)
+				}
+				cond := make([]float64, md.NumAtoms())
+				x := perSweep(func() {
+					if err := ch.Sweep(rng, cond); err != nil {
+						log.Fatal(err)
+					}
+				})
+				if opt.NoMerge {
+					ts = append(ts, x)
+				} else {
+					tl = append(tl, x)
+				}
+			}
 		}
-		l := median(tl)
+		l, sep := median(tl), median(ts)
+		xySep = append(xySep, plotter.XY{X: float64(n), Y: sep})
 		xyLBG = append(xyLBG, plotter.XY{X: float64(n), Y: l})
 		if n >= fitFrom {
 			lnNall = append(lnNall, math.Log(float64(n)))
 			lnLBGall = append(lnLBGall, math.Log(l))
+			lnSep = append(lnSep, math.Log(sep))
 		}
 		if doBG {
 			b, b2 := median(tb), median(tb2)
 			xyBG = append(xyBG, plotter.XY{X: float64(n), Y: b})
 			xyBG2 = append(xyBG2, plotter.XY{X: float64(n), Y: b2})
-			fmt.Printf("| %d | %d | %.3g | %.3g | %.3g | %.1f |\n", n, 2*n*n*n, b, b2, l, b/l)
+			fmt.Printf("| %d | %d | %.3g | %.3g | %.3g | %.1f | %.3g |\n", n, 2*n*n*n, b, b2, l, b/l, sep)
 			if n < fitFrom {
 				continue
 			}
@@ -206,15 +223,16 @@ func sweepFigure() {
 			lnBG2 = append(lnBG2, math.Log(b2))
 			lnLBG = append(lnLBG, math.Log(l))
 		} else {
-			fmt.Printf("| %d | %d | - | - | %.3g | - |\n", n, 2*n*n*n, l)
+			fmt.Printf("| %d | %d | - | - | %.3g | - | %.3g |\n", n, 2*n*n*n, l, sep)
 		}
 	}
 	_, eb := stat.LinearRegression(lnN, lnBG, nil, false)
 	_, eb2 := stat.LinearRegression(lnN, lnBG2, nil, false)
 	_, el := stat.LinearRegression(lnN, lnLBG, nil, false)
 	_, ea := stat.LinearRegression(lnNall, lnLBGall, nil, false)
-	fmt.Printf("\nfitted exponents (least squares on log CPU time vs log n): BG %.2f, BG-2 %.2f, LBG %.2f (n = %d..%d); LBG %.2f (n = %d..%d)\n",
-		eb, eb2, el, fitFrom, ns[len(ns)-1], ea, fitFrom, lbgOnly[len(lbgOnly)-1])
+	_, es := stat.LinearRegression(lnNall, lnSep, nil, false)
+	fmt.Printf("\nfitted exponents (least squares on log CPU time vs log n): BG %.2f, BG-2 %.2f, LBG %.2f (n = %d..%d); LBG %.2f, LBG {R},{S},{T} %.2f (n = %d..%d)\n",
+		eb, eb2, el, fitFrom, ns[len(ns)-1], ea, es, fitFrom, lbgOnly[len(lbgOnly)-1])
 	p := plot.New()
 	p.Title.Text = "R,S,T MLN: CPU seconds per sweep"
 	p.X.Label.Text = "n (domain size)"
@@ -223,7 +241,7 @@ func sweepFigure() {
 	p.X.Tick.Marker, p.Y.Tick.Marker = plot.LogTicks{}, plot.LogTicks{}
 	p.Add(plotter.NewGrid())
 	if err := plotutil.AddLinePoints(p, fmt.Sprintf("BG, blocks of 8 (slope %.2f)", eb), xyBG, fmt.Sprintf("BG, blocks of 2 (slope %.2f)", eb2), xyBG2,
-		fmt.Sprintf("LBG (slope %.2f)", ea), xyLBG); err != nil {
+		fmt.Sprintf("LBG, {R,S} lifted, {T} (slope %.2f)", ea), xyLBG, fmt.Sprintf("LBG, {R}, {S}, {T} (slope %.2f)", es), xySep); err != nil {
 		log.Fatal(err)
 	}
 	p.Legend.Top = true
@@ -274,42 +292,48 @@ func maeFigure(n int, limit time.Duration) {
 	}
 	fmt.Printf("n = %d: %d query atoms (unknown Smokes, Asthma, Cancer), %d ground atoms, exact by wfomc in %.2f s\n",
 		n, len(want), gr.Graph.NumVars(), time.Since(t0).Seconds())
-	var tb, tl []float64
-	var sb, sl []int
+	var tb, tl, t1 []float64
+	var sb, sl, s1 []int
 	for rep := range 3 {
 		rng := rand.New(rand.NewPCG(uint64(rep), 99))
-		// LBG
-		md, err := lbg.Compile(context.Background(), m, d, gr.Closed, model.Weights, lbg.Options{})
-		if err != nil {
-			log.Fatal(err)
-		}
-		if rep == 0 {
-			fmt.Println("LBG clusters:", md.Describe())
-		}
-		start := time.Now()
-		ch, err := md.NewChain(rng)
-		if err != nil {
-			log.Fatal(err)
-		}
-		idx := make([]int, 0, len(want))
-		ex := make([]float64, 0, len(want))
-		for name, p := range want {
-			i, _ := md.Index(name)
-			idx = append(idx, i)
-			ex = append(ex, p)
-		}
-		cond := make([]float64, md.NumAtoms())
-		t, s := hit(idx, ex, func() []float64 {
-			if err := ch.Sweep(rng, cond); err != nil {
+		// LBG with Algorithm 2's clusters, then with one atom per cluster
+		runLBG := func(opt lbg.Options) (float64, int) {
+			md, err := lbg.Compile(context.Background(), m, d, gr.Closed, model.Weights, opt)
+			if err != nil {
 				log.Fatal(err)
 			}
-			return cond
-		}, start, limit)
+			if rep == 0 {
+				fmt.Println("LBG clusters:", md.Describe())
+			}
+			start := time.Now()
+			ch, err := md.NewChain(rng)
+			if err != nil {
+				log.Fatal(err)
+			}
+			idx := make([]int, 0, len(want))
+			ex := make([]float64, 0, len(want))
+			for name, p := range want {
+				i, _ := md.Index(name)
+				idx = append(idx, i)
+				ex = append(ex, p)
+			}
+			cond := make([]float64, md.NumAtoms())
+			return hit(idx, ex, func() []float64 {
+				if err := ch.Sweep(rng, cond); err != nil {
+					log.Fatal(err)
+				}
+				return cond
+			}, start, limit)
+		}
+		t, s := runLBG(lbg.Options{})
 		tl, sl = append(tl, t), append(sl, s)
+		t, s = runLBG(lbg.Options{NoMerge: true})
+		t1, s1 = append(t1, t), append(s1, s)
 		// BG
-		start = time.Now()
+		start := time.Now()
 		b := newBG(m, d, gopt, rng)
-		idx, ex = idx[:0], ex[:0]
+		var idx []int
+		var ex []float64
 		for _, q := range b.gr.Queries {
 			idx = append(idx, b.off[q.Var]+1)
 			ex = append(ex, want[q.Name])
@@ -320,6 +344,7 @@ func maeFigure(n int, limit time.Duration) {
 	fmt.Println("\n| sampler | seconds to MAE < 0.01 (3 runs) | median | sweeps (3 runs) |")
 	fmt.Println("|---|---|---|---|")
 	fmt.Printf("| LBG | %s | %.3g | %v |\n", fmtList(tl), median(tl), sl)
+	fmt.Printf("| LBG, one atom per cluster | %s | %.3g | %v |\n", fmtList(t1), median(t1), s1)
 	fmt.Printf("| BG | %s | %.3g | %v |\n", fmtList(tb), median(tb), sb)
 	fmt.Printf("\nBG/LBG median time ratio %.1f\n", median(tb)/median(tl))
 }

@@ -24,7 +24,10 @@ func main() {
 	seed := flag.Uint64("seed", 1, "seed")
 	graph := flag.String("graph", "residual", "residual, evidence or both")
 	residual := flag.Int("residual-vars", count.DefaultResidualVars, "stop at this many open variables")
-	slack := flag.Float64("slack", 0, "BPCountOptions.ChoiceSlack")
+	slack := flag.Float64("slack", count.DefaultChoiceSlack, "BPCountOptions.ChoiceSlack")
+	recolour := flag.String("recolour", "incremental", "incremental, scratch or refine (BPCountOptions.Recolour); compare: all three on the residual graph, side by side")
+	runs := flag.Int("runs", 3, "-recolour compare: runs of each mode (median colouring time)")
+	conflicts := flag.Int64("sat-conflicts", count.DefaultSATConflicts, "BPCountOptions.SATConflicts (0: DPLL check only)")
 	flag.Parse()
 	f, err := os.Open(*path)
 	if err != nil {
@@ -42,15 +45,42 @@ func main() {
 	for _, gr := range graphs {
 		opt := count.DefaultBPCountOptions()
 		opt.Trials, opt.Seed, opt.Graph, opt.ResidualVars, opt.ChoiceSlack = *trials, *seed, gr, *residual, *slack
+		opt.SATConflicts = *conflicts
+		if *recolour == "compare" {
+			if err := compareRecolour(c, opt, *runs); err != nil {
+				fmt.Fprintln(os.Stderr, err)
+				os.Exit(1)
+			}
+			return
+		}
+		modes := map[string]count.Recolouring{"incremental": count.RecolourIncremental, "scratch": count.RecolourScratch, "refine": count.RecolourRefine}
+		m, ok := modes[*recolour]
+		if !ok {
+			fmt.Fprintln(os.Stderr, "unknown -recolour", *recolour)
+			os.Exit(2)
+		}
+		opt.Recolour = m
 		res, err := count.LBPCount(context.Background(), c, opt)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}
-		fmt.Printf("## %s graph: %d trials, %d steps, bound log10 %.2f, messages saved %.1f%%, edges saved %.1f%%\n\n",
-			gr, len(res.Trials), res.Steps, res.LowerBoundLog10,
+		var colour float64
+		for _, tr := range res.Trials {
+			for _, s := range tr.Steps {
+				colour += s.ColourSeconds
+			}
+		}
+		fmt.Printf("## %s graph, slack %g, seed %d, recolour %v: %d trials, %d steps, bound log10 %.2f, messages saved %.1f%%, edges saved %.1f%%, colouring %.3f s of %.1f s\n\n",
+			gr, *slack, *seed, m, len(res.Trials), res.Steps, res.LowerBoundLog10,
 			100*(1-float64(res.MessagesLifted)/float64(res.MessagesGround)),
-			100*(1-float64(res.EdgesLifted)/float64(res.EdgesGround)))
+			100*(1-float64(res.EdgesLifted)/float64(res.EdgesGround)), colour, res.Seconds)
+		fmt.Println("| trial | log10 estimate | steps | values checked by CDCL | undecided |")
+		fmt.Println("|---|---|---|---|---|")
+		for i, tr := range res.Trials {
+			fmt.Printf("| %d | %.2f | %d | %d | %d |\n", i+1, tr.EstimateLog10, len(tr.Steps), tr.SATComplete, tr.SATUndecided)
+		}
+		fmt.Println()
 		fmt.Println("| trial | step | open | var | value | node size | clusternodes | edges ground | edges lifted | iterations | converged | messages lifted/ground | cumulative |")
 		fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 		for i, tr := range res.Trials {

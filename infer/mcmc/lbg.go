@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/lifted-dev/lifted/infer"
@@ -153,7 +154,8 @@ func init() {
 			infer.Property{Name: "block-size", Default: strconv.Itoa(DefaultBlockSize), Help: "most variables in a block of a ground cluster"},
 			infer.Property{Name: "block-states", Default: strconv.Itoa(DefaultBlockStates), Help: "most joint states of a block of a ground cluster"},
 			infer.Property{Name: "alpha", Default: "0", Help: "time bound of the cluster graph (0: that of one atom per cluster)"},
-			infer.Property{Name: "beta", Default: "0", Help: "space bound of the cluster graph (0: that of one atom per cluster)"}),
+			infer.Property{Name: "beta", Default: "0", Help: "space bound of the cluster graph (0: that of one atom per cluster)"},
+			infer.Property{Name: "clusters", Default: "", Help: "fixed cluster graph instead of Algorithm 2's, e.g. R+S,T (predicates left out: one cluster each)"}),
 		New: func(p infer.Properties) (infer.Algorithm, error) {
 			a, err := newSampler(lm, BGibbs, p)
 			if err != nil {
@@ -166,6 +168,11 @@ func init() {
 			}
 			if s.opt.Beta, err = p.Float(lm, "beta"); err != nil {
 				return nil, err
+			}
+			if cl := p["clusters"]; cl != "" {
+				for _, c := range strings.Split(cl, ",") {
+					s.opt.Clusters = append(s.opt.Clusters, strings.Split(strings.TrimSpace(c), "+"))
+				}
 			}
 			if s.opt.Alpha < 0 || s.opt.Beta < 0 {
 				return nil, &infer.PropertyError{Method: lm.Name, Name: "alpha", Msg: "alpha and beta must not be negative"}

@@ -15,6 +15,7 @@ import (
 	"github.com/lifted-dev/lifted/ground"
 	"github.com/lifted-dev/lifted/infer"
 	"github.com/lifted-dev/lifted/internal/brute"
+	"github.com/lifted-dev/lifted/internal/gen"
 	"github.com/lifted-dev/lifted/lbg"
 	"github.com/lifted-dev/lifted/mln"
 )
@@ -54,10 +55,39 @@ func lbgModel(t *testing.T, src, db string) (*infer.Model, *ground.Grounding, er
 // effective-sample-size bound of enumeration as the other samplers'
 // (checkAgainstEnumeration): 5 batch-means standard errors (plus 3/N for
 // states of tiny probability no chain visits, see below). Half the
-// models use Algorithm 2's clusters (merged clusters are ground), half one
-// atom per cluster.
+// models use Algorithm 2's clusters (merged clusters are ground or, of
+// two predicates, lifted), half one atom per cluster.
 func TestLBGAgainstEnumeration(t *testing.T) {
-	r := rand.New(rand.NewPCG(5, 17))
+	lbgAgainstEnumeration(t, rand.New(rand.NewPCG(5, 17)), randomMLN, func(trial int) lbg.Options {
+		return lbg.Options{NoMerge: trial%2 == 0, BlockSize: 3}
+	}, true)
+}
+
+// TestLBGMultiAgainstEnumeration: the same on random MLNs of the paper's
+// M1 and M3 shapes and stars (gen.ChainMLN: evidence, hard formulas) with
+// the cluster {R,S} (stars: {R,S,U}) lifted (power rule and atom
+// counting).
+func TestLBGMultiAgainstEnumeration(t *testing.T) {
+	kind := 0
+	lbgAgainstEnumeration(t, rand.New(rand.NewPCG(8, 3)), func(r *rand.Rand) (string, string) {
+		kind = r.IntN(3)
+		return gen.ChainMLN(r, kind)
+	}, func(int) lbg.Options {
+		cl := []string{"R", "S"}
+		if kind == 2 {
+			cl = append(cl, "U")
+		}
+		return lbg.Options{Clusters: [][]string{cl}, BlockSize: 3}
+	}, false)
+}
+
+// lbgAgainstEnumeration runs LBG with the options of each trial on 24
+// models drawn by model that ground to at most 14 variables; wantGround
+// asks for both ground and lifted clusters among them, otherwise every
+// cluster must be lifted and every model have one of several predicates
+// (models whose evidence leaves none are skipped).
+func lbgAgainstEnumeration(t *testing.T, r *rand.Rand, model func(*rand.Rand) (string, string), opts func(trial int) lbg.Options, wantGround bool) {
+	t.Helper()
 	// Batch means cannot see states a chain never visits: when P(v) has a
 	// part of probability below about 3/N from states the 16000 samples
 	// missed (a hard formula that almost never lets an atom be true, e.g.
@@ -66,9 +96,9 @@ func TestLBGAgainstEnumeration(t *testing.T) {
 	// adds the rule of three, 3/N, to 5 s.e.
 	const rare = 3.0 / 16000
 	st := &boundStats{minESS: math.Inf(1)}
-	models, lifted, groundC := 0, 0, 0
+	models, lifted, groundC, pairs := 0, 0, 0, 0
 	for trial := 0; models < 24 && trial < 200; trial++ {
-		src, db := randomMLN(r)
+		src, db := model(r)
 		m, gr, err := lbgModel(t, src, db)
 		if errors.Is(err, ground.ErrContradiction) {
 			continue
@@ -79,9 +109,12 @@ func TestLBGAgainstEnumeration(t *testing.T) {
 		if gr.Graph.NumVars() > 14 || gr.Graph.NumVars() == 0 {
 			continue
 		}
-		md, err := lbg.Compile(context.Background(), m.MLN, m.DB, m.Closed, m.Weights, lbg.Options{NoMerge: trial%2 == 0, BlockSize: 3})
+		md, err := lbg.Compile(context.Background(), m.MLN, m.DB, m.Closed, m.Weights, opts(trial))
 		if err != nil {
 			t.Fatalf("%v\n%s", err, src)
+		}
+		if !wantGround && !slices.ContainsFunc(md.Clusters, func(c *lbg.Cluster) bool { return len(c.Preds) > 1 }) {
+			continue // the evidence fixes a predicate of the cluster
 		}
 		// the positive worlds must be connected by the clusters' moves
 		var groups [][]int32
@@ -113,6 +146,11 @@ func TestLBGAgainstEnumeration(t *testing.T) {
 		models++
 		lifted += md.LiftedClusters()
 		groundC += len(md.Clusters) - md.LiftedClusters()
+		for _, c := range md.Clusters {
+			if c.Lifted && len(c.Preds) > 1 {
+				pairs++
+			}
+		}
 		traces := make([][]float64, len(res.Trace))
 		for v := range gr.NumAtoms {
 			name := gr.AtomName(int32(v))
@@ -149,17 +187,21 @@ func TestLBGAgainstEnumeration(t *testing.T) {
 	if models < 20 {
 		t.Fatalf("only %d models", models)
 	}
-	if lifted == 0 || groundC == 0 {
+	if wantGround && (lifted == 0 || groundC == 0) {
 		t.Errorf("%d lifted and %d ground clusters: both kinds should be exercised", lifted, groundC)
 	}
+	if !wantGround && (groundC > 0 || pairs < models) {
+		t.Errorf("%d ground clusters, %d lifted of several predicates on %d models", groundC, pairs, models)
+	}
 	slices.Sort(st.bounds)
-	t.Logf("lbg: %d models (%d lifted, %d ground clusters), %d marginals with s.e. > 1e-6: ESS %.0f to %.0f (of 16000 samples), bounds median %.4f, largest %.3f; largest error %.2f s.e.",
-		models, lifted, groundC, st.n, st.minESS, st.maxESS, st.bounds[len(st.bounds)/2], st.maxBound, st.maxRatio)
+	t.Logf("lbg: %d models (%d lifted, %d of them of several predicates, %d ground clusters), %d marginals with s.e. > 1e-6: ESS %.0f to %.0f (of 16000 samples), bounds median %.4f, largest %.3f; largest error %.2f s.e.",
+		models, lifted, pairs, groundC, st.n, st.minESS, st.maxESS, st.bounds[len(st.bounds)/2], st.maxBound, st.maxRatio)
 }
 
 // TestLBGHardConjunction: the hard conjunction H(i) ^ S(o) makes every H
 // and S atom true: LBG gives them probability 1 (its lifted clusters count
-// the violated groundings), and the T atoms their exact marginals.
+// the violated groundings), and the T atoms their exact marginals. Its
+// clusters are {H,T} (lifted: power rule on i) and {S}.
 func TestLBGHardConjunction(t *testing.T) {
 	m, gr, err := lbgModel(t, hardConjunction, "")
 	if err != nil {
@@ -184,7 +226,7 @@ func TestLBGHardConjunction(t *testing.T) {
 		}
 	}
 	s := ans.Stats
-	if s.Samples != 6000 || s.Sweeps != 6300 || s.Chains != 3 || ans.LogZKind != infer.NoLogZ || s.Clusters != 3 || s.LiftedClusters != 3 || s.Method != "lbg" {
+	if s.Samples != 6000 || s.Sweeps != 6300 || s.Chains != 3 || ans.LogZKind != infer.NoLogZ || s.Clusters != 2 || s.LiftedClusters != 2 || s.Method != "lbg" {
 		t.Errorf("stats %+v", s)
 	}
 }

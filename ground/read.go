@@ -1,0 +1,75 @@
+package ground
+
+import (
+	"fmt"
+	"os"
+
+	mlnfile "github.com/lifted-dev/lifted/format/mln"
+	"github.com/lifted-dev/lifted/mln"
+	"github.com/lifted-dev/lifted/pos"
+)
+
+// Input is an MLN with its evidence and its query atoms, read from files
+// as lifted's MLN commands read them (ReadInput).
+type Input struct {
+	MLN   *mln.MLN
+	DB    *mln.DB
+	Query *Query
+	// Warnings are the MLN parser's and the evidence reader's.
+	Warnings []*pos.Error
+}
+
+// ReadInput parses the MLN at path, its evidence databases (none: an
+// empty database) and its query: the -q values (ParseQuery) and the atoms
+// of the query files (ReadQueryFiles). Query errors are *QueryError. On an
+// error, the Input returned holds the warnings so far.
+func ReadInput(path string, evidence, query, queryFiles []string) (*Input, error) {
+	in := &Input{}
+	m, err := mlnfile.ParseFile(path)
+	if err != nil {
+		return in, err
+	}
+	in.MLN, in.Warnings = m, m.Warnings
+	if len(evidence) > 0 {
+		if in.DB, err = mlnfile.ReadDBFiles(m, evidence...); err != nil {
+			return in, err
+		}
+		in.Warnings = append(in.Warnings, in.DB.Warnings...)
+	} else {
+		in.DB = mln.NewDB(m)
+	}
+	if len(queryFiles) > 0 {
+		qf, err := ReadQueryFiles(m, queryFiles)
+		if err != nil {
+			return in, err
+		}
+		query = append(append([]string(nil), query...), qf...)
+	}
+	in.Query, err = ParseQuery(m, in.DB, query)
+	return in, err
+}
+
+// ReadQueryFiles reads files of query atoms (Alchemy's -f, Tuffy's
+// -queryFile: atoms one per line or comma-separated) and returns the atoms
+// as -q values. A file without atoms is a *QueryError.
+func ReadQueryFiles(m *mln.MLN, paths []string) ([]string, error) {
+	var out []string
+	for _, p := range paths {
+		fh, err := os.Open(p)
+		if err != nil {
+			return nil, err
+		}
+		atoms, err := mlnfile.ReadQuery(fh, p, m)
+		fh.Close()
+		if err != nil {
+			return nil, err
+		}
+		if len(atoms) == 0 {
+			return nil, &QueryError{fmt.Errorf("%s: no query atoms", p)}
+		}
+		for _, a := range atoms {
+			out = append(out, a.String())
+		}
+	}
+	return out, nil
+}
