@@ -299,7 +299,8 @@ func (pt *Part) signVar(i int32, vc, fc []int32, buf []uint64) []uint64 {
 // Signer holds the scratch space of the map step; one per goroutine. It
 // signs a part whose colours it reads through functions (a runner holding
 // only the colours of the part's own and copy nodes, Beam's): the
-// neighbours of the part's edges are numbered locally once, and every
+// neighbours of the part's edges are numbered locally once (per Part
+// pointer: a part must not be changed while a Signer signs it), and every
 // round reads each neighbour's colour once into a local table.
 type Signer struct {
 	pt           *Part
