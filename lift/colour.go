@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync/atomic"
 	"time"
 
 	"github.com/lifted-dev/lifted/fg"
@@ -137,13 +138,24 @@ type refiner struct {
 	dirty     []int32 // nodes to re-sign in this step
 	changed   []int32 // nodes whose class id changed in the last step
 
-	// Signature groups of this step: an open-addressing table of group ids
-	// keyed by the signature's 64-bit hash, each group's signature kept in
-	// one arena to verify hits, so grouping is exact.
+	// The map: the signatures of the dirty nodes, signed in chunks of
+	// chunk consecutive dirty nodes, chunk c into arenas[c] (on its own
+	// goroutine when there are several): dirty node k's signature ends at
+	// sigEnd[k] in its chunk's arena and hashes to hash[k].
+	workers  int
+	minChunk int
+	words    int // expected words per signature
+	chunk    int
+	arenas   [][]uint64
+	sigEnd   []int
+	hash     []uint64
+
+	// The reduce: signature groups of this step in an open-addressing
+	// table of group ids keyed by the signature's 64-bit hash, each group
+	// verified against the signature of its first member (the dirty node
+	// grpFirst[g]), so grouping is exact.
 	table    []int32 // group+1 per slot, 0 empty
-	grpHash  []uint64
-	grpStart []int32 // signature of group g: arena[grpStart[g]:grpStart[g+1]]
-	arena    []uint64
+	grpFirst []int32
 	group    []int32 // per dirty node (parallel to dirty): signature group
 	grpClass []int32
 	grpSize  []int32
@@ -154,9 +166,13 @@ type refiner struct {
 	signed   int     // nodes re-signed so far
 }
 
+// signFunc appends the signature of node i (own class first) to buf. It
+// only reads the colours, so chunks of nodes may be signed at once.
+type signFunc func(i int32, buf []uint64) []uint64
+
 func newRefiner(colour []int32, n int) *refiner {
 	r := &refiner{colour: colour, classSize: make([]int32, n), stamp: make([]int32, len(colour)),
-		dirty: make([]int32, 0, len(colour)), group: make([]int32, 0, len(colour))}
+		dirty: make([]int32, 0, len(colour)), group: make([]int32, 0, len(colour)), workers: 1, minChunk: DefaultMinChunk, words: 4}
 	for _, c := range colour {
 		r.classSize[c]++
 	}
@@ -207,31 +223,106 @@ func hashSig(s []uint64) uint64 {
 	return mix64(h)
 }
 
-// lookup returns the group of signature s with hash h, adding a group if
+// DefaultMinChunk is the fewest dirty nodes a goroutine of the map signs
+// by default: smaller steps (small graphs, the late rounds of colour
+// passing) are signed on the calling goroutine, where a goroutine would
+// cost more than it saves (measured in experiments/mapreduce).
+const DefaultMinChunk = 1024
+
+// sign is the map step: it signs the dirty nodes in chunks of at least
+// r.minChunk consecutive nodes, up to 4 per worker, that the calling
+// goroutine and up to r.workers-1 helpers claim one by one. The caller
+// waits only for chunks a helper claimed and has not finished, never for a
+// helper to start: on a loaded machine a helper that is not run soon costs
+// nothing but its start, and it finds every chunk claimed when it runs.
+func (r *refiner) sign(sign signFunc) {
+	n := len(r.dirty)
+	r.sigEnd = slices.Grow(r.sigEnd[:0], n)[:n]
+	r.hash = slices.Grow(r.hash[:0], n)[:n]
+	chunks := 1
+	if r.workers > 1 {
+		chunks = max(1, min(4*r.workers, n/max(1, r.minChunk)))
+	}
+	r.chunk = max(1, (n+chunks-1)/chunks)
+	chunks = max(1, (n+r.chunk-1)/r.chunk)
+	if len(r.arenas) < chunks {
+		r.arenas = append(r.arenas, make([][]uint64, chunks-len(r.arenas))...)
+	}
+	if chunks == 1 {
+		r.signChunk(sign, 0, 0, n)
+		return
+	}
+	// The state of this step's claims, fresh per step, so that a helper
+	// that starts late sees only this step's exhausted counter.
+	st := &signStep{finished: make(chan struct{})}
+	work := func() {
+		for c := int(st.next.Add(1) - 1); c < chunks; c = int(st.next.Add(1) - 1) {
+			r.signChunk(sign, c, c*r.chunk, min(n, (c+1)*r.chunk))
+			if int(st.done.Add(1)) == chunks {
+				close(st.finished)
+			}
+		}
+	}
+	for range min(r.workers, chunks) - 1 {
+		go work()
+	}
+	work()
+	<-st.finished
+}
+
+// signStep counts the claimed and the finished chunks of one map step.
+type signStep struct {
+	next, done atomic.Int32
+	finished   chan struct{}
+}
+
+// signChunk signs dirty nodes lo…hi-1 into arena c.
+func (r *refiner) signChunk(sign signFunc, c, lo, hi int) {
+	a := slices.Grow(r.arenas[c][:0], (hi-lo)*r.words)
+	for k := lo; k < hi; k++ {
+		start := len(a)
+		a = sign(r.dirty[k], a)
+		r.hash[k] = hashSig(a[start:])
+		r.sigEnd[k] = len(a)
+	}
+	r.arenas[c] = a
+}
+
+// sig is the signature of dirty node k.
+func (r *refiner) sig(k int32) []uint64 {
+	c := int(k) / r.chunk
+	lo := 0
+	if int(k) > c*r.chunk {
+		lo = r.sigEnd[k-1]
+	}
+	return r.arenas[c][lo:r.sigEnd[k]]
+}
+
+// lookup returns the group of dirty node k's signature, adding a group if
 // it is new.
-func (r *refiner) lookup(s []uint64, h uint64, class int32) int32 {
+func (r *refiner) lookup(k int32, class int32) int32 {
+	h := r.hash[k]
 	mask := uint64(len(r.table) - 1)
-	for k := h & mask; ; k = (k + 1) & mask {
-		g := r.table[k] - 1
+	for i := h & mask; ; i = (i + 1) & mask {
+		g := r.table[i] - 1
 		if g < 0 {
 			g = int32(len(r.grpSize))
-			r.table[k] = g + 1
-			r.grpHash = append(r.grpHash, h)
-			r.arena = append(r.arena, s...)
-			r.grpStart = append(r.grpStart, int32(len(r.arena)))
+			r.table[i] = g + 1
+			r.grpFirst = append(r.grpFirst, k)
 			r.grpSize = append(r.grpSize, 0)
 			r.grpClass = append(r.grpClass, class)
 			return g
 		}
-		if r.grpHash[g] == h && slices.Equal(r.arena[r.grpStart[g]:r.grpStart[g+1]], s) {
+		if f := r.grpFirst[g]; r.hash[f] == h && slices.Equal(r.sig(f), r.sig(k)) {
 			return g
 		}
 	}
 }
 
-// resign groups the dirty nodes by signature (sign appends node i's
-// signature, own class first) and gives new class ids; it fills r.changed.
-func (r *refiner) resign(sign func(i int32, buf []uint64) []uint64, buf []uint64) []uint64 {
+// resign signs the dirty nodes (the map), groups them by signature in
+// dirty order and gives new class ids (the reduce); it fills r.changed.
+func (r *refiner) resign(sign signFunc) {
+	r.sign(sign)
 	nc := r.numClasses()
 	if cap(r.dirtyIn) < nc {
 		r.dirtyIn = make([]int32, nc, 2*nc)
@@ -248,13 +339,12 @@ func (r *refiner) resign(sign func(i int32, buf []uint64) []uint64, buf []uint64
 		r.table = r.table[:size]
 		clear(r.table)
 	}
-	r.grpHash, r.grpStart, r.arena = r.grpHash[:0], append(r.grpStart[:0], 0), r.arena[:0]
+	r.grpFirst = r.grpFirst[:0]
 	r.group, r.grpClass, r.grpSize = r.group[:0], r.grpClass[:0], r.grpSize[:0]
 	r.touched = r.touched[:0]
-	for _, i := range r.dirty {
-		buf = sign(i, buf[:0])
+	for k, i := range r.dirty {
 		c := r.colour[i]
-		g := r.lookup(buf, hashSig(buf), c)
+		g := r.lookup(int32(k), c)
 		r.grpSize[g]++
 		r.group = append(r.group, g)
 		if r.dirtyIn[c] == 0 {
@@ -297,12 +387,19 @@ func (r *refiner) resign(sign func(i int32, buf []uint64) []uint64, buf []uint64
 	}
 	r.signed += len(r.dirty)
 	r.dirty = r.dirty[:0]
-	return buf
 }
 
 // Refine implements Refiner.
 func (ColourPassing) Refine(ctx context.Context, g *fg.Graph, ev fg.Evidence, opt Options) (*Colouring, error) {
+	return refine(ctx, g, ev, opt, 1, DefaultMinChunk)
+}
+
+// refine runs colour passing from scratch with the map step on up to
+// workers goroutines, each signing at least minChunk nodes.
+func refine(ctx context.Context, g *fg.Graph, ev fg.Evidence, opt Options, workers, minChunk int) (*Colouring, error) {
 	p := newPassing(g, ev, opt)
+	p.vr.workers, p.fr.workers = workers, workers
+	p.vr.minChunk, p.fr.minChunk = minChunk, minChunk
 	rounds, err := p.run(ctx, true)
 	if err != nil {
 		return nil, err
@@ -313,18 +410,19 @@ func (ColourPassing) Refine(ctx context.Context, g *fg.Graph, ev fg.Evidence, op
 }
 
 // passing is the state of colour passing on one graph: slot keys, the
-// variables' edges in sequence, and the refiners of variables and factors.
+// graph as one part (its variables' edges in sequence), and the refiners of
+// variables and factors.
 type passing struct {
 	g         *fg.Graph
 	opt       Options
 	keys      []int32
 	sorted    []bool
 	initF     []uint64
-	varFactor []int32 // factor of each edge, in VarEdges order
-	varKey    []int32 // slot key of each edge, in VarEdges order
+	part      *Part
+	varFactor []int32 // factor of each edge, in VarEdges order (part.VarFactor)
+	varKey    []int32 // slot key of each edge, in VarEdges order (part.VarKey)
 	vc, fc    []int32
 	vr, fr    *refiner
-	buf       []uint64
 	step      int32 // stamps for marking; grows across runs
 }
 
@@ -334,49 +432,26 @@ func newPassing(g *fg.Graph, ev fg.Evidence, opt Options) *passing {
 	nv, nf := g.NumVars(), g.NumFactors()
 	p := &passing{g: g, opt: opt}
 	p.keys, p.sorted, p.initF = edgeKeys(g, opt)
-	edgeFactor := make([]int32, g.NumEdges())
-	for f := 0; f < nf; f++ {
-		for e := g.FactorStart[f]; e < g.FactorStart[f+1]; e++ {
-			edgeFactor[e] = int32(f)
-		}
-	}
-	// The factor and slot key of each variable's edges, in the variable's
-	// order, so that signing a variable reads them in sequence.
-	p.varFactor = make([]int32, len(g.VarEdges))
-	p.varKey = make([]int32, len(g.VarEdges))
-	for k, e := range g.VarEdges {
-		p.varFactor[k], p.varKey[k] = edgeFactor[e], p.keys[e]
-	}
+	p.part = wholePart(g, p.keys, p.sorted)
+	p.varFactor, p.varKey = p.part.VarFactor, p.part.VarKey
 	p.vc = make([]int32, nv)
 	p.vr = newRefiner(p.vc, initialVarColours(g, ev, p.vc))
 	p.fc = make([]int32, nf)
 	p.fr = newRefiner(p.fc, dense(p.initF, p.fc))
+	// A signature has a word per edge and one for the own colour.
+	p.vr.words = 2 + g.NumEdges()/max(nv, 1)
+	p.fr.words = 2 + g.NumEdges()/max(nf, 1)
 	return p
 }
 
-// A signature is the node's own class, then its (slot key, colour) pairs:
-// in position order for a factor (sorted where positions are
-// interchangeable), sorted for a variable.
+// signFactor and signVar are the map step (Part.signFactor, signVar) on
+// the whole graph as one part.
 func (p *passing) signFactor(f int32, buf []uint64) []uint64 {
-	g := p.g
-	buf = append(buf, uint64(uint32(p.fc[f])))
-	for e := g.FactorStart[f]; e < g.FactorStart[f+1]; e++ {
-		buf = append(buf, uint64(uint32(p.keys[e]))<<32|uint64(uint32(p.vc[g.EdgeVar[e]])))
-	}
-	if p.sorted[f] {
-		slices.Sort(buf[1:])
-	}
-	return buf
+	return p.part.signFactor(f, p.fc, p.vc, buf)
 }
 
 func (p *passing) signVar(v int32, buf []uint64) []uint64 {
-	buf = append(buf, uint64(uint32(p.vc[v])))
-	lo, hi := p.g.VarStart[v], p.g.VarStart[v+1]
-	for k, f := range p.varFactor[lo:hi] {
-		buf = append(buf, uint64(uint32(p.fc[f]))<<32|uint64(uint32(p.varKey[lo+int64(k)])))
-	}
-	slices.Sort(buf[1:])
-	return buf
+	return p.part.signVar(v, p.vc, p.fc, buf)
 }
 
 // run refines until stable (or opt.MaxIter rounds) and returns the number
@@ -406,7 +481,7 @@ func (p *passing) run(ctx context.Context, all bool) (int, error) {
 				}
 			}
 		}
-		p.buf = fr.resign(signFactor, p.buf)
+		fr.resign(signFactor)
 		// Variables next to factors that changed (all in the first round).
 		if all && rounds == 1 {
 			for v := range int32(nv) {
@@ -419,7 +494,7 @@ func (p *passing) run(ctx context.Context, all bool) (int, error) {
 				}
 			}
 		}
-		p.buf = vr.resign(signVar, p.buf)
+		vr.resign(signVar)
 		if p.opt.Progress != nil {
 			p.opt.Progress(rounds, vr.numClasses(), fr.numClasses())
 		}

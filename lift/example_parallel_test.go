@@ -9,10 +9,10 @@ import (
 	"github.com/lifted-dev/lifted/lift"
 )
 
-// Colour passing as map/reduce on three workers: a ring of six variables
-// with one observed is split into three parts by variable ranges (the cut
-// is the edges between them), and the colouring equals the single-worker
-// one, class id for class id.
+// Colour passing on three workers equals the single-worker colouring,
+// class id for class id, on a ring of six variables with one observed; the
+// partition into three parts by variable ranges (the cut is the edges
+// between them) is how the distributed runner (module beam/) splits it.
 func ExampleParallel() {
 	b := fg.NewBuilder()
 	b.AddVars(6, 2)

@@ -14,8 +14,10 @@ import (
 // its own nodes given the current colours (Part.SignFactors, Part.SignVars:
 // the map), equal signatures are grouped (the shuffle), and every group takes
 // its smallest member id as its new colour (NewColour: the reduce). The
-// all-cores refiner (Parallel) and the Apache Beam pipeline (module beam/)
-// both run exactly these steps, so they cannot drift apart.
+// Apache Beam pipeline (module beam/) runs exactly these steps; the
+// in-process refiners (ColourPassing, Parallel, the Recolourer) sign with the
+// same code (appendFactorSig, appendVarSig) on the graph as one part,
+// restricted to the nodes next to a change.
 //
 // Colours in these steps are node ids (a class is named by its smallest
 // member), so no coordination is needed to name a new class; the final
@@ -132,14 +134,14 @@ type Part struct {
 	// [FactorStart[i]:FactorStart[i+1]], in scope order; FactorSorted[i]
 	// tells whether its signature is compared as a sorted list.
 	Factors      []int32
-	FactorStart  []int32
+	FactorStart  []int64
 	FactorVar    []int32
 	FactorKey    []int32
 	FactorSorted []bool
 	// Owned variables: Vars[i]'s edges are VarFactor/VarKey
 	// [VarStart[i]:VarStart[i+1]].
 	Vars      []int32
-	VarStart  []int32
+	VarStart  []int64
 	VarFactor []int32
 	VarKey    []int32
 	// CopyVars and CopyFactors are the border nodes owned by other parts
@@ -167,16 +169,38 @@ func (p *Partition) Parts(g *fg.Graph, keys []int32, sorted []bool) []*Part {
 	facs := partMembers(p.FactorPart, p.K)
 	vars := partMembers(p.VarPart, p.K)
 	parts := make([]*Part, p.K)
+	ef := edgeFactors(g)
 	for q := range p.K {
-		parts[q] = p.part(g, q, facs[q], vars[q], keys, sorted)
+		parts[q] = p.part(g, q, facs[q], vars[q], keys, sorted, ef)
 	}
 	return parts
 }
 
-func (p *Partition) part(g *fg.Graph, q int, facs, vars []int32, keys []int32, sorted []bool) *Part {
+// edgeFactors returns the factor of every edge.
+func edgeFactors(g *fg.Graph) []int32 {
+	ef := make([]int32, g.NumEdges())
+	for f := range int32(g.NumFactors()) {
+		for e := g.FactorStart[f]; e < g.FactorStart[f+1]; e++ {
+			ef[e] = f
+		}
+	}
+	return ef
+}
+
+// part builds part q, owning factors facs and variables vars; ef is the
+// factor of every edge.
+func (p *Partition) part(g *fg.Graph, q int, facs, vars []int32, keys []int32, sorted []bool, ef []int32) *Part {
+	var nfe, nve int64
+	for _, f := range facs {
+		nfe += g.FactorStart[f+1] - g.FactorStart[f]
+	}
+	for _, v := range vars {
+		nve += g.VarStart[v+1] - g.VarStart[v]
+	}
 	pt := &Part{Index: q, Factors: facs, Vars: vars,
-		FactorStart: make([]int32, 1, len(facs)+1), FactorSorted: make([]bool, len(facs)),
-		VarStart: make([]int32, 1, len(vars)+1)}
+		FactorStart: make([]int64, 1, len(facs)+1), FactorSorted: make([]bool, len(facs)),
+		FactorVar: make([]int32, 0, nfe), FactorKey: make([]int32, 0, nfe),
+		VarStart: make([]int64, 1, len(vars)+1), VarFactor: make([]int32, 0, nve), VarKey: make([]int32, 0, nve)}
 	copyV := map[int32]bool{}
 	for i, f := range facs {
 		for e := g.FactorStart[f]; e < g.FactorStart[f+1]; e++ {
@@ -188,13 +212,13 @@ func (p *Partition) part(g *fg.Graph, q int, facs, vars []int32, keys []int32, s
 				pt.CopyVars = append(pt.CopyVars, v)
 			}
 		}
-		pt.FactorStart = append(pt.FactorStart, int32(len(pt.FactorVar)))
+		pt.FactorStart = append(pt.FactorStart, int64(len(pt.FactorVar)))
 		pt.FactorSorted[i] = sorted[f]
 	}
 	copyF := map[int32]bool{}
 	for _, v := range vars {
 		for _, e := range g.VarEdges[g.VarStart[v]:g.VarStart[v+1]] {
-			f := int32(g.EdgeFactor(e))
+			f := ef[e]
 			pt.VarFactor = append(pt.VarFactor, f)
 			pt.VarKey = append(pt.VarKey, keys[e])
 			if p.FactorPart[f] != int32(q) && !copyF[f] {
@@ -202,17 +226,121 @@ func (p *Partition) part(g *fg.Graph, q int, facs, vars []int32, keys []int32, s
 				pt.CopyFactors = append(pt.CopyFactors, f)
 			}
 		}
-		pt.VarStart = append(pt.VarStart, int32(len(pt.VarFactor)))
+		pt.VarStart = append(pt.VarStart, int64(len(pt.VarFactor)))
 	}
 	slices.Sort(pt.CopyVars)
 	slices.Sort(pt.CopyFactors)
 	return pt
 }
 
-// Signer holds the scratch space of the map step; one per goroutine.
+// wholePart is the one part of g (the partition into one part), in which
+// the local index of every node is its global id: the in-process refiners
+// sign with it. It shares g's arrays and keys and sorted (it is only read).
+func wholePart(g *fg.Graph, keys []int32, sorted []bool) *Part {
+	nv, nf := g.NumVars(), g.NumFactors()
+	pt := &Part{Factors: iota32(nf), FactorStart: g.FactorStart, FactorVar: g.EdgeVar, FactorKey: keys, FactorSorted: sorted,
+		Vars: iota32(nv), VarStart: g.VarStart, VarFactor: make([]int32, len(g.VarEdges)), VarKey: make([]int32, len(g.VarEdges))}
+	ef := edgeFactors(g)
+	for k, e := range g.VarEdges {
+		pt.VarFactor[k], pt.VarKey[k] = ef[e], keys[e]
+	}
+	return pt
+}
+
+func iota32(n int) []int32 {
+	s := make([]int32, n)
+	for i := range s {
+		s[i] = int32(i)
+	}
+	return s
+}
+
+// appendFactorSig is the map step for one factor, the one signing code of
+// every engine: it appends to buf the factor's own colour, then the (slot
+// key, colour of the variable) pair of each of its edges e = lo…hi-1,
+// sorted when its positions are compared as a list. The variable of edge e
+// has colour col[nbr[e]].
+func appendFactorSig(buf []uint64, own int32, lo, hi int64, nbr, key, col []int32, sorted bool) []uint64 {
+	buf = append(buf, uint64(uint32(own)))
+	start := len(buf)
+	for e := lo; e < hi; e++ {
+		buf = append(buf, uint64(uint32(key[e]))<<32|uint64(uint32(col[nbr[e]])))
+	}
+	if sorted {
+		slices.Sort(buf[start:])
+	}
+	return buf
+}
+
+// appendVarSig is the map step for one variable: its own colour, then the
+// sorted multiset of (colour of the factor, slot key) over its edges
+// e = lo…hi-1, the factor of edge e having colour col[nbr[e]].
+func appendVarSig(buf []uint64, own int32, lo, hi int64, nbr, key, col []int32) []uint64 {
+	buf = append(buf, uint64(uint32(own)))
+	start := len(buf)
+	for e := lo; e < hi; e++ {
+		buf = append(buf, uint64(uint32(col[nbr[e]]))<<32|uint64(uint32(key[e])))
+	}
+	slices.Sort(buf[start:])
+	return buf
+}
+
+// signFactor appends the signature of the part's factor at local index i,
+// given the colours of all factors and variables by global id.
+func (pt *Part) signFactor(i int32, fc, vc []int32, buf []uint64) []uint64 {
+	return appendFactorSig(buf, fc[pt.Factors[i]], pt.FactorStart[i], pt.FactorStart[i+1], pt.FactorVar, pt.FactorKey, vc, pt.FactorSorted[i])
+}
+
+// signVar appends the signature of the part's variable at local index i.
+func (pt *Part) signVar(i int32, vc, fc []int32, buf []uint64) []uint64 {
+	return appendVarSig(buf, vc[pt.Vars[i]], pt.VarStart[i], pt.VarStart[i+1], pt.VarFactor, pt.VarKey, fc)
+}
+
+// Signer holds the scratch space of the map step; one per goroutine. It
+// signs a part whose colours it reads through functions (a runner holding
+// only the colours of the part's own and copy nodes, Beam's): the
+// neighbours of the part's edges are numbered locally once (per Part
+// pointer: a part must not be changed while a Signer signs it), and every
+// round reads each neighbour's colour once into a local table.
 type Signer struct {
-	pairs []uint64
-	buf   []byte
+	pt           *Part
+	fvar, vfac   []int32 // per edge: local index of its neighbour
+	varID, facID []int32 // global id per local index
+	col          []int32
+	sig          []uint64
+	buf          []byte
+}
+
+// local numbers the neighbours of pt's edges (once per part).
+func (s *Signer) local(pt *Part) {
+	if s.pt == pt {
+		return
+	}
+	s.pt = pt
+	number := func(nbr []int32) (loc, ids []int32) {
+		idx := map[int32]int32{}
+		loc = make([]int32, len(nbr))
+		for e, x := range nbr {
+			j, ok := idx[x]
+			if !ok {
+				j = int32(len(ids))
+				idx[x] = j
+				ids = append(ids, x)
+			}
+			loc[e] = j
+		}
+		return loc, ids
+	}
+	s.fvar, s.varID = number(pt.FactorVar)
+	s.vfac, s.facID = number(pt.VarFactor)
+}
+
+// readColours fills s.col with the colour of every node in ids.
+func (s *Signer) readColours(ids []int32, colour func(int32) int32) {
+	s.col = slices.Grow(s.col[:0], len(ids))[:len(ids)]
+	for j, x := range ids {
+		s.col[j] = colour(x)
+	}
 }
 
 // SignFactors is the map step for the part's factors: it calls emit with
@@ -222,39 +350,33 @@ type Signer struct {
 // pair of every position, sorted when the factor's positions are compared
 // as a list. emit must copy sig to keep it.
 func (s *Signer) SignFactors(pt *Part, factorColour, varColour func(int32) int32, emit func(sig []byte, id int32)) {
+	s.local(pt)
+	s.readColours(s.varID, varColour)
 	for i, f := range pt.Factors {
-		s.pairs = s.pairs[:0]
-		for e := pt.FactorStart[i]; e < pt.FactorStart[i+1]; e++ {
-			s.pairs = append(s.pairs, uint64(uint32(pt.FactorKey[e]))<<32|uint64(uint32(varColour(pt.FactorVar[e]))))
-		}
-		if pt.FactorSorted[i] {
-			slices.Sort(s.pairs)
-		}
-		s.buf = appendSignature(s.buf[:0], factorColour(f), s.pairs)
-		emit(s.buf, f)
+		s.sig = appendFactorSig(s.sig[:0], factorColour(f), pt.FactorStart[i], pt.FactorStart[i+1], s.fvar, pt.FactorKey, s.col, pt.FactorSorted[i])
+		emit(s.bytes(), f)
 	}
 }
 
 // SignVars is the map step for the part's variables: own colour, then the
 // sorted multiset of (factor colour, slot key) over the variable's edges.
 func (s *Signer) SignVars(pt *Part, varColour, factorColour func(int32) int32, emit func(sig []byte, id int32)) {
+	s.local(pt)
+	s.readColours(s.facID, factorColour)
 	for i, v := range pt.Vars {
-		s.pairs = s.pairs[:0]
-		for e := pt.VarStart[i]; e < pt.VarStart[i+1]; e++ {
-			s.pairs = append(s.pairs, uint64(uint32(factorColour(pt.VarFactor[e])))<<32|uint64(uint32(pt.VarKey[e])))
-		}
-		slices.Sort(s.pairs)
-		s.buf = appendSignature(s.buf[:0], varColour(v), s.pairs)
-		emit(s.buf, v)
+		s.sig = appendVarSig(s.sig[:0], varColour(v), pt.VarStart[i], pt.VarStart[i+1], s.vfac, pt.VarKey, s.col)
+		emit(s.bytes(), v)
 	}
 }
 
-func appendSignature(buf []byte, own int32, pairs []uint64) []byte {
-	buf = binary.LittleEndian.AppendUint32(buf, uint32(own))
-	for _, p := range pairs {
-		buf = binary.LittleEndian.AppendUint64(buf, p)
+// bytes encodes the signature in s.sig: the own colour in 4 bytes, then
+// every pair in 8.
+func (s *Signer) bytes() []byte {
+	s.buf = binary.LittleEndian.AppendUint32(s.buf[:0], uint32(s.sig[0]))
+	for _, p := range s.sig[1:] {
+		s.buf = binary.LittleEndian.AppendUint64(s.buf, p)
 	}
-	return buf
+	return s.buf
 }
 
 // NewColour is the reduce step: the new colour of a group of nodes with

@@ -71,10 +71,12 @@ func mapReduceModels() []modeModel {
 	return ms
 }
 
-// The all-cores map/reduce refinement equals ColourPassing exactly: the same
-// class ids for every variable and factor, the same slot keys, the same
-// number of rounds and the same per-round class counts, for 1 to 5 workers
-// and with MaxIter cutting refinement short.
+// The all-cores refinement equals ColourPassing exactly: the same class ids
+// for every variable and factor, the same slot keys, the same number of
+// rounds and the same per-round class counts, for 1 to 5 workers and with
+// MaxIter cutting refinement short; with chunks of 1 and 3 nodes, so that
+// every step of these small graphs is signed on several goroutines, and
+// with the default chunk (signed on the calling goroutine).
 func TestParallelEqualsColourPassing(t *testing.T) {
 	ctx := context.Background()
 	for _, m := range mapReduceModels() {
@@ -88,16 +90,17 @@ func TestParallelEqualsColourPassing(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for _, w := range []int{1, 2, 3, 5} {
+			for _, par := range []lift.Parallel{{Workers: 1}, {Workers: 2}, {Workers: 3, MinChunk: 1}, {Workers: 5, MinChunk: 3}, {Workers: 2, MinChunk: 1}} {
+				w := par.Workers
 				got = got[:0]
 				opt.Progress = func(r, v, f int) { got = append(got, prog{r, v, f}) }
-				col, err := lift.Parallel{Workers: w}.Refine(ctx, m.g, m.ev, opt)
+				col, err := par.Refine(ctx, m.g, m.ev, opt)
 				if err != nil {
 					t.Fatal(err)
 				}
 				if !reflect.DeepEqual(col, ref) {
-					t.Fatalf("%s, %d workers, MaxIter %d: colouring differs from ColourPassing (%d/%d classes in %d rounds, want %d/%d in %d)",
-						m.name, w, maxIter, col.NumVarColor, col.NumFacColor, col.Iterations, ref.NumVarColor, ref.NumFacColor, ref.Iterations)
+					t.Fatalf("%s, %d workers, chunk %d, MaxIter %d: colouring differs from ColourPassing (%d/%d classes in %d rounds, want %d/%d in %d)",
+						m.name, w, par.MinChunk, maxIter, col.NumVarColor, col.NumFacColor, col.Iterations, ref.NumVarColor, ref.NumFacColor, ref.Iterations)
 				}
 				if !slices.Equal(got, want) {
 					t.Fatalf("%s, %d workers: progress %v, want %v", m.name, w, got, want)
@@ -116,12 +119,44 @@ func TestCompressWithParallel(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, _, err := lift.CompressWith(ctx, lift.Parallel{Workers: 3}, m.g, m.ev, m.opt)
+		got, _, err := lift.CompressWith(ctx, lift.Parallel{Workers: 3, MinChunk: 2}, m.g, m.ev, m.opt)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if !reflect.DeepEqual(got, want) {
 			t.Fatalf("%s: counted graph differs", m.name)
+		}
+	}
+}
+
+// On grids large enough for the default chunks to be signed on several
+// goroutines (and on a random graph of the same size), the all-cores
+// colouring is ColourPassing's.
+func TestParallelLargeGraphs(t *testing.T) {
+	if testing.Short() {
+		t.Skip("large graphs")
+	}
+	ctx := context.Background()
+	r := rand.New(rand.NewPCG(5, 6))
+	g := gen.SquareGrid(r, 100)
+	ev := fg.NoEvidence(g.NumVars())
+	ev[7] = 1
+	graphs := []model{{"grid100", g, nil}, {"grid100+evidence", g, ev},
+		{"random", gen.Random(r, 10000, 10000, 3, 0), nil}}
+	for _, m := range graphs {
+		want, err := lift.ColourPassing{}.Refine(ctx, m.g, m.ev, lift.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range []int{2, 4} {
+			got, err := lift.Parallel{Workers: w}.Refine(ctx, m.g, m.ev, lift.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("%s, %d workers: colouring differs from ColourPassing (%d/%d classes in %d rounds, want %d/%d in %d)",
+					m.name, w, got.NumVarColor, got.NumFacColor, got.Iterations, want.NumVarColor, want.NumFacColor, want.Iterations)
+			}
 		}
 	}
 }

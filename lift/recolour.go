@@ -174,9 +174,9 @@ func (r *Recolourer) Update(ctx context.Context, ev fg.Evidence, changed []int32
 	for _, v := range diff {
 		p.vr.mark(v, step)
 	}
-	p.buf = p.vr.resign(func(v int32, buf []uint64) []uint64 {
+	p.vr.resign(func(v int32, buf []uint64) []uint64 {
 		return append(buf, uint64(uint32(p.vc[v])), uint64(uint32(r.ev[v])))
-	}, p.buf)
+	})
 	rounds, err := p.run(ctx, false)
 	st.Rounds = rounds
 	st.Resigned = p.vr.signed + p.fr.signed - signed0
@@ -223,28 +223,28 @@ func (r *Recolourer) mergeClasses(ctx context.Context) (rounds, nodes int, err e
 		keys[y] = p.initF[f]
 	}
 	qfr := newRefiner(qf, dense(keys, qf))
-	signFactor := func(y int32, buf []uint64) []uint64 {
-		f := repF[y]
-		buf = append(buf, uint64(uint32(qf[y])))
+	// The quotient as one part: class y of factors has the edges of its
+	// representative, to the classes of their variables.
+	qp := &Part{Factors: iota32(ny), Vars: iota32(nx), FactorStart: make([]int64, 1, ny+1),
+		FactorSorted: make([]bool, ny), VarStart: make([]int64, 1, nx+1)}
+	for y, f := range repF {
 		for e := g.FactorStart[f]; e < g.FactorStart[f+1]; e++ {
-			buf = append(buf, uint64(uint32(p.keys[e]))<<32|uint64(uint32(qv[vIdx[p.vc[g.EdgeVar[e]]]])))
+			qp.FactorVar = append(qp.FactorVar, vIdx[p.vc[g.EdgeVar[e]]])
+			qp.FactorKey = append(qp.FactorKey, p.keys[e])
 		}
-		if p.sorted[f] {
-			slices.Sort(buf[1:])
-		}
-		return buf
+		qp.FactorStart = append(qp.FactorStart, int64(len(qp.FactorVar)))
+		qp.FactorSorted[y] = p.sorted[f]
 	}
-	signVar := func(x int32, buf []uint64) []uint64 {
-		v := repV[x]
-		buf = append(buf, uint64(uint32(qv[x])))
+	for _, v := range repV {
 		lo, hi := g.VarStart[v], g.VarStart[v+1]
 		for k, f := range p.varFactor[lo:hi] {
-			buf = append(buf, uint64(uint32(qf[fIdx[p.fc[f]]]))<<32|uint64(uint32(p.varKey[lo+int64(k)])))
+			qp.VarFactor = append(qp.VarFactor, fIdx[p.fc[f]])
+			qp.VarKey = append(qp.VarKey, p.varKey[lo+int64(k)])
 		}
-		slices.Sort(buf[1:])
-		return buf
+		qp.VarStart = append(qp.VarStart, int64(len(qp.VarFactor)))
 	}
-	var buf []uint64
+	signFactor := func(y int32, buf []uint64) []uint64 { return qp.signFactor(y, qf, qv, buf) }
+	signVar := func(x int32, buf []uint64) []uint64 { return qp.signVar(x, qv, qf, buf) }
 	for step := int32(0); ; step++ {
 		if err := ctx.Err(); err != nil {
 			return rounds, nodes, fmt.Errorf("%w: %w", ErrCancelled, err)
@@ -256,25 +256,24 @@ func (r *Recolourer) mergeClasses(ctx context.Context) (rounds, nodes int, err e
 			}
 		} else {
 			for _, x := range qvr.changed {
-				v := repV[x]
-				for _, f := range p.varFactor[g.VarStart[v]:g.VarStart[v+1]] {
-					qfr.mark(fIdx[p.fc[f]], step)
+				for _, y := range qp.VarFactor[qp.VarStart[x]:qp.VarStart[x+1]] {
+					qfr.mark(y, step)
 				}
 			}
 		}
-		buf = qfr.resign(signFactor, buf)
+		qfr.resign(signFactor)
 		if rounds == 1 {
 			for x := range int32(nx) {
 				qvr.mark(x, step)
 			}
 		} else {
 			for _, y := range qfr.changed {
-				for _, v := range g.Scope(int(repF[y])) {
-					qvr.mark(vIdx[p.vc[v]], step)
+				for _, x := range qp.FactorVar[qp.FactorStart[y]:qp.FactorStart[y+1]] {
+					qvr.mark(x, step)
 				}
 			}
 		}
-		buf = qvr.resign(signVar, buf)
+		qvr.resign(signVar)
 		if len(qfr.changed) == 0 && len(qvr.changed) == 0 {
 			break
 		}

@@ -82,9 +82,9 @@ func (r *Recolourer) Shrink(ctx context.Context, g2 *fg.Graph, ev2 fg.Evidence, 
 			st.Changed++
 		}
 	}
-	p.buf = p.fr.resign(func(f int32, buf []uint64) []uint64 {
+	p.fr.resign(func(f int32, buf []uint64) []uint64 {
 		return append(p.signFactor(f, buf), p.initF[f])
-	}, p.buf)
+	})
 	// Touched variables (fewer factors, or another initial colour) and the
 	// variables next to factors that changed class.
 	step = p.step
@@ -101,9 +101,9 @@ func (r *Recolourer) Shrink(ctx context.Context, g2 *fg.Graph, ev2 fg.Evidence, 
 			p.vr.mark(v, step)
 		}
 	}
-	p.buf = p.vr.resign(func(v int32, buf []uint64) []uint64 {
+	p.vr.resign(func(v int32, buf []uint64) []uint64 {
 		return append(p.signVar(v, buf), initKey(v, ev2[v]))
-	}, p.buf)
+	})
 	rounds, err := p.run(ctx, false)
 	st.Rounds = rounds + 1
 	st.Resigned = p.vr.signed + p.fr.signed

@@ -54,7 +54,7 @@ func TestWorkersBitIdentical(t *testing.T) {
 				return r.Weights
 			}
 			one := train(1)
-			for _, w := range []int{2, 3} {
+			for _, w := range []int{2, 3, 4} {
 				got := train(w)
 				for i := range one {
 					if math.Float64bits(got[i]) != math.Float64bits(one[i]) {

@@ -202,12 +202,12 @@ func (fn *buildPartFn) ProcessElement(ctx context.Context, q int32, items func(*
 		}
 		return int(a.F) - int(b.F)
 	})
-	pt := &lift.Part{Index: int(q), FactorStart: []int32{0}, VarStart: []int32{0}}
+	pt := &lift.Part{Index: int(q), FactorStart: []int64{0}, VarStart: []int64{0}}
 	for _, f := range facs {
 		pt.Factors = append(pt.Factors, f.ID)
 		pt.FactorVar = append(pt.FactorVar, f.Vars...)
 		pt.FactorKey = append(pt.FactorKey, f.Keys...)
-		pt.FactorStart = append(pt.FactorStart, int32(len(pt.FactorVar)))
+		pt.FactorStart = append(pt.FactorStart, int64(len(pt.FactorVar)))
 		pt.FactorSorted = append(pt.FactorSorted, f.Sorted)
 		for _, v := range f.Vars {
 			if p.of(v) != q {
@@ -226,7 +226,7 @@ func (fn *buildPartFn) ProcessElement(ctx context.Context, q int32, items func(*
 				cut++
 			}
 		}
-		pt.VarStart = append(pt.VarStart, int32(len(pt.VarFactor)))
+		pt.VarStart = append(pt.VarStart, int64(len(pt.VarFactor)))
 		pt.Vars = append(pt.Vars, v)
 	}
 	if e < len(edges) {

@@ -65,7 +65,7 @@ func (o *onlineFlags) register(fl *pflag.FlagSet) {
 	fl.Float64Var(&o.gamma, "smd-gamma", 0.9, "smd: discount γ of the gradient covariance")
 	fl.BoolVar(&o.ground, "ground-bp", false, "run ground instead of lifted BP (same results, for comparison)")
 	fl.Float64Var(&o.evalEvery, "eval-every", 0.1, "with --holdout: evaluate after every this fraction of a pass")
-	fl.IntVar(&o.workers, "workers", 1, "colour passing of every BP run as map/reduce on this many cores, 0 = one per core (the learned weights do not depend on it; see lifted infer --help)")
+	fl.IntVar(&o.workers, "workers", 0, "colour passing of every BP run on this many cores; the default 0 = one per core (the learned weights do not depend on it; see lifted infer --help)")
 	fl.IntVar(&o.shards, "shards", 1, "compute each mini-batch (or the whole model) in this many shards of pieces on as many cores (lifting then works within a shard, so results differ within BP's tolerance)")
 }
 

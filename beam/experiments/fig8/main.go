@@ -1,7 +1,8 @@
 // Command fig8 measures the paper's Fig. 8 on this machine: colour passing
 // on n×n grids by the single-worker refinement (lift.ColourPassing), by the
-// all-cores map/reduce (lift.Parallel) and by the Beam pipeline on Prism
-// (beam/colourpass), side by side in one run, medians of --reps runs. It
+// all-cores refinement (lift.Parallel; the two interleaved, run by run) and
+// by the Beam pipeline on Prism (beam/colourpass), side by side in one run,
+// medians of --reps runs. It
 // checks that all three give the same colouring and prints a Markdown
 // table; with --plot it draws the times with gonum/plot.
 package main
@@ -87,34 +88,62 @@ func main() {
 		g := grid(n)
 		r := row{n: n, vars: int64(g.NumVars()), edges: int64(g.NumEdges()), cut: lift.NewPartition(g, *workers).CutEdges}
 		var ref *lift.Colouring
-		time3 := func(rf lift.Refiner) (float64, *lift.Colouring) {
-			var ts []float64
-			var col *lift.Colouring
-			for range *reps {
-				runtime.GC()
-				t0 := time.Now()
-				c, err := rf.Refine(ctx, g, nil, lift.Options{})
-				if err != nil {
-					fmt.Fprintln(os.Stderr, err)
-					os.Exit(1)
+		// timeAll runs every refiner reps times, interleaved (in reverse
+		// order every other repetition), and returns the median seconds
+		// and the last colouring of each.
+		timeAll := func(rfs ...lift.Refiner) ([]float64, []*lift.Colouring) {
+			ts := make([][]float64, len(rfs))
+			cols := make([]*lift.Colouring, len(rfs))
+			for rep := range *reps {
+				for j := range rfs {
+					k := j
+					if rep%2 == 1 {
+						k = len(rfs) - 1 - j
+					}
+					runtime.GC()
+					t0 := time.Now()
+					c, err := rfs[k].Refine(ctx, g, nil, lift.Options{})
+					if err != nil {
+						fmt.Fprintln(os.Stderr, err)
+						os.Exit(1)
+					}
+					ts[k] = append(ts[k], time.Since(t0).Seconds())
+					cols[k] = c
 				}
-				ts = append(ts, time.Since(t0).Seconds())
-				col = c
 			}
-			return median(ts), col
+			med := make([]float64, len(rfs))
+			for k := range ts {
+				med[k] = median(ts[k])
+			}
+			return med, cols
 		}
+		time3 := func(rf lift.Refiner) (float64, *lift.Colouring) {
+			t, c := timeAll(rf)
+			return t[0], c[0]
+		}
+		// The single worker and all cores, side by side.
+		var rfs []lift.Refiner
 		if !skipSingle {
-			r.single, ref = time3(lift.ColourPassing{})
-			skipSingle = r.single > *maxPar
-			r.rounds, r.classesV, r.classesF = ref.Iterations, ref.NumVarColor, ref.NumFacColor
+			rfs = append(rfs, lift.ColourPassing{})
 		}
 		if !skipPar {
-			var col *lift.Colouring
-			r.par, col = time3(lift.Parallel{Workers: *workers})
-			skipPar = r.par > *maxPar
-			if ref != nil && !reflect.DeepEqual(col, ref) {
-				fmt.Fprintf(os.Stderr, "%d×%d: all-cores colouring differs from single-worker\n", n, n)
-				os.Exit(1)
+			rfs = append(rfs, lift.Parallel{Workers: *workers})
+		}
+		if len(rfs) > 0 {
+			ts, cols := timeAll(rfs...)
+			if !skipSingle {
+				r.single, ref = ts[0], cols[0]
+				skipSingle = r.single > *maxPar
+				r.rounds, r.classesV, r.classesF = ref.Iterations, ref.NumVarColor, ref.NumFacColor
+				ts, cols = ts[1:], cols[1:]
+			}
+			if !skipPar {
+				r.par = ts[0]
+				skipPar = r.par > *maxPar
+				if ref != nil && !reflect.DeepEqual(cols[0], ref) {
+					fmt.Fprintf(os.Stderr, "%d×%d: all-cores colouring differs from single-worker\n", n, n)
+					os.Exit(1)
+				}
 			}
 		}
 		if n <= *beamMax {
