@@ -186,16 +186,24 @@ func (r *Recolourer) Update(ctx context.Context, ev fg.Evidence, changed []int32
 	r.rounds = rounds
 	if !refines {
 		// Stage 2: colour passing on the quotient of the stable colouring.
-		st.Merged = true
-		qr, qn, err := r.mergeClasses(ctx)
-		st.QuotientRounds, st.QuotientNodes = qr, qn
-		if err != nil {
+		if err := r.merge(ctx, &st); err != nil {
 			return st, err
 		}
-		r.rounds += qr
 	}
 	st.Seconds = time.Since(start).Seconds()
 	return st, nil
+}
+
+// merge runs mergeClasses and records it in st.
+func (r *Recolourer) merge(ctx context.Context, st *RecolourStats) error {
+	st.Merged = true
+	qr, qn, err := r.mergeClasses(ctx)
+	st.QuotientRounds, st.QuotientNodes = qr, qn
+	if err != nil {
+		return err
+	}
+	r.rounds += qr
+	return nil
 }
 
 // mergeClasses runs colour passing on the quotient of the current stable

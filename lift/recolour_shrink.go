@@ -116,13 +116,9 @@ func (r *Recolourer) Shrink(ctx context.Context, g2 *fg.Graph, ev2 fg.Evidence, 
 		r.initCount[r.initKey(int32(v), r.ev[v])]++
 	}
 	if merge {
-		st.Merged = true
-		qr, qn, err := r.mergeClasses(ctx)
-		st.QuotientRounds, st.QuotientNodes = qr, qn
-		if err != nil {
+		if err := r.merge(ctx, &st); err != nil {
 			return st, err
 		}
-		r.rounds += qr
 	}
 	st.Seconds = time.Since(start).Seconds()
 	return st, nil
