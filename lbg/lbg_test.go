@@ -282,36 +282,9 @@ func TestDrawChiSquare(t *testing.T) {
 				continue
 			}
 			want := groundConditional(g, atom, ch.World(), vars)
-			counts := make([]float64, len(want))
-			for range draws {
-				if err := ch.Draw(rng, ci, nil); err != nil {
-					t.Fatal(err)
-				}
-				s := 0
-				for k, a := range vars {
-					s |= int(ch.World()[a]) << k
-				}
-				counts[s]++
-			}
-			// pool the states expected fewer than 5 times
-			chi, df := 0.0, -1
-			pe, po := 0.0, 0.0
-			for s, p := range want {
-				e := p * draws
-				if e < 5 {
-					if p == 0 && counts[s] > 0 {
-						t.Fatalf("%s %s: impossible state %b drawn", tm.name, c, s)
-					}
-					pe += e
-					po += counts[s]
-					continue
-				}
-				chi += (counts[s] - e) * (counts[s] - e) / e
-				df++
-			}
-			if pe >= 5 {
-				chi += (po - pe) * (po - pe) / pe
-				df++
+			chi, df, bad := drawChiSquare(t, ch, rng, ci, vars, want, draws)
+			if bad >= 0 {
+				t.Fatalf("%s %s: impossible state %b drawn", tm.name, c, bad)
 			}
 			if df < 1 {
 				continue
@@ -465,4 +438,43 @@ func TestNoGround(t *testing.T) {
 	if _, err := Compile(context.Background(), m, db, nil, w, Options{NoGround: true}); !errors.Is(err, ErrNeedsGrounding) {
 		t.Errorf("a hard formula: %v", err)
 	}
+}
+
+// drawChiSquare draws cluster ci draws times and returns the chi-square
+// statistic of the joint states of atoms against want (states expected
+// fewer than 5 times pooled) with its degrees of freedom; bad is a drawn
+// state of probability 0 (−1: none).
+func drawChiSquare(t *testing.T, ch *Chain, rng *rand.Rand, ci int, atoms []int, want []float64, draws int) (chi float64, df, bad int) {
+	t.Helper()
+	counts := make([]float64, len(want))
+	for range draws {
+		if err := ch.Draw(rng, ci, nil); err != nil {
+			t.Fatal(err)
+		}
+		s := 0
+		for k, a := range atoms {
+			s |= int(ch.World()[a]) << k
+		}
+		counts[s]++
+	}
+	df = -1
+	pe, po := 0.0, 0.0
+	for s, p := range want {
+		e := p * float64(draws)
+		if e < 5 {
+			if p == 0 && counts[s] > 0 {
+				return 0, 0, s
+			}
+			pe += e
+			po += counts[s]
+			continue
+		}
+		chi += (counts[s] - e) * (counts[s] - e) / e
+		df++
+	}
+	if pe >= 5 {
+		chi += (po - pe) * (po - pe) / pe
+		df++
+	}
+	return chi, df, -1
 }

@@ -206,35 +206,9 @@ func TestMultiDrawChiSquare(t *testing.T) {
 			continue
 		}
 		want := groundJoint(func(vars []int) []float64 { return groundConditional(g, atom, ch.World(), vars) }, atoms, isVar)
-		counts := make([]float64, len(want))
-		for range draws {
-			if err := ch.Draw(rng, ci, nil); err != nil {
-				t.Fatal(err)
-			}
-			s := 0
-			for k, a := range atoms {
-				s |= int(ch.World()[a]) << k
-			}
-			counts[s]++
-		}
-		chi, df := 0.0, -1
-		pe, po := 0.0, 0.0
-		for s, p := range want {
-			e := p * draws
-			if e < 5 {
-				if p == 0 && counts[s] > 0 {
-					t.Fatalf("trial %d: impossible state %b drawn", trial, s)
-				}
-				pe += e
-				po += counts[s]
-				continue
-			}
-			chi += (counts[s] - e) * (counts[s] - e) / e
-			df++
-		}
-		if pe >= 5 {
-			chi += (po - pe) * (po - pe) / pe
-			df++
+		chi, df, bad := drawChiSquare(t, ch, rng, ci, atoms, want, draws)
+		if bad >= 0 {
+			t.Fatalf("trial %d: impossible state %b drawn", trial, bad)
 		}
 		if df < 3 {
 			continue
