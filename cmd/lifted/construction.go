@@ -64,7 +64,7 @@ func inferFirstOrder(ctx context.Context, cmd *cobra.Command, f *inferFlags, pm 
 	case f.construction == constructGround:
 		return false, "--construction ground", nil
 	case chooses:
-		return false, fmt.Sprintf("--method %s chooses its method on the grounding (--method lbp lifts before grounding)", f.method), nil
+		return false, fmt.Sprintf("--method %s chooses its method first (--method lbp lifts before grounding)", f.method), nil
 	case onModel || !meth.Lifted:
 		return false, fmt.Sprintf("--method %s does not run on the lifted network", f.method), nil
 	case opt.Query.Task == infer.MAP:
@@ -124,6 +124,9 @@ func inferTooLarge(ctx context.Context, f *inferFlags, pm *parsedMLN, path strin
 		return false, nil
 	}
 	reason := "the grounding is too large (" + shortReason(groundErr) + "); lifted BP on the first-order network"
+	if a.Tried != "" {
+		reason = a.Tried + "; " + reason
+	}
 	_, _, err = runFirstOrder(ctx, f, pm, path, a.LBP, opt, net, "lbp", reason, stdout)
 	return true, err
 }

@@ -209,6 +209,13 @@ func runInferMLN(ctx context.Context, cmd *cobra.Command, f *inferFlags, path st
 	if done, err := inferUngrounded(ctx, f, pm, path, alg, opt, stdout); done || err != nil {
 		return err
 	}
+	alg, done, autoWhy, err := inferAuto(ctx, f, pm, path, alg, opt, stdout)
+	if done || err != nil {
+		return err
+	}
+	if autoWhy != "" {
+		why = autoWhy
+	}
 	mm, err := pm.ground(ctx, path, f.quiet)
 	if err != nil {
 		if done, err := inferTooLarge(ctx, f, pm, path, alg, opt, err, stdout); done {

@@ -101,10 +101,9 @@ func (WFOMC) Run(ctx context.Context, c *lift.Compressed, q infer.Query) (*infer
 // are spelled out as evidence for wfomc.
 const maxClosedLiterals = 100000
 
-// RunModel compiles and evaluates m with wfomc and returns the exact
-// marginals of the query atoms and the exact log Z.
-func (WFOMC) RunModel(ctx context.Context, m *infer.Model, q infer.Query) (*infer.Answer, error) {
-	start := time.Now()
+// solve compiles and evaluates m with wfomc: log Z of the MLN given the
+// evidence and the marginal of every query atom of m.Queries (by name).
+func (WFOMC) solve(ctx context.Context, m *infer.Model, q infer.Query) (*wfomc.Result, error) {
 	if m.MLN == nil {
 		return nil, infer.ErrNeedsModel
 	}
@@ -133,7 +132,44 @@ func (WFOMC) RunModel(ctx context.Context, m *infer.Model, q infer.Query) (*infe
 	if err != nil {
 		return nil, err
 	}
-	res, err := mod.EvaluateContext(ctx, m.Weights, Sizes(m))
+	return mod.EvaluateContext(ctx, m.Weights, Sizes(m))
+}
+
+// RunAtoms is RunModel without the grounding: m has no Graph, and
+// m.Queries name the query atoms that the evidence leaves unknown (Var is
+// not used). The answer's Marginal is defined for those atoms (unknown
+// true) and reports every other atom as not asked (0, false); its LogZ is
+// log Z of the MLN given the evidence.
+func (w WFOMC) RunAtoms(ctx context.Context, m *infer.Model, q infer.Query) (*infer.AtomAnswer, error) {
+	start := time.Now()
+	res, err := w.solve(ctx, m, q)
+	if err != nil {
+		return nil, err
+	}
+	p := make(map[string]float64, len(m.Queries))
+	for i, qa := range m.Queries {
+		p[qa.Name] = res.Marginals[i]
+	}
+	var buf []byte
+	lz := res.LogZ
+	ans := &infer.AtomAnswer{Converged: true, LogZ: &lz}
+	ans.Marginal = func(pred int, args []int) (float64, bool) {
+		buf = ground.AppendAtomName(buf[:0], m.MLN, m.DB, pred, args)
+		v, ok := p[string(buf)]
+		return v, ok
+	}
+	ans.Stats = infer.Stats{
+		Variables: len(m.Queries), Converged: true, Seconds: time.Since(start).Seconds(),
+		Method: "wfomc", MethodReason: "exact lifted inference (weighted first-order model counting) on the MLN, not grounded; " + DomainText(m),
+	}
+	return ans, nil
+}
+
+// RunModel compiles and evaluates m with wfomc and returns the exact
+// marginals of the query atoms and the exact log Z.
+func (w WFOMC) RunModel(ctx context.Context, m *infer.Model, q infer.Query) (*infer.Answer, error) {
+	start := time.Now()
+	res, err := w.solve(ctx, m, q)
 	if err != nil {
 		return nil, err
 	}
