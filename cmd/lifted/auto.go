@@ -44,6 +44,7 @@ func inferAuto(ctx context.Context, f *inferFlags, pm *parsedMLN, path string, a
 		return alg, true, "", mlnError(path, err)
 	}
 	if ans != nil {
+		ans.Stats.Variables = int(unknown)
 		st := mlnStats{Stats: ans.Stats, GroundAtoms: int64(unknown), LiftedConstruction: true,
 			ConstructionReason: "wfomc answers on the MLN without grounding it"}
 		return alg, true, "", writeUngrounded(f, pm, ans, st, stdout)

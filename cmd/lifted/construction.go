@@ -226,7 +226,7 @@ func writeFirstOrderJSON(w io.Writer, pm *parsedMLN, net *firstorder.Network, an
 	if err != nil {
 		return err
 	}
-	b, err := json.Marshal(st)
+	b, err := statsJSON(st)
 	if err != nil {
 		return err
 	}

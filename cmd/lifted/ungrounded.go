@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -124,11 +123,8 @@ func writeAtomJSON(w io.Writer, pm *parsedMLN, ans *infer.AtomAnswer, st mlnStat
 	if err != nil {
 		return err
 	}
-	// Not HTML-escaped: stats.method_reason may quote formulas ("=>").
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(st); err != nil {
+	b, err := statsJSON(st)
+	if err != nil {
 		return err
 	}
 	var lz any
@@ -136,6 +132,6 @@ func writeAtomJSON(w io.Writer, pm *parsedMLN, ans *infer.AtomAnswer, st mlnStat
 		lz = finite(*ans.LogZ)
 	}
 	lzb, _ := json.Marshal(lz)
-	_, err = fmt.Fprintf(w, `},"log_z":%s,"stats":%s}`+"\n", lzb, bytes.TrimSuffix(b.Bytes(), []byte("\n")))
+	_, err = fmt.Fprintf(w, `},"log_z":%s,"stats":%s}`+"\n", lzb, b)
 	return err
 }
