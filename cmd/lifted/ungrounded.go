@@ -43,8 +43,14 @@ func inferUngrounded(ctx context.Context, f *inferFlags, pm *parsedMLN, path str
 }
 
 // ungroundedModel is the first-order model of pm without its grounding:
-// the MLN, the evidence, the world assumption and the weights.
+// the MLN, the evidence, the world assumption and the weights; an error
+// where grounding would refuse a formula's weight.
 func ungroundedModel(pm *parsedMLN) (*infer.Model, error) {
+	for i := range pm.m.Formulas {
+		if _, err := ground.Weight(pm.m, i, pm.opt); err != nil {
+			return nil, err
+		}
+	}
 	closed, err := mln.ClosedWorld(pm.m, pm.db, pm.opt.QueryAtoms.Preds(), pm.opt.ClosedWorld, pm.opt.OpenWorld)
 	if err != nil {
 		return nil, err
