@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/lifted-dev/lifted/ground"
 	"github.com/lifted-dev/lifted/infer"
 	"github.com/lifted-dev/lifted/infer/exact"
 	"github.com/lifted-dev/lifted/mln"
@@ -38,8 +37,8 @@ func inferAuto(ctx context.Context, f *inferFlags, pm *parsedMLN, path string, a
 		return alg, true, "", withPath(path, err)
 	}
 	unknown := unknownAtoms(pm, model)
-	model.Queries = unknownQueries(pm, model)
-	ans, why, err := a.TryUngrounded(ctx, model, opt.Query)
+	atoms := func(yield func(int, []int) bool) { pm.opt.QueryAtoms.Each(model.DB, yield) }
+	ans, why, err := a.TryUngrounded(ctx, model, opt.Query, atoms)
 	if err != nil {
 		return alg, true, "", mlnError(path, err)
 	}
@@ -92,21 +91,4 @@ func unknownAtoms(pm *parsedMLN, m *infer.Model) float64 {
 		n += size - known[p]
 	}
 	return n
-}
-
-// unknownQueries lists the query atoms that the evidence leaves unknown,
-// by name, in the grounding's query order (Var is the position).
-func unknownQueries(pm *parsedMLN, m *infer.Model) []infer.QueryAtom {
-	var out []infer.QueryAtom
-	var buf []byte
-	pm.opt.QueryAtoms.Each(m.DB, func(pred int, args []int) bool {
-		t, listed := m.DB.Lookup(pred, args)
-		if (listed && t != mln.Unknown) || (!listed && m.Closed[pm.m.Preds[pred].Name]) {
-			return true
-		}
-		buf = ground.AppendAtomName(buf[:0], pm.m, m.DB, pred, args)
-		out = append(out, infer.QueryAtom{Name: string(buf), Var: int32(len(out))})
-		return true
-	})
-	return out
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"iter"
 	"strconv"
 	"strings"
 	"time"
@@ -65,10 +66,11 @@ func (a *Auto) Reason(m *infer.Model) string {
 	return fmt.Sprintf("exact: wfomc lifts the MLN (%s)", DomainText(m)) // no timing: the JSON stays deterministic (stats.seconds has it)
 }
 
-// TryUngrounded runs wfomc on m without its grounding (WFOMC.RunAtoms)
-// within the budget. It returns wfomc's answer, with auto's reason in its
-// statistics, or nil and why wfomc did not answer (for Tried).
-func (a *Auto) TryUngrounded(ctx context.Context, m *infer.Model, q infer.Query) (*infer.AtomAnswer, string, error) {
+// TryUngrounded runs wfomc on m without its grounding (WFOMC.RunAtoms,
+// query atoms atoms) within the budget. It returns wfomc's answer, with
+// auto's reason in its statistics, or nil and why wfomc did not answer
+// (for Tried).
+func (a *Auto) TryUngrounded(ctx context.Context, m *infer.Model, q infer.Query, atoms iter.Seq2[int, []int]) (*infer.AtomAnswer, string, error) {
 	switch {
 	case q.Task == infer.MAP:
 		return nil, "MAP queries are answered by max-product BP", nil
@@ -77,7 +79,7 @@ func (a *Auto) TryUngrounded(ctx context.Context, m *infer.Model, q infer.Query)
 	}
 	var ans *infer.AtomAnswer
 	why, err := a.try(ctx, m, func(wctx context.Context) (err error) {
-		ans, err = WFOMC{}.RunAtoms(wctx, m, q)
+		ans, err = WFOMC{}.RunAtoms(wctx, m, q, atoms)
 		return err
 	})
 	if err != nil || why != "" {
