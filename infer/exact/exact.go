@@ -194,10 +194,10 @@ func (w WFOMC) RunAtoms(ctx context.Context, m *infer.Model, q infer.Query, atom
 // atomClasses tells ground atoms of a model apart up to permutations of
 // interchangeable constants.
 type atomClasses struct {
-	m     *infer.Model
-	keys  [][]string         // per type and constant: firstorder.ClassKeys; nil: every constant alone
-	ids   []map[string]int32 // per type: class key → id
-	buf   []byte
+	m    *infer.Model
+	keys [][]string         // per type and constant: firstorder.ClassKeys; nil: every constant alone
+	ids  []map[string]int32 // per type: class key → id
+	buf  []byte
 }
 
 func newAtomClasses(m *infer.Model) *atomClasses {
