@@ -61,7 +61,7 @@ method() { sed -n 's/^lifted: method \([a-z]*\): .*/\1/p' "$tmp/err.$1" | head -
 			cmp -s "$tmp/out.before" "$tmp/out.after" && same=yes
 			name=smokers
 			[ "$tr" = 1 ] && name=smokers+transitivity
-			printf "| %s | %d | %.3g | %.3g | %.0f | %s | %s | %s |\n" "$name" "$n" "$bw" "$aw" "$(echo "$bw / $aw" | bc -l)" "$(method before)" "$(method after)" "$same"
+			printf "| %s | %d | %.3g | %.3g | %.2g | %s | %s | %s |\n" "$name" "$n" "$bw" "$aw" "$(echo "$bw / $aw" | bc -l)" "$(method before)" "$(method after)" "$same"
 		done
 	done
 } >"$out"
