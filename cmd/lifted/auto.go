@@ -29,8 +29,11 @@ const autoSmallAtoms = 64
 // tried) and why the first-order network was not used.
 func inferAuto(ctx context.Context, f *inferFlags, pm *parsedMLN, path string, alg infer.Algorithm, opt infer.Options, stdout io.Writer) (infer.Algorithm, bool, string, error) {
 	a, ok := alg.(*exact.Auto)
-	if !ok || a.Tried != "" || f.construction == constructGround || opt.Query.Task != infer.Marginals || pm.opt.AlchemyCNF {
+	switch {
+	case !ok || a.Tried != "" || f.construction == constructGround || opt.Query.Task != infer.Marginals:
 		return alg, false, "", nil
+	case pm.opt.AlchemyCNF:
+		return alg, false, "--method auto with --alchemy-cnf chooses on the grounding", nil
 	}
 	model, err := ungroundedModel(pm)
 	if err != nil {

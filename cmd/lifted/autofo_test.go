@@ -167,3 +167,22 @@ func TestInferAutoTooLargeTriesWFOMC(t *testing.T) {
 		t.Fatalf("auto on the first-order network:\n%.200s\nground lifted BP:\n%.200s", out, want)
 	}
 }
+
+// Where wfomc cannot lift the MLN and the evidence tells the constants
+// apart (the first-order network would be the grounding), the default run
+// grounds and auto runs lifted BP there, with wfomc's one failure as its
+// reason.
+func TestInferAutoGroundsWhenNotFirstOrder(t *testing.T) {
+	model, db := writeTransitive(t, 12, 3, true)
+	def, gr := autoVsGround(t, 1e-12, model, "-e", db, "-q", "Smokes,Cancer", "--ow", "Friends")
+	for _, r := range []mlnJSON{def, gr} {
+		if r.Stats["method"] != "lbp" || r.Stats["lifted_construction"] != false ||
+			!strings.HasPrefix(r.Stats["method_reason"].(string), "wfomc cannot answer exactly: formula 3 (") ||
+			strings.Contains(r.Stats["method_reason"].(string), "first-order network") {
+			t.Errorf("method %v: %v (lifted_construction %v)", r.Stats["method"], r.Stats["method_reason"], r.Stats["lifted_construction"])
+		}
+	}
+	if r, _ := def.Stats["construction_reason"].(string); r == "" || r == gr.Stats["construction_reason"] {
+		t.Errorf("construction_reason %q (ground: %v)", r, gr.Stats["construction_reason"])
+	}
+}

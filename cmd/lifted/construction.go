@@ -63,12 +63,12 @@ func inferFirstOrder(ctx context.Context, cmd *cobra.Command, f *inferFlags, pm 
 	switch {
 	case f.construction == constructGround:
 		return false, "--construction ground", nil
+	case opt.Query.Task == infer.MAP:
+		return false, "MAP queries print a ground assignment", nil
 	case chooses:
 		return false, fmt.Sprintf("--method %s chooses its method first (--method lbp lifts before grounding)", f.method), nil
 	case onModel || !meth.Lifted:
 		return false, fmt.Sprintf("--method %s does not run on the lifted network", f.method), nil
-	case opt.Query.Task == infer.MAP:
-		return false, "MAP queries print a ground assignment", nil
 	}
 	net, why, err := firstOrderNetwork(ctx, &f.mlnFlags, pm, opt.Colour, f.outFormat == "json")
 	if net == nil || err != nil {
