@@ -4,8 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -16,17 +14,6 @@ import (
 // Friends(P0,P1), Friends(P1,P2), … which tells every constant apart.
 func writeTransitive(t *testing.T, n, e int, chain bool) (model, db string) {
 	t.Helper()
-	dir := t.TempDir()
-	var b strings.Builder
-	b.WriteString("person = {")
-	for i := range n {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		fmt.Fprintf(&b, "P%d", i)
-	}
-	b.WriteString("}\nSmokes(person)\nCancer(person)\nFriends(person, person)\n1.5 Smokes(x) => Cancer(x)\n" +
-		"1.1 Friends(x, y) ^ Smokes(x) => Smokes(y)\n0.7 Friends(x, y) ^ Friends(y, z) => Friends(x, z)\n")
 	var d strings.Builder
 	for i := range e {
 		if i%2 == 1 {
@@ -37,14 +24,7 @@ func writeTransitive(t *testing.T, n, e int, chain bool) (model, db string) {
 	for i := 0; chain && i+1 < n; i++ {
 		fmt.Fprintf(&d, "Friends(P%d, P%d)\n", i, i+1)
 	}
-	model, db = filepath.Join(dir, "t.mln"), filepath.Join(dir, "t.db")
-	if err := os.WriteFile(model, []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(db, []byte(d.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return model, db
+	return writeModel(t, smokersText(n, "0.7 Friends(x, y) ^ Friends(y, z) => Friends(x, z)\n"), d.String())
 }
 
 // autoVsGround runs lifted infer with args by default (auto before

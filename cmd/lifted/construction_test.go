@@ -14,7 +14,12 @@ import (
 // three of them.
 func writeSmokers(t *testing.T, n int) (model, db string) {
 	t.Helper()
-	dir := t.TempDir()
+	return writeModel(t, smokersText(n, ""), "Smokes(P0)\n!Smokes(P1)\nCancer(P2)\n")
+}
+
+// smokersText is friends-and-smokers over n people, P0 … P(n-1), with
+// the formulas extra added.
+func smokersText(n int, extra string) string {
 	var b strings.Builder
 	b.WriteString("person = {")
 	for i := range n {
@@ -24,11 +29,19 @@ func writeSmokers(t *testing.T, n int) (model, db string) {
 		fmt.Fprintf(&b, "P%d", i)
 	}
 	b.WriteString("}\nSmokes(person)\nCancer(person)\nFriends(person, person)\n1.5 Smokes(x) => Cancer(x)\n1.1 Friends(x, y) ^ Smokes(x) => Smokes(y)\n")
+	b.WriteString(extra)
+	return b.String()
+}
+
+// writeModel writes an MLN and its evidence into a temporary directory.
+func writeModel(t *testing.T, mlnText, dbText string) (model, db string) {
+	t.Helper()
+	dir := t.TempDir()
 	model, db = filepath.Join(dir, "s.mln"), filepath.Join(dir, "s.db")
-	if err := os.WriteFile(model, []byte(b.String()), 0o644); err != nil {
+	if err := os.WriteFile(model, []byte(mlnText), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(db, []byte("Smokes(P0)\n!Smokes(P1)\nCancer(P2)\n"), 0o644); err != nil {
+	if err := os.WriteFile(db, []byte(dbText), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return model, db
