@@ -31,6 +31,12 @@
 // milliseconds; auto waits for it to stop (at most stopGrace) before the
 // fallback runs, so the two do not compete for the processors.
 //
+// Without a grounding: WFOMC.RunAtoms answers a model that has none (the
+// query atoms given by predicate and constants, one wfomc query per class
+// of interchangeable atoms), and Auto.TryUngrounded runs it within auto's
+// budget; a caller that then grounds sets Auto.Tried so that Choose does
+// not run wfomc a second time (lifted infer's default path).
+//
 // Build the infer.Model of a grounding with NewModel.
 package exact
 
