@@ -130,12 +130,12 @@ func (WFOMC) solve(ctx context.Context, m *infer.Model, q infer.Query) (*wfomc.R
 	if opt.Evidence, err = evidence(m); err != nil {
 		return nil, err
 	}
-	for _, qa := range m.Queries {
-		pq, err := wfomc.ParseQuery(m.MLN, qa.Name)
-		if err != nil {
-			return nil, err
-		}
-		opt.Queries = append(opt.Queries, pq)
+	texts := make([]string, len(m.Queries))
+	for i, qa := range m.Queries {
+		texts[i] = qa.Name
+	}
+	if opt.Queries, err = wfomc.ParseQueries(m.MLN, texts); err != nil {
+		return nil, err
 	}
 	mod, err := wfomc.CompileContext(ctx, m.MLN, opt)
 	if err != nil {
