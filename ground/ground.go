@@ -247,25 +247,38 @@ func predName(s string) string {
 	return strings.TrimLeft(s, "!?*")
 }
 
+// Weight returns the weight with which a grounding made with opt weighs
+// formula i of m (opt.DefaultWeight for one written without a weight; any
+// value for a hard formula), or the error Ground reports for it: no weight
+// and no default, or a weight that is not finite.
+func Weight(m *mln.MLN, i int, opt Options) (float64, error) {
+	f := m.Formulas[i]
+	w, hard := f.Weight, f.Hard
+	if !f.HasWeight && !hard {
+		if !opt.UseDefaultWeight {
+			return 0, pos.Errorf(f.Pos, "formula %d %q has no weight; give it one, or use --default-weight to give all unweighted formulas one", i+1, f.Text)
+		}
+		w = opt.DefaultWeight
+	}
+	if !hard && (math.IsNaN(w) || math.IsInf(w, 0)) {
+		return 0, pos.Errorf(f.Pos, "formula %d has weight %v; weights must be finite", i+1, w)
+	}
+	return w, nil
+}
+
 // compile compiles every formula with a non-zero weight.
 func (p *prepared) compile() error {
 	c := newCompiler(p.m, p.at.domains)
 	for i, f := range p.m.Formulas {
-		w, hard := f.Weight, f.Hard
-		if !f.HasWeight && !hard {
-			if !p.opt.UseDefaultWeight {
-				return pos.Errorf(f.Pos, "formula %d %q has no weight; give it one, or use --default-weight to give all unweighted formulas one", i+1, f.Text)
-			}
-			w = p.opt.DefaultWeight
+		w, err := Weight(p.m, i, p.opt)
+		if err != nil {
+			return err
 		}
-		if !hard && (math.IsNaN(w) || math.IsInf(w, 0)) {
-			return pos.Errorf(f.Pos, "formula %d has weight %v; weights must be finite", i+1, w)
-		}
+		hard := f.Hard
 		if !hard && w == 0 {
 			continue // a constant factor 1
 		}
 		var cfs []*formula
-		var err error
 		if p.opt.AlchemyCNF {
 			cfs, err = c.compileCNF(i, w, hard)
 		} else {

@@ -82,6 +82,9 @@ type AtomAnswer struct {
 	Marginal  func(pred int, args []int) (p float64, unknown bool)
 	Converged bool
 	Stats     Stats
+	// LogZ, when set, is log Z of the MLN given the evidence (an exact
+	// method's); nil when the method does not compute it.
+	LogZ *float64
 }
 
 // Chooser is implemented by methods that pick another method for each

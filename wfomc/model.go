@@ -82,6 +82,40 @@ func ParseQuery(m *mln.MLN, text string) (Query, error) {
 	return Query{Text: strings.TrimSpace(text), expr: f.Expr}, nil
 }
 
+// ParseQueries parses several ground formulas as ParseQuery does, reading
+// m's declarations once instead of once per query (they list every
+// constant: at a million constants, half a second a query). An error is
+// ParseQuery's for the first text it refuses.
+func ParseQueries(m *mln.MLN, texts []string) ([]Query, error) {
+	var b strings.Builder
+	b.WriteString(m.Declarations())
+	for _, t := range texts {
+		b.WriteString(t)
+		b.WriteString(".\n")
+	}
+	q, err := mlnfile.Parse("query", []byte(b.String()))
+	if err == nil && len(q.Formulas) == len(texts) && len(q.Preds) == len(m.Preds) {
+		out := make([]Query, len(texts))
+		for i, f := range q.Formulas {
+			if len(f.Vars) > 0 {
+				break
+			}
+			out[i] = Query{Text: strings.TrimSpace(texts[i]), expr: f.Expr}
+			if i == len(texts)-1 {
+				return out, nil
+			}
+		}
+	}
+	// Something is wrong with one of them: ParseQuery says what.
+	out := make([]Query, len(texts))
+	for i, t := range texts {
+		if out[i], err = ParseQuery(m, t); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
 // Model is an MLN compiled for weighted first-order model counting. All
 // the structure that depends neither on the weights nor on the domain sizes
 // (shattering, Skolemization, cells, pair weights as functions of the

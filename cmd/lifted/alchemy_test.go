@@ -53,10 +53,11 @@ func TestInferSummaryLine(t *testing.T) {
 		t.Fatalf("exit %d: %q %s", code, out, stderr)
 	}
 	// The default method (auto) first says which method it chose and why
-	// (exact lifted inference here); the summary is the last line.
+	// (exact lifted inference here, before grounding); the summary is the
+	// last line.
 	lines := strings.Split(strings.TrimSuffix(stderr, "\n"), "\n")
 	if len(lines) != 2 || !strings.HasPrefix(lines[0], "lifted: method wfomc: exact: ") ||
-		!strings.HasPrefix(lines[1], "lifted: 13 ground atoms, 12 factors; exact by wfomc; ") {
+		!strings.HasPrefix(lines[1], "lifted: 13 ground atoms, not grounded; exact by wfomc; ") {
 		t.Errorf("MLN summary %q", stderr)
 	}
 	// Lifted BP's summary reports the compression and the iterations.

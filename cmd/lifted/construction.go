@@ -63,12 +63,12 @@ func inferFirstOrder(ctx context.Context, cmd *cobra.Command, f *inferFlags, pm 
 	switch {
 	case f.construction == constructGround:
 		return false, "--construction ground", nil
-	case chooses:
-		return false, fmt.Sprintf("--method %s chooses its method on the grounding (--method lbp lifts before grounding)", f.method), nil
-	case onModel || !meth.Lifted:
-		return false, fmt.Sprintf("--method %s does not run on the lifted network", f.method), nil
 	case opt.Query.Task == infer.MAP:
 		return false, "MAP queries print a ground assignment", nil
+	case chooses:
+		return false, fmt.Sprintf("--method %s chooses its method first (--method lbp lifts before grounding)", f.method), nil
+	case onModel || !meth.Lifted:
+		return false, fmt.Sprintf("--method %s does not run on the lifted network", f.method), nil
 	}
 	net, why, err := firstOrderNetwork(ctx, &f.mlnFlags, pm, opt.Colour, f.outFormat == "json")
 	if net == nil || err != nil {
@@ -124,6 +124,9 @@ func inferTooLarge(ctx context.Context, f *inferFlags, pm *parsedMLN, path strin
 		return false, nil
 	}
 	reason := "the grounding is too large (" + shortReason(groundErr) + "); lifted BP on the first-order network"
+	if a.Tried != "" {
+		reason = a.Tried + "; " + reason
+	}
 	_, _, err = runFirstOrder(ctx, f, pm, path, a.LBP, opt, net, "lbp", reason, stdout)
 	return true, err
 }
@@ -223,7 +226,7 @@ func writeFirstOrderJSON(w io.Writer, pm *parsedMLN, net *firstorder.Network, an
 	if err != nil {
 		return err
 	}
-	b, err := json.Marshal(st)
+	b, err := statsJSON(st)
 	if err != nil {
 		return err
 	}

@@ -209,6 +209,13 @@ func runInferMLN(ctx context.Context, cmd *cobra.Command, f *inferFlags, path st
 	if done, err := inferUngrounded(ctx, f, pm, path, alg, opt, stdout); done || err != nil {
 		return err
 	}
+	alg, done, autoWhy, err := inferAuto(ctx, f, pm, path, alg, opt, stdout)
+	if done || err != nil {
+		return err
+	}
+	if autoWhy != "" {
+		why = autoWhy
+	}
 	mm, err := pm.ground(ctx, path, f.quiet)
 	if err != nil {
 		if done, err := inferTooLarge(ctx, f, pm, path, alg, opt, err, stdout); done {
@@ -321,18 +328,27 @@ func writeMLNJSON(w io.Writer, mm *mlnModel, ans *infer.Answer) error {
 		b.WriteString(`,"log_z":`)
 		b.Write(lz)
 	}
-	// Not HTML-escaped: stats.method_reason may quote formulas ("=>").
-	var st bytes.Buffer
-	enc := json.NewEncoder(&st)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(statsOf(ans.Stats, mm)); err != nil {
+	st, err := statsJSON(statsOf(ans.Stats, mm))
+	if err != nil {
 		return err
 	}
 	b.WriteString(`,"stats":`)
-	b.Write(bytes.TrimSuffix(st.Bytes(), []byte("\n")))
+	b.Write(st)
 	b.WriteString("}\n")
-	_, err := io.WriteString(w, b.String())
+	_, err = io.WriteString(w, b.String())
 	return err
+}
+
+// statsJSON encodes the statistics of an MLN run, not HTML-escaped:
+// stats.method_reason may quote formulas ("=>").
+func statsJSON(st mlnStats) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(st); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
 
 // compressMLN grounds an MLN and runs colour passing only, printing the

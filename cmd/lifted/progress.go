@@ -163,7 +163,11 @@ func summaryLine(st infer.Stats, groundAtoms int, groundSeconds float64) string 
 	}
 	secs := strconv.FormatFloat(st.Seconds+groundSeconds, 'g', 3, 64)
 	if st.Method == "wfomc" || st.Method == "enumerate" { // exact: no compression, no iterations
-		return fmt.Sprintf("lifted: %s, %d factors; exact by %s; %s s", size, st.Factors, st.Method, secs)
+		factors := fmt.Sprintf("%d factors", st.Factors)
+		if st.Method == "wfomc" && st.Clusternodes == 0 && st.Variables > 0 { // wfomc before grounding
+			factors = "not grounded"
+		}
+		return fmt.Sprintf("lifted: %s, %s; exact by %s; %s s", size, factors, st.Method, secs)
 	}
 	if st.Bound != nil { // lp, ilp
 		return fmt.Sprintf("lifted: %s, %d factors; MAP by LP relaxation, objective %s, bound %s, gap %.3g; LP of %d variables and %d constraints over %d variable orbits, %d cuts in %d rounds; %s s",

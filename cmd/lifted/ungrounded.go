@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -25,11 +24,10 @@ func inferUngrounded(ctx context.Context, f *inferFlags, pm *parsedMLN, path str
 	if !ok || f.construction == constructGround || opt.Query.Task != infer.Marginals || pm.opt.AlchemyCNF {
 		return false, nil
 	}
-	closed, err := mln.ClosedWorld(pm.m, pm.db, pm.opt.QueryAtoms.Preds(), pm.opt.ClosedWorld, pm.opt.OpenWorld)
+	model, err := ungroundedModel(pm)
 	if err != nil {
 		return true, withPath(path, err)
 	}
-	model := &infer.Model{MLN: pm.m, DB: pm.db, Closed: closed, Weights: exact.Weights(pm.m, pm.opt)}
 	prog := newProgress(f.quiet)
 	progressHooks(&opt, prog)
 	ans, err := u.RunUngrounded(ctx, model, opt.Query)
@@ -40,18 +38,44 @@ func inferUngrounded(ctx context.Context, f *inferFlags, pm *parsedMLN, path str
 	if err != nil {
 		return true, mlnError(path, err)
 	}
-	reportRun(&infer.Answer{Converged: ans.Converged, Stats: ans.Stats}, f.quiet)
 	st := mlnStats{Stats: ans.Stats, GroundAtoms: int64(ans.Stats.Variables), GroundFormulas: int64(ans.Stats.Factors), LiftedConstruction: true}
-	err = writeOutput(f.output, stdout, func(w io.Writer) error {
+	return true, writeUngrounded(f, pm, ans, st, stdout)
+}
+
+// ungroundedModel is the first-order model of pm without its grounding:
+// the MLN, the evidence, the world assumption and the weights; an error
+// where grounding would refuse a formula's weight.
+func ungroundedModel(pm *parsedMLN) (*infer.Model, error) {
+	for i := range pm.m.Formulas {
+		if _, err := ground.Weight(pm.m, i, pm.opt); err != nil {
+			return nil, err
+		}
+	}
+	closed, err := mln.ClosedWorld(pm.m, pm.db, pm.opt.QueryAtoms.Preds(), pm.opt.ClosedWorld, pm.opt.OpenWorld)
+	if err != nil {
+		return nil, err
+	}
+	db := pm.db
+	if db == nil {
+		db = mln.NewDB(pm.m)
+	}
+	return &infer.Model{MLN: pm.m, DB: db, Closed: closed, Weights: exact.Weights(pm.m, pm.opt)}, nil
+}
+
+// writeUngrounded writes the answer of an ungrounded run and its summary
+// line.
+func writeUngrounded(f *inferFlags, pm *parsedMLN, ans *infer.AtomAnswer, st mlnStats, stdout io.Writer) error {
+	reportRun(&infer.Answer{Converged: ans.Converged, Stats: ans.Stats}, f.quiet)
+	err := writeOutput(f.output, stdout, func(w io.Writer) error {
 		if f.outFormat == "json" {
 			return writeAtomJSON(w, pm, ans, st)
 		}
 		return writeAtomAlchemy(w, pm, ans)
 	})
 	if err == nil {
-		summarize(f.quiet, ans.Stats, ans.Stats.Variables, 0)
+		summarize(f.quiet, ans.Stats, int(st.GroundAtoms), 0)
 	}
-	return true, err
+	return err
 }
 
 // eachUnknownQuery calls fn with the name and marginal of every query atom
@@ -86,7 +110,8 @@ func writeAtomAlchemy(w io.Writer, pm *parsedMLN, ans *infer.AtomAnswer) error {
 	})
 }
 
-// writeAtomJSON is writeMLNJSON for an ungrounded run (log_z null).
+// writeAtomJSON is writeMLNJSON for an ungrounded run (log_z null unless
+// the method computed it).
 func writeAtomJSON(w io.Writer, pm *parsedMLN, ans *infer.AtomAnswer, st mlnStats) error {
 	if _, err := io.WriteString(w, `{"marginals":{`); err != nil {
 		return err
@@ -104,13 +129,15 @@ func writeAtomJSON(w io.Writer, pm *parsedMLN, ans *infer.AtomAnswer, st mlnStat
 	if err != nil {
 		return err
 	}
-	// Not HTML-escaped: stats.method_reason may quote formulas ("=>").
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(st); err != nil {
+	b, err := statsJSON(st)
+	if err != nil {
 		return err
 	}
-	_, err = fmt.Fprintf(w, `},"log_z":null,"stats":%s}`+"\n", bytes.TrimSuffix(b.Bytes(), []byte("\n")))
+	var lz any
+	if ans.LogZ != nil {
+		lz = finite(*ans.LogZ)
+	}
+	lzb, _ := json.Marshal(lz)
+	_, err = fmt.Fprintf(w, `},"log_z":%s,"stats":%s}`+"\n", lzb, b)
 	return err
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"iter"
 	"strconv"
 	"strings"
 	"time"
@@ -17,6 +18,9 @@ import (
 type Auto struct {
 	LBP    infer.Algorithm // the fallback, "lbp" with auto's BP properties
 	Budget time.Duration   // time allowed to wfomc's compile and evaluation
+	// Tried, when set, says why wfomc did not answer this model in an
+	// earlier try (TryUngrounded): Choose does not run it again.
+	Tried string
 }
 
 // Run runs the fallback: on a bare counted graph there is no first-order
@@ -40,32 +44,73 @@ func (a *Auto) Choose(ctx context.Context, m *infer.Model, q infer.Query) (infer
 	case m.Weights == nil:
 		return bp("Alchemy's clause weighting (--alchemy-cnf) is for BP; wfomc follows the MLN semantics")
 	}
-	type result struct {
-		ans *infer.Answer
-		err error
+	if a.Tried != "" {
+		return a.small(m, a.Tried, bp)
 	}
+	var ans *infer.Answer
+	why, err := a.try(ctx, m, func(wctx context.Context) (err error) {
+		ans, err = WFOMC{}.RunModel(wctx, m, q)
+		return err
+	})
+	switch {
+	case err != nil:
+		return infer.Choice{}, err
+	case why != "":
+		return a.small(m, why, bp)
+	}
+	return infer.Choice{Name: "wfomc", Reason: a.Reason(m), Algorithm: WFOMC{}, Answer: ans}, nil
+}
+
+// Reason is auto's reason for the answer of wfomc on m.
+func (a *Auto) Reason(m *infer.Model) string {
+	return fmt.Sprintf("exact: wfomc lifts the MLN (%s)", DomainText(m)) // no timing: the JSON stays deterministic (stats.seconds has it)
+}
+
+// TryUngrounded runs wfomc on m without its grounding (WFOMC.RunAtoms,
+// query atoms atoms) within the budget. It returns wfomc's answer, with
+// auto's reason in its statistics, or nil and why wfomc did not answer
+// (for Tried).
+func (a *Auto) TryUngrounded(ctx context.Context, m *infer.Model, q infer.Query, atoms iter.Seq2[int, []int]) (*infer.AtomAnswer, string, error) {
+	switch {
+	case q.Task == infer.MAP:
+		return nil, "MAP queries are answered by max-product BP", nil
+	case m.Weights == nil:
+		return nil, "Alchemy's clause weighting (--alchemy-cnf) is for BP; wfomc follows the MLN semantics", nil
+	}
+	var ans *infer.AtomAnswer
+	why, err := a.try(ctx, m, func(wctx context.Context) (err error) {
+		ans, err = WFOMC{}.RunAtoms(wctx, m, q, atoms)
+		return err
+	})
+	if err != nil || why != "" {
+		return nil, why, err
+	}
+	ans.Stats.MethodReason = a.Reason(m)
+	return ans, "", nil
+}
+
+// try runs run, a wfomc call on m, within the budget. It returns "" when
+// run answered, otherwise why wfomc did not answer; an error only when ctx
+// ends.
+func (a *Auto) try(ctx context.Context, m *infer.Model, run func(context.Context) error) (string, error) {
 	// wfomc runs under a context that expires with the budget: compile and
 	// evaluation poll it and stop, so an overrun does not go on computing
 	// beside the fallback.
 	wctx, cancel := context.WithTimeout(ctx, a.Budget)
 	defer cancel()
-	done := make(chan result, 1)
-	go func() {
-		ans, err := WFOMC{}.RunModel(wctx, m, q)
-		done <- result{ans, err}
-	}()
+	done := make(chan error, 1)
+	go func() { done <- run(wctx) }()
 	select {
-	case r := <-done:
+	case err := <-done:
 		switch {
-		case r.err == nil:
-			reason := fmt.Sprintf("exact: wfomc lifts the MLN (%s)", DomainText(m)) // no timing: the JSON stays deterministic (stats.seconds has it)
-			return infer.Choice{Name: "wfomc", Reason: reason, Algorithm: WFOMC{}, Answer: r.ans}, nil
+		case err == nil:
+			return "", nil
 		case ctx.Err() != nil:
-			return infer.Choice{}, ctx.Err()
-		case wctx.Err() != nil && errors.Is(r.err, wctx.Err()):
-			return a.overBudget(m, bp)
+			return "", ctx.Err()
+		case wctx.Err() != nil && errors.Is(err, wctx.Err()):
+			return a.overBudget(m), nil
 		}
-		return a.small(m, "wfomc cannot answer exactly: "+shortError(r.err), bp)
+		return "wfomc cannot answer exactly: " + shortError(err), nil
 	case <-wctx.Done():
 		cancel()
 		// Wait for wfomc to stop (it polls wctx within milliseconds), so
@@ -78,17 +123,17 @@ func (a *Auto) Choose(ctx context.Context, m *infer.Model, q infer.Query) (infer
 		case <-grace.C:
 		}
 		if ctx.Err() != nil {
-			return infer.Choice{}, ctx.Err()
+			return "", ctx.Err()
 		}
-		return a.overBudget(m, bp)
+		return a.overBudget(m), nil
 	}
 }
 
 // stopGrace bounds the wait for a cancelled wfomc run to return.
 const stopGrace = time.Second
 
-func (a *Auto) overBudget(m *infer.Model, bp func(string) (infer.Choice, error)) (infer.Choice, error) {
-	return a.small(m, fmt.Sprintf("wfomc did not finish within its budget of %v (%s)", a.Budget, DomainText(m)), bp)
+func (a *Auto) overBudget(m *infer.Model) string {
+	return fmt.Sprintf("wfomc did not finish within its budget of %v (%s)", a.Budget, DomainText(m))
 }
 
 // small picks exact enumeration of the grounding when its joint state

@@ -3,6 +3,7 @@ package exact_test
 import (
 	"context"
 	"fmt"
+	"math"
 	"runtime"
 	"strings"
 	"testing"
@@ -58,5 +59,101 @@ friends(person, person)
 	}
 	if after := runtime.NumGoroutine(); after > before {
 		t.Errorf("%d goroutines before Choose, %d after: the wfomc run goes on", before, after)
+	}
+}
+
+// smallSmokers is a model that wfomc lifts and whose grounding is small
+// enough to enumerate.
+func smallSmokers(t *testing.T) *infer.Model {
+	t.Helper()
+	src := `person = {A, B, C}
+smokes(person)
+cancer(person)
+friends(person, person)
+0.7 !smokes(x) v cancer(x)
+0.4 !friends(x,y) v !smokes(x) v smokes(y)
+`
+	return model(t, "small", []byte(src), []byte("smokes(A)\n!cancer(B)\nfriends(A, C)\n"), "cancer", "smokes")
+}
+
+// An Auto told that wfomc already did not answer (Tried) does not run it
+// again: it goes on to enumeration, with the earlier reason.
+func TestAutoTriedSkipsWFOMC(t *testing.T) {
+	m := smallSmokers(t)
+	lbp, _, err := infer.New("lbp", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := infer.Query{Task: infer.Marginals}
+	a := &exact.Auto{LBP: lbp, Budget: 5 * time.Second}
+	if ch, err := a.Choose(context.Background(), m, q); err != nil || ch.Name != "wfomc" {
+		t.Fatalf("without Tried: %v, %v", ch.Name, err)
+	}
+	a.Tried = "wfomc was tried before"
+	ch, err := a.Choose(context.Background(), m, q)
+	if err != nil || ch.Name != "enumerate" || !strings.HasPrefix(ch.Reason, "wfomc was tried before; the grounding has ") || ch.Answer != nil {
+		t.Fatalf("with Tried: %v %q, %v", ch.Name, ch.Reason, err)
+	}
+}
+
+// WFOMC.RunAtoms answers without the grounding what enumeration of the
+// grounding answers, asking wfomc one atom per class of interchangeable
+// ones; log Z is the MLN's (the grounding's plus its offset).
+func TestWFOMCRunAtoms(t *testing.T) {
+	src := `person = {A, B, C, D, E, F}
+smokes(person)
+cancer(person)
+0.7 !smokes(x) v cancer(x)
+0.4 !smokes(x) v !smokes(y) v cancer(y)
+-0.3 cancer(C)
+`
+	// A and B are told apart by their evidence, C by the formula that
+	// names it; D, E and F are interchangeable.
+	m := model(t, "classes", []byte(src), []byte("smokes(A)\n!cancer(B)\n"), "cancer", "smokes")
+	q := infer.Query{Task: infer.Marginals}
+	want, err := infer.RunModel(context.Background(), exact.Enumerate{MaxStates: exact.DefaultMaxStates}, m, infer.Options{Query: q})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ung := *m
+	ung.Graph, ung.Grounding, ung.Queries = nil, nil, nil
+	lbp, _, _ := infer.New("lbp", nil)
+	a := &exact.Auto{LBP: lbp, Budget: 5 * time.Second}
+	atoms := func(yield func(int, []int) bool) { // every ground atom
+		for pred := range m.MLN.Preds {
+			for x := range 6 {
+				if !yield(pred, []int{x}) {
+					return
+				}
+			}
+		}
+	}
+	got, why, err := a.TryUngrounded(context.Background(), &ung, q, atoms)
+	if err != nil || got == nil {
+		t.Fatalf("TryUngrounded: %q, %v", why, err)
+	}
+	if got.Stats.Method != "wfomc" || got.Stats.MethodReason != "exact: wfomc lifts the MLN (domains person=6)" {
+		t.Errorf("stats %q: %q", got.Stats.Method, got.Stats.MethodReason)
+	}
+	// smokes: B, C, D~E~F; cancer: A, C, D~E~F.
+	if got.Stats.Variables != 6 {
+		t.Errorf("wfomc asked %d queries, want 6", got.Stats.Variables)
+	}
+	if len(m.Queries) != 10 {
+		t.Fatalf("%d query atoms", len(m.Queries))
+	}
+	for _, qa := range m.Queries {
+		name, rest, _ := strings.Cut(qa.Name, "(")
+		arg := m.DB.ConstIndex("person", strings.TrimSuffix(rest, ")"))
+		p, unknown := got.Marginal(m.MLN.PredIndex(name), []int{arg})
+		if w := want.Marginal(int(qa.Var))[1]; !unknown || math.Abs(p-w) > 1e-12 {
+			t.Errorf("%s: %v (unknown %v), enumeration %v", qa.Name, p, unknown, w)
+		}
+	}
+	if p, unknown := got.Marginal(m.MLN.PredIndex("smokes"), []int{m.DB.ConstIndex("person", "A")}); unknown || p != 1 {
+		t.Errorf("smokes(A) is evidence, got %v (unknown %v)", p, unknown)
+	}
+	if lz := want.LogZ + m.LogZOffset; got.LogZ == nil || math.Abs(*got.LogZ-lz) > 1e-12*math.Abs(lz) {
+		t.Errorf("log Z %v, enumeration %v", got.LogZ, lz)
 	}
 }

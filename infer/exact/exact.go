@@ -31,13 +31,21 @@
 // milliseconds; auto waits for it to stop (at most stopGrace) before the
 // fallback runs, so the two do not compete for the processors.
 //
+// Without a grounding: WFOMC.RunAtoms answers a model that has none (the
+// query atoms given by predicate and constants, one wfomc query per class
+// of interchangeable atoms), and Auto.TryUngrounded runs it within auto's
+// budget; a caller that then grounds sets Auto.Tried so that Choose does
+// not run wfomc a second time (lifted infer's default path).
+//
 // Build the infer.Model of a grounding with NewModel.
 package exact
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"iter"
 	"math"
 	"sort"
 	"strings"
@@ -46,6 +54,7 @@ import (
 	"github.com/lifted-dev/lifted/ground"
 	"github.com/lifted-dev/lifted/infer"
 	"github.com/lifted-dev/lifted/lift"
+	"github.com/lifted-dev/lifted/lift/firstorder"
 	"github.com/lifted-dev/lifted/mln"
 	"github.com/lifted-dev/lifted/wfomc"
 
@@ -101,10 +110,9 @@ func (WFOMC) Run(ctx context.Context, c *lift.Compressed, q infer.Query) (*infer
 // are spelled out as evidence for wfomc.
 const maxClosedLiterals = 100000
 
-// RunModel compiles and evaluates m with wfomc and returns the exact
-// marginals of the query atoms and the exact log Z.
-func (WFOMC) RunModel(ctx context.Context, m *infer.Model, q infer.Query) (*infer.Answer, error) {
-	start := time.Now()
+// solve compiles and evaluates m with wfomc: log Z of the MLN given the
+// evidence and the marginal of every query atom of m.Queries (by name).
+func (WFOMC) solve(ctx context.Context, m *infer.Model, q infer.Query) (*wfomc.Result, error) {
 	if m.MLN == nil {
 		return nil, infer.ErrNeedsModel
 	}
@@ -122,18 +130,148 @@ func (WFOMC) RunModel(ctx context.Context, m *infer.Model, q infer.Query) (*infe
 	if opt.Evidence, err = evidence(m); err != nil {
 		return nil, err
 	}
-	for _, qa := range m.Queries {
-		pq, err := wfomc.ParseQuery(m.MLN, qa.Name)
-		if err != nil {
-			return nil, err
-		}
-		opt.Queries = append(opt.Queries, pq)
+	texts := make([]string, len(m.Queries))
+	for i, qa := range m.Queries {
+		texts[i] = qa.Name
+	}
+	if opt.Queries, err = wfomc.ParseQueries(m.MLN, texts); err != nil {
+		return nil, err
 	}
 	mod, err := wfomc.CompileContext(ctx, m.MLN, opt)
 	if err != nil {
 		return nil, err
 	}
-	res, err := mod.EvaluateContext(ctx, m.Weights, Sizes(m))
+	return mod.EvaluateContext(ctx, m.Weights, Sizes(m))
+}
+
+// RunAtoms is RunModel without the grounding: m has no Graph (m.Queries
+// is not used), and atoms lists the query atoms (pred an index into
+// m.MLN.Preds, args indices into m.DB's domains). wfomc is asked one
+// atom of each class of interchangeable ones (firstorder.ClassKeys: the
+// same predicate, constants of the same classes with the same equalities
+// among them), since a permutation of interchangeable constants maps the
+// model to itself: friends-and-smokers over n people with evidence on a
+// few asks a few queries, not 2n. The answer's Marginal gives every atom
+// that the evidence and the closed world fix its value (unknown false), and
+// every other atom of a class that atoms reach its marginal; its LogZ is
+// log Z of the MLN given the evidence.
+func (w WFOMC) RunAtoms(ctx context.Context, m *infer.Model, q infer.Query, atoms iter.Seq2[int, []int]) (*infer.AtomAnswer, error) {
+	start := time.Now()
+	cls := newAtomClasses(m)
+	index := map[string]int{}
+	rep := *m
+	rep.Queries = nil
+	var name []byte
+	for pred, args := range atoms {
+		if _, known := cls.known(pred, args); known {
+			continue
+		}
+		k := string(cls.key(pred, args))
+		if _, ok := index[k]; ok {
+			continue
+		}
+		index[k] = len(rep.Queries)
+		name = ground.AppendAtomName(name[:0], m.MLN, m.DB, pred, args)
+		rep.Queries = append(rep.Queries, infer.QueryAtom{Name: string(name), Var: int32(len(rep.Queries))})
+	}
+	res, err := w.solve(ctx, &rep, q)
+	if err != nil {
+		return nil, err
+	}
+	lz := res.LogZ
+	ans := &infer.AtomAnswer{Converged: true, LogZ: &lz}
+	ans.Marginal = func(pred int, args []int) (float64, bool) {
+		if v, known := cls.known(pred, args); known {
+			return v, false
+		}
+		i, ok := index[string(cls.key(pred, args))]
+		if !ok {
+			return math.NaN(), false
+		}
+		return res.Marginals[i], true
+	}
+	ans.Stats = infer.Stats{
+		Variables: len(rep.Queries), Converged: true, Seconds: time.Since(start).Seconds(),
+		Method: "wfomc", MethodReason: "exact lifted inference (weighted first-order model counting) on the MLN, not grounded; " + DomainText(m),
+	}
+	return ans, nil
+}
+
+// atomClasses tells ground atoms of a model apart up to permutations of
+// interchangeable constants.
+type atomClasses struct {
+	m    *infer.Model
+	keys [][]string         // per type and constant: firstorder.ClassKeys; nil: every constant alone
+	ids  []map[string]int32 // per type: class key → id
+	buf  []byte
+}
+
+func newAtomClasses(m *infer.Model) *atomClasses {
+	c := &atomClasses{m: m, ids: make([]map[string]int32, len(m.MLN.Types))}
+	if len(m.MLN.Funcs) == 0 && len(m.DB.Funcs) == 0 { // ClassKeys does not look at functions
+		c.keys = firstorder.ClassKeys(m.MLN, m.DB)
+	}
+	return c
+}
+
+// known returns the value of an atom that the evidence or the closed
+// world fixes.
+func (c *atomClasses) known(pred int, args []int) (float64, bool) {
+	t, listed := c.m.DB.Lookup(pred, args)
+	switch {
+	case listed && t == mln.True:
+		return 1, true
+	case listed && t == mln.False:
+		return 0, true
+	case !listed && c.m.Closed[c.m.MLN.Preds[pred].Name]:
+		return 0, true
+	}
+	return 0, false
+}
+
+// key is the class of pred(args): the predicate, and per argument the
+// class of its constant (the constant itself where it is alone) and the
+// first argument with the same constant.
+func (c *atomClasses) key(pred int, args []int) []byte {
+	b := binary.AppendUvarint(c.buf[:0], uint64(pred))
+	d := c.m.MLN.Preds[pred]
+	for p, a := range args {
+		ti := d.TypeIdx[p]
+		id := int64(-1 - a) // alone
+		if c.keys != nil {
+			if k := c.keys[ti][a]; k == "" || k[0] != '=' {
+				ids := c.ids[ti]
+				if ids == nil {
+					ids = map[string]int32{}
+					c.ids[ti] = ids
+				}
+				v, ok := ids[k]
+				if !ok {
+					v = int32(len(ids))
+					ids[k] = v
+				}
+				id = int64(v)
+			}
+		}
+		same := p
+		for q := range p {
+			if args[q] == a && d.TypeIdx[q] == ti {
+				same = q
+				break
+			}
+		}
+		b = binary.AppendVarint(b, id)
+		b = binary.AppendUvarint(b, uint64(same))
+	}
+	c.buf = b
+	return b
+}
+
+// RunModel compiles and evaluates m with wfomc and returns the exact
+// marginals of the query atoms and the exact log Z.
+func (w WFOMC) RunModel(ctx context.Context, m *infer.Model, q infer.Query) (*infer.Answer, error) {
+	start := time.Now()
+	res, err := w.solve(ctx, m, q)
 	if err != nil {
 		return nil, err
 	}

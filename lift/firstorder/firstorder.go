@@ -480,6 +480,110 @@ func (fo *Network) shatter(m *mln.MLN, db *mln.DB) [][]int {
 			doms[i] = t.Constants
 		}
 	}
+	keys := classKeys(m, db, doms)
+	// K per type.
+	kOf := make([]int, nt)
+	for i := range kOf {
+		kOf[i] = 1
+	}
+	for _, d := range m.Preds {
+		cnt := make([]int, nt)
+		for _, ti := range d.TypeIdx {
+			cnt[ti]++
+			kOf[ti] = max(kOf[ti], cnt[ti])
+		}
+	}
+	for _, f := range m.Formulas {
+		cnt := make([]int, nt)
+		for _, v := range f.Vars {
+			if ti := m.TypeIndex(v.Type); ti >= 0 {
+				cnt[ti]++
+				kOf[ti] = max(kOf[ti], cnt[ti])
+			}
+		}
+	}
+	keep := make([][]int, nt)
+	fo.classOf = make([][]int32, nt)
+	fo.keepIdx = make([][]int32, nt)
+	for ti, dom := range doms {
+		co := make([]int32, len(dom))
+		byKey := map[string]int32{}
+		anon := int32(-1) // the class of constants with no evidence, named by no formula
+		for c := range dom {
+			k := keys[ti][c]
+			if k == "" && anon >= 0 {
+				cl := &fo.classes[anon]
+				cl.size++
+				if len(cl.kept) < kOf[ti] {
+					cl.kept = append(cl.kept, c)
+					keep[ti] = append(keep[ti], c)
+				}
+				co[c] = anon
+				continue
+			}
+			id, ok := byKey[k]
+			if !ok {
+				id = int32(len(fo.classes))
+				byKey[k] = id
+				fo.classes = append(fo.classes, foClass{typ: ti})
+				if k == "" {
+					anon = id
+				}
+			}
+			cl := &fo.classes[id]
+			cl.size++
+			if len(cl.kept) < kOf[ti] {
+				cl.kept = append(cl.kept, c)
+				keep[ti] = append(keep[ti], c)
+			}
+			co[c] = id
+		}
+		fo.classOf[ti] = co
+		slices.Sort(keep[ti])
+		if keep[ti] == nil {
+			keep[ti] = []int{}
+		}
+		ki := make([]int32, len(dom))
+		for i := range ki {
+			ki[i] = -1
+		}
+		for r, c := range keep[ti] {
+			ki[c] = int32(r)
+		}
+		fo.keepIdx[ti] = ki
+		fo.Kept += len(keep[ti])
+	}
+	for i := range fo.classes {
+		fo.classes[i].reduced = int64(len(fo.classes[i].kept)) < fo.classes[i].size
+	}
+	fo.Classes = len(fo.classes)
+	return keep
+}
+
+// ClassKeys returns, for every type of m (in m.Types order) and every
+// constant of its domain in db (nil: the MLN's constants), the key of the
+// constant's class of interchangeable constants: "" for a constant that no
+// formula names and no evidence atom mentions; a key of its own for one
+// that a formula names or that an evidence atom of two or more arguments
+// mentions; otherwise a key of its unary evidence. Constants of a type with
+// equal keys are interchangeable: a permutation of them maps the MLN and
+// the evidence (and the closed world) to themselves, so ground atoms that
+// it maps to each other have the same marginal. Functions are not looked
+// at (the construction does not apply to them).
+func ClassKeys(m *mln.MLN, db *mln.DB) [][]string {
+	doms := make([][]string, len(m.Types))
+	for i, t := range m.Types {
+		if db != nil {
+			doms[i] = db.Domain(t.Name)
+		} else {
+			doms[i] = t.Constants
+		}
+	}
+	return classKeys(m, db, doms)
+}
+
+func classKeys(m *mln.MLN, db *mln.DB, doms [][]string) [][]string {
+	nt := len(m.Types)
 	single := make([][]bool, nt)
 	sigs := make([][]string, nt)
 	for i := range doms {
@@ -529,91 +633,21 @@ func (fo *Network) shatter(m *mln.MLN, db *mln.DB) [][]int {
 			}
 		}
 	}
-	// K per type.
-	kOf := make([]int, nt)
-	for i := range kOf {
-		kOf[i] = 1
-	}
-	for _, d := range m.Preds {
-		cnt := make([]int, nt)
-		for _, ti := range d.TypeIdx {
-			cnt[ti]++
-			kOf[ti] = max(kOf[ti], cnt[ti])
-		}
-	}
-	for _, f := range m.Formulas {
-		cnt := make([]int, nt)
-		for _, v := range f.Vars {
-			if ti := m.TypeIndex(v.Type); ti >= 0 {
-				cnt[ti]++
-				kOf[ti] = max(kOf[ti], cnt[ti])
-			}
-		}
-	}
-	keep := make([][]int, nt)
-	fo.classOf = make([][]int32, nt)
-	fo.keepIdx = make([][]int32, nt)
+	keys := make([][]string, nt)
 	for ti, dom := range doms {
-		co := make([]int32, len(dom))
-		byKey := map[string]int32{}
-		anon := int32(-1) // the class of constants with no evidence, named by no formula
+		keys[ti] = make([]string, len(dom))
 		for c := range dom {
-			if !single[ti][c] && (sigs[ti] == nil || sigs[ti][c] == "") && anon >= 0 {
-				cl := &fo.classes[anon]
-				cl.size++
-				if len(cl.kept) < kOf[ti] {
-					cl.kept = append(cl.kept, c)
-					keep[ti] = append(keep[ti], c)
-				}
-				co[c] = anon
-				continue
-			}
-			var k string
 			switch {
 			case single[ti][c]:
-				k = fmt.Sprintf("=%d", c)
-			case sigs[ti] != nil:
+				keys[ti][c] = fmt.Sprintf("=%d", c)
+			case sigs[ti] != nil && sigs[ti][c] != "":
 				parts := strings.Split(sigs[ti][c], ";")
 				slices.Sort(parts)
-				k = strings.Join(slices.Compact(parts), ";")
+				keys[ti][c] = strings.Join(slices.Compact(parts), ";")
 			}
-			id, ok := byKey[k]
-			if !ok {
-				id = int32(len(fo.classes))
-				byKey[k] = id
-				fo.classes = append(fo.classes, foClass{typ: ti})
-				if k == "" {
-					anon = id
-				}
-			}
-			cl := &fo.classes[id]
-			cl.size++
-			if len(cl.kept) < kOf[ti] {
-				cl.kept = append(cl.kept, c)
-				keep[ti] = append(keep[ti], c)
-			}
-			co[c] = id
 		}
-		fo.classOf[ti] = co
-		slices.Sort(keep[ti])
-		if keep[ti] == nil {
-			keep[ti] = []int{}
-		}
-		ki := make([]int32, len(dom))
-		for i := range ki {
-			ki[i] = -1
-		}
-		for r, c := range keep[ti] {
-			ki[c] = int32(r)
-		}
-		fo.keepIdx[ti] = ki
-		fo.Kept += len(keep[ti])
 	}
-	for i := range fo.classes {
-		fo.classes[i].reduced = int64(len(fo.classes[i].kept)) < fo.classes[i].size
-	}
-	fo.Classes = len(fo.classes)
-	return keep
+	return keys
 }
 
 func indexIn(dom []string, name string) int {
