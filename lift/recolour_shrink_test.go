@@ -225,26 +225,16 @@ func TestShrinkStable(t *testing.T) {
 // gives the from-scratch colouring without merging.
 func TestShrinkTouchesLittle(t *testing.T) {
 	const k, n = 5000, 6 // components, chain length
-	b := fg.NewBuilder()
-	b.AddVars(k*n, 3)
-	pair, _ := b.Table([]int32{3, 3}, []float64{1, 2, 3, 2, 5, 6, 3, 6, 9})
-	for c := range k {
-		for v := c * n; v+1 < (c+1)*n; v++ {
-			if _, err := b.AddFactorTable([]int32{int32(v), int32(v + 1)}, pair); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	g := b.Build()
+	g := chains(t, k, n)
 	ctx := context.Background()
 	rc, err := NewRecolourer(ctx, g, nil, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	// Delete variable 1 of chain 0: its two factors keep variables 0 and 2.
-	b = fg.NewBuilder()
+	b := fg.NewBuilder()
 	b.AddVars(k*n-1, 3)
-	pair, _ = b.Table([]int32{3, 3}, []float64{1, 2, 3, 2, 5, 6, 3, 6, 9})
+	pair, _ := b.Table([]int32{3, 3}, chainPair)
 	var varFrom, factorFrom []int32
 	for v := range int32(k * n) {
 		if v != 1 {

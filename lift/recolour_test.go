@@ -112,17 +112,7 @@ func TestRecolourEqualsScratch(t *testing.T) {
 // or merges (a value another component's variable holds).
 func TestRecolourTouchesLittle(t *testing.T) {
 	const k, n = 5000, 6 // components, chain length
-	b := fg.NewBuilder()
-	b.AddVars(k*n, 3)
-	pair, _ := b.Table([]int32{3, 3}, []float64{1, 2, 3, 2, 5, 6, 3, 6, 9})
-	for c := range k {
-		for v := c * n; v+1 < (c+1)*n; v++ {
-			if _, err := b.AddFactorTable([]int32{int32(v), int32(v + 1)}, pair); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	g := b.Build()
+	g := chains(t, k, n)
 	ev := fg.NoEvidence(k * n)
 	ctx := context.Background()
 	rc, err := NewRecolourer(ctx, g, ev, Options{})
@@ -151,4 +141,24 @@ func TestRecolourTouchesLittle(t *testing.T) {
 		}
 		t.Logf("clamp %d: %+v", i, st)
 	}
+}
+
+// chainPair is the pairwise table of the chains graph.
+var chainPair = []float64{1, 2, 3, 2, 5, 6, 3, 6, 9}
+
+// chains is k identical chains of n ternary variables sharing one
+// pairwise table (chainPair).
+func chains(t *testing.T, k, n int) *fg.Graph {
+	t.Helper()
+	b := fg.NewBuilder()
+	b.AddVars(k*n, 3)
+	pair, _ := b.Table([]int32{3, 3}, chainPair)
+	for c := range k {
+		for v := c * n; v+1 < (c+1)*n; v++ {
+			if _, err := b.AddFactorTable([]int32{int32(v), int32(v + 1)}, pair); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	return b.Build()
 }
