@@ -10,37 +10,15 @@ import (
 
 	mlnfile "github.com/lifted-dev/lifted/format/mln"
 	"github.com/lifted-dev/lifted/infer/bp"
+	"github.com/lifted-dev/lifted/internal/gen"
 	"github.com/lifted-dev/lifted/learn"
 	"github.com/lifted-dev/lifted/mln"
 )
 
-const smokersMLN = `
-person = {A, B, C, D}
-Smokes(person)
-Cancer(person)
-Stress(person)
-Friends(person, person)
-
-1.5 Smokes(x) => Cancer(x)
-1.1 Friends(x, y) ^ Smokes(x) => Smokes(y)
-0.8 Stress(x) => Smokes(x)
--0.5 Friends(x, y)
-`
-
-const smokersDB = `
-Friends(A, B)
-Friends(B, A)
-Friends(B, C)
-Friends(C, D)
-Smokes(A)
-Smokes(B)
-Cancer(A)
-Cancer(B)
-Friends(D, A)
-Stress(A)
-Stress(C)
-?Cancer(C)
-`
+const (
+	smokersMLN = gen.LearnSmokersMLN
+	smokersDB  = gen.LearnSmokersDB
+)
 
 func parse(t testing.TB, src, db string) (*mln.MLN, *mln.DB) {
 	t.Helper()

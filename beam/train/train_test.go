@@ -13,6 +13,7 @@ import (
 
 	"github.com/lifted-dev/lifted/beam/train"
 	"github.com/lifted-dev/lifted/infer/bp"
+	"github.com/lifted-dev/lifted/internal/gen"
 	"github.com/lifted-dev/lifted/online"
 )
 
@@ -20,33 +21,10 @@ func TestMain(m *testing.M) { ptest.MainWithDefault(m, "prism") }
 
 func run(_ context.Context, p *beam.Pipeline) error { return ptest.Run(p) }
 
-const smokersMLN = `
-person = {A, B, C, D}
-Smokes(person)
-Cancer(person)
-Stress(person)
-Friends(person, person)
-
-1.5 Smokes(x) => Cancer(x)
-1.1 Friends(x, y) ^ Smokes(x) => Smokes(y)
-0.8 Stress(x) => Smokes(x)
--0.5 Friends(x, y)
-`
-
-const smokersDB = `
-Friends(A, B)
-Friends(B, A)
-Friends(B, C)
-Friends(C, D)
-Smokes(A)
-Smokes(B)
-Cancer(A)
-Cancer(B)
-Friends(D, A)
-Stress(A)
-Stress(C)
-?Cancer(C)
-`
+const (
+	smokersMLN = gen.LearnSmokersMLN
+	smokersDB  = gen.LearnSmokersDB
+)
 
 // Training with every mini-batch on Beam (Prism) learns the weights of
 // online.Train with the same seed, pieces and mini-batches, to 1e-9, for SGD
