@@ -81,7 +81,32 @@ func (s PDLP) Solve(ctx context.Context, p *LP) (*Solution, error) {
 	// Preconditioning: D1 (rows), D2 (columns); K̃ = D1 K D2.
 	d1, d2 := ones(m), ones(n)
 	rmax, cmax := make([]float64, m), make([]float64, n)
-	for it := 0; it < 10; it++ { // Ruiz
+	// scale divides row i by √rmax[i] and column j by √cmax[j] (zeros
+	// left alone), in K and in D1, D2.
+	scale := func() {
+		for i := 0; i < m; i++ {
+			if rmax[i] > 0 {
+				f := 1 / math.Sqrt(rmax[i])
+				d1[i] *= f
+				for k := rs[i]; k < rs[i+1]; k++ {
+					rv[k] *= f
+				}
+			}
+		}
+		for i := 0; i < m; i++ {
+			for k := rs[i]; k < rs[i+1]; k++ {
+				if a := cmax[rc[k]]; a > 0 {
+					rv[k] /= math.Sqrt(a)
+				}
+			}
+		}
+		for j := 0; j < n; j++ {
+			if cmax[j] > 0 {
+				d2[j] /= math.Sqrt(cmax[j])
+			}
+		}
+	}
+	for it := 0; it < 10; it++ { // Ruiz: by the largest entry of each row and column
 		clear(rmax)
 		clear(cmax)
 		for i := 0; i < m; i++ {
@@ -91,60 +116,19 @@ func (s PDLP) Solve(ctx context.Context, p *LP) (*Solution, error) {
 				cmax[rc[k]] = math.Max(cmax[rc[k]], a)
 			}
 		}
-		for i := 0; i < m; i++ {
-			if rmax[i] > 0 {
-				f := 1 / math.Sqrt(rmax[i])
-				d1[i] *= f
-				for k := rs[i]; k < rs[i+1]; k++ {
-					rv[k] *= f
-				}
-			}
-		}
-		for i := 0; i < m; i++ {
-			for k := rs[i]; k < rs[i+1]; k++ {
-				if a := cmax[rc[k]]; a > 0 {
-					rv[k] /= math.Sqrt(a)
-				}
-			}
-		}
-		for j := 0; j < n; j++ {
-			if cmax[j] > 0 {
-				d2[j] /= math.Sqrt(cmax[j])
-			}
+		scale()
+	}
+	// Pock–Chambolle, α = 1: by the sum of each row and column.
+	clear(rmax)
+	clear(cmax)
+	for i := 0; i < m; i++ {
+		for k := rs[i]; k < rs[i+1]; k++ {
+			a := math.Abs(rv[k])
+			rmax[i] += a
+			cmax[rc[k]] += a
 		}
 	}
-	{ // Pock–Chambolle, α = 1
-		clear(rmax)
-		clear(cmax)
-		for i := 0; i < m; i++ {
-			for k := rs[i]; k < rs[i+1]; k++ {
-				a := math.Abs(rv[k])
-				rmax[i] += a
-				cmax[rc[k]] += a
-			}
-		}
-		for i := 0; i < m; i++ {
-			if rmax[i] > 0 {
-				f := 1 / math.Sqrt(rmax[i])
-				d1[i] *= f
-				for k := rs[i]; k < rs[i+1]; k++ {
-					rv[k] *= f
-				}
-			}
-		}
-		for i := 0; i < m; i++ {
-			for k := rs[i]; k < rs[i+1]; k++ {
-				if a := cmax[rc[k]]; a > 0 {
-					rv[k] /= math.Sqrt(a)
-				}
-			}
-		}
-		for j := 0; j < n; j++ {
-			if cmax[j] > 0 {
-				d2[j] /= math.Sqrt(cmax[j])
-			}
-		}
-	}
+	scale()
 	cv := make([]float64, len(rc))
 	for k, pk := range cpos {
 		cv[k] = rv[pk]
