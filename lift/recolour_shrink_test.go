@@ -152,15 +152,7 @@ func TestShrinkStable(t *testing.T) {
 	ctx := context.Background()
 	finer, equal := 0, 0
 	for i := range n {
-		g, ev := equivGraphs(r, i)
-		if ev == nil || g.CheckEvidence(ev) != nil {
-			ev = fg.NoEvidence(g.NumVars())
-		}
-		opt := Options{Mode: Mode(r.IntN(3)), Symmetric: symmetricTables(g)}
-		rc, err := NewRecolourer(ctx, g, ev, opt)
-		if err != nil {
-			t.Fatal(err)
-		}
+		g, ev, opt, rc := randomRecolourer(t, r, i)
 		for step := range 4 {
 			g2, ev2, varFrom, factorFrom := shrinkGraph(r, g, ev)
 			if g2.NumVars() == 0 || g2.CheckEvidence(ev2) != nil {

@@ -45,15 +45,7 @@ func TestRecolourEqualsScratch(t *testing.T) {
 	ctx := context.Background()
 	merged, refined := 0, 0
 	for i := range n {
-		g, ev := equivGraphs(r, i)
-		if ev == nil || g.CheckEvidence(ev) != nil {
-			ev = fg.NoEvidence(g.NumVars())
-		}
-		opt := Options{Mode: Mode(r.IntN(3)), Symmetric: symmetricTables(g)}
-		rc, err := NewRecolourer(ctx, g, ev, opt)
-		if err != nil {
-			t.Fatal(err)
-		}
+		g, ev, opt, rc := randomRecolourer(t, r, i)
 		kind := r.IntN(2)
 		for step := range 6 {
 			var changed []int32
@@ -161,4 +153,20 @@ func chains(t *testing.T, k, n int) *fg.Graph {
 		}
 	}
 	return b.Build()
+}
+
+// randomRecolourer is a Recolourer on random graph i of equivGraphs (its
+// evidence, or none when it has none or it does not fit) in a random mode.
+func randomRecolourer(t *testing.T, r *rand.Rand, i int) (*fg.Graph, fg.Evidence, Options, *Recolourer) {
+	t.Helper()
+	g, ev := equivGraphs(r, i)
+	if ev == nil || g.CheckEvidence(ev) != nil {
+		ev = fg.NoEvidence(g.NumVars())
+	}
+	opt := Options{Mode: Mode(r.IntN(3)), Symmetric: symmetricTables(g)}
+	rc, err := NewRecolourer(context.Background(), g, ev, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g, ev, opt, rc
 }
