@@ -53,16 +53,7 @@ func sweepEvidenceFigure() {
 						fmt.Fprintln(os.Stderr, "Algorithm 2's clusters:", a2.Describe())
 					}
 				}
-				ch, err := md.NewChain(rng)
-				if err != nil {
-					log.Fatal(err)
-				}
-				cond := make([]float64, md.NumAtoms())
-				x := perSweep(func() {
-					if err := ch.Sweep(rng, cond); err != nil {
-						log.Fatal(err)
-					}
-				})
+				x := lbgSweep(md, rng)
 				if opt.NoMerge {
 					ts = append(ts, x)
 				} else {

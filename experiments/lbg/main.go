@@ -140,6 +140,20 @@ func cpu() float64 {
 	return float64(ru.Utime.Sec+ru.Stime.Sec) + float64(ru.Utime.Usec+ru.Stime.Usec)/1e6
 }
 
+// lbgSweep is the cost of one sweep of an LBG chain on md (perSweep).
+func lbgSweep(md *lbg.Model, rng *rand.Rand) float64 {
+	ch, err := md.NewChain(rng)
+	if err != nil {
+		log.Fatal(err)
+	}
+	cond := make([]float64, md.NumAtoms())
+	return perSweep(func() {
+		if err := ch.Sweep(rng, cond); err != nil {
+			log.Fatal(err)
+		}
+	})
+}
+
 // perSweep runs sweeps until they have used at least 0.3 s of CPU time
 // and returns the CPU seconds per sweep (the process's, garbage collection
 // included): CPU time rather than wall time, because the machine is
@@ -185,16 +199,7 @@ func sweepFigure() {
 				if rep == 0 && n == ns[0] {
 					fmt.Fprintln(os.Stderr, "LBG clusters:", md.Describe())
 				}
-				ch, err := md.NewChain(rng)
-				if err != nil {
-					log.Fatal(err)
-				}
-				cond := make([]float64, md.NumAtoms())
-				x := perSweep(func() {
-					if err := ch.Sweep(rng, cond); err != nil {
-						log.Fatal(err)
-					}
-				})
+				x := lbgSweep(md, rng)
 				if opt.NoMerge {
 					ts = append(ts, x)
 				} else {
