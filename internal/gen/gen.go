@@ -235,10 +235,16 @@ func RandomCNF(r *rand.Rand, n, m int) *fg.Graph {
 // factor, horizontal or vertical, has one shared table, and every variable one
 // shared unary table.
 func SquareGrid(r *rand.Rand, n int) *fg.Graph {
+	return SquareGridTables(n, RandomTable(r, 4, 0), RandomTable(r, 2, 0))
+}
+
+// SquareGridTables is SquareGrid with the given pairwise (2×2) and unary
+// (2) tables.
+func SquareGridTables(n int, pairTable, unaryTable []float64) *fg.Graph {
 	b := fg.NewBuilder()
 	b.AddVars(n*n, 2)
-	pair := must(b.Table([]int32{2, 2}, RandomTable(r, 4, 0)))
-	un := must(b.Table([]int32{2}, RandomTable(r, 2, 0)))
+	pair := must(b.Table([]int32{2, 2}, pairTable))
+	un := must(b.Table([]int32{2}, unaryTable))
 	for y := 0; y < n; y++ {
 		for x := 0; x < n; x++ {
 			v := int32(y*n + x)

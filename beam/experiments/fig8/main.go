@@ -28,29 +28,14 @@ import (
 
 	"github.com/lifted-dev/lifted/beam/colourpass"
 	"github.com/lifted-dev/lifted/fg"
+	"github.com/lifted-dev/lifted/internal/gen"
 	"github.com/lifted-dev/lifted/lift"
 )
 
 // grid returns an n×n grid of binary variables, one shared pairwise table
 // on the edges and one shared unary table on every variable, no evidence.
 func grid(n int) *fg.Graph {
-	b := fg.NewBuilder()
-	b.AddVars(n*n, 2)
-	pair, _ := b.Table([]int32{2, 2}, []float64{2, 1, 1, 2})
-	un, _ := b.Table([]int32{2}, []float64{1, 1.5})
-	for y := range n {
-		for x := range n {
-			v := int32(y*n + x)
-			b.AddFactorTable([]int32{v}, un)
-			if x+1 < n {
-				b.AddFactorTable([]int32{v, v + 1}, pair)
-			}
-			if y+1 < n {
-				b.AddFactorTable([]int32{v, v + int32(n)}, pair)
-			}
-		}
-	}
-	return b.Build()
+	return gen.SquareGridTables(n, []float64{2, 1, 1, 2}, []float64{1, 1.5})
 }
 
 func median(x []float64) float64 {
