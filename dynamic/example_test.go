@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/lifted-dev/lifted/dynamic"
-	mlnfile "github.com/lifted-dev/lifted/format/mln"
+	mlnfile "github.com/lifted-dev/lifted/format/mlnfile"
 	"github.com/lifted-dev/lifted/mln"
 )
 

@@ -5,7 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	mlnfile "github.com/lifted-dev/lifted/format/mln"
+	mlnfile "github.com/lifted-dev/lifted/format/mlnfile"
 )
 
 // TestCompileEvalMatchesSemantics evaluates every formula of random MLNs

@@ -5,7 +5,7 @@ import (
 	"math/rand/v2"
 	"strings"
 
-	mlnfile "github.com/lifted-dev/lifted/format/mln"
+	mlnfile "github.com/lifted-dev/lifted/format/mlnfile"
 	"github.com/lifted-dev/lifted/mln"
 )
 

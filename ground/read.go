@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"os"
 
-	mlnfile "github.com/lifted-dev/lifted/format/mln"
+	mlnfile "github.com/lifted-dev/lifted/format/mlnfile"
 	"github.com/lifted-dev/lifted/mln"
 	"github.com/lifted-dev/lifted/pos"
 )

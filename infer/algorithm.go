@@ -119,6 +119,11 @@ type Answer struct {
 	// Assignment is a state per ground variable for a MAP query.
 	Assignment []int32
 
+	// StdErr, when set, is parallel to Belief: the Monte Carlo standard
+	// error of each belief entry (samplers, from the effective sample
+	// size). Nil for methods whose beliefs carry no sampling error.
+	StdErr []float64
+
 	LogZ     float64
 	LogZKind LogZKind
 

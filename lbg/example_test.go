@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 
-	mlnfile "github.com/lifted-dev/lifted/format/mln"
+	mlnfile "github.com/lifted-dev/lifted/format/mlnfile"
 	"github.com/lifted-dev/lifted/lbg"
 )
 

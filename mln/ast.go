@@ -4,7 +4,7 @@ import "github.com/lifted-dev/lifted/pos"
 
 // MLN is a type-checked Markov logic network: the declarations and formulas
 // of one or more .mln files, in source order. It is built by a Builder
-// (package format/mln parses through one).
+// (package format/mlnfile parses through one).
 //
 // The slices may be read freely. Code that appends to them must keep the
 // Index fields and the lookup maps (see Type, Pred, Func) in step, so treat a

@@ -10,7 +10,7 @@ import (
 // A Builder assembles an MLN declaration by declaration and formula by
 // formula, in the order a .mln file states them: each formula is
 // type-checked against the declarations made before it (see AddFormula).
-// Readers of the .mln syntax (package format/mln) build through it, and so
+// Readers of the .mln syntax (package format/mlnfile) build through it, and so
 // do Expand and MutexAsFormulas, so every MLN is checked by the same code.
 //
 // Errors and warnings are collected, not returned one by one: Errorf and

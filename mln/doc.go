@@ -6,7 +6,7 @@
 // graphs or inference; those packages consume the model built here.
 //
 // The model is read from Alchemy's .mln and .db text formats (the formats
-// Tuffy, pracmln and LoMRF also read) by package format/mln, whose package
+// Tuffy, pracmln and LoMRF also read) by package format/mlnfile, whose package
 // name is mlnfile; the syntax is described there.
 //
 //	m, err := mlnfile.ParseFile("smokers.mln")      // or ParseFiles, ParseFS, Parse

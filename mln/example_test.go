@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	mlnfile "github.com/lifted-dev/lifted/format/mln"
+	mlnfile "github.com/lifted-dev/lifted/format/mlnfile"
 	"github.com/lifted-dev/lifted/mln"
 )
 

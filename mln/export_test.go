@@ -1,5 +1,5 @@
 package mln
 
 // Internals for the tests of package mln_test (which parse with
-// format/mln, so cannot be in package mln).
+// format/mlnfile, so cannot be in package mln).
 var StarredAtoms = starredAtoms

@@ -3,12 +3,12 @@ package mln_test
 import (
 	"testing"
 
-	mlnfile "github.com/lifted-dev/lifted/format/mln"
+	mlnfile "github.com/lifted-dev/lifted/format/mlnfile"
 	"github.com/lifted-dev/lifted/mln"
 )
 
 // The fixtures are those of the reader's tests.
-const testdata = "../format/mln/testdata/"
+const testdata = "../format/mlnfile/testdata/"
 
 func smokersMLN(t testing.TB) *mln.MLN {
 	t.Helper()

@@ -5,7 +5,7 @@ import (
 	"strings"
 )
 
-// Printing produces Alchemy syntax that package format/mln parses back to an equal
+// Printing produces Alchemy syntax that package format/mlnfile parses back to an equal
 // tree (positions and Formula.Text aside). Parentheses are added where
 // precedence or Alchemy's left associativity requires them, around every
 // quantifier that is an operand, and around nested => and <=> so that

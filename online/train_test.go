@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	mlnfile "github.com/lifted-dev/lifted/format/mln"
+	mlnfile "github.com/lifted-dev/lifted/format/mlnfile"
 	"github.com/lifted-dev/lifted/infer/bp"
 	"gonum.org/v1/gonum/mat"
 )

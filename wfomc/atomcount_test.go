@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	mlnfile "github.com/lifted-dev/lifted/format/mln"
+	mlnfile "github.com/lifted-dev/lifted/format/mlnfile"
 )
 
 // ruleUse counts the components of a compiled model by how they are

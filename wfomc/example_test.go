@@ -3,7 +3,7 @@ package wfomc_test
 import (
 	"fmt"
 
-	mlnfile "github.com/lifted-dev/lifted/format/mln"
+	mlnfile "github.com/lifted-dev/lifted/format/mlnfile"
 	"github.com/lifted-dev/lifted/wfomc"
 )
 

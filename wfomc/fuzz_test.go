@@ -5,7 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	mlnfile "github.com/lifted-dev/lifted/format/mln"
+	mlnfile "github.com/lifted-dev/lifted/format/mlnfile"
 )
 
 // FuzzCompile feeds arbitrary MLN text to the engine. It must never panic,

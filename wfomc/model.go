@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	mlnfile "github.com/lifted-dev/lifted/format/mln"
+	mlnfile "github.com/lifted-dev/lifted/format/mlnfile"
 	"github.com/lifted-dev/lifted/mln"
 )
 

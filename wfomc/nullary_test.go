@@ -2,7 +2,7 @@ package wfomc
 
 import (
 	"fmt"
-	mlnfile "github.com/lifted-dev/lifted/format/mln"
+	mlnfile "github.com/lifted-dev/lifted/format/mlnfile"
 	"math/rand/v2"
 	"strings"
 	"testing"

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	mlnfile "github.com/lifted-dev/lifted/format/mln"
+	mlnfile "github.com/lifted-dev/lifted/format/mlnfile"
 )
 
 // randomMLN writes a random FO2 MLN: two or three predicates (unary,

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	mlnfile "github.com/lifted-dev/lifted/format/mln"
+	mlnfile "github.com/lifted-dev/lifted/format/mlnfile"
 )
 
 // friendsSmokers is Forclift's FriendsSmokerModel (factor weights 2 and 1.2)

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/lifted-dev/lifted/dynamic"
-	mlnfile "github.com/lifted-dev/lifted/format/mln"
+	mlnfile "github.com/lifted-dev/lifted/format/mlnfile"
 	"github.com/lifted-dev/lifted/internal/brute"
 	"github.com/lifted-dev/lifted/mln"
 )

@@ -15,7 +15,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	mlnfile "github.com/lifted-dev/lifted/format/mln"
+	mlnfile "github.com/lifted-dev/lifted/format/mlnfile"
 	"github.com/lifted-dev/lifted/learn"
 	"github.com/lifted-dev/lifted/mln"
 	"github.com/lifted-dev/lifted/online"

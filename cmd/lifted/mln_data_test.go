@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	mlnfile "github.com/lifted-dev/lifted/format/mln"
+	mlnfile "github.com/lifted-dev/lifted/format/mlnfile"
 )
 
 // The datasets under ../shared/data/mln (see each SOURCE.txt) run through

@@ -31,7 +31,7 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"github.com/lifted-dev/lifted/dynamic"
-	mlnfile "github.com/lifted-dev/lifted/format/mln"
+	mlnfile "github.com/lifted-dev/lifted/format/mlnfile"
 	"github.com/lifted-dev/lifted/ground"
 	"github.com/lifted-dev/lifted/infer"
 	"github.com/lifted-dev/lifted/infer/bp"

@@ -29,7 +29,7 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"github.com/lifted-dev/lifted/fg"
-	mlnfile "github.com/lifted-dev/lifted/format/mln"
+	mlnfile "github.com/lifted-dev/lifted/format/mlnfile"
 	"github.com/lifted-dev/lifted/gibbs"
 	"github.com/lifted-dev/lifted/ground"
 	"github.com/lifted-dev/lifted/infer"

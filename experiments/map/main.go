@@ -6,7 +6,7 @@
 //	evidence: Pred(A,B)
 //
 // grounded over a domain of n constants (A, B, C3, …) from the MLN text by
-// format/mln and package ground, as the lp method grounds an MLN (the atom
+// format/mlnfile and package ground, as the lp method grounds an MLN (the atom
 // Pred(A,B) is evidence and leaves the graph). Bounds and objectives are
 // Solve's factor-graph log scores, which differ from the MLN's Σ w·n(x) by
 // a constant. Symmetries: ground (none), colour (colour passing, LOCAL
@@ -34,7 +34,7 @@ import (
 	"strings"
 	"time"
 
-	mlnfile "github.com/lifted-dev/lifted/format/mln"
+	mlnfile "github.com/lifted-dev/lifted/format/mlnfile"
 	"github.com/lifted-dev/lifted/ground"
 	"github.com/lifted-dev/lifted/infer/maplp"
 )
@@ -43,7 +43,7 @@ import (
 var extraSolvers = map[string]maplp.Solver{}
 
 // semiTransitive grounds the MLN over the domain A, B, C3, …, Cn with
-// evidence Pred(A,B) (format/mln and package ground, as the lp method
+// evidence Pred(A,B) (format/mlnfile and package ground, as the lp method
 // does): the grounding carries the MLN that symmetry renaming reads.
 func semiTransitive(n int, w1, w2 float64) (*ground.Grounding, error) {
 	src := "d = {A,B"

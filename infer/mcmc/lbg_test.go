@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/lifted-dev/lifted/fg"
-	mlnfile "github.com/lifted-dev/lifted/format/mln"
+	mlnfile "github.com/lifted-dev/lifted/format/mlnfile"
 	"github.com/lifted-dev/lifted/ground"
 	"github.com/lifted-dev/lifted/infer"
 	"github.com/lifted-dev/lifted/internal/brute"

@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/lifted-dev/lifted/fg"
-	mlnfile "github.com/lifted-dev/lifted/format/mln"
+	mlnfile "github.com/lifted-dev/lifted/format/mlnfile"
 	"github.com/lifted-dev/lifted/ground"
 )
 

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	mlnfile "github.com/lifted-dev/lifted/format/mln"
+	mlnfile "github.com/lifted-dev/lifted/format/mlnfile"
 	"github.com/lifted-dev/lifted/ground"
 	"github.com/lifted-dev/lifted/lift/firstorder"
 )

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	mlnfile "github.com/lifted-dev/lifted/format/mln"
+	mlnfile "github.com/lifted-dev/lifted/format/mlnfile"
 	"github.com/lifted-dev/lifted/ground"
 	"github.com/lifted-dev/lifted/internal/gen"
 )

@@ -20,7 +20,7 @@ import (
 	"slices"
 	"strings"
 
-	mlnfile "github.com/lifted-dev/lifted/format/mln"
+	mlnfile "github.com/lifted-dev/lifted/format/mlnfile"
 	"github.com/lifted-dev/lifted/mln"
 	"github.com/lifted-dev/lifted/online"
 )
