@@ -208,4 +208,5 @@ func (res *Result) fillStats(st *infer.Stats) {
 	st.BulkESS, st.TailESS = fin(d.BulkESS), fin(d.TailESS)
 	st.Converged = d.Mixed
 	st.Mixing = d.Why
+	st.SwapRates = res.SwapRates
 }

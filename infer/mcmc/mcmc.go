@@ -140,6 +140,9 @@ type Result struct {
 	StdErr []float64
 	// Diag is the run's convergence diagnostics; RHat is Diag.RHat.
 	Diag Diagnostics
+	// SwapRates is, for replica exchange (SampleTempering), the swap
+	// acceptance rate of each neighbouring pair of temperatures.
+	SwapRates []float64
 }
 
 // StartError is a chain's failure to find a world in which every factor is
@@ -421,7 +424,12 @@ type sampler struct{ cfg Config }
 // (Answer.StdErr); Converged (mixed) is Diagnostics.Mixed: every
 // diagnosed quantity passes package diag's rule.
 func (s sampler) Run(ctx context.Context, c *lift.Compressed, q infer.Query) (*infer.Answer, error) {
-	name := s.cfg.Kernel.String()
+	return runGround(ctx, c, q, s.cfg.Kernel.String(), s.cfg, Sample)
+}
+
+// runGround is Run of the ground samplers: sample runs cfg (seeded with
+// the query's seed) on the ground graph of c.
+func runGround(ctx context.Context, c *lift.Compressed, q infer.Query, name string, cfg Config, sample func(context.Context, *fg.Graph, fg.Evidence, Config) (*Result, error)) (*infer.Answer, error) {
 	if q.Task != infer.Marginals {
 		return nil, fmt.Errorf("%s: answers marginal queries only, not %s", name, q.Task)
 	}
@@ -433,12 +441,11 @@ func (s sampler) Run(ctx context.Context, c *lift.Compressed, q infer.Query) (*i
 	for v := range ev {
 		ev[v] = c.NodeEvidence[c.NodeOf[v]]
 	}
-	cfg := s.cfg
 	cfg.Seed = q.Seed
 	if q.Progress != nil {
 		cfg.Progress = func(n int, r float64) { q.Progress(infer.Progress{Samples: n, RHat: r, Sampling: true}) }
 	}
-	res, err := Sample(ctx, g, ev, cfg)
+	res, err := sample(ctx, g, ev, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
