@@ -14,7 +14,7 @@ import (
 // DefaultChains is the number of chains when Config.Chains is 0 and the
 // machine has fewer cores: the diagnostics (diag) compare split chains,
 // and the paper they follow recommends at least four.
-const DefaultChains = 4
+const DefaultChains = 8
 
 // defaultChains returns the number of chains to run for Config.Chains n.
 func defaultChains(n int) int {

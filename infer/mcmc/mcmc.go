@@ -248,12 +248,8 @@ func Sample(ctx context.Context, g *fg.Graph, ev fg.Evidence, cfg Config) (*Resu
 // blocks.
 func runChain(ctx context.Context, g *fg.Graph, ev fg.Evidence, bk *gibbs.Blocking, cfg Config, k uint64, deadline time.Time, r *chainRun, sel []int, nc int) error {
 	rng := rand.New(rand.NewPCG(cfg.Seed, k))
-	x := make([]int32, g.NumVars())
-	if err := gibbs.Start(g, ev, x, rng); err != nil {
-		var ue *gibbs.UnsatError
-		if errors.As(err, &ue) {
-			return &StartError{Err: ue}
-		}
+	x, err := start(g, ev, cfg.Seed, k, rng)
+	if err != nil {
 		return err
 	}
 	ch, err := gibbs.NewChain(g, ev, x)
@@ -275,6 +271,37 @@ func runChain(ctx context.Context, g *fg.Graph, ev fg.Evidence, bk *gibbs.Blocki
 		}
 		return nil
 	})
+}
+
+// start returns chain k's first world (with rng, chain k's stream):
+// even chains start from a uniformly random world, odd chain k from the
+// complement of chain k−1's (every unobserved variable's state s replaced
+// by card−1−s), so that pairs of chains start far apart (antithetic,
+// over-dispersed starts: a model whose modes are mirror images, as an
+// Ising model's, gets chains in both); WalkSAT then makes it positive
+// (gibbs.StartAt).
+func start(g *fg.Graph, ev fg.Evidence, seed, k uint64, rng *rand.Rand) ([]int32, error) {
+	x := make([]int32, g.NumVars())
+	src := rng
+	if k%2 == 1 {
+		src = rand.New(rand.NewPCG(seed, k-1))
+	}
+	for v := range x {
+		if ev[v] < 0 {
+			x[v] = int32(src.IntN(int(g.Card[v])))
+			if k%2 == 1 {
+				x[v] = g.Card[v] - 1 - x[v]
+			}
+		}
+	}
+	if err := gibbs.StartAt(g, ev, x, rng); err != nil {
+		var ue *gibbs.UnsatError
+		if errors.As(err, &ue) {
+			return nil, &StartError{Err: ue}
+		}
+		return nil, err
+	}
+	return x, nil
 }
 
 // snapshot returns the samples kept so far and the current worst R-hat.

@@ -87,8 +87,8 @@ func MLNs(seed uint64, count int) ([]Model, error) {
 		for j, f := range m.Formulas {
 			md.Weights[j] = f.Weight
 		}
-		for _, q := range gr.Queries {
-			md.Queries = append(md.Queries, infer.QueryAtom{Name: q.Name, Var: q.Var})
+		for v := range gr.NumAtoms { // every ground atom (not the auxiliary variables) is queried
+			md.Queries = append(md.Queries, infer.QueryAtom{Name: gr.AtomName(int32(v)), Var: int32(v)})
 		}
 		out = append(out, Model{Family: "mln-hard", Index: len(out), Graph: g, Exact: ex.Marginals, MLN: md})
 	}
