@@ -96,6 +96,10 @@ func Summarise(chains [][]float64) Summary {
 		s.RHat, s.BulkESS, s.TailESS, s.ESS = 1, math.Inf(1), math.Inf(1), math.Inf(1)
 		return s
 	}
+	if frozen(sp) {
+		s.RHat, s.MCSE = math.Inf(1), math.Inf(1)
+		return s
+	}
 	z := rankNormal(sp)
 	fold := make([][]float64, len(sp))
 	med := median(sp)
@@ -160,6 +164,19 @@ func split(chains [][]float64) [][]float64 {
 		out = append(out, c[:h], c[len(c)-h:])
 	}
 	return out
+}
+
+// frozen reports whether every chain is constant (the chains not all
+// equal: constant is checked first).
+func frozen(chains [][]float64) bool {
+	for _, c := range chains {
+		for _, x := range c {
+			if x != c[0] {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 func constant(chains [][]float64) bool {
