@@ -89,7 +89,7 @@ the ground BP answer.
 BP that does not converge is retried with damping 0.5, then 0.9, then the
 sequential schedule; if none converges, infer prints nothing and exits with
 status 3, unless --allow-unconverged (the answer is then marked as not
-converged). Samplers whose chains have not mixed (worst R-hat > 1.1) are
+converged). Samplers whose chains have not mixed (rank-normalised R-hat ≥ 1.01 or bulk/tail ESS < 100 per chain on some marginal) are
 treated the same way.
 
 Methods (--method NAME; the flags --schedule, --damping, --tol, --max-iter,
@@ -247,7 +247,7 @@ func reportRun(ans *infer.Answer, quiet bool) {
 	switch {
 	case ans.Converged:
 	case st.Chains > 0: // a sampler
-		fmt.Fprintf(os.Stderr, "lifted: warning: NOT CONVERGED: the chains have not mixed (worst R-hat %s > 1.1); the estimates printed are not reliable\n", rhat(st.RHat))
+		fmt.Fprintf(os.Stderr, "lifted: warning: NOT CONVERGED: the chains have not mixed (%s); the estimates printed are not reliable\n", st.Mixing)
 	default:
 		fmt.Fprintf(os.Stderr, "lifted: warning: NOT CONVERGED: BP stopped after %d iterations (last max change %.3g), fallbacks included; the answer printed is not a BP fixed point\n",
 			st.BPIterations, ans.MaxChange)
@@ -259,8 +259,8 @@ func notConverged(path string, err error) error {
 	var nc *infer.NotConvergedError
 	if errors.As(err, &nc) {
 		if st := nc.Answer.Stats; st.Chains > 0 {
-			return &phrased{err: nc, msg: fmt.Sprintf("%s: the sampler's chains have not mixed (worst R-hat %s > 1.1 after %d samples); raise --samples or --burn-in, or use --allow-unconverged to print the estimates (marked as such)",
-				path, rhat(st.RHat), st.Samples)}
+			return &phrased{err: nc, msg: fmt.Sprintf("%s: the sampler's chains have not mixed after %d samples: %s; or use --allow-unconverged to print the estimates (marked as such)",
+				path, st.Samples, st.Mixing)}
 		}
 		return fmt.Errorf("%s: BP %w; raise --max-iter, or use --allow-unconverged to print the non-converged answer (marked as such)", path, nc)
 	}
