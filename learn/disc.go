@@ -102,9 +102,10 @@ func (o DiscOptions) defaults() DiscOptions {
 // (the diagonal of the Hessian of the negative objective, estimated from
 // the same samples), step α = d·g / (dᵀHd + λ d·d) with dᵀHd = Var_w[d·n]
 // + |d|²/σ², λ halved when the improvement estimated from the new gradient
-// (the trapezoid rule, d·(g + g′)/2) exceeds 3/4 of the predicted one and
-// quadrupled when it falls below 1/4; a step that makes it negative is
-// undone. Each weight moves by at most MaxStep per iteration.
+// (the trapezoid rule, s·(g + g′)/2 for the step s) exceeds 3/4 of the
+// one the quadratic model predicts and quadrupled when it falls below 1/4;
+// a step that makes it negative is undone. Each weight moves by at most
+// MaxStep per iteration (the step is clipped per component).
 //
 // The databases are each ground twice per iteration at most: once with
 // every learned weight 1 (the counting network, made once), and once with
@@ -211,24 +212,13 @@ func Discriminative(ctx context.Context, m *mln.MLN, dbs []*mln.DB, names []stri
 		dHd := mo.varianceAlong(d) + inv*dd
 		alpha := dg / (dHd + lambda*dd)
 		step := make([]float64, nf)
-		big := 0.0
+		ss := 0.0
 		for _, j := range learn {
-			step[j] = alpha * d[j]
-			big = max(big, math.Abs(step[j]))
+			step[j] = max(-o.MaxStep, min(o.MaxStep, alpha*d[j]))
+			ss += step[j] * step[j]
 		}
-		if big > o.MaxStep {
-			for _, j := range learn {
-				step[j] *= o.MaxStep / big
-			}
-		}
-		a := 0.0 // step as a multiple of d
-		for _, j := range learn {
-			if d[j] != 0 {
-				a = step[j] / d[j]
-				break
-			}
-		}
-		pred := a*dg - 0.5*a*a*dHd
+		// the improvement the quadratic model predicts for the step
+		pred := dotv(step, g) - 0.5*(mo.varianceAlong(step)+inv*ss)
 		nw := slices.Clone(w)
 		for _, j := range learn {
 			nw[j] += step[j]
@@ -368,11 +358,17 @@ type discProblem struct {
 	truth []int32
 }
 
-// newDiscProblem builds the evidence database and the counting network.
-func newDiscProblem(ctx context.Context, m *mln.MLN, db *mln.DB, ne []string, learn []int) (*discProblem, error) {
+// WithoutPredicates returns a copy of db in which the atoms of the named
+// predicates are unknown ("?P(A)"; the domains keep every constant, in the
+// same order): the evidence of a discriminative task whose data db is.
+func WithoutPredicates(m *mln.MLN, db *mln.DB, preds []string) (*mln.DB, error) {
 	isNE := make([]bool, len(m.Preds))
-	for _, n := range ne {
-		isNE[m.PredIndex(n)] = true
+	for _, n := range preds {
+		p := m.PredIndex(n)
+		if p < 0 {
+			return nil, fmt.Errorf("unknown predicate %q", n)
+		}
+		isNE[p] = true
 	}
 	ev := mln.NewDB(m)
 	args := []string{}
@@ -389,6 +385,15 @@ func newDiscProblem(ctx context.Context, m *mln.MLN, db *mln.DB, ne []string, le
 		if err := ev.AddAtom(d.Name, args, t); err != nil {
 			return nil, err
 		}
+	}
+	return ev, nil
+}
+
+// newDiscProblem builds the evidence database and the counting network.
+func newDiscProblem(ctx context.Context, m *mln.MLN, db *mln.DB, ne []string, learn []int) (*discProblem, error) {
+	ev, err := WithoutPredicates(m, db, ne)
+	if err != nil {
+		return nil, err
 	}
 	p := &discProblem{db: db, ev: ev, ne: ne, forms: map[int]*ground.Eval{}}
 	saved := saveWeights(m)
