@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/lifted-dev/lifted/fg"
 )
@@ -43,6 +44,9 @@ type bgroup struct {
 	pos  []int
 	size int
 	fac  []bfactor
+	// direct: size is more than the block's joint states (capped there);
+	// the factors are read at each joint state instead of per group state
+	direct bool
 }
 
 // bfactor is a factor touching a block: its table and, at str[off:off+n]
@@ -54,16 +58,37 @@ type bfactor struct {
 	off           int
 }
 
-// NewBlocking builds the blocks of g given ev greedily, deterministically:
-// the lowest-numbered unobserved variable in no block yet seeds a new
-// block, which then grows, one variable at a time, by the unobserved
-// variable in no block that is most strongly coupled to it — coupling is
-// the number of factors the variable shares with the block's variables,
-// counted per pair (the lowest-numbered on ties) — among those that keep
-// the block within maxSize variables and maxStates joint states, until no
-// variable coupled to the block fits. A block of one variable may have more
-// states than maxStates (its sampling is single-site Gibbs). maxSize 1 is
-// single-site Gibbs with a systematic scan.
+// MaxTiedStates bounds the legal joint states of a tied unit (see
+// NewBlocking).
+const MaxTiedStates = 1 << 20
+
+// NewBlocking builds the blocks of g given ev greedily, deterministically.
+//
+// First the tied units: a factor whose positive entries fall apart into
+// parts that no change of one variable joins (an "exactly one" constraint
+// of a mutually exclusive predicate, a hard equivalence, the auxiliary
+// variable of a large "exactly one") ties its unobserved variables into
+// one unit, and units sharing a variable are one. Single-site moves cannot
+// cross such a constraint, so a unit is never split between blocks, and
+// its joint states are only those that every one of its tied factors
+// allows for some value of its observed variables (for "exactly one" of k
+// atoms, the k legal states, not 2^k): the join of the factors' positive
+// entries. A unit is a block of its own even beyond maxSize variables and
+// maxStates joint states (as a single variable with more states); more
+// than MaxTiedStates legal joint states is an error (blocked Gibbs could
+// not cross its constraint).
+//
+// Then the blocks: the lowest-numbered unobserved variable in no block yet
+// seeds a new block with its unit, which then grows, one unit at a time,
+// by the unit of the unobserved variable in no block that is most
+// strongly coupled to it — coupling is the number of factors the variable
+// shares with the block's variables, counted per pair (the lowest-numbered
+// on ties) — among those that keep the block within maxSize variables and
+// maxStates joint states, until no variable coupled to the block fits. A
+// block's joint states are the product of its units' (mixed radix, the
+// unit of the lowest variable slowest). A block of one variable may have
+// more states than maxStates (its sampling is single-site Gibbs). maxSize 1
+// is single-site Gibbs with a systematic scan, except on tied units.
 func NewBlocking(g *fg.Graph, ev fg.Evidence, maxSize, maxStates int) (*Blocking, error) {
 	n := g.NumVars()
 	if ev != nil && len(ev) != n {
@@ -78,6 +103,10 @@ func NewBlocking(g *fg.Graph, ev fg.Evidence, maxSize, maxStates int) (*Blocking
 	for t := range g.Tables {
 		strides[t] = g.Tables[t].Strides()
 	}
+	un, err := tiedUnits(g, observed)
+	if err != nil {
+		return nil, err
+	}
 	in := make([]int32, n) // block of each variable, -1 for none
 	for v := range in {
 		in[v] = -1
@@ -85,14 +114,14 @@ func NewBlocking(g *fg.Graph, ev fg.Evidence, maxSize, maxStates int) (*Blocking
 	score := make([]int, n) // coupling to the growing block
 	var cand []int32        // variables with a positive score
 	bk := &Blocking{}
+	var blockUnits [][]int32 // per block, its units (their roots), in order
 	for seed := range int32(n) {
 		if in[seed] >= 0 || observed(seed) {
 			continue
 		}
 		b := int32(len(bk.Blocks))
-		vars := []int32{seed}
-		states := int(g.Card[seed])
-		in[seed] = b
+		var vars, units []int32
+		states := 1
 		cand = cand[:0]
 		add := func(v int32) {
 			for e := g.VarStart[v]; e < g.VarStart[v+1]; e++ {
@@ -107,11 +136,26 @@ func NewBlocking(g *fg.Graph, ev fg.Evidence, maxSize, maxStates int) (*Blocking
 				}
 			}
 		}
-		add(seed)
+		addUnit := func(r int32) {
+			units = append(units, r)
+			states *= un.states(g, r)
+			for _, v := range un.vars(r) {
+				in[v] = b
+				vars = append(vars, v)
+			}
+			for _, v := range un.vars(r) {
+				add(v)
+			}
+		}
+		addUnit(un.root[seed])
 		for len(vars) < maxSize {
 			best := int32(-1)
 			for _, u := range cand {
-				if in[u] >= 0 || states*int(g.Card[u]) > maxStates {
+				if in[u] >= 0 {
+					continue
+				}
+				r := un.root[u]
+				if len(vars)+len(un.vars(r)) > maxSize || states*un.states(g, r) > maxStates {
 					continue
 				}
 				if best < 0 || score[u] > score[best] || score[u] == score[best] && u < best {
@@ -121,17 +165,16 @@ func NewBlocking(g *fg.Graph, ev fg.Evidence, maxSize, maxStates int) (*Blocking
 			if best < 0 {
 				break
 			}
-			in[best] = b
-			vars = append(vars, best)
-			states *= int(g.Card[best])
-			add(best)
+			addUnit(un.root[best])
 		}
 		for _, u := range cand {
 			score[u] = 0
 		}
 		insertionSort(vars)
+		insertionSort(units) // a unit's root is its lowest variable
 		bk.Blocks = append(bk.Blocks, vars)
 		bk.States = append(bk.States, states)
+		blockUnits = append(blockUnits, units)
 	}
 	pos := make([]int, n)
 	seen := make([]int, g.NumFactors()) // block+1 that last listed the factor
@@ -151,13 +194,18 @@ func NewBlocking(g *fg.Graph, ev fg.Evidence, maxSize, maxStates int) (*Blocking
 	outArena := make([]int32, 0, room)
 	for b, vars := range bk.Blocks {
 		bl := block{vars: vars, state: bk.States[b]}
+		tiedBlock := false
 		for i, v := range vars {
 			pos[v] = i
 			bl.card = append(bl.card, g.Card[v])
+			tiedBlock = tiedBlock || len(un.vars(un.root[v])) > 1
 		}
-		// Blocks with the same cardinalities share their digit tables.
-		ckey := fmt.Sprint(bl.card)
-		if bl.digit = digits[ckey]; bl.digit == nil {
+		if tiedBlock {
+			bl.digit = un.digits(g, blockUnits[b], pos, len(vars), bl.state)
+		} else if ckey := fmt.Sprint(bl.card); digits[ckey] != nil {
+			// Blocks with the same cardinalities share their digit tables.
+			bl.digit = digits[ckey]
+		} else {
 			bl.digit = make([][]int32, len(vars))
 			rep := bl.state
 			for i, k := range bl.card {
@@ -210,8 +258,14 @@ func NewBlocking(g *fg.Graph, ev fg.Evidence, maxSize, maxStates int) (*Blocking
 					gr := bgroup{size: 1}
 					for _, iv := range ins {
 						gr.pos = append(gr.pos, iv.pos)
-						gr.size *= int(bl.card[iv.pos])
+						if gr.size <= bl.state {
+							gr.size *= int(bl.card[iv.pos])
+						}
 					}
+					// A group with more joint states than the block (the
+					// block holds only a tied unit's legal states) is
+					// read at the block's joint states directly.
+					gr.direct = gr.size > bl.state
 					bl.groups = append(bl.groups, gr)
 				}
 				bl.groups[gi].fac = append(bl.groups[gi].fac, bf)
@@ -223,6 +277,246 @@ func NewBlocking(g *fg.Graph, ev fg.Evidence, maxSize, maxStates int) (*Blocking
 		bk.blocks[b].str, bk.blocks[b].outv = strArena, outArena
 	}
 	return bk, nil
+}
+
+// units is the partition of the unobserved variables into tied units (see
+// NewBlocking): root[v] is v's unit's representative, members[r] its
+// variables in increasing order (nil: v alone) and rows[r] its legal joint
+// states (values of members[r], lexicographic).
+type units struct {
+	root    []int32
+	members map[int32][]int32
+	rows    map[int32][][]int32
+	one     []int32
+}
+
+func (u *units) vars(r int32) []int32 {
+	if m := u.members[r]; m != nil {
+		return m
+	}
+	u.one = append(u.one[:0], r)
+	return u.one
+}
+
+func (u *units) states(g *fg.Graph, r int32) int {
+	if rs, ok := u.rows[r]; ok {
+		return len(rs)
+	}
+	return int(g.Card[r])
+}
+
+// digits is the digit table of a block made of units us (in order, the
+// first slowest): digit[pos[v]][j] is v's value in joint state j.
+func (u *units) digits(g *fg.Graph, us []int32, pos []int, nv, state int) [][]int32 {
+	d := make([][]int32, nv)
+	for i := range d {
+		d[i] = make([]int32, state)
+	}
+	rep := state
+	for _, r := range us {
+		k := u.states(g, r)
+		rep /= k
+		vs := u.vars(r)
+		rows := u.rows[r]
+		for j := range state {
+			s := j / rep % k
+			for i, v := range vs {
+				if rows != nil {
+					d[pos[v]][j] = rows[s][i]
+				} else {
+					d[pos[v]][j] = int32(s)
+				}
+			}
+		}
+	}
+	return d
+}
+
+// tiedUnits finds the tied units of g's unobserved variables and their
+// legal joint states (see NewBlocking).
+func tiedUnits(g *fg.Graph, observed func(int32) bool) (*units, error) {
+	n := g.NumVars()
+	u := &units{root: make([]int32, n), members: map[int32][]int32{}, rows: map[int32][][]int32{}}
+	for v := range u.root {
+		u.root[v] = int32(v)
+	}
+	var find func(v int32) int32
+	find = func(v int32) int32 {
+		for u.root[v] != v {
+			u.root[v] = u.root[u.root[v]]
+			v = u.root[v]
+		}
+		return v
+	}
+	tied := make([]int8, len(g.Tables)) // 0 unknown, 1 tied, 2 not
+	var tiedF []int
+	for f := range g.NumFactors() {
+		var free []int32
+		for _, v := range g.Scope(f) {
+			if !observed(v) {
+				free = append(free, v)
+			}
+		}
+		if len(free) < 2 {
+			continue
+		}
+		t := g.FactorTable[f]
+		if tied[t] == 0 {
+			tied[t] = 2
+			if supportSplit(&g.Tables[t]) {
+				tied[t] = 1
+			}
+		}
+		if tied[t] != 1 {
+			continue
+		}
+		tiedF = append(tiedF, f)
+		a := find(free[0])
+		for _, v := range free[1:] {
+			if b := find(v); b != a {
+				if b < a {
+					a, b = b, a
+				}
+				u.root[b] = a
+			}
+		}
+	}
+	if len(tiedF) == 0 {
+		return u, nil
+	}
+	for v := range int32(n) {
+		u.root[v] = find(v)
+		if r := u.root[v]; r != v {
+			if u.members[r] == nil {
+				u.members[r] = []int32{r}
+			}
+			u.members[r] = append(u.members[r], v)
+		}
+	}
+	facs := map[int32][]int{}
+	for _, f := range tiedF {
+		for _, v := range g.Scope(f) {
+			if !observed(v) {
+				facs[u.root[v]] = append(facs[u.root[v]], f)
+				break
+			}
+		}
+	}
+	for r, vs := range u.members {
+		rows, err := legalStates(g, observed, vs, facs[r], MaxTiedStates)
+		if err != nil {
+			return nil, err
+		}
+		u.rows[r] = rows
+	}
+	return u, nil
+}
+
+// supportSplit reports whether table t's positive entries fall apart into
+// parts that no change of one position joins.
+func supportSplit(t *fg.Table) bool {
+	levels, split := splitLevels(t)
+	return len(levels) > 0 && split[0]
+}
+
+// legalStates joins the positive entries of the tied factors facs,
+// projected onto their unobserved variables (every value of the observed
+// ones allowed, so the result holds for any clamping), over the unit's
+// variables vs: the unit's legal joint states, lexicographic in vs. More
+// than maxStates of them (or of a partial join) is an error.
+func legalStates(g *fg.Graph, observed func(int32) bool, vs []int32, facs []int, maxStates int) ([][]int32, error) {
+	col := map[int32]int{}
+	for i, v := range vs {
+		col[v] = i
+	}
+	assigned := make([]bool, len(vs))
+	rows := [][]int32{make([]int32, len(vs))}
+	done := make([]bool, len(facs))
+	for range facs {
+		// the next factor: the one sharing most assigned variables
+		best, bs := -1, -1
+		for k, f := range facs {
+			if done[k] {
+				continue
+			}
+			s := 0
+			for _, v := range g.Scope(f) {
+				if !observed(v) && assigned[col[v]] {
+					s++
+				}
+			}
+			if s > bs {
+				best, bs = k, s
+			}
+		}
+		done[best] = true
+		f := facs[best]
+		tb := g.Table(f)
+		st := tb.Strides()
+		scope := g.Scope(f)
+		var cols []int // the factor's unobserved variables' columns
+		var at []int   // their positions in the scope
+		for p, v := range scope {
+			if !observed(v) {
+				cols = append(cols, col[v])
+				at = append(at, p)
+			}
+		}
+		// the projected positive tuples, indexed by their values on the
+		// columns already assigned
+		index := map[string][][]int32{}
+		seenT := map[string]bool{}
+		var kb []byte
+		for j, val := range tb.Values {
+			if val <= 0 {
+				continue
+			}
+			tup := make([]int32, len(at))
+			for i, p := range at {
+				tup[i] = int32(j / st[p] % int(tb.Dims[p]))
+			}
+			kb = kb[:0]
+			for _, s := range tup {
+				kb = append(kb, byte(s), byte(s>>8), byte(s>>16), byte(s>>24))
+			}
+			if seenT[string(kb)] {
+				continue
+			}
+			seenT[string(kb)] = true
+			kb = kb[:0]
+			for i, c := range cols {
+				if assigned[c] {
+					kb = append(kb, byte(tup[i]), byte(tup[i]>>8), byte(tup[i]>>16), byte(tup[i]>>24))
+				}
+			}
+			index[string(kb)] = append(index[string(kb)], tup)
+		}
+		var next [][]int32
+		for _, row := range rows {
+			kb = kb[:0]
+			for _, c := range cols {
+				if assigned[c] {
+					kb = append(kb, byte(row[c]), byte(row[c]>>8), byte(row[c]>>16), byte(row[c]>>24))
+				}
+			}
+			for _, tup := range index[string(kb)] {
+				nr := append([]int32(nil), row...)
+				for i, c := range cols {
+					nr[c] = tup[i]
+				}
+				next = append(next, nr)
+			}
+			if len(next) > maxStates {
+				return nil, fmt.Errorf("gibbs: variables %v are tied by constraints that single changes cannot cross (\"exactly one\", hard equivalences) and have more than %d joint states: blocked Gibbs cannot sample them; use MC-SAT", vs, maxStates)
+			}
+		}
+		for _, c := range cols {
+			assigned[c] = true
+		}
+		rows = next
+	}
+	slices.SortFunc(rows, slices.Compare[[]int32])
+	return rows, nil
 }
 
 func insertionSort(a []int32) {
@@ -237,8 +531,8 @@ func insertionSort(a []int32) {
 // bk (made for the Chain's graph and evidence): every block in order is
 // redrawn jointly from its exact conditional distribution given the other
 // variables, P(x_B | x₋B) ∝ Π_f φ_f(x_B, x₋B) over the factors touching
-// B, by enumerating the block's joint states (those some factor makes zero
-// get probability 0) and taking the state at which one rng.Float64(),
+// B, by enumerating the block's joint states (only the legal ones of a tied
+// unit, see NewBlocking; those some factor makes zero get probability 0) and taking the state at which one rng.Float64(),
 // scaled by the total, falls among the cumulative weights (joint states in
 // mixed-radix order, the block's first variable slowest). Observed variables
 // keep their evidence state. With cond set, it writes there each
@@ -280,6 +574,25 @@ func (ch *Chain) drawBlock(rng *rand.Rand, bl *block, cond []float64) {
 	clear(w)
 	for gi := range bl.groups {
 		gr := &bl.groups[gi]
+		if gr.direct {
+			for fi := range gr.fac {
+				bf := &gr.fac[fi]
+				lt := c.logT[bf.table]
+				in := bl.str[bf.off : bf.off+int(bf.nIn)]
+				base := 0
+				for i := bf.off + int(bf.nIn); i < bf.off+int(bf.n); i++ {
+					base += bl.str[i] * int(c.x[bl.outv[i]])
+				}
+				for j := range w {
+					idx := base
+					for i, q := range gr.pos {
+						idx += in[i] * int(bl.digit[q][j])
+					}
+					w[j] += lt[idx]
+				}
+			}
+			continue
+		}
 		if cap(ch.bsmall) < gr.size {
 			ch.bsmall = make([]float64, gr.size)
 		}

@@ -89,11 +89,7 @@ func TestBlockConditional(t *testing.T) {
 			for range n {
 				copy(x, x0)
 				ch.drawBlock(r, bl, nil)
-				j := 0
-				for i, v := range bl.vars {
-					j = j*int(bl.card[i]) + int(x[v])
-				}
-				hits[j]++
+				hits[stateOf(bl, x)]++
 			}
 			for j, pj := range p {
 				if d := math.Abs(float64(hits[j])/n - pj); d > 5*math.Sqrt(pj*(1-pj)/n)+1e-12 {
@@ -107,4 +103,19 @@ func TestBlockConditional(t *testing.T) {
 		t.Fatalf("only %d blocks checked", checked)
 	}
 	t.Logf("%d blocks checked", checked)
+}
+
+// stateOf is the index of the block's joint state at world x (−1 if x is
+// not one of its joint states).
+func stateOf(bl *block, x []int32) int {
+	for j := range bl.state {
+		ok := true
+		for i, v := range bl.vars {
+			ok = ok && bl.digit[i][j] == x[v]
+		}
+		if ok {
+			return j
+		}
+	}
+	return -1
 }
