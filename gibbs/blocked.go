@@ -363,7 +363,7 @@ func tiedUnits(g *fg.Graph, observed func(int32) bool) (*units, error) {
 		t := g.FactorTable[f]
 		if tied[t] == 0 {
 			tied[t] = 2
-			if supportSplit(&g.Tables[t]) {
+			if Tied(&g.Tables[t]) {
 				tied[t] = 1
 			}
 		}
@@ -412,9 +412,11 @@ func tiedUnits(g *fg.Graph, observed func(int32) bool) (*units, error) {
 	return u, nil
 }
 
-// supportSplit reports whether table t's positive entries fall apart into
-// parts that no change of one position joins.
-func supportSplit(t *fg.Table) bool {
+// Tied reports whether table t's positive entries fall apart into parts
+// that no change of one position joins ("exactly one", an equivalence):
+// a factor with such a table ties its variables, which only a joint move
+// of all of them can take across (see NewBlocking).
+func Tied(t *fg.Table) bool {
 	levels, split := splitLevels(t)
 	return len(levels) > 0 && split[0]
 }

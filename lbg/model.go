@@ -213,6 +213,7 @@ func Compile(ctx context.Context, m *mln.MLN, db *mln.DB, closed map[string]bool
 		if err := md.groundIt(ctx, closed, weights); err != nil {
 			return nil, err
 		}
+		md.mergeTied()
 		if err := md.prepareGround(); err != nil {
 			return nil, err
 		}
