@@ -303,9 +303,10 @@ func sampled(n, chains, burn, sweeps int, start func(k int) (step func(), est fu
 // against 0.8582), a model of existentials and a universal, functional
 // "!" blocks with a hard rule and evidence (whose blocks, split across a
 // mutual-exclusion block, froze it: up to 0.2 off, labelled mixed), and a
-// hard equivalence across two clusters (P(A) stuck at 0 against 0.849) — the marginals of lifted blocked Gibbs (Algorithm 2's clusters,
-// and one predicate per cluster with ground blocks of 1 and 2 variables),
-// of blocked Gibbs (blocks of at most 1, 2 and 8 variables) and, where no
+// hard equivalence across two clusters (P(A) stuck at 0 against 0.849) —
+// the marginals of lifted blocked Gibbs (Algorithm 2's clusters, and one
+// predicate per cluster with ground blocks of 1 and 2 variables), of
+// blocked Gibbs (blocks of at most 1, 2 and 8 variables) and, where no
 // constraint freezes it, of single-site Gibbs, all Rao-Blackwellised, and
 // of MC-SAT (indicators) equal the enumerated ground marginals within
 // 0.012 (MC-SAT, whose moves are strongly correlated: 0.03), every
