@@ -25,14 +25,16 @@ func worldWeight(g *fg.Graph, x []int32) float64 {
 
 // TestBlockConditional: each block's draw is from the exact conditional of
 // the block given the rest. At a positive world of a random graph, for
-// every block, the marginals the draw writes (the Rao-Blackwellised terms)
+// every block, its joint states (fewer than the product of its variables'
+// states where a tied unit leaves out illegal ones) carry the whole
+// weight of the block's product states, the marginals the draw writes (the Rao-Blackwellised terms)
 // equal those of the conditional computed by weighing every joint state of
 // the block with the whole graph's product (1e-12), and 20000 draws from
 // the same world hit each joint state with a frequency within 5 binomial
 // standard errors of its conditional probability.
 func TestBlockConditional(t *testing.T) {
 	r := rand.New(rand.NewPCG(11, 3))
-	checked := 0
+	checked, tiedBlocks := 0, 0
 	for trial := range 60 {
 		g := randomGraph(t, r)
 		ev := fg.NoEvidence(g.NumVars())
@@ -65,6 +67,27 @@ func TestBlockConditional(t *testing.T) {
 				}
 				p[j] = worldWeight(g, y)
 				total += p[j]
+			}
+			// The joint states left out (a tied unit's illegal ones) weigh
+			// nothing: the listed ones carry the whole product's mass.
+			all := 0.0
+			var rec func(i int)
+			rec = func(i int) {
+				if i == len(bl.vars) {
+					all += worldWeight(g, y)
+					return
+				}
+				for s := range g.Card[bl.vars[i]] {
+					y[bl.vars[i]] = s
+					rec(i + 1)
+				}
+			}
+			rec(0)
+			if blockProduct(g, bl) > bl.state {
+				tiedBlocks++
+			}
+			if math.Abs(all-total) > 1e-12*all {
+				t.Fatalf("trial %d block %v: its %d joint states weigh %v, all %v", trial, bl.vars, bl.state, total, all)
 			}
 			for j := range p {
 				p[j] /= total
@@ -102,7 +125,10 @@ func TestBlockConditional(t *testing.T) {
 	if checked < 100 {
 		t.Fatalf("only %d blocks checked", checked)
 	}
-	t.Logf("%d blocks checked", checked)
+	t.Logf("%d blocks checked, %d with a tied unit", checked, tiedBlocks)
+	if tiedBlocks < 3 {
+		t.Errorf("only %d blocks with a tied unit", tiedBlocks)
+	}
 }
 
 // stateOf is the index of the block's joint state at world x (−1 if x is
@@ -271,4 +297,13 @@ func b2i(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+// blockProduct is the product of the block's variables' states.
+func blockProduct(g *fg.Graph, bl *block) int {
+	n := 1
+	for _, v := range bl.vars {
+		n *= int(g.Card[v])
+	}
+	return n
 }
