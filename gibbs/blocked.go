@@ -351,15 +351,6 @@ func tiedUnits(g *fg.Graph, observed func(int32) bool) (*units, error) {
 	tied := make([]int8, len(g.Tables)) // 0 unknown, 1 tied, 2 not
 	var tiedF []int
 	for f := range g.NumFactors() {
-		var free []int32
-		for _, v := range g.Scope(f) {
-			if !observed(v) {
-				free = append(free, v)
-			}
-		}
-		if len(free) < 2 {
-			continue
-		}
 		t := g.FactorTable[f]
 		if tied[t] == 0 {
 			tied[t] = 2
@@ -370,15 +361,22 @@ func tiedUnits(g *fg.Graph, observed func(int32) bool) (*units, error) {
 		if tied[t] != 1 {
 			continue
 		}
-		tiedF = append(tiedF, f)
-		a := find(free[0])
-		for _, v := range free[1:] {
-			if b := find(v); b != a {
+		a, free := int32(-1), 0
+		for _, v := range g.Scope(f) {
+			if observed(v) {
+				continue
+			}
+			if free++; a < 0 {
+				a = find(v)
+			} else if b := find(v); b != a {
 				if b < a {
 					a, b = b, a
 				}
 				u.root[b] = a
 			}
+		}
+		if free >= 2 {
+			tiedF = append(tiedF, f)
 		}
 	}
 	if len(tiedF) == 0 {
@@ -417,8 +415,39 @@ func tiedUnits(g *fg.Graph, observed func(int32) bool) (*units, error) {
 // a factor with such a table ties its variables, which only a joint move
 // of all of them can take across (see NewBlocking).
 func Tied(t *fg.Table) bool {
-	levels, split := splitLevels(t)
-	return len(levels) > 0 && split[0]
+	start, n := -1, 0
+	for j, v := range t.Values {
+		if v > 0 {
+			n++
+			if start < 0 {
+				start = j
+			}
+		}
+	}
+	if n < 2 || n == len(t.Values) {
+		return false
+	}
+	st := t.Strides()
+	seen := make([]bool, len(t.Values))
+	seen[start] = true
+	queue := []int{start}
+	reached := 1
+	for len(queue) > 0 {
+		j := queue[len(queue)-1]
+		queue = queue[:len(queue)-1]
+		for p, d := range t.Dims {
+			s := (j / st[p]) % int(d)
+			for s2 := range int(d) {
+				k := j + (s2-s)*st[p]
+				if s2 != s && !seen[k] && t.Values[k] > 0 {
+					seen[k] = true
+					reached++
+					queue = append(queue, k)
+				}
+			}
+		}
+	}
+	return reached < n
 }
 
 // legalStates joins the positive entries of the tied factors facs,
