@@ -71,9 +71,10 @@ const MaxTiedStates = 1 << 20
 // one unit, and units sharing a variable are one. Single-site moves cannot
 // cross such a constraint, so a unit is never split between blocks, and
 // its joint states are only those that every one of its tied factors
-// allows for some value of its observed variables (for "exactly one" of k
-// atoms, the k legal states, not 2^k): the join of the factors' positive
-// entries. A unit is a block of its own even beyond maxSize variables and
+// allows given the evidence (for "exactly one" of k atoms, the k legal
+// states, not 2^k): the join of the factors' positive entries. A factor
+// with observed variables ties the others when its positive entries at
+// the evidence fall apart. A unit is a block of its own even beyond maxSize variables and
 // maxStates joint states (as a single variable with more states); more
 // than MaxTiedStates legal joint states is an error (blocked Gibbs could
 // not cross its constraint).
@@ -90,6 +91,20 @@ const MaxTiedStates = 1 << 20
 // more states than maxStates (its sampling is single-site Gibbs). maxSize 1
 // is single-site Gibbs with a systematic scan, except on tied units.
 func NewBlocking(g *fg.Graph, ev fg.Evidence, maxSize, maxStates int) (*Blocking, error) {
+	return newBlocking(g, ev, maxSize, maxStates, false)
+}
+
+// NewClampedBlocking is NewBlocking for a graph whose observed variables
+// are clamped at values that change between sweeps (the variables outside
+// a ground cluster of lifted blocked Gibbs; ev says only which are
+// clamped): a factor ties its unobserved variables when its own positive
+// entries fall apart (Tied), and a unit's joint states are those its tied
+// factors allow for some value of the clamped variables.
+func NewClampedBlocking(g *fg.Graph, ev fg.Evidence, maxSize, maxStates int) (*Blocking, error) {
+	return newBlocking(g, ev, maxSize, maxStates, true)
+}
+
+func newBlocking(g *fg.Graph, ev fg.Evidence, maxSize, maxStates int, clamped bool) (*Blocking, error) {
 	n := g.NumVars()
 	if ev != nil && len(ev) != n {
 		return nil, fmt.Errorf("gibbs: evidence has %d entries for %d variables", len(ev), n)
@@ -103,7 +118,7 @@ func NewBlocking(g *fg.Graph, ev fg.Evidence, maxSize, maxStates int) (*Blocking
 	for t := range g.Tables {
 		strides[t] = g.Tables[t].Strides()
 	}
-	un, err := tiedUnits(g, observed)
+	un, err := tiedUnits(g, ev, clamped)
 	if err != nil {
 		return nil, err
 	}
@@ -333,40 +348,84 @@ func (u *units) digits(g *fg.Graph, us []int32, pos []int, nv, state int) [][]in
 }
 
 // tiedUnits finds the tied units of g's unobserved variables and their
-// legal joint states (see NewBlocking).
-func tiedUnits(g *fg.Graph, observed func(int32) bool) (*units, error) {
+// legal joint states (see NewBlocking; clamped: NewClampedBlocking).
+func tiedUnits(g *fg.Graph, ev fg.Evidence, clamped bool) (*units, error) {
 	n := g.NumVars()
+	observed := func(v int32) bool { return ev != nil && ev[v] >= 0 }
 	u := &units{root: make([]int32, n), members: map[int32][]int32{}, rows: map[int32][][]int32{}}
 	for v := range u.root {
 		u.root[v] = int32(v)
 	}
-	var find func(v int32) int32
-	find = func(v int32) int32 {
+	find := func(v int32) int32 {
 		for u.root[v] != v {
 			u.root[v] = u.root[u.root[v]]
 			v = u.root[v]
 		}
 		return v
 	}
+	// fix is a factor's scope's evidence (−1 free), or nil: the whole
+	// table (clamped variables take any value)
+	fixOf := func(f int) []int32 {
+		if clamped || ev == nil {
+			return nil
+		}
+		var fix []int32
+		for p, v := range g.Scope(f) {
+			if observed(v) {
+				if fix == nil {
+					fix = make([]int32, len(g.Scope(f)))
+					for q := range fix {
+						fix[q] = -1
+					}
+				}
+				fix[p] = ev[v]
+			}
+		}
+		return fix
+	}
 	tied := make([]int8, len(g.Tables)) // 0 unknown, 1 tied, 2 not
+	tiedAt := map[string]bool{}         // a table at evidence
 	var tiedF []int
+	var kb []byte
 	for f := range g.NumFactors() {
 		t := g.FactorTable[f]
+		free := 0
+		for _, v := range g.Scope(f) {
+			if !observed(v) {
+				free++
+			}
+		}
+		if free < 2 {
+			continue
+		}
 		if tied[t] == 0 {
 			tied[t] = 2
-			if Tied(&g.Tables[t]) {
+			if hasZero(&g.Tables[t]) {
 				tied[t] = 1
 			}
 		}
-		if tied[t] != 1 {
+		if tied[t] == 2 {
+			continue // no zero: nothing to tie
+		}
+		fix := fixOf(f)
+		kb = append(kb[:0], byte(t), byte(t>>8), byte(t>>16), byte(t>>24))
+		for _, x := range fix {
+			kb = append(kb, byte(x), byte(x>>8), byte(x>>16), byte(x>>24))
+		}
+		isTied, ok := tiedAt[string(kb)]
+		if !ok {
+			isTied = tiedFix(&g.Tables[t], fix)
+			tiedAt[string(kb)] = isTied
+		}
+		if !isTied {
 			continue
 		}
-		a, free := int32(-1), 0
+		a := int32(-1)
 		for _, v := range g.Scope(f) {
 			if observed(v) {
 				continue
 			}
-			if free++; a < 0 {
+			if a < 0 {
 				a = find(v)
 			} else if b := find(v); b != a {
 				if b < a {
@@ -375,9 +434,7 @@ func tiedUnits(g *fg.Graph, observed func(int32) bool) (*units, error) {
 				u.root[b] = a
 			}
 		}
-		if free >= 2 {
-			tiedF = append(tiedF, f)
-		}
+		tiedF = append(tiedF, f)
 	}
 	if len(tiedF) == 0 {
 		return u, nil
@@ -401,33 +458,66 @@ func tiedUnits(g *fg.Graph, observed func(int32) bool) (*units, error) {
 		}
 	}
 	for r, vs := range u.members {
-		rows, err := legalStates(g, observed, vs, facs[r], MaxTiedStates)
+		rows, err := legalStates(g, fixOf, vs, facs[r], MaxTiedStates)
 		if err != nil {
 			return nil, err
+		}
+		if len(rows) == 0 {
+			// The constraints contradict each other: no world is
+			// positive, and gibbs.Start says so; the unit is left untied.
+			for _, v := range vs {
+				u.root[v] = v
+			}
+			delete(u.members, r)
+			continue
 		}
 		u.rows[r] = rows
 	}
 	return u, nil
 }
 
+func hasZero(t *fg.Table) bool {
+	for _, v := range t.Values {
+		if v == 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // Tied reports whether table t's positive entries fall apart into parts
 // that no change of one position joins ("exactly one", an equivalence):
 // a factor with such a table ties its variables, which only a joint move
 // of all of them can take across (see NewBlocking).
-func Tied(t *fg.Table) bool {
+func Tied(t *fg.Table) bool { return tiedFix(t, nil) }
+
+// tiedFix is Tied of the table restricted to the positions fix gives a
+// value (fix[p] ≥ 0; nil: none), the others changing.
+func tiedFix(t *fg.Table, fix []int32) bool {
+	st := t.Strides()
+	ok := func(j int) bool {
+		if t.Values[j] <= 0 {
+			return false
+		}
+		for p, x := range fix {
+			if x >= 0 && int32(j/st[p]%int(t.Dims[p])) != x {
+				return false
+			}
+		}
+		return true
+	}
 	start, n := -1, 0
-	for j, v := range t.Values {
-		if v > 0 {
+	for j := range t.Values {
+		if ok(j) {
 			n++
 			if start < 0 {
 				start = j
 			}
 		}
 	}
-	if n < 2 || n == len(t.Values) {
+	if n < 2 {
 		return false
 	}
-	st := t.Strides()
 	seen := make([]bool, len(t.Values))
 	seen[start] = true
 	queue := []int{start}
@@ -436,10 +526,13 @@ func Tied(t *fg.Table) bool {
 		j := queue[len(queue)-1]
 		queue = queue[:len(queue)-1]
 		for p, d := range t.Dims {
+			if fix != nil && fix[p] >= 0 {
+				continue
+			}
 			s := (j / st[p]) % int(d)
 			for s2 := range int(d) {
 				k := j + (s2-s)*st[p]
-				if s2 != s && !seen[k] && t.Values[k] > 0 {
+				if s2 != s && !seen[k] && ok(k) {
 					seen[k] = true
 					reached++
 					queue = append(queue, k)
@@ -450,12 +543,13 @@ func Tied(t *fg.Table) bool {
 	return reached < n
 }
 
-// legalStates joins the positive entries of the tied factors facs,
-// projected onto their unobserved variables (every value of the observed
-// ones allowed, so the result holds for any clamping), over the unit's
-// variables vs: the unit's legal joint states, lexicographic in vs. More
-// than maxStates of them (or of a partial join) is an error.
-func legalStates(g *fg.Graph, observed func(int32) bool, vs []int32, facs []int, maxStates int) ([][]int32, error) {
+// legalStates joins the positive entries of the tied factors facs at the
+// evidence fixOf(f) gives (nil: every value of the observed variables, so
+// the result holds for any clamping), projected onto their unobserved
+// variables, over the unit's variables vs: the unit's legal joint states,
+// lexicographic in vs. More than maxStates of them (or of a partial join)
+// is an error.
+func legalStates(g *fg.Graph, fixOf func(f int) []int32, vs []int32, facs []int, maxStates int) ([][]int32, error) {
 	col := map[int32]int{}
 	for i, v := range vs {
 		col[v] = i
@@ -472,7 +566,7 @@ func legalStates(g *fg.Graph, observed func(int32) bool, vs []int32, facs []int,
 			}
 			s := 0
 			for _, v := range g.Scope(f) {
-				if !observed(v) && assigned[col[v]] {
+				if c, in := col[v]; in && assigned[c] {
 					s++
 				}
 			}
@@ -488,19 +582,26 @@ func legalStates(g *fg.Graph, observed func(int32) bool, vs []int32, facs []int,
 		var cols []int // the factor's unobserved variables' columns
 		var at []int   // their positions in the scope
 		for p, v := range scope {
-			if !observed(v) {
-				cols = append(cols, col[v])
+			if c, in := col[v]; in {
+				cols = append(cols, c)
 				at = append(at, p)
 			}
 		}
+		fix := fixOf(f)
 		// the projected positive tuples, indexed by their values on the
 		// columns already assigned
 		index := map[string][][]int32{}
 		seenT := map[string]bool{}
 		var kb []byte
+	entries:
 		for j, val := range tb.Values {
 			if val <= 0 {
 				continue
+			}
+			for p, x := range fix {
+				if x >= 0 && int32(j/st[p]%int(tb.Dims[p])) != x {
+					continue entries
+				}
 			}
 			tup := make([]int32, len(at))
 			for i, p := range at {

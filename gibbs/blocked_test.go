@@ -1,6 +1,7 @@
 package gibbs
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -306,4 +307,38 @@ func blockProduct(g *fg.Graph, bl *block) int {
 		n *= int(g.Card[v])
 	}
 	return n
+}
+
+// TestTiedAtEvidence: a factor over (a, b, o) that makes a = b when o = 0
+// and allows anything when o = 1 ties a and b given o = 0 (its entries at
+// the evidence fall apart), not given o = 1; clamped (o changing between
+// sweeps, NewClampedBlocking) its whole table is connected and nothing is
+// tied.
+func TestTiedAtEvidence(t *testing.T) {
+	b := fg.NewBuilder()
+	b.AddVars(3, 2)
+	// scope (a, b, o), o fastest: (a,b,o) = 000 001 010 011 100 101 110 111
+	if _, err := b.AddFactor([]int32{0, 1, 2}, []float64{1, 1, 0, 1, 0, 1, 2, 1}); err != nil {
+		t.Fatal(err)
+	}
+	g := b.Build()
+	for _, c := range []struct {
+		o       int32
+		clamped bool
+		want    string
+		states  int
+	}{{0, false, "[[0 1]]", 2}, {1, false, "[[0] [1]]", 2}, {0, true, "[[0] [1]]", 2}} {
+		ev := fg.Evidence{-1, -1, c.o}
+		nb := NewBlocking
+		if c.clamped {
+			nb = NewClampedBlocking
+		}
+		bk, err := nb(g, ev, 1, 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := fmt.Sprint(bk.Blocks); got != c.want || bk.States[0] != c.states {
+			t.Errorf("o = %d, clamped %v: blocks %s (%v states), want %s", c.o, c.clamped, got, bk.States, c.want)
+		}
+	}
 }

@@ -204,7 +204,7 @@ func (md *Model) prepareGround() error {
 			}
 		}
 		var err error
-		if c.bk, err = gibbs.NewBlocking(g, c.ev, md.opt.BlockSize, md.opt.BlockStates); err != nil {
+		if c.bk, err = gibbs.NewClampedBlocking(g, c.ev, md.opt.BlockSize, md.opt.BlockStates); err != nil {
 			return err
 		}
 	}

@@ -49,12 +49,13 @@
 // Any other cluster (a self-join, a quantifier, equality, a mutually
 // exclusive predicate, no separator, a formula mentioning three of its
 // predicates, ...) is ground: it is redrawn by blocked Gibbs
-// (gibbs.NewBlocking, BlockSweep) on the grounding, every variable outside
-// the cluster clamped. A formula counts for every predicate it mentions,
+// (gibbs.NewClampedBlocking, BlockSweep) on the grounding, every variable
+// outside the cluster clamped. A formula counts for every predicate it mentions,
 // inside quantifiers too: `1 EXIST y Loyal(x,y)` makes {Loyal} ground
 // ("formula 2 has a quantifier"), never a lifted cluster that ignores it.
 // The ground blocks keep a mutual-exclusion block (and any unit a hard
-// factor ties, gibbs.NewBlocking) whole, with only its legal joint states.
+// factor ties, gibbs.NewClampedBlocking) whole, with only its legal joint
+// states.
 // Clusters that a ground factor ties — its positive entries not connected
 // by changing one atom (gibbs.Tied), as a hard P(x) <=> Q(x) across {P}
 // and {Q} — are merged into one cluster (lifted if a rule draws it
