@@ -74,10 +74,12 @@ const MaxTiedStates = 1 << 20
 // allows given the evidence (for "exactly one" of k atoms, the k legal
 // states, not 2^k): the join of the factors' positive entries. A factor
 // with observed variables ties the others when its positive entries at
-// the evidence fall apart. A unit is a block of its own even beyond maxSize variables and
-// maxStates joint states (as a single variable with more states); more
-// than MaxTiedStates legal joint states is an error (blocked Gibbs could
-// not cross its constraint).
+// the evidence fall apart. A unit is a block of its own even beyond
+// maxSize variables and maxStates joint states (as a single variable with
+// more states); more than MaxTiedStates legal joint states is an error
+// (blocked Gibbs could not cross its constraint). A unit whose
+// constraints contradict each other (no legal joint state) is left
+// untied: no world is positive, and Start says so.
 //
 // Then the blocks: the lowest-numbered unobserved variable in no block yet
 // seeds a new block with its unit, which then grows, one unit at a time,
@@ -216,7 +218,20 @@ func newBlocking(g *fg.Graph, ev fg.Evidence, maxSize, maxStates int, clamped bo
 			tiedBlock = tiedBlock || len(un.vars(un.root[v])) > 1
 		}
 		if tiedBlock {
-			bl.digit = un.digits(g, blockUnits[b], pos, len(vars), bl.state)
+			// Blocks of the same shape (units with the same legal states
+			// at the same positions, as every person's block of a
+			// mutually exclusive predicate) share their digit tables.
+			tkey := fmt.Sprint(bl.card)
+			for _, r := range blockUnits[b] {
+				tkey += fmt.Sprint(un.rowsID[r], ":")
+				for _, v := range un.vars(r) {
+					tkey += fmt.Sprint(pos[v], ",")
+				}
+			}
+			if bl.digit = digits[tkey]; bl.digit == nil {
+				bl.digit = un.digits(g, blockUnits[b], pos, len(vars), bl.state)
+				digits[tkey] = bl.digit
+			}
 		} else if ckey := fmt.Sprint(bl.card); digits[ckey] != nil {
 			// Blocks with the same cardinalities share their digit tables.
 			bl.digit = digits[ckey]
@@ -302,6 +317,7 @@ type units struct {
 	root    []int32
 	members map[int32][]int32
 	rows    map[int32][][]int32
+	rowsID  map[int32]int // equal rows, equal id (−1: a single variable)
 	one     []int32
 }
 
@@ -352,7 +368,7 @@ func (u *units) digits(g *fg.Graph, us []int32, pos []int, nv, state int) [][]in
 func tiedUnits(g *fg.Graph, ev fg.Evidence, clamped bool) (*units, error) {
 	n := g.NumVars()
 	observed := func(v int32) bool { return ev != nil && ev[v] >= 0 }
-	u := &units{root: make([]int32, n), members: map[int32][]int32{}, rows: map[int32][][]int32{}}
+	u := &units{root: make([]int32, n), members: map[int32][]int32{}, rows: map[int32][][]int32{}, rowsID: map[int32]int{}}
 	for v := range u.root {
 		u.root[v] = int32(v)
 	}
@@ -457,6 +473,8 @@ func tiedUnits(g *fg.Graph, ev fg.Evidence, clamped bool) (*units, error) {
 			}
 		}
 	}
+	ids := map[string]int{}
+	var byID [][][]int32
 	for r, vs := range u.members {
 		rows, err := legalStates(g, fixOf, vs, facs[r], MaxTiedStates)
 		if err != nil {
@@ -471,7 +489,25 @@ func tiedUnits(g *fg.Graph, ev fg.Evidence, clamped bool) (*units, error) {
 			delete(u.members, r)
 			continue
 		}
-		u.rows[r] = rows
+		var kb []byte
+		for _, row := range rows {
+			for _, x := range row {
+				kb = append(kb, byte(x), byte(x>>8), byte(x>>16), byte(x>>24))
+			}
+			kb = append(kb, 0xff)
+		}
+		id, ok := ids[string(kb)]
+		if !ok {
+			id = len(ids)
+			ids[string(kb)] = id
+			u.rows[r] = rows
+		} else {
+			u.rows[r] = byID[id]
+		}
+		if !ok {
+			byID = append(byID, rows)
+		}
+		u.rowsID[r] = id
 	}
 	return u, nil
 }
