@@ -85,7 +85,7 @@ func Run(ctx context.Context, alg Algorithm, g *fg.Graph, ev fg.Evidence, opt Op
 	start := time.Now()
 	var choice *Choice
 	if ch, ok := alg.(Chooser); ok {
-		x, err := ch.Choose(ctx, &Model{Graph: g}, opt.Query)
+		x, err := ch.Choose(ctx, &Model{Graph: g, Evidence: ev}, opt.Query)
 		if err != nil {
 			return nil, err
 		}
@@ -98,9 +98,7 @@ func Run(ctx context.Context, alg Algorithm, g *fg.Graph, ev fg.Evidence, opt Op
 	}
 	ans, err := runConverging(ctx, alg, c, opt.Query, opt.Unconverged)
 	if ans != nil {
-		if choice != nil && choice.Name != "" {
-			ans.Stats.Method, ans.Stats.MethodReason = choice.Name, choice.Reason
-		}
+		ans.Stats.chosen(choice)
 		ans.Stats.withCompression(st)
 		ans.Stats.Seconds = time.Since(start).Seconds()
 	}

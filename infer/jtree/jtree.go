@@ -62,12 +62,19 @@ func (j JTree) limits() (float64, float64) {
 // Check plans g under ev and returns the plan, or a *TooLargeError when it
 // exceeds j's limits.
 func (j JTree) Check(ctx context.Context, g *fg.Graph, ev fg.Evidence) (*Plan, error) {
+	return j.CheckWithin(ctx, g, ev, 0)
+}
+
+// CheckWithin is Check with a bound on the planning work (NewPlanWithin).
+func (j JTree) CheckWithin(ctx context.Context, g *fg.Graph, ev fg.Evidence, work int64) (*Plan, error) {
 	mt, tt := j.limits()
-	p, err := NewPlan(ctx, g, ev, mt)
+	p, err := NewPlanWithin(ctx, g, ev, mt, work)
 	if err != nil {
 		return nil, err
 	}
 	switch {
+	case p.OutOfWork:
+		return p, &TooLargeError{Plan: p, What: "planning work", Limit: mt, Prop: "max-table"}
 	case !p.Complete || p.Largest > mt:
 		return p, &TooLargeError{Plan: p, What: "largest table", Limit: mt, Prop: "max-table"}
 	case p.Total > tt:

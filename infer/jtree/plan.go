@@ -32,6 +32,9 @@ type Plan struct {
 	Largest   float64
 	Total     float64
 	Complete  bool
+	// OutOfWork is set when the order stopped because it used up the
+	// work it was allowed (NewPlanWithin): the sizes are then unknown.
+	OutOfWork bool
 }
 
 // Clique returns the variables of clique i (eliminated variable last).
@@ -40,6 +43,9 @@ func (p *Plan) Clique(i int) []int32 { return p.CliqueVars[p.CliqueOff[i]:p.Cliq
 // Describe phrases the plan's size: treewidth, largest table and memory.
 func (p *Plan) Describe() string {
 	atLeast := ""
+	if p.OutOfWork {
+		return fmt.Sprintf("no elimination order found within the work allowed (%d of %d variables eliminated, treewidth at least %d so far)", len(p.Order), len(p.Pos), p.Treewidth)
+	}
 	if !p.Complete {
 		atLeast = "at least "
 	}
@@ -81,6 +87,18 @@ func Bytes(b float64) string {
 // such a clique when every remaining choice is at least as large. The
 // cost is about Σ over eliminations of the squared clique sizes.
 func NewPlan(ctx context.Context, g *fg.Graph, ev fg.Evidence, limit float64) (*Plan, error) {
+	return NewPlanWithin(ctx, g, ev, limit, 0)
+}
+
+// NewPlanWithin is NewPlan that gives up, with Complete false and
+// OutOfWork set, after about work steps of adjacency scanning (work <= 0:
+// no bound); a caller that only decides whether to run jtree (auto) bounds
+// its cost so on graphs of millions of variables.
+func NewPlanWithin(ctx context.Context, g *fg.Graph, ev fg.Evidence, limit float64, work int64) (*Plan, error) {
+	if work <= 0 {
+		work = math.MaxInt64
+	}
+	var done int64
 	if limit <= 0 {
 		limit = math.Inf(1)
 	}
@@ -128,6 +146,7 @@ func NewPlan(ctx context.Context, g *fg.Graph, ev fg.Evidence, limit float64) (*
 		nb := adj[v]
 		for i, a := range nb {
 			stamp++
+			done += int64(len(adj[a]) + len(nb))
 			for _, x := range adj[a] {
 				mark[x] = stamp
 			}
@@ -155,6 +174,10 @@ func NewPlan(ctx context.Context, g *fg.Graph, ev fg.Evidence, limit float64) (*
 		}
 		if len(p.Order)&1023 == 0 && ctx.Err() != nil {
 			return nil, ctx.Err()
+		}
+		if done > work {
+			p.Complete, p.OutOfWork = false, true
+			return p, nil
 		}
 		nb := adj[v]
 		size := len(nb) + 1
