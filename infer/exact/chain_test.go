@@ -2,6 +2,7 @@ package exact_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -9,17 +10,23 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/lifted-dev/lifted/fg"
 	"github.com/lifted-dev/lifted/format/uai"
 	"github.com/lifted-dev/lifted/infer"
+	"github.com/lifted-dev/lifted/infer/exact"
 	"github.com/lifted-dev/lifted/internal/brute"
+	"github.com/lifted-dev/lifted/lift"
 )
 
 // frustratedGrid is an r×c Ising grid with couplings of random sign and
 // size 2–2.5 and fields in ±0.5 (issue 23's grids: samplers stick in one
 // mode and BP does not converge).
-func frustratedGrid(r, c int, seed uint64) *fg.Graph {
+func frustratedGrid(r, c int, seed uint64) *fg.Graph { return isingGrid(r, c, seed, 2) }
+
+// isingGrid is frustratedGrid with couplings of size j0 to 1.25·j0.
+func isingGrid(r, c int, seed uint64, j0 float64) *fg.Graph {
 	rng := rand.New(rand.NewPCG(seed, 7))
 	b := fg.NewBuilder()
 	b.AddVars(r*c, 2)
@@ -30,7 +37,7 @@ func frustratedGrid(r, c int, seed uint64) *fg.Graph {
 		}
 	}
 	pair := func(u, v int) {
-		j := 2 + 0.5*rng.Float64()
+		j := j0 * (1 + 0.25*rng.Float64())
 		if rng.IntN(2) == 0 {
 			j = -j
 		}
@@ -219,4 +226,58 @@ func readMARFile(t *testing.T, path string) [][]float64 {
 		t.Fatal(err)
 	}
 	return m
+}
+
+// failingBP fails as BP fails on linkage_16 (messages not normalizable);
+// its fallbacks are the given algorithms.
+type failingBP struct{ fallbacks []infer.Fallback }
+
+func (failingBP) Run(context.Context, *lift.Compressed, infer.Query) (*infer.Answer, error) {
+	return nil, errors.New("bp: message not normalizable (every entry zero)")
+}
+
+func (f failingBP) Fallbacks() []infer.Fallback { return f.fallbacks }
+
+// When BP fails outright (not merely unconverged) and jtree refuses the
+// model, auto's chain goes on: to a fallback that converges, or, when
+// every fallback fails too, to MC-SAT, saying why each step was taken.
+func TestAutoBPFailureFallsThrough(t *testing.T) {
+	g := isingGrid(30, 30, 5, 0.3) // treewidth 30: jtree refuses; BP converges
+	seq, _, err := infer.New("bp", infer.Properties{"schedule": "seq", "damping": "0.5", "max-iter": "5000"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func(a *exact.Auto) *infer.Answer {
+		ans, err := infer.Run(context.Background(), a, g, nil, infer.Options{Lifted: true, Unconverged: infer.Retry})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ans
+	}
+	// A fallback that converges answers.
+	a := &exact.Auto{LBP: failingBP{[]infer.Fallback{{Name: "broken", Algorithm: failingBP{}}, {Name: "schedule=seq damping=0.5", Algorithm: seq}}}}
+	ans := run(a)
+	if ans.Stats.Method != "lbp" || !strings.Contains(ans.Stats.MethodReason, "jtree refuses: treewidth at least") {
+		t.Errorf("method %q: %s", ans.Stats.Method, ans.Stats.MethodReason)
+	}
+	if !ans.Converged || ans.Stats.Fallback != "schedule=seq damping=0.5" {
+		t.Errorf("converged with fallback %q", ans.Stats.Fallback)
+	}
+	// Every BP variant fails: MC-SAT answers within its time.
+	g = frustratedGrid(30, 30, 5)
+	a = &exact.Auto{LBP: failingBP{[]infer.Fallback{{Name: "damping=0.5", Algorithm: failingBP{}}}}, SamplerTime: time.Second}
+	start := time.Now()
+	ans = run(a)
+	if ans.Stats.Method != "mcsat" || !strings.Contains(ans.Stats.MethodReason, "not normalizable") || ans.Stats.Samples == 0 {
+		t.Fatalf("method %q: %s (%d samples)", ans.Stats.Method, ans.Stats.MethodReason, ans.Stats.Samples)
+	}
+	if el := time.Since(start); el > 10*time.Second {
+		t.Errorf("MC-SAT given 1 s took %v", el)
+	}
+	for v := range g.NumVars() {
+		if p := ans.Marginal(v); len(p) != 2 || math.IsNaN(p[0]) || math.Abs(p[0]+p[1]-1) > 1e-9 {
+			t.Fatalf("marginal %d: %v", v, p)
+		}
+	}
+	t.Logf("%s (converged %v, R-hat %.3g)", ans.Stats.MethodReason, ans.Converged, ans.Stats.RHat)
 }
