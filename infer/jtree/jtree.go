@@ -333,11 +333,13 @@ func solve(ctx context.Context, g *fg.Graph, ev fg.Evidence, p *Plan, maxProduct
 		if math.IsInf(mx, -1) {
 			return nil, ErrNoWorld
 		}
-		for k, x := range t {
-			if maxProduct {
-				m[k%dv] = max(m[k%dv], math.Exp(x-mx))
-			} else {
-				m[k%dv] += math.Exp(x - mx)
+		for k := 0; k < len(t); k += dv {
+			for s, x := range t[k : k+dv] {
+				if maxProduct {
+					m[s] = max(m[s], math.Exp(x-mx))
+				} else {
+					m[s] += math.Exp(x - mx)
+				}
 			}
 		}
 		sum := 0.0
@@ -439,20 +441,45 @@ func reduce(src []float64, dims []int32, strides []int, dst []float64, maxProduc
 	for k := range dst {
 		dst[k] = math.Inf(-1)
 	}
-	walk(dims, strides, len(src), func(i, j int) {
-		if src[i] > dst[j] {
-			dst[j] = src[i]
+	nd := len(dims)
+	if nd == 0 {
+		dst[0] = src[0]
+		return
+	}
+	cnt := make([]int32, nd)
+	last := nd - 1
+	dl, sl := int(dims[last]), strides[last]
+	// pass 1: maxima
+	j := 0
+	for i := 0; i < len(src); i += dl {
+		row := src[i : i+dl]
+		jj := j
+		for _, x := range row {
+			if x > dst[jj] {
+				dst[jj] = x
+			}
+			jj += sl
 		}
-	})
+		j = carry(cnt, dims, strides, j)
+	}
 	if maxProduct {
 		return
 	}
+	// pass 2: Σ exp(x − max)
 	acc := make([]float64, len(dst))
-	walk(dims, strides, len(src), func(i, j int) {
-		if m := dst[j]; !math.IsInf(m, -1) {
-			acc[j] += math.Exp(src[i] - m)
+	clear(cnt)
+	j = 0
+	for i := 0; i < len(src); i += dl {
+		row := src[i : i+dl]
+		jj := j
+		for _, x := range row {
+			if m := dst[jj]; m != math.Inf(-1) {
+				acc[jj] += math.Exp(x - m)
+			}
+			jj += sl
 		}
-	})
+		j = carry(cnt, dims, strides, j)
+	}
 	for k, a := range acc {
 		if a > 0 {
 			dst[k] += math.Log(a)
@@ -460,33 +487,17 @@ func reduce(src []float64, dims []int32, strides []int, dst []float64, maxProduc
 	}
 }
 
-// walk calls f(i, j) for every entry i of a table with dimensions dims
-// (last fastest), j being Σ strides[q]·state[q].
-func walk(dims []int32, strides []int, size int, f func(i, j int)) {
-	nd := len(dims)
-	if nd == 0 {
-		f(0, 0)
-		return
-	}
-	cnt := make([]int32, nd)
-	last := nd - 1
-	dl, sl := int(dims[last]), strides[last]
-	j := 0
-	for i := 0; i < size; {
-		jj := j
-		for k := 0; k < dl; k++ {
-			f(i, jj)
-			jj += sl
-			i++
+// carry advances the odometer cnt over all dimensions but the last,
+// returning the index j moved by the strides.
+func carry(cnt []int32, dims []int32, strides []int, j int) int {
+	for q := len(dims) - 2; q >= 0; q-- {
+		cnt[q]++
+		j += strides[q]
+		if cnt[q] < dims[q] {
+			return j
 		}
-		for q := last - 1; q >= 0; q-- {
-			cnt[q]++
-			j += strides[q]
-			if cnt[q] < dims[q] {
-				break
-			}
-			j -= strides[q] * int(dims[q])
-			cnt[q] = 0
-		}
+		j -= strides[q] * int(dims[q])
+		cnt[q] = 0
 	}
+	return j
 }
