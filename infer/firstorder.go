@@ -164,7 +164,7 @@ func RunModel(ctx context.Context, alg Algorithm, m *Model, opt Options) (*Answe
 func (s *Stats) chosen(c *Choice) {
 	switch {
 	case c == nil || c.Name == "":
-	case s.Method != "":
+	case s.Method != "" && s.Method != c.Name:
 		s.MethodReason = c.Reason + "; " + s.MethodReason
 	default:
 		s.Method, s.MethodReason = c.Name, c.Reason

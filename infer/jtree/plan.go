@@ -94,7 +94,44 @@ func NewPlan(ctx context.Context, g *fg.Graph, ev fg.Evidence, limit float64) (*
 // OutOfWork set, after about work steps of adjacency scanning (work <= 0:
 // no bound); a caller that only decides whether to run jtree (auto) bounds
 // its cost so on graphs of millions of variables.
+//
+// Greedy min-fill is sensitive to how ties are broken (on Pedigree_11 the
+// smallest-table tie-break gives treewidth 24, the lowest-id one 21), so
+// both are tried and the plan with the smaller largest table (then the
+// smaller total) is kept.
 func NewPlanWithin(ctx context.Context, g *fg.Graph, ev fg.Evidence, limit float64, work int64) (*Plan, error) {
+	a, err := newPlan(ctx, g, ev, limit, work, true)
+	if err != nil {
+		return nil, err
+	}
+	b, err := newPlan(ctx, g, ev, limit, work, false)
+	if err != nil {
+		return nil, err
+	}
+	if better(b, a) {
+		return b, nil
+	}
+	return a, nil
+}
+
+// better reports whether plan p is preferable to q.
+func better(p, q *Plan) bool {
+	if p.Complete != q.Complete {
+		return p.Complete
+	}
+	if !p.Complete { // both stopped: the one that got further
+		if p.OutOfWork != q.OutOfWork {
+			return !p.OutOfWork
+		}
+		return len(p.Order) > len(q.Order)
+	}
+	if p.Largest != q.Largest {
+		return p.Largest < q.Largest
+	}
+	return p.Total < q.Total
+}
+
+func newPlan(ctx context.Context, g *fg.Graph, ev fg.Evidence, limit float64, work int64, byWeight bool) (*Plan, error) {
 	if work <= 0 {
 		work = math.MaxInt64
 	}
@@ -139,6 +176,11 @@ func NewPlanWithin(ctx context.Context, g *fg.Graph, ev fg.Evidence, limit float
 			w *= float64(g.Card[u])
 		}
 		e := entry{v: v, weight: w, version: version[v]}
+		if !byWeight {
+			e.tie = 0
+		} else {
+			e.tie = w
+		}
 		if w > limit {
 			e.fill = math.MaxInt // never chosen before a clique that fits
 			return e
@@ -251,6 +293,7 @@ func NewPlanWithin(ctx context.Context, g *fg.Graph, ev fg.Evidence, limit float
 
 type entry struct {
 	fill    int
+	tie     float64 // the tie-break: the weight, or 0 (lowest id)
 	weight  float64
 	v       int32
 	version int32
@@ -264,8 +307,11 @@ func (h scoreHeap) Less(i, j int) bool {
 	if a.fill != b.fill {
 		return a.fill < b.fill
 	}
-	if a.weight != b.weight {
-		return a.weight < b.weight
+	if a.tie != b.tie {
+		return a.tie < b.tie
+	}
+	if a.fill == math.MaxInt && a.weight != b.weight {
+		return a.weight < b.weight // over the limit: the smallest first
 	}
 	return a.v < b.v
 }
