@@ -51,7 +51,7 @@ cpu() { # CMD...: user + sys seconds, or "fail"; output in $out/last
 	fi
 }
 median() { tr ' ' '\n' | grep . | sort -g | awk '/fail/ {f = 1} {a[NR]=$1} END {print f ? "fail" : a[int((NR+1)/2)]}'; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN {if (a == "fail" || b == "fail") print "-"; else printf "%.2f", a / b}'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN {if (a !~ /^[0-9.]+$/ || b !~ /^[0-9.]+$/ || b + 0 == 0) print "-"; else printf "%.2f", a / b}'; }
 
 printf "| model | libDAI s | lifted s | libDAI/lifted | max |Δ marginal| | |Δ log Z| | treewidth (lifted) |\n|---|---|---|---|---|---|---|\n"
 for m in $models; do
