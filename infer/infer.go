@@ -17,7 +17,8 @@
 // The belief propagation engine lives in infer/bp and registers "lbp"
 // (lifted) and "bp" (ground); import it (or cmd/lifted does) to use them by
 // name. infer/exact registers "wfomc" (exact, on the first-order model) and
-// "auto" (wfomc or lbp).
+// "auto" (wfomc, enumerate, jtree, lbp with fallbacks, mcsat); infer/jtree
+// registers "jtree".
 //
 // Optional interfaces extend the seam: Fallbacks (retry variants of an
 // iterative method, applied by Run under Options.Unconverged), FirstOrder
