@@ -220,4 +220,9 @@ type Stats struct {
 	LPConstraints int      `json:"lp_constraints,omitempty"`
 	Cuts          int      `json:"cuts,omitempty"`
 	CutRounds     int      `json:"cut_rounds,omitempty"`
+
+	// Exact inference by junction tree (jtree): the treewidth of the
+	// elimination order used and the entries of its largest clique table.
+	Treewidth    int   `json:"treewidth,omitempty"`
+	LargestTable int64 `json:"largest_table,omitempty"`
 }

@@ -66,7 +66,7 @@ func TestInferSummaryLine(t *testing.T) {
 		strings.Count(stderr, "\n") != 1 {
 		t.Errorf("lbp summary %q", stderr)
 	}
-	_, stderr, _ = run(t, "infer", smokers, "-e", smokers+".evid")
+	_, stderr, _ = run(t, "infer", smokers, "-e", smokers+".evid", "--method", "lbp")
 	if !strings.HasPrefix(stderr, "lifted: 120 variables, 110 factors; 16 clusternodes, 13 clusterfactors (compression 7.5x); 17 iterations, converged; ") {
 		t.Errorf("factor graph summary %q", stderr)
 	}

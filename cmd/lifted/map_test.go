@@ -34,7 +34,7 @@ func TestMaxWalkSATCommand(t *testing.T) {
 		t.Errorf("json: %s", js)
 	}
 	// Max-product BP's JSON has no objective (unchanged).
-	js, _, _ = run(t, "infer", uai, "-e", evid, "--max-product", "--output-format", "json")
+	js, _, _ = run(t, "infer", uai, "-e", evid, "--method", "lbp", "--max-product", "--output-format", "json")
 	if strings.Contains(js, "objective") || !strings.Contains(js, `"assignment":[`) {
 		t.Errorf("BP json: %s", js)
 	}
