@@ -71,7 +71,7 @@ func (a *Auto) ground(ctx context.Context, g *fg.Graph, ev fg.Evidence, q infer.
 // (damping, the sequential schedule), each a BP answer of the same model
 // when it converges; when none converges, MC-SAT on the ground graph
 // within samplerTime, its answer marked converged only when its chains
-// mixed (R-hat). MAP queries stop after BP.
+// mixed (infer/mcmc/diag's rule). MAP queries stop after BP.
 type bpChain struct {
 	lbp         infer.Algorithm
 	samplerTime time.Duration
@@ -151,6 +151,6 @@ func (b *bpChain) Run(ctx context.Context, c *lift.Compressed, q infer.Query) (*
 		return nil, fmt.Errorf("%s; mcsat: %w", bpFailed, err)
 	}
 	s.Stats.Method = "mcsat"
-	s.Stats.MethodReason = fmt.Sprintf("%s; MC-SAT within %v (its estimates count as converged only when every chain agrees: R-hat <= 1.1)", bpFailed, st)
+	s.Stats.MethodReason = fmt.Sprintf("%s; MC-SAT within %v (mixed only by the diagnostics' rule: rank-normalised R-hat < 1.01, bulk and tail ESS >= 100 per chain)", bpFailed, st)
 	return s, nil
 }
