@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,9 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/lifted-dev/lifted/ground"
 	"github.com/lifted-dev/lifted/infer"
-	"github.com/lifted-dev/lifted/mln"
 )
 
 // Alchemy's and Tuffy's command lines: "lifted infer" and "lifted learn"
@@ -331,17 +328,6 @@ func invokedAs(argv0 string) string {
 		return name
 	}
 	return ""
-}
-
-// readQueryFiles reads query files (Alchemy's -f, Tuffy's -queryFile: atoms
-// separated by commas or line breaks, // comments) as -q values.
-func readQueryFiles(m *mln.MLN, paths []string) ([]string, error) {
-	q, err := ground.ReadQueryFiles(m, paths)
-	var qe *ground.QueryError
-	if errors.As(err, &qe) {
-		return nil, usageError{err}
-	}
-	return q, err
 }
 
 // quietIn tells whether the arguments ask for --quiet.

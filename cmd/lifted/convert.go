@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/lifted-dev/lifted/engine"
 	"github.com/lifted-dev/lifted/fg"
 	"github.com/lifted-dev/lifted/lift"
 )
@@ -65,7 +66,7 @@ func runConvert(ctx context.Context, f *convertFlags, path string) error {
 	if f.output == "" {
 		return usageError{fmt.Errorf("convert needs the output directory: -o DIR")}
 	}
-	if f.construction == constructFirstOrder {
+	if f.construction == engine.ConstructFirstOrder {
 		return usageError{fmt.Errorf("convert writes the ground graph: --construction first-order does not apply")}
 	}
 	g, ev, opt, err := convertGraph(ctx, f, path)
@@ -114,35 +115,15 @@ func runConvert(ctx context.Context, f *convertFlags, path string) error {
 // convertGraph reads (or grounds) the model and decides its colouring
 // options, as lifted compress does.
 func convertGraph(ctx context.Context, f *convertFlags, path string) (*fg.Graph, fg.Evidence, lift.Options, error) {
-	var g *fg.Graph
-	var ev fg.Evidence
-	var mode lift.Mode
-	var err error
-	if isMLN(path, f.format) {
-		if mode, err = colourMode(f.colorMode, "mln"); err != nil {
-			return nil, nil, lift.Options{}, err
-		}
-		mm, err := loadMLN(ctx, path, f.evidence, &f.mlnFlags, f.quiet, false)
-		if err != nil {
-			return nil, nil, lift.Options{}, err
-		}
-		g = mm.gr.Graph
-	} else {
-		l, err := loadGraph(path, f.format)
-		if err != nil {
-			return nil, nil, lift.Options{}, err
-		}
-		if mode, err = colourMode(f.colorMode, l.format); err != nil {
-			return nil, nil, lift.Options{}, err
-		}
-		g = l.graph
-		if ev, err = loadEvidence(f.evidence, g); err != nil {
-			return nil, nil, lift.Options{}, err
-		}
+	if err := f.graphFlags.check(); err != nil {
+		return nil, nil, lift.Options{}, err
 	}
-	opt := lift.Options{Mode: mode}
-	if mode == lift.Symmetric {
-		opt.Symmetric = symmetricTables(g)
+	m, err := loadModel(path, f.format, f.evidence, f.quiet)
+	if err != nil {
+		return nil, nil, lift.Options{}, err
 	}
-	return g, ev, opt, nil
+	prog := newProgress(f.quiet)
+	defer prog.done()
+	g, ev, opt, err := m.GroundGraph(ctx, engine.Request{ColourMode: f.colorMode, Ground: f.mlnFlags.options(), Progress: prog.report})
+	return g, ev, opt, cmdError(path, err)
 }

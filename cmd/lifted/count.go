@@ -412,7 +412,7 @@ func readCountInput(path string) (*cnf.CNF, error) {
 	}
 	m, err := format.Load(path, format.Options{NoGraph: true})
 	if err != nil {
-		return nil, cliError(err)
+		return nil, cmdError(path, err)
 	}
 	if m.CNF != nil {
 		return m.CNF, nil

@@ -7,6 +7,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"math"
 	"os"
 
 	"github.com/spf13/cobra"
@@ -83,4 +84,12 @@ Markov logic networks in Alchemy's format (.mln, with .db evidence).`,
 	)
 	alchemyHelp(root)
 	return root
+}
+
+// finite maps a non-finite number to nil (JSON null) so no NaN leaks out.
+func finite(x float64) any {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return nil
+	}
+	return x
 }

@@ -2,16 +2,20 @@ package main
 
 import (
 	"fmt"
-	"strings"
 
-	_ "github.com/lifted-dev/lifted/infer/maplp" // registers lp and ilp
 	"github.com/spf13/cobra"
+
+	"github.com/lifted-dev/lifted/engine"
 )
 
 // newMapCmd is "lifted map": infer --max-product with --method lp by
 // default (issue 12's MAP command).
 func newMapCmd() *cobra.Command {
-	cmd := newInferCmd()
+	var f inferFlags
+	cmd := &cobra.Command{Args: exactArgs(1), RunE: func(cmd *cobra.Command, args []string) error {
+		return runInfer(cmd.Context(), cmd, &f, args[0], cmd.OutOrStdout())
+	}}
+	f.register(cmd, true)
 	cmd.Use = "map [flags] MODEL"
 	cmd.Short = "MAP assignment (the most probable world): LP relaxation with a bound by default"
 	cmd.Long = `map prints a most probable world of MODEL given the evidence: "lifted infer
@@ -39,13 +43,13 @@ log score of the world: the sum of the natural logs of its factors' entries;
 for an MLN Σ w·n(x) less the constant by which grounding scales each table to
 a largest entry of 1), "bound" (the LP value on the same scale), "gap" and
 stats (orbits, lp_variables, lp_constraints, cuts, cut_rounds, seconds).
-All the flags of infer apply.`
+The flags below apply; samplers and dynamic MLNs are infer's.`
 	cmd.Example = `  lifted map examples/fg/smokers10.uai -e examples/fg/smokers10.uai.evid --symmetry none
   lifted map model.uai --relaxation local --symmetry colour --output-format json
   lifted map examples/mln/smokers.mln -e examples/mln/smokers.db -q Smokes,Cancer --method maxwalksat --tries 5 --seed 1
   lifted map --method ilp small.uai`
 	fl := cmd.Flags()
-	for name, val := range map[string]string{"method": "lp", "max-product": "true"} {
+	for name, val := range map[string]string{"method": engine.DefaultMAPMethod, "max-product": "true"} {
 		if err := fl.Set(name, val); err != nil {
 			panic(err)
 		}
@@ -67,15 +71,8 @@ All the flags of infer apply.`
 				c.Flags().Lookup("tol").Value.Set("1e-6")
 			}
 			props := []string{"relaxation=" + *relaxation}
-			sym := *symmetry
-			if sym == "" && m == "lp" {
-				sym = "orbits"
-				if len(args) == 1 && strings.HasSuffix(strings.ToLower(args[0]), ".mln") {
-					sym = "renaming"
-				}
-			}
-			if sym != "" {
-				props = append(props, "symmetry="+sym)
+			if *symmetry != "" { // else the engine's default for the model
+				props = append(props, "symmetry="+*symmetry)
 			}
 			for _, p := range props {
 				if err := c.Flags().Set("prop", p); err != nil {
