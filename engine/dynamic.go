@@ -8,8 +8,8 @@ import (
 	"strings"
 
 	"github.com/lifted-dev/lifted/dynamic"
-	"github.com/lifted-dev/lifted/ground"
 	mlnfile "github.com/lifted-dev/lifted/format/mlnfile"
+	"github.com/lifted-dev/lifted/ground"
 	"github.com/lifted-dev/lifted/infer"
 	"github.com/lifted-dev/lifted/mln"
 	"github.com/lifted-dev/lifted/pos"

@@ -164,7 +164,7 @@ func requestErrorf(format string, args ...any) error {
 // StepsNotConvergedError reports a dynamic run some of whose runs did not
 // converge (without Request.AllowUnconverged).
 type StepsNotConvergedError struct {
-	Path              string
+	Path               string
 	NotConverged, Runs int
 }
 

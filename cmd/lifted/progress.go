@@ -120,4 +120,3 @@ func steps(x float64) int64 {
 	}
 	return int64(math.Min(x, 1<<62))
 }
-
