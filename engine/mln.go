@@ -166,7 +166,7 @@ func (r *mlnRun) onGrounding(ctx context.Context, alg infer.Algorithm, gr *groun
 	res.numAtoms = len(qs)
 	res.atoms = func(yield func(Atom) bool) {
 		for _, q := range qs {
-			a := Atom{Name: q.Name, StdErr: math.NaN()}
+			a := Atom{Name: q.Name, StdErr: math.NaN(), node: -1}
 			if ans.Task == infer.MAP {
 				a.Value = ans.Assignment[q.Var]
 				a.P = float64(a.Value)
