@@ -129,7 +129,7 @@ func (m *Model) runDynamic(ctx context.Context, req Request) (*Result, error) {
 	res.numAtoms = len(last)
 	res.atoms = func(yield func(Atom) bool) {
 		for i, q := range md.Queries {
-			if p, ok := last[i]; ok && !yield(Atom{Name: q.Name, P: p, StdErr: math.NaN(), node: -1}) {
+			if p, ok := last[i]; ok && !yield(Atom{Name: q.Name, P: p, StdErr: math.NaN()}) {
 				return
 			}
 		}

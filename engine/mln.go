@@ -166,7 +166,7 @@ func (r *mlnRun) onGrounding(ctx context.Context, alg infer.Algorithm, gr *groun
 	res.numAtoms = len(qs)
 	res.atoms = func(yield func(Atom) bool) {
 		for _, q := range qs {
-			a := Atom{Name: q.Name, StdErr: math.NaN(), node: -1}
+			a := Atom{Name: q.Name, StdErr: math.NaN()}
 			if ans.Task == infer.MAP {
 				a.Value = ans.Assignment[q.Var]
 				a.P = float64(a.Value)
@@ -287,7 +287,7 @@ func (r *mlnRun) onNetwork(ctx context.Context, alg infer.Algorithm, net *firsto
 				return true
 			}
 			buf = ground.AppendAtomName(buf[:0], m, db, pred, args)
-			a := Atom{Name: string(buf), P: ans.NodeBelief(int(X))[1], StdErr: math.NaN(), node: X}
+			a := Atom{Name: string(buf), P: ans.NodeBelief(int(X))[1], StdErr: math.NaN(), node: X + 1}
 			if ans.StdErr != nil {
 				a.StdErr = ans.StdErr[ans.NodeOff[X]+1]
 			}
@@ -386,7 +386,7 @@ func (r *mlnRun) atomResult(ans *infer.AtomAnswer, st infer.MLNStats) *Result {
 				return true
 			}
 			buf = ground.AppendAtomName(buf[:0], m, db, pred, args)
-			return yield(Atom{Name: string(buf), P: p, StdErr: math.NaN(), node: -1})
+			return yield(Atom{Name: string(buf), P: p, StdErr: math.NaN()})
 		})
 	}
 	return res

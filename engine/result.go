@@ -69,6 +69,11 @@ type Result struct {
 	Dynamic *DynamicStats
 	Steps   []Step
 
+	// Figures, when set, are written as the JSON's stats instead of Stats:
+	// the figures of a computation outside the engine's routes (lifted
+	// wfomc, lifted count) written in the one schema.
+	Figures any
+
 	// Route says how the query was answered.
 	Route Route
 	// Answer is the method's answer on a graph (nil for ungrounded and
@@ -94,7 +99,7 @@ type Atom struct {
 	// the method gives none.
 	StdErr float64
 
-	node int32 // its clusternode on a first-order network (-1: none)
+	node int32 // its clusternode + 1 on a first-order network (0: none)
 }
 
 // IsMLN reports whether the result is about an MLN's query atoms (false:
@@ -110,6 +115,19 @@ func (r *Result) Atoms() iter.Seq[Atom] {
 		return func(func(Atom) bool) {}
 	}
 	return r.atoms
+}
+
+// SetAtoms gives the result a list of atoms (in output order), for
+// answers computed outside the engine's routes.
+func (r *Result) SetAtoms(atoms []Atom) {
+	r.numAtoms = len(atoms)
+	r.atoms = func(yield func(Atom) bool) {
+		for _, a := range atoms {
+			if !yield(a) {
+				return
+			}
+		}
+	}
 }
 
 // AtomMarginals returns P(atom true) by atom name (MAP: the atom's value).

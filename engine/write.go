@@ -48,7 +48,7 @@ func WriteAlchemy(w io.Writer, r *Result) error {
 		switch {
 		case r.Task == infer.MAP:
 			line = strconv.AppendInt(line, int64(a.Value), 10)
-		case a.node >= 0:
+		case a.node > 0:
 			p, ok := probs[a.node]
 			if !ok {
 				p = FormatProb(a.P)
@@ -210,6 +210,8 @@ func (j *jsonWriter) fields(r *Result) {
 	}
 	j.raw(`,"stats":`)
 	switch {
+	case r.Figures != nil:
+		j.value(r.Figures)
 	case r.Dynamic != nil:
 		j.value(r.Dynamic)
 	case r.IsMLN():

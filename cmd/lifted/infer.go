@@ -19,6 +19,7 @@ import (
 	"github.com/lifted-dev/lifted/infer"
 	"github.com/lifted-dev/lifted/infer/mcmc"
 	"github.com/lifted-dev/lifted/pos"
+	"github.com/lifted-dev/lifted/wfomc"
 )
 
 // graphFlags are the flags shared by infer, map and compress.
@@ -238,6 +239,7 @@ func cmdError(path string, err error) error {
 	var snc *engine.StepsNotConvergedError
 	var re *engine.RequestError
 	var fe *format.UsageError
+	var we *wfomc.InputError
 	switch {
 	case err == nil:
 		return nil
@@ -252,7 +254,7 @@ func cmdError(path string, err error) error {
 		return fmt.Errorf("%s: BP %w; raise --max-iter, or use --allow-unconverged to print the non-converged answer (marked as such)", path, nc)
 	case errors.As(err, &snc):
 		return fmt.Errorf("%v; raise --max-iter (or --samples), add --damping, or use --allow-unconverged", snc)
-	case errors.As(err, &re), errors.As(err, &fe):
+	case errors.As(err, &re), errors.As(err, &fe), errors.As(err, &we):
 		return usageError{err}
 	}
 	return err

@@ -112,7 +112,7 @@ func runLearn(f *learnFlags, stdout io.Writer) error {
 	for i, path := range f.train {
 		files[i] = []string{path}
 	}
-	m, dbs, err := mln.ExpandForData(m, readDBs(files))
+	m, dbs, err := mln.ExpandForData(m, mlnfile.ReadDBSets(files))
 	if err != nil {
 		return err
 	}
@@ -162,19 +162,4 @@ func trainNames(paths []string) string {
 		names[i] = filepath.Base(p)
 	}
 	return strings.Join(names, ", ")
-}
-
-// readDBs reads databases, each from a list of files, against a model:
-// the callback of mln.ExpandForData.
-func readDBs(dbFiles [][]string) func(*mln.MLN) ([]*mln.DB, error) {
-	return func(m *mln.MLN) ([]*mln.DB, error) {
-		dbs := make([]*mln.DB, len(dbFiles))
-		for i, files := range dbFiles {
-			var err error
-			if dbs[i], err = mlnfile.ReadDBFiles(m, files...); err != nil {
-				return nil, err
-			}
-		}
-		return dbs, nil
-	}
 }

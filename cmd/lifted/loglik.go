@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	mlnfile "github.com/lifted-dev/lifted/format/mlnfile"
 	"io"
 	"math"
 	"os"
@@ -73,9 +74,9 @@ func runLoglik(f *loglikFlags, model string, dbs []string, stdout io.Writer) err
 	if err != nil {
 		return err
 	}
-	weights0, err := modelWeights(m0, float64(f.defaultWeight))
+	weights0, err := wfomc.Weights(m0, f.defaultWeight.value())
 	if err != nil {
-		return err
+		return cmdError(model, err)
 	}
 	mod0, err := wfomc.Compile(m0, nil)
 	if err != nil && !mln.NeedsExpansion(m0) {
@@ -86,14 +87,14 @@ func runLoglik(f *loglikFlags, model string, dbs []string, stdout io.Writer) err
 	for _, path := range dbs {
 		// Per-constant formulas ("+x") stand for one formula per constant of
 		// this database (all with the formula's weight).
-		m, dbl, err := mln.ExpandForData(m0, readDBs([][]string{{path}}))
+		m, dbl, err := mln.ExpandForData(m0, mlnfile.ReadDBSets([][]string{{path}}))
 		if err != nil {
 			return err
 		}
 		db, mod, weights := dbl[0], mod0, weights0
 		if m != m0 {
-			if weights, err = modelWeights(m, float64(f.defaultWeight)); err != nil {
-				return err
+			if weights, err = wfomc.Weights(m, f.defaultWeight.value()); err != nil {
+				return cmdError(model, err)
 			}
 			if mod, err = wfomc.Compile(m, nil); err != nil {
 				return fmt.Errorf("%s: %w", path, err)
