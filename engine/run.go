@@ -13,8 +13,9 @@ import (
 	"github.com/lifted-dev/lifted/infer/mws"
 	"github.com/lifted-dev/lifted/lift"
 
+	"github.com/lifted-dev/lifted/infer/exact"
+
 	// The methods the engine answers with, registered by name.
-	_ "github.com/lifted-dev/lifted/infer/exact"
 	_ "github.com/lifted-dev/lifted/infer/maplp"
 	_ "github.com/lifted-dev/lifted/infer/mcmc"
 )
@@ -224,6 +225,8 @@ func newResult(s *setup, ans *infer.Answer) *Result {
 	r := &Result{Task: s.opt.Query.Task, Method: s.method.Name, Converged: ans.Converged, MaxChange: ans.MaxChange, LogZKind: ans.LogZKind, Answer: ans}
 	if ans.Stats.Method != "" {
 		r.Method, r.MethodReason = ans.Stats.Method, ans.Stats.MethodReason
+	} else if _, ok := s.alg.(*exact.Auto); ok {
+		r.Method = "lbp" // auto on a factor graph runs lbp without reporting a choice
 	}
 	if ans.LogZKind != infer.NoLogZ {
 		r.LogZ = ans.LogZ

@@ -12,6 +12,7 @@ import (
 	mlnfile "github.com/lifted-dev/lifted/format/mlnfile"
 	"github.com/lifted-dev/lifted/learn"
 	"github.com/lifted-dev/lifted/mln"
+	"github.com/lifted-dev/lifted/online"
 )
 
 type learnFlags struct {
@@ -61,7 +62,7 @@ lwl and pll use L-BFGS with a Gaussian prior N(--prior-mean,
   lifted learn -i model.mln -t a.db -t b.db --prior-stddev 10`,
 		Args: exactArgs(0),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if isOnlineMethod(f.method) {
+			if online.IsMethod(f.method) {
 				return runOnlineLearn(cmd.Context(), &f.online, onlineRun{
 					Method: f.method, Input: f.input, Train: f.train, Output: f.output, Quiet: f.quiet,
 					MaxIter: f.maxIter, Tol: f.tol, PriorStdDev: f.priorStdDev,
