@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	mlnfile "github.com/lifted-dev/lifted/format/mlnfile"
 	"io"
 	"math"
 	"os"
@@ -12,8 +11,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/lifted-dev/lifted/learn"
-	"github.com/lifted-dev/lifted/mln"
-	"github.com/lifted-dev/lifted/wfomc"
 )
 
 type loglikFlags struct {
@@ -56,83 +53,25 @@ violates a hard formula has log-likelihood -Inf.`,
 	return cmd
 }
 
-type loglikRow struct {
-	DB       string    `json:"db"`
-	LogLik   any       `json:"log_likelihood"`
-	LogZ     any       `json:"log_z"`
-	Counts   []float64 `json:"counts"`
-	Violated string    `json:"violated,omitempty"`
-	ll       float64
-}
-
 func runLoglik(f *loglikFlags, model string, dbs []string, stdout io.Writer) error {
 	if f.outFormat != "text" && f.outFormat != "json" {
 		return usageError{fmt.Errorf("unknown --output-format %q (want text or json)", f.outFormat)}
 	}
 	start := time.Now()
-	m0, err := readMLNQuiet(model, f.quiet)
+	m, err := readMLNQuiet(model, f.quiet)
 	if err != nil {
 		return err
 	}
-	weights0, err := wfomc.Weights(m0, f.defaultWeight.value())
+	rows, err := learn.TestLogLikelihoods(m, dbs, f.defaultWeight.value())
 	if err != nil {
 		return cmdError(model, err)
 	}
-	mod0, err := wfomc.Compile(m0, nil)
-	if err != nil && !mln.NeedsExpansion(m0) {
-		return err
-	}
-	var rows []loglikRow
 	total := 0.0
-	for _, path := range dbs {
-		// Per-constant formulas ("+x") stand for one formula per constant of
-		// this database (all with the formula's weight).
-		m, dbl, err := mln.ExpandForData(m0, mlnfile.ReadDBSets([][]string{{path}}))
-		if err != nil {
-			return err
+	for _, r := range rows {
+		if r.Violated != "" && !f.quiet {
+			fmt.Fprintf(os.Stderr, "lifted: warning: %s violates hard %s: log-likelihood -Inf\n", r.DB, r.Violated)
 		}
-		db, mod, weights := dbl[0], mod0, weights0
-		if m != m0 {
-			if weights, err = wfomc.Weights(m, f.defaultWeight.value()); err != nil {
-				return cmdError(model, err)
-			}
-			if mod, err = wfomc.Compile(m, nil); err != nil {
-				return fmt.Errorf("%s: %w", path, err)
-			}
-		}
-		d, err := learn.CountDB(m, db, path)
-		if err != nil {
-			return err
-		}
-		row := loglikRow{DB: path, Counts: d.Counts}
-		res, err := mod.Evaluate(weights, d.Sizes)
-		if err != nil {
-			return fmt.Errorf("%s: %w", path, err)
-		}
-		row.LogZ = res.LogZ
-		row.ll = -res.LogZ
-		for j, fm := range m.Formulas {
-			if fm.Hard {
-				g := 1.0
-				for _, v := range fm.Vars {
-					g *= float64(d.Sizes[v.Type])
-				}
-				if d.Counts[j] != g && row.Violated == "" {
-					row.Violated = fmt.Sprintf("formula %d (%s)", j+1, fm.Text)
-				}
-				continue
-			}
-			row.ll += weights[j] * d.Counts[j]
-		}
-		if row.Violated != "" {
-			row.ll = math.Inf(-1)
-			if !f.quiet {
-				fmt.Fprintf(os.Stderr, "lifted: warning: %s violates hard %s: log-likelihood -Inf\n", path, row.Violated)
-			}
-		}
-		row.LogLik = finite(row.ll)
-		total += row.ll
-		rows = append(rows, row)
+		total += r.Value
 	}
 	return writeOutput(f.output, stdout, func(w io.Writer) error {
 		if f.outFormat == "json" {
@@ -143,7 +82,7 @@ func runLoglik(f *loglikFlags, model string, dbs []string, stdout io.Writer) err
 			})
 		}
 		for _, r := range rows {
-			fmt.Fprintf(w, "%s\t%s\n", fmtFloat(r.ll), r.DB)
+			fmt.Fprintf(w, "%s\t%s\n", fmtFloat(r.Value), r.DB)
 		}
 		if len(rows) > 1 {
 			fmt.Fprintf(w, "%s\ttotal\n", fmtFloat(total))
