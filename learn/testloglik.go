@@ -92,3 +92,33 @@ func finite(x float64) any {
 	}
 	return x
 }
+
+// Files learns the weights of m by method "lwl" or "pll" from the
+// training databases (each file its own database, on its own domain;
+// per-constant formulas are expanded for them). It returns the model as
+// learned (expanded) and the result.
+func Files(m *mln.MLN, method string, train []string, opt *Options) (*mln.MLN, *Result, error) {
+	sets := make([][]string, len(train))
+	for i, path := range train {
+		sets[i] = []string{path}
+	}
+	m, dbs, err := mln.ExpandForData(m, mlnfile.ReadDBSets(sets))
+	if err != nil {
+		return nil, nil, err
+	}
+	switch method {
+	case "lwl":
+		data := make([]*Data, len(dbs))
+		for i, db := range dbs {
+			if data[i], err = CountDB(m, db, train[i]); err != nil {
+				return nil, nil, err
+			}
+		}
+		res, err := LWL(m, data, opt)
+		return m, res, err
+	case "pll":
+		res, err := PLL(m, dbs, train, opt)
+		return m, res, err
+	}
+	return nil, nil, fmt.Errorf("learn: unknown method %q (want lwl or pll)", method)
+}

@@ -2,10 +2,9 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"io"
 	"os"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 
@@ -73,41 +72,16 @@ func runConvert(ctx context.Context, f *convertFlags, path string) error {
 	if err != nil {
 		return err
 	}
-	if old, _ := filepath.Glob(filepath.Join(f.output, "edges-*.txt")); len(old) > 0 {
-		return usageError{fmt.Errorf("%s already holds edge-list shards (%s, …): a glob would read them too; remove them first", f.output, old[0])}
-	}
-	if err := os.MkdirAll(f.output, 0o755); err != nil {
-		return err
-	}
-	files := make([]*os.File, f.shards)
-	ws := make([]io.Writer, f.shards)
-	for i := range files {
-		if files[i], err = os.Create(filepath.Join(f.output, fmt.Sprintf("edges-%05d.txt", i))); err != nil {
-			break
-		}
-		ws[i] = files[i]
-	}
-	if err == nil {
-		err = lift.WriteEdgeList(g, ev, opt, ws)
-	}
-	for _, fh := range files {
-		if fh != nil {
-			if cerr := fh.Close(); err == nil {
-				err = cerr
-			}
-		}
+	glob, err := lift.WriteEdgeListFiles(f.output, f.shards, g, ev, opt)
+	if errors.Is(err, lift.ErrShardsExist) {
+		return usageError{err}
 	}
 	if err != nil {
-		for _, fh := range files {
-			if fh != nil {
-				os.Remove(fh.Name())
-			}
-		}
 		return err
 	}
 	if !f.quiet {
 		fmt.Fprintf(os.Stderr, "lifted: %d variables, %d factors, %d edges in %d shards %s\n",
-			g.NumVars(), g.NumFactors(), g.NumEdges(), f.shards, filepath.Join(f.output, "edges-*.txt"))
+			g.NumVars(), g.NumFactors(), g.NumEdges(), f.shards, glob)
 	}
 	return nil
 }

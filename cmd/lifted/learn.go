@@ -9,9 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	mlnfile "github.com/lifted-dev/lifted/format/mlnfile"
 	"github.com/lifted-dev/lifted/learn"
-	"github.com/lifted-dev/lifted/mln"
 	"github.com/lifted-dev/lifted/online"
 )
 
@@ -109,14 +107,6 @@ func runLearn(f *learnFlags, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	files := make([][]string, len(f.train))
-	for i, path := range f.train {
-		files[i] = []string{path}
-	}
-	m, dbs, err := mln.ExpandForData(m, mlnfile.ReadDBSets(files))
-	if err != nil {
-		return err
-	}
 	prog := newProgress(f.quiet)
 	opt := &learn.Options{
 		PriorMean: f.priorMean, PriorStdDev: f.priorStdDev, MaxIter: f.maxIter, GradTol: f.tol,
@@ -125,18 +115,7 @@ func runLearn(f *learnFlags, stdout io.Writer) error {
 			prog.update(f.method, int64(it), int64(f.maxIter), fmt.Sprintf("L-BFGS iteration %d, objective %.10g", it, obj))
 		},
 	}
-	var res *learn.Result
-	if f.method == "lwl" {
-		data := make([]*learn.Data, len(dbs))
-		for i, db := range dbs {
-			if data[i], err = learn.CountDB(m, db, f.train[i]); err != nil {
-				return err
-			}
-		}
-		res, err = learn.LWL(m, data, opt)
-	} else {
-		res, err = learn.PLL(m, dbs, f.train, opt)
-	}
+	m, res, err := learn.Files(m, f.method, f.train, opt)
 	prog.done()
 	if err != nil {
 		return err

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"time"
 
@@ -16,7 +15,7 @@ import (
 type loglikFlags struct {
 	outFormat     string
 	output        string
-	defaultWeight unsetFloat
+	defaultWeight optFloat
 	quiet         bool
 }
 
@@ -47,7 +46,6 @@ violates a hard formula has log-likelihood -Inf.`,
 	fl := cmd.Flags()
 	fl.StringVar(&f.outFormat, "output-format", "text", "text or json")
 	fl.StringVarP(&f.output, "output", "o", "", "output file (default stdout)")
-	f.defaultWeight = unsetFloat(math.NaN())
 	fl.Var(&f.defaultWeight, "default-weight", "weight for formulas written without one (otherwise they are an error)")
 	fl.BoolVar(&f.quiet, "quiet", false, "no warnings on stderr")
 	return cmd

@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"strconv"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -44,9 +45,7 @@ func (f *mlnFlags) register(cmd *cobra.Command) {
 func (f *mlnFlags) options() engine.GroundOptions {
 	o := engine.GroundOptions{ClosedWorld: f.cw, OpenWorld: f.ow, MaxGround: f.maxGround,
 		AlchemyCNF: f.alchemyCNF, MergeDuplicates: f.mergeDuplicates, Construction: f.construction}
-	if f.defaultWeight.set {
-		o.DefaultWeight = &f.defaultWeight.v
-	}
+	o.DefaultWeight = f.defaultWeight.value()
 	return o
 }
 
@@ -75,12 +74,20 @@ func (o *optFloat) String() string {
 
 // Set parses a finite number.
 func (o *optFloat) Set(s string) error {
-	v, err := strconv.ParseFloat(s, 64)
+	v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
 	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
 		return fmt.Errorf("want a finite number, got %q", s)
 	}
 	o.v, o.set = v, true
 	return nil
+}
+
+// value is the flag's value, nil when it was not given.
+func (o *optFloat) value() *float64 {
+	if !o.set {
+		return nil
+	}
+	return &o.v
 }
 
 // Type names the flag's type in the help.

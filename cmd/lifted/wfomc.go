@@ -6,7 +6,6 @@ import (
 	"math"
 	"os"
 	"strconv"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -25,30 +24,9 @@ type wfomcFlags struct {
 	outFormat     string
 	output        string
 	allowGround   bool
-	defaultWeight unsetFloat
+	defaultWeight optFloat
 	quiet         bool
 }
-
-// unsetFloat is a float flag without a default (NaN while unset).
-type unsetFloat float64
-
-func (o *unsetFloat) String() string {
-	if math.IsNaN(float64(*o)) {
-		return ""
-	}
-	return fmtFloat(float64(*o))
-}
-
-func (o *unsetFloat) Set(s string) error {
-	v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
-	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-		return fmt.Errorf("%q is not a finite number", s)
-	}
-	*o = unsetFloat(v)
-	return nil
-}
-
-func (o *unsetFloat) Type() string { return "float" }
 
 func newWfomcCmd() *cobra.Command {
 	var f wfomcFlags
@@ -85,7 +63,6 @@ unary evidence stays lifted, evidence on binary atoms names their constants.
 	fl.StringVar(&f.outFormat, "output-format", "text", "text or json")
 	fl.StringVarP(&f.output, "output", "o", "", "output file (default stdout)")
 	fl.BoolVar(&f.allowGround, "allow-ground", false, "compute parts that no lifting rule handles by enumerating their ground worlds (small domains only)")
-	f.defaultWeight = unsetFloat(math.NaN())
 	fl.Var(&f.defaultWeight, "default-weight", "weight for formulas written without one (otherwise they are an error)")
 	fl.BoolVar(&f.quiet, "quiet", false, "no warnings on stderr")
 	return cmd
@@ -103,15 +80,6 @@ func readMLNQuiet(path string, quiet bool) (*mln.MLN, error) {
 		}
 	}
 	return m, nil
-}
-
-// defaultWeight is a --default-weight flag's value, nil when not given.
-func (o *unsetFloat) value() *float64 {
-	if math.IsNaN(float64(*o)) {
-		return nil
-	}
-	v := float64(*o)
-	return &v
 }
 
 func runWfomc(f *wfomcFlags, path string, stdout io.Writer) error {
