@@ -2,6 +2,7 @@ package wfomc
 
 import (
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 
@@ -177,4 +178,23 @@ func ParseCounts(list []string) ([]CountEvidence, error) {
 		out = append(out, CountEvidence{Pred: strings.TrimSpace(name), Count: k})
 	}
 	return out, nil
+}
+
+// WriteText prints log Z, the expected count of every formula and the
+// query probabilities, as "lifted wfomc" does.
+func (r *FileResult) WriteText(w io.Writer) error {
+	num := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
+	fmt.Fprintf(w, "log Z = %s\n", num(r.LogZ))
+	fmt.Fprintln(w, "expected counts:")
+	for j, f := range r.MLN.Formulas {
+		fmt.Fprintf(w, "  %d\t%s\t%s\n", j+1, num(r.ExpectedCounts[j]), f.Text)
+	}
+	if len(r.Queries) > 0 {
+		fmt.Fprintln(w, "marginals:")
+		for i, q := range r.Queries {
+			fmt.Fprintf(w, "  %s\t%s\n", num(r.Marginals[i]), q.Text)
+		}
+	}
+	_, err := fmt.Fprintf(w, "seconds = %.3f\n", r.Seconds)
+	return err
 }

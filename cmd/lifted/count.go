@@ -17,32 +17,15 @@ import (
 )
 
 type countFlags struct {
-	method       string
-	damping      float64
-	tol          float64
-	maxIter      int
-	trials       int
-	alpha        float64
-	seed         uint64
-	residualVars int
-	minProb      float64
-	frozenTol    float64
-	satBudget    int
-	satConflicts int64
-	timeout      time.Duration
-	output       string
-	outFormat    string
-	workers      int
-	bpGraph      string
-	choiceSlack  float64
-	recolour     string
-	perStep      bool
-	quiet        bool
+	o                                            count.BPCountOptions // the flags bind to its fields
+	method, output, outFormat, bpGraph, recolour string
+	timeout                                      time.Duration
+	perStep, quiet                               bool
 }
 
 func newCountCmd() *cobra.Command {
-	var f countFlags
-	def := count.DefaultBPCountOptions()
+	f := countFlags{o: count.DefaultBPCountOptions()}
+	def := f.o
 	cmd := &cobra.Command{
 		Use:   "count [flags] FORMULA.cnf|MODEL.uai",
 		Short: "Model counting: exact, or a probabilistic lower bound by (lifted) BPCount",
@@ -90,21 +73,21 @@ BP paper).`,
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.method, "method", "lbpcount", "exact, bpcount (ground BP) or lbpcount (lifted BP)")
-	fl.Float64Var(&f.damping, "damping", def.Damping, "BP damping in [0,1): weight of the previous message (raised to (1+d)/2 when BP does not converge)")
-	fl.Float64Var(&f.tol, "tol", def.Tol, "BP convergence tolerance on the largest message change")
-	fl.IntVar(&f.maxIter, "max-iter", def.MaxIter, "BP iteration limit per run")
-	fl.IntVar(&f.trials, "trials", def.Trials, "number of independent estimates t")
-	fl.Float64Var(&f.alpha, "alpha", def.Alpha, "slack alpha > 0: the bound is min(estimates)/2^alpha")
-	fl.Uint64Var(&f.seed, "seed", 1, "random seed (runs are reproducible)")
-	fl.IntVar(&f.residualVars, "residual-vars", def.ResidualVars, "count exactly once at most this many variables occur in open clauses")
-	fl.Float64Var(&f.minProb, "min-prob", def.MinProb, "clamp BP marginals to [p, 1-p] when drawing a value (0.5: a fair coin)")
-	fl.Float64Var(&f.frozenTol, "frozen-tol", def.FrozenTol, "when every open BP marginal is within this of 0 or 1 (frozen BP), draw the value with probability 1/2 (0: trust frozen marginals)")
-	fl.IntVar(&f.satBudget, "sat-budget", def.SATBudget, "decisions of the satisfiability check of each value before drawing it (0: unit propagation only)")
-	fl.Int64Var(&f.satConflicts, "sat-conflicts", def.SATConflicts, "conflicts of the complete (CDCL) satisfiability check of a value that --sat-budget decisions did not decide (0: none)")
+	fl.Float64Var(&f.o.Damping, "damping", def.Damping, "BP damping in [0,1): weight of the previous message (raised to (1+d)/2 when BP does not converge)")
+	fl.Float64Var(&f.o.Tol, "tol", def.Tol, "BP convergence tolerance on the largest message change")
+	fl.IntVar(&f.o.MaxIter, "max-iter", def.MaxIter, "BP iteration limit per run")
+	fl.IntVar(&f.o.Trials, "trials", def.Trials, "number of independent estimates t")
+	fl.Float64Var(&f.o.Alpha, "alpha", def.Alpha, "slack alpha > 0: the bound is min(estimates)/2^alpha")
+	fl.Uint64Var(&f.o.Seed, "seed", 1, "random seed (runs are reproducible)")
+	fl.IntVar(&f.o.ResidualVars, "residual-vars", def.ResidualVars, "count exactly once at most this many variables occur in open clauses")
+	fl.Float64Var(&f.o.MinProb, "min-prob", def.MinProb, "clamp BP marginals to [p, 1-p] when drawing a value (0.5: a fair coin)")
+	fl.Float64Var(&f.o.FrozenTol, "frozen-tol", def.FrozenTol, "when every open BP marginal is within this of 0 or 1 (frozen BP), draw the value with probability 1/2 (0: trust frozen marginals)")
+	fl.IntVar(&f.o.SATBudget, "sat-budget", def.SATBudget, "decisions of the satisfiability check of each value before drawing it (0: unit propagation only)")
+	fl.Int64Var(&f.o.SATConflicts, "sat-conflicts", def.SATConflicts, "conflicts of the complete (CDCL) satisfiability check of a value that --sat-budget decisions did not decide (0: none)")
 	fl.StringVar(&f.bpGraph, "bp-graph", "residual", "graph BP runs on: residual (the simplified formula) or evidence (the whole formula, assigned variables as evidence); same marginals")
-	fl.Float64Var(&f.choiceSlack, "choice-slack", def.ChoiceSlack, "lbpcount (ignored by bpcount): fix, among the variables whose marginal is within this of the most balanced, one in the smallest clusternode (0: the most balanced, as bpcount; see experiments/lbpcount)")
+	fl.Float64Var(&f.o.ChoiceSlack, "choice-slack", def.ChoiceSlack, "lbpcount (ignored by bpcount): fix, among the variables whose marginal is within this of the most balanced, one in the smallest clusternode (0: the most balanced, as bpcount; see experiments/lbpcount)")
 	fl.StringVar(&f.recolour, "recolour", "incremental", "lbpcount: colour each step's graph incrementally from the previous step's colouring (the same colouring as from scratch), from scratch, or refine (incremental without merging classes: stable, possibly finer)")
-	fl.IntVar(&f.workers, "workers", runtime.NumCPU(), "trials run at once (the results do not depend on it)")
+	fl.IntVar(&f.o.Workers, "workers", runtime.NumCPU(), "trials run at once (the results do not depend on it)")
 	fl.DurationVar(&f.timeout, "timeout", 0, "give up after this long (e.g. 30s, 10m; 0: no limit)")
 	fl.StringVarP(&f.output, "output", "o", "", "output file (default stdout)")
 	fl.StringVar(&f.outFormat, "output-format", "text", "text or json")
@@ -114,7 +97,7 @@ BP paper).`,
 }
 
 func (f *countFlags) options() (count.BPCountOptions, error) {
-	o := count.DefaultBPCountOptions()
+	o := f.o
 	switch f.method {
 	case "bpcount":
 	case "lbpcount":
@@ -122,11 +105,6 @@ func (f *countFlags) options() (count.BPCountOptions, error) {
 	default:
 		return o, usageError{fmt.Errorf("unknown --method %q (want exact, bpcount or lbpcount)", f.method)}
 	}
-	o.Workers, o.SATConflicts = f.workers, f.satConflicts
-	o.Damping, o.Tol, o.MaxIter = f.damping, f.tol, f.maxIter
-	o.Trials, o.Alpha, o.Seed = f.trials, f.alpha, f.seed
-	o.ResidualVars, o.MinProb, o.SATBudget, o.FrozenTol = f.residualVars, f.minProb, f.satBudget, f.frozenTol
-	o.ChoiceSlack = f.choiceSlack
 	var oe *count.OptionError
 	if err := o.Check(); errors.As(err, &oe) {
 		return o, usageError{fmt.Errorf("--%v", oe)}

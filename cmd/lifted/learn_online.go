@@ -20,48 +20,32 @@ import (
 // onlineFlags are the options of the online and BP-based learners of
 // "lifted learn" (--method smd|sgd|scg|lbfgs-bp).
 type onlineFlags struct {
-	pieces    string
-	depth     int
-	discount  float64
-	batchSize int
-	step      float64
-	passes    float64
-	ne        []string
-	holdout   []string
-	plot      string
-	plotWith  []string
-	log       string
-	seed      uint64
-	lambda    float64
-	mu        float64
-	gamma     float64
-	ground    bool
-	evalEvery float64
-	workers   int
-	shards    int
+	c            online.Config // the flags bind to its fields
+	ne, plotWith []string
+	plot, log    string
 }
 
 // register adds the online learners' flags to the learn command's flags.
 func (o *onlineFlags) register(fl *pflag.FlagSet) {
-	fl.StringVar(&o.pieces, "pieces", "factor", "smd/sgd: factor (one ground clause per piece), tree (RelTreeFinding) or neighbourhood (all clauses within --depth)")
-	fl.IntVar(&o.depth, "depth", 2, "smd/sgd with --pieces tree or neighbourhood: depth")
-	fl.Float64Var(&o.discount, "discount", 0.9, "smd/sgd with --pieces tree: discount t (keep a neighbour when a uniform draw is ≤ t^|tree|)")
-	fl.IntVar(&o.batchSize, "batch-size", 10, "smd/sgd: pieces per mini-batch")
-	fl.Float64Var(&o.step, "step", 0.2, "smd: initial gain; sgd: step size")
-	fl.Float64Var(&o.passes, "passes", 1, "smd/sgd: passes over the pieces")
+	fl.StringVar(&o.c.Pieces, "pieces", "factor", "smd/sgd: factor (one ground clause per piece), tree (RelTreeFinding) or neighbourhood (all clauses within --depth)")
+	fl.IntVar(&o.c.Depth, "depth", 2, "smd/sgd with --pieces tree or neighbourhood: depth")
+	fl.Float64Var(&o.c.Discount, "discount", 0.9, "smd/sgd with --pieces tree: discount t (keep a neighbour when a uniform draw is ≤ t^|tree|)")
+	fl.IntVar(&o.c.BatchSize, "batch-size", 10, "smd/sgd: pieces per mini-batch")
+	fl.Float64Var(&o.c.Step, "step", 0.2, "smd: initial gain; sgd: step size")
+	fl.Float64Var(&o.c.Passes, "passes", 1, "smd/sgd: passes over the pieces")
 	fl.StringSliceVar(&o.ne, "ne", nil, "smd/sgd/scg/lbfgs-bp: non-evidence (query) predicates, comma-separated (default: every predicate, when the data observe every atom, as Alchemy's -g)")
-	fl.StringSliceVar(&o.holdout, "holdout", nil, "test databases, each its own mega-example: report their mean CMLL after every tenth of a pass")
+	fl.StringSliceVar(&o.c.Holdout, "holdout", nil, "test databases, each its own mega-example: report their mean CMLL after every tenth of a pass")
 	fl.StringVar(&o.plot, "plot", "", "write the learning curve (test CMLL vs passes) with gonum/plot: .png, .svg or .pdf")
 	fl.StringSliceVar(&o.plotWith, "plot-with", nil, "curve logs (--log files) of earlier runs to draw in the same --plot")
 	fl.StringVar(&o.log, "log", "", "write the learning curve as JSON")
-	fl.Uint64Var(&o.seed, "seed", 1, "random seed (pieces, mini-batches, CMLL groups)")
-	fl.Float64Var(&o.lambda, "smd-lambda", 0.99, "smd: decay λ of v")
-	fl.Float64Var(&o.mu, "smd-mu", 0.1, "smd: meta-gain μ")
-	fl.Float64Var(&o.gamma, "smd-gamma", 0.9, "smd: discount γ of the gradient covariance")
-	fl.BoolVar(&o.ground, "ground-bp", false, "run ground instead of lifted BP (same results, for comparison)")
-	fl.Float64Var(&o.evalEvery, "eval-every", 0.1, "with --holdout: evaluate after every this fraction of a pass")
-	fl.IntVar(&o.workers, "workers", 0, "colour passing of every BP run on this many cores; the default 0 = one per core (the learned weights do not depend on it; see lifted infer --help)")
-	fl.IntVar(&o.shards, "shards", 1, "compute each mini-batch (or the whole model) in this many shards of pieces on as many cores (lifting then works within a shard, so results differ within BP's tolerance)")
+	fl.Uint64Var(&o.c.Seed, "seed", 1, "random seed (pieces, mini-batches, CMLL groups)")
+	fl.Float64Var(&o.c.Lambda, "smd-lambda", 0.99, "smd: decay λ of v")
+	fl.Float64Var(&o.c.Mu, "smd-mu", 0.1, "smd: meta-gain μ")
+	fl.Float64Var(&o.c.Gamma, "smd-gamma", 0.9, "smd: discount γ of the gradient covariance")
+	fl.BoolVar(&o.c.Ground, "ground-bp", false, "run ground instead of lifted BP (same results, for comparison)")
+	fl.Float64Var(&o.c.EvalEvery, "eval-every", 0.1, "with --holdout: evaluate after every this fraction of a pass")
+	fl.IntVar(&o.c.Workers, "workers", 0, "colour passing of every BP run on this many cores; the default 0 = one per core (the learned weights do not depend on it; see lifted infer --help)")
+	fl.IntVar(&o.c.Shards, "shards", 1, "compute each mini-batch (or the whole model) in this many shards of pieces on as many cores (lifting then works within a shard, so results differ within BP's tolerance)")
 }
 
 // onlineRun is what runOnlineLearn needs from the learn command's own flags.
@@ -83,11 +67,9 @@ func runOnlineLearn(ctx context.Context, o *onlineFlags, r onlineRun, stdout io.
 		ctx = context.Background()
 	}
 	prog := newProgress(r.Quiet)
-	c := online.Config{Method: r.Method, Train: r.Train, Holdout: o.holdout, Pieces: o.pieces, Depth: o.depth,
-		Discount: o.discount, BatchSize: o.batchSize, Step: o.step, Passes: o.passes, Lambda: o.lambda, Mu: o.mu,
-		Gamma: o.gamma, EvalEvery: o.evalEvery, Seed: o.seed, Ground: o.ground, Workers: o.workers, Shards: o.shards,
-		MaxIter: r.MaxIter, Tol: r.Tol, PriorStdDev: r.PriorStdDev,
-		Progress: func(done, total int64, detail string) { prog.update(r.Method, done, total, detail) }}
+	c := o.c
+	c.Method, c.Train, c.MaxIter, c.Tol, c.PriorStdDev = r.Method, r.Train, r.MaxIter, r.Tol, r.PriorStdDev
+	c.Progress = func(done, total int64, detail string) { prog.update(r.Method, done, total, detail) }
 	var ce *online.ConfigError
 	switch err := c.Check(); {
 	case !online.IsMethod(r.Method):
@@ -106,7 +88,7 @@ func runOnlineLearn(ctx context.Context, o *onlineFlags, r onlineRun, stdout io.
 			return err
 		}
 	}
-	d, err := online.LoadData(r.Input, r.Train, o.holdout, o.ne)
+	d, err := online.LoadData(r.Input, r.Train, c.Holdout, o.ne)
 	if d != nil {
 		warn(r.Quiet, d.Warnings)
 	}
@@ -129,7 +111,7 @@ func runOnlineLearn(ctx context.Context, o *onlineFlags, r onlineRun, stdout io.
 	if !r.Quiet {
 		for i, ll := range res.Curve.TestLogLik {
 			if ll != nil {
-				fmt.Fprintf(os.Stderr, "lifted: %s: exact test log-likelihood %.10g\n", filepath.Base(o.holdout[i]), *ll)
+				fmt.Fprintf(os.Stderr, "lifted: %s: exact test log-likelihood %.10g\n", filepath.Base(c.Holdout[i]), *ll)
 			}
 		}
 		last := ""

@@ -102,24 +102,8 @@ func runWfomc(f *wfomcFlags, path string, stdout io.Writer) error {
 		if f.outFormat == "json" {
 			return engine.WriteJSON(w, wfomcResult(res))
 		}
-		return writeWfomcText(w, res)
+		return res.WriteText(w)
 	})
-}
-
-func writeWfomcText(w io.Writer, res *wfomc.FileResult) error {
-	fmt.Fprintf(w, "log Z = %s\n", fmtFloat(res.LogZ))
-	fmt.Fprintln(w, "expected counts:")
-	for j, f := range res.MLN.Formulas {
-		fmt.Fprintf(w, "  %d\t%s\t%s\n", j+1, fmtFloat(res.ExpectedCounts[j]), f.Text)
-	}
-	if len(res.Queries) > 0 {
-		fmt.Fprintln(w, "marginals:")
-		for i, q := range res.Queries {
-			fmt.Fprintf(w, "  %s\t%s\n", fmtFloat(res.Marginals[i]), q.Text)
-		}
-	}
-	_, err := fmt.Fprintf(w, "seconds = %.3f\n", res.Seconds)
-	return err
 }
 
 // wfomcResult is the one result JSON of a count: log Z (exact), the query
