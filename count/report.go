@@ -255,3 +255,10 @@ func finite(x float64) any {
 	}
 	return x
 }
+
+// BPGraphs and Recolourings name the values of BPCountOptions.Graph and
+// .Recolour as the command line does.
+var (
+	BPGraphs     = map[string]BPGraph{"residual": ResidualGraph, "evidence": EvidenceGraph}
+	Recolourings = map[string]Recolouring{"incremental": RecolourIncremental, "scratch": RecolourScratch, "refine": RecolourRefine}
+)

@@ -3,6 +3,7 @@ package learn
 import (
 	"fmt"
 	"math"
+	"time"
 
 	mlnfile "github.com/lifted-dev/lifted/format/mlnfile"
 	"github.com/lifted-dev/lifted/mln"
@@ -23,12 +24,22 @@ type DBResult struct {
 	Value float64 `json:"-"`
 }
 
+// TestResult are the log-likelihoods of test databases ("lifted loglik
+// --output-format json").
+type TestResult struct {
+	Databases []DBResult `json:"databases"`
+	LogLik    any        `json:"log_likelihood"` // the total; null for −∞
+	Seconds   float64    `json:"seconds"`
+	Total     float64    `json:"-"`
+}
+
 // TestLogLikelihoods computes the exact log-likelihood of each database
 // (read from its file, closed world, on its own domain) under m,
 // Σᵢ wᵢ·nᵢ(db) − log Z, by weighted first-order model counting; formulas
 // without a weight take def (nil: an error). Per-constant formulas ("+x")
 // stand for one formula per constant of each database.
-func TestLogLikelihoods(m0 *mln.MLN, dbs []string, def *float64) ([]DBResult, error) {
+func TestLogLikelihoods(m0 *mln.MLN, dbs []string, def *float64) (*TestResult, error) {
+	start := time.Now()
 	weights0, err := wfomc.Weights(m0, def)
 	if err != nil {
 		return nil, err
@@ -38,6 +49,7 @@ func TestLogLikelihoods(m0 *mln.MLN, dbs []string, def *float64) ([]DBResult, er
 		return nil, err
 	}
 	var rows []DBResult
+	total := 0.0
 	for _, path := range dbs {
 		m, dbl, err := mln.ExpandForData(m0, mlnfile.ReadDBSets([][]string{{path}}))
 		if err != nil {
@@ -81,8 +93,9 @@ func TestLogLikelihoods(m0 *mln.MLN, dbs []string, def *float64) ([]DBResult, er
 		}
 		row.LogLik = finite(row.Value)
 		rows = append(rows, row)
+		total += row.Value
 	}
-	return rows, nil
+	return &TestResult{Databases: rows, LogLik: finite(total), Total: total, Seconds: time.Since(start).Seconds()}, nil
 }
 
 // finite maps a non-finite number to nil (JSON null).
@@ -121,4 +134,18 @@ func Files(m *mln.MLN, method string, train []string, opt *Options) (*mln.MLN, *
 		return m, res, err
 	}
 	return nil, nil, fmt.Errorf("learn: unknown method %q (want lwl or pll)", method)
+}
+
+// Check validates the options of LWL and PLL; the error names the option
+// as the command line spells it.
+func (o *Options) Check() error {
+	switch {
+	case o.PriorStdDev == 0:
+		return fmt.Errorf("--prior-stddev must not be 0")
+	case o.MaxIter < 1:
+		return fmt.Errorf("--max-iter must be at least 1, got %d", o.MaxIter)
+	case !(o.GradTol > 0):
+		return fmt.Errorf("--tol must be positive, got %v", o.GradTol)
+	}
+	return nil
 }

@@ -3,6 +3,7 @@ package wfomc
 import (
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 
@@ -197,4 +198,22 @@ func (r *FileResult) WriteText(w io.Writer) error {
 	}
 	_, err := fmt.Fprintf(w, "seconds = %.3f\n", r.Seconds)
 	return err
+}
+
+// Figures are the result's figures for the JSON report: the expected
+// counts (null where not finite), the digits lost and the seconds.
+func (r *FileResult) Figures() map[string]any {
+	counts := make([]any, len(r.ExpectedCounts))
+	for j, c := range r.ExpectedCounts {
+		counts[j] = finite(c)
+	}
+	return map[string]any{"expected_counts": counts, "digits_lost": finite(r.DigitsLost), "seconds": r.Seconds}
+}
+
+// finite maps a non-finite number to nil (JSON null).
+func finite(x float64) any {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return nil
+	}
+	return x
 }

@@ -109,13 +109,11 @@ func (f *countFlags) options() (count.BPCountOptions, error) {
 	if err := o.Check(); errors.As(err, &oe) {
 		return o, usageError{fmt.Errorf("--%v", oe)}
 	}
-	graphs := map[string]count.BPGraph{"residual": count.ResidualGraph, "evidence": count.EvidenceGraph}
-	recolour := map[string]count.Recolouring{"incremental": count.RecolourIncremental, "scratch": count.RecolourScratch, "refine": count.RecolourRefine}
 	var ok bool
-	if o.Graph, ok = graphs[f.bpGraph]; !ok {
+	if o.Graph, ok = count.BPGraphs[f.bpGraph]; !ok {
 		return o, usageError{fmt.Errorf("unknown --bp-graph %q (want residual or evidence)", f.bpGraph)}
 	}
-	if o.Recolour, ok = recolour[f.recolour]; !ok {
+	if o.Recolour, ok = count.Recolourings[f.recolour]; !ok {
 		return o, usageError{fmt.Errorf("unknown --recolour %q (want incremental, scratch or refine)", f.recolour)}
 	}
 	if !o.Lifted {

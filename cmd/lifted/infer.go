@@ -71,26 +71,34 @@ type inferFlags struct {
 // methodFlag is a flag that sets the property of the same name of the
 // methods that have it.
 type methodFlag struct {
-	name   string
-	def    any // its type and default: string, float64, int or time.Duration
-	help   string
-	mapToo bool // also a flag of map (else infer's only)
+	name string
+	def  any // its type and default: string, float64, int or time.Duration
+	help string
+	cmds int // the commands that have it: both, inferOnly or mapOnly
 }
 
+const (
+	both = iota
+	inferOnly
+	mapOnly
+)
+
 var methodFlags = []methodFlag{
-	{"schedule", "flood", "message schedule: flood or seq", true},
-	{"damping", 0.0, "damping in [0,1): weight of the previous message", true},
-	{"tol", 1e-8, "convergence tolerance on the largest message change", true},
-	{"max-iter", 1000, "maximum BP iterations", true},
-	{"samples", 1000, "samplers: samples each chain keeps after the burn-in (0: until --time-limit)", false},
-	{"burn-in", 100, "samplers: steps each chain discards first", false},
-	{"chains", 0, "samplers: independent chains (0: one per core)", false},
-	{"time-limit", time.Duration(0), "samplers and maxwalksat: stop after this long, e.g. 30s (0: no limit)", true},
-	{"tries", 1, "maxwalksat: restarts from a random world", true},
-	{"max-flips", 100000, "maxwalksat: steps per try", true},
-	{"noise", 0.5, "maxwalksat: probability of a random-walk step", true},
-	{"block-size", mcmc.DefaultBlockSize, "bgibbs: most variables in a block", false},
-	{"block-states", mcmc.DefaultBlockStates, "bgibbs: most joint states of a block", false},
+	{"schedule", "flood", "message schedule: flood or seq", both},
+	{"damping", 0.0, "damping in [0,1): weight of the previous message", both},
+	{"tol", 1e-8, "convergence tolerance on the largest message change", both},
+	{"max-iter", 1000, "maximum BP iterations", both},
+	{"samples", 1000, "samplers: samples each chain keeps after the burn-in (0: until --time-limit)", inferOnly},
+	{"burn-in", 100, "samplers: steps each chain discards first", inferOnly},
+	{"chains", 0, "samplers: independent chains (0: one per core)", inferOnly},
+	{"time-limit", time.Duration(0), "samplers and maxwalksat: stop after this long, e.g. 30s (0: no limit)", both},
+	{"tries", 1, "maxwalksat: restarts from a random world", both},
+	{"max-flips", 100000, "maxwalksat: steps per try", both},
+	{"noise", 0.5, "maxwalksat: probability of a random-walk step", both},
+	{"block-size", mcmc.DefaultBlockSize, "bgibbs: most variables in a block", inferOnly},
+	{"block-states", mcmc.DefaultBlockStates, "bgibbs: most joint states of a block", inferOnly},
+	{"relaxation", "cycle", "lp: local (the local polytope) or cycle (plus cycle inequalities by cutting planes)", mapOnly},
+	{"symmetry", "", "lp: none, colour (LOCAL only), orbits (default for factor graphs) or renaming (default for MLNs)", mapOnly},
 }
 
 func (m methodFlag) register(fl *pflag.FlagSet) {
@@ -158,11 +166,13 @@ func (f *inferFlags) register(cmd *cobra.Command, mapCmd bool) {
 	fl := cmd.Flags()
 	fl.StringVar(&f.method, "method", "auto", "inference method: "+methodHelp())
 	for _, m := range methodFlags {
-		if m.mapToo || !mapCmd {
+		if m.cmds == both || (m.cmds == mapOnly) == mapCmd {
 			m.register(fl)
 		}
 	}
-	fl.BoolVar(&f.maxProduct, "max-product", false, "max-product BP: print a MAP assignment (UAI MPE format)")
+	if !mapCmd {
+		fl.BoolVar(&f.maxProduct, "max-product", false, "max-product BP: print a MAP assignment (UAI MPE format)")
+	}
 	fl.StringArrayVar(&f.props, "prop", nil, "set a property of the method, NAME=VALUE (repeatable; see the methods' properties above), e.g. --prop max-states=1e7")
 	fl.BoolVar(&f.allowUnconverged, "allow-unconverged", false, "print the answer of BP that did not converge even with its fallbacks (marked as not converged) instead of failing with exit status 3")
 	fl.Uint64Var(&f.seed, "seed", 0, "samplers and maxwalksat: random seed (the same seed, and for samplers --chains, give the same answer)")
@@ -195,7 +205,7 @@ func (f *inferFlags) request(fl *pflag.FlagSet, path string) (engine.Request, er
 	req.Properties = infer.Properties{}
 	for _, mf := range methodFlags {
 		switch fg := fl.Lookup(mf.name); {
-		case fg == nil:
+		case fg == nil, fg.Value.String() == "" && !fg.Changed: // --symmetry: the engine's default
 		case m.HasProperty(mf.name):
 			req.Properties[mf.name] = fg.Value.String()
 		case fg.Changed:
@@ -222,7 +232,7 @@ func (f *inferFlags) request(fl *pflag.FlagSet, path string) (engine.Request, er
 		}
 		return req, usageError{fmt.Errorf("--method %s does not answer %s queries%s", m.Name, req.Task, hint)}
 	}
-	if isMLN(path, f.format) {
+	if format.IsMLN(path, f.format) {
 		if err := f.mlnFlags.checkConstruction(); err != nil {
 			return req, err
 		}
@@ -279,7 +289,7 @@ func runInfer(ctx context.Context, cmd *cobra.Command, f *inferFlags, path strin
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
 	defer stop()
 	context.AfterFunc(ctx, stop)
-	mlnModel := isMLN(path, f.format)
+	mlnModel := format.IsMLN(path, f.format)
 	switch {
 	case f.outFormat == "" && mlnModel:
 		f.outFormat = "alchemy"

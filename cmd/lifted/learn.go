@@ -94,19 +94,6 @@ func runLearn(f *learnFlags, stdout io.Writer) error {
 	if f.method != "lwl" && f.method != "pll" {
 		return usageError{fmt.Errorf("unknown --method %q (want lwl, pll, smd, sgd, scg or lbfgs-bp)", f.method)}
 	}
-	if f.priorStdDev == 0 {
-		return usageError{fmt.Errorf("--prior-stddev must not be 0")}
-	}
-	if f.maxIter < 1 {
-		return usageError{fmt.Errorf("--max-iter must be at least 1, got %d", f.maxIter)}
-	}
-	if !(f.tol > 0) {
-		return usageError{fmt.Errorf("--tol must be positive, got %v", f.tol)}
-	}
-	m, err := readMLNQuiet(f.input, f.quiet)
-	if err != nil {
-		return err
-	}
 	prog := newProgress(f.quiet)
 	opt := &learn.Options{
 		PriorMean: f.priorMean, PriorStdDev: f.priorStdDev, MaxIter: f.maxIter, GradTol: f.tol,
@@ -114,6 +101,13 @@ func runLearn(f *learnFlags, stdout io.Writer) error {
 		Progress: func(it int, obj float64) {
 			prog.update(f.method, int64(it), int64(f.maxIter), fmt.Sprintf("L-BFGS iteration %d, objective %.10g", it, obj))
 		},
+	}
+	if err := opt.Check(); err != nil {
+		return usageError{err}
+	}
+	m, err := readMLNQuiet(f.input, f.quiet)
+	if err != nil {
+		return err
 	}
 	m, res, err := learn.Files(m, f.method, f.train, opt)
 	prog.done()

@@ -155,3 +155,13 @@ func writeCurve(o *onlineFlags, c *online.Curve, plotFmt string, stdout io.Write
 	curves = append(curves, c)
 	return writeOutput(o.plot, stdout, func(w io.Writer) error { return curveplot.Write(w, plotFmt, curves) })
 }
+
+// plotFormat returns the gonum/plot format for a --plot file name
+// (curveplot.Format); a wrong extension is a usage error.
+func plotFormat(path string) (string, error) {
+	f, err := curveplot.Format(path)
+	if err != nil {
+		return "", usageError{err}
+	}
+	return f, nil
+}

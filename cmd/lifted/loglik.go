@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -55,35 +54,29 @@ func runLoglik(f *loglikFlags, model string, dbs []string, stdout io.Writer) err
 	if f.outFormat != "text" && f.outFormat != "json" {
 		return usageError{fmt.Errorf("unknown --output-format %q (want text or json)", f.outFormat)}
 	}
-	start := time.Now()
 	m, err := readMLNQuiet(model, f.quiet)
 	if err != nil {
 		return err
 	}
-	rows, err := learn.TestLogLikelihoods(m, dbs, f.defaultWeight.value())
+	res, err := learn.TestLogLikelihoods(m, dbs, f.defaultWeight.value())
 	if err != nil {
 		return cmdError(model, err)
 	}
-	total := 0.0
+	rows := res.Databases
 	for _, r := range rows {
 		if r.Violated != "" && !f.quiet {
 			fmt.Fprintf(os.Stderr, "lifted: warning: %s violates hard %s: log-likelihood -Inf\n", r.DB, r.Violated)
 		}
-		total += r.Value
 	}
 	return writeOutput(f.output, stdout, func(w io.Writer) error {
 		if f.outFormat == "json" {
-			return json.NewEncoder(w).Encode(map[string]any{
-				"databases":      rows,
-				"log_likelihood": finite(total),
-				"seconds":        time.Since(start).Seconds(),
-			})
+			return json.NewEncoder(w).Encode(res)
 		}
 		for _, r := range rows {
 			fmt.Fprintf(w, "%s\t%s\n", fmtFloat(r.Value), r.DB)
 		}
 		if len(rows) > 1 {
-			fmt.Fprintf(w, "%s\ttotal\n", fmtFloat(total))
+			fmt.Fprintf(w, "%s\ttotal\n", fmtFloat(res.Total))
 		}
 		return nil
 	})

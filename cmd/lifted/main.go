@@ -7,7 +7,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"math"
 	"os"
 
 	"github.com/spf13/cobra"
@@ -85,12 +84,4 @@ Markov logic networks in Alchemy's format (.mln, with .db evidence).`,
 	)
 	alchemyHelp(root)
 	return root
-}
-
-// finite maps a non-finite number to nil (JSON null) so no NaN leaks out.
-func finite(x float64) any {
-	if math.IsNaN(x) || math.IsInf(x, 0) {
-		return nil
-	}
-	return x
 }

@@ -10,7 +10,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/lifted-dev/lifted/engine"
-	"github.com/lifted-dev/lifted/format"
 	"github.com/lifted-dev/lifted/pos"
 )
 
@@ -92,9 +91,6 @@ func (o *optFloat) value() *float64 {
 
 // Type names the flag's type in the help.
 func (o *optFloat) Type() string { return "float" }
-
-// isMLN reports whether the model is a Markov logic network.
-func isMLN(path, formatFlag string) bool { return format.IsMLN(path, formatFlag) }
 
 // warn prints parser warnings on stderr (at most ten).
 func warn(quiet bool, ws []*pos.Error) {

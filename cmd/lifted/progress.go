@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"time"
 
@@ -112,11 +111,3 @@ func (p *progress) clear() {
 
 // done ends the report; the next output starts on a clean line.
 func (p *progress) done() { p.clear() }
-
-// steps converts a float count (groundings) to a bar position.
-func steps(x float64) int64 {
-	if !(x > 0) {
-		return 0
-	}
-	return int64(math.Min(x, 1<<62))
-}

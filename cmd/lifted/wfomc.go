@@ -109,12 +109,7 @@ func runWfomc(f *wfomcFlags, path string, stdout io.Writer) error {
 // wfomcResult is the one result JSON of a count: log Z (exact), the query
 // probabilities as marginals, expected counts in stats.
 func wfomcResult(res *wfomc.FileResult) *engine.Result {
-	counts := make([]any, len(res.ExpectedCounts))
-	for j, c := range res.ExpectedCounts {
-		counts[j] = finite(c)
-	}
-	r := &engine.Result{Task: engine.LogZ, Method: "wfomc", Converged: true, LogZ: res.LogZ, LogZKind: infer.Exact,
-		Figures: map[string]any{"expected_counts": counts, "digits_lost": finite(res.DigitsLost), "seconds": res.Seconds}}
+	r := &engine.Result{Task: engine.LogZ, Method: "wfomc", Converged: true, LogZ: res.LogZ, LogZKind: infer.Exact, Figures: res.Figures()}
 	atoms := make([]engine.Atom, len(res.Queries))
 	for i, q := range res.Queries {
 		atoms[i] = engine.Atom{Name: q.Text, P: res.Marginals[i], StdErr: math.NaN()}
