@@ -3,34 +3,32 @@ package main
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"os/signal"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
-	"github.com/lifted-dev/lifted/format/uai"
+	"github.com/lifted-dev/lifted/engine"
+	"github.com/lifted-dev/lifted/format"
 	"github.com/lifted-dev/lifted/infer"
-	"github.com/lifted-dev/lifted/infer/bp"
-	_ "github.com/lifted-dev/lifted/infer/exact" // registers "wfomc" and "auto"
-	"github.com/lifted-dev/lifted/infer/mcmc"    // registers gibbs, mcsat and bgibbs
-	_ "github.com/lifted-dev/lifted/infer/mws"   // registers maxwalksat
-	"github.com/lifted-dev/lifted/lift"
+	"github.com/lifted-dev/lifted/infer/mcmc"
+	"github.com/lifted-dev/lifted/pos"
+	"github.com/lifted-dev/lifted/wfomc"
 )
 
-// graphFlags are the flags shared by infer and compress.
+// graphFlags are the flags shared by infer, map and compress.
 type graphFlags struct {
 	evidence  []string
 	format    string
 	colorMode string
 	quiet     bool
-	workers   workersFlag
+	workers   int
 }
 
 func (f *graphFlags) register(cmd *cobra.Command) {
@@ -39,35 +37,81 @@ func (f *graphFlags) register(cmd *cobra.Command) {
 	fl.StringVar(&f.format, "format", "", "model format: uai, fg or cnf (default: from the extension)")
 	fl.StringVar(&f.colorMode, "color-mode", "auto", "colour passing: auto, positional, symmetric (tables invariant under permutation) or cnf (clauses by literal sign); auto = cnf for CNF input, else positional")
 	fl.BoolVar(&f.quiet, "quiet", false, "no progress or warnings on stderr")
-	f.workers.register(fl)
+	fl.IntVar(&f.workers, "workers", 0, "colour passing on this many cores; the default 0 = one per core (the result does not depend on it; 1 = the single-core colour passing)")
+}
+
+// check validates the flags the engine would reject, phrased as flags.
+func (f *graphFlags) check() error {
+	switch f.colorMode {
+	case "auto", "", "positional", "cnf", "symmetric":
+	default:
+		return usageError{fmt.Errorf("unknown --color-mode %q (want auto, positional, symmetric or cnf)", f.colorMode)}
+	}
+	if f.workers < 0 {
+		return usageError{fmt.Errorf("--workers must be at least 0, got %d", f.workers)}
+	}
+	return nil
 }
 
 type inferFlags struct {
 	graphFlags
 	mlnFlags
-	method      string
-	schedule    string
-	damping     float64
-	tol         float64
-	maxIter     int
-	maxProduct  bool
-	samples     int
-	burnIn      int
-	chains      int
-	blockSize   int
-	blockStates int
-	timeLimit   time.Duration
-	seed        uint64
-	tries       int
-	maxFlips    int
-	noise       float64
-	output      string
-	outFormat   string
+	method     string
+	maxProduct bool
+	seed       uint64
+	output     string
+	outFormat  string
 	// allowUnconverged prints the answer of an iterative method that did
 	// not converge (marked as such) instead of failing with exit status 3.
 	allowUnconverged bool
 	props            []string
 	dyn              dynamicFlags // dynamic.go
+}
+
+// methodFlag is a flag that sets the property of the same name of the
+// methods that have it.
+type methodFlag struct {
+	name string
+	def  any // its type and default: string, float64, int or time.Duration
+	help string
+	cmds int // the commands that have it: both, inferOnly or mapOnly
+}
+
+const (
+	both = iota
+	inferOnly
+	mapOnly
+)
+
+var methodFlags = []methodFlag{
+	{"schedule", "flood", "message schedule: flood or seq", both},
+	{"damping", 0.0, "damping in [0,1): weight of the previous message", both},
+	{"tol", 1e-8, "convergence tolerance on the largest message change", both},
+	{"max-iter", 1000, "maximum BP iterations", both},
+	{"samples", 1000, "samplers: samples each chain keeps after the burn-in (0: until --time-limit)", inferOnly},
+	{"burn-in", 100, "samplers: steps each chain discards first", inferOnly},
+	{"chains", 0, "samplers: independent chains (0: one per core)", inferOnly},
+	{"time-limit", time.Duration(0), "samplers and maxwalksat: stop after this long, e.g. 30s (0: no limit)", both},
+	{"tries", 1, "maxwalksat: restarts from a random world", both},
+	{"max-flips", 100000, "maxwalksat: steps per try", both},
+	{"noise", 0.5, "maxwalksat: probability of a random-walk step", both},
+	{"block-size", mcmc.DefaultBlockSize, "bgibbs: most variables in a block", inferOnly},
+	{"block-states", mcmc.DefaultBlockStates, "bgibbs: most joint states of a block", inferOnly},
+	{"relaxation", "cycle", "lp: local (the local polytope) or cycle (plus cycle inequalities by cutting planes)", mapOnly},
+	{"symmetry", "", "lp: none, colour (LOCAL only), orbits (default for factor graphs) or renaming (default for MLNs)", mapOnly},
+}
+
+func (m methodFlag) register(fl *pflag.FlagSet) {
+	switch d := m.def.(type) {
+	case string:
+		fl.String(m.name, d, m.help)
+	case float64:
+		fl.Float64(m.name, d, m.help)
+	case int:
+		fl.Int(m.name, d, m.help)
+	case time.Duration:
+		fl.Duration(m.name, d, m.help)
+	}
 }
 
 func newInferCmd() *cobra.Command {
@@ -110,32 +154,32 @@ seeds the samplers and maxwalksat; maxwalksat answers MAP queries,
 			return runInfer(cmd.Context(), cmd, &f, args[0], cmd.OutOrStdout())
 		},
 	}
+	f.register(cmd, false)
+	f.dyn.register(cmd)
+	return cmd
+}
+
+// register adds the flags of infer (mapCmd: of map, without the samplers'
+// and the dynamic flags).
+func (f *inferFlags) register(cmd *cobra.Command, mapCmd bool) {
 	f.graphFlags.register(cmd)
 	fl := cmd.Flags()
 	fl.StringVar(&f.method, "method", "auto", "inference method: "+methodHelp())
-	fl.StringVar(&f.schedule, "schedule", "flood", "message schedule: flood or seq")
-	fl.Float64Var(&f.damping, "damping", 0, "damping in [0,1): weight of the previous message")
-	fl.Float64Var(&f.tol, "tol", 1e-8, "convergence tolerance on the largest message change")
-	fl.IntVar(&f.maxIter, "max-iter", 1000, "maximum BP iterations")
-	fl.BoolVar(&f.maxProduct, "max-product", false, "max-product BP: print a MAP assignment (UAI MPE format)")
+	for _, m := range methodFlags {
+		if m.cmds == both || (m.cmds == mapOnly) == mapCmd {
+			m.register(fl)
+		}
+	}
+	if !mapCmd {
+		fl.BoolVar(&f.maxProduct, "max-product", false, "max-product BP: print a MAP assignment (UAI MPE format)")
+	}
 	fl.StringArrayVar(&f.props, "prop", nil, "set a property of the method, NAME=VALUE (repeatable; see the methods' properties above), e.g. --prop max-states=1e7")
 	fl.BoolVar(&f.allowUnconverged, "allow-unconverged", false, "print the answer of BP that did not converge even with its fallbacks (marked as not converged) instead of failing with exit status 3")
-	fl.IntVar(&f.samples, "samples", 1000, "samplers: samples each chain keeps after the burn-in (0: until --time-limit)")
-	fl.IntVar(&f.burnIn, "burn-in", 100, "samplers: steps each chain discards first")
-	fl.IntVar(&f.chains, "chains", 0, "samplers: independent chains (0: one per core)")
-	fl.DurationVar(&f.timeLimit, "time-limit", 0, "samplers and maxwalksat: stop after this long, e.g. 30s (0: no limit)")
 	fl.Uint64Var(&f.seed, "seed", 0, "samplers and maxwalksat: random seed (the same seed, and for samplers --chains, give the same answer)")
-	fl.IntVar(&f.tries, "tries", 1, "maxwalksat: restarts from a random world")
-	fl.IntVar(&f.maxFlips, "max-flips", 100000, "maxwalksat: steps per try")
-	fl.Float64Var(&f.noise, "noise", 0.5, "maxwalksat: probability of a random-walk step")
-	fl.IntVar(&f.blockSize, "block-size", mcmc.DefaultBlockSize, "bgibbs: most variables in a block")
-	fl.IntVar(&f.blockStates, "block-states", mcmc.DefaultBlockStates, "bgibbs: most joint states of a block")
 	fl.StringVarP(&f.output, "output", "o", "", "output file (default stdout)")
 	fl.StringVarP(&f.output, "result", "r", "", "alias of --output (as in Alchemy)")
 	fl.StringVar(&f.outFormat, "output-format", "", "mar (UAI MAR/MPE; the default for factor graphs), alchemy (the default for MLNs) or json")
 	f.mlnFlags.register(cmd)
-	f.dyn.register(cmd)
-	return cmd
 }
 
 func exactArgs(n int) cobra.PositionalArgs {
@@ -147,122 +191,81 @@ func exactArgs(n int) cobra.PositionalArgs {
 	}
 }
 
-// methodFlags are the flags that become properties of the chosen method,
-// named as the properties are.
-var methodFlags = []string{"schedule", "damping", "tol", "max-iter", "samples", "burn-in", "chains", "time-limit", "block-size", "block-states", "tries", "max-flips", "noise"}
-
-// inferSetup resolves --method and its properties from the flags, and the
-// query task and colour-passing mode. A flag the method has no property for
-// is an error when given explicitly.
-func inferSetup(cmd *cobra.Command, f *inferFlags, format string) (infer.Algorithm, infer.Options, error) {
-	var opt infer.Options
+// request turns the flags into the engine's Request: --method and its
+// properties (a flag the method has no property for is an error when
+// given explicitly), the task, and the MLN and colour options.
+func (f *inferFlags) request(fl *pflag.FlagSet, path string) (engine.Request, error) {
+	req := engine.Request{Model: path, Format: f.format, Evidence: f.evidence, Method: f.method,
+		Query: f.query, QueryFiles: f.queryFiles, Ground: f.mlnFlags.options(), ColourMode: f.colorMode,
+		Workers: f.workers, Seed: f.seed, AllowUnconverged: f.allowUnconverged, LogZ: f.outFormat == "json"}
 	m, ok := infer.Lookup(f.method)
 	if !ok {
-		return nil, opt, usageError{fmt.Errorf("unknown --method %q (want %s)", f.method, infer.OrList(infer.Names()))}
+		return req, usageError{fmt.Errorf("unknown --method %q (want %s)", f.method, infer.OrList(infer.Names()))}
 	}
-	props := infer.Properties{}
-	for _, name := range methodFlags {
-		fl := cmd.Flags().Lookup(name)
-		switch {
-		case m.HasProperty(name):
-			props[name] = fl.Value.String()
-		case fl.Changed:
-			return nil, opt, usageError{fmt.Errorf("--%s does not apply to --method %s", name, m.Name)}
+	req.Properties = infer.Properties{}
+	for _, mf := range methodFlags {
+		switch fg := fl.Lookup(mf.name); {
+		case fg == nil, fg.Value.String() == "" && !fg.Changed: // --symmetry: the engine's default
+		case m.HasProperty(mf.name):
+			req.Properties[mf.name] = fg.Value.String()
+		case fg.Changed:
+			return req, usageError{fmt.Errorf("--%s does not apply to --method %s", mf.name, m.Name)}
 		}
 	}
 	for _, kv := range f.props {
 		k, v, ok := strings.Cut(kv, "=")
 		if !ok || k == "" {
-			return nil, opt, usageError{fmt.Errorf("--prop %q: want NAME=VALUE", kv)}
+			return req, usageError{fmt.Errorf("--prop %q: want NAME=VALUE", kv)}
 		}
 		if !m.HasProperty(k) {
-			return nil, opt, usageError{fmt.Errorf("--prop %s: --method %s has no property %q (%s)", kv, m.Name, k, propNames(m))}
+			return req, usageError{fmt.Errorf("--prop %s: --method %s has no property %q (%s)", kv, m.Name, k, propNames(m))}
 		}
-		props[k] = v
+		req.Properties[k] = v
 	}
-	opt.Query.Task = infer.Marginals
-	opt.Query.Seed = f.seed
 	if f.maxProduct {
-		opt.Query.Task = infer.MAP
+		req.Task = infer.MAP
 	}
-	if !m.Supports(opt.Query.Task) {
+	if !m.Supports(req.Task) {
 		hint := ""
 		if !f.maxProduct && m.Supports(infer.MAP) {
 			hint = " (it answers MAP queries: add --max-product)"
 		}
-		return nil, opt, usageError{fmt.Errorf("--method %s does not answer %s queries%s", m.Name, opt.Query.Task, hint)}
+		return req, usageError{fmt.Errorf("--method %s does not answer %s queries%s", m.Name, req.Task, hint)}
 	}
-	alg, _, err := infer.New(m.Name, props)
-	if err != nil {
-		return nil, opt, propertyError(err)
+	if format.IsMLN(path, f.format) {
+		if err := f.mlnFlags.checkConstruction(); err != nil {
+			return req, err
+		}
 	}
-	opt.Lifted = m.Lifted
-	opt.Unconverged = infer.Refuse
-	if f.allowUnconverged {
-		opt.Unconverged = infer.Retry
-	}
-	if opt.Refiner, err = f.workers.refiner(); err != nil {
-		return nil, opt, err
-	}
-	opt.Colour.Mode, err = colourMode(f.colorMode, format)
-	return alg, opt, err
+	return req, f.graphFlags.check()
 }
 
-// propertyError phrases a bad property value as the flag of that name.
-func propertyError(err error) error {
+// cmdError phrases the engine's errors for the command line: request
+// mistakes as usage errors naming the flags, runs that did not converge
+// with what to try (exit status 3).
+func cmdError(path string, err error) error {
 	var pe *infer.PropertyError
-	if errors.As(err, &pe) {
-		if pe.Want != "" {
-			return usageError{fmt.Errorf("unknown --%s %q (want %s)", pe.Name, pe.Value, pe.Want)}
-		}
-		return usageError{fmt.Errorf("--%s %s", pe.Name, pe.Msg)}
-	}
-	return err
-}
-
-// progressHooks sends colour-passing and iteration progress to prog.
-func progressHooks(opt *infer.Options, prog *progress) {
-	opt.Query.Progress = prog.iteration
-	opt.Colour.Progress = prog.colour
-}
-
-// reportRun says on stderr which method answered and why (when a method
-// chose, as auto does), which fallback converged when the run as asked did
-// not, and, under --allow-unconverged, that the answer did not converge:
-// that last line is printed even with --quiet, since the UAI MAR format has
-// no place to mark it.
-func reportRun(ans *infer.Answer, quiet bool) {
-	st := ans.Stats
-	if st.Method != "" && !quiet {
-		fmt.Fprintf(os.Stderr, "lifted: method %s: %s\n", st.Method, st.MethodReason)
-	}
-	if st.Fallback != "" && !quiet {
-		fmt.Fprintf(os.Stderr, "lifted: BP did not converge as asked; it converged with %s\n", st.Fallback)
-	}
-	if st.Interrupted && st.Objective != nil {
-		fmt.Fprintln(os.Stderr, "lifted: warning: interrupted: the world printed is the best found so far")
-	} else if st.Interrupted {
-		fmt.Fprintf(os.Stderr, "lifted: warning: interrupted: the estimates are those of the %d samples so far\n", st.Samples)
-	}
-	switch {
-	case ans.Converged:
-	case st.Chains > 0: // a sampler
-		fmt.Fprintf(os.Stderr, "lifted: warning: NOT CONVERGED: the chains have not mixed (%s); the estimates printed are not reliable\n", st.Mixing)
-	default:
-		fmt.Fprintf(os.Stderr, "lifted: warning: NOT CONVERGED: BP stopped after %d iterations (last max change %.3g), fallbacks included; the answer printed is not a BP fixed point\n",
-			st.BPIterations, ans.MaxChange)
-	}
-}
-
-// notConverged phrases a run that did not converge (exit status 3).
-func notConverged(path string, err error) error {
 	var nc *infer.NotConvergedError
-	if errors.As(err, &nc) {
-		if st := nc.Answer.Stats; st.Chains > 0 {
-			return &phrased{err: nc, msg: fmt.Sprintf("%s: the sampler's chains have not mixed after %d samples: %s; or use --allow-unconverged to print the estimates (marked as such)",
-				path, st.Samples, st.Mixing)}
-		}
+	var snc *engine.StepsNotConvergedError
+	var re *engine.RequestError
+	var fe *format.UsageError
+	var we *wfomc.InputError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &pe) && pe.Want != "":
+		return usageError{fmt.Errorf("unknown --%s %q (want %s)", pe.Name, pe.Value, pe.Want)}
+	case errors.As(err, &pe):
+		return usageError{fmt.Errorf("--%s %s", pe.Name, pe.Msg)}
+	case errors.As(err, &nc) && nc.Answer.Stats.Chains > 0:
+		return &phrased{err: nc, msg: fmt.Sprintf("%s: the sampler's chains have not mixed after %d samples: %s; or use --allow-unconverged to print the estimates (marked as such)",
+			path, nc.Answer.Stats.Samples, nc.Answer.Stats.Mixing)}
+	case errors.As(err, &nc):
 		return fmt.Errorf("%s: BP %w; raise --max-iter, or use --allow-unconverged to print the non-converged answer (marked as such)", path, nc)
+	case errors.As(err, &snc):
+		return fmt.Errorf("%v; raise --max-iter (or --samples), add --damping, or use --allow-unconverged", snc)
+	case errors.As(err, &re), errors.As(err, &fe), errors.As(err, &we):
+		return usageError{err}
 	}
 	return err
 }
@@ -286,59 +289,81 @@ func runInfer(ctx context.Context, cmd *cobra.Command, f *inferFlags, path strin
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
 	defer stop()
 	context.AfterFunc(ctx, stop)
-	if f.dyn.on {
-		return runInferDynamic(ctx, cmd, f, path, stdout)
-	}
-	if isMLN(path, f.format) {
-		return runInferMLN(ctx, cmd, f, path, stdout)
-	}
-	if f.outFormat == "" {
+	mlnModel := format.IsMLN(path, f.format)
+	switch {
+	case f.outFormat == "" && mlnModel:
+		f.outFormat = "alchemy"
+	case f.outFormat == "":
 		f.outFormat = "mar"
-	}
-	if f.outFormat != "mar" && f.outFormat != "json" {
+	case f.outFormat == "json", f.outFormat == "alchemy" && mlnModel, f.outFormat == "mar" && !mlnModel && !f.dyn.on:
+	case f.dyn.on:
+		return usageError{fmt.Errorf("unknown --output-format %q for a dynamic MLN (want alchemy or json)", f.outFormat)}
+	case mlnModel:
+		return usageError{fmt.Errorf("unknown --output-format %q for an MLN (want alchemy or json)", f.outFormat)}
+	default:
 		return usageError{fmt.Errorf("unknown --output-format %q (want mar or json)", f.outFormat)}
 	}
-	l, err := loadGraph(path, f.format)
+	var err error
+	if f.dyn.on {
+		err = f.dyn.check(cmd.Flags(), f)
+	}
 	if err != nil {
 		return err
 	}
-	alg, opt, err := inferSetup(cmd, f, l.format)
+	req, err := f.request(cmd.Flags(), path)
 	if err != nil {
 		return err
 	}
-	if opt.Colour.Mode == lift.Symmetric {
-		opt.Colour.Symmetric = symmetricTables(l.graph)
-	}
-	ev, err := loadEvidence(f.evidence, l.graph)
-	if err != nil {
-		return err
+	if f.dyn.on {
+		if err := f.dyn.apply(&req, f); err != nil {
+			return err
+		}
 	}
 	prog := newProgress(f.quiet)
-	progressHooks(&opt, prog)
-	ans, err := infer.Run(ctx, alg, l.graph, ev, opt)
+	req.Progress = prog.report
+	req.Warn = func(ws []*pos.Error) { warn(f.quiet, ws) }
+	res, err := engine.Run(ctx, req)
 	prog.done()
 	if err != nil {
-		return notConverged(path, bpHint(err))
+		return cmdError(path, err)
 	}
-	reportRun(ans, f.quiet)
-	defer summarize(f.quiet, ans.Stats, -1, 0) // after the output
-	return writeOutput(f.output, stdout, func(w io.Writer) error {
-		if f.outFormat == "json" {
-			return writeInferJSON(w, ans)
+	report(res, f.quiet)
+	if f.dyn.on {
+		if !f.quiet {
+			fmt.Fprintln(os.Stderr, "lifted: "+res.Summary())
 		}
-		if ans.Task == infer.MAP {
-			return uai.WriteMPE(w, ans.Assignment)
+		if err := f.dyn.writePlot(res, stdout); err != nil {
+			return err
 		}
-		return uai.WriteMAR(w, ans.Marginals())
+	}
+	err = writeOutput(f.output, stdout, func(w io.Writer) error {
+		switch f.outFormat {
+		case "json":
+			return engine.WriteJSON(w, res)
+		case "alchemy":
+			return engine.WriteAlchemy(w, res)
+		}
+		return engine.WriteUAI(w, res)
 	})
-}
-
-// bpHint adds what to try to a BP failure caused by hard constraints.
-func bpHint(err error) error {
-	if errors.Is(err, bp.ErrNotNormalizable) {
-		return fmt.Errorf("%w; BP's messages contradict the model's zeros (as libDAI's \"not normalizable\"): try --damping 0.5 or --schedule seq", err)
+	if err == nil && !f.quiet && !f.dyn.on {
+		fmt.Fprintln(os.Stderr, "lifted: "+res.Summary())
 	}
 	return err
+}
+
+// report says on stderr which method answered and why, which fallback
+// converged, and whether the answer is interrupted or did not converge:
+// those last lines are printed even with --quiet, since the UAI MAR
+// format has no place to mark them.
+func report(res *engine.Result, quiet bool) {
+	for _, m := range res.Messages() {
+		switch {
+		case m.Level == engine.Alert, m.Level == engine.Warning && !quiet:
+			fmt.Fprintln(os.Stderr, "lifted: warning: "+m.Text)
+		case m.Level == engine.Info && !quiet:
+			fmt.Fprintln(os.Stderr, "lifted: "+m.Text)
+		}
+	}
 }
 
 // writeOutput writes to the named file (atomically enough: to a temporary
@@ -369,38 +394,6 @@ func writeOutput(path string, stdout io.Writer, fn func(io.Writer) error) error 
 		return err
 	}
 	return os.Rename(tmp, path)
-}
-
-func writeInferJSON(w io.Writer, ans *infer.Answer) error {
-	out := map[string]any{"stats": ans.Stats}
-	if ans.Task == infer.MAP {
-		out["assignment"] = ans.Assignment
-		if st := ans.Stats; st.Bound != nil { // lp, ilp
-			out["objective"], out["bound"], out["gap"] = finite(*st.Objective), finite(*st.Bound), finite(*st.Gap)
-		}
-	} else {
-		out["marginals"] = ans.Marginals()
-		out["log_z"] = logZ(ans, 0)
-	}
-	enc := json.NewEncoder(w)
-	return enc.Encode(out)
-}
-
-// logZ is the Answer's log Z plus offset for the JSON output: null when the
-// method gives none (samplers) or it is not finite.
-func logZ(ans *infer.Answer, offset float64) any {
-	if ans.LogZKind == infer.NoLogZ {
-		return nil
-	}
-	return finite(ans.LogZ + offset)
-}
-
-// finite maps a non-finite number to nil (JSON null) so no NaN leaks out.
-func finite(x float64) any {
-	if math.IsNaN(x) || math.IsInf(x, 0) {
-		return nil
-	}
-	return x
 }
 
 // methodHelp lists the registered inference methods for --method's help.

@@ -11,9 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	mlnfile "github.com/lifted-dev/lifted/format/mlnfile"
 	"github.com/lifted-dev/lifted/learn"
-	"github.com/lifted-dev/lifted/mln"
 	"github.com/lifted-dev/lifted/online"
 )
 
@@ -72,13 +70,13 @@ lwl and pll use L-BFGS with a Gaussian prior N(--prior-mean,
 			if f.method == "dn" {
 				return runDiscLearn(cmd.Context(), &f, cmd.OutOrStdout())
 			}
-			if isOnlineMethod(f.method) {
+			if online.IsMethod(f.method) {
 				err := runOnlineLearn(cmd.Context(), &f.online, onlineRun{
 					Method: f.method, Input: f.input, Train: f.train, Output: f.output, Quiet: f.quiet,
 					MaxIter: f.maxIter, Tol: f.tol, PriorStdDev: f.priorStdDev,
 				}, cmd.OutOrStdout())
 				if f.method == "scg" && errors.Is(err, online.ErrClauseTooLarge) {
-					// the BP learner's ground clauses are tables: fall back to MC-SAT
+					// the BP learner's ground clauses are tables: MC-SAT's counts have no such limit
 					if !f.quiet {
 						fmt.Fprintf(os.Stderr, "lifted: scg: %v; learning with --method dn (diagonal Newton, MC-SAT counts) instead\n", err)
 					}
@@ -114,27 +112,6 @@ func runLearn(f *learnFlags, stdout io.Writer) error {
 	if f.method != "lwl" && f.method != "pll" {
 		return usageError{fmt.Errorf("unknown --method %q (want lwl, pll, dn, smd, sgd, scg or lbfgs-bp)", f.method)}
 	}
-	if f.priorStdDev == 0 {
-		return usageError{fmt.Errorf("--prior-stddev must not be 0")}
-	}
-	if f.maxIter < 1 {
-		return usageError{fmt.Errorf("--max-iter must be at least 1, got %d", f.maxIter)}
-	}
-	if !(f.tol > 0) {
-		return usageError{fmt.Errorf("--tol must be positive, got %v", f.tol)}
-	}
-	m, err := readMLNQuiet(f.input, f.quiet)
-	if err != nil {
-		return err
-	}
-	files := make([][]string, len(f.train))
-	for i, path := range f.train {
-		files[i] = []string{path}
-	}
-	m, dbs, err := mln.ExpandForData(m, readDBs(files))
-	if err != nil {
-		return err
-	}
 	prog := newProgress(f.quiet)
 	opt := &learn.Options{
 		PriorMean: f.priorMean, PriorStdDev: f.priorStdDev, MaxIter: f.maxIter, GradTol: f.tol,
@@ -143,18 +120,14 @@ func runLearn(f *learnFlags, stdout io.Writer) error {
 			prog.update(f.method, int64(it), int64(f.maxIter), fmt.Sprintf("L-BFGS iteration %d, objective %.10g", it, obj))
 		},
 	}
-	var res *learn.Result
-	if f.method == "lwl" {
-		data := make([]*learn.Data, len(dbs))
-		for i, db := range dbs {
-			if data[i], err = learn.CountDB(m, db, f.train[i]); err != nil {
-				return err
-			}
-		}
-		res, err = learn.LWL(m, data, opt)
-	} else {
-		res, err = learn.PLL(m, dbs, f.train, opt)
+	if err := opt.Check(); err != nil {
+		return usageError{err}
 	}
+	m, err := readMLNQuiet(f.input, f.quiet)
+	if err != nil {
+		return err
+	}
+	m, res, err := learn.Files(m, f.method, f.train, opt)
 	prog.done()
 	if err != nil {
 		return err
@@ -175,8 +148,7 @@ func runLearn(f *learnFlags, stdout io.Writer) error {
 	})
 }
 
-// runDiscLearn runs "lifted learn --method dn": learn.Discriminative on
-// every training database, the --ne predicates as the query.
+// runDiscLearn runs "lifted learn --method dn" (learn.DiscFiles).
 func runDiscLearn(ctx context.Context, f *learnFlags, stdout io.Writer) error {
 	if f.input == "" || len(f.train) == 0 {
 		return usageError{fmt.Errorf("learn needs -i STRUCT.mln and -t A.db[,B.db…]")}
@@ -188,21 +160,13 @@ func runDiscLearn(ctx context.Context, f *learnFlags, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	files := make([][]string, len(f.train))
-	for i, path := range f.train {
-		files[i] = []string{path}
-	}
-	m, dbs, err := mln.ExpandForData(m, readDBs(files))
-	if err != nil {
-		return err
-	}
 	prog := newProgress(f.quiet)
 	maxIter := f.maxIter
 	if maxIter == 1000 { // the L-BFGS default; diagonal Newton's is 100
 		maxIter = 100
 	}
-	res, err := learn.Discriminative(ctx, m, dbs, f.train, learn.DiscOptions{
-		NE: f.online.ne, PriorMean: f.priorMean, PriorStdDev: f.priorStdDev, MaxIter: maxIter, Seed: f.online.seed,
+	m, res, err := learn.DiscFiles(ctx, m, f.train, learn.DiscOptions{
+		NE: f.online.ne, PriorMean: f.priorMean, PriorStdDev: f.priorStdDev, MaxIter: maxIter, Seed: f.online.c.Seed,
 		Progress: func(it int, g float64) {
 			prog.update("dn", int64(it), int64(maxIter), fmt.Sprintf("diagonal Newton iteration %d, largest gradient per open ground formula %.3g", it, g))
 		},
@@ -227,19 +191,4 @@ func trainNames(paths []string) string {
 		names[i] = filepath.Base(p)
 	}
 	return strings.Join(names, ", ")
-}
-
-// readDBs reads databases, each from a list of files, against a model:
-// the callback of mln.ExpandForData.
-func readDBs(dbFiles [][]string) func(*mln.MLN) ([]*mln.DB, error) {
-	return func(m *mln.MLN) ([]*mln.DB, error) {
-		dbs := make([]*mln.DB, len(dbFiles))
-		for i, files := range dbFiles {
-			var err error
-			if dbs[i], err = mlnfile.ReadDBFiles(m, files...); err != nil {
-				return nil, err
-			}
-		}
-		return dbs, nil
-	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/lifted-dev/lifted/infer"
+	"github.com/lifted-dev/lifted/internal/alchemyargs"
 )
 
 // usageError marks errors caused by how the command was called.
@@ -20,12 +21,12 @@ type usageError struct{ error }
 func main() {
 	root := newRoot()
 	args := os.Args[1:]
-	if name := invokedAs(os.Args[0]); name != "" {
+	if name := alchemyargs.InvokedAs(os.Args[0]); name != "" {
 		args = append([]string{name}, args...) // a link named infer or learnwts, as Alchemy's programs
 	}
 	args, warnings, err := alchemyArgs(root, args)
 	if err == nil {
-		if !quietIn(args) {
+		if !alchemyargs.QuietIn(args) {
 			for _, w := range warnings {
 				fmt.Fprintln(os.Stderr, "lifted: warning:", w)
 			}

@@ -78,7 +78,7 @@ func TestMapLPCommand(t *testing.T) {
 		{[]string{"map", uai, "--symmetry", "colour"}, "--symmetry colour is valid for the LOCAL relaxation only"},
 		{[]string{"map", uai, "--symmetry", "mirror"}, `unknown --symmetry "mirror"`},
 		{[]string{"map", uai, "--relaxation", "tight", "--symmetry", "none"}, `unknown --relaxation "tight"`},
-		{[]string{"map", uai, "--method", "maxwalksat", "--relaxation", "local"}, "--relaxation applies to --method lp and ilp, not maxwalksat"},
+		{[]string{"map", uai, "--method", "maxwalksat", "--relaxation", "local"}, "--relaxation does not apply to --method maxwalksat"},
 	} {
 		_, stderr, code := run(t, c.args...)
 		if code != 1 || !strings.Contains(stderr, "lifted: "+c.want) {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -234,13 +233,12 @@ func TestMLNAlchemyRegression(t *testing.T) {
 }
 
 func TestCompressMLN(t *testing.T) {
-	f := &graphFlags{evidence: []string{smokersDB}, colorMode: "auto", quiet: true}
-	var out bytes.Buffer
-	if err := compressMLN(context.Background(), f, &mlnFlags{query: []string{"Smokes"}}, smokersMLN, "", &out); err != nil {
-		t.Fatal(err)
+	out, stderr, code := run(t, "compress", smokersMLN, "-e", smokersDB, "-q", "Smokes", "--quiet")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	var st map[string]any
-	if err := json.Unmarshal(out.Bytes(), &st); err != nil {
+	if err := json.Unmarshal([]byte(out), &st); err != nil {
 		t.Fatal(err)
 	}
 	num := func(k string) float64 { x, _ := st[k].(float64); return x }

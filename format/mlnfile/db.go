@@ -385,3 +385,18 @@ func ReadQuery(rd io.Reader, name string, m *mln.MLN) ([]*mln.Atom, error) {
 	r.errs.Sort()
 	return atoms, r.errs.Err()
 }
+
+// ReadDBSets returns a reader of databases, each from a list of files,
+// against a model: the callback of mln.ExpandForData.
+func ReadDBSets(sets [][]string) func(*mln.MLN) ([]*mln.DB, error) {
+	return func(m *mln.MLN) ([]*mln.DB, error) {
+		dbs := make([]*mln.DB, len(sets))
+		for i, files := range sets {
+			var err error
+			if dbs[i], err = ReadDBFiles(m, files...); err != nil {
+				return nil, err
+			}
+		}
+		return dbs, nil
+	}
+}

@@ -380,8 +380,9 @@ def wfomc(mln, evidence=None, query=None, *, domain=None, count=None, quiet=True
     predicate. Other flags as keyword options (``allow_ground=True``,
     ``default_weight=1.0``).
 
-    Returns ``{"log_z": float, "expected_counts": [per formula],
-    "marginals": {query: probability}, "digits_lost": int, "seconds": float}``.
+    Returns the result dict (engine/result.schema.json): ``log_z``,
+    ``marginals`` ({query: probability}) and ``stats`` with
+    ``expected_counts`` (per formula), ``digits_lost`` and ``seconds``.
     """
     with _Inputs() as inp:
         args = ["wfomc", inp.file(mln, "model", ".mln")]
@@ -419,10 +420,12 @@ def count(model, method=None, *, format=None, quiet=True, **options):
     """Model counting (``lifted count``) of a DIMACS CNF or a 0/1 UAI model,
     as a path or text: method "exact", "bpcount" or "lbpcount" (the
     default). Flags as keyword options (``trials=7``, ``seed=3``,
-    ``timeout="30s"``, ``per_step=True``). Returns the command's JSON dict:
-    for exact, ``count`` (a decimal string; ``int()`` it) and
-    ``count_log10``; for the bounds, ``lower_bound_log10``, ``confidence``,
-    ``estimates_log10``, message and edge counts, ….
+    ``timeout="30s"``, ``per_step=True``). Returns the result dict
+    (engine/result.schema.json): ``log_z`` (the natural log of the count, or
+    of its lower bound; ``log_z_kind`` says which) and ``stats``: for exact,
+    ``count`` (a decimal string; ``int()`` it) and ``count_log10``; for the
+    bounds, ``lower_bound_log10``, ``confidence``, ``estimates_log10``,
+    message and edge counts, ….
     """
     with _Inputs() as inp:
         if isinstance(model, str) and _is_text(model):
