@@ -96,6 +96,11 @@ class SameAnswers(NeedsLibrary):
         self.both(lifted.infer, SMOKERS, SMOKERS_DB, "Cancer", method="lbp",
                   cw=["Friends"], merge_duplicates=True, construction="ground",
                   prop={"max-iter": 500})
+        # log Z of the first-order construction (the command asks for it with JSON output).
+        for db in (SMOKERS_DB, None):
+            r = self.both(lifted.infer, SMOKERS, db, "Smokes,Cancer", method="lbp",
+                          construction="first-order")
+            self.assertIsNotNone(r["log_z"])
 
     def test_map(self):
         for method, kw in (("lp", {}), ("ilp", {}), ("maxwalksat", {"seed": 1, "tries": 3}),
