@@ -358,9 +358,14 @@ def infer(model, evidence=None, query=None, method=None, *, format=None,
     query: MLN query predicates or atoms: ``"Smokes,Cancer"`` or
     ``["Smokes", "Friends(Anna,y)"]``.
 
-    method: "lbp" (lifted BP, the default) or "bp" (ground BP), or any
-    other method the binary offers. ``max_product=True`` asks for a MAP
-    assignment.
+    method: "auto" (the default: exact where cheap, else lifted BP), "lbp"
+    (lifted BP), "bp" (ground BP), or any other method of ``lifted infer
+    --help``. ``max_product=True`` asks for a MAP assignment (see also
+    ``map``).
+
+    native: True runs in-process through the shared library (load, query,
+    free: see ``load``), False through the binary; None (the default) is
+    ``lifted.NATIVE``. Both return the same dict.
 
     Other keyword options are the command's flags: ``max_iter=200``,
     ``damping=0.5``, ``schedule="seq"``, ``cw=["Friends"]``,

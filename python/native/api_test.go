@@ -152,3 +152,39 @@ func TestHandles(t *testing.T) {
 		t.Errorf("run on a freed handle: %+v", e)
 	}
 }
+
+// The request carries what the command's flags carry: infer passes its
+// --tol default (BP's 1e-8) to every method with the property, map leaves
+// lp's own 1e-6 (cmd/lifted/infer.go's request, map.go).
+func TestRequestAsTheFlags(t *testing.T) {
+	m, err := engine.Load(smokers, engine.LoadOptions{Evidence: []string{smokersDB}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		rr      runRequest
+		method  string
+		task    engine.Task
+		tol     string
+		hasTol  bool
+		dynamic bool
+	}{
+		{runRequest{Mode: "infer", Method: "lp", MaxProduct: true}, "lp", engine.MAP, "1e-08", true, false},
+		{runRequest{Mode: "map"}, "lp", engine.MAP, "", false, false},
+		{runRequest{Mode: "map", Method: "bp"}, "bp", engine.MAP, "", false, false},
+		{runRequest{Mode: "infer"}, "auto", engine.Marginals, "1e-08", true, false},
+		{runRequest{Mode: "infer", Properties: map[string]string{"tol": "1e-3"}}, "auto", engine.Marginals, "1e-3", true, false},
+		{runRequest{Mode: "infer", Method: "gibbs"}, "gibbs", engine.Marginals, "", false, false},
+		{runRequest{Mode: "infer", Query: []string{"Cancer"}, Dynamic: &dynamicRequest{}}, "lbp", engine.Marginals, "1e-08", true, true},
+	} {
+		req, err := request(m, &tc.rr)
+		if err != nil {
+			t.Errorf("%+v: %v", tc.rr, err)
+			continue
+		}
+		tol, has := req.Properties["tol"]
+		if req.Method != tc.method || req.Task != tc.task || has != tc.hasTol || tol != tc.tol || (req.Dynamic != nil) != tc.dynamic || !req.LogZ {
+			t.Errorf("%+v: method %s task %v tol %q (%v) dynamic %v logz %v", tc.rr, req.Method, req.Task, tol, has, req.Dynamic != nil, req.LogZ)
+		}
+	}
+}
