@@ -301,7 +301,7 @@ class Errors(NeedsBinary):
         os.environ["LIFTED_BIN"] = os.path.join(tempfile.gettempdir(), "no-such-lifted-binary")
         try:
             with self.assertRaises(lifted.BinaryNotFoundError) as c:
-                lifted.infer(SMOKERS, SMOKERS_DB, "Smokes")
+                lifted.infer(SMOKERS, SMOKERS_DB, "Smokes", native=False)
             self.assertIn("go build", str(c.exception))
         finally:
             if old is None:
