@@ -66,6 +66,11 @@ lwl and pll use L-BFGS with a Gaussian prior N(--prior-mean,
 					MaxIter: f.maxIter, Tol: f.tol, PriorStdDev: f.priorStdDev,
 				}, cmd.OutOrStdout())
 			}
+			for _, n := range []string{"plot", "plot-with", "log", "holdout", "eval-every"} {
+				if cmd.Flags().Changed(n) {
+					return usageError{fmt.Errorf("--%s draws or logs the test-CMLL learning curve of the online learners (--method smd, sgd, scg or lbfgs-bp, with --holdout); --method %s has no such curve", n, f.method)}
+				}
+			}
 			return runLearn(&f, cmd.OutOrStdout())
 		},
 	}
@@ -93,6 +98,10 @@ func runLearn(f *learnFlags, stdout io.Writer) error {
 	}
 	if f.method != "lwl" && f.method != "pll" {
 		return usageError{fmt.Errorf("unknown --method %q (want lwl, pll, smd, sgd, scg or lbfgs-bp)", f.method)}
+	}
+	out, err := openOutput(f.output)
+	if err != nil {
+		return err
 	}
 	prog := newProgress(f.quiet)
 	opt := &learn.Options{
@@ -125,7 +134,7 @@ func runLearn(f *learnFlags, stdout io.Writer) error {
 	header := fmt.Sprintf("Learned by lifted learn --method %s from %s\n%s %.10g, prior N(%g, %g²)",
 		f.method, trainNames(f.train), map[string]string{"lwl": "training log-likelihood", "pll": "training pseudo-log-likelihood"}[f.method],
 		res.LogLik, f.priorMean, f.priorStdDev)
-	return writeOutput(f.output, stdout, func(w io.Writer) error {
+	return out.write(stdout, func(w io.Writer) error {
 		return learn.WriteMLN(w, m, res.Weights, header)
 	})
 }

@@ -1,0 +1,142 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// Issue 25.2: lp's proved-optimal answer is not reported as BP's
+// non-convergence; every status line names the method that ran.
+func TestStatusLinesNameTheMethod(t *testing.T) {
+	out, stderr, code := run(t, "map", smokersMLN, "-e", smokersDB, "-q", "Cancer")
+	if code != 0 || strings.Contains(out, "NOT CONVERGED") || strings.Contains(stderr, "NOT CONVERGED") || strings.Contains(stderr, "BP") ||
+		!strings.HasPrefix(out, "Cancer(Anna) 1\n") || !strings.Contains(stderr, "MAP by LP relaxation (lp), objective 79.1, bound 79.1, gap 0;") {
+		t.Errorf("map: exit %d, %q, %s", code, out, stderr)
+	}
+	out, _, _ = run(t, "map", smokersMLN, "-e", smokersDB, "-q", "Cancer", "--output-format", "json")
+	if !strings.Contains(out, `"method":"lp","method_reason":null,"converged":true`) {
+		t.Errorf("map json: %s", out)
+	}
+	for _, c := range []struct {
+		args []string
+		want *regexp.Regexp
+	}{
+		{[]string{"--method", "lbp"}, regexp.MustCompile(`; lbp: \d+ iterations, converged; `)},
+		{[]string{"--method", "bp"}, regexp.MustCompile(`; bp: \d+ iterations, converged; `)},
+		{[]string{"--method", "mcsat", "--samples", "200", "--chains", "2", "--seed", "1"}, regexp.MustCompile(`; mcsat: 400 samples in 2 chains(, worst R-hat [0-9.]+)?, mixed; `)},
+		{[]string{"--method", "gibbs", "--samples", "200", "--chains", "2", "--seed", "1", "--allow-unconverged"}, regexp.MustCompile(`; gibbs: 400 samples in 2 chains`)},
+	} {
+		_, stderr, _ := run(t, append([]string{"infer", smokersMLN, "-e", smokersDB, "-q", "Cancer"}, c.args...)...)
+		if !c.want.MatchString(stderr) {
+			t.Errorf("%v: %q, want %s", c.args, stderr, c.want)
+		}
+	}
+	// BP that stops at its limit says it was BP, by name.
+	out, stderr, code = run(t, "infer", smokersMLN, "-e", smokersDB, "-q", "Cancer", "--method", "bp", "--max-iter", "1", "--allow-unconverged")
+	if code != 0 || !strings.HasPrefix(out, "// NOT CONVERGED: bp (belief propagation) stopped after ") || !strings.Contains(stderr, "NOT CONVERGED: bp (belief propagation) stopped after") {
+		t.Errorf("bp --max-iter 1: exit %d, %q, %s", code, out, stderr)
+	}
+}
+
+// startInterrupted runs the binary, sends it SIGINT after wait and returns
+// its stdout, stderr, exit code and how long it took to stop.
+func startInterrupted(t *testing.T, dir string, wait time.Duration, args ...string) (string, string, int, time.Duration) {
+	t.Helper()
+	cmd := exec.Command(binary, args...)
+	cmd.Dir = dir
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(wait)
+	sent := time.Now()
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	err := cmd.Wait()
+	took := time.Since(sent)
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return out.String(), errb.String(), code, took
+}
+
+// Issue 25.2: Ctrl-C during sampling exits 130 with nothing printed, unless
+// --allow-partial, which prints the estimates headed "interrupted after N
+// samples"; the output file is not left half written, nor its temporary.
+func TestInterruptedSampling(t *testing.T) {
+	dir := t.TempDir()
+	mln, db := absPath(t, smokersMLN), absPath(t, smokersDB)
+	args := []string{"infer", mln, "-e", db, "-q", "Cancer", "--method", "mcsat", "--samples", "100000000", "--chains", "2", "-r", "out.result"}
+	out, stderr, code, _ := startInterrupted(t, dir, 1500*time.Millisecond, args...)
+	if code != 130 || out != "" || !regexp.MustCompile(`interrupted after \d+ samples \(mcsat\); nothing printed \(--allow-partial`).MatchString(stderr) {
+		t.Errorf("interrupted: exit %d, %q, %s", code, out, stderr)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("interrupted run left %v", entries)
+	}
+	_, stderr, code, _ = startInterrupted(t, dir, 1500*time.Millisecond, append(args, "--allow-partial")...)
+	text, err := os.ReadFile(filepath.Join(dir, "out.result"))
+	if code != 0 || err != nil || !regexp.MustCompile(`^// interrupted after \d+ samples \(mcsat\)\nCancer\(Anna\) `).Match(text) ||
+		!regexp.MustCompile(`warning: interrupted after \d+ samples \(mcsat\): the answer printed is the one so far`).MatchString(stderr) {
+		t.Errorf("--allow-partial: exit %d, %v, %q, %s", code, err, text, stderr)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("--allow-partial left %v", entries)
+	}
+}
+
+// Issue 25.4: the output path is checked before any work, the error names
+// the user's path, and no temporary file is left behind.
+func TestOutputCheckedFirst(t *testing.T) {
+	dir := t.TempDir()
+	mln, db := absPath(t, smokersMLN), absPath(t, smokersDB)
+	sub := filepath.Join(dir, "existing")
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ro := filepath.Join(dir, "ro")
+	if err := os.Mkdir(ro, 0o555); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		cmd  []string
+		path string
+		want string
+	}{
+		{[]string{"infer", mln, "-e", db, "-q", "Cancer", "-r"}, sub, "cannot write output " + sub + ": it is a directory"},
+		{[]string{"infer", "-i", mln, "-e", db, "-q", "Cancer", "-r"}, filepath.Join(dir, "missing", "x.result"), "cannot write output " + filepath.Join(dir, "missing", "x.result") + ": no such file or directory"},
+		{[]string{"map", mln, "-e", db, "-q", "Cancer", "-o"}, filepath.Join(ro, "x.result"), "cannot write output " + filepath.Join(ro, "x.result") + ": permission denied"},
+		// A run far too long to finish: the check comes first.
+		{[]string{"infer", mln, "-e", db, "-q", "Cancer", "--method", "mcsat", "--samples", "1000000000", "-r"}, sub, "it is a directory"},
+		{[]string{"learnwts", "-g", "-i", mln, "-t", db, "-o"}, sub, "cannot write output " + sub + ": it is a directory"},
+	} {
+		if os.Geteuid() == 0 && strings.HasPrefix(c.path, ro) {
+			continue // root writes anywhere
+		}
+		start := time.Now()
+		out, stderr, code := run(t, append(c.cmd, c.path)...)
+		if code != 1 || out != "" || !strings.Contains(stderr, c.want) || strings.Contains(stderr, ".tmp") || time.Since(start) > 5*time.Second {
+			t.Errorf("%v %s: exit %d, %q, %s", c.cmd, c.path, code, out, stderr)
+		}
+	}
+	for _, d := range []string{dir, sub, ro} {
+		entries, _ := os.ReadDir(d)
+		for _, e := range entries {
+			if n := e.Name(); n != "existing" && n != "ro" {
+				t.Errorf("left %s in %s", n, d)
+			}
+		}
+	}
+}
