@@ -110,6 +110,7 @@ func runLearn(f *learnFlags, stdout io.Writer) error {
 		Progress: func(it int, obj float64) {
 			prog.update(f.method, int64(it), int64(f.maxIter), fmt.Sprintf("L-BFGS iteration %d, objective %.10g", it, obj))
 		},
+		Stage: func(stage string, done, total int64, detail string) { prog.update(stage, done, total, detail) },
 	}
 	if err := opt.Check(); err != nil {
 		return usageError{err}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"os"
 	"os/exec"
@@ -137,6 +138,62 @@ func TestOutputCheckedFirst(t *testing.T) {
 			if n := e.Name(); n != "existing" && n != "ro" {
 				t.Errorf("left %s in %s", n, d)
 			}
+		}
+	}
+}
+
+const uwcse = "../../../shared/data/mln/uwcse/tuffy-cse"
+
+// Issue 25.5: learnwts -g (pll) on UW-CSE reports its progress early,
+// with how far it is and the time left; --plot is refused by lwl and pll,
+// which draw no curve.
+func TestLearnProgressEarly(t *testing.T) {
+	if _, err := os.Stat(uwcse); err != nil {
+		t.Skip("../shared (UW-CSE) is absent:", err)
+	}
+	cmd := exec.Command(binary, "learnwts", "-g", "-i", uwcse+"/prog.mln", "-t", uwcse+"/evidence.db", "-o", filepath.Join(t.TempDir(), "out.mln"))
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	lines := make(chan string)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	want := regexp.MustCompile(`^lifted: \[[0-9.]+ s\] pll: .* \d+ of \d+ \(\d+%, about .* left\)`)
+	timeout := time.After(20 * time.Second)
+	for {
+		select {
+		case l, ok := <-lines:
+			if !ok {
+				t.Fatal("learnwts ended without a progress line with the time left")
+			}
+			if want.MatchString(l) {
+				if took := time.Since(start); took > 10*time.Second {
+					t.Errorf("first progress line with the time left after %v", took)
+				}
+				return
+			}
+		case <-timeout:
+			t.Fatal("no progress line with the time left in 20 s")
+		}
+	}
+}
+
+func TestLearnPlotRefused(t *testing.T) {
+	for _, m := range []string{"lwl", "pll"} {
+		_, stderr, code := run(t, "learn", "--method", m, "-i", smokersMLN, "-t", smokersDB, "--plot", filepath.Join(t.TempDir(), "c.png"))
+		if code != 1 || !strings.Contains(stderr, "--plot draws or logs the test-CMLL learning curve of the online learners") || !strings.Contains(stderr, "--method "+m+" has no such curve") {
+			t.Errorf("%s --plot: exit %d, %s", m, code, stderr)
 		}
 	}
 }
