@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -195,5 +196,67 @@ func TestLearnPlotRefused(t *testing.T) {
 		if code != 1 || !strings.Contains(stderr, "--plot draws or logs the test-CMLL learning curve of the online learners") || !strings.Contains(stderr, "--method "+m+" has no such curve") {
 			t.Errorf("%s --plot: exit %d, %s", m, code, stderr)
 		}
+	}
+}
+
+// Issue 25.6: Ctrl-C during a large grounding stops it within half a
+// second (the grounder polls the context in its inner loops).
+func TestInterruptedGrounding(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	b.WriteString("person = {")
+	for i := range 300 {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		fmt.Fprintf(&b, "P%d", i)
+	}
+	b.WriteString("}\nFriends(person,person)\nSmokes(person)\n1 Friends(x,y) ^ Friends(y,z) => Friends(x,z)\n")
+	writeFile(t, dir, "big.mln", b.String())
+	writeFile(t, dir, "big.db", "Smokes(P1)\n")
+	_, stderr, code, took := startInterrupted(t, dir, 1500*time.Millisecond, "infer", "big.mln", "-e", "big.db", "-q", "Smokes", "--method", "bp", "--max-ground", "-1")
+	if code != 130 || !strings.Contains(stderr, "lifted: big.mln: interrupted before any answer") || !strings.Contains(stderr, "grounding") {
+		t.Errorf("exit %d, %s", code, stderr)
+	}
+	if took > 500*time.Millisecond {
+		t.Errorf("stopped %v after SIGINT", took)
+	}
+}
+
+// Issue 25.6: messages that mislead no more.
+func TestMessages(t *testing.T) {
+	dir := t.TempDir()
+	for _, w := range []string{"nan", "inf", "-Inf", "Infinity"} {
+		p := writeFile(t, dir, "w.mln", "person = {A,B}\nSmokes(person)\nCancer(person)\n"+w+" Smokes(x) => Cancer(x)\n")
+		_, stderr, code := run(t, "infer", p, "-q", "Cancer")
+		if code != 1 || !strings.Contains(stderr, p+":4:1: weight "+w+" is not a finite number") {
+			t.Errorf("weight %s: exit %d, %s", w, code, stderr)
+		}
+	}
+	// A predicate named inf is still one.
+	p := writeFile(t, dir, "p.mln", "person = {A,B}\ninf(person)\n1 inf(x)\n")
+	if _, stderr, code := run(t, "infer", p, "-q", "inf"); code != 0 {
+		t.Errorf("predicate inf: exit %d, %s", code, stderr)
+	}
+	// An all-zero table: no world of positive weight, whatever the method.
+	z := writeFile(t, dir, "zero.uai", "MARKOV\n2\n2 2\n2\n1 0\n2 0 1\n\n2\n 0 0\n\n4\n 1 0 0 1\n")
+	for _, m := range []string{"auto", "bp", "lbp"} {
+		_, stderr, code := run(t, "infer", z, "--method", m)
+		if code != 1 || !strings.Contains(stderr, "the model has no world of positive weight") || strings.Contains(stderr, "--damping") {
+			t.Errorf("all-zero table, %s: exit %d, %s", m, code, stderr)
+		}
+	}
+	if _, stderr, _ := run(t, "infer", z, "--method", "enumerate"); !strings.Contains(stderr, "every state has probability zero") {
+		t.Errorf("enumerate: %s", stderr)
+	}
+	// lbg's errors are not prefixed twice.
+	u := writeFile(t, dir, "unsat.mln", "person = {A,B,C}\nSmokes(person)\nCancer(person)\nSmokes(x) => Cancer(x).\nSmokes(x) ^ !Cancer(x).\n")
+	if _, stderr, code := run(t, "infer", "--method", "lbg", u, "-q", "Cancer"); code != 1 || strings.Contains(stderr, "lbg: lbg:") || !strings.Contains(stderr, "lbg: found no world") {
+		t.Errorf("lbg: exit %d, %s", code, stderr)
+	}
+	// --max-ground 0 is the default (sized to memory), documented as such;
+	// -1 is no limit.
+	if out, _, _ := run(t, "infer", "--help"); !strings.Contains(out, "(0: sized to the available memory; -1: no limit)") {
+		t.Errorf("--max-ground's help")
 	}
 }
