@@ -12,6 +12,7 @@ import (
 
 	"github.com/lifted-dev/lifted/infer"
 	"github.com/lifted-dev/lifted/internal/jsonschema"
+	"github.com/lifted-dev/lifted/lift"
 )
 
 const (
@@ -261,5 +262,66 @@ func TestRequestErrors(t *testing.T) {
 		if !errors.As(err, &re) {
 			t.Errorf("%+v: %v, want a RequestError", req, err)
 		}
+	}
+}
+
+// seAlg is lbp whose answer carries made-up standard errors (0.001 times
+// the entry's index in Belief), to check where the Result puts them.
+type seAlg struct{ lbp infer.Algorithm }
+
+func (a seAlg) Run(ctx context.Context, c *lift.Compressed, q infer.Query) (*infer.Answer, error) {
+	ans, err := a.lbp.Run(ctx, c, q)
+	if err == nil {
+		ans.StdErr = make([]float64, len(ans.Belief))
+		for i := range ans.StdErr {
+			ans.StdErr[i] = 0.001 * float64(i)
+		}
+	}
+	return ans, err
+}
+
+func init() {
+	infer.Register(infer.Method{Name: "stderr-test", Summary: "lbp with made-up standard errors (engine tests)",
+		Tasks: []infer.Task{infer.Marginals},
+		New: func(infer.Properties) (infer.Algorithm, error) {
+			a, _, err := infer.New("bp", nil)
+			return seAlg{a}, err
+		}})
+}
+
+// The samplers' standard errors (infer.Answer.StdErr, parallel to Belief)
+// reach the Result per variable and per atom, and the JSON's std_errors.
+func TestStdErrors(t *testing.T) {
+	s := schema(t)
+	res, err := Run(context.Background(), Request{Model: smokersUAI, Evidence: []string{smokersUAI + ".evid"}, Method: "stderr-test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ans := res.Answer
+	for v, se := range res.StdErrors {
+		X := int(ans.Graph.NodeOf[v])
+		if len(se) != 2 || se[1] != 0.001*float64(ans.NodeOff[X]+1) {
+			t.Fatalf("variable %d: std errors %v", v, se)
+		}
+	}
+	js := checkJSON(t, s, "fg", res)
+	if rows, _ := js["std_errors"].([]any); len(rows) != len(res.Marginals) {
+		t.Fatalf("std_errors %v", js["std_errors"])
+	}
+	res, err = Run(context.Background(), Request{Model: smokersMLN, Evidence: []string{smokersDB}, Query: []string{"Smokes"}, Method: "stderr-test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	js = checkJSON(t, s, "mln", res)
+	se, _ := js["std_errors"].(map[string]any)
+	n := 0
+	for a := range res.Atoms() {
+		if math.IsNaN(a.StdErr) || a.StdErr <= 0 || se[a.Name] != a.StdErr {
+			t.Errorf("%s: std error %v, JSON %v", a.Name, a.StdErr, se[a.Name])
+		}
+		n++
+	}
+	if n == 0 || len(se) != n {
+		t.Fatalf("%d atoms, %d std errors", n, len(se))
 	}
 }

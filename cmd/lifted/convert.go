@@ -72,8 +72,8 @@ func runConvert(ctx context.Context, f *convertFlags, path string) error {
 	if err != nil {
 		return err
 	}
-	glob, err := lift.WriteEdgeListFiles(f.output, f.shards, g, ev, opt)
-	if errors.Is(err, lift.ErrShardsExist) {
+	glob, err := engine.WriteEdgeListFiles(f.output, f.shards, g, ev, opt)
+	if errors.Is(err, engine.ErrShardsExist) {
 		return usageError{err}
 	}
 	if err != nil {

@@ -249,10 +249,11 @@ func TestCountUAI(t *testing.T) {
 		t.Skipf("%s not found (shared data absent)", shared)
 	}
 	out, stderr, code = run(t, "count", "--method", "exact", "--output-format", "json", shared)
-	var r map[string]any
-	if err := json.Unmarshal([]byte(out), &r); err != nil || code != 0 {
+	var res struct{ Stats map[string]any }
+	if err := json.Unmarshal([]byte(out), &res); err != nil || code != 0 {
 		t.Fatalf("exit %d: %v %q %s", code, err, out, stderr)
 	}
+	r := res.Stats
 	// 2bitcomp_5.cnf.uai.PR: log10 Z = 15.9929982198 (no evidence)
 	if lg, ok := r["count_log10"].(float64); r["count"] != "9840070722846720" || !ok || math.Abs(lg-15.9929982198) > 1e-9 {
 		t.Errorf("2bitcomp_5.cnf.uai: %v", r)

@@ -95,7 +95,7 @@ func TestInferMaxProduct(t *testing.T) {
 		t.Fatalf("exit %d, output %.60q", code, out)
 	}
 	out, _, code = run(t, "infer", "--max-product", "--output-format", "json", smokers)
-	if code != 0 || !strings.Contains(out, `"assignment":[`) || strings.Contains(out, "marginals") {
+	if code != 0 || !strings.Contains(out, `"assignment":[`) || !strings.Contains(out, `"marginals":null`) {
 		t.Fatalf("exit %d, output %.100q", code, out)
 	}
 }
