@@ -42,6 +42,15 @@ func (b *Builder) AddVars(n, card int) int32 {
 	return first
 }
 
+// Grow makes room for nFactors more factors with nEdges edges in all, so
+// that adding them does not reallocate (a caller that knows the size saves
+// the copies of repeated growth).
+func (b *Builder) Grow(nFactors, nEdges int) {
+	b.edgeVar = slices.Grow(b.edgeVar, nEdges)
+	b.factorStart = slices.Grow(b.factorStart, nFactors)
+	b.factorTable = slices.Grow(b.factorTable, nFactors)
+}
+
 // NumVars returns the number of variables added so far.
 func (b *Builder) NumVars() int { return len(b.card) }
 

@@ -93,3 +93,15 @@ func (ch *Chain) Conditionals(cond []float64) {
 		}
 	}
 }
+
+// LogScore returns the log-score of the current world, Σ_f log φ_f(x)
+// (−Inf when some factor is zero there): the scalar summary of the state
+// whose mixing the samplers' diagnostics check.
+func (ch *Chain) LogScore() float64 {
+	c := ch.c
+	s := 0.0
+	for f := range c.g.NumFactors() {
+		s += c.logT[c.g.FactorTable[f]][c.entry(f, -1, 0)]
+	}
+	return s
+}

@@ -158,6 +158,26 @@ func Start(g *fg.Graph, ev fg.Evidence, x []int32, rng *rand.Rand) error {
 	return c.satisfy(rng)
 }
 
+// StartAt is Start from the caller's world x instead of a uniformly
+// random one: observed variables take their evidence state, and the
+// WalkSAT moves (with rng) make x positive. Samplers use it for starts
+// that are more spread out than independent uniform draws (the
+// complement of another chain's start).
+func StartAt(g *fg.Graph, ev fg.Evidence, x []int32, rng *rand.Rand) error {
+	c, err := newChain(g, ev, x)
+	if err != nil {
+		return err
+	}
+	for v := range x {
+		if c.observed(int32(v)) {
+			x[v] = ev[v]
+		} else if x[v] < 0 || x[v] >= g.Card[v] {
+			return fmt.Errorf("gibbs: state %d of variable %d is out of range", x[v], v)
+		}
+	}
+	return c.satisfy(rng)
+}
+
 func (c *chain) satisfy(rng *rand.Rand) error {
 	g := c.g
 	nHard := 0

@@ -73,6 +73,7 @@ func newGrounder(ctx context.Context, p *prepared) *grounder {
 	g.res.LogZOffset = p.at.logUnused
 	for _, f := range p.formulas {
 		g.total += f.total
+		g.res.compiled = append(g.res.compiled, f.index)
 	}
 	for i := range p.at.preds {
 		if s := &p.at.preds[i]; len(s.decl.MutexArgs) > 0 {

@@ -64,10 +64,20 @@ func (fs *factors) add(scope []int32, table int32, mergeable bool) error {
 			fs.index[string(fs.key)] = int32(len(fs.table))
 		}
 	}
-	fs.vars = append(fs.vars, scope...)
-	fs.start = append(fs.start, int64(len(fs.vars)))
-	fs.table = append(fs.table, table)
+	fs.vars = appendDoubling(fs.vars, scope...)
+	fs.start = appendDoubling(fs.start, int64(len(fs.vars)))
+	fs.table = appendDoubling(fs.table, table)
 	return nil
+}
+
+// appendDoubling appends like append but doubles the capacity when it runs
+// out (append grows large slices by a quarter, which copies a
+// million-factor grounding's arrays many times over).
+func appendDoubling[T any](s []T, x ...T) []T {
+	if len(s)+len(x) > cap(s) {
+		s = slices.Grow(s, max(len(x), cap(s)))
+	}
+	return append(s, x...)
 }
 
 func sortedKey(buf []byte, scope []int32) []byte {
@@ -139,6 +149,7 @@ func (fs *factors) combine(e int32, scope []int32, table int32) (bool, error) {
 
 // build adds the collected factors to the builder.
 func (fs *factors) build() error {
+	fs.b.Grow(len(fs.table), len(fs.vars))
 	for f := range fs.table {
 		if _, err := fs.b.AddFactorTable(fs.vars[fs.start[f]:fs.start[f+1]], fs.table[f]); err != nil {
 			return err

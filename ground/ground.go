@@ -130,7 +130,19 @@ type Grounding struct {
 	// constant order, without repeats (evidence atoms are left out).
 	Queries []QueryAtom
 
-	at *atomTable
+	at       *atomTable
+	compiled []int // MLN formula of each compiled formula
+}
+
+// CompiledFormula returns the index in MLN.Formulas of compiled formula i,
+// the formula index that Restriction.OnFactor and OnOffset report (a hard
+// formula split into conjuncts, or a clause of Options.AlchemyCNF, is
+// several compiled formulas), or -1 when i is out of range.
+func (g *Grounding) CompiledFormula(i int) int {
+	if i < 0 || i >= len(g.compiled) {
+		return -1
+	}
+	return g.compiled[i]
 }
 
 // ErrTooLarge reports a grounding refused because of its predicted size.

@@ -178,16 +178,24 @@ type Stats struct {
 	MethodReason string `json:"method_reason,omitempty"`
 
 	// Samplers: samples kept after burn-in and sweeps run (all chains
-	// together), the number of chains, the worst Gelman–Rubin R-hat over
-	// the variables (0 when not known; the largest float when chains sit
-	// in different states that never vary), and whether the run was
-	// cancelled, its estimates being those so far. Omitted when zero, so
-	// other methods print what they always did.
-	Samples     int     `json:"samples,omitempty"`
-	Sweeps      int     `json:"sweeps,omitempty"`
-	Chains      int     `json:"chains,omitempty"`
-	RHat        float64 `json:"r_hat,omitempty"`
-	Interrupted bool    `json:"interrupted,omitempty"`
+	// together), the number of chains, the worst rank-normalised
+	// split-R-hat and the smallest bulk and tail effective sample sizes
+	// over the marginals and the state's log-score (package
+	// infer/mcmc/diag; R-hat is the largest float when chains sit in
+	// different states that never vary), why the chains are not called
+	// mixed (empty when they are: Converged), the swap acceptance rates
+	// between neighbouring temperatures of replica exchange (tempering),
+	// and whether the run was cancelled, its estimates being those so
+	// far. Omitted when zero, so other methods print what they always did.
+	Samples     int       `json:"samples,omitempty"`
+	Sweeps      int       `json:"sweeps,omitempty"`
+	Chains      int       `json:"chains,omitempty"`
+	RHat        float64   `json:"r_hat,omitempty"`
+	BulkESS     float64   `json:"min_bulk_ess,omitempty"`
+	TailESS     float64   `json:"min_tail_ess,omitempty"`
+	Mixing      string    `json:"not_mixed,omitempty"`
+	SwapRates   []float64 `json:"swap_rates,omitempty"`
+	Interrupted bool      `json:"interrupted,omitempty"`
 
 	// Objective is, for a MAP answer that has one (MaxWalkSAT), the log
 	// score of the decoded world: Σ of the natural logs of its factors'
@@ -212,4 +220,9 @@ type Stats struct {
 	LPConstraints int      `json:"lp_constraints,omitempty"`
 	Cuts          int      `json:"cuts,omitempty"`
 	CutRounds     int      `json:"cut_rounds,omitempty"`
+
+	// Exact inference by junction tree (jtree): the treewidth of the
+	// elimination order used and the entries of its largest clique table.
+	Treewidth    int   `json:"treewidth,omitempty"`
+	LargestTable int64 `json:"largest_table,omitempty"`
 }

@@ -40,6 +40,10 @@ type Model struct {
 	// the variables (the renaming symmetry of MAP by LP); nil when unknown.
 	// (Typed any because package ground's tests import infer.)
 	Grounding any
+	// Evidence is the evidence on Graph's variables (nil: none), for
+	// methods that choose by the size of what is left unobserved (auto on
+	// a factor graph; a grounding has no variables for evidence atoms).
+	Evidence fg.Evidence
 }
 
 // QueryAtom is a ground query atom, named as in the MLN ("Friends(Anna,Bob)"),
@@ -148,10 +152,21 @@ func RunModel(ctx context.Context, alg Algorithm, m *Model, opt Options) (*Answe
 		}
 	}
 	if ans != nil {
-		if choice != nil && choice.Name != "" {
-			ans.Stats.Method, ans.Stats.MethodReason = choice.Name, choice.Reason
-		}
+		ans.Stats.chosen(choice)
 		ans.Stats.Seconds = time.Since(start).Seconds()
 	}
 	return ans, err
+}
+
+// chosen records a Chooser's choice c (nil: none) in s. A chosen method
+// that itself handed the query on (auto's BP chain falling back to a
+// sampler) has set Method already: its reason then follows c's.
+func (s *Stats) chosen(c *Choice) {
+	switch {
+	case c == nil || c.Name == "":
+	case s.Method != "" && s.Method != c.Name:
+		s.MethodReason = c.Reason + "; " + s.MethodReason
+	default:
+		s.Method, s.MethodReason = c.Name, c.Reason
+	}
 }

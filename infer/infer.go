@@ -17,7 +17,8 @@
 // The belief propagation engine lives in infer/bp and registers "lbp"
 // (lifted) and "bp" (ground); import it (or cmd/lifted does) to use them by
 // name. infer/exact registers "wfomc" (exact, on the first-order model) and
-// "auto" (wfomc or lbp).
+// "auto" (wfomc, enumerate, jtree, lbp with fallbacks, mcsat); infer/jtree
+// registers "jtree".
 //
 // Optional interfaces extend the seam: Fallbacks (retry variants of an
 // iterative method, applied by Run under Options.Unconverged), FirstOrder
@@ -85,7 +86,7 @@ func Run(ctx context.Context, alg Algorithm, g *fg.Graph, ev fg.Evidence, opt Op
 	start := time.Now()
 	var choice *Choice
 	if ch, ok := alg.(Chooser); ok {
-		x, err := ch.Choose(ctx, &Model{Graph: g}, opt.Query)
+		x, err := ch.Choose(ctx, &Model{Graph: g, Evidence: ev}, opt.Query)
 		if err != nil {
 			return nil, err
 		}
@@ -98,9 +99,7 @@ func Run(ctx context.Context, alg Algorithm, g *fg.Graph, ev fg.Evidence, opt Op
 	}
 	ans, err := runConverging(ctx, alg, c, opt.Query, opt.Unconverged)
 	if ans != nil {
-		if choice != nil && choice.Name != "" {
-			ans.Stats.Method, ans.Stats.MethodReason = choice.Name, choice.Reason
-		}
+		ans.Stats.chosen(choice)
 		ans.Stats.withCompression(st)
 		ans.Stats.Seconds = time.Since(start).Seconds()
 	}

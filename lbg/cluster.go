@@ -2,6 +2,7 @@ package lbg
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -77,6 +78,100 @@ func (md *Model) Moves() [][]int {
 	return out
 }
 
+// mergeTied merges the clusters that a factor of the grounding ties (its
+// positive entries not connected by changing one atom, gibbs.Tied: a hard
+// P(x) <=> Q(x) across {P} and {Q}): drawn apart, each given the other,
+// neither could ever change. The merged cluster is lifted when a lifted
+// rule draws it jointly, otherwise ground, and its Why says it was merged.
+func (md *Model) mergeTied() {
+	if md.hasAux {
+		return // one ground cluster already
+	}
+	g := md.gr.Graph
+	of := make([]int, len(md.preds)) // cluster of each predicate
+	for ci, c := range md.Clusters {
+		for _, p := range c.Preds {
+			of[p] = ci
+		}
+	}
+	root := make([]int, len(md.Clusters))
+	for i := range root {
+		root[i] = i
+	}
+	find := func(i int) int {
+		for root[i] != i {
+			i = root[i]
+		}
+		return i
+	}
+	atomPred := make([]int, g.NumVars())
+	for v := range atomPred {
+		atomPred[v] = -1
+		if pi, _, ok := md.gr.Atom(int32(v)); ok {
+			atomPred[v] = pi
+		}
+	}
+	tied := map[int32]bool{}
+	merged := false
+	for f := range g.NumFactors() {
+		t := g.FactorTable[f]
+		isTied, ok := tied[t]
+		if !ok {
+			isTied = gibbs.Tied(&g.Tables[t])
+			tied[t] = isTied
+		}
+		if !isTied {
+			continue
+		}
+		first := -1
+		for _, v := range g.Scope(f) {
+			if atomPred[v] < 0 {
+				continue
+			}
+			c := find(of[atomPred[v]])
+			if first < 0 {
+				first = c
+			} else if c != first {
+				root[max(c, first)] = min(c, first)
+				first = min(c, first)
+				merged = true
+			}
+		}
+	}
+	if !merged {
+		return
+	}
+	var G []*Cluster
+	at := map[int]*Cluster{}
+	parts := map[int][]string{}
+	for ci, c := range md.Clusters {
+		r := find(ci)
+		parts[r] = append(parts[r], "{"+strings.Join(c.Names, ",")+"}")
+		if m, ok := at[r]; ok {
+			m.Preds = append(m.Preds, c.Preds...)
+			continue
+		}
+		m := &Cluster{Preds: slices.Clone(c.Preds)}
+		at[r] = m
+		G = append(G, m)
+	}
+	for r, m := range at {
+		if len(parts[r]) == 1 {
+			*m = *md.Clusters[r]
+			continue
+		}
+		slices.Sort(m.Preds)
+		for _, p := range m.Preds {
+			m.Names = append(m.Names, md.preds[p].name)
+		}
+		md.cost(m)
+		if !m.Lifted {
+			m.Why = "merged " + strings.Join(parts[r], ", ") + ", which a hard constraint ties (no change of one atom crosses it); " + m.Why
+		}
+	}
+	md.Clusters = G
+}
+
 // prepareGround fills the ground clusters' atoms, clamps and blocks.
 func (md *Model) prepareGround() error {
 	g := md.gr.Graph
@@ -109,7 +204,7 @@ func (md *Model) prepareGround() error {
 			}
 		}
 		var err error
-		if c.bk, err = gibbs.NewBlocking(g, c.ev, md.opt.BlockSize, md.opt.BlockStates); err != nil {
+		if c.bk, err = gibbs.NewClampedBlocking(g, c.ev, md.opt.BlockSize, md.opt.BlockStates); err != nil {
 			return err
 		}
 	}

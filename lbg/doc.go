@@ -46,10 +46,22 @@
 // builds the paper's clustering {R,S}, {T}. Cluster.Why says why a
 // cluster of several predicates is not lifted.
 //
-// Any other cluster (a self-join, quantifiers, no separator, a formula
-// mentioning three of its predicates, ...) is ground: it is redrawn by blocked Gibbs (gibbs.NewBlocking, BlockSweep) on
-// the grounding, every variable outside the cluster clamped. Cluster.Lifted
-// and Cluster.Why say which and why; Model.LiftedClusters counts them.
+// Any other cluster (a self-join, a quantifier, equality, a mutually
+// exclusive predicate, no separator, a formula mentioning three of its
+// predicates, ...) is ground: it is redrawn by blocked Gibbs
+// (gibbs.NewClampedBlocking, BlockSweep) on the grounding, every variable
+// outside the cluster clamped. A formula counts for every predicate it mentions,
+// inside quantifiers too: `1 EXIST y Loyal(x,y)` makes {Loyal} ground
+// ("formula 2 has a quantifier"), never a lifted cluster that ignores it.
+// The ground blocks keep a mutual-exclusion block (and any unit a hard
+// factor ties, gibbs.NewClampedBlocking) whole, with only its legal joint
+// states.
+// Clusters that a ground factor ties — its positive entries not connected
+// by changing one atom (gibbs.Tied), as a hard P(x) <=> Q(x) across {P}
+// and {Q} — are merged into one cluster (lifted if a rule draws it
+// jointly; otherwise ground, its Why says so), since drawn apart neither
+// could ever change. Cluster.Lifted and Cluster.Why say which and why;
+// Model.LiftedClusters counts them.
 //
 // Evidence atoms keep their values; a hard formula, or a ground cluster,
 // makes the model ground its MLN once (package ground) for the ground

@@ -190,6 +190,11 @@ func testModels() []testModel {
 		src, db := gen.SmallMLN(r, gen.MLNShape{Formulas: 3, HardOneIn: 4})
 		ms = append(ms, testModel{fmt.Sprintf("random %d", i), src, db})
 	}
+	// existentials, a universal and "!" blocks with hard rules (the
+	// clusters that mention them are ground; the others stay lifted)
+	for _, em := range exactModels() {
+		ms = append(ms, testModel{em.name, em.src, em.db})
+	}
 	return ms
 }
 

@@ -166,13 +166,20 @@ func Compile(ctx context.Context, m *mln.MLN, db *mln.DB, closed map[string]bool
 			return nil, fmt.Errorf("lbg: formula %d (%s) has weight %v", j, f.Text, fo.w)
 		}
 		md.forms = append(md.forms, fo)
+		// Every predicate the formula mentions, inside quantifiers and
+		// after any construct that took the formula out of the lifted
+		// fragment too (fo.occs stops there): a predicate that missed a
+		// formula would be drawn as if the formula were not in the MLN.
 		seen := map[int]bool{}
-		for _, o := range fo.occs {
-			if !seen[o.pred] {
-				seen[o.pred] = true
-				md.preds[o.pred].forms = append(md.preds[o.pred].forms, j)
+		mln.Inspect(f.Expr, func(e mln.Expr) bool {
+			if a, ok := e.(*mln.Atom); ok {
+				if pi := m.PredIndex(a.Pred); pi >= 0 && !seen[pi] {
+					seen[pi] = true
+					md.preds[pi].forms = append(md.preds[pi].forms, j)
+				}
 			}
-		}
+			return true
+		})
 	}
 	if len(opt.Clusters) > 0 {
 		if err := md.fixedClusters(); err != nil {
@@ -206,6 +213,7 @@ func Compile(ctx context.Context, m *mln.MLN, db *mln.DB, closed map[string]bool
 		if err := md.groundIt(ctx, closed, weights); err != nil {
 			return nil, err
 		}
+		md.mergeTied()
 		if err := md.prepareGround(); err != nil {
 			return nil, err
 		}

@@ -246,6 +246,8 @@ func TestMultiWhy(t *testing.T) {
 		{"t = {A, B}\nR(t)\nS(t)\nT(t)\n1 R(x) v S(x) v T(x)\n", "{R,S} lifted; {T} lifted"},
 		{"t = {A, B}\nR(t)\nS(t)\nT(t)\n1 R(x) v S(x) v T(x)\n", "{R,S,T} ground (formula 0 mentions 3 of the cluster's first-order atoms (the lifted rules here join two))"},
 		{"t = {A, B}\nR(t)\nS(t)\nT(t)\n1.5 S(x) => !R(x)\n1.2 S(x) => T(x)\n", "{R,S,T} lifted"},
+		{"t = {A, B}\nR(t)\nS(t, t)\n1 R(x) v S(x, y)\n-1 EXIST y S(x, y)\n", "{R,S} ground (formula 1 has a quantifier)"},
+		{"t = {A, B}\nR(t)\nS(t, t)\n1 R(x) v S(x, y)\n-1 FORALL x R(x) ^ S(x, x)\n", "{R,S} ground (formula 1 has a quantifier)"},
 		{rst, "{R,S,T} ground (no separator variable (power rule): R's argument 0 is not an argument of S in formula 0)"},
 	} {
 		m, d, w := parse(t, c.src, "")

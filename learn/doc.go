@@ -16,6 +16,15 @@
 //     Σ_X log P(X = x | all other atoms), Alchemy's default generative
 //     learner, with predicates weighted equally by default.
 //
+// Discriminative maximises the conditional log-likelihood of the
+// non-evidence predicates given the evidence ones (Alchemy's and Tuffy's
+// -d): diagonal Newton with a trust region (Lowd and Domingos 2007) and
+// expected counts from MC-SAT on the ground network that package ground
+// builds (exact enumeration when it has at most DiscOptions.ExactVars
+// variables), with no limit on the size of a ground clause; "lifted learn
+// --method dn", and the fallback of --method scg when a ground clause is too
+// large for BP.
+//
 // CountDB computes a database's Data: the number of true groundings of
 // every formula (closed world), in time linear in the domains and the true
 // binary atoms for quantifier-free two-variable formulas. LogLikelihood is

@@ -29,6 +29,10 @@ const (
 // may have (its table has 2^k entries).
 const MaxClauseAtoms = 12
 
+// ErrClauseTooLarge reports a ground clause with more than MaxClauseAtoms
+// non-evidence atoms (learn.Discriminative has no such limit).
+var ErrClauseTooLarge = errors.New("ground clause too large for the BP learners")
+
 // cformula is one formula of the model: compiled by the grounding
 // package, which evaluates its ground clauses.
 type cformula struct {
@@ -361,7 +365,7 @@ func (md *Model) groundFormula(fi int) error {
 			occFree[o] = k
 		}
 		if len(free) > MaxClauseAtoms {
-			return fmt.Errorf("a ground clause has %d non-evidence atoms (at most %d)", len(free), MaxClauseAtoms)
+			return fmt.Errorf("%w: a ground clause has %d non-evidence atoms (at most %d)", ErrClauseTooLarge, len(free), MaxClauseAtoms)
 		}
 		k := len(free)
 		feat = feat[:0]

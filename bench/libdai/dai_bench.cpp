@@ -4,12 +4,15 @@
 //
 //   dai_bench bp FILE.fg seq|flood TOL MAXITER   BP (SEQFIX or PARALL, linear domain)
 //   dai_bench gibbs FILE.fg SWEEPS SEED          single-site Gibbs sweeps, no burn-in
+//   dai_bench jtree FILE.fg                      JTree (HUGIN, MINFILL, SUMPROD): exact
 //
 // Prints the CPU seconds of the inference alone (init + run, std::clock),
-// the iterations, and for BP every variable's marginal, one line each.
+// the iterations (JTree: log Z), and for BP and JTree every variable's
+// marginal, one line each.
 #include <dai/alldai.h>
 #include <dai/bp.h>
 #include <dai/gibbs.h>
+#include <dai/jtree.h>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
@@ -18,8 +21,8 @@
 using namespace dai;
 
 int main(int argc, char **argv) {
-	if (argc < 5) {
-		std::fprintf(stderr, "usage: dai_bench bp FILE.fg seq|flood TOL MAXITER | gibbs FILE.fg SWEEPS SEED\n");
+	if (argc < 3 || (argc < 5 && std::string(argv[1]) != "jtree")) {
+		std::fprintf(stderr, "usage: dai_bench bp FILE.fg seq|flood TOL MAXITER | gibbs FILE.fg SWEEPS SEED | jtree FILE.fg\n");
 		return 2;
 	}
 	std::string what = argv[1];
@@ -40,6 +43,25 @@ int main(int argc, char **argv) {
 		std::printf("seconds %.6f iterations %zu maxdiff %g\n", secs, bp.Iterations(), bp.maxDiff());
 		for (size_t i = 0; i < fg.nrVars(); i++) {
 			Factor b = bp.belief(fg.var(i));
+			std::printf("%zu", fg.var(i).label());
+			for (size_t x = 0; x < b.nrStates(); x++)
+				std::printf(" %.17g", b[x]);
+			std::printf("\n");
+		}
+	} else if (what == "jtree") {
+		PropertySet opts;
+		opts.set("updates", std::string("HUGIN"));
+		opts.set("heuristic", std::string("MINFILL"));
+		opts.set("inference", std::string("SUMPROD"));
+		opts.set("verbose", size_t(0));
+		std::clock_t t0 = std::clock();
+		JTree jt(fg, opts);
+		jt.init();
+		jt.run();
+		double secs = double(std::clock() - t0) / CLOCKS_PER_SEC;
+		std::printf("seconds %.6f logz %.17g\n", secs, double(jt.logZ()));
+		for (size_t i = 0; i < fg.nrVars(); i++) {
+			Factor b = jt.belief(fg.var(i));
 			std::printf("%zu", fg.var(i).label());
 			for (size_t x = 0; x < b.nrStates(); x++)
 				std::printf(" %.17g", b[x]);

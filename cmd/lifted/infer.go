@@ -137,7 +137,7 @@ the ground BP answer.
 BP that does not converge is retried with damping 0.5, then 0.9, then the
 sequential schedule; if none converges, infer prints nothing and exits with
 status 3, unless --allow-unconverged (the answer is then marked as not
-converged). Samplers whose chains have not mixed (worst R-hat > 1.1) are
+converged). Samplers whose chains have not mixed (rank-normalised R-hat ≥ 1.01 or bulk/tail ESS < 100 per chain on some marginal) are
 treated the same way.
 
 Methods (--method NAME; the flags --schedule, --damping, --tol, --max-iter,
@@ -263,8 +263,8 @@ func cmdError(path string, err error) error {
 	case errors.As(err, &pe):
 		return usageError{fmt.Errorf("--%s %s", pe.Name, pe.Msg)}
 	case errors.As(err, &nc) && nc.Answer.Stats.Chains > 0:
-		return &phrased{err: nc, msg: fmt.Sprintf("%s: the sampler's chains have not mixed (worst R-hat %s > 1.1 after %d samples); raise --samples or --burn-in, or use --allow-unconverged to print the estimates (marked as such)",
-			path, engine.RHatText(nc.Answer.Stats.RHat), nc.Answer.Stats.Samples)}
+		return &phrased{err: nc, msg: fmt.Sprintf("%s: %s's chains have not mixed after %d samples: %s; or use --allow-unconverged to print the estimates (marked as such)",
+			path, nc.Answer.Stats.Method, nc.Answer.Stats.Samples, nc.Answer.Stats.Mixing)}
 	case errors.As(err, &nc):
 		return fmt.Errorf("%s: BP %w; raise --max-iter, or use --allow-unconverged to print the non-converged answer (marked as such)", path, nc)
 	case errors.As(err, &snc):

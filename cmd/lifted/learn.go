@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -9,7 +11,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	mlnfile "github.com/lifted-dev/lifted/format/mlnfile"
 	"github.com/lifted-dev/lifted/learn"
+	"github.com/lifted-dev/lifted/mln"
 	"github.com/lifted-dev/lifted/online"
 )
 
@@ -47,6 +51,11 @@ Methods:
   pll  maximises the pseudo-log-likelihood on the ground model, Alchemy's
        default generative learner (predicates weighted equally unless
        --pll-unweighted).
+  dn   discriminative: maximises the conditional likelihood of the --ne
+       predicates given the others by diagonal Newton with expected counts
+       from MC-SAT on the ground network (Lowd and Domingos 2007; Alchemy's
+       and Tuffy's setting; no limit on the size of a ground clause; scg
+       falls back to it when a ground clause is too large for BP).
   smd, sgd, scg, lbfgs-bp
        online and BP-based discriminative learners over the non-evidence
        predicates given by --ne (their flags are listed below); without
@@ -60,11 +69,22 @@ lwl and pll use L-BFGS with a Gaussian prior N(--prior-mean,
   lifted learn -i model.mln -t a.db -t b.db --prior-stddev 10`,
 		Args: exactArgs(0),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if f.method == "dn" {
+				return runDiscLearn(cmd.Context(), &f, cmd.OutOrStdout())
+			}
 			if online.IsMethod(f.method) {
-				return runOnlineLearn(cmd.Context(), &f.online, onlineRun{
+				err := runOnlineLearn(cmd.Context(), &f.online, onlineRun{
 					Method: f.method, Input: f.input, Train: f.train, Output: f.output, Quiet: f.quiet,
 					MaxIter: f.maxIter, Tol: f.tol, PriorStdDev: f.priorStdDev,
 				}, cmd.OutOrStdout())
+				if f.method == "scg" && errors.Is(err, online.ErrClauseTooLarge) {
+					// the BP learner's ground clauses are tables: fall back to MC-SAT
+					if !f.quiet {
+						fmt.Fprintf(os.Stderr, "lifted: scg: %v; learning with --method dn (diagonal Newton, MC-SAT counts) instead\n", err)
+					}
+					return runDiscLearn(cmd.Context(), &f, cmd.OutOrStdout())
+				}
+				return err
 			}
 			for _, n := range []string{"plot", "plot-with", "log", "holdout", "eval-every"} {
 				if cmd.Flags().Changed(n) {
@@ -97,7 +117,7 @@ func runLearn(f *learnFlags, stdout io.Writer) error {
 		return usageError{fmt.Errorf("learn needs training data: -t A.db[,B.db…]")}
 	}
 	if f.method != "lwl" && f.method != "pll" {
-		return usageError{fmt.Errorf("unknown --method %q (want lwl, pll, smd, sgd, scg or lbfgs-bp)", f.method)}
+		return usageError{fmt.Errorf("unknown --method %q (want lwl, pll, dn, smd, sgd, scg or lbfgs-bp)", f.method)}
 	}
 	out, err := openOutput(f.output)
 	if err != nil {
@@ -136,6 +156,52 @@ func runLearn(f *learnFlags, stdout io.Writer) error {
 		f.method, trainNames(f.train), map[string]string{"lwl": "training log-likelihood", "pll": "training pseudo-log-likelihood"}[f.method],
 		res.LogLik, f.priorMean, f.priorStdDev)
 	return out.write(stdout, func(w io.Writer) error {
+		return learn.WriteMLN(w, m, res.Weights, header)
+	})
+}
+
+// runDiscLearn runs "lifted learn --method dn": learn.Discriminative on
+// every training database, the --ne predicates as the query.
+func runDiscLearn(ctx context.Context, f *learnFlags, stdout io.Writer) error {
+	if f.input == "" || len(f.train) == 0 {
+		return usageError{fmt.Errorf("learn needs -i STRUCT.mln and -t A.db[,B.db…]")}
+	}
+	if len(f.online.ne) == 0 {
+		return usageError{fmt.Errorf("--method dn needs the query predicates: --ne P[,Q…]")}
+	}
+	m, err := readMLNQuiet(f.input, f.quiet)
+	if err != nil {
+		return err
+	}
+	files := make([][]string, len(f.train))
+	for i, path := range f.train {
+		files[i] = []string{path}
+	}
+	m, dbs, err := mln.ExpandForData(m, mlnfile.ReadDBSets(files))
+	if err != nil {
+		return err
+	}
+	prog := newProgress(f.quiet)
+	maxIter := f.maxIter
+	if maxIter == 1000 { // the L-BFGS default; diagonal Newton's is 100
+		maxIter = 100
+	}
+	res, err := learn.Discriminative(ctx, m, dbs, f.train, learn.DiscOptions{
+		NE: f.online.ne, PriorMean: f.priorMean, PriorStdDev: f.priorStdDev, MaxIter: maxIter, Seed: f.online.c.Seed,
+		Progress: func(it int, g float64) {
+			prog.update("dn", int64(it), int64(maxIter), fmt.Sprintf("diagonal Newton iteration %d, largest gradient per open ground formula %.3g", it, g))
+		},
+	})
+	prog.done()
+	if err != nil {
+		return err
+	}
+	if !f.quiet {
+		fmt.Fprintf(os.Stderr, "lifted: dn: %d iterations, %d evaluations, %.3f s (%s)\n", res.Iterations, res.Evaluations, res.Seconds, res.Status)
+	}
+	header := fmt.Sprintf("Learned by lifted learn --method dn --ne %s from %s\nconditional likelihood, diagonal Newton with MC-SAT counts, prior N(%g, %g²)",
+		strings.Join(f.online.ne, ","), trainNames(f.train), f.priorMean, f.priorStdDev)
+	return writeOutput(f.output, stdout, func(w io.Writer) error {
 		return learn.WriteMLN(w, m, res.Weights, header)
 	})
 }

@@ -35,7 +35,7 @@ func TestMaxWalkSATCommand(t *testing.T) {
 	}
 	// Max-product BP's JSON has the objective of its world on the same
 	// scale: no more than the optimum 125 (ilp proves it; map_lp_test.go).
-	js, _, _ = run(t, "infer", uai, "-e", evid, "--max-product", "--output-format", "json")
+	js, _, _ = run(t, "infer", uai, "-e", evid, "--method", "lbp", "--max-product", "--output-format", "json")
 	var bpAns struct{ Objective *float64 }
 	if err := json.Unmarshal([]byte(js), &bpAns); err != nil || bpAns.Objective == nil || *bpAns.Objective > 125+1e-9 || !strings.Contains(js, `"assignment":[`) {
 		t.Errorf("BP json: %s", js)

@@ -2,11 +2,14 @@ package bp_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
+	"path/filepath"
 	"testing"
 
 	"github.com/lifted-dev/lifted/fg"
+	"github.com/lifted-dev/lifted/format"
 	"github.com/lifted-dev/lifted/infer/bp"
 	"github.com/lifted-dev/lifted/internal/gen"
 	"github.com/lifted-dev/lifted/lift"
@@ -54,6 +57,37 @@ func BenchmarkBP(b *testing.B) {
 					b.ReportMetric(float64(msgs), "messages")
 				})
 			}
+		}
+	}
+}
+
+// BenchmarkUAI runs ground BP (tol 1e-9, as bench/libdai/compare.sh runs
+// libDAI) on the UAI models of ../shared/data/uai that compare.sh uses,
+// for profiling the engine on real models (go test -bench UAI -cpuprofile).
+func BenchmarkUAI(b *testing.B) {
+	for _, m := range []string{"linkage_16", "Promedus_11", "Promedus_14"} {
+		path := filepath.Join("..", "..", "..", "shared", "data", "uai", m+".uai")
+		mod, err := format.Load(path, format.Options{})
+		if err != nil {
+			b.Skipf("%s: %v (../shared/data is not beside the repository)", m, err)
+		}
+		ev, err := format.LoadEvidence([]string{path + ".evid"}, mod.Graph)
+		if err != nil {
+			b.Fatal(err)
+		}
+		c, err := lift.Ground(mod.Graph, ev)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, sched := range []bp.Schedule{bp.Flood, bp.Sequential} {
+			b.Run(m+"/"+sched.String(), func(b *testing.B) {
+				for b.Loop() {
+					_, err := bp.Run(context.Background(), c, bp.Options{Tol: 1e-9, MaxIter: 10000, Schedule: sched})
+					if err != nil && !errors.Is(err, bp.ErrNotNormalizable) {
+						b.Fatal(err)
+					}
+				}
+			})
 		}
 	}
 }

@@ -202,6 +202,8 @@ type engine struct {
 
 	// scratch for factor evaluation
 	prefix []float64
+	suffix []float64
+	others []int32
 	idx    []int32
 	inOff  []int
 	outOff []int
@@ -235,6 +237,8 @@ const (
 	linSpread = 600
 )
 
+var linHi, linLo, linSpreadF = math.Ldexp(1, linScale), math.Ldexp(1, -linScale), math.Ldexp(1, linSpread)
+
 func newEngine(c *lift.Compressed, opt Options) *engine {
 	e := &engine{c: c, opt: opt}
 	ne := c.NumEdges()
@@ -251,9 +255,9 @@ func newEngine(c *lift.Compressed, opt Options) *engine {
 			m[i] = 1 / float64(len(m))
 		}
 	}
-	if opt.Schedule == Flood {
-		e.next = make([]float64, n)
-	}
+	// Flooding writes the next messages here; the sequential schedules
+	// keep a simple clusterfactor's messages of one visit here.
+	e.next = make([]float64, n)
 	nn := c.NumNodes()
 	e.nodeOff = make([]int, nn+1)
 	for X := 0; X < nn; X++ {
@@ -266,12 +270,12 @@ func newEngine(c *lift.Compressed, opt Options) *engine {
 		maxArity = max(maxArity, len(c.Positions(F)))
 	}
 	e.prefix = make([]float64, maxArity+1)
+	e.suffix = make([]float64, maxArity+1)
+	e.others = make([]int32, 0, maxArity)
 	e.idx = make([]int32, maxArity)
 	e.inOff = make([]int, maxArity)
 	e.outOff = make([]int, maxArity)
-	if opt.Schedule != Flood { // Sequential and ForwardBackward run sweep
-		e.initSequential()
-	}
+	e.initSequential()
 	return e
 }
 
@@ -340,17 +344,21 @@ func (e *engine) linTotals(X int) {
 // false, after sending X to the log domain, when the smallest entry is
 // below 2^-linSpread times the largest.
 func (e *engine) linRescale(X int, P []float64) bool {
-	hi, lo := 0.0, math.Inf(1)
-	for _, v := range P {
-		hi = max(hi, v)
-		lo = min(lo, v)
+	hi, lo := P[0], P[0]
+	for _, v := range P[1:] {
+		if v > hi {
+			hi = v
+		}
+		if v < lo {
+			lo = v
+		}
 	}
-	if !(lo >= math.Ldexp(hi, -linSpread)) || !(hi > 0) || math.IsInf(hi, 1) {
+	if !(lo*linSpreadF >= hi) || !(hi > 0) || hi > math.MaxFloat64 {
 		e.lin[X] = false
 		e.nodeTotals(X)
 		return false
 	}
-	if hi > math.Ldexp(1, linScale) || hi < math.Ldexp(1, -linScale) {
+	if hi > linHi || hi < linLo {
 		inv := 1 / hi
 		for x := range P {
 			P[x] *= inv
@@ -474,40 +482,114 @@ func (e *engine) factorMessages(F int, only int32, base []float64) {
 			clear(base[e.edgeOff[s]:e.edgeOff[s+1]])
 		}
 	}
-	idx := e.idx[:a]
-	clear(idx)
-	pre := e.prefix
-	v2f := e.v2f
-	maxp := e.opt.MaxProduct
-	for k, phi := range t.Values {
-		if phi != 0 {
-			pre[0] = phi
-			for q := 0; q < a; q++ {
-				pre[q+1] = pre[q] * v2f[e.inOff[q]+int(idx[q])]
-			}
-			suf := 1.0
-			for q := a - 1; q >= 0; q-- {
-				if o := e.outOff[q]; o >= 0 {
-					val := pre[q] * suf
-					p := &base[o+int(idx[q])]
-					if maxp {
-						if val > *p {
-							*p = val
-						}
-					} else {
-						*p += val
-					}
-				}
-				suf *= v2f[e.inOff[q]+int(idx[q])]
+	if a < 2 {
+		if o := e.outOff[0]; o >= 0 {
+			for x, phi := range t.Values {
+				base[o+x] = phi
 			}
 		}
-		_ = k
-		for q := a - 1; q >= 0; q-- {
-			idx[q]++
-			if idx[q] < t.Dims[q] {
+		return
+	}
+	e.tableRows(t.Values, t.Dims, a, base)
+}
+
+// tableRows accumulates the messages out of one table of arity a >= 2 row by
+// row. The row axis R is the last position of more than one state (the
+// positions after it have one state each, so R's states are adjacent in the
+// table); a row is the entries that differ only at R. For an entry k of a
+// row at state x of R,
+//
+//	out_R[x]      ⊕= φ(k) · Π_{q≠R} m_q(k_q)
+//	out_q[k_q]    ⊕= (Π_{r∉{q,R}} m_r(k_r)) · ⊕_x φ(k) m_R(x)   (q ≠ R)
+//
+// with ⊕ the sum (max for max-product; every factor is non-negative), so a
+// row costs O(card(R) + a) rather than O(card(R) · a).
+func (e *engine) tableRows(values []float64, dims []int32, a int, base []float64) {
+	v2f := e.v2f
+	R := a - 1
+	for R > 0 && dims[R] == 1 {
+		R--
+	}
+	if dims[R] == 1 {
+		R = a - 1
+	}
+	d := int(dims[R])
+	mR := v2f[e.inOff[R] : e.inOff[R]+d]
+	oR := e.outOff[R]
+	// The other positions in order: op[j] is a position, idx[j] its state.
+	op := e.others[:0]
+	inner := false // some other position wants its message
+	for q := 0; q < a; q++ {
+		if q != R {
+			op = append(op, int32(q))
+			inner = inner || e.outOff[q] >= 0
+		}
+	}
+	n := len(op)
+	idx := e.idx[:n]
+	clear(idx)
+	pre := e.prefix // pre[j] = Π_{i<j} m_op[i](idx_i)
+	suf := e.suffix // suf[j] = Π_{i>j} m_op[i](idx_i)
+	pre[0] = 1
+	from := 0 // positions from here on changed since the last row
+	maxp := e.opt.MaxProduct
+	for r := 0; r*d < len(values); r++ {
+		for j := from; j < n; j++ {
+			pre[j+1] = pre[j] * v2f[e.inOff[op[j]]+int(idx[j])]
+		}
+		row := values[r*d : r*d+d]
+		if oR >= 0 {
+			p := pre[n]
+			out := base[oR : oR+d]
+			if maxp {
+				for x, phi := range row {
+					out[x] = max(out[x], phi*p)
+				}
+			} else {
+				for x, phi := range row {
+					out[x] += phi * p
+				}
+			}
+		}
+		if inner {
+			var dot float64
+			if maxp {
+				for x, phi := range row {
+					dot = max(dot, phi*mR[x])
+				}
+			} else {
+				for x, phi := range row {
+					dot += phi * mR[x]
+				}
+			}
+			if dot != 0 {
+				sf := 1.0
+				for j := n - 1; j >= 0; j-- {
+					suf[j] = sf
+					sf *= v2f[e.inOff[op[j]]+int(idx[j])]
+				}
+				for j, q := range op {
+					if o := e.outOff[q]; o >= 0 {
+						p := &base[o+int(idx[j])]
+						val := pre[j] * suf[j] * dot
+						if maxp {
+							*p = max(*p, val)
+						} else {
+							*p += val
+						}
+					}
+				}
+			}
+		}
+		for from = n - 1; from >= 0; from-- {
+			idx[from]++
+			if idx[from] < dims[op[from]] {
 				break
 			}
-			idx[q] = 0
+			idx[from] = 0
+		}
+		if from < 0 {
+			from = 0
 		}
 	}
 }
@@ -545,10 +627,14 @@ func (e *engine) settle(old, nw []float64) float64 {
 func (e *engine) flood() (float64, error) {
 	c := e.c
 	for X := 0; X < c.NumNodes(); X++ {
-		e.nodeTotals(X)
+		if e.lin[X] {
+			e.linTotals(X)
+		} else {
+			e.nodeTotals(X)
+		}
 	}
 	for s := 0; s < c.NumEdges(); s++ {
-		if err := e.varMessage(int32(s), e.v2f[e.edgeOff[s]:e.edgeOff[s+1]]); err != nil {
+		if err := e.seqVarMessage(int32(s), e.v2f[e.edgeOff[s]:e.edgeOff[s+1]]); err != nil {
 			return 0, err
 		}
 	}
@@ -626,10 +712,20 @@ func (e *engine) sweep() (float64, error) {
 				}
 			}
 		}
-		prevF = F
 		lo, hi := e.edgeOff[s], e.edgeOff[s+1]
 		nw = append(nw[:0], e.f2v[lo:hi]...) // the old message
-		e.factorMessages(F, s, e.f2v)
+		if e.simple[F] {
+			// The inputs stay fixed during the visit, so one evaluation of
+			// the table gives every slot's message (the same sums, in the
+			// same order, as one evaluation per slot).
+			if F != prevF {
+				e.factorMessages(F, -1, e.next)
+			}
+			copy(e.f2v[lo:hi], e.next[lo:hi])
+		} else {
+			e.factorMessages(F, s, e.f2v)
+		}
+		prevF = F
 		m := e.f2v[lo:hi]
 		if !normalise(m) {
 			copy(m, nw)

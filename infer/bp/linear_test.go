@@ -16,15 +16,22 @@ import (
 	"github.com/lifted-dev/lifted/lift"
 )
 
-// sameRuns runs sequential BP on c as it runs by default (linear domain,
-// messages into a clusterfactor computed once per visit) and as the engine
-// ran before (every clusternode in the log domain, the messages into a
-// clusterfactor recomputed for every slot), and checks that they agree:
-// marginals to 1e-12, log Z to 1e-12 relative, the same convergence and
-// message count, iterations within one.
+// sameRuns runs sequential and flooding BP on c as they run by default
+// (linear domain; sequential: messages into a clusterfactor computed once
+// per visit) and as the engine ran before (every clusternode in the log
+// domain, the messages into a clusterfactor recomputed for every slot), and
+// checks that they agree: marginals to 1e-12, log Z to 1e-12 relative, the
+// same convergence and message count, iterations within one.
 func sameRuns(t *testing.T, name string, c *lift.Compressed, opt Options) {
 	t.Helper()
 	opt.Schedule = Sequential
+	sameRun(t, name+" seq", c, opt)
+	opt.Schedule = Flood
+	sameRun(t, name+" flood", c, opt)
+}
+
+func sameRun(t *testing.T, name string, c *lift.Compressed, opt Options) {
+	t.Helper()
 	lin, errLin := Run(context.Background(), c, opt)
 	opt.logDomain, opt.perSlot = true, true
 	lg, errLog := Run(context.Background(), c, opt)

@@ -21,6 +21,9 @@ type Auto struct {
 	// Tried, when set, says why wfomc did not answer this model in an
 	// earlier try (TryUngrounded): Choose does not run it again.
 	Tried string
+	// SamplerTime is the time MC-SAT gets when BP does not converge
+	// (0: DefaultSamplerTime).
+	SamplerTime time.Duration
 }
 
 // Run runs the fallback: on a bare counted graph there is no first-order
@@ -29,23 +32,22 @@ func (a *Auto) Run(ctx context.Context, c *lift.Compressed, q infer.Query) (*inf
 	return a.LBP.Run(ctx, c, q)
 }
 
-// Choose picks wfomc or lbp for m (see the package documentation).
+// Choose picks a method for m (see the package documentation): wfomc
+// when it lifts the MLN within the budget, else on the grounding (or the
+// factor graph) enumeration, jtree, lifted BP and its fallbacks, MC-SAT.
 func (a *Auto) Choose(ctx context.Context, m *infer.Model, q infer.Query) (infer.Choice, error) {
-	bp := func(reason string) (infer.Choice, error) {
-		return infer.Choice{Name: "lbp", Reason: reason, Algorithm: a.LBP, Lifted: true}, nil
-	}
 	switch {
-	case m == nil || m.MLN == nil:
-		// Nothing to choose on a factor graph: lbp, reported as lbp's
-		// own run (no Stats.Method), so the output is lbp's byte for byte.
-		return infer.Choice{Algorithm: a.LBP, Lifted: true}, nil
+	case m == nil || m.Graph == nil && m.MLN == nil:
+		return infer.Choice{Algorithm: &bpChain{lbp: a.LBP, samplerTime: a.SamplerTime}, Lifted: true}, nil
+	case m.MLN == nil:
+		return a.ground(ctx, m.Graph, m.Evidence, q, "")
 	case q.Task == infer.MAP:
-		return bp("MAP queries are answered by max-product BP")
+		return a.small(ctx, m, q, "wfomc does not answer MAP queries")
 	case m.Weights == nil:
-		return bp("Alchemy's clause weighting (--alchemy-cnf) is for BP; wfomc follows the MLN semantics")
+		return a.small(ctx, m, q, "Alchemy's clause weighting (--alchemy-cnf) is for propositional methods; wfomc follows the MLN semantics")
 	}
 	if a.Tried != "" {
-		return a.small(m, a.Tried, bp)
+		return a.small(ctx, m, q, a.Tried)
 	}
 	var ans *infer.Answer
 	why, err := a.try(ctx, m, func(wctx context.Context) (err error) {
@@ -56,7 +58,7 @@ func (a *Auto) Choose(ctx context.Context, m *infer.Model, q infer.Query) (infer
 	case err != nil:
 		return infer.Choice{}, err
 	case why != "":
-		return a.small(m, why, bp)
+		return a.small(ctx, m, q, why)
 	}
 	return infer.Choice{Name: "wfomc", Reason: a.Reason(m), Algorithm: WFOMC{}, Answer: ans}, nil
 }
@@ -73,9 +75,9 @@ func (a *Auto) Reason(m *infer.Model) string {
 func (a *Auto) TryUngrounded(ctx context.Context, m *infer.Model, q infer.Query, atoms iter.Seq2[int, []int]) (*infer.AtomAnswer, string, error) {
 	switch {
 	case q.Task == infer.MAP:
-		return nil, "MAP queries are answered by max-product BP", nil
+		return nil, "wfomc does not answer MAP queries", nil
 	case m.Weights == nil:
-		return nil, "Alchemy's clause weighting (--alchemy-cnf) is for BP; wfomc follows the MLN semantics", nil
+		return nil, "Alchemy's clause weighting (--alchemy-cnf) is for propositional methods; wfomc follows the MLN semantics", nil
 	}
 	var ans *infer.AtomAnswer
 	why, err := a.try(ctx, m, func(wctx context.Context) (err error) {
@@ -136,17 +138,13 @@ func (a *Auto) overBudget(m *infer.Model) string {
 	return fmt.Sprintf("wfomc did not finish within its budget of %v (%s)", a.Budget, DomainText(m))
 }
 
-// small picks exact enumeration of the grounding when its joint state
-// space is at most DefaultMaxStates, and lifted BP otherwise; why says why
-// wfomc did not answer.
-func (a *Auto) small(m *infer.Model, why string, bp func(string) (infer.Choice, error)) (infer.Choice, error) {
-	if m.Graph != nil {
-		if s := States(m.Graph, nil); s <= DefaultMaxStates {
-			return infer.Choice{Name: "enumerate", Algorithm: Enumerate{MaxStates: DefaultMaxStates},
-				Reason: fmt.Sprintf("%s; the grounding has %.0f joint states, so exact by enumeration", why, s)}, nil
-		}
+// small chooses on m's grounding (Auto.ground); why says why wfomc did
+// not answer.
+func (a *Auto) small(ctx context.Context, m *infer.Model, q infer.Query, why string) (infer.Choice, error) {
+	if m.Graph == nil {
+		return infer.Choice{Name: "lbp", Reason: why, Algorithm: &bpChain{lbp: a.LBP, samplerTime: a.SamplerTime}, Lifted: true}, nil
 	}
-	return bp(why)
+	return a.ground(ctx, m.Graph, m.Evidence, q, why)
 }
 
 // shortError keeps the first line of an error, at most 200 bytes.
@@ -159,7 +157,8 @@ func shortError(err error) string {
 }
 
 var autoProps = []infer.Property{
-	{Name: "budget", Default: "5", Help: "seconds allowed to wfomc before lifted BP answers instead"},
+	{Name: "budget", Default: "5", Help: "seconds allowed to wfomc before the ground methods answer instead"},
+	{Name: "sampler-time", Default: "30", Help: "seconds allowed to MC-SAT when lifted BP does not converge"},
 }
 
 func init() {
@@ -175,7 +174,7 @@ func init() {
 	}
 	infer.Register(infer.Method{
 		Name:    "auto",
-		Summary: "wfomc when it lifts the MLN within its budget, otherwise lbp (the default)",
+		Summary: "exact where cheap, never no answer (the default): wfomc when it lifts the MLN within its budget, else enumerate (tiny), jtree (small treewidth), lbp with its fallbacks, mcsat",
 		Lifted:  true,
 		Tasks:   lbp.Tasks,
 		Props:   append(append([]infer.Property(nil), lbp.Props...), autoProps...),
@@ -183,7 +182,7 @@ func init() {
 			m, _ := infer.Lookup("auto")
 			bpProps := infer.Properties{}
 			for k, v := range p {
-				if k != "budget" {
+				if k != "budget" && k != "sampler-time" {
 					bpProps[k] = v
 				}
 			}
@@ -199,7 +198,11 @@ func init() {
 			if err != nil || !(b >= 0) {
 				return nil, &infer.PropertyError{Method: "auto", Name: "budget", Msg: "must be a non-negative number of seconds, got " + p.String(m, "budget")}
 			}
-			return &Auto{LBP: alg, Budget: time.Duration(b * float64(time.Second))}, nil
+			st, err := strconv.ParseFloat(p.String(m, "sampler-time"), 64)
+			if err != nil || !(st > 0) {
+				return nil, &infer.PropertyError{Method: "auto", Name: "sampler-time", Msg: "must be a positive number of seconds, got " + p.String(m, "sampler-time")}
+			}
+			return &Auto{LBP: alg, Budget: time.Duration(b * float64(time.Second)), SamplerTime: time.Duration(st * float64(time.Second))}, nil
 		},
 	})
 }

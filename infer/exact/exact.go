@@ -9,9 +9,14 @@
 //   - "enumerate": exact marginals and log Z of a small ground graph by
 //     visiting every joint state (Enumerate).
 //   - "auto": wfomc when the MLN is one that wfomc lifts and its cost is
-//     small; else enumerate when the grounding has at most DefaultMaxStates
-//     joint states; lifted BP ("lbp") otherwise (infer.Chooser). On a
-//     factor graph, lifted BP.
+//     small; else, on the grounding (or a factor graph, with its
+//     evidence): enumerate when it has at most TinyStates joint states,
+//     jtree (infer/jtree) when its min-fill plan fits jtree's default
+//     limits (MAP queries too, by max-product), else lifted BP whose
+//     failures and non-convergence fall through to BP's fallbacks (damping,
+//     the sequential schedule) and then to MC-SAT within the property
+//     sampler-time (infer.Chooser, chain.go). Stats.Method and
+//     Stats.MethodReason say which method answered and why.
 //
 // How auto predicts the cost. wfomc.Compile either lifts the MLN (every
 // component by a lifting rule: decomposition, the power rule, the cell

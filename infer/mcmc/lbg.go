@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -29,16 +28,19 @@ func SampleLBG(ctx context.Context, md *lbg.Model, cfg Config) (*Result, error) 
 	if cfg.Samples == 0 && cfg.TimeLimit == 0 {
 		return nil, errors.New("lbg: samples must be positive (or 0 with a time limit)")
 	}
-	nc := cfg.Chains
-	if nc == 0 {
-		nc = runtime.GOMAXPROCS(0)
-	}
+	nc := defaultChains(cfg.Chains)
 	var deadline time.Time
 	if cfg.TimeLimit > 0 {
 		deadline = time.Now().Add(cfg.TimeLimit)
 	}
+	var sel []int // the unknown atoms
+	for i := range md.NumAtoms() {
+		if md.Evidence(i) < 0 {
+			sel = append(sel, i)
+		}
+	}
 	runs, err := runChains(ctx, nc, cfg, func(k int, r *chainRun) error {
-		return runLBGChain(ctx, md, cfg, uint64(k), deadline, r)
+		return runLBGChain(ctx, md, cfg, uint64(k), deadline, r, sel, nc)
 	})
 	if err != nil {
 		return nil, err
@@ -57,19 +59,30 @@ func SampleLBG(ctx context.Context, md *lbg.Model, cfg Config) (*Result, error) 
 	for i := range res.Mean {
 		res.Mean[i] /= float64(res.Samples)
 	}
-	res.RHat = rHat(runs)
+	res.diagnose(runs, sel, nil, lbgKernel)
 	return res, nil
 }
 
 // runLBGChain runs chain k of lifted blocked Gibbs, seeded with (seed, k).
-func runLBGChain(ctx context.Context, md *lbg.Model, cfg Config, k uint64, deadline time.Time, r *chainRun) error {
+// The state's scalar summary for the diagnostics is its number of true
+// atoms (lbg has no ground log-score without a grounding).
+func runLBGChain(ctx context.Context, md *lbg.Model, cfg Config, k uint64, deadline time.Time, r *chainRun, sel []int, nc int) error {
 	rng := rand.New(rand.NewPCG(cfg.Seed, k))
 	ch, err := md.NewChain(rng)
 	if err != nil {
 		return err
 	}
 	size := md.NumAtoms()
-	return r.loop(ctx, cfg, deadline, size, func(cond []float64) error { return ch.Sweep(rng, cond) })
+	score := func() float64 {
+		n := 0
+		for _, x := range ch.World() {
+			if x > 0 {
+				n++
+			}
+		}
+		return float64(n)
+	}
+	return r.loop(ctx, cfg, deadline, size, sel, nc, score, func(cond []float64) error { return ch.Sweep(rng, cond) })
 }
 
 // lbgSampler is the method "lbg" (infer.FirstOrder).
@@ -100,7 +113,7 @@ func (s lbgSampler) RunModel(ctx context.Context, m *infer.Model, q infer.Query)
 	if err != nil {
 		return nil, err
 	}
-	ans := &infer.Answer{Graph: c, Task: q.Task, LogZKind: infer.NoLogZ, Converged: res.RHat <= 1.1}
+	ans := &infer.Answer{Graph: c, Task: q.Task, LogZKind: infer.NoLogZ, Converged: res.Diag.Mixed}
 	ans.NodeOff = make([]int, c.NumNodes()+1)
 	ans.Belief = make([]float64, 0, 2*c.NumNodes())
 	for X := 0; X < c.NumNodes(); X++ {
@@ -108,6 +121,10 @@ func (s lbgSampler) RunModel(ctx context.Context, m *infer.Model, q infer.Query)
 		for k := int32(0); k < c.NodeCard[X]; k++ {
 			ans.Belief = append(ans.Belief, math.NaN())
 		}
+	}
+	ans.StdErr = make([]float64, len(ans.Belief))
+	for i := range ans.StdErr {
+		ans.StdErr[i] = math.NaN()
 	}
 	for _, qa := range m.Queries {
 		i, ok := md.Index(qa.Name)
@@ -117,6 +134,8 @@ func (s lbgSampler) RunModel(ctx context.Context, m *infer.Model, q infer.Query)
 		b := ans.NodeBelief(int(c.NodeOf[qa.Var]))
 		if len(b) == 2 {
 			b[0], b[1] = 1-res.Mean[i], res.Mean[i]
+			se := ans.StdErr[ans.NodeOff[c.NodeOf[qa.Var]]:]
+			se[0], se[1] = res.StdErr[i], res.StdErr[i]
 		}
 	}
 	g := m.Graph
@@ -141,7 +160,7 @@ func (s lbgSampler) RunUngrounded(ctx context.Context, m *infer.Model, q infer.Q
 	if err != nil {
 		return nil, err
 	}
-	ans := &infer.AtomAnswer{Converged: res.RHat <= 1.1}
+	ans := &infer.AtomAnswer{Converged: res.Diag.Mixed}
 	ans.Marginal = func(pred int, args []int) (float64, bool) {
 		i := md.Offset(pred, args)
 		if e := md.Evidence(i); e >= 0 {
@@ -184,11 +203,13 @@ func (s lbgSampler) sample(ctx context.Context, m *infer.Model, q infer.Query, o
 
 // lbgStats is the sampler's part of the statistics of an lbg run.
 func lbgStats(md *lbg.Model, res *Result, start time.Time, reason string) infer.Stats {
-	return infer.Stats{
-		Converged: res.RHat <= 1.1, Samples: res.Samples, Sweeps: res.Sweeps, Chains: len(res.ChainSamples),
-		RHat: res.RHat, Interrupted: res.Interrupted, Clusters: res.Clusters, LiftedClusters: md.LiftedClusters(),
+	st := infer.Stats{
+		Samples: res.Samples, Sweeps: res.Sweeps, Chains: len(res.ChainSamples),
+		Interrupted: res.Interrupted, Clusters: res.Clusters, LiftedClusters: md.LiftedClusters(),
 		Seconds: time.Since(start).Seconds(), Method: "lbg", MethodReason: reason,
 	}
+	res.fillStats(&st)
+	return st
 }
 
 func init() {

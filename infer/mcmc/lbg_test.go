@@ -121,6 +121,9 @@ func lbgAgainstEnumeration(t *testing.T, r *rand.Rand, model func(*rand.Rand) (s
 		if !wantGround && !slices.ContainsFunc(md.Clusters, func(c *lbg.Cluster) bool { return len(c.Preds) > 1 }) {
 			continue // the evidence fixes a predicate of the cluster
 		}
+		if !wantGround && md.LiftedClusters() < len(md.Clusters) {
+			continue // a hard equivalence merged the cluster with another, ground
+		}
 		if opt.Grounding != nil && md.Graph() != nil && md.Graph() != gr.Graph {
 			t.Fatalf("the caller's grounding was not taken\n%s", src)
 		}

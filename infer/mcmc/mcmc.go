@@ -36,7 +36,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"runtime"
 	"strconv"
 	"sync"
 	"time"
@@ -44,6 +43,7 @@ import (
 	"github.com/lifted-dev/lifted/fg"
 	"github.com/lifted-dev/lifted/gibbs"
 	"github.com/lifted-dev/lifted/infer"
+	"github.com/lifted-dev/lifted/infer/mcmc/diag"
 	"github.com/lifted-dev/lifted/lift"
 )
 
@@ -58,6 +58,8 @@ const (
 	// BGibbs is one sweep of blocked Gibbs sampling over the blocks of
 	// gibbs.NewBlocking (gibbs.Chain.BlockSweep).
 	BGibbs
+
+	lbgKernel Kernel = 255 // lifted blocked Gibbs (SampleLBG), for messages
 )
 
 // String names the kernel as it is registered.
@@ -83,7 +85,8 @@ type Config struct {
 	// Samples is the number of steps each chain keeps after BurnIn
 	// discarded ones; 0 means until TimeLimit.
 	Samples, BurnIn int
-	// Chains is the number of chains; 0 means runtime.GOMAXPROCS(0).
+	// Chains is the number of chains; 0 means DefaultChains, or one per
+	// core (runtime.GOMAXPROCS(0)) when there are more.
 	Chains int
 	// TimeLimit, when positive, stops every chain after that long (its
 	// samples so far are kept).
@@ -131,6 +134,15 @@ type Result struct {
 	// Interrupted says that ctx was cancelled before the chains finished;
 	// the estimate is that of the samples so far.
 	Interrupted bool
+	// StdErr, parallel to Mean, is each estimate's Monte Carlo standard
+	// error, from its effective sample size (diag.Summary.MCSE; 0 for an
+	// observed variable).
+	StdErr []float64
+	// Diag is the run's convergence diagnostics; RHat is Diag.RHat.
+	Diag Diagnostics
+	// SwapRates is, for replica exchange (SampleTempering), the swap
+	// acceptance rate of each neighbouring pair of temperatures.
+	SwapRates []float64
 }
 
 // StartError is a chain's failure to find a world in which every factor is
@@ -157,7 +169,10 @@ type chainRun struct {
 	n     int
 	steps int
 	trace [][]float64
-	err   error
+	// diag keeps the diagnosed quantities of every kept step (the
+	// conditionals at sel, then the state's score) in bounded memory.
+	diag *diag.Trace
+	err  error
 }
 
 // Sample runs cfg.Chains chains on g given ev (nil: none) and returns the
@@ -171,10 +186,7 @@ func Sample(ctx context.Context, g *fg.Graph, ev fg.Evidence, cfg Config) (*Resu
 	if cfg.Samples == 0 && cfg.TimeLimit == 0 {
 		return nil, errors.New("mcmc: samples must be positive (or 0 with a time limit)")
 	}
-	nc := cfg.Chains
-	if nc == 0 {
-		nc = runtime.GOMAXPROCS(0)
-	}
+	nc := defaultChains(cfg.Chains)
 	if cfg.SatSweeps <= 0 {
 		cfg.SatSweeps = 1
 	}
@@ -201,8 +213,9 @@ func Sample(ctx context.Context, g *fg.Graph, ev fg.Evidence, cfg Config) (*Resu
 	if cfg.TimeLimit > 0 {
 		deadline = time.Now().Add(cfg.TimeLimit)
 	}
+	sel := diagnosed(g, ev)
 	runs, err := runChains(ctx, nc, cfg, func(k int, r *chainRun) error {
-		return runChain(ctx, g, ev, bk, cfg, uint64(k), deadline, r)
+		return runChain(ctx, g, ev, bk, cfg, uint64(k), deadline, r, sel, nc)
 	})
 	if err != nil {
 		return nil, err
@@ -227,20 +240,16 @@ func Sample(ctx context.Context, g *fg.Graph, ev fg.Evidence, cfg Config) (*Resu
 	for i := range res.Mean {
 		res.Mean[i] /= float64(res.Samples)
 	}
-	res.RHat = rHat(runs)
+	res.diagnose(runs, sel, res.Off, cfg.Kernel)
 	return res, nil
 }
 
 // runChain runs chain k, seeded with (seed, k); bk is blocked Gibbs's
 // blocks.
-func runChain(ctx context.Context, g *fg.Graph, ev fg.Evidence, bk *gibbs.Blocking, cfg Config, k uint64, deadline time.Time, r *chainRun) error {
+func runChain(ctx context.Context, g *fg.Graph, ev fg.Evidence, bk *gibbs.Blocking, cfg Config, k uint64, deadline time.Time, r *chainRun, sel []int, nc int) error {
 	rng := rand.New(rand.NewPCG(cfg.Seed, k))
-	x := make([]int32, g.NumVars())
-	if err := gibbs.Start(g, ev, x, rng); err != nil {
-		var ue *gibbs.UnsatError
-		if errors.As(err, &ue) {
-			return &StartError{Err: ue}
-		}
+	x, err := start(g, ev, cfg.Seed, k, rng)
+	if err != nil {
 		return err
 	}
 	ch, err := gibbs.NewChain(g, ev, x)
@@ -248,7 +257,7 @@ func runChain(ctx context.Context, g *fg.Graph, ev fg.Evidence, bk *gibbs.Blocki
 		return err
 	}
 	size := ch.Offsets()[g.NumVars()]
-	return r.loop(ctx, cfg, deadline, size, func(cond []float64) error {
+	return r.loop(ctx, cfg, deadline, size, sel, nc, ch.LogScore, func(cond []float64) error {
 		switch cfg.Kernel {
 		case MCSAT:
 			ch.MCSAT(rng, cfg.SatSweeps, cfg.BlockProb)
@@ -262,6 +271,37 @@ func runChain(ctx context.Context, g *fg.Graph, ev fg.Evidence, bk *gibbs.Blocki
 		}
 		return nil
 	})
+}
+
+// start returns chain k's first world (with rng, chain k's stream):
+// even chains start from a uniformly random world, odd chain k from the
+// complement of chain k−1's (every unobserved variable's state s replaced
+// by card−1−s), so that pairs of chains start far apart (antithetic,
+// over-dispersed starts: a model whose modes are mirror images, as an
+// Ising model's, gets chains in both); WalkSAT then makes it positive
+// (gibbs.StartAt).
+func start(g *fg.Graph, ev fg.Evidence, seed, k uint64, rng *rand.Rand) ([]int32, error) {
+	x := make([]int32, g.NumVars())
+	src := rng
+	if k%2 == 1 {
+		src = rand.New(rand.NewPCG(seed, k-1))
+	}
+	for v := range x {
+		if ev[v] < 0 {
+			x[v] = int32(src.IntN(int(g.Card[v])))
+			if k%2 == 1 {
+				x[v] = g.Card[v] - 1 - x[v]
+			}
+		}
+	}
+	if err := gibbs.StartAt(g, ev, x, rng); err != nil {
+		var ue *gibbs.UnsatError
+		if errors.As(err, &ue) {
+			return nil, &StartError{Err: ue}
+		}
+		return nil, err
+	}
+	return x, nil
 }
 
 // snapshot returns the samples kept so far and the current worst R-hat.
@@ -407,10 +447,16 @@ type sampler struct{ cfg Config }
 
 // Run samples the ground graph (the trivial compression; a lifted one is
 // refused) and returns per-variable Rao-Blackwellised marginals, no log Z,
-// and the sampler's statistics; Converged is false when the worst R-hat
-// exceeds 1.1.
+// and the sampler's statistics, with the standard error of every belief
+// (Answer.StdErr); Converged (mixed) is Diagnostics.Mixed: every
+// diagnosed quantity passes package diag's rule.
 func (s sampler) Run(ctx context.Context, c *lift.Compressed, q infer.Query) (*infer.Answer, error) {
-	name := s.cfg.Kernel.String()
+	return runGround(ctx, c, q, s.cfg.Kernel.String(), s.cfg, Sample)
+}
+
+// runGround is Run of the ground samplers: sample runs cfg (seeded with
+// the query's seed) on the ground graph of c.
+func runGround(ctx context.Context, c *lift.Compressed, q infer.Query, name string, cfg Config, sample func(context.Context, *fg.Graph, fg.Evidence, Config) (*Result, error)) (*infer.Answer, error) {
 	if q.Task != infer.Marginals {
 		return nil, fmt.Errorf("%s: answers marginal queries only, not %s", name, q.Task)
 	}
@@ -422,17 +468,16 @@ func (s sampler) Run(ctx context.Context, c *lift.Compressed, q infer.Query) (*i
 	for v := range ev {
 		ev[v] = c.NodeEvidence[c.NodeOf[v]]
 	}
-	cfg := s.cfg
 	cfg.Seed = q.Seed
 	if q.Progress != nil {
 		cfg.Progress = func(n int, r float64) { q.Progress(infer.Progress{Samples: n, RHat: r, Sampling: true}) }
 	}
-	res, err := Sample(ctx, g, ev, cfg)
+	res, err := sample(ctx, g, ev, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	ans := &infer.Answer{Graph: c, Task: q.Task, NodeOff: make([]int, c.NumNodes()+1), LogZKind: infer.NoLogZ,
-		Converged: res.RHat <= 1.1}
+		Converged: res.Diag.Mixed}
 	for v, X := range c.NodeOf {
 		ans.NodeOff[X+1] = int(g.Card[v])
 	}
@@ -440,11 +485,14 @@ func (s sampler) Run(ctx context.Context, c *lift.Compressed, q infer.Query) (*i
 		ans.NodeOff[X+1] += ans.NodeOff[X]
 	}
 	ans.Belief = make([]float64, ans.NodeOff[c.NumNodes()])
+	ans.StdErr = make([]float64, len(ans.Belief))
 	for v, X := range c.NodeOf {
 		copy(ans.NodeBelief(int(X)), res.Mean[res.Off[v]:res.Off[v+1]])
+		copy(ans.StdErr[ans.NodeOff[X]:ans.NodeOff[X+1]], res.StdErr[res.Off[v]:res.Off[v+1]])
 	}
 	ans.Stats = infer.Stats{Converged: ans.Converged, Samples: res.Samples, Sweeps: res.Sweeps,
-		Chains: len(res.ChainSamples), RHat: res.RHat, Interrupted: res.Interrupted, Clusters: res.Clusters}
+		Chains: len(res.ChainSamples), Interrupted: res.Interrupted, Clusters: res.Clusters}
+	res.fillStats(&ans.Stats)
 	return ans, nil
 }
 
@@ -453,7 +501,7 @@ func (s sampler) Run(ctx context.Context, c *lift.Compressed, q infer.Query) (*i
 var props = []infer.Property{
 	{Name: "samples", Default: "1000", Help: "steps each chain keeps after the burn-in (0: until time-limit)"},
 	{Name: "burn-in", Default: "100", Help: "steps each chain discards first"},
-	{Name: "chains", Default: "0", Help: "independent chains (0: one per core)"},
+	{Name: "chains", Default: "0", Help: "independent chains, each from its own random start (0: 4, or one per core if more)"},
 	{Name: "time-limit", Default: "0", Help: "stop every chain after this long, e.g. 30s (0: none)"},
 }
 
@@ -619,13 +667,14 @@ func collect(ctx context.Context, runs []*chainRun, cfg Config, who string) (*Re
 
 // record counts a step of the chain and, when it is kept, adds its
 // Rao-Blackwellised conditionals cond to the sums (and the trace).
-func (r *chainRun) record(keep bool, cond []float64, trace bool) {
+func (r *chainRun) record(keep bool, cond, point []float64, trace bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.steps++
 	if !keep {
 		return
 	}
+	r.diag.Add(point)
 	for i, p := range cond {
 		r.sum[i] += p
 		r.sumsq[i] += p * p
@@ -641,10 +690,12 @@ func (r *chainRun) record(keep bool, cond []float64, trace bool) {
 // deadline. step advances the chain by one step; for a kept step it gets
 // the slice (of size entries) to write the Rao-Blackwellised conditionals
 // into, during burn-in nil.
-func (r *chainRun) loop(ctx context.Context, cfg Config, deadline time.Time, size int, step func(cond []float64) error) error {
+func (r *chainRun) loop(ctx context.Context, cfg Config, deadline time.Time, size int, sel []int, nc int, score func() float64, step func(cond []float64) error) error {
 	cond := make([]float64, size)
+	point := make([]float64, len(sel)+1)
 	r.mu.Lock()
 	r.sum, r.sumsq = make([]float64, size), make([]float64, size)
+	r.diag = diag.NewTrace(len(point), traceLen(nc, len(point)))
 	r.mu.Unlock()
 	for k := 0; cfg.Samples == 0 || k < cfg.BurnIn+cfg.Samples; k++ {
 		if err := ctx.Err(); err != nil {
@@ -661,7 +712,13 @@ func (r *chainRun) loop(ctx context.Context, cfg Config, deadline time.Time, siz
 		if err := step(c); err != nil {
 			return err
 		}
-		r.record(keep, cond, cfg.Trace)
+		if keep {
+			for j, i := range sel {
+				point[j] = cond[i]
+			}
+			point[len(sel)] = score()
+		}
+		r.record(keep, cond, point, cfg.Trace)
 	}
 	return nil
 }

@@ -299,3 +299,35 @@ func PermuteScopes(r *rand.Rand, g *fg.Graph) *fg.Graph {
 	}
 	return b.Build()
 }
+
+// FrustratedGrid returns an n×n Ising grid of binary variables (state s
+// stands for the spin 2s−1): every horizontal and vertical pair has the
+// factor exp(J·σᵢσⱼ) with |J| uniform in [jlo, jhi] and a random sign
+// (ferromagnetic or not: frustrated loops), and every variable the field
+// exp(h·σ) with h uniform in [−hmax, hmax]. With |J| around 2 the model
+// has several well-separated modes: single-site samplers stay in one.
+func FrustratedGrid(r *rand.Rand, n int, jlo, jhi, hmax float64) *fg.Graph {
+	b := fg.NewBuilder()
+	b.AddVars(n*n, 2)
+	pair := func(u, v int32) {
+		j := jlo + (jhi-jlo)*r.Float64()
+		if r.IntN(2) == 0 {
+			j = -j
+		}
+		must(b.AddFactor([]int32{u, v}, []float64{math.Exp(j), math.Exp(-j), math.Exp(-j), math.Exp(j)}))
+	}
+	for y := 0; y < n; y++ {
+		for x := 0; x < n; x++ {
+			v := int32(y*n + x)
+			h := hmax * (2*r.Float64() - 1)
+			must(b.AddFactor([]int32{v}, []float64{math.Exp(-h), math.Exp(h)}))
+			if x+1 < n {
+				pair(v, v+1)
+			}
+			if y+1 < n {
+				pair(v, v+int32(n))
+			}
+		}
+	}
+	return b.Build()
+}

@@ -1,0 +1,503 @@
+package jtree
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/lifted-dev/lifted/fg"
+	"github.com/lifted-dev/lifted/infer"
+	"github.com/lifted-dev/lifted/lift"
+)
+
+// DefaultMaxTable is the largest clique table (entries) a run allocates by
+// default: 2^24 entries, 128 MiB.
+const DefaultMaxTable = 1 << 24
+
+// DefaultMaxTotal is the default limit on the entries of all clique tables
+// together: 2^27 entries, 1 GiB.
+const DefaultMaxTotal = 1 << 27
+
+// JTree is the method "jtree": exact inference by a junction tree over a
+// min-fill elimination order of the unobserved variables. It answers
+// marginals of every variable and the exact log Z (sum-product), or a
+// most probable assignment with the max-marginals (max-product), in log
+// space. It needs the ground graph (the trivial compression) and refuses,
+// naming the predicted sizes, a plan whose largest clique table has more
+// than MaxTable entries or whose tables together have more than MaxTotal.
+type JTree struct {
+	MaxTable float64 // <= 0: DefaultMaxTable
+	MaxTotal float64 // <= 0: DefaultMaxTotal
+}
+
+// ErrNoWorld says that every joint state has weight zero.
+var ErrNoWorld = errors.New("jtree: no world of positive weight (the hard constraints or zero entries contradict each other or the evidence)")
+
+// TooLargeError is a refused plan: its predicted size and the limit.
+type TooLargeError struct {
+	Plan  *Plan
+	What  string  // "largest table" or "all tables"
+	Limit float64 // entries
+	Prop  string  // the property that raises the limit
+}
+
+func (e *TooLargeError) Error() string {
+	return fmt.Sprintf("jtree: the min-fill elimination order has %s: the %s exceeds the limit of %s entries (%s); raise it with --prop %s=N, or use an approximate method (bp, gibbs, mcsat)",
+		e.Plan.Describe(), e.What, Count(e.Limit), Bytes(8*e.Limit), e.Prop)
+}
+
+func (j JTree) limits() (float64, float64) {
+	mt, tt := j.MaxTable, j.MaxTotal
+	if mt <= 0 {
+		mt = DefaultMaxTable
+	}
+	if tt <= 0 {
+		tt = DefaultMaxTotal
+	}
+	return mt, tt
+}
+
+// Check plans g under ev and returns the plan, or a *TooLargeError when it
+// exceeds j's limits.
+func (j JTree) Check(ctx context.Context, g *fg.Graph, ev fg.Evidence) (*Plan, error) {
+	return j.CheckWithin(ctx, g, ev, 0)
+}
+
+// CheckWithin is Check with a bound on the planning work (NewPlanWithin).
+func (j JTree) CheckWithin(ctx context.Context, g *fg.Graph, ev fg.Evidence, work int64) (*Plan, error) {
+	mt, tt := j.limits()
+	p, err := NewPlanWithin(ctx, g, ev, mt, work)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case p.OutOfWork:
+		return p, &TooLargeError{Plan: p, What: "planning work", Limit: mt, Prop: "max-table"}
+	case !p.Complete || p.Largest > mt:
+		return p, &TooLargeError{Plan: p, What: "largest table", Limit: mt, Prop: "max-table"}
+	case p.Total > tt:
+		return p, &TooLargeError{Plan: p, What: "all tables", Limit: tt, Prop: "max-total"}
+	}
+	return p, nil
+}
+
+// Run answers q on c.Ground with c's evidence.
+func (j JTree) Run(ctx context.Context, c *lift.Compressed, q infer.Query) (*infer.Answer, error) {
+	start := time.Now()
+	g := c.Ground
+	if c.NumNodes() != g.NumVars() {
+		return nil, errors.New("jtree: needs the ground graph (the trivial compression), not a lifted one")
+	}
+	ev := make(fg.Evidence, g.NumVars())
+	for v := range ev {
+		ev[v] = c.NodeEvidence[c.NodeOf[v]]
+	}
+	p, err := j.Check(ctx, g, ev)
+	if err != nil {
+		return nil, err
+	}
+	r, err := solve(ctx, g, ev, p, q.Task == infer.MAP)
+	if err != nil {
+		return nil, err
+	}
+	ans := &infer.Answer{
+		Graph: c, Task: q.Task, NodeOff: make([]int, c.NumNodes()+1),
+		Converged: true,
+		Stats: infer.Stats{Converged: true, Treewidth: p.Treewidth, LargestTable: int64(p.Largest),
+			Seconds: time.Since(start).Seconds()},
+	}
+	for v, X := range c.NodeOf {
+		ans.NodeOff[X+1] = int(g.Card[v])
+	}
+	for X := range c.NumNodes() {
+		ans.NodeOff[X+1] += ans.NodeOff[X]
+	}
+	ans.Belief = make([]float64, ans.NodeOff[c.NumNodes()])
+	for v, X := range c.NodeOf {
+		copy(ans.NodeBelief(int(X)), r.marg[r.off[v]:r.off[v+1]])
+	}
+	if q.Task == infer.MAP {
+		ans.Assignment = r.assign
+		obj := r.logZ
+		ans.Stats.Objective = &obj
+	} else {
+		ans.LogZ, ans.LogZKind = r.logZ, infer.Exact
+	}
+	return ans, nil
+}
+
+// result is what solve computes: per-variable normalised (max-)marginals
+// at marg[off[v]:off[v+1]], log Z (or the log score of the MAP world) and,
+// for max-product, the decoded assignment.
+type result struct {
+	marg   []float64
+	off    []int
+	logZ   float64
+	assign []int32
+}
+
+// solve runs the junction tree of p on g: clique potentials in log space,
+// an upward pass of messages (log-sum-exp, or max, per separator entry,
+// so no entry underflows relative to its own group), the root's total,
+// then (for MAP) decoding from the upward tables, and a downward pass
+// (Hugin: a child's table gains the parent's new separator marginal less
+// its own upward message) that leaves every clique table the log of its
+// unnormalised marginal.
+func solve(ctx context.Context, g *fg.Graph, ev fg.Evidence, p *Plan, maxProduct bool) (*result, error) {
+	n := g.NumVars()
+	nc := len(p.Order)
+	// Clique layout: dims, table offsets, separator (upward message)
+	// offsets; the separator of clique i is its first k-1 variables.
+	tabOff := make([]int, nc+1)
+	sepOff := make([]int, nc+1)
+	for i := range nc {
+		s := 1
+		for _, v := range p.Clique(i) {
+			s *= int(g.Card[v])
+		}
+		tabOff[i+1] = tabOff[i] + s
+		sepOff[i+1] = sepOff[i] + s/int(g.Card[p.Order[i]])
+	}
+	tab := make([]float64, tabOff[nc])
+	sep := make([]float64, sepOff[nc])
+	dims := make([]int32, len(p.CliqueVars))
+	for i, v := range p.CliqueVars {
+		dims[i] = g.Card[v]
+	}
+	// Log tables, once per table id.
+	logT := make([][]float64, len(g.Tables))
+	for f := range g.NumFactors() {
+		t := g.FactorTable[f]
+		if logT[t] == nil {
+			vals := g.Tables[t].Values
+			l := make([]float64, len(vals))
+			for i, x := range vals {
+				l[i] = math.Log(x)
+			}
+			logT[t] = l
+		}
+	}
+	// Potentials: each factor, clamped to the evidence, into the clique of
+	// its first-eliminated unobserved variable; a factor with none is a
+	// constant.
+	constant := 0.0
+	varPos := make([]int32, n) // position of a variable in the current clique, -1 if absent
+	for v := range varPos {
+		varPos[v] = -1
+	}
+	strides := make([]int, 0, 64)
+	for f := range g.NumFactors() {
+		scope := g.Scope(f)
+		t := g.Table(f)
+		fs := t.Strides()
+		base, first := 0, int32(-1)
+		for k, v := range scope {
+			if ev[v] >= 0 {
+				base += int(ev[v]) * fs[k]
+			} else if first < 0 || p.Pos[v] < p.Pos[first] {
+				first = v
+			}
+		}
+		lt := logT[g.FactorTable[f]]
+		if first < 0 {
+			constant += lt[base]
+			continue
+		}
+		ci := int(p.Pos[first])
+		cv := p.Clique(ci)
+		for k, v := range cv {
+			varPos[v] = int32(k)
+		}
+		strides = strides[:len(cv)]
+		clear(strides)
+		for k, v := range scope {
+			if ev[v] < 0 {
+				strides[varPos[v]] += fs[k]
+			}
+		}
+		for _, v := range cv {
+			varPos[v] = -1
+		}
+		broadcast(tab[tabOff[ci]:tabOff[ci+1]], dims[p.CliqueOff[ci]:p.CliqueOff[ci+1]], strides, lt, base)
+	}
+	if math.IsInf(constant, -1) {
+		return nil, ErrNoWorld
+	}
+	// Upward pass.
+	logZ := constant
+	sstr := make([]int, 0, 64)
+	for i := range nc {
+		if i&63 == 0 && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		t := tab[tabOff[i]:tabOff[i+1]]
+		s := sep[sepOff[i]:sepOff[i+1]]
+		reduceLast(t, s, int(g.Card[p.Order[i]]), maxProduct)
+		par := p.Parent[i]
+		if par < 0 {
+			logZ += s[0] // the separator of a root is empty: one entry
+			continue
+		}
+		// Add the message into the parent's table.
+		cv, pv := p.Clique(i), p.Clique(int(par))
+		sstr = sepStrides(sstr, cv[:len(cv)-1], pv, dims[p.CliqueOff[i]:], varPos)
+		broadcast(tab[tabOff[par]:tabOff[par+1]], dims[p.CliqueOff[par]:p.CliqueOff[par+1]], sstr, s, 0)
+	}
+	if math.IsInf(logZ, -1) {
+		return nil, ErrNoWorld
+	}
+	if math.IsNaN(logZ) || math.IsInf(logZ, 1) {
+		return nil, fmt.Errorf("jtree: log Z is %v (a numerical failure; please report it)", logZ)
+	}
+	r := &result{logZ: logZ, off: make([]int, n+1)}
+	if maxProduct {
+		// Decode in reverse elimination order from the upward tables: a
+		// clique's separator variables are eliminated later, so assigned.
+		r.assign = make([]int32, n)
+		for v := range n {
+			if ev[v] >= 0 {
+				r.assign[v] = ev[v]
+			}
+		}
+		for i := nc - 1; i >= 0; i-- {
+			cv := p.Clique(i)
+			d := dims[p.CliqueOff[i]:p.CliqueOff[i+1]]
+			idx := 0
+			for k, v := range cv[:len(cv)-1] {
+				idx = idx*int(d[k]) + int(r.assign[v])
+			}
+			dv := int(d[len(d)-1])
+			t := tab[tabOff[i]+idx*dv : tabOff[i]+(idx+1)*dv]
+			best := 0
+			for s := 1; s < dv; s++ {
+				if t[s] > t[best] {
+					best = s
+				}
+			}
+			r.assign[p.Order[i]] = int32(best)
+		}
+	}
+	// Downward pass (Hugin).
+	var newSep []float64
+	for i := nc - 1; i >= 0; i-- {
+		if i&63 == 0 && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		par := p.Parent[i]
+		if par < 0 {
+			continue
+		}
+		cv, pv := p.Clique(i), p.Clique(int(par))
+		old := sep[sepOff[i]:sepOff[i+1]]
+		newSep = append(newSep[:0], make([]float64, len(old))...)
+		sstr = sepStrides(sstr, cv[:len(cv)-1], pv, dims[p.CliqueOff[i]:], varPos)
+		reduce(tab[tabOff[par]:tabOff[par+1]], dims[p.CliqueOff[par]:p.CliqueOff[par+1]], sstr, newSep, maxProduct)
+		for k, o := range old {
+			if math.IsInf(o, -1) {
+				newSep[k] = math.Inf(-1) // 0/0 = 0: the child's entries are zero already
+			} else {
+				newSep[k] -= o
+			}
+		}
+		// The separator is the child's leading variables: the update is
+		// constant over the child's last variable.
+		t := tab[tabOff[i]:tabOff[i+1]]
+		dv := int(g.Card[p.Order[i]])
+		for k, d := range newSep {
+			for s := k * dv; s < (k+1)*dv; s++ {
+				t[s] += d
+			}
+		}
+	}
+	// Marginals: each variable from its own clique (it is the last, the
+	// fastest, variable of that table); observed ones are certain.
+	for v := range n {
+		r.off[v+1] = r.off[v] + int(g.Card[v])
+	}
+	r.marg = make([]float64, r.off[n])
+	for v := range n {
+		m := r.marg[r.off[v]:r.off[v+1]]
+		if ev[v] >= 0 {
+			m[ev[v]] = 1
+			continue
+		}
+		i := p.Pos[v]
+		t := tab[tabOff[i]:tabOff[i+1]]
+		dv := len(m)
+		mx := math.Inf(-1)
+		for _, x := range t {
+			mx = max(mx, x)
+		}
+		if math.IsInf(mx, -1) {
+			return nil, ErrNoWorld
+		}
+		for k := 0; k < len(t); k += dv {
+			for s, x := range t[k : k+dv] {
+				if maxProduct {
+					m[s] = max(m[s], math.Exp(x-mx))
+				} else {
+					m[s] += math.Exp(x - mx)
+				}
+			}
+		}
+		sum := 0.0
+		for _, x := range m {
+			sum += x
+		}
+		for s := range m {
+			m[s] /= sum
+		}
+	}
+	return r, nil
+}
+
+// sepStrides returns, per position of the parent clique pv, the stride of
+// that variable in the separator table over sv (dims sd, last fastest),
+// 0 for parent variables not in the separator.
+func sepStrides(out []int, sv, pv []int32, sd []int32, varPos []int32) []int {
+	out = out[:len(pv)]
+	clear(out)
+	for k, v := range pv {
+		varPos[v] = int32(k)
+	}
+	s := 1
+	for k := len(sv) - 1; k >= 0; k-- {
+		out[varPos[sv[k]]] = s
+		s *= int(sd[k])
+	}
+	for _, v := range pv {
+		varPos[v] = -1
+	}
+	return out
+}
+
+// broadcast adds src (indexed from base by strides, one per dimension of
+// dst, 0 for a dimension src does not have) to every entry of dst, a table
+// with dimensions dims (last fastest).
+func broadcast(dst []float64, dims []int32, strides []int, src []float64, base int) {
+	nd := len(dims)
+	if nd == 0 {
+		dst[0] += src[base]
+		return
+	}
+	var cntBuf [32]int32
+	cnt := cntBuf[:0]
+	if nd > len(cntBuf) {
+		cnt = make([]int32, nd)
+	} else {
+		cnt = cntBuf[:nd]
+	}
+	last := nd - 1
+	dl, sl := int(dims[last]), strides[last]
+	j := base
+	for i := 0; i < len(dst); {
+		row := dst[i : i+dl]
+		jj := j
+		for k := range row {
+			row[k] += src[jj]
+			jj += sl
+		}
+		i += dl
+		for q := last - 1; q >= 0; q-- {
+			cnt[q]++
+			j += strides[q]
+			if cnt[q] < dims[q] {
+				break
+			}
+			j -= strides[q] * int(dims[q])
+			cnt[q] = 0
+		}
+	}
+}
+
+// reduceLast sums (log-sum-exp) or maximises t over its last dimension of
+// size dv into s (len(t)/dv entries), each entry relative to its own
+// group's maximum.
+func reduceLast(t, s []float64, dv int, maxProduct bool) {
+	for k := range s {
+		g := t[k*dv : (k+1)*dv]
+		m := g[0]
+		for _, x := range g[1:] {
+			m = max(m, x)
+		}
+		if maxProduct || math.IsInf(m, -1) || dv == 1 {
+			s[k] = m
+			continue
+		}
+		acc := 0.0
+		for _, x := range g {
+			acc += math.Exp(x - m)
+		}
+		s[k] = m + math.Log(acc)
+	}
+}
+
+// reduce sums (log-sum-exp) or maximises src, a table with dimensions
+// dims, onto dst, whose index is Σ strides[q]·state[q]; two passes, the
+// sum relative to each output entry's maximum.
+func reduce(src []float64, dims []int32, strides []int, dst []float64, maxProduct bool) {
+	for k := range dst {
+		dst[k] = math.Inf(-1)
+	}
+	nd := len(dims)
+	if nd == 0 {
+		dst[0] = src[0]
+		return
+	}
+	cnt := make([]int32, nd)
+	last := nd - 1
+	dl, sl := int(dims[last]), strides[last]
+	// pass 1: maxima
+	j := 0
+	for i := 0; i < len(src); i += dl {
+		row := src[i : i+dl]
+		jj := j
+		for _, x := range row {
+			if x > dst[jj] {
+				dst[jj] = x
+			}
+			jj += sl
+		}
+		j = carry(cnt, dims, strides, j)
+	}
+	if maxProduct {
+		return
+	}
+	// pass 2: Σ exp(x − max)
+	acc := make([]float64, len(dst))
+	clear(cnt)
+	j = 0
+	for i := 0; i < len(src); i += dl {
+		row := src[i : i+dl]
+		jj := j
+		for _, x := range row {
+			if m := dst[jj]; m != math.Inf(-1) {
+				acc[jj] += math.Exp(x - m)
+			}
+			jj += sl
+		}
+		j = carry(cnt, dims, strides, j)
+	}
+	for k, a := range acc {
+		if a > 0 {
+			dst[k] += math.Log(a)
+		}
+	}
+}
+
+// carry advances the odometer cnt over all dimensions but the last,
+// returning the index j moved by the strides.
+func carry(cnt []int32, dims []int32, strides []int, j int) int {
+	for q := len(dims) - 2; q >= 0; q-- {
+		cnt[q]++
+		j += strides[q]
+		if cnt[q] < dims[q] {
+			return j
+		}
+		j -= strides[q] * int(dims[q])
+		cnt[q] = 0
+	}
+	return j
+}

@@ -1,0 +1,94 @@
+package diag
+
+// Trace keeps one chain's draws of Q quantities in bounded memory: the
+// draws themselves while there are fewer than 2L of them, then means of
+// consecutive batches of B draws (B doubling, 2L > points ≥ L), so that a
+// long run stores at most 2L·Q numbers. The diagnostics of the batch means
+// are those of a chain thinned by averaging: R-hat and the effective
+// sample size of the batch series judge the same mean (the mean of the
+// batch means is the mean of the draws they hold), and its Monte Carlo
+// standard error is that of the batch series (Summary.MCSE); ESS of the
+// draws themselves is ESS of the batch series times Var(draws)/Var(batch
+// means), which Summarise does not know, so a batched Summary's sizes
+// count batches (a conservative reading: they are smaller).
+type Trace struct {
+	q, l  int
+	batch int       // draws per point
+	inAcc int       // draws in acc
+	acc   []float64 // sum of the current batch
+	data  []float64 // points × q, row-major
+}
+
+// NewTrace returns a Trace of q quantities keeping between l and 2l
+// points (l at least 2).
+func NewTrace(q, l int) *Trace {
+	l = max(l, 2)
+	return &Trace{q: q, l: l, batch: 1, acc: make([]float64, q)}
+}
+
+// Add records one draw of the q quantities.
+func (t *Trace) Add(x []float64) {
+	for j, v := range x[:t.q] {
+		t.acc[j] += v
+	}
+	t.inAcc++
+	if t.inAcc < t.batch {
+		return
+	}
+	b := float64(t.batch)
+	for j := range t.acc {
+		t.data = append(t.data, t.acc[j]/b)
+		t.acc[j] = 0
+	}
+	t.inAcc = 0
+	if t.Len() == 2*t.l {
+		t.halve()
+	}
+}
+
+// halve merges consecutive pairs of points.
+func (t *Trace) halve() {
+	n := t.Len() / 2
+	for p := range n {
+		a, b := t.data[2*p*t.q:(2*p+1)*t.q], t.data[(2*p+1)*t.q:(2*p+2)*t.q]
+		dst := t.data[p*t.q : (p+1)*t.q]
+		for j := range dst {
+			dst[j] = (a[j] + b[j]) / 2
+		}
+	}
+	t.data = t.data[:n*t.q]
+	t.batch *= 2
+}
+
+// Len is the number of points kept; Batch the draws each averages.
+func (t *Trace) Len() int   { return len(t.data) / max(t.q, 1) }
+func (t *Trace) Batch() int { return t.batch }
+
+// Column returns quantity j's points (a copy).
+func (t *Trace) Column(j int) []float64 {
+	n := t.Len()
+	out := make([]float64, n)
+	for p := range n {
+		out[p] = t.data[p*t.q+j]
+	}
+	return out
+}
+
+// Align halves the traces with the smaller batches until every trace has
+// the largest batch of any (chains stopped by a time limit may differ), so
+// that their points are comparable; the draws of a partial batch are
+// dropped from the points.
+func Align(ts []*Trace) {
+	b := 0
+	for _, t := range ts {
+		b = max(b, t.batch)
+	}
+	for _, t := range ts {
+		for t.batch < b {
+			if t.Len()%2 == 1 {
+				t.data = t.data[:(t.Len()-1)*t.q]
+			}
+			t.halve()
+		}
+	}
+}

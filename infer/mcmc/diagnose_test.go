@@ -1,0 +1,144 @@
+package mcmc
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/lifted-dev/lifted/fg"
+	"github.com/lifted-dev/lifted/infer"
+	"github.com/lifted-dev/lifted/internal/brute"
+	"github.com/lifted-dev/lifted/internal/gen"
+	"github.com/lifted-dev/lifted/lift"
+)
+
+// exactlyOne is three binary variables under a hard "exactly one" factor
+// (symmetric: every one-hot world has weight 1): single-site Gibbs cannot
+// move between its worlds.
+func exactlyOne(t *testing.T) *fg.Graph {
+	b := fg.NewBuilder()
+	b.AddVars(3, 2)
+	tab := make([]float64, 8)
+	tab[1], tab[2], tab[4] = 1, 1, 1
+	if _, err := b.AddFactor([]int32{0, 1, 2}, tab); err != nil {
+		t.Fatal(err)
+	}
+	return b.Build()
+}
+
+func run(t *testing.T, method string, p infer.Properties, g *fg.Graph, seed uint64) *infer.Answer {
+	t.Helper()
+	alg, _, err := infer.New(method, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := lift.Ground(g, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ans, err := alg.Run(context.Background(), c, infer.Query{Task: infer.Marginals, Seed: seed})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ans
+}
+
+// TestGibbsFrozenNamesTheRemedy (issue 25.3): Gibbs on a symmetric hard
+// formula is refused, and the reason names the methods that cross it,
+// not more samples; mcsat and bgibbs mix on it and match the exact 1/3.
+func TestGibbsFrozenNamesTheRemedy(t *testing.T) {
+	g := exactlyOne(t)
+	ans := run(t, "gibbs", nil, g, 1)
+	if ans.Converged {
+		t.Fatalf("gibbs labelled mixed on an exactly-one constraint: %+v", ans.Stats)
+	}
+	why := ans.Stats.Mixing
+	for _, w := range []string{"mcsat", "bgibbs", "more samples will not help"} {
+		if !strings.Contains(why, w) {
+			t.Errorf("reason %q does not say %q", why, w)
+		}
+	}
+	if strings.Contains(why, "raise --samples") {
+		t.Errorf("reason %q suggests more samples", why)
+	}
+	for _, m := range []string{"mcsat", "bgibbs"} {
+		a := run(t, m, nil, g, 1)
+		if !a.Converged {
+			t.Errorf("%s not mixed: %s", m, a.Stats.Mixing)
+		}
+		for v := range 3 {
+			if d := math.Abs(a.Marginal(v)[1] - 1.0/3); d > 4*a.StdErr[a.NodeOff[v]+1]+1e-3 {
+				t.Errorf("%s: P(x%d) = %.4f ± %.4f, exact 1/3", m, v, a.Marginal(v)[1], a.StdErr[a.NodeOff[v]+1])
+			}
+		}
+	}
+}
+
+// TestStdErrAndStats: every sampler fills StdErr parallel to Belief (the
+// two states of a binary variable share it, observed variables have 0)
+// and the diagnostics' statistics.
+func TestStdErrAndStats(t *testing.T) {
+	g := gen.FrustratedGrid(rand.New(rand.NewPCG(1, 1)), 3, 0.2, 0.5, 0.5)
+	for _, m := range []string{"gibbs", "mcsat", "bgibbs", "tempering"} {
+		a := run(t, m, nil, g, 2)
+		if len(a.StdErr) != len(a.Belief) {
+			t.Fatalf("%s: %d standard errors for %d beliefs", m, len(a.StdErr), len(a.Belief))
+		}
+		for v := range g.NumVars() {
+			se := a.StdErr[a.NodeOff[v] : a.NodeOff[v]+2]
+			if !(se[1] > 0) || se[0] != se[1] || math.IsInf(se[1], 0) {
+				t.Errorf("%s: standard errors of variable %d: %v", m, v, se)
+			}
+		}
+		st := a.Stats
+		if !a.Converged || st.RHat >= 1.01 || st.BulkESS < 800 || st.TailESS < 800 || st.Mixing != "" || st.Chains != DefaultChains {
+			t.Errorf("%s on a weakly coupled grid: %+v", m, st)
+		}
+		if (m == "tempering") != (len(st.SwapRates) == 7) {
+			t.Errorf("%s: swap rates %v", m, st.SwapRates)
+		}
+	}
+}
+
+// TestTemperingGrid: on a frustrated 3×3 grid (|J| ∈ [2, 2.5]) that Gibbs
+// does not mix on, tempering mixes and its marginals are within 4 stated
+// standard errors of enumeration; the swap rates are in (0, 1].
+func TestTemperingGrid(t *testing.T) {
+	g := gen.FrustratedGrid(rand.New(rand.NewPCG(3, 4)), 3, 2, 2.5, 0.5)
+	ex := brute.Solve(g, nil)
+	if a := run(t, "gibbs", nil, g, 1); a.Converged {
+		t.Errorf("gibbs labelled mixed on this grid (R-hat %.4f)", a.Stats.RHat)
+	}
+	a := run(t, "tempering", infer.Properties{"samples": "40000"}, g, 1)
+	if !a.Converged {
+		t.Fatalf("tempering not mixed: %s", a.Stats.Mixing)
+	}
+	for v := range g.NumVars() {
+		se := a.StdErr[a.NodeOff[v]+1]
+		if d := math.Abs(a.Marginal(v)[1] - ex.Marginals[v][1]); d > 4*se+1.0/float64(a.Stats.Samples) {
+			t.Errorf("variable %d: %.4f ± %.4f, exact %.4f", v, a.Marginal(v)[1], se, ex.Marginals[v][1])
+		}
+	}
+	for i, r := range a.Stats.SwapRates {
+		if !(r > 0 && r <= 1) {
+			t.Errorf("swap rate %d: %v", i, r)
+		}
+	}
+	// a tempered ladder with base bgibbs also works
+	b := run(t, "tempering", infer.Properties{"samples": "2000", "base": "bgibbs", "ladder": "1,2,4"}, g, 1)
+	if len(b.Stats.SwapRates) != 2 || b.Stats.Clusters == 0 {
+		t.Errorf("base bgibbs, ladder 1,2,4: %+v", b.Stats)
+	}
+}
+
+func TestTemperingProperties(t *testing.T) {
+	for _, p := range []infer.Properties{
+		{"base": "mcsat"}, {"temperatures": "1"}, {"max-temperature": "1"}, {"ladder": "2,3"}, {"ladder": "1,3,2"}, {"ladder": "1,x"},
+	} {
+		if _, _, err := infer.New("tempering", p); err == nil {
+			t.Errorf("tempering with %v: no error", p)
+		}
+	}
+}
