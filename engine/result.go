@@ -273,7 +273,11 @@ func (r *Result) notConvergedNote() string {
 	case r.Converged:
 		return ""
 	case st.Chains > 0: // a sampler
-		return fmt.Sprintf("NOT CONVERGED: %s's chains have not mixed (worst R-hat %s > 1.1); the estimates are not reliable", r.Method, RHatText(st.RHat))
+		why := st.Mixing
+		if why == "" {
+			why = "worst R-hat " + RHatText(st.RHat)
+		}
+		return fmt.Sprintf("NOT CONVERGED: %s's chains have not mixed (%s); the estimates are not reliable", r.Method, why)
 	case st.Bound != nil: // lp, ilp
 		gap := 0.0
 		if st.Gap != nil {

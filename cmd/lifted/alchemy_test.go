@@ -258,6 +258,7 @@ func TestAlchemyArgs(t *testing.T) {
 		{"infer -i m.mln -ms -numSamples 50 -numChains 2", "infer m.mln --method mcsat --samples 50 --chains 2"},
 		{"infer -i m.mln -bp -convThresh 1e-6 -threads 2", "infer m.mln --tol 1e-6 --workers 2 --method bp"},
 		{"infer -i m.mln -bp -useHC true -explicitRep false", "infer m.mln --method bp"},
+		{"infer -i m.mln -simtp -numSwap 4 -simtpNumST 2 -maxSteps 50", "infer m.mln --method tempering --prop temperatures=4 --chains 2 --samples 50"},
 		{"infer -ow F -cw G -f q.db -bp -m m.mln", "infer --ow F --cw G --query-file q.db m.mln --method bp --max-product"},
 		{"infer m.mln -- -i", "infer m.mln -- -i"},
 		{"learnwts -g -i m.mln -t a.db,b.db -o out -noPrior", "learnwts --method=pll -i m.mln -t a.db,b.db -o out --prior-stddev=-1"},
