@@ -328,7 +328,10 @@ func summaryLine(method string, st infer.Stats, groundAtoms int, groundSeconds f
 		}
 	}
 	secs := strconv.FormatFloat(st.Seconds+groundSeconds, 'g', 3, 64)
-	if st.Method == "wfomc" || st.Method == "enumerate" { // exact: no compression, no iterations
+	if exact := map[string]bool{"wfomc": true, "enumerate": true, "jtree": true}; exact[st.Method] || exact[method] { // exact: no compression, no iterations
+		if !exact[st.Method] {
+			st.Method = method
+		}
 		factors := fmt.Sprintf("%d factors", st.Factors)
 		if st.Method == "wfomc" && st.Clusternodes == 0 && st.Variables > 0 { // wfomc before grounding
 			factors = "not grounded"
