@@ -247,6 +247,10 @@ func (r *Result) StatusNote() string {
 // the method finished: the answer is the one so far.
 func (r *Result) Interrupted() bool { return r.Stats.Interrupted }
 
+// InterruptedNote says how far an interrupted run got ("interrupted after
+// 2000 samples (mcsat)"); "" when it was not interrupted.
+func (r *Result) InterruptedNote() string { return r.interruptedNote() }
+
 // interruptedNote says how far an interrupted run got, in the method's
 // terms; "" when it was not interrupted.
 func (r *Result) interruptedNote() string {

@@ -263,8 +263,12 @@ func cmdError(path string, err error) error {
 	case errors.As(err, &pe):
 		return usageError{fmt.Errorf("--%s %s", pe.Name, pe.Msg)}
 	case errors.As(err, &nc) && nc.Answer.Stats.Chains > 0:
-		return &phrased{err: nc, msg: fmt.Sprintf("%s: %s's chains have not mixed after %d samples: %s; or use --allow-unconverged to print the estimates (marked as such)",
-			path, nc.Answer.Stats.Method, nc.Answer.Stats.Samples, nc.Answer.Stats.Mixing)}
+		who := "the sampler"
+		if m := nc.Answer.Stats.Method; m != "" {
+			who = "the sampler " + m
+		}
+		return &phrased{err: nc, msg: fmt.Sprintf("%s: the chains of %s have not mixed after %d samples: %s; or use --allow-unconverged to print the estimates (marked as such)",
+			path, who, nc.Answer.Stats.Samples, nc.Answer.Stats.Mixing)}
 	case errors.As(err, &nc):
 		return fmt.Errorf("%s: BP %w; raise --max-iter, or use --allow-unconverged to print the non-converged answer (marked as such)", path, nc)
 	case errors.As(err, &snc):
@@ -345,7 +349,7 @@ func runInfer(ctx context.Context, cmd *cobra.Command, f *inferFlags, path strin
 		return cmdError(path, err)
 	}
 	if res.Interrupted() && !f.allowPartial {
-		return &interruptedError{fmt.Sprintf("%s: %s; nothing printed (--allow-partial prints the answer so far, marked as such)", path, res.StatusNote())}
+		return &interruptedError{fmt.Sprintf("%s: %s; nothing printed (--allow-partial prints the answer so far, marked as such)", path, res.InterruptedNote())}
 	}
 	report(res, f.quiet)
 	if f.dyn.on {

@@ -32,7 +32,7 @@ func TestStatusLinesNameTheMethod(t *testing.T) {
 	}{
 		{[]string{"--method", "lbp"}, regexp.MustCompile(`; lbp: \d+ iterations, converged; `)},
 		{[]string{"--method", "bp"}, regexp.MustCompile(`; bp: \d+ iterations, converged; `)},
-		{[]string{"--method", "mcsat", "--samples", "200", "--chains", "2", "--seed", "1"}, regexp.MustCompile(`; mcsat: 400 samples in 2 chains(, worst R-hat [0-9.]+)?, mixed; `)},
+		{[]string{"--method", "mcsat", "--samples", "200", "--chains", "2", "--seed", "1", "--allow-unconverged"}, regexp.MustCompile(`(?s)NOT CONVERGED: mcsat's chains have not mixed .*; mcsat: 400 samples in 2 chains(, worst R-hat [0-9.]+)?, NOT mixed; `)},
 		{[]string{"--method", "gibbs", "--samples", "200", "--chains", "2", "--seed", "1", "--allow-unconverged"}, regexp.MustCompile(`; gibbs: 400 samples in 2 chains`)},
 	} {
 		_, stderr, _ := run(t, append([]string{"infer", smokersMLN, "-e", smokersDB, "-q", "Cancer"}, c.args...)...)
@@ -90,7 +90,7 @@ func TestInterruptedSampling(t *testing.T) {
 	}
 	_, stderr, code, _ = startInterrupted(t, dir, 1500*time.Millisecond, append(args, "--allow-partial")...)
 	text, err := os.ReadFile(filepath.Join(dir, "out.result"))
-	if code != 0 || err != nil || !regexp.MustCompile(`^// interrupted after \d+ samples \(mcsat\)\nCancer\(Anna\) `).Match(text) ||
+	if code != 0 || err != nil || !regexp.MustCompile(`^// interrupted after \d+ samples \(mcsat\)[^\n]*\nCancer\(Anna\) `).Match(text) ||
 		!regexp.MustCompile(`warning: interrupted after \d+ samples \(mcsat\): the answer printed is the one so far`).MatchString(stderr) {
 		t.Errorf("--allow-partial: exit %d, %v, %q, %s", code, err, text, stderr)
 	}
@@ -242,7 +242,8 @@ func TestMessages(t *testing.T) {
 	z := writeFile(t, dir, "zero.uai", "MARKOV\n2\n2 2\n2\n1 0\n2 0 1\n\n2\n 0 0\n\n4\n 1 0 0 1\n")
 	for _, m := range []string{"auto", "bp", "lbp"} {
 		_, stderr, code := run(t, "infer", z, "--method", m)
-		if code != 1 || !strings.Contains(stderr, "the model has no world of positive weight") || strings.Contains(stderr, "--damping") {
+		// auto answers by enumeration here, which says it its way.
+		if code != 1 || !strings.Contains(stderr, "the model has no world of positive weight") && !strings.Contains(stderr, "every state has probability zero") || strings.Contains(stderr, "--damping") {
 			t.Errorf("all-zero table, %s: exit %d, %s", m, code, stderr)
 		}
 	}
