@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"iter"
 	"strconv"
+	"strings"
 
 	"github.com/lifted-dev/lifted/dynamic"
 	"github.com/lifted-dev/lifted/infer"
@@ -208,7 +209,7 @@ func (r *Result) Messages() []Message {
 	var out []Message
 	if r.Dynamic != nil {
 		if n := r.Dynamic.NotConverged; n > 0 {
-			out = append(out, Message{Warning, fmt.Sprintf("NOT CONVERGED: %d of %d runs", n, r.Dynamic.Runs)})
+			out = append(out, Message{Warning, fmt.Sprintf("NOT CONVERGED: %d of %d %s runs (belief propagation) stopped at their iteration limit", n, r.Dynamic.Runs, r.Method)})
 		}
 		return out
 	}
@@ -219,29 +220,81 @@ func (r *Result) Messages() []Message {
 	if st.Fallback != "" {
 		out = append(out, Message{Info, "BP did not converge as asked; it converged with " + st.Fallback})
 	}
-	if st.Interrupted && st.Objective != nil {
-		out = append(out, Message{Alert, "interrupted: the world printed is the best found so far"})
-	} else if st.Interrupted {
-		out = append(out, Message{Alert, fmt.Sprintf("interrupted: the estimates are those of the %d samples so far", st.Samples)})
+	if note := r.interruptedNote(); note != "" {
+		out = append(out, Message{Alert, note + ": the answer printed is the one so far"})
 	}
-	switch {
-	case r.Converged:
-	case st.Chains > 0: // a sampler
-		out = append(out, Message{Alert, fmt.Sprintf("NOT CONVERGED: the chains have not mixed (%s); the estimates printed are not reliable", st.Mixing)})
-	default:
-		out = append(out, Message{Alert, fmt.Sprintf("NOT CONVERGED: BP stopped after %d iterations (last max change %.3g), fallbacks included; the answer printed is not a BP fixed point",
-			st.BPIterations, r.MaxChange)})
+	if note := r.notConvergedNote(); note != "" {
+		out = append(out, Message{Alert, note})
 	}
 	return out
 }
 
-// NotConvergedNote is the comment an Alchemy result file starts with when
-// the answer did not converge.
-func (r *Result) NotConvergedNote() string {
-	if r.Stats.Chains > 0 {
-		return fmt.Sprintf("NOT CONVERGED: the chains have not mixed (%s)", r.Stats.Mixing)
+// StatusNote is the comment an Alchemy result file starts with when the
+// answer is not the method's final one: interrupted, or not converged (in
+// the method's terms); "" otherwise.
+func (r *Result) StatusNote() string {
+	var parts []string
+	if n := r.interruptedNote(); n != "" {
+		parts = append(parts, n)
 	}
-	return fmt.Sprintf("NOT CONVERGED: BP stopped after %d iterations (last max change %.3g)", r.Stats.BPIterations, r.MaxChange)
+	if n := r.notConvergedNote(); n != "" {
+		parts = append(parts, n)
+	}
+	return strings.Join(parts, "; ")
+}
+
+// Interrupted reports whether the run was stopped (by the context) before
+// the method finished: the answer is the one so far.
+func (r *Result) Interrupted() bool { return r.Stats.Interrupted }
+
+// InterruptedNote says how far an interrupted run got ("interrupted after
+// 2000 samples (mcsat)"); "" when it was not interrupted.
+func (r *Result) InterruptedNote() string { return r.interruptedNote() }
+
+// interruptedNote says how far an interrupted run got, in the method's
+// terms; "" when it was not interrupted.
+func (r *Result) interruptedNote() string {
+	st := r.Stats
+	if !st.Interrupted {
+		return ""
+	}
+	switch {
+	case st.Chains > 0:
+		return fmt.Sprintf("interrupted after %d samples (%s)", st.Samples, r.Method)
+	case st.Bound != nil:
+		return fmt.Sprintf("interrupted after %d cutting-plane rounds (%s): the world is feasible and the bound holds", st.CutRounds, r.Method)
+	case st.Objective != nil:
+		return fmt.Sprintf("interrupted after %d flips (%s): the world is the best found so far", st.BPIterations, r.Method)
+	}
+	return fmt.Sprintf("interrupted after %d iterations (%s)", st.BPIterations, r.Method)
+}
+
+// notConvergedNote says, in the method's terms, that the answer did not
+// converge; "" when it did (or the dynamic route, which has its own).
+func (r *Result) notConvergedNote() string {
+	st := r.Stats
+	switch {
+	case r.Converged:
+		return ""
+	case st.Chains > 0: // a sampler
+		why := st.Mixing
+		if why == "" {
+			why = "worst R-hat " + RHatText(st.RHat)
+		}
+		return fmt.Sprintf("NOT CONVERGED: %s's chains have not mixed (%s); the estimates are not reliable", r.Method, why)
+	case st.Bound != nil: // lp, ilp
+		gap := 0.0
+		if st.Gap != nil {
+			gap = *st.Gap
+		}
+		if r.Method == "ilp" {
+			return fmt.Sprintf("NOT CONVERGED: %s's branch and bound stopped before proving the world optimal (gap %.3g)", r.Method, gap)
+		}
+		return fmt.Sprintf("NOT CONVERGED: %s's cutting planes stopped after %d rounds (max-rounds) with cycle inequalities still violated; the world is feasible and the bound holds (gap %.3g)", r.Method, st.CutRounds, gap)
+	case r.Method == "bp" || r.Method == "lbp" || st.Objective == nil && st.BPIterations > 0:
+		return fmt.Sprintf("NOT CONVERGED: %s (belief propagation) stopped after %d iterations (last max change %.3g), fallbacks included; the answer is not a BP fixed point", r.Method, st.BPIterations, r.MaxChange)
+	}
+	return fmt.Sprintf("NOT CONVERGED: %s did not finish", r.Method)
 }
 
 // Summary is the line that ends a run: how large the ground model was,
@@ -258,19 +311,19 @@ func (r *Result) Summary() string {
 		if !st.Converged {
 			conv = "not converged"
 		}
-		return fmt.Sprintf("%d ground atoms, %d ground formulas represented (first-order construction: %d ground atoms built); %d clusternodes, %d clusterfactors; %d iterations, %s; %s s",
-			st.GroundAtoms, st.GroundFormulas, st.GroundAtomsBuilt, st.Clusternodes, st.Clusterfactors, st.BPIterations, conv,
+		return fmt.Sprintf("%d ground atoms, %d ground formulas represented (first-order construction: %d ground atoms built); %d clusternodes, %d clusterfactors; %s: %d iterations, %s; %s s",
+			st.GroundAtoms, st.GroundFormulas, st.GroundAtomsBuilt, st.Clusternodes, st.Clusterfactors, r.Method, st.BPIterations, conv,
 			strconv.FormatFloat(st.Seconds+st.GroundSeconds, 'g', 3, 64))
 	case RouteGraph:
-		return summaryLine(st.Stats, -1, 0)
+		return summaryLine(r.Method, st.Stats, -1, 0)
 	case RouteUngrounded:
-		return summaryLine(st.Stats, int(st.GroundAtoms), 0)
+		return summaryLine(r.Method, st.Stats, int(st.GroundAtoms), 0)
 	}
-	return summaryLine(st.Stats, int(st.GroundAtoms), st.GroundSeconds)
+	return summaryLine(r.Method, st.Stats, int(st.GroundAtoms), st.GroundSeconds)
 }
 
 // summaryLine is Summary's line; groundAtoms < 0 for a factor graph.
-func summaryLine(st infer.Stats, groundAtoms int, groundSeconds float64) string {
+func summaryLine(method string, st infer.Stats, groundAtoms int, groundSeconds float64) string {
 	size := fmt.Sprintf("%d variables", st.Variables)
 	if groundAtoms >= 0 {
 		size = fmt.Sprintf("%d ground atoms", groundAtoms)
@@ -279,7 +332,10 @@ func summaryLine(st infer.Stats, groundAtoms int, groundSeconds float64) string 
 		}
 	}
 	secs := strconv.FormatFloat(st.Seconds+groundSeconds, 'g', 3, 64)
-	if st.Method == "wfomc" || st.Method == "enumerate" { // exact: no compression, no iterations
+	if exact := map[string]bool{"wfomc": true, "enumerate": true, "jtree": true}; exact[st.Method] || exact[method] { // exact: no compression, no iterations
+		if !exact[st.Method] {
+			st.Method = method
+		}
 		factors := fmt.Sprintf("%d factors", st.Factors)
 		if st.Method == "wfomc" && st.Clusternodes == 0 && st.Variables > 0 { // wfomc before grounding
 			factors = "not grounded"
@@ -287,8 +343,8 @@ func summaryLine(st infer.Stats, groundAtoms int, groundSeconds float64) string 
 		return fmt.Sprintf("%s, %s; exact by %s; %s s", size, factors, st.Method, secs)
 	}
 	if st.Bound != nil { // lp, ilp
-		return fmt.Sprintf("%s, %d factors; MAP by LP relaxation, objective %s, bound %s, gap %.3g; LP of %d variables and %d constraints over %d variable orbits, %d cuts in %d rounds; %s s",
-			size, st.Factors, strconv.FormatFloat(*st.Objective, 'g', 10, 64), strconv.FormatFloat(*st.Bound, 'g', 10, 64), *st.Gap,
+		return fmt.Sprintf("%s, %d factors; MAP by LP relaxation (%s), objective %s, bound %s, gap %.3g; LP of %d variables and %d constraints over %d variable orbits, %d cuts in %d rounds; %s s",
+			size, st.Factors, method, strconv.FormatFloat(*st.Objective, 'g', 10, 64), strconv.FormatFloat(*st.Bound, 'g', 10, 64), *st.Gap,
 			st.LPVariables, st.LPConstraints, st.Orbits, st.Cuts, st.CutRounds, secs)
 	}
 	if st.Objective != nil { // MaxWalkSAT
@@ -311,7 +367,7 @@ func summaryLine(st infer.Stats, groundAtoms int, groundSeconds float64) string 
 		if st.LiftedClusters > 0 {
 			blocks = fmt.Sprintf(" over %d clusters (%d lifted)", st.Clusters, st.LiftedClusters)
 		}
-		return fmt.Sprintf("%s, %d factors; %d samples in %d chains%s%s, %s; %s s", size, st.Factors, st.Samples, st.Chains, blocks, rh, mixed, secs)
+		return fmt.Sprintf("%s, %d factors; %s: %d samples in %d chains%s%s, %s; %s s", size, st.Factors, method, st.Samples, st.Chains, blocks, rh, mixed, secs)
 	}
 	ratio := "-"
 	if st.Clusternodes > 0 {
@@ -321,6 +377,6 @@ func summaryLine(st infer.Stats, groundAtoms int, groundSeconds float64) string 
 	if !st.Converged {
 		conv = "not converged"
 	}
-	return fmt.Sprintf("%s, %d factors; %d clusternodes, %d clusterfactors (compression %s); %d iterations, %s; %s s",
-		size, st.Factors, st.Clusternodes, st.Clusterfactors, ratio, st.BPIterations, conv, secs)
+	return fmt.Sprintf("%s, %d factors; %d clusternodes, %d clusterfactors (compression %s); %s: %d iterations, %s; %s s",
+		size, st.Factors, st.Clusternodes, st.Clusterfactors, ratio, method, st.BPIterations, conv, secs)
 }

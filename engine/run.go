@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"strings"
 
 	"github.com/lifted-dev/lifted/fg"
 	"github.com/lifted-dev/lifted/infer"
@@ -191,7 +192,7 @@ func (m *Model) runGraph(ctx context.Context, s *setup) (*Result, error) {
 	}
 	ans, err := infer.Run(ctx, s.alg, m.Graph, m.Evidence, s.opt)
 	if err != nil {
-		return nil, bpHint(err)
+		return nil, bpHint(err, m.Graph, m.Evidence)
 	}
 	r := newResult(s, ans)
 	r.Route = RouteGraph
@@ -212,13 +213,32 @@ func (m *Model) runGraph(ctx context.Context, s *setup) (*Result, error) {
 	return r, nil
 }
 
-// bpHint adds what to try to a BP failure caused by hard constraints.
-func bpHint(err error) error {
-	if errors.Is(err, bp.ErrNotNormalizable) {
-		return fmt.Errorf("%w; BP's messages contradict the model's zeros (as libDAI's \"not normalizable\"): try --damping 0.5 or --schedule seq", err)
+// bpHint adds what to try to a BP failure caused by hard constraints: a
+// factor zero on every state the evidence allows leaves the model no world
+// of positive weight, which no BP setting can help; otherwise BP's
+// messages met the zeros, and damping or the sequential schedule may.
+func bpHint(err error, g *fg.Graph, ev fg.Evidence) error {
+	if !errors.Is(err, bp.ErrNotNormalizable) {
+		return err
 	}
-	return err
+	if ev == nil {
+		ev = fg.NoEvidence(g.NumVars())
+	}
+	if cerr := g.CheckEvidence(ev); errors.Is(cerr, fg.ErrContradiction) {
+		return &noWorldError{fmt.Sprintf("the model has no world of positive weight (every state has probability zero: the hard constraints contradict each other or the evidence): %s",
+			strings.TrimPrefix(cerr.Error(), fg.ErrContradiction.Error()+": ")), cerr}
+	}
+	return fmt.Errorf("%w; BP's messages contradict the model's zeros (as libDAI's \"not normalizable\"): try --damping 0.5 or --schedule seq", err)
 }
+
+// noWorldError is a model without a world of positive weight.
+type noWorldError struct {
+	msg string
+	err error
+}
+
+func (e *noWorldError) Error() string { return e.msg }
+func (e *noWorldError) Unwrap() error { return e.err }
 
 // newResult fills the fields every route shares from an Answer.
 func newResult(s *setup, ans *infer.Answer) *Result {

@@ -38,8 +38,8 @@ func WriteAlchemy(w io.Writer, r *Result) error {
 		}
 		return bw.Flush()
 	}
-	if !r.Converged {
-		fmt.Fprintf(bw, "// %s\n", r.NotConvergedNote())
+	if note := r.StatusNote(); note != "" {
+		fmt.Fprintf(bw, "// %s\n", note)
 	}
 	probs := map[int32]string{} // a clusternode's probability, formatted once
 	var line []byte

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -64,8 +65,11 @@ type inferFlags struct {
 	// allowUnconverged prints the answer of an iterative method that did
 	// not converge (marked as such) instead of failing with exit status 3.
 	allowUnconverged bool
-	props            []string
-	dyn              dynamicFlags // dynamic.go
+	// allowPartial prints the answer of a run interrupted by Ctrl-C (or
+	// stopped by its context) instead of failing with exit status 130.
+	allowPartial bool
+	props        []string
+	dyn          dynamicFlags // dynamic.go
 }
 
 // methodFlag is a flag that sets the property of the same name of the
@@ -175,6 +179,7 @@ func (f *inferFlags) register(cmd *cobra.Command, mapCmd bool) {
 	}
 	fl.StringArrayVar(&f.props, "prop", nil, "set a property of the method, NAME=VALUE (repeatable; see the methods' properties above), e.g. --prop max-states=1e7")
 	fl.BoolVar(&f.allowUnconverged, "allow-unconverged", false, "print the answer of BP that did not converge even with its fallbacks (marked as not converged) instead of failing with exit status 3")
+	fl.BoolVar(&f.allowPartial, "allow-partial", false, "on Ctrl-C print the answer so far (marked as interrupted: \"interrupted after N samples\") instead of failing with exit status 130")
 	fl.Uint64Var(&f.seed, "seed", 0, "samplers and maxwalksat: random seed (the same seed, and for samplers --chains, give the same answer)")
 	fl.StringVarP(&f.output, "output", "o", "", "output file (default stdout)")
 	fl.StringVarP(&f.output, "result", "r", "", "alias of --output (as in Alchemy)")
@@ -258,17 +263,29 @@ func cmdError(path string, err error) error {
 	case errors.As(err, &pe):
 		return usageError{fmt.Errorf("--%s %s", pe.Name, pe.Msg)}
 	case errors.As(err, &nc) && nc.Answer.Stats.Chains > 0:
-		return &phrased{err: nc, msg: fmt.Sprintf("%s: the sampler's chains have not mixed after %d samples: %s; or use --allow-unconverged to print the estimates (marked as such)",
-			path, nc.Answer.Stats.Samples, nc.Answer.Stats.Mixing)}
+		who := "the sampler"
+		if m := nc.Answer.Stats.Method; m != "" {
+			who = "the sampler " + m
+		}
+		return &phrased{err: nc, msg: fmt.Sprintf("%s: the chains of %s have not mixed after %d samples: %s; or use --allow-unconverged to print the estimates (marked as such)",
+			path, who, nc.Answer.Stats.Samples, nc.Answer.Stats.Mixing)}
 	case errors.As(err, &nc):
 		return fmt.Errorf("%s: BP %w; raise --max-iter, or use --allow-unconverged to print the non-converged answer (marked as such)", path, nc)
 	case errors.As(err, &snc):
 		return fmt.Errorf("%v; raise --max-iter (or --samples), add --damping, or use --allow-unconverged", snc)
 	case errors.As(err, &re), errors.As(err, &fe), errors.As(err, &we):
 		return usageError{err}
+	case errors.Is(err, context.Canceled):
+		return &interruptedError{fmt.Sprintf("%s: interrupted before any answer", path)}
 	}
 	return err
 }
+
+// interruptedError is a run stopped by Ctrl-C: exit status 130 (as a
+// shell reports a process killed by SIGINT).
+type interruptedError struct{ msg string }
+
+func (e *interruptedError) Error() string { return e.msg }
 
 // phrased gives an error a message of its own while errors.As still finds
 // it (exit statuses depend on the kind).
@@ -319,6 +336,10 @@ func runInfer(ctx context.Context, cmd *cobra.Command, f *inferFlags, path strin
 			return err
 		}
 	}
+	out, err := openOutput(f.output)
+	if err != nil {
+		return err
+	}
 	prog := newProgress(f.quiet)
 	req.Progress = prog.report
 	req.Warn = func(ws []*pos.Error) { warn(f.quiet, ws) }
@@ -326,6 +347,9 @@ func runInfer(ctx context.Context, cmd *cobra.Command, f *inferFlags, path strin
 	prog.done()
 	if err != nil {
 		return cmdError(path, err)
+	}
+	if res.Interrupted() && !f.allowPartial {
+		return &interruptedError{fmt.Sprintf("%s: %s; nothing printed (--allow-partial prints the answer so far, marked as such)", path, res.InterruptedNote())}
 	}
 	report(res, f.quiet)
 	if f.dyn.on {
@@ -336,7 +360,7 @@ func runInfer(ctx context.Context, cmd *cobra.Command, f *inferFlags, path strin
 			return err
 		}
 	}
-	err = writeOutput(f.output, stdout, func(w io.Writer) error {
+	err = out.write(stdout, func(w io.Writer) error {
 		switch f.outFormat {
 		case "json":
 			return engine.WriteJSON(w, res)
@@ -366,34 +390,100 @@ func report(res *engine.Result, quiet bool) {
 	}
 }
 
-// writeOutput writes to the named file (atomically enough: to a temporary
-// file renamed on success) or to stdout.
+// writeOutput writes to the named file (through a temporary file renamed
+// on success: see openOutput) or, for "" or "-", to stdout.
 func writeOutput(path string, stdout io.Writer, fn func(io.Writer) error) error {
+	out, err := openOutput(path)
+	if err != nil {
+		return err
+	}
+	return out.write(stdout, fn)
+}
+
+// output is an output file checked before the work and written after it:
+// to a temporary file in the same directory, renamed over the user's path
+// when complete and removed otherwise.
+type output struct {
+	path string // the user's path; "" for stdout
+}
+
+// openOutput checks, before any work, that path can be written: not a
+// directory, in a directory that exists and is writable (by creating and
+// removing a temporary file there). Errors name the user's path.
+func openOutput(path string) (*output, error) {
 	if path == "" || path == "-" {
+		return &output{}, nil
+	}
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return nil, usageError{fmt.Errorf("cannot write output %s: it is a directory; name a file in it", path)}
+	}
+	fh, err := createTemp(path)
+	if err != nil {
+		return nil, fmt.Errorf("cannot write output %s: %w", path, unwrapPath(err))
+	}
+	fh.Close()
+	os.Remove(fh.Name())
+	return &output{path: path}, nil
+}
+
+// createTemp creates a new temporary file next to path (hidden, with the
+// permissions os.Create gives).
+func createTemp(path string) (*os.File, error) {
+	dir, base := filepath.Split(path)
+	var err error
+	for i := 0; i < 100; i++ {
+		name := filepath.Join(dir, fmt.Sprintf(".%s.%d.%d.tmp", base, os.Getpid(), i))
+		var fh *os.File
+		fh, err = os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
+		if !errors.Is(err, os.ErrExist) {
+			return fh, err
+		}
+	}
+	return nil, err
+}
+
+// write writes the output with fn: to stdout, or to a temporary file
+// renamed over the user's path (removed on any error).
+func (o *output) write(stdout io.Writer, fn func(io.Writer) error) error {
+	if o.path == "" {
 		bw := bufio.NewWriter(stdout)
 		if err := fn(bw); err != nil {
 			return err
 		}
 		return bw.Flush()
 	}
-	tmp := path + ".tmp"
-	fh, err := os.Create(tmp)
+	tmp, err := createTemp(o.path)
 	if err != nil {
-		return err
+		return fmt.Errorf("cannot write output %s: %w", o.path, unwrapPath(err))
 	}
-	bw := bufio.NewWriter(fh)
+	bw := bufio.NewWriter(tmp)
 	err = fn(bw)
 	if err == nil {
 		err = bw.Flush()
 	}
-	if cerr := fh.Close(); err == nil {
+	if cerr := tmp.Close(); err == nil {
 		err = cerr
 	}
-	if err != nil {
-		os.Remove(tmp)
-		return err
+	if err == nil {
+		err = os.Rename(tmp.Name(), o.path)
 	}
-	return os.Rename(tmp, path)
+	if err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("cannot write output %s: %w", o.path, unwrapPath(err))
+	}
+	return nil
+}
+
+func unwrapPath(err error) error {
+	var pe *os.PathError
+	var le *os.LinkError
+	switch {
+	case errors.As(err, &pe):
+		return pe.Err
+	case errors.As(err, &le):
+		return le.Err
+	}
+	return err
 }
 
 // methodHelp lists the registered inference methods for --method's help.

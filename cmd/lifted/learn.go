@@ -84,6 +84,11 @@ lwl and pll use L-BFGS with a Gaussian prior N(--prior-mean,
 				}
 				return err
 			}
+			for _, n := range []string{"plot", "plot-with", "log", "holdout", "eval-every"} {
+				if cmd.Flags().Changed(n) {
+					return usageError{fmt.Errorf("--%s draws or logs the test-CMLL learning curve of the online learners (--method smd, sgd, scg or lbfgs-bp, with --holdout); --method %s has no such curve", n, f.method)}
+				}
+			}
 			return runLearn(&f, cmd.OutOrStdout())
 		},
 	}
@@ -112,6 +117,10 @@ func runLearn(f *learnFlags, stdout io.Writer) error {
 	if f.method != "lwl" && f.method != "pll" {
 		return usageError{fmt.Errorf("unknown --method %q (want lwl, pll, dn, smd, sgd, scg or lbfgs-bp)", f.method)}
 	}
+	out, err := openOutput(f.output)
+	if err != nil {
+		return err
+	}
 	prog := newProgress(f.quiet)
 	opt := &learn.Options{
 		PriorMean: f.priorMean, PriorStdDev: f.priorStdDev, MaxIter: f.maxIter, GradTol: f.tol,
@@ -119,6 +128,7 @@ func runLearn(f *learnFlags, stdout io.Writer) error {
 		Progress: func(it int, obj float64) {
 			prog.update(f.method, int64(it), int64(f.maxIter), fmt.Sprintf("L-BFGS iteration %d, objective %.10g", it, obj))
 		},
+		Stage: func(stage string, done, total int64, detail string) { prog.update(stage, done, total, detail) },
 	}
 	if err := opt.Check(); err != nil {
 		return usageError{err}
@@ -143,7 +153,7 @@ func runLearn(f *learnFlags, stdout io.Writer) error {
 	header := fmt.Sprintf("Learned by lifted learn --method %s from %s\n%s %.10g, prior N(%g, %g²)",
 		f.method, trainNames(f.train), map[string]string{"lwl": "training log-likelihood", "pll": "training pseudo-log-likelihood"}[f.method],
 		res.LogLik, f.priorMean, f.priorStdDev)
-	return writeOutput(f.output, stdout, func(w io.Writer) error {
+	return out.write(stdout, func(w io.Writer) error {
 		return learn.WriteMLN(w, m, res.Weights, header)
 	})
 }

@@ -46,13 +46,21 @@ func main() {
 
 // Exit statuses: 1 for errors, 3 when an iterative method did not converge,
 // not even with its fallbacks (see infer.NotConvergedError and
-// --allow-unconverged).
-const exitNotConverged = 3
+// --allow-unconverged), 130 when Ctrl-C interrupted the run (see
+// --allow-partial).
+const (
+	exitNotConverged = 3
+	exitInterrupted  = 130
+)
 
 func exitCode(err error) int {
 	var nc *infer.NotConvergedError
-	if errors.As(err, &nc) {
+	var ie *interruptedError
+	switch {
+	case errors.As(err, &nc):
 		return exitNotConverged
+	case errors.As(err, &ie):
+		return exitInterrupted
 	}
 	return 1
 }

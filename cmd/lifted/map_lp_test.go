@@ -33,7 +33,7 @@ func runMapJSON(t *testing.T, args ...string) mapJSON {
 func TestMapLPCommand(t *testing.T) {
 	uai, evid := "../../examples/fg/smokers10.uai", "../../examples/fg/smokers10.uai.evid"
 	out, stderr, code := run(t, "map", uai, "-e", evid, "--symmetry", "none", "--prop", "solver=simplex")
-	if code != 0 || !strings.HasPrefix(out, "MPE\n120 ") || !strings.Contains(stderr, "MAP by LP relaxation, objective 125, bound 125") {
+	if code != 0 || !strings.HasPrefix(out, "MPE\n120 ") || !strings.Contains(stderr, "MAP by LP relaxation (lp), objective 125, bound 125") {
 		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, stderr)
 	}
 	cyc := runMapJSON(t, uai, "-e", evid, "--symmetry", "none")

@@ -33,6 +33,10 @@ type progress struct {
 	bar   *progressbar.ProgressBar
 	stage string
 	total int64
+
+	plainStage string    // the stage of the last update
+	stageStart time.Time // when it was first shown, and how far it was
+	stageN0    int64     // then (for the plain lines' time left)
 }
 
 const (
@@ -56,12 +60,25 @@ func (p *progress) update(stage string, n, total int64, detail string) {
 	if elapsed < progressDelay {
 		return
 	}
+	if stage != p.plainStage {
+		p.plainStage, p.stageStart, p.stageN0 = stage, now, n
+	}
 	if !p.tty {
 		if p.lines > 0 && now.Sub(p.last) < progressInterval {
 			return
 		}
 		p.last = now
 		p.lines++
+		if total > 0 && n >= 0 {
+			// How far, and the time left at the stage's rate so far.
+			eta := ""
+			if ran, did := now.Sub(p.stageStart), n-p.stageN0; did > 0 && ran > 0 {
+				left := time.Duration(float64(ran) * float64(total-n) / float64(did))
+				eta = ", about " + left.Round(time.Second).String() + " left"
+			}
+			fmt.Fprintf(p.w, "lifted: [%.1f s] %s: %d of %d (%.0f%%%s): %s\n", elapsed.Seconds(), stage, n, total, 100*float64(n)/float64(total), eta, detail)
+			return
+		}
 		fmt.Fprintf(p.w, "lifted: [%.1f s] %s: %s\n", elapsed.Seconds(), stage, detail)
 		return
 	}

@@ -741,6 +741,7 @@ func (p *parser) formula() {
 			p.unexpected(p.tok(), "a weight after \"@\"")
 		}
 	}
+	p.nonFiniteWeight()
 	if t := p.tok(); t.kind == tNumber && p.peek(1).kind != tEq && p.peek(1).kind != tNeq {
 		text := t.text
 		p.next()
@@ -786,6 +787,26 @@ func (p *parser) formula() {
 	f.Text = strings.TrimSpace(string(p.src[exprStart.off:last.end]))
 	p.sawFormula = true
 	p.b.AddFormula(f)
+}
+
+// nonFiniteWeight fails on a formula whose weight is written nan, inf or
+// infinity (in any case, maybe signed: strconv's spellings), which reads as
+// an identifier followed by the formula.
+func (p *parser) nonFiniteWeight() {
+	t, j := p.tok(), 0
+	if (t.text == "-" || t.text == "+") && p.peek(1).off == t.end {
+		j = 1
+	}
+	w := p.peek(j)
+	switch strings.ToLower(w.text) {
+	case "nan", "inf", "infinity":
+	default:
+		return
+	}
+	if next := p.peek(j + 1); w.kind != tIdent || next.kind == tLParen || atLineEnd(next) {
+		return // a predicate or constant of that name
+	}
+	p.fail(t, "weight %s is not a finite number; give a finite weight, or write a hard formula with a period at its end and no weight", string(p.src[t.off:w.end]))
 }
 
 func (p *parser) isOnlyNumbersToEnd() bool {
