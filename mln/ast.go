@@ -21,6 +21,11 @@ type MLN struct {
 	// stop parsing.
 	Warnings pos.ErrorList
 
+	// Dialect is the system whose syntax and semantics the MLN follows
+	// (see Dialect), and why; its closed-world rule is ClosedWorld's. The
+	// zero value (DialectAuto) is read as Alchemy.
+	Dialect DialectInfo
+
 	types map[string]int
 	preds map[string]int
 	funcs map[string]int

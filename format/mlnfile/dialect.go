@@ -1,0 +1,687 @@
+package mlnfile
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/lifted-dev/lifted/mln"
+	"github.com/lifted-dev/lifted/pos"
+)
+
+// Options configure how a model is read.
+type Options struct {
+	// Dialect is the dialect to read (--dialect), or mln.DialectAuto to
+	// detect it from the syntax used (see DetectDialect).
+	Dialect mln.Dialect
+}
+
+// ParseDialect reads a --dialect value: auto, alchemy, tuffy, pracmln or
+// lomrf (any case).
+func ParseDialect(name string) (mln.Dialect, error) {
+	for i, n := range mln.Dialects() {
+		if strings.EqualFold(strings.TrimSpace(name), n) {
+			return mln.Dialect(i), nil
+		}
+	}
+	return mln.DialectAuto, fmt.Errorf("unknown dialect %q; use one of %s", name, strings.Join(mln.Dialects(), ", "))
+}
+
+// DetectDialect returns the dialect that the syntax of one .mln source
+// shows, and why, without type-checking it: the first construct that only
+// one dialect has decides. Tuffy: a predicate declaration marked "*"
+// (closed-world). pracmln: "?x" variables, #fixweight, #fuzzy, #group,
+// #unique, a weight written as an arithmetic expression (log(0.9/0.1)),
+// "=/=", probability constraints "P(f) = p". LoMRF: definite clauses
+// "head :- body". Without any, the dialect is Alchemy's. The parser
+// (ParseWith with mln.DialectAuto) decides the same way, and records the
+// outcome in mln.MLN.Dialect.
+func DetectDialect(filename string, src []byte) mln.DialectInfo {
+	m, _ := ParseWith(Options{}, filename, src)
+	if m == nil {
+		return mln.DialectInfo{Dialect: mln.DialectAlchemy, Reason: "no dialect-specific syntax"}
+	}
+	return m.Dialect
+}
+
+// dialectState is the parser's dialect bookkeeping.
+type dialectState struct {
+	opt   Options
+	marks []dialectMark // the first syntax of each dialect met, in order
+	// prac is set while reading a file that uses pracmln's "?x" variables
+	// (its PRACGrammar): there, names without "?" are constants whatever
+	// their case.
+	prac    bool
+	fixNext bool // #fixweight: the next formula's weight is fixed
+	horn    []hornClause
+}
+
+type dialectMark struct {
+	d      mln.Dialect
+	reason string
+	at     pos.Position
+}
+
+// mark records that syntax of dialect d was met (the first one of each
+// dialect is kept).
+func (p *parser) mark(d mln.Dialect, reason string, at pos.Position) {
+	for _, m := range p.marks {
+		if m.d == d {
+			return
+		}
+	}
+	p.marks = append(p.marks, dialectMark{d, reason, at})
+	if p.opt.Dialect == mln.DialectAuto && len(p.marks) == 2 {
+		f := p.marks[0]
+		p.warnAt(at, "%s is %s syntax, but %s at %s is %s syntax; the model is read as %s (use --dialect to choose)",
+			reason, dialectTitle(d), f.reason, relPos(at, f.at), dialectTitle(f.d), dialectTitle(f.d))
+	}
+}
+
+func dialectTitle(d mln.Dialect) string {
+	switch d {
+	case mln.DialectTuffy:
+		return "Tuffy"
+	case mln.DialectPracmln:
+		return "pracmln"
+	case mln.DialectLoMRF:
+		return "LoMRF"
+	}
+	return "Alchemy"
+}
+
+// dialect is the dialect being read: the given one, or the first detected.
+func (p *parser) dialect() mln.Dialect {
+	if p.opt.Dialect != mln.DialectAuto {
+		return p.opt.Dialect
+	}
+	if len(p.marks) > 0 {
+		return p.marks[0].d
+	}
+	return mln.DialectAlchemy
+}
+
+func (p *parser) dialectInfo() mln.DialectInfo {
+	if p.opt.Dialect != mln.DialectAuto {
+		return mln.DialectInfo{Dialect: p.opt.Dialect, Given: true, Reason: "given"}
+	}
+	if len(p.marks) > 0 {
+		m := p.marks[0]
+		return mln.DialectInfo{Dialect: m.d, Reason: m.reason, At: m.at}
+	}
+	return mln.DialectInfo{Dialect: mln.DialectAlchemy, Reason: "no dialect-specific syntax"}
+}
+
+// lowerConstants reports whether a lowercase name in a type declaration
+// is a constant (pracmln).
+func (p *parser) lowerConstants() bool { return p.prac || p.dialect() == mln.DialectPracmln }
+
+// prescan looks through a file for the syntax that decides its dialect
+// before it is parsed (the parser needs to know, for one, whether a
+// lowercase name is a variable).
+func (p *parser) prescan(filename string, src []byte) {
+	p.prac = false
+	s := newScanner(src)
+	var toks []token
+	for {
+		t := s.next()
+		toks = append(toks, t)
+		if t.kind == tEOF {
+			break
+		}
+	}
+	at := func(t token) pos.Position { return pos.Position{File: filename, Line: t.line, Col: t.col} }
+	lineStart := true
+	for i, t := range toks {
+		next := toks[min(i+1, len(toks)-1)]
+		switch {
+		case t.kind == tNewline:
+			lineStart = true
+			continue
+		case t.kind == tQuestion && next.kind == tIdent && next.off == t.end && !lineStart:
+			p.prac = true
+			p.mark(mln.DialectPracmln, "pracmln's variable ?"+next.text, at(t))
+		case t.kind == tIllegal && isPracDirective(t.text):
+			p.mark(mln.DialectPracmln, "pracmln's "+t.text, at(t))
+		case t.kind == tIf:
+			p.mark(mln.DialectLoMRF, "LoMRF's definite clause (:-)", at(t))
+		case t.kind == tNeq && t.text == "=/=":
+			p.mark(mln.DialectPracmln, "pracmln's =/=", at(t))
+		case lineStart && t.kind == tIdent && mathFuncs[t.text] != nil && next.kind == tLParen && next.off == t.end:
+			p.mark(mln.DialectPracmln, "pracmln's weight expression "+t.text+"(…)", at(t))
+		case lineStart && t.kind == tNumber && next.off == t.end && (next.kind == tSlash || next.kind == tStar):
+			p.mark(mln.DialectPracmln, "pracmln's weight expression", at(t))
+		case lineStart && t.kind == tIdent && t.text == "P" && next.kind == tLParen && probConstraintAt(toks[i:]):
+			p.mark(mln.DialectPracmln, "pracmln's probability constraint P(…) = p", at(t))
+		}
+		lineStart = false
+	}
+}
+
+func isPracDirective(s string) bool {
+	switch s {
+	case "#fixweight", "#fuzzy", "#group", "#unique":
+		return true
+	}
+	return false
+}
+
+// probConstraintAt reports whether toks start "P ( … ) = number" on one
+// line.
+func probConstraintAt(toks []token) bool {
+	depth := 0
+	for i := 1; i < len(toks); i++ {
+		switch toks[i].kind {
+		case tLParen:
+			depth++
+		case tRParen:
+			depth--
+			if depth == 0 {
+				return i+2 < len(toks) && toks[i+1].kind == tEq && toks[i+2].kind == tNumber
+			}
+		case tNewline, tEOF:
+			return false
+		}
+	}
+	return false
+}
+
+// directive handles pracmln's "#" directives at the start of a statement;
+// it reports false for any other "#" word (an error elsewhere).
+func (p *parser) directive() bool {
+	t := p.tok()
+	switch t.text {
+	case "#fixweight":
+		p.fixNext = true
+	case "#fuzzy":
+		p.warnAt(p.pos(t), "pracmln's #fuzzy: the next predicate is read as an ordinary binary predicate, as pracmln does under first-order logic")
+	case "#group":
+		// Formula groups only matter to pracmln's learners.
+	case "#unique":
+		p.fail(t, "pracmln's #unique{…} (template variables bound to distinct constants) is not supported; write the inequalities in the formula (?x =/= ?y)")
+	default:
+		return false
+	}
+	for !atLineEnd(p.tok()) {
+		p.next()
+	}
+	return true
+}
+
+func (p *parser) isProbConstraint() bool {
+	t := p.tok()
+	if t.kind != tIdent || (t.text != "P" && t.text != "R" && t.text != "SE") || p.peek(1).kind != tLParen {
+		return false
+	}
+	depth := 0
+	for j := 1; ; j++ {
+		switch p.peek(j).kind {
+		case tLParen:
+			depth++
+		case tRParen:
+			depth--
+			if depth == 0 {
+				return p.peek(j+1).kind == tEq && p.peek(j+2).kind == tNumber && atLineEnd(p.peek(j+3))
+			}
+		case tNewline, tEOF:
+			return false
+		}
+	}
+}
+
+// probConstraint refuses pracmln's probability constraints.
+func (p *parser) probConstraint() {
+	t := p.tok()
+	kind := "prior probability constraint"
+	if t.text != "P" {
+		kind = "posterior probability constraint (soft evidence)"
+	}
+	p.fail(t, "pracmln's %s %s(…) = p is not supported: lifted does not fit weights to probabilities; "+
+		"give the formula a weight instead (log(p/(1-p)) for a formula over independent atoms)", kind, t.text)
+}
+
+// qVar reads pracmln's "?x" (after a "+" when plus): a variable named
+// "?x". The current token is the "?".
+func (p *parser) qVar(plus bool, q token) mln.Term {
+	v := p.peek(1)
+	if v.kind != tIdent || v.off != q.end {
+		p.fail(q, "\"?\" must be followed by a variable name (pracmln's ?x)")
+	}
+	p.next()
+	p.next()
+	return mln.Term{Name: "?" + v.text, IsVar: true, PerConstant: plus, Pos: p.pos(q)}
+}
+
+// mathFuncs are the functions of pracmln's weight expressions (Python's
+// math module, and pracmln's logx, which gives -100 for 0).
+var mathFuncs = map[string]func(float64) (float64, bool){
+	"log": func(x float64) (float64, bool) { return math.Log(x), x > 0 },
+	"logx": func(x float64) (float64, bool) {
+		if x == 0 {
+			return -100, true
+		}
+		return math.Log(x), x > 0
+	},
+	"exp":  func(x float64) (float64, bool) { return math.Exp(x), true },
+	"sqrt": func(x float64) (float64, bool) { return math.Sqrt(x), x >= 0 },
+}
+
+// weightExpr reads a weight written as an arithmetic expression, as
+// pracmln allows ("log(0.9/0.1) bird(x) => flies(x)"): the expression is
+// the text up to the first blank, as in pracmln, made of numbers, + - * /,
+// parentheses and log, logx, exp, sqrt. It reports false, consuming
+// nothing, when the statement does not start with one.
+func (p *parser) weightExpr() (float64, bool) {
+	t0, t1 := p.tok(), p.peek(1)
+	adjacent := t1.off == t0.end
+	switch {
+	case t0.kind == tIdent && mathFuncs[t0.text] != nil && t1.kind == tLParen && adjacent && p.m.Pred(t0.text) == nil:
+	case t0.kind == tNumber && adjacent && (t1.kind == tSlash || t1.kind == tStar || t1.kind == tPlus || t1.kind == tMinus || t1.kind == tNumber && strings.HasPrefix(t1.text, "-")):
+	case t0.kind == tLParen && adjacent && (t1.kind == tNumber || t1.kind == tMinus || t1.kind == tLParen):
+	default:
+		return 0, false
+	}
+	n := 1
+	for {
+		a, b := p.peek(n-1), p.peek(n)
+		if b.off != a.end || atLineEnd(b) {
+			break
+		}
+		n++
+	}
+	toks := make([]token, n)
+	for j := range toks {
+		toks[j] = p.peek(j)
+		switch t := toks[j]; t.kind {
+		case tNumber, tLParen, tRParen, tSlash, tStar, tPlus, tMinus:
+		case tIdent:
+			if mathFuncs[t.text] == nil {
+				return 0, false // a formula such as "log(x) v …"
+			}
+		default:
+			return 0, false
+		}
+	}
+	text := string(p.src[t0.off:toks[n-1].end])
+	e := &exprEval{toks: toks}
+	w, err := e.sum()
+	if err == "" && e.i < len(toks) {
+		err = "unexpected " + toks[e.i].describe()
+	}
+	if err != "" {
+		p.fail(t0, "cannot read the weight expression %q: %s", text, err)
+	}
+	if math.IsNaN(w) || math.IsInf(w, 0) {
+		p.fail(t0, "the weight expression %q is %v; weights must be finite", text, w)
+	}
+	p.mark(mln.DialectPracmln, "pracmln's weight expression "+text, p.pos(t0))
+	for range n {
+		p.next()
+	}
+	if atLineEnd(p.tok()) {
+		p.fail(p.tok(), "expected a formula after the weight %s", text)
+	}
+	return w, true
+}
+
+// exprEval evaluates a weight expression by recursive descent.
+type exprEval struct {
+	toks []token
+	i    int
+}
+
+func (e *exprEval) peek() token {
+	if e.i < len(e.toks) {
+		return e.toks[e.i]
+	}
+	return token{kind: tEOF}
+}
+
+func (e *exprEval) sum() (float64, string) {
+	x, err := e.product()
+	for err == "" {
+		t := e.peek()
+		switch {
+		case t.kind == tPlus || t.kind == tMinus:
+			e.i++
+			y, err2 := e.product()
+			if err2 != "" {
+				return 0, err2
+			}
+			if t.kind == tPlus {
+				x += y
+			} else {
+				x -= y
+			}
+		case t.kind == tNumber && strings.HasPrefix(t.text, "-"):
+			// "1-0.5": the scanner read "-0.5" as one number.
+			y, err2 := e.product()
+			if err2 != "" {
+				return 0, err2
+			}
+			x += y
+		default:
+			return x, ""
+		}
+	}
+	return 0, err
+}
+
+func (e *exprEval) product() (float64, string) {
+	x, err := e.factor()
+	for err == "" {
+		t := e.peek()
+		if t.kind != tStar && t.kind != tSlash {
+			return x, ""
+		}
+		e.i++
+		y, err2 := e.factor()
+		if err2 != "" {
+			return 0, err2
+		}
+		if t.kind == tStar {
+			x *= y
+		} else {
+			if y == 0 {
+				return 0, "division by zero"
+			}
+			x /= y
+		}
+	}
+	return 0, err
+}
+
+func (e *exprEval) factor() (float64, string) {
+	t := e.peek()
+	e.i++
+	switch t.kind {
+	case tNumber:
+		x, err := strconv.ParseFloat(t.text, 64)
+		if err != nil {
+			return 0, "bad number " + t.text
+		}
+		return x, ""
+	case tMinus:
+		x, err := e.factor()
+		return -x, err
+	case tPlus:
+		return e.factor()
+	case tLParen:
+		x, err := e.sum()
+		if err != "" {
+			return 0, err
+		}
+		if e.peek().kind != tRParen {
+			return 0, "missing \")\""
+		}
+		e.i++
+		return x, ""
+	case tIdent:
+		fn := mathFuncs[t.text]
+		if fn == nil || e.peek().kind != tLParen {
+			return 0, "unknown function or name " + strconv.Quote(t.text) + " (known: log, logx, exp, sqrt)"
+		}
+		x, err := e.factor()
+		if err != "" {
+			return 0, err
+		}
+		y, ok := fn(x)
+		if !ok {
+			return 0, fmt.Sprintf("%s(%v) is undefined", t.text, x)
+		}
+		return y, ""
+	}
+	return 0, "unexpected " + t.describe()
+}
+
+// hornClause is a definite clause of LoMRF, "w head :- body".
+type hornClause struct {
+	head *mln.Atom
+	body mln.Expr
+	at   pos.Position
+}
+
+// definiteClause reads the body of LoMRF's "[w] head :- body [.]" (f holds
+// the weight and the head) and adds "body => head" with the clause's
+// weight; the predicate completion is added when parsing ends (complete).
+func (p *parser) definiteClause(f *mln.Formula, exprStart, ifTok token) {
+	head, ok := f.Expr.(*mln.Atom)
+	if !ok || head.Star {
+		p.fail(exprStart, "the head of a definite clause (LoMRF's \"head :- body\") must be one positive atom")
+	}
+	p.mark(mln.DialectLoMRF, "LoMRF's definite clause (:-)", p.pos(ifTok))
+	p.next()
+	p.skipNewlines()
+	bodyStart := p.tok()
+	body := p.parseExpr()
+	if !isLiteralConjunction(body) {
+		p.fail(bodyStart, "the body of a definite clause (LoMRF's \"head :- body\") must be a literal or a conjunction of literals; disjunctions, quantifiers, implications and equivalences are not allowed")
+	}
+	last := p.toks[p.i-1]
+	if t := p.tok(); t.kind == tDot {
+		if f.HasWeight {
+			p.fail(t, "a definite clause cannot have both a weight and a trailing period; drop the weight for a hard clause or the period for a soft one")
+		}
+		f.Hard = true
+		p.next()
+	}
+	if t := p.tok(); !atLineEnd(t) {
+		p.unexpected(t, "an operator, \".\" or end of line after the body of the definite clause")
+	}
+	f.Expr = &mln.Implies{L: body, R: head, OpPos: p.pos(ifTok)}
+	f.Text = strings.TrimSpace(string(p.src[bodyStart.off:last.end])) + " => " + strings.TrimSpace(string(p.src[exprStart.off:ifTok.off]))
+	p.sawFormula = true
+	p.horn = append(p.horn, hornClause{head: head, body: body, at: f.Pos})
+	p.b.AddFormula(f)
+}
+
+func isLiteralConjunction(e mln.Expr) bool {
+	switch e := e.(type) {
+	case *mln.Atom, *mln.Equal:
+		return true
+	case *mln.Not:
+		switch e.X.(type) {
+		case *mln.Atom, *mln.Equal:
+			return true
+		}
+	case *mln.And:
+		return isLiteralConjunction(e.L) && isLiteralConjunction(e.R)
+	}
+	return false
+}
+
+// complete adds LoMRF's predicate completion of the definite clauses: for
+// each head predicate P, the hard formula
+//
+//	P(h1,…,hn) => B1' v … v Bk'
+//
+// where Bi' is the body of the i-th clause for P with its head unified
+// with P(h1,…,hn) (constants, repeated variables and function terms of the
+// head become equalities hj = term) and its variables that are not in the
+// head existentially quantified. This is Clark's completion, the logical
+// content of LoMRF's decomposed completion (its form for inference): the
+// clauses themselves stay "w body => head", and ground heads that no clause
+// defines are false.
+func (p *parser) complete() {
+	if len(p.horn) == 0 {
+		return
+	}
+	used := map[string]bool{}
+	for _, c := range p.horn {
+		collectVarNames(c.head, used)
+		collectVarNames(c.body, used)
+	}
+	prefix := "_h"
+	for {
+		clash := false
+		for n := range used {
+			if strings.HasPrefix(n, prefix) {
+				clash = true
+			}
+		}
+		if !clash {
+			break
+		}
+		prefix = "_" + prefix
+	}
+	var order []string
+	byPred := map[string][]hornClause{}
+	for _, c := range p.horn {
+		if _, ok := byPred[c.head.Pred]; !ok {
+			order = append(order, c.head.Pred)
+		}
+		byPred[c.head.Pred] = append(byPred[c.head.Pred], c)
+	}
+	for _, pred := range order {
+		cs := byPred[pred]
+		at := cs[0].at
+		n := len(cs[0].head.Args)
+		hv := make([]mln.Term, n)
+		for j := range hv {
+			hv[j] = mln.Term{Name: fmt.Sprintf("%s%d", prefix, j+1), IsVar: true, Pos: at}
+		}
+		var disj mln.Expr
+		for _, c := range cs {
+			if len(c.head.Args) != n {
+				return // an arity error, reported by the checker
+			}
+			sub := map[string]mln.Term{}
+			for j, a := range c.head.Args {
+				if a.IsVar && !a.Succ && !a.Func {
+					if _, ok := sub[a.Name]; !ok {
+						sub[a.Name] = hv[j]
+						continue
+					}
+				}
+			}
+			var conj []mln.Expr
+			for j, a := range c.head.Args {
+				if a.IsVar && !a.Succ && !a.Func && sub[a.Name].Name == hv[j].Name {
+					continue
+				}
+				conj = append(conj, &mln.Equal{L: hv[j], R: renameTerm(a, sub), Pos: at})
+			}
+			body := renameExpr(c.body, sub)
+			conj = append(conj, body)
+			d := conj[0]
+			for _, x := range conj[1:] {
+				d = &mln.And{L: d, R: x, OpPos: at}
+			}
+			// Variables of the body that the head does not bind.
+			var local []*mln.Var
+			seen := map[string]bool{}
+			mln.Inspect(body, func(e mln.Expr) bool {
+				if a, ok := e.(*mln.Atom); ok {
+					for _, t := range a.Args {
+						eachVar(t, func(t mln.Term) {
+							if _, bound := sub[t.Name]; !bound && !seen[t.Name] && !strings.HasPrefix(t.Name, prefix) {
+								seen[t.Name] = true
+								local = append(local, &mln.Var{Name: t.Name, Pos: t.Pos})
+							}
+						})
+					}
+				}
+				if eq, ok := e.(*mln.Equal); ok {
+					for _, t := range []mln.Term{eq.L, eq.R} {
+						eachVar(t, func(t mln.Term) {
+							if _, bound := sub[t.Name]; !bound && !seen[t.Name] && !strings.HasPrefix(t.Name, prefix) {
+								seen[t.Name] = true
+								local = append(local, &mln.Var{Name: t.Name, Pos: t.Pos})
+							}
+						})
+					}
+				}
+				return true
+			})
+			if len(local) > 0 {
+				d = &mln.Exists{Vars: local, Body: d, Pos: at}
+			}
+			if disj == nil {
+				disj = d
+			} else {
+				disj = &mln.Or{L: disj, R: d, OpPos: at}
+			}
+		}
+		head := &mln.Atom{Pred: pred, Args: slices.Clone(hv), Pos: at}
+		f := &mln.Formula{Hard: true, Pos: at, Expr: &mln.Implies{L: head, R: disj, OpPos: at}}
+		f.Text = f.Expr.String()
+		p.b.AddFormula(f)
+	}
+}
+
+func collectVarNames(e mln.Expr, used map[string]bool) {
+	mln.Inspect(e, func(x mln.Expr) bool {
+		var ts []mln.Term
+		switch x := x.(type) {
+		case *mln.Atom:
+			ts = x.Args
+		case *mln.Equal:
+			ts = []mln.Term{x.L, x.R}
+		}
+		for _, t := range ts {
+			eachVar(t, func(t mln.Term) { used[t.Name] = true })
+		}
+		return true
+	})
+}
+
+// eachVar calls fn for every variable in t (function arguments included).
+func eachVar(t mln.Term, fn func(mln.Term)) {
+	if t.Func {
+		for _, a := range t.Args {
+			eachVar(a, fn)
+		}
+		return
+	}
+	if t.IsVar {
+		fn(t)
+	}
+}
+
+// renameTerm copies t with its variables renamed by sub, types cleared
+// (the checker infers them again).
+func renameTerm(t mln.Term, sub map[string]mln.Term) mln.Term {
+	out := t
+	out.Type = ""
+	if t.Func {
+		out.Args = make([]mln.Term, len(t.Args))
+		for i, a := range t.Args {
+			out.Args[i] = renameTerm(a, sub)
+		}
+		return out
+	}
+	if t.IsVar {
+		if r, ok := sub[t.Name]; ok {
+			out.Name = r.Name
+		}
+	}
+	return out
+}
+
+// renameExpr deep-copies e with renameTerm applied to its terms.
+func renameExpr(e mln.Expr, sub map[string]mln.Term) mln.Expr {
+	switch e := e.(type) {
+	case *mln.Atom:
+		a := *e
+		a.Args = make([]mln.Term, len(e.Args))
+		for i, t := range e.Args {
+			a.Args[i] = renameTerm(t, sub)
+		}
+		return &a
+	case *mln.Equal:
+		return &mln.Equal{L: renameTerm(e.L, sub), R: renameTerm(e.R, sub), Pos: e.Pos}
+	case *mln.Not:
+		return &mln.Not{X: renameExpr(e.X, sub), Pos: e.Pos}
+	case *mln.And:
+		return &mln.And{L: renameExpr(e.L, sub), R: renameExpr(e.R, sub), OpPos: e.OpPos}
+	case *mln.Or:
+		return &mln.Or{L: renameExpr(e.L, sub), R: renameExpr(e.R, sub), OpPos: e.OpPos}
+	case *mln.Implies:
+		return &mln.Implies{L: renameExpr(e.L, sub), R: renameExpr(e.R, sub), OpPos: e.OpPos}
+	case *mln.Iff:
+		return &mln.Iff{L: renameExpr(e.L, sub), R: renameExpr(e.R, sub), OpPos: e.OpPos}
+	}
+	panic(fmt.Sprintf("renameExpr: unexpected %T in a definite clause", e))
+}
