@@ -122,6 +122,10 @@ type Grounding struct {
 	NumConstraints int64
 	// Closed tells which predicates are closed-world.
 	Closed map[string]bool
+	// WorldRule names the closed-world rule that decided Closed (besides
+	// the query and Options.ClosedWorld/OpenWorld): "alchemy", "tuffy" or
+	// "open", from the MLN's dialect (mln.Dialect.WorldRule).
+	WorldRule string
 	// Formulas has the figures of each formula.
 	Formulas []FormulaStats
 	// Seconds is the time the grounding took.

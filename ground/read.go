@@ -17,6 +17,11 @@ type Input struct {
 	Query *Query
 	// Warnings are the MLN parser's and the evidence reader's.
 	Warnings []*pos.Error
+	// Dialect is the dialect the MLN was read in (given or detected, see
+	// mlnfile.ParseWith) and why; Dialect.Dialect.WorldRule() names the
+	// closed-world rule that applies ("alchemy", "tuffy" or "open"), for
+	// a summary line or a JSON field.
+	Dialect mln.DialectInfo
 }
 
 // ReadInput parses the MLN at path, its evidence databases (none: an
@@ -24,12 +29,18 @@ type Input struct {
 // of the query files (ReadQueryFiles). Query errors are *QueryError. On an
 // error, the Input returned holds the warnings so far.
 func ReadInput(path string, evidence, query, queryFiles []string) (*Input, error) {
+	return ReadInputWith(mlnfile.Options{}, path, evidence, query, queryFiles)
+}
+
+// ReadInputWith is ReadInput reading the MLN with opt (its dialect: given,
+// or mln.DialectAuto to detect it).
+func ReadInputWith(opt mlnfile.Options, path string, evidence, query, queryFiles []string) (*Input, error) {
 	in := &Input{}
-	m, err := mlnfile.ParseFile(path)
+	m, err := mlnfile.ParseFilesWith(opt, path)
 	if err != nil {
 		return in, err
 	}
-	in.MLN, in.Warnings = m, m.Warnings
+	in.MLN, in.Warnings, in.Dialect = m, m.Warnings, m.Dialect
 	if len(evidence) > 0 {
 		if in.DB, err = mlnfile.ReadDBFiles(m, evidence...); err != nil {
 			return in, err

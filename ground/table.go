@@ -18,10 +18,10 @@ import (
 type entryKind uint8
 
 const (
-	entTable entryKind = iota // a table over some positions of the scope
-	entConst                  // the formula's value does not depend on the unknown atoms
-	entStar                   // an auxiliary variable with pairwise factors
-	entCircuit                // Tseitin auxiliary variables (see tseitin.go)
+	entTable   entryKind = iota // a table over some positions of the scope
+	entConst                    // the formula's value does not depend on the unknown atoms
+	entStar                     // an auxiliary variable with pairwise factors
+	entCircuit                  // Tseitin auxiliary variables (see tseitin.go)
 )
 
 type entry struct {

@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/lifted-dev/lifted/format"
+	mlnfile "github.com/lifted-dev/lifted/format/mlnfile"
 	"github.com/lifted-dev/lifted/ground"
 	"github.com/lifted-dev/lifted/infer"
 	"github.com/lifted-dev/lifted/infer/bp"
@@ -39,6 +40,8 @@ type mlnFlags struct {
 	// construction is --construction: first-order (the default: lift
 	// before grounding where lift/firstorder applies) or ground.
 	construction string
+	// dialect is --dialect: auto (detect), alchemy, tuffy, pracmln or lomrf.
+	dialect string
 }
 
 func (f *mlnFlags) register(cmd *cobra.Command) {
@@ -51,6 +54,7 @@ func (f *mlnFlags) register(cmd *cobra.Command) {
 	fl.Int64Var(&f.maxGround, "max-ground", 0, "MLN: refuse groundings with more ground formulas or atoms than this (0: sized to the available memory; -1: no limit)")
 	fl.BoolVar(&f.alchemyCNF, "alchemy-cnf", false, "MLN: reproduce Alchemy's clause weighting (a formula's weight split over its CNF clauses)")
 	registerConstruction(fl, &f.construction)
+	fl.StringVar(&f.dialect, "dialect", "auto", "MLN: the system whose syntax and semantics the model follows: alchemy, tuffy (only *-marked predicates closed-world), pracmln, lomrf, or auto (detected from the syntax, and reported)")
 	fl.BoolVar(&f.mergeDuplicates, "merge-duplicates", false, "MLN: combine ground formulas over the same atoms into one factor, as Alchemy does (default: one factor per ground formula)")
 }
 
@@ -115,8 +119,15 @@ type parsedMLN struct {
 
 // parseMLN parses the model, its evidence and its query atoms.
 func parseMLN(path string, evidence []string, mf *mlnFlags, quiet, needQuery bool) (*parsedMLN, error) {
-	in, err := ground.ReadInput(path, evidence, mf.query, mf.queryFiles)
+	dialect, err := mlnfile.ParseDialect(mf.dialect)
+	if err != nil {
+		return nil, usageError{err}
+	}
+	in, err := ground.ReadInputWith(mlnfile.Options{Dialect: dialect}, path, evidence, mf.query, mf.queryFiles)
 	warn(quiet, in.Warnings)
+	if d := in.Dialect; err == nil && !quiet && (d.Dialect != mln.DialectAlchemy || d.Given) {
+		fmt.Fprintf(os.Stderr, "lifted: dialect %s; closed world: %s\n", d, d.Dialect.WorldRuleText())
+	}
 	if err == nil && needQuery {
 		err = in.Query.Need()
 	}
