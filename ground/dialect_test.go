@@ -1,0 +1,157 @@
+package ground
+
+import (
+	"context"
+	"math"
+	"os"
+	"path/filepath"
+	"testing"
+
+	mlnfile "github.com/lifted-dev/lifted/format/mlnfile"
+	"github.com/lifted-dev/lifted/mln"
+)
+
+// smokersEnum computes P(C(p)) for a smokers-shaped MLN by enumerating
+// its worlds directly, with no code shared with the parser or grounder:
+//
+//	wC  !S(a) v C(a)
+//	wF1 !F(a,b) v !S(a) v S(b)
+//	wF2 !F(a,b) v !S(b) v S(a)
+//
+// F is closed-world (true exactly for friends), S is fixed where ev says
+// so and otherwise free when sOpen (else false), C is free.
+func smokersEnum(people []string, friends [][2]string, ev map[string]bool, sOpen bool, wC, wF1, wF2 float64) map[string]float64 {
+	n := len(people)
+	idx := map[string]int{}
+	for i, p := range people {
+		idx[p] = i
+	}
+	var free []int // S atoms that are free
+	for i, p := range people {
+		if _, ok := ev[p]; !ok && sOpen {
+			free = append(free, i)
+		}
+	}
+	nv := len(free) + n
+	s := make([]bool, n)
+	c := make([]bool, n)
+	z := 0.0
+	pc := make([]float64, n)
+	for x := 0; x < 1<<nv; x++ {
+		for i, p := range people {
+			s[i] = ev[p] // false when absent
+		}
+		for k, i := range free {
+			s[i] = x>>k&1 == 1
+		}
+		for i := range c {
+			c[i] = x>>(len(free)+i)&1 == 1
+		}
+		lw := 0.0
+		for i := range people {
+			if !s[i] || c[i] {
+				lw += wC
+			}
+		}
+		for _, f := range friends {
+			a, b := s[idx[f[0]]], s[idx[f[1]]]
+			if !a || b {
+				lw += wF1
+			}
+			if !b || a {
+				lw += wF2
+			}
+		}
+		// Non-friend pairs satisfy both clauses: a constant factor.
+		w := math.Exp(lw)
+		z += w
+		for i := range c {
+			if c[i] {
+				pc[i] += w
+			}
+		}
+	}
+	out := map[string]float64{}
+	for i, p := range people {
+		out[p] = pc[i] / z
+	}
+	return out
+}
+
+// groundMarginals reads an MLN and its evidence in the given dialect,
+// grounds it and enumerates the graph: P(pred(c)) for every constant c of
+// a unary query predicate.
+func groundMarginals(t *testing.T, mlnPath, dbPath string, d mln.Dialect, query string) (map[string]float64, *Input, *Grounding) {
+	t.Helper()
+	in, err := ReadInputWith(mlnfile.Options{Dialect: d}, mlnPath, []string{dbPath}, []string{query}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gr, err := Ground(context.Background(), in.MLN, in.DB, Options{QueryAtoms: in.Query})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, marg, ok := exactOf(gr)
+	if !ok {
+		t.Fatal("too many states")
+	}
+	out := map[string]float64{}
+	for _, q := range gr.Queries {
+		_, args, _ := gr.Atom(q.Var)
+		out[gr.Domain(in.MLN.Pred(query).TypeIdx[0])[args[0]]] = marg[q.Var][1]
+	}
+	return out, in, gr
+}
+
+// TestTuffySemantics: a program with Tuffy's "*" marks gets Tuffy's rule
+// (only starred predicates closed-world), detected or given; --dialect
+// alchemy gives Alchemy's rule on the same program. Both against
+// smokersEnum.
+func TestTuffySemantics(t *testing.T) {
+	people := []string{"Ann", "Ben", "Cid", "Dee"}
+	friends := [][2]string{{"Ann", "Ben"}, {"Ben", "Cid"}, {"Cid", "Dee"}}
+	ev := map[string]bool{"Ann": true, "Dee": false}
+	mlnPath, dbPath := "testdata/dialects/tuffy.mln", "testdata/dialects/tuffy.db"
+	for _, c := range []struct {
+		d     mln.Dialect
+		sOpen bool
+		rule  string
+	}{{mln.DialectAuto, true, "tuffy"}, {mln.DialectTuffy, true, "tuffy"}, {mln.DialectAlchemy, false, "alchemy"}} {
+		want := smokersEnum(people, friends, ev, c.sOpen, 0.7, 0.3, 0)
+		got, in, gr := groundMarginals(t, mlnPath, dbPath, c.d, "Ill")
+		if gr.WorldRule != c.rule || in.Dialect.Dialect.WorldRule() != c.rule {
+			t.Errorf("dialect %v: world rule %q, want %q (%v)", c.d, gr.WorldRule, c.rule, in.Dialect)
+		}
+		if c.d == mln.DialectAuto && (in.Dialect.Given || in.Dialect.At.Line != 3) {
+			t.Errorf("detected dialect %v, want the * of line 3", in.Dialect)
+		}
+		for _, p := range people {
+			if math.Abs(got[p]-want[p]) > 1e-9 {
+				t.Errorf("dialect %v: P(Ill(%s)) = %v, enumeration %v", c.d, p, got[p], want[p])
+			}
+		}
+	}
+}
+
+// TestTuffySmokeSample runs Tuffy's own smoke sample (from a checkout under
+// /work/ext/tuffy): Cancer(Frank) is 0.5785 under Tuffy's semantics (0.5
+// under Alchemy's).
+func TestTuffySmokeSample(t *testing.T) {
+	dir := "/work/ext/tuffy/samples/smoke"
+	if _, err := os.Stat(filepath.Join(dir, "prog.mln")); err != nil {
+		t.Skip("Tuffy's samples are not checked out under /work/ext/tuffy")
+	}
+	people := []string{"Anna", "Bob", "Edward", "Frank", "Gary", "Helen"}
+	friends := [][2]string{{"Anna", "Bob"}, {"Anna", "Edward"}, {"Anna", "Frank"}, {"Edward", "Frank"}, {"Gary", "Helen"}}
+	ev := map[string]bool{"Anna": true, "Edward": true}
+	want := smokersEnum(people, friends, ev, true, 0.5, 0.4, 0.4)
+	got, _, _ := groundMarginals(t, filepath.Join(dir, "prog.mln"), filepath.Join(dir, "evidence.db"), mln.DialectAuto, "Cancer")
+	for _, p := range people {
+		if math.Abs(got[p]-want[p]) > 1e-9 {
+			t.Errorf("P(Cancer(%s)) = %v, enumeration %v", p, got[p], want[p])
+		}
+	}
+	if math.Abs(want["Frank"]-0.5785) > 5e-5 {
+		t.Errorf("enumeration gives Cancer(Frank) %v, want 0.5785", want["Frank"])
+	}
+}
