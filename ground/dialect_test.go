@@ -2,6 +2,7 @@ package ground
 
 import (
 	"context"
+	"errors"
 	"math"
 	"os"
 	"path/filepath"
@@ -153,5 +154,54 @@ func TestTuffySmokeSample(t *testing.T) {
 	}
 	if math.Abs(want["Frank"]-0.5785) > 5e-5 {
 		t.Errorf("enumeration gives Cancer(Frank) %v, want 0.5785", want["Frank"])
+	}
+}
+
+// TestPracmlnDialect: weights as expressions, #fixweight and pracmln's
+// open world on a program detected as pracmln, against closed forms.
+func TestPracmlnDialect(t *testing.T) {
+	got, in, gr := groundMarginals(t, "testdata/dialects/pracmln.mln", "testdata/dialects/pracmln.db", mln.DialectAuto, "flies")
+	if in.Dialect.Dialect != mln.DialectPracmln || gr.WorldRule != "open" {
+		t.Fatalf("dialect %v, world rule %q", in.Dialect, gr.WorldRule)
+	}
+	f := in.MLN.Formulas
+	if !f[0].FixedWeight || f[1].FixedWeight || math.Abs(f[0].Weight-math.Log(9)) > 1e-12 || math.Abs(f[1].Weight-math.Log(0.01/0.99)) > 1e-12 {
+		t.Fatalf("weights %v %v, fixed %v %v", f[0].Weight, f[1].Weight, f[0].FixedWeight, f[1].FixedWeight)
+	}
+	e1, e2 := 9.0, 0.01/0.99 // exp of the weights
+	// Opus: penguin, so bird by the hard formula; flies has weight e1·e2.
+	wantOpus := e1 * e2 / (e1*e2 + 1)
+	// Tweety: bird; penguin(Tweety) is open (pracmln's cw=False):
+	// P(flies) = 2·e1·e2 / (e2 + 2·e1·e2 + 1).
+	wantTweety := 2 * e1 * e2 / (e2 + 2*e1*e2 + 1)
+	if math.Abs(got["Opus"]-wantOpus) > 1e-9 || math.Abs(got["Tweety"]-wantTweety) > 1e-9 {
+		t.Errorf("P(flies) Opus %v Tweety %v, closed forms %v %v", got["Opus"], got["Tweety"], wantOpus, wantTweety)
+	}
+	// Under Alchemy's rule bird is closed-world, so bird(Opus) is false
+	// and the hard penguin(Opus) => bird(Opus) contradicts the evidence.
+	ain, err := ReadInputWith(mlnfile.Options{Dialect: mln.DialectAlchemy}, "testdata/dialects/pracmln.mln", []string{"testdata/dialects/pracmln.db"}, []string{"flies"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Ground(context.Background(), ain.MLN, ain.DB, Options{QueryAtoms: ain.Query}); !errors.Is(err, ErrContradiction) {
+		t.Errorf("alchemy: %v, want a contradiction", err)
+	}
+}
+
+// TestPracGrammar: ?x variables, lowercase constants in the .mln and the
+// .db, =/= and domain declarations in the .db, against a closed form.
+func TestPracGrammar(t *testing.T) {
+	got, in, _ := groundMarginals(t, "testdata/dialects/prac-grammar.mln", "testdata/dialects/prac-grammar.db", mln.DialectAuto, "has_sense")
+	if in.Dialect.Dialect != mln.DialectPracmln {
+		t.Fatalf("dialect %v", in.Dialect)
+	}
+	// a = has_sense(w1,s1), b = has_sense(w2,s1): weight
+	// exp(1.5a + 1.5b - 0.5·2ab).
+	z := 1 + 2*math.Exp(1.5) + math.Exp(2)
+	want := (math.Exp(1.5) + math.Exp(2)) / z
+	for _, w := range []string{"w1", "w2"} {
+		if math.Abs(got[w]-want) > 1e-9 {
+			t.Errorf("P(has_sense(%s,s1)) = %v, closed form %v", w, got[w], want)
+		}
 	}
 }

@@ -1,0 +1,196 @@
+#!/usr/bin/env python3
+"""Runs every third-party example model found under /work/ext with a lifted
+binary and prints a table: model source x (models, parsed, run, exact by
+default). Usage: models.py BINARY [--timeout S] [--log FILE].
+
+Sources (each skipped with a message when its checkout is absent):
+  tuffy    /work/ext/tuffy       samples/*/prog.mln, test/*prog*.mln (+ evidence, query files)
+  pracmln  /work/ext/pracmln     examples/*/*.pracmln (zip projects; query.conf names mln, db, queries)
+  lomrf    /work/ext/lomrf-data  Examples/Inference/* (flags from the run scripts)
+  alchemy  /work/ext/alchemy2    examples/model.mln, exdata/*.mln
+
+A model counts as parsed unless the run ends with an error positioned in
+one of its files (file:line:col), as run when lifted exits 0 within the
+timeout, and as exact when the run's summary on stderr says it is exact
+(e.g. "exact by wfomc", "exact by enumeration").
+"""
+import glob, json, os, re, shlex, subprocess, sys, tempfile, zipfile
+
+EXT = "/work/ext"
+
+
+def tuffy():
+    root = os.path.join(EXT, "tuffy")
+    for d in sorted(glob.glob(os.path.join(root, "samples", "*"))):
+        prog = os.path.join(d, "prog.mln")
+        if not os.path.isfile(prog):
+            continue
+        ev = os.path.join(d, "evidence.db")
+        args = [prog]
+        if os.path.isfile(ev):
+            args += ["-e", ev]
+        else:
+            yield ("samples/" + os.path.basename(d), None, "evidence.db missing from the checkout")
+            continue
+        args += ["--query-file", os.path.join(d, "query.db")]
+        yield ("samples/" + os.path.basename(d), args, None)
+    t = os.path.join(root, "test")
+    for prog in sorted(glob.glob(os.path.join(t, "*[pP]rog*.mln"))):
+        base = os.path.basename(prog)
+        stem = re.split(r"_?[pP]rog", base)[0]
+        evs = [f for f in glob.glob(os.path.join(t, stem + "*[eE]vidence.db"))]
+        qs = [f for f in glob.glob(os.path.join(t, stem + "*[qQ]uery.db"))]
+        if not evs or not qs:
+            yield ("test/" + base, None, "no evidence or query file in the checkout")
+            continue
+        yield ("test/" + base, [prog, "-e", sorted(evs)[0], "--query-file", sorted(qs)[0]], None)
+
+
+def pracmln(tmp):
+    root = os.path.join(EXT, "pracmln", "examples")
+    for proj in sorted(glob.glob(os.path.join(root, "*", "*.pracmln"))):
+        name = os.path.basename(proj)[:-len(".pracmln")]
+        out = os.path.join(tmp, "pracmln", name)
+        os.makedirs(out, exist_ok=True)
+        zipfile.ZipFile(proj).extractall(out)
+        conf = json.load(open(os.path.join(out, "query.conf")))
+        mlns = sorted(os.path.basename(f) for f in glob.glob(os.path.join(out, "mlns", "*.mln")))
+        dbs = sorted(os.path.basename(f) for f in glob.glob(os.path.join(out, "dbs", "*.db")))
+        qmln, qdb = conf.get("mln", ""), conf.get("db", "")
+        queries = [q.strip() for q in re.split(r",(?![^()]*\))", conf.get("queries", "")) if q.strip()]
+        runs = [(m, qdb) for m in mlns] + [(qmln, d) for d in dbs if d != qdb]
+        for m, d in runs:
+            if m not in mlns or d not in dbs:
+                continue
+            args = [os.path.join(out, "mlns", m), "-e", os.path.join(out, "dbs", d)]
+            for q in queries:
+                args += ["-q", q]
+            cw = [c.strip() for c in conf.get("cw_preds", "").split(",") if c.strip()]
+            if cw:
+                args += ["--cw", ",".join(cw)]
+            yield ("%s/%s+%s" % (name, m, d), args, None)
+
+
+def lomrf():
+    root = os.path.join(EXT, "lomrf-data", "Examples", "Inference")
+    for script in sorted(glob.glob(os.path.join(root, "*", "*.sh"))):
+        d = os.path.dirname(script)
+        text = open(script).read().replace("\\\n", " ")
+        for line in text.splitlines():
+            line = line.split("&&")[0].strip()
+            if not line.startswith("lomrf infer"):
+                continue
+            toks = shlex.split(line)[2:]
+            opts = {}
+            i = 0
+            while i < len(toks):
+                if toks[i].startswith("-") and i + 1 < len(toks):
+                    opts[toks[i]] = toks[i + 1]
+                    i += 2
+                else:
+                    i += 1
+            strip = lambda s: ",".join(p.split("/")[0] for p in s.split(","))
+            args = [os.path.join(d, opts["-i"])]
+            if "-e" in opts:
+                args += ["-e", os.path.join(d, opts["-e"])]
+            args += ["-q", strip(opts["-q"])]
+            if "-cwa" in opts:
+                args += ["--cw", strip(opts["-cwa"])]
+            if "-owa" in opts:
+                args += ["--ow", strip(opts["-owa"])]
+            yield ("%s/%s" % (os.path.basename(d), opts["-i"]), args, None)
+            if opts["-i"] == "theory.mln" and os.path.isfile(os.path.join(d, "theory_cnf.mln")):
+                a2 = list(args)
+                a2[0] = os.path.join(d, "theory_cnf.mln")
+                yield ("%s/theory_cnf.mln" % os.path.basename(d), a2, None)
+
+
+def alchemy():
+    root = os.path.join(EXT, "alchemy2")
+    ex = os.path.join(root, "examples")
+    if os.path.isfile(os.path.join(ex, "model.mln")):
+        yield ("examples/model.mln", [os.path.join(ex, "model.mln"), "-e", os.path.join(ex, "evidence.db"), "-q", "Smokes,Cancer,Friends"], None)
+    for f in sorted(glob.glob(os.path.join(root, "exdata", "*.mln"))):
+        yield ("exdata/" + os.path.basename(f), [f, "-q", "@ALL"], None)
+
+
+POSERR = re.compile(r"\.(mln|db|txt):\d+:\d+: ")
+DECLARES = re.compile(r"this MLN declares ([^)]*)\)")
+
+
+def run(binary, args, timeout):
+    cmd = [binary, "infer"] + args
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+        return p.returncode, p.stderr
+    except subprocess.TimeoutExpired as e:
+        return None, (e.stderr or b"").decode() if isinstance(e.stderr, bytes) else (e.stderr or "")
+
+
+def classify(binary, args, timeout):
+    if "@ALL" in args:
+        rc, err = run(binary, [a for a in args if a not in ("-q", "@ALL")], timeout)
+        m = DECLARES.search(err)
+        if not m:
+            return classify_result(rc, err)
+        i = args.index("@ALL")
+        args = args[:i] + [m.group(1).replace(" ", "")] + args[i + 1:]
+    rc, err = run(binary, args, timeout)
+    return classify_result(rc, err)
+
+
+def classify_result(rc, err):
+    lines = [l for l in err.strip().splitlines() if l.strip()]
+    parsed = not (rc not in (0, None) and any(POSERR.search(l) for l in lines[-5:]))
+    ran = rc == 0
+    summary = " ".join(l for l in lines if l.startswith("lifted:"))
+    exact = ran and bool(re.search(r"exact by|exact:|; exact", summary)) and "not exact" not in summary
+    status = "timeout" if rc is None else ("ok" if rc == 0 else "exit %d" % rc)
+    last = lines[-1][:200] if lines else ""
+    return parsed, ran, exact, status, last
+
+
+def main():
+    binary = sys.argv[1]
+    timeout = 60
+    log = None
+    a = sys.argv[2:]
+    while a:
+        if a[0] == "--timeout":
+            timeout = float(a[1]); a = a[2:]
+        elif a[0] == "--log":
+            log = open(a[1], "w"); a = a[2:]
+        else:
+            sys.exit("unknown argument " + a[0])
+    tmp = tempfile.mkdtemp(prefix="thirdparty-")
+    sources = [("tuffy", "tuffy", tuffy), ("pracmln", "pracmln", lambda: pracmln(tmp)),
+               ("lomrf", "lomrf-data", lomrf), ("alchemy", "alchemy2", alchemy)]
+    rows = []
+    for name, d, gen in sources:
+        if not os.path.isdir(os.path.join(EXT, d)):
+            print("%s: no checkout at %s; skipped" % (name, os.path.join(EXT, d)), file=sys.stderr)
+            continue
+        n = np_ = nr = ne = 0
+        for model, args, why in gen():
+            n += 1
+            if args is None:
+                if log:
+                    print("%s\t%s\tskipped\t%s" % (name, model, why), file=log)
+                continue
+            parsed, ran, exact, status, last = classify(binary, args, timeout)
+            np_ += parsed; nr += ran; ne += exact
+            if log:
+                print("%s\t%s\tparsed=%d run=%d exact=%d\t%s\t%s" % (name, model, parsed, ran, exact, status, last), file=log)
+                log.flush()
+        rows.append((name, n, np_, nr, ne))
+    print("| source | models | parsed | run | exact by default |")
+    print("|---|---:|---:|---:|---:|")
+    tot = [0, 0, 0, 0]
+    for name, *v in rows:
+        print("| %s | %d | %d | %d | %d |" % (name, *v))
+        tot = [x + y for x, y in zip(tot, v)]
+    print("| all | %d | %d | %d | %d |" % tuple(tot))
+
+
+if __name__ == "__main__":
+    main()
