@@ -205,3 +205,95 @@ func TestPracGrammar(t *testing.T) {
 		}
 	}
 }
+
+// TestLoMRFDefiniteClauses: "w head :- body" is "w body => head" plus
+// LoMRF's predicate completion (hard head => OR of the bodies, body-only
+// variables existential, undefined heads false), checked against a direct
+// enumeration of that semantics.
+func TestLoMRFDefiniteClauses(t *testing.T) {
+	in, err := ReadInput("testdata/dialects/lomrf.mln", []string{"testdata/dialects/lomrf.db"}, []string{"A,H,Q,R"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if in.Dialect.Dialect != mln.DialectLoMRF || in.Dialect.At.Line != 11 {
+		t.Fatalf("dialect %v", in.Dialect)
+	}
+	gr, err := Ground(context.Background(), in.MLN, in.DB, Options{QueryAtoms: in.Query})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, marg, ok := exactOf(gr)
+	if !ok {
+		t.Fatal("too many states")
+	}
+	// Direct enumeration. People P1, P2, P3; B(P1), F(P1,P2) true, other
+	// B and F false (closed world); A(P3) false.
+	b := [3]bool{true, false, false}
+	f := func(x, y int) bool { return x == 0 && y == 1 }
+	imp := func(p, q bool) bool { return !p || q }
+	const nv = 14 // A(P1), A(P2), H(3), Q(K1,3), Q(K2,3), R(3)
+	var z float64
+	pm := map[string]float64{}
+	for s := 0; s < 1<<nv; s++ {
+		bit := func(i int) bool { return s>>i&1 == 1 }
+		a := [3]bool{bit(0), bit(1), false}
+		var h, q1, q2, r [3]bool
+		for x := 0; x < 3; x++ {
+			h[x], q1[x], q2[x], r[x] = bit(2+x), bit(5+x), bit(8+x), bit(11+x)
+		}
+		lw := 0.0
+		okHard := true
+		for x := 0; x < 3; x++ {
+			if a[x] {
+				lw += 0.3
+			}
+			if imp(a[x], h[x]) {
+				lw += 1.5
+			}
+			if imp(b[x] && !a[x], h[x]) {
+				lw += 0.7
+			}
+			if imp(a[x], q1[x]) {
+				lw += 1
+			}
+			exists := false
+			for y := 0; y < 3; y++ {
+				if imp(f(x, y) && a[y], r[x]) {
+					lw += 0.5
+				}
+				exists = exists || f(x, y) && a[y]
+			}
+			// Completion.
+			okHard = okHard && imp(h[x], a[x] || b[x] && !a[x]) && imp(q1[x], a[x]) && !q2[x] && imp(r[x], exists)
+		}
+		if !okHard {
+			continue
+		}
+		w := math.Exp(lw)
+		z += w
+		names := []string{"P1", "P2", "P3"}
+		for x := 0; x < 3; x++ {
+			add := func(name string, v bool) {
+				if v {
+					pm[name] += w
+				}
+			}
+			add("A("+names[x]+")", a[x])
+			add("H("+names[x]+")", h[x])
+			add("Q(K1,"+names[x]+")", q1[x])
+			add("Q(K2,"+names[x]+")", q2[x])
+			add("R("+names[x]+")", r[x])
+		}
+	}
+	n := 0
+	for _, qa := range gr.Queries {
+		want := pm[gr.AtomName(qa.Var)] / z
+		if got := marg[qa.Var][1]; math.Abs(got-want) > 1e-9 {
+			t.Errorf("P(%s) = %v, enumeration %v", gr.AtomName(qa.Var), got, want)
+		}
+		n++
+	}
+	if n != nv {
+		t.Errorf("%d query atoms are variables, want %d", n, nv)
+	}
+}
