@@ -55,6 +55,8 @@ type dialectState struct {
 	// their case.
 	prac    bool
 	fixNext bool // #fixweight: the next formula's weight is fixed
+	fileSeq int  // reading order of the current file
+	nFiles  int
 	horn    []hornClause
 }
 
@@ -62,22 +64,52 @@ type dialectMark struct {
 	d      mln.Dialect
 	reason string
 	at     pos.Position
+	seq    int // the file's place in reading order
 }
 
-// mark records that syntax of dialect d was met (the first one of each
-// dialect is kept).
+func (m dialectMark) before(o dialectMark) bool {
+	if m.seq != o.seq {
+		return m.seq < o.seq
+	}
+	if m.at.Line != o.at.Line {
+		return m.at.Line < o.at.Line
+	}
+	return m.at.Col < o.at.Col
+}
+
+// mark records that syntax of dialect d was met at at, in the current
+// file (the earliest one of each dialect is kept).
 func (p *parser) mark(d mln.Dialect, reason string, at pos.Position) {
-	for _, m := range p.marks {
-		if m.d == d {
+	m := dialectMark{d, reason, at, p.fileSeq}
+	for i, o := range p.marks {
+		if o.d == d {
+			if m.before(o) {
+				p.marks[i] = m
+			}
 			return
 		}
 	}
-	p.marks = append(p.marks, dialectMark{d, reason, at})
-	if p.opt.Dialect == mln.DialectAuto && len(p.marks) == 2 {
-		f := p.marks[0]
-		p.warnAt(at, "%s is %s syntax, but %s at %s is %s syntax; the model is read as %s (use --dialect to choose)",
-			reason, dialectTitle(d), f.reason, relPos(at, f.at), dialectTitle(f.d), dialectTitle(f.d))
+	p.marks = append(p.marks, m)
+	slices.SortStableFunc(p.marks, func(a, b dialectMark) int {
+		if a.before(b) {
+			return -1
+		}
+		if b.before(a) {
+			return 1
+		}
+		return 0
+	})
+}
+
+// warnMixed warns, once parsing is done, when syntax of two dialects was
+// met and none was given.
+func (p *parser) warnMixed() {
+	if p.opt.Dialect != mln.DialectAuto || len(p.marks) < 2 {
+		return
 	}
+	f, s := p.marks[0], p.marks[1]
+	p.warnAt(s.at, "%s is %s syntax, but %s at %s is %s syntax; the model is read as %s (use --dialect to choose)",
+		s.reason, dialectTitle(s.d), f.reason, relPos(s.at, f.at), dialectTitle(f.d), dialectTitle(f.d))
 }
 
 func dialectTitle(d mln.Dialect) string {
@@ -123,6 +155,8 @@ func (p *parser) lowerConstants() bool { return p.prac || p.dialect() == mln.Dia
 // lowercase name is a variable).
 func (p *parser) prescan(filename string, src []byte) {
 	p.prac = false
+	p.nFiles++
+	p.fileSeq = p.nFiles
 	s := newScanner(src)
 	var toks []token
 	for {

@@ -159,6 +159,7 @@ func newParser(fsys fileSystem, opt Options) *parser {
 
 func (p *parser) finish() (*mln.MLN, error) {
 	p.complete()
+	p.warnMixed()
 	m, err := p.b.Finish()
 	if m != nil {
 		m.Dialect = p.dialectInfo()
@@ -457,11 +458,11 @@ func (p *parser) include() {
 	// Parse the included file, then resume here.
 	file, osrc, sc, toks, i := p.file, p.src, p.s, p.toks, p.i
 	p.includes = append(p.includes, key)
-	prac := p.prac
+	prac, seq := p.prac, p.fileSeq
 	p.parseSource(target, src)
 	p.includes = p.includes[:len(p.includes)-1]
 	p.file, p.src, p.s, p.toks, p.i = file, osrc, sc, toks, i
-	p.prac = prac
+	p.prac, p.fileSeq = prac, seq
 }
 
 // typeDecl parses "name = { C1, C2, ... }" or "name = { 0, ..., 9 }".
