@@ -526,18 +526,25 @@ func isLiteralConjunction(e mln.Expr) bool {
 	return false
 }
 
-// complete adds LoMRF's predicate completion of the definite clauses: for
-// each head predicate P, the hard formula
+// complete adds LoMRF's predicate completion of the definite clauses, in
+// its decomposed form (the one LoMRF infers with). The clauses of a head
+// predicate P are grouped by head pattern (equal up to the names of
+// variables: InitiatedAt(meet(p1,p2), t), InitiatedAt(Loaded, t)); each
+// group adds the hard formula
 //
-//	P(h1,…,hn) => B1' v … v Bk'
+//	pattern => B1' v … v Bk'
 //
-// where Bi' is the body of the i-th clause for P with its head unified
-// with P(h1,…,hn) (constants, repeated variables and function terms of the
-// head become equalities hj = term) and its variables that are not in the
-// head existentially quantified. This is Clark's completion, the logical
-// content of LoMRF's decomposed completion (its form for inference): the
-// clauses themselves stay "w body => head", and ground heads that no clause
-// defines are false.
+// with the bodies' variables renamed to the pattern's and their variables
+// not in the head existentially quantified; and the ground atoms of P that
+// no pattern matches are false: P(_h1,…,_hn) => M1 v … v Mg, Mi saying
+// that the arguments match pattern i (equalities with its constants and
+// repeated variables). When the patterns of P overlap (Head(Foo,t) and
+// Head(x,t)), P gets Clark's completion over all its clauses instead,
+// P(_h1,…,_hn) => OR_i EXIST vars_i (_h = head_i ^ body_i), as LoMRF's
+// generalisation does. A pattern with a function term cannot be matched by
+// equalities, so values of its argument type that no function term of a
+// head produces are not forced false (they are in LoMRF; the examples'
+// fluents are all function values).
 func (p *parser) complete() {
 	if len(p.horn) == 0 {
 		return
@@ -570,79 +577,294 @@ func (p *parser) complete() {
 	}
 	for _, pred := range order {
 		cs := byPred[pred]
-		at := cs[0].at
 		n := len(cs[0].head.Args)
-		hv := make([]mln.Term, n)
-		for j := range hv {
-			hv[j] = mln.Term{Name: fmt.Sprintf("%s%d", prefix, j+1), IsVar: true, Pos: at}
-		}
-		var disj mln.Expr
 		for _, c := range cs {
 			if len(c.head.Args) != n {
 				return // an arity error, reported by the checker
 			}
-			sub := map[string]mln.Term{}
-			for j, a := range c.head.Args {
-				if a.IsVar && !a.Succ && !a.Func {
-					if _, ok := sub[a.Name]; !ok {
-						sub[a.Name] = hv[j]
-						continue
-					}
-				}
+		}
+		var keys []string
+		groups := map[string][]hornClause{}
+		for _, c := range cs {
+			k := patternKey(c.head.Args)
+			if _, ok := groups[k]; !ok {
+				keys = append(keys, k)
 			}
-			var conj []mln.Expr
-			for j, a := range c.head.Args {
-				if a.IsVar && !a.Succ && !a.Func && sub[a.Name].Name == hv[j].Name {
-					continue
-				}
-				conj = append(conj, &mln.Equal{L: hv[j], R: renameTerm(a, sub), Pos: at})
-			}
-			body := renameExpr(c.body, sub)
-			conj = append(conj, body)
-			d := conj[0]
-			for _, x := range conj[1:] {
-				d = &mln.And{L: d, R: x, OpPos: at}
-			}
-			// Variables of the body that the head does not bind.
-			var local []*mln.Var
-			seen := map[string]bool{}
-			mln.Inspect(body, func(e mln.Expr) bool {
-				if a, ok := e.(*mln.Atom); ok {
-					for _, t := range a.Args {
-						eachVar(t, func(t mln.Term) {
-							if _, bound := sub[t.Name]; !bound && !seen[t.Name] && !strings.HasPrefix(t.Name, prefix) {
-								seen[t.Name] = true
-								local = append(local, &mln.Var{Name: t.Name, Pos: t.Pos})
-							}
-						})
-					}
-				}
-				if eq, ok := e.(*mln.Equal); ok {
-					for _, t := range []mln.Term{eq.L, eq.R} {
-						eachVar(t, func(t mln.Term) {
-							if _, bound := sub[t.Name]; !bound && !seen[t.Name] && !strings.HasPrefix(t.Name, prefix) {
-								seen[t.Name] = true
-								local = append(local, &mln.Var{Name: t.Name, Pos: t.Pos})
-							}
-						})
-					}
-				}
-				return true
-			})
-			if len(local) > 0 {
-				d = &mln.Exists{Vars: local, Body: d, Pos: at}
-			}
-			if disj == nil {
-				disj = d
-			} else {
-				disj = &mln.Or{L: disj, R: d, OpPos: at}
+			groups[k] = append(groups[k], c)
+		}
+		overlap := false
+		for i := range keys {
+			for j := i + 1; j < len(keys); j++ {
+				overlap = overlap || unifiable(groups[keys[i]][0].head.Args, groups[keys[j]][0].head.Args)
 			}
 		}
-		head := &mln.Atom{Pred: pred, Args: slices.Clone(hv), Pos: at}
-		f := &mln.Formula{Hard: true, Pos: at, Expr: &mln.Implies{L: head, R: disj, OpPos: at}}
-		f.Text = f.Expr.String()
-		p.b.AddFormula(f)
+		hv := make([]mln.Term, n)
+		for j := range hv {
+			hv[j] = mln.Term{Name: fmt.Sprintf("%s%d", prefix, j+1), IsVar: true, Pos: cs[0].at}
+		}
+		if overlap {
+			p.addCompletion(cs[0].at, &mln.Atom{Pred: pred, Args: slices.Clone(hv), Pos: cs[0].at}, cs, hv)
+			continue
+		}
+		for _, k := range keys {
+			g := groups[k]
+			head := renameExpr(g[0].head, nil).(*mln.Atom)
+			head.Pos = g[0].at
+			p.addCompletion(g[0].at, head, g, head.Args)
+		}
+		// Ground atoms of P that no pattern matches are false.
+		var match mln.Expr
+		complement := true
+		for _, k := range keys {
+			m, ok := matchExpr(groups[k][0].head.Args, hv, cs[0].at)
+			if !ok {
+				complement = false
+				break
+			}
+			if m == nil { // all distinct variables: everything matches
+				complement = false
+				break
+			}
+			if match == nil {
+				match = m
+			} else {
+				match = &mln.Or{L: match, R: m, OpPos: cs[0].at}
+			}
+		}
+		if complement {
+			at := cs[0].at
+			f := &mln.Formula{Hard: true, Pos: at, Expr: &mln.Implies{L: &mln.Atom{Pred: pred, Args: slices.Clone(hv), Pos: at}, R: match, OpPos: at}}
+			f.Text = f.Expr.String()
+			p.b.AddFormula(f)
+		}
 	}
+}
+
+// addCompletion adds the hard formula head => OR of the clauses' bodies,
+// each clause's head unified with head, whose arguments are target:
+// variables of a clause's head map to the variables of target at the same
+// place (when target has a variable there), other arguments become
+// equalities, and the remaining variables of the clause are existentially
+// quantified (renamed apart from target's).
+func (p *parser) addCompletion(at pos.Position, head *mln.Atom, cs []hornClause, target []mln.Term) {
+	targetVars := map[string]bool{}
+	for _, t := range target {
+		eachVar(t, func(v mln.Term) { targetVars[v.Name] = true })
+	}
+	var disj mln.Expr
+	for _, c := range cs {
+		sub := map[string]mln.Term{}
+		var conj []mln.Expr
+		// Plain variables first, so that equalities can use them.
+		for j, a := range c.head.Args {
+			if a.IsVar && !a.Succ && !a.PerConstant && target[j].IsVar && !target[j].Succ {
+				if _, ok := sub[a.Name]; !ok {
+					sub[a.Name] = target[j]
+				}
+			}
+		}
+		// Pattern variables inside function terms or succ terms map in
+		// parallel to the target's (same pattern), else stay local.
+		for j, a := range c.head.Args {
+			parallelVars(a, target[j], sub)
+		}
+		// Local variables clashing with the target's are renamed apart.
+		local := map[string]bool{}
+		collect := func(e mln.Expr) {
+			names := map[string]bool{}
+			collectVarNames(e, names)
+			for nm := range names {
+				if _, ok := sub[nm]; !ok {
+					local[nm] = true
+				}
+			}
+		}
+		collect(c.head)
+		collect(c.body)
+		for nm := range local {
+			if targetVars[nm] {
+				fresh := nm
+				for k := 1; targetVars[fresh] || local[fresh]; k++ {
+					fresh = fmt.Sprintf("%s_%d", nm, k)
+				}
+				sub[nm] = mln.Term{Name: fresh, IsVar: true}
+			}
+		}
+		for j, a := range c.head.Args {
+			r := renameTerm(a, sub)
+			if termEqual(r, target[j]) {
+				continue
+			}
+			conj = append(conj, &mln.Equal{L: renameTerm(target[j], nil), R: r, Pos: c.at})
+		}
+		body := renameExpr(c.body, sub)
+		conj = append(conj, body)
+		d := conj[0]
+		for _, x := range conj[1:] {
+			d = &mln.And{L: d, R: x, OpPos: c.at}
+		}
+		var qs []*mln.Var
+		seen := map[string]bool{}
+		names := map[string]bool{}
+		collectVarNames(d, names)
+		mln.Inspect(d, func(e mln.Expr) bool {
+			var ts []mln.Term
+			switch e := e.(type) {
+			case *mln.Atom:
+				ts = e.Args
+			case *mln.Equal:
+				ts = []mln.Term{e.L, e.R}
+			}
+			for _, t := range ts {
+				eachVar(t, func(v mln.Term) {
+					if !targetVars[v.Name] && !seen[v.Name] {
+						seen[v.Name] = true
+						qs = append(qs, &mln.Var{Name: v.Name, Pos: v.Pos})
+					}
+				})
+			}
+			return true
+		})
+		if len(qs) > 0 {
+			d = &mln.Exists{Vars: qs, Body: d, Pos: c.at}
+		}
+		if disj == nil {
+			disj = d
+		} else {
+			disj = &mln.Or{L: disj, R: d, OpPos: c.at}
+		}
+	}
+	f := &mln.Formula{Hard: true, Pos: at, Expr: &mln.Implies{L: head, R: disj, OpPos: at}}
+	f.Text = f.Expr.String()
+	p.b.AddFormula(f)
+}
+
+// parallelVars maps the variables of a to those of t at the same places
+// when both are function (or successor) terms of the same shape.
+func parallelVars(a, t mln.Term, sub map[string]mln.Term) {
+	switch {
+	case a.Func && t.Func && a.Name == t.Name && len(a.Args) == len(t.Args):
+		for i := range a.Args {
+			parallelVars(a.Args[i], t.Args[i], sub)
+		}
+	case a.IsVar && t.IsVar && (a.Succ || !t.Succ):
+		if _, ok := sub[a.Name]; !ok {
+			v := t
+			v.Succ = false
+			sub[a.Name] = v
+		}
+	}
+}
+
+func termEqual(a, b mln.Term) bool {
+	if a.Name != b.Name || a.IsVar != b.IsVar || a.Func != b.Func || a.Succ != b.Succ || len(a.Args) != len(b.Args) {
+		return false
+	}
+	for i := range a.Args {
+		if !termEqual(a.Args[i], b.Args[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// patternKey names a head pattern up to the names of its variables.
+func patternKey(args []mln.Term) string {
+	var b strings.Builder
+	vars := map[string]int{}
+	var rec func(t mln.Term)
+	rec = func(t mln.Term) {
+		switch {
+		case t.Func:
+			b.WriteString("f:" + t.Name + "(")
+			for _, a := range t.Args {
+				rec(a)
+				b.WriteByte(',')
+			}
+			b.WriteByte(')')
+		case t.IsVar:
+			k, ok := vars[t.Name]
+			if !ok {
+				k = len(vars)
+				vars[t.Name] = k
+			}
+			if t.Succ {
+				b.WriteString("s")
+			}
+			fmt.Fprintf(&b, "v%d", k)
+		default:
+			b.WriteString("c:" + t.Name)
+		}
+		b.WriteByte(';')
+	}
+	for _, a := range args {
+		rec(a)
+	}
+	return b.String()
+}
+
+// unifiable reports whether two head patterns may match one ground atom
+// (conservatively: repeated variables are ignored).
+func unifiable(a, b []mln.Term) bool {
+	for i := range a {
+		if !termsUnify(a[i], b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func termsUnify(a, b mln.Term) bool {
+	switch {
+	case a.IsVar && !a.Succ || b.IsVar && !b.Succ:
+		return true
+	case a.Func && b.Func:
+		if a.Name != b.Name || len(a.Args) != len(b.Args) {
+			return false
+		}
+		for i := range a.Args {
+			if !termsUnify(a.Args[i], b.Args[i]) {
+				return false
+			}
+		}
+		return true
+	case !a.Func && !b.Func && !a.IsVar && !b.IsVar:
+		return a.Name == b.Name
+	}
+	return !a.Func && !b.Func // succ terms: assume they may meet
+}
+
+// matchExpr is the condition, over the variables hv, that a ground atom
+// matches the pattern args: equalities for constants and repeated
+// variables; nil when every atom matches; ok false when the pattern has a
+// function or successor term.
+func matchExpr(args, hv []mln.Term, at pos.Position) (e mln.Expr, ok bool) {
+	first := map[string]int{}
+	var conj []mln.Expr
+	for j, a := range args {
+		switch {
+		case a.Func || a.Succ:
+			return nil, false
+		case a.IsVar:
+			if k, seen := first[a.Name]; seen {
+				conj = append(conj, &mln.Equal{L: hv[j], R: hv[k], Pos: at})
+			} else {
+				first[a.Name] = j
+			}
+		default:
+			c := a
+			c.Type = ""
+			conj = append(conj, &mln.Equal{L: hv[j], R: c, Pos: at})
+		}
+	}
+	for _, x := range conj {
+		if e == nil {
+			e = x
+		} else {
+			e = &mln.And{L: e, R: x, OpPos: at}
+		}
+	}
+	return e, true
 }
 
 func collectVarNames(e mln.Expr, used map[string]bool) {

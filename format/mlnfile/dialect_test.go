@@ -155,8 +155,30 @@ func TestLoMRFCompletion(t *testing.T) {
 		"1 A(x) => Q(K1,x)",
 		"0.5 F(x,y) ^ A(y) => R(x)",
 		"A(x) ^ !F(x,x) => R(x).",
-		"Q(_h1,_h2) => _h1 = K1 ^ A(_h2).",
-		"R(_h1) => (EXIST y F(_h1,y) ^ A(y)) v A(_h1) ^ !F(_h1,_h1).",
+		"Q(K1,x) => A(x).",
+		"Q(_h1,_h2) => _h1 = K1.",
+		"R(x) => (EXIST y F(x,y) ^ A(y)) v A(x) ^ !F(x,x).",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	// Overlapping patterns: Clark's completion. Function-term patterns:
+	// their variables are the pattern's; a clause's other variables are
+	// renamed apart from them.
+	src = "id = {I1, I2}\nval = {Foo, Bar}\nfluent meet(id, id)\nH(val, id)\nP(id)\nInit(fluent, id)\nHap(id, id)\n" +
+		"1 H(Foo, t) :- P(t)\n1 H(x, t) :- !P(t)\n" +
+		"1 Init(meet(p1, p2), t) :- Hap(p1, t)\n1 Init(meet(a, b), t) :- Hap(b, p1)\n"
+	m, err = Parse("l.mln", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got = got[:0]
+	for _, f := range m.Formulas[4:] {
+		got = append(got, f.String())
+	}
+	want = []string{
+		"H(_h1,_h2) => _h1 = Foo ^ P(_h2) v !P(_h2).",
+		"Init(meet(p1,p2),t) => Hap(p1,t) v (EXIST p1_1 Hap(p2,p1_1)).",
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
