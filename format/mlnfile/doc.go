@@ -87,8 +87,8 @@
 //     every other one is open-world even with evidence (mln.ClosedWorld).
 //   - pracmln: weights written as arithmetic expressions, up to the first
 //     blank as in pracmln ("log(0.9/0.1) bird(x) => flies(x)"; numbers,
-//     + - * /, parentheses, log, logx (pracmln's: logx(0) = -100), exp,
-//     sqrt); "#fixweight" before a formula (Formula.FixedWeight);
+//     the operators + - * and /, parentheses, log, logx (pracmln's:
+//     logx(0) = -100), exp, sqrt); "#fixweight" before a formula (Formula.FixedWeight);
 //     "#group" (ignored) and "#fuzzy" (a warning: the predicate stays
 //     binary, as in pracmln's first-order logic); "?x" variables of its
 //     PRACGrammar, in whose files a name without "?" is a constant
