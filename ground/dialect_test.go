@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 
 	mlnfile "github.com/lifted-dev/lifted/format/mlnfile"
@@ -295,5 +296,74 @@ func TestLoMRFDefiniteClauses(t *testing.T) {
 	}
 	if n != nv {
 		t.Errorf("%d query atoms are variables, want %d", n, nv)
+	}
+}
+
+// TestLoMRFSuccessor: LoMRF's t++ in a static model is the integer
+// successor, and groundings whose successor is outside the domain do not
+// exist; against a direct enumeration.
+func TestLoMRFSuccessor(t *testing.T) {
+	in, err := ReadInput("testdata/dialects/succ.mln", nil, []string{"H,I"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if in.Dialect.Dialect != mln.DialectLoMRF {
+		t.Fatalf("dialect %v", in.Dialect)
+	}
+	gr, err := Ground(context.Background(), in.MLN, in.DB, Options{QueryAtoms: in.Query})
+	if err != nil {
+		t.Fatal(err)
+	}
+	logZ, marg, ok := exactOf(gr)
+	if !ok {
+		t.Fatal("too many states")
+	}
+	var z float64
+	pm := map[string]float64{}
+	for s := 0; s < 1<<6; s++ {
+		h := [3]bool{s&1 == 1, s&2 == 2, s&4 == 4}
+		i := [3]bool{s&8 == 8, s&16 == 16, s&32 == 32}
+		lw, ok := 0.0, true
+		for k := 0; k < 3; k++ {
+			if h[k] {
+				lw += 1
+			}
+			if i[k] {
+				lw += 0.5
+			}
+			if k < 2 {
+				ok = ok && (!i[k] || h[k+1])
+				if !(h[k] && i[k]) || !h[k+1] {
+					lw += 0.7
+				}
+			}
+		}
+		if !ok {
+			continue
+		}
+		w := math.Exp(lw)
+		z += w
+		for k := 0; k < 3; k++ {
+			if h[k] {
+				pm["H("+strconv.Itoa(k)+")"] += w
+			}
+			if i[k] {
+				pm["I("+strconv.Itoa(k)+")"] += w
+			}
+		}
+	}
+	if len(gr.Queries) != 6 {
+		t.Fatalf("%d query atoms", len(gr.Queries))
+	}
+	for _, qa := range gr.Queries {
+		want := pm[gr.AtomName(qa.Var)] / z
+		if got := marg[qa.Var][1]; math.Abs(got-want) > 1e-9 {
+			t.Errorf("P(%s) = %v, enumeration %v", gr.AtomName(qa.Var), got, want)
+		}
+	}
+	// log Z differs by the guard's true groundings only: 0.7 for each of
+	// the 9 - 2 pairs (t, u) of the soft formula with u not t+1.
+	if d := logZ - math.Log(z); math.Abs(d-7*0.7) > 1e-9 {
+		t.Errorf("log Z %v, enumeration %v (+4.9 expected)", logZ, math.Log(z))
 	}
 }

@@ -40,6 +40,12 @@ func ReadInputWith(opt mlnfile.Options, path string, evidence, query, queryFiles
 	if err != nil {
 		return in, err
 	}
+	if m.Dialect.Dialect == mln.DialectLoMRF && mln.HasSuccessors(m) {
+		// LoMRF's t++ is the integer successor (mln.StaticSuccessors).
+		if m, err = mln.StaticSuccessors(m); err != nil {
+			return in, err
+		}
+	}
 	in.MLN, in.Warnings, in.Dialect = m, m.Warnings, m.Dialect
 	if len(evidence) > 0 {
 		if in.DB, err = mlnfile.ReadDBFiles(m, evidence...); err != nil {
@@ -48,6 +54,9 @@ func ReadInputWith(opt mlnfile.Options, path string, evidence, query, queryFiles
 		in.Warnings = append(in.Warnings, in.DB.Warnings...)
 	} else {
 		in.DB = mln.NewDB(m)
+	}
+	if err := mln.AddSuccessorEvidence(in.DB); err != nil {
+		return in, err
 	}
 	if len(queryFiles) > 0 {
 		qf, err := ReadQueryFiles(m, queryFiles)

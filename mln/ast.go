@@ -134,8 +134,11 @@ type PredDecl struct {
 	// ClosedWorld is set by Tuffy's "*Pred(...)" declaration syntax: the
 	// predicate is closed-world unless it is queried (see ClosedWorld).
 	ClosedWorld bool
-	Index       int // position in MLN.Preds
-	Pos         pos.Position
+	// Successor marks a predicate made by StaticSuccessors: true exactly
+	// for the pairs (i, i+1) of its type's integer constants.
+	Successor bool
+	Index     int // position in MLN.Preds
+	Pos       pos.Position
 }
 
 // Arity returns the number of arguments.

@@ -65,6 +65,8 @@ def pracmln(tmp):
             args = [os.path.join(out, "mlns", m), "-e", os.path.join(out, "dbs", d)]
             for q in queries:
                 args += ["-q", q]
+            if not queries:
+                args += ["-q", "@ALL"]
             cw = [c.strip() for c in conf.get("cw_preds", "").split(",") if c.strip()]
             if cw:
                 args += ["--cw", ",".join(cw)]
@@ -73,9 +75,12 @@ def pracmln(tmp):
 
 def lomrf():
     root = os.path.join(EXT, "lomrf-data", "Examples", "Inference")
+    seen = set()
     for script in sorted(glob.glob(os.path.join(root, "*", "*.sh"))):
         d = os.path.dirname(script)
         text = open(script).read().replace("\\\n", " ")
+        env = dict(re.findall(r'^(\w+)="?([^"\n`]*)"?\s*$', text, re.M))
+        text = re.sub(r"\$(\w+)", lambda m: env.get(m.group(1), m.group(0)), text)
         for line in text.splitlines():
             line = line.split("&&")[0].strip()
             if not line.startswith("lomrf infer"):
@@ -98,6 +103,9 @@ def lomrf():
                 args += ["--cw", strip(opts["-cwa"])]
             if "-owa" in opts:
                 args += ["--ow", strip(opts["-owa"])]
+            if tuple(args) in seen:
+                continue
+            seen.add(tuple(args))
             yield ("%s/%s" % (os.path.basename(d), opts["-i"]), args, None)
             if opts["-i"] == "theory.mln" and os.path.isfile(os.path.join(d, "theory_cnf.mln")):
                 a2 = list(args)
@@ -127,7 +135,12 @@ def run(binary, args, timeout):
         return None, (e.stderr or b"").decode() if isinstance(e.stderr, bytes) else (e.stderr or "")
 
 
+UNKNOWN_LISTED = re.compile(r'unknown predicate "([^"]+)" in the (closed|open)-world list')
+
+
 def classify(binary, args, timeout):
+    # Run scripts may list predicates the model lacks (LoMRF ignores them):
+    # such names are dropped from --cw/--ow and the model run again.
     if "@ALL" in args:
         rc, err = run(binary, [a for a in args if a not in ("-q", "@ALL")], timeout)
         m = DECLARES.search(err)
@@ -135,7 +148,15 @@ def classify(binary, args, timeout):
             return classify_result(rc, err)
         i = args.index("@ALL")
         args = args[:i] + [m.group(1).replace(" ", "")] + args[i + 1:]
-    rc, err = run(binary, args, timeout)
+    for _ in range(5):
+        rc, err = run(binary, args, timeout)
+        m = UNKNOWN_LISTED.search(err)
+        if rc in (0, None) or not m:
+            break
+        flag = "--cw" if m.group(2) == "closed" else "--ow"
+        i = args.index(flag)
+        rest = [x for x in args[i + 1].split(",") if x != m.group(1)]
+        args = args[:i] + ([flag, ",".join(rest)] if rest else []) + args[i + 2:]
     return classify_result(rc, err)
 
 

@@ -181,6 +181,8 @@ func (p *parser) prescan(filename string, src []byte) {
 			p.mark(mln.DialectPracmln, "pracmln's "+t.text, at(t))
 		case t.kind == tIf:
 			p.mark(mln.DialectLoMRF, "LoMRF's definite clause (:-)", at(t))
+		case t.kind == tPlus && next.kind == tPlus && next.off == t.end && i > 0 && toks[i-1].kind == tIdent && toks[i-1].end == t.off:
+			p.mark(mln.DialectLoMRF, "LoMRF's successor "+toks[i-1].text+"++", at(toks[i-1]))
 		case t.kind == tNeq && t.text == "=/=":
 			p.mark(mln.DialectPracmln, "pracmln's =/=", at(t))
 		case lineStart && t.kind == tIdent && mathFuncs[t.text] != nil && next.kind == tLParen && next.off == t.end:
