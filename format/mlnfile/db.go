@@ -205,7 +205,11 @@ func (r *lineReader) atomArgs(name string, ground bool) ([]string, []token) {
 		var s string
 		var t token
 		if ground {
-			s, t = r.groundConst("a constant")
+			if r.m.Dialect.Dialect == mln.DialectPracmln && r.tok.kind != tString {
+				s, t = r.pracConst()
+			} else {
+				s, t = r.groundConst("a constant")
+			}
 		} else {
 			t = r.tok
 			switch t.kind {
@@ -429,4 +433,25 @@ func ReadQuery(rd io.Reader, name string, m *mln.MLN) ([]*mln.Atom, error) {
 	}
 	r.errs.Sort()
 	return atoms, r.errs.Err()
+}
+
+// pracConst reads a constant of a pracmln database: the adjacent tokens
+// up to the next "," or ")" (pracmln allows '.', '!', ':' and the like in
+// names), an integer in canonical form.
+func (r *lineReader) pracConst() (string, token) {
+	t := r.tok
+	if t.kind == tComma || t.kind == tRParen || t.kind == tNewline || t.kind == tEOF {
+		r.unexpected(t, "a constant")
+	}
+	end := t.end
+	r.next()
+	for r.tok.off == end && r.tok.kind != tComma && r.tok.kind != tRParen && r.tok.kind != tNewline && r.tok.kind != tEOF {
+		end = r.tok.end
+		r.next()
+	}
+	name := r.s.text[t.off:end]
+	if c, msg := parseInt(name); msg == "" {
+		return c, t
+	}
+	return name, t
 }

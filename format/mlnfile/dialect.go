@@ -943,3 +943,42 @@ func renameExpr(e mln.Expr, sub map[string]mln.Term) mln.Expr {
 	}
 	panic(fmt.Sprintf("renameExpr: unexpected %T in a definite clause", e))
 }
+
+// pracConstant reads, in a file of pracmln's PRACGrammar, a constant
+// argument written with the characters pracmln allows in names
+// (FLAKES_00.000_, ja!_): the adjacent tokens up to the next "," or ")".
+// It reports false, consuming nothing, for anything else.
+func (p *parser) pracConstant() (mln.Term, bool) {
+	if !p.prac {
+		return mln.Term{}, false
+	}
+	t := p.tok()
+	switch t.kind {
+	case tIdent, tNumber, tIllegal:
+	default:
+		return mln.Term{}, false
+	}
+	j := 1
+	for {
+		n := p.peek(j)
+		if n.off != p.peek(j-1).end || n.kind == tComma || n.kind == tRParen || atLineEnd(n) {
+			break
+		}
+		j++
+	}
+	if n := p.peek(j); n.kind != tComma && n.kind != tRParen {
+		return mln.Term{}, false
+	}
+	if j == 1 && t.kind != tIllegal {
+		if t.kind == tIdent && p.peek(1).kind != tLParen {
+			p.next()
+			return mln.Term{Name: t.text, Pos: p.pos(t)}, true
+		}
+		return mln.Term{}, false
+	}
+	name := string(p.src[t.off:p.peek(j-1).end])
+	for range j {
+		p.next()
+	}
+	return mln.Term{Name: name, Pos: p.pos(t)}, true
+}

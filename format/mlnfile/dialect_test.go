@@ -92,6 +92,19 @@ func TestPracmlnSyntax(t *testing.T) {
 	if c := m.Type("t").Constants; len(c) != 2 || c[0] != "a1" {
 		t.Errorf("constants of t: %v", c)
 	}
+	// pracmln's names: any characters up to "," or ")" in PRACGrammar
+	// files and pracmln evidence.
+	m, err = Parse("n.mln", []byte("g(t, u)\n-5.5 g(?c, FLAKES_00.000_) ^ g(?c, ja!_)\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := m.Type("u").Constants; len(c) != 2 || c[0] != "FLAKES_00.000_" || c[1] != "ja!_" {
+		t.Errorf("constants of u: %q", c)
+	}
+	db, err := ReadDB(strings.NewReader("g(c1, COR_500.000_)\n"), "n.db", m)
+	if err != nil || db.ConstIndex("u", "COR_500.000_") < 0 {
+		t.Errorf("pracmln evidence constant: %v %v", db.Domain("u"), err)
+	}
 	errs := []struct{ src, want string }{
 		{"p(t)\nP(p(x)) = 0.1\n", "e.mln:2:1: pracmln's prior probability constraint P(…) = p is not supported"},
 		{"p(t)\n#unique{+?x,+?y}\n", "e.mln:2:1: pracmln's #unique{…}"},

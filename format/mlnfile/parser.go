@@ -1006,7 +1006,11 @@ func (p *parser) parseAtomOrEquality() mln.Expr {
 		return atom
 	}
 	for {
-		atom.Args = append(atom.Args, p.parseTerm())
+		if c, ok := p.pracConstant(); ok {
+			atom.Args = append(atom.Args, c)
+		} else {
+			atom.Args = append(atom.Args, p.parseTerm())
+		}
 		switch c := p.tok(); c.kind {
 		case tComma:
 			p.next()
