@@ -55,6 +55,9 @@ type dialectState struct {
 	// their case.
 	prac    bool
 	fixNext bool // #fixweight: the next formula's weight is fixed
+	// uniqueNext are the variables of "#unique{…}": the next formula
+	// holds only where they are bound to distinct constants.
+	uniqueNext []mln.Term
 	fileSeq int  // reading order of the current file
 	nFiles  int
 	horn    []hornClause
@@ -236,7 +239,8 @@ func (p *parser) directive() bool {
 	case "#group":
 		// Formula groups only matter to pracmln's learners.
 	case "#unique":
-		p.fail(t, "pracmln's #unique{…} (template variables bound to distinct constants) is not supported; write the inequalities in the formula (?x =/= ?y)")
+		p.unique(t)
+		return true
 	default:
 		return false
 	}
@@ -981,4 +985,62 @@ func (p *parser) pracConstant() (mln.Term, bool) {
 		p.next()
 	}
 	return mln.Term{Name: name, Pos: p.pos(t)}, true
+}
+
+// unique reads pracmln's "#unique{+?a, +?b, …}": the next (soft) formula
+// is only instantiated with distinct constants for the listed variables.
+// Conjoining the pairwise inequalities is the same: an instance that is
+// never true contributes nothing.
+func (p *parser) unique(kw token) {
+	p.next()
+	if p.tok().kind != tLBrace {
+		p.unexpected(p.tok(), "\"{\" after #unique")
+	}
+	p.next()
+	var vars []mln.Term
+	for {
+		t := p.tok()
+		switch t.kind {
+		case tPlus:
+			p.next()
+			continue
+		case tComma:
+			p.next()
+			continue
+		case tRBrace:
+			p.next()
+			p.expectLineEnd("#unique{…}")
+			if len(vars) < 2 {
+				p.fail(kw, "#unique needs at least two variables")
+			}
+			p.uniqueNext = vars
+			return
+		case tQuestion:
+			v := p.qVar(false, t)
+			vars = append(vars, v)
+		case tIdent:
+			p.next()
+			vars = append(vars, mln.Term{Name: t.text, IsVar: true, Pos: p.pos(t)})
+		default:
+			p.unexpected(t, "a variable, \",\" or \"}\" in #unique{…}")
+		}
+	}
+}
+
+// applyUnique conjoins the inequalities of a pending #unique to f.
+func (p *parser) applyUnique(f *mln.Formula, at token) {
+	vars := p.uniqueNext
+	if vars == nil {
+		return
+	}
+	p.uniqueNext = nil
+	if f.Hard {
+		p.fail(at, "#unique before a hard formula is not supported (the excluded instances would make it false)")
+	}
+	for i := range vars {
+		for j := i + 1; j < len(vars); j++ {
+			ne := &mln.Not{X: &mln.Equal{L: vars[i], R: vars[j], Pos: vars[i].Pos}, Pos: vars[i].Pos}
+			f.Expr = &mln.And{L: f.Expr, R: ne, OpPos: vars[i].Pos}
+		}
+	}
 }

@@ -92,6 +92,11 @@ func TestPracmlnSyntax(t *testing.T) {
 	if c := m.Type("t").Constants; len(c) != 2 || c[0] != "a1" {
 		t.Errorf("constants of t: %v", c)
 	}
+	// #unique{+?a,+?b}: the next formula gets ?a =/= ?b.
+	m, err = Parse("u.mln", []byte("p(t)\n#unique{+?a,+?b}\n0.5 p(+?a) ^ p(+?b)\n"))
+	if err != nil || m.Formulas[0].Expr.String() != "p(+?a) ^ p(+?b) ^ !(?a = ?b)" {
+		t.Errorf("#unique: %v %v", m.Formulas[0].Expr, err)
+	}
 	// pracmln's names: any characters up to "," or ")" in PRACGrammar
 	// files and pracmln evidence.
 	m, err = Parse("n.mln", []byte("g(t, u)\n-5.5 g(?c, FLAKES_00.000_) ^ g(?c, ja!_)\n"))
@@ -107,7 +112,7 @@ func TestPracmlnSyntax(t *testing.T) {
 	}
 	errs := []struct{ src, want string }{
 		{"p(t)\nP(p(x)) = 0.1\n", "e.mln:2:1: pracmln's prior probability constraint P(…) = p is not supported"},
-		{"p(t)\n#unique{+?x,+?y}\n", "e.mln:2:1: pracmln's #unique{…}"},
+		{"p(t)\n#unique{+?x,+?y}\np(?x) ^ p(?y).\n", "e.mln:3:1: #unique before a hard formula is not supported"},
 		{"p(t)\nlog(0) p(x)\n", `e.mln:2:1: cannot read the weight expression "log(0)": log(0) is undefined`},
 		{"p(t)\nlog(1/0) p(x)\n", `e.mln:2:1: cannot read the weight expression "log(1/0)": division by zero`},
 		{"p(t)\nexp(1000) p(x)\n", `e.mln:2:1: the weight expression "exp(1000)" is +Inf; weights must be finite`},

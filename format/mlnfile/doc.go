@@ -93,9 +93,12 @@
 //     binary, as in pracmln's first-order logic); "?x" variables of its
 //     PRACGrammar, in whose files a name without "?" is a constant
 //     whatever its case; "=/=" for "!="; lowercase constants in type
-//     declarations and (for a pracmln model) in evidence. Refused with a
-//     positioned message: probability constraints "P(f) = p", "R(f) = p",
-//     "#unique{…}", "---" between databases, soft evidence. Semantics:
+//     declarations and (for a pracmln model) in evidence, where names may
+//     hold the characters pracmln allows (FLAKES_00.000_); "#unique{+?a,
+//     +?b}" before a soft formula (the formula gets ?a =/= ?b: an instance
+//     that is never true contributes nothing). Refused with a positioned
+//     message: probability constraints "P(f) = p", "R(f) = p", #unique
+//     before a hard formula, "---" between databases, soft evidence. Semantics:
 //     pracmln's default world (cw=False): every predicate is open-world,
 //     evidence atoms keep their values.
 //   - LoMRF: definite clauses "[w] Head(args) :- L1 ^ … ^ Lk [.]", head one

@@ -823,6 +823,7 @@ func (p *parser) formula() {
 		p.unexpected(t, "an operator, \".\" or end of line after the formula")
 	}
 	f.Text = strings.TrimSpace(string(p.src[exprStart.off:last.end]))
+	p.applyUnique(f, start)
 	p.sawFormula = true
 	p.b.AddFormula(f)
 }
