@@ -58,9 +58,9 @@ type dialectState struct {
 	// uniqueNext are the variables of "#unique{…}": the next formula
 	// holds only where they are bound to distinct constants.
 	uniqueNext []mln.Term
-	fileSeq int  // reading order of the current file
-	nFiles  int
-	horn    []hornClause
+	fileSeq    int // reading order of the current file
+	nFiles     int
+	horn       []hornClause
 }
 
 type dialectMark struct {
