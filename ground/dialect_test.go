@@ -367,3 +367,70 @@ func TestLoMRFSuccessor(t *testing.T) {
 		t.Errorf("log Z %v, enumeration %v (+4.9 expected)", logZ, math.Log(z))
 	}
 }
+
+// TestPracmlnTweetyExample runs pracmln's own tweety-kreator example (a
+// copy, see testdata/pracmln-tweety/SOURCE) as pracmln reads it (detected
+// by its weight expressions: open world), against closed forms.
+func TestPracmlnTweetyExample(t *testing.T) {
+	dir := "testdata/pracmln-tweety/"
+	got, in, _ := groundMarginals(t, dir+"tweety-kreator.mln", dir+"query1.db", mln.DialectAuto, "flies")
+	if in.Dialect.Dialect != mln.DialectPracmln {
+		t.Fatalf("dialect %v", in.Dialect)
+	}
+	e1, e2 := 0.9/0.1, 0.01/0.99
+	// Opus: penguin and bird: P(flies) = e1·e2/(e1·e2+1). Tweety: bird,
+	// penguin(Tweety) open: 2·e1·e2/(e2 + 2·e1·e2 + 1).
+	want := map[string]float64{"Opus": e1 * e2 / (e1*e2 + 1), "Tweety": 2 * e1 * e2 / (e2 + 2*e1*e2 + 1)}
+	for p, w := range want {
+		if math.Abs(got[p]-w) > 1e-9 {
+			t.Errorf("P(flies(%s)) = %v, closed form %v", p, got[p], w)
+		}
+	}
+}
+
+// TestLoMRFMarcusCaesar runs LoMRF's Marcus/Caesar example (from a
+// checkout under /work/ext/lomrf-data) and checks every marginal against
+// the independent enumeration of the MLN semantics (semantics_test.go);
+// Hate(Marcus,Caesar) is 0.8582 (issue 24).
+func TestLoMRFMarcusCaesar(t *testing.T) {
+	dir := "/work/ext/lomrf-data/Examples/Inference/Marcus_Caesar/"
+	if _, err := os.Stat(dir + "theory.mln"); err != nil {
+		t.Skip("LoMRF's examples are not checked out under /work/ext/lomrf-data")
+	}
+	in, err := ReadInput(dir+"theory.mln", []string{dir + "evidence.db"}, []string{"Hate"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt := Options{QueryAtoms: in.Query, Query: []string{"Hate"}}
+	gr, err := Ground(context.Background(), in.MLN, in.DB, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, marg, ok := exactOf(gr)
+	if !ok {
+		t.Fatal("too many states")
+	}
+	sem := newSemModel(t, in.MLN, in.DB, opt)
+	_, semM := sem.solve()
+	for id, a := range sem.atoms {
+		v, _ := gr.Var(a.pred, a.args)
+		if v < 0 {
+			continue
+		}
+		if math.Abs(marg[v][1]-semM[id]) > 1e-9 {
+			t.Errorf("P(%s) = %v, semantics %v", gr.Name(a.pred, a.args), marg[v][1], semM[id])
+		}
+	}
+	found := false
+	for _, q := range gr.Queries {
+		if gr.AtomName(q.Var) == "Hate(Marcus,Caesar)" {
+			found = true
+			if math.Abs(marg[q.Var][1]-0.8582) > 5e-5 {
+				t.Errorf("Hate(Marcus,Caesar) = %v, want 0.8582", marg[q.Var][1])
+			}
+		}
+	}
+	if !found {
+		t.Error("Hate(Marcus,Caesar) is not a query variable")
+	}
+}
