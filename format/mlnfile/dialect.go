@@ -19,8 +19,11 @@ type Options struct {
 }
 
 // ParseDialect reads a --dialect value: auto, alchemy, tuffy, pracmln or
-// lomrf (any case).
+// lomrf (any case); "" is auto.
 func ParseDialect(name string) (mln.Dialect, error) {
+	if strings.TrimSpace(name) == "" {
+		return mln.DialectAuto, nil
+	}
 	for i, n := range mln.Dialects() {
 		if strings.EqualFold(strings.TrimSpace(name), n) {
 			return mln.Dialect(i), nil
