@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
-"""Runs every third-party example model found under /work/ext with a lifted
-binary and prints a table: model source x (models, parsed, run, exact by
-default). Usage: models.py BINARY [--timeout S] [--log FILE].
+"""Runs every third-party example model found under /work/ext with one or
+more lifted binaries and prints a table: model source x (models, parsed,
+run, exact by default), one count per binary ("before / after"). Each model
+is run with every binary in turn before the next model, so that the
+binaries meet the same machine load.
+Usage: models.py BINARY [BINARY2 ...] [--timeout S] [--log FILE].
 
 Sources (each skipped with a message when its checkout is absent):
   tuffy    /work/ext/tuffy       samples/*/prog.mln, test/*prog*.mln (+ evidence, query files)
@@ -172,17 +175,21 @@ def classify_result(rc, err):
 
 
 def main():
-    binary = sys.argv[1]
+    binaries = []
     timeout = 60
     log = None
-    a = sys.argv[2:]
+    a = sys.argv[1:]
     while a:
         if a[0] == "--timeout":
             timeout = float(a[1]); a = a[2:]
         elif a[0] == "--log":
             log = open(a[1], "w"); a = a[2:]
-        else:
+        elif a[0].startswith("-"):
             sys.exit("unknown argument " + a[0])
+        else:
+            binaries.append(a[0]); a = a[1:]
+    if not binaries:
+        sys.exit("usage: models.py BINARY [BINARY2] [--timeout S] [--log FILE]")
     tmp = tempfile.mkdtemp(prefix="thirdparty-")
     sources = [("tuffy", "tuffy", tuffy), ("pracmln", "pracmln", lambda: pracmln(tmp)),
                ("lomrf", "lomrf-data", lomrf), ("alchemy", "alchemy2", alchemy)]
@@ -191,26 +198,38 @@ def main():
         if not os.path.isdir(os.path.join(EXT, d)):
             print("%s: no checkout at %s; skipped" % (name, os.path.join(EXT, d)), file=sys.stderr)
             continue
-        n = np_ = nr = ne = 0
+        n = 0
+        counts = [[0, 0, 0] for _ in binaries]
         for model, args, why in gen():
             n += 1
             if args is None:
                 if log:
                     print("%s\t%s\tskipped\t%s" % (name, model, why), file=log)
                 continue
-            parsed, ran, exact, status, last = classify(binary, args, timeout)
-            np_ += parsed; nr += ran; ne += exact
-            if log:
-                print("%s\t%s\tparsed=%d run=%d exact=%d\t%s\t%s" % (name, model, parsed, ran, exact, status, last), file=log)
-                log.flush()
-        rows.append((name, n, np_, nr, ne))
-    print("| source | models | parsed | run | exact by default |")
+            # The binaries run one after the other on each model, so that
+            # they meet the same machine load.
+            for bi, binary in enumerate(binaries):
+                parsed, ran, exact, status, last = classify(binary, list(args), timeout)
+                c = counts[bi]
+                c[0] += parsed; c[1] += ran; c[2] += exact
+                if log:
+                    print("%s\t%s\t%s\tparsed=%d run=%d exact=%d\t%s\t%s" % (name, model, os.path.basename(binary), parsed, ran, exact, status, last), file=log)
+                    log.flush()
+        rows.append((name, n, counts))
+    names = [os.path.basename(b) for b in binaries]
+    cols = lambda what: " / ".join("%s %s" % (what, nm) for nm in names) if len(names) > 1 else what
+    print("| source | models | %s | %s | %s |" % (cols("parsed"), cols("run"), cols("exact by default")))
     print("|---|---:|---:|---:|---:|")
-    tot = [0, 0, 0, 0]
-    for name, *v in rows:
-        print("| %s | %d | %d | %d | %d |" % (name, *v))
-        tot = [x + y for x, y in zip(tot, v)]
-    print("| all | %d | %d | %d | %d |" % tuple(tot))
+    tot_n = 0
+    tot = [[0, 0, 0] for _ in binaries]
+    for name, n, counts in rows:
+        cell = lambda k: " / ".join(str(c[k]) for c in counts)
+        print("| %s | %d | %s | %s | %s |" % (name, n, cell(0), cell(1), cell(2)))
+        tot_n += n
+        for bi, c in enumerate(counts):
+            tot[bi] = [x + y for x, y in zip(tot[bi], c)]
+    cell = lambda k: " / ".join(str(c[k]) for c in tot)
+    print("| all | %d | %s | %s | %s |" % (tot_n, cell(0), cell(1), cell(2)))
 
 
 if __name__ == "__main__":
