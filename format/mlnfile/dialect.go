@@ -1047,3 +1047,33 @@ func (p *parser) applyUnique(f *mln.Formula, at token) {
 		}
 	}
 }
+
+// warnPracPrecedence warns, in a pracmln model of its StandardGrammar (no
+// ?x variables), about "^" and "v" mixed without parentheses at one level
+// of the formula whose tokens start at p.toks[from]: that grammar binds v
+// tighter than ^, the opposite of Alchemy's, which is how the formula is
+// read here.
+func (p *parser) warnPracPrecedence(from int) {
+	if p.prac || p.dialect() != mln.DialectPracmln {
+		return
+	}
+	type level struct{ and, or bool }
+	stack := []level{{}}
+	for _, t := range p.toks[from:p.i] {
+		top := &stack[len(stack)-1]
+		switch {
+		case t.kind == tLParen:
+			stack = append(stack, level{})
+		case t.kind == tRParen && len(stack) > 1:
+			stack = stack[:len(stack)-1]
+		case t.kind == tAnd:
+			top.and = true
+		case isOr(t):
+			top.or = true
+		}
+		if top := stack[len(stack)-1]; top.and && top.or {
+			p.warnAt(p.pos(p.toks[from]), "\"^\" and \"v\" without parentheses: pracmln's StandardGrammar binds v tighter than ^, Alchemy (and this reading) ^ tighter than v; add parentheses to be sure")
+			return
+		}
+	}
+}

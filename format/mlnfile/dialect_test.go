@@ -92,6 +92,11 @@ func TestPracmlnSyntax(t *testing.T) {
 	if c := m.Type("t").Constants; len(c) != 2 || c[0] != "a1" {
 		t.Errorf("constants of t: %v", c)
 	}
+	// pracmln's StandardGrammar binds v tighter than ^: a warning.
+	m, err = Parse("w.mln", []byte("p(t)\nq(t)\nlog(2) p(x) ^ q(x) v p(x)\nlog(2) p(x) ^ (q(x) v p(x))\n"))
+	if err != nil || len(m.Warnings) != 1 || !strings.Contains(m.Warnings[0].Error(), "w.mln:3:8: \"^\" and \"v\" without parentheses") {
+		t.Errorf("precedence warning: %v %v", m.Warnings, err)
+	}
 	// #unique{+?a,+?b}: the next formula gets ?a =/= ?b.
 	m, err = Parse("u.mln", []byte("p(t)\n#unique{+?a,+?b}\n0.5 p(+?a) ^ p(+?b)\n"))
 	if err != nil || m.Formulas[0].Expr.String() != "p(+?a) ^ p(+?b) ^ !(?a = ?b)" {

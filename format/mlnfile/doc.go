@@ -98,7 +98,10 @@
 //     +?b}" before a soft formula (the formula gets ?a =/= ?b: an instance
 //     that is never true contributes nothing). Refused with a positioned
 //     message: probability constraints "P(f) = p", "R(f) = p", #unique
-//     before a hard formula, "---" between databases, soft evidence. Semantics:
+//     before a hard formula, "---" between databases, soft evidence.
+//     pracmln's StandardGrammar binds v tighter than ^; formulas are read
+//     with Alchemy's precedence, with a warning where a pracmln formula
+//     mixes the two without parentheses. Semantics:
 //     pracmln's default world (cw=False): every predicate is open-world,
 //     evidence atoms keep their values.
 //   - LoMRF: definite clauses "[w] Head(args) :- L1 ^ … ^ Lk [.]", head one

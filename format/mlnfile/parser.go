@@ -798,7 +798,9 @@ func (p *parser) formula() {
 	if k := exprStart.kind; k == tAnd || k == tImplies || k == tIff || isOr(exprStart) && startsFormula(exprStart, p.peek(1)) {
 		p.fail(exprStart, "a formula cannot start with the operator %s; to continue a formula on the next line, end the previous line with the operator", exprStart.text)
 	}
+	si := p.i
 	f.Expr = p.parseExpr()
+	p.warnPracPrecedence(si)
 	if t := p.tok(); t.kind == tIf {
 		p.definiteClause(f, exprStart, t)
 		return
