@@ -30,9 +30,11 @@
 // Variables are the binary ground atoms whose value the evidence leaves
 // open: every atom of an open-world predicate not in the evidence, and the
 // atoms marked unknown ("?P(A)") in closed-world ones. Which predicates are
-// closed-world is Alchemy's rule (mln.ClosedWorld): a predicate with evidence
-// that is not queried is closed-world; query predicates and predicates
-// without evidence are open-world; Options.ClosedWorld and OpenWorld
+// closed-world is the rule of the MLN's dialect (mln.ClosedWorld; reported
+// as Grounding.WorldRule): Alchemy's and LoMRF's, a predicate with evidence
+// that is not queried is closed-world, query predicates and predicates
+// without evidence are open-world; Tuffy's, only "*"-marked predicates are
+// closed-world; pracmln's, none is. Options.ClosedWorld and OpenWorld
 // override. Open-world predicates that no formula mentions and that are not
 // queried get no variables (each such atom only doubles Z, which
 // LogZOffset accounts for).
