@@ -1022,6 +1022,9 @@ func (p *parser) unique(kw token) {
 			v := p.qVar(false, t)
 			vars = append(vars, v)
 		case tIdent:
+			if !isVarName(t.text) || p.prac {
+				p.fail(t, "%s in #unique{…} is not a variable", t.describe())
+			}
 			p.next()
 			vars = append(vars, mln.Term{Name: t.text, IsVar: true, Pos: p.pos(t)})
 		default:
