@@ -80,6 +80,17 @@ func groundOptions(g GroundOptions) ground.Options {
 }
 
 func (m *Model) runMLN(ctx context.Context, s *setup) (*Result, error) {
+	res, err := m.runMLNQuery(ctx, s)
+	if res != nil {
+		d := m.MLN.Dialect
+		res.Stats.Dialect, res.Stats.ClosedWorld = d.String(), d.Dialect.WorldRule()
+		res.dialectNote = d.Dialect != mln.DialectAlchemy || d.Given
+		res.worldText = d.Dialect.WorldRuleText()
+	}
+	return res, err
+}
+
+func (m *Model) runMLNQuery(ctx context.Context, s *setup) (*Result, error) {
 	if err := checkConstruction(s.req.Ground.Construction); err != nil {
 		return nil, err
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/lifted-dev/lifted/fg"
 	"github.com/lifted-dev/lifted/format"
 	mlnfile "github.com/lifted-dev/lifted/format/mlnfile"
+	"github.com/lifted-dev/lifted/ground"
 	"github.com/lifted-dev/lifted/mln"
 	"github.com/lifted-dev/lifted/pos"
 )
@@ -24,6 +25,9 @@ type LoadOptions struct {
 	// Dynamic keeps an MLN's evidence for a dynamic run, which reads it
 	// per time step: directories stand for their .db files.
 	Dynamic bool
+	// Dialect is the MLN system whose syntax and semantics the model
+	// follows (mln.DialectAuto, the zero value: detected from the syntax).
+	Dialect mln.Dialect
 }
 
 // Model is a model read and parsed once, with its evidence, to be queried
@@ -79,25 +83,22 @@ func usage(err error) error {
 
 func loadMLN(path string, opt LoadOptions) (*Model, error) {
 	md := &Model{Path: path, Format: "mln"}
-	m, err := mlnfile.ParseFile(path)
-	if err != nil {
-		return nil, err
-	}
-	md.MLN, md.Warnings = m, m.Warnings
+	popt := mlnfile.Options{Dialect: opt.Dialect}
 	if opt.Dynamic {
+		m, err := mlnfile.ParseFilesWith(popt, path)
+		if err != nil {
+			return nil, err
+		}
+		md.MLN, md.Warnings = m, m.Warnings
 		md.EvidenceFiles, err = evidenceFiles(opt.Evidence)
 		return md, err
 	}
-	md.EvidenceFiles = opt.Evidence
-	if len(opt.Evidence) == 0 {
-		md.DB = mln.NewDB(m)
-		return md, nil
+	in, err := ground.ReadModel(popt, path, opt.Evidence)
+	if in.MLN == nil {
+		return nil, err
 	}
-	if md.DB, err = mlnfile.ReadDBFiles(m, opt.Evidence...); err != nil {
-		return md, err // md.Warnings: the model's, for the caller to show
-	}
-	md.Warnings = append(md.Warnings, md.DB.Warnings...)
-	return md, nil
+	md.MLN, md.DB, md.Warnings, md.EvidenceFiles = in.MLN, in.DB, in.Warnings, opt.Evidence
+	return md, err // on an error md.Warnings are the model's, for the caller to show
 }
 
 // evidenceFiles expands directories into their .db files (sorted).
@@ -129,7 +130,7 @@ func evidenceFiles(paths []string) ([]string, error) {
 // (*Model).Run.
 func Run(ctx context.Context, req Request) (*Result, error) {
 	dyn := req.Dynamic != nil
-	m, err := Load(req.Model, LoadOptions{Format: req.Format, Evidence: req.Evidence, Dynamic: dyn})
+	m, err := Load(req.Model, LoadOptions{Format: req.Format, Evidence: req.Evidence, Dynamic: dyn, Dialect: req.Dialect})
 	if m != nil && req.Warn != nil && len(m.Warnings) > 0 {
 		req.Warn(m.Warnings)
 	}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/lifted-dev/lifted/infer"
+	"github.com/lifted-dev/lifted/mln"
 	"github.com/lifted-dev/lifted/pos"
 )
 
@@ -41,6 +42,10 @@ type Request struct {
 	// does not ("uai", "fg", "cnf", "mln"; "" from the extension).
 	Model  string
 	Format string
+	// Dialect is the MLN system the model follows (alchemy, tuffy,
+	// pracmln, lomrf); the zero value, mln.DialectAuto, detects it from
+	// the syntax. It decides the closed-world rule (see docs/mln.md).
+	Dialect mln.Dialect
 	// Evidence are evidence files: Alchemy .db for an MLN (for a dynamic
 	// MLN also directories of per-step .db files), UAI .evid for a factor
 	// graph. Ignored by (*Model).Run (the model was loaded with its own).

@@ -65,6 +65,9 @@ type Result struct {
 	// Stats are the run's statistics (for an MLN with the grounding's
 	// figures; a factor graph's leave those zero).
 	Stats infer.MLNStats
+
+	dialectNote bool   // say which dialect and closed-world rule applied
+	worldText   string // the closed-world rule in words
 	// Dynamic are a dynamic run's totals; Steps its filtered steps and,
 	// last, the smoothed one.
 	Dynamic *DynamicStats
@@ -214,6 +217,9 @@ func (r *Result) Messages() []Message {
 		return out
 	}
 	st := r.Stats
+	if r.dialectNote {
+		out = append(out, Message{Info, fmt.Sprintf("dialect %s; closed world: %s", st.Dialect, r.worldText)})
+	}
 	if st.Method != "" {
 		out = append(out, Message{Info, fmt.Sprintf("method %s: %s", st.Method, st.MethodReason)})
 	}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/lifted-dev/lifted/engine"
 	"github.com/lifted-dev/lifted/format"
+	mlnfile "github.com/lifted-dev/lifted/format/mlnfile"
 	"github.com/lifted-dev/lifted/infer"
 	"github.com/lifted-dev/lifted/infer/mcmc"
 	"github.com/lifted-dev/lifted/pos"
@@ -203,6 +204,11 @@ func (f *inferFlags) request(fl *pflag.FlagSet, path string) (engine.Request, er
 	req := engine.Request{Model: path, Format: f.format, Evidence: f.evidence, Method: f.method,
 		Query: f.query, QueryFiles: f.queryFiles, Ground: f.mlnFlags.options(), ColourMode: f.colorMode,
 		Workers: f.workers, Seed: f.seed, AllowUnconverged: f.allowUnconverged, LogZ: f.outFormat == "json"}
+	d, err := mlnfile.ParseDialect(f.dialect)
+	if err != nil {
+		return req, usageError{err}
+	}
+	req.Dialect = d
 	m, ok := infer.Lookup(f.method)
 	if !ok {
 		return req, usageError{fmt.Errorf("unknown --method %q (want %s)", f.method, infer.OrList(infer.Names()))}

@@ -25,6 +25,8 @@ type mlnFlags struct {
 	// construction is --construction: first-order (the default: lift
 	// before grounding where lift/firstorder applies) or ground.
 	construction string
+	// dialect is --dialect: auto (detect), alchemy, tuffy, pracmln or lomrf.
+	dialect string
 }
 
 func (f *mlnFlags) register(cmd *cobra.Command) {
@@ -37,6 +39,7 @@ func (f *mlnFlags) register(cmd *cobra.Command) {
 	fl.Int64Var(&f.maxGround, "max-ground", 0, "MLN: refuse groundings with more ground formulas or atoms than this (0: sized to the available memory; -1: no limit)")
 	fl.BoolVar(&f.alchemyCNF, "alchemy-cnf", false, "MLN: reproduce Alchemy's clause weighting (a formula's weight split over its CNF clauses)")
 	fl.StringVar(&f.construction, "construction", "", "MLN: how lifted BP's counted graph is made: first-order (from the MLN without grounding it, where that applies; otherwise grounded) or ground (ground, then colour passing); by default first-order where the evidence leaves most constants interchangeable")
+	fl.StringVar(&f.dialect, "dialect", "auto", "MLN: the system whose syntax and semantics the model follows: alchemy, tuffy (only *-marked predicates closed-world), pracmln, lomrf, or auto (detected from the syntax, and reported)")
 	fl.BoolVar(&f.mergeDuplicates, "merge-duplicates", false, "MLN: combine ground formulas over the same atoms into one factor, as Alchemy does (default: one factor per ground formula)")
 }
 
