@@ -224,6 +224,7 @@ type Step struct {
 	Var      int     // 0-based variable fixed (DIMACS variable Var+1)
 	Value    bool    // its value
 	Marginal float64 // BP marginal P(true) (0.5 when BP was replaced by uniform marginals)
+	Balance  float64 // |P(true) − ½| of the most balanced open variable of this step
 	Prob     float64 // probability with which Value was drawn (1 when Forced)
 	Forced   bool    // the other value was shown to have no model
 	Frozen   bool    // BP was frozen: the value was drawn with probability ½
@@ -506,6 +507,7 @@ func (r *bpCounter) trial(ctx context.Context, idx int, coin func(q float64) boo
 			v = leastSymmetric(p1, open, nodeSize, r.opt.ChoiceSlack)
 		}
 		st.Var, st.Marginal, st.VarNodeSize = v, p1[v], nodeSize(v)
+		st.Balance = math.Abs(p1[mostBalanced(p1, open)] - 0.5)
 		// A value without models is never drawn.
 		okT := sc.check(s, int32(v), 1) != satNo
 		okF := sc.check(s, int32(v), 0) != satNo
