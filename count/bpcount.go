@@ -73,6 +73,12 @@ type BPCountOptions struct {
 	// can lead a trial into a branch without models (an estimate of 0,
 	// which makes the bound 0).
 	SATConflicts int64
+	// Probe fixes, before every BP run, the open variables one of whose
+	// values fails by unit propagation (failed literals), until none is
+	// left: such a variable would be forced anyway once chosen (probability
+	// 1, the estimate unchanged), but only after a BP run of its own, and
+	// its marginal mislead BP about the others. Counted in Trial.Probed.
+	Probe bool
 	// ChoiceSlack (LBPCount only) widens the choice of the variable to fix:
 	// among the open variables whose marginal is within ChoiceSlack of the
 	// most balanced one, the one in the smallest clusternode is fixed (then
@@ -259,6 +265,9 @@ type Trial struct {
 	// SATComplete counts the values whose satisfiability check needed the
 	// CDCL stage, SATUndecided those it could not decide either.
 	SATComplete, SATUndecided int
+	// Probed counts the variables fixed by failed-literal probing
+	// (BPCountOptions.Probe), without a BP run.
+	Probed int
 }
 
 // BPCountResult is the outcome of BPCount.
@@ -497,6 +506,17 @@ func (r *bpCounter) trial(ctx context.Context, idx int, coin func(q float64) boo
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
+		if r.opt.Probe {
+			fixed, ok := probe(s, open)
+			tr.Probed += fixed
+			if !ok {
+				tr.Seconds = time.Since(start).Seconds()
+				return tr, nil // both values of a variable fail: no model
+			}
+			if fixed > 0 {
+				continue // recount the open variables
+			}
+		}
 		st, p1, nodeSize, err := r.marginals(ctx, s, ev, &cs)
 		if err != nil {
 			return nil, err
@@ -557,6 +577,38 @@ func (r *bpCounter) trial(ctx context.Context, idx int, coin func(q float64) boo
 	}
 	tr.Seconds = time.Since(start).Seconds()
 	return tr, nil
+}
+
+// probe tries both values of every open variable by unit propagation and
+// fixes those with a failing value to the other (one pass). It returns how
+// many it fixed, and false when some variable fails both ways (the formula
+// under the assignment has no model).
+func probe(s *unitState, open []bool) (int, bool) {
+	fixed := 0
+	for v, ok := range open {
+		if !ok || s.val[v] >= 0 {
+			continue
+		}
+		m := s.mark()
+		okT := s.set(int32(v), 1)
+		s.undo(m)
+		okF := s.set(int32(v), 0)
+		s.undo(m)
+		switch {
+		case !okT && !okF:
+			return fixed, false
+		case okT != okF:
+			x := int8(0)
+			if okT {
+				x = 1
+			}
+			if !s.set(int32(v), x) {
+				return fixed, false // unreachable: that value propagated without conflict
+			}
+			fixed++
+		}
+	}
+	return fixed, true
 }
 
 // leastSymmetric returns, among the open variables whose marginal is within

@@ -75,7 +75,7 @@ func testOptions(residual int) BPCountOptions {
 func TestBPCountExpectationExact(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 7))
 	ctx := context.Background()
-	paths, frozen := 0, 0
+	paths, frozen, probed := 0, 0, 0
 	for i := range 80 {
 		nv := 3 + r.IntN(9)
 		c := bpRandomCNF(r, nv, 1+r.IntN(2*nv))
@@ -99,6 +99,7 @@ func TestBPCountExpectationExact(t *testing.T) {
 			opt.ChoiceSlack = 0
 		}
 		opt.Recolour = Recolouring(i / 2 % 3)
+		opt.Probe = i/3%2 == 0
 		b, err := newBPCounter(c, opt)
 		if err != nil {
 			t.Fatal(err)
@@ -120,6 +121,7 @@ func TestBPCountExpectationExact(t *testing.T) {
 				t.Fatal(err)
 			}
 			leaves++
+			probed += tr.Probed
 			logP := 0.0
 			for _, s := range tr.Steps {
 				logP += math.Log10(s.Prob)
@@ -150,9 +152,9 @@ func TestBPCountExpectationExact(t *testing.T) {
 			t.Fatalf("formula %d (%d vars, %d clauses, %d paths): E[estimate] = %v, count %d", i, c.NumVars, len(c.Clauses), leaves, sum, want)
 		}
 	}
-	t.Logf("%d paths, %d frozen steps", paths, frozen)
-	if paths < 800 || frozen == 0 {
-		t.Errorf("only %d paths enumerated, %d frozen steps", paths, frozen)
+	t.Logf("%d paths, %d frozen steps, %d variables fixed by probing", paths, frozen, probed)
+	if paths < 800 || frozen == 0 || probed == 0 {
+		t.Errorf("only %d paths enumerated, %d frozen steps, %d probed", paths, frozen, probed)
 	}
 }
 
