@@ -73,6 +73,12 @@ type BPCountOptions struct {
 	// can lead a trial into a branch without models (an estimate of 0,
 	// which makes the bound 0).
 	SATConflicts int64
+	// ReuseForced skips the BP run after a forced step (a value shown to
+	// have no model): fixing a variable that every model sets alike leaves
+	// the uniform distribution over the models as it was, so the next
+	// variable is chosen and drawn from the same marginals. Step.Reused
+	// marks such steps (no BP messages).
+	ReuseForced bool
 	// Probe fixes, before every BP run, the open variables one of whose
 	// values fails by unit propagation (failed literals), until none is
 	// left: such a variable would be forced anyway once chosen (probability
@@ -234,6 +240,7 @@ type Step struct {
 	Prob     float64 // probability with which Value was drawn (1 when Forced)
 	Forced   bool    // the other value was shown to have no model
 	Frozen   bool    // BP was frozen: the value was drawn with probability ½
+	Reused   bool    // no BP run: the marginals of the step before (forced) were used (ReuseForced)
 	Open     int     // variables in open clauses before the step
 
 	Damping    float64 // damping of the BP run whose marginals were used
@@ -497,6 +504,9 @@ func (r *bpCounter) trial(ctx context.Context, idx int, coin func(q float64) boo
 	sc := &satChecker{ctx: ctx, budget: r.opt.SATBudget, conflicts: r.opt.SATConflicts}
 	defer func() { tr.SATComplete, tr.SATUndecided = sc.cdclRuns, sc.cdclUnknown }()
 	var cs colourState // LBPCount: the colouring kept from step to step
+	var p1 []float64   // the last BP marginals (P(true) per variable)
+	var nodeSize func(v int) int
+	reuse := false // the last step was forced: reuse p1 (ReuseForced)
 	logEst := 0.0      // natural log of the product of inverse probabilities
 	for {
 		n := s.free(open)
@@ -517,10 +527,21 @@ func (r *bpCounter) trial(ctx context.Context, idx int, coin func(q float64) boo
 				continue // recount the open variables
 			}
 		}
-		st, p1, nodeSize, err := r.marginals(ctx, s, ev, &cs)
-		if err != nil {
-			return nil, err
+		var st Step
+		if reuse {
+			// The last step was forced: every model already had that value,
+			// so the distribution BP approximates is unchanged and its
+			// marginals are reused (any marginals keep the estimate
+			// unbiased).
+			st.Reused = true
+		} else {
+			var err error
+			st, p1, nodeSize, err = r.marginals(ctx, s, ev, &cs)
+			if err != nil {
+				return nil, err
+			}
 		}
+		reuse = false
 		st.Open = n
 		v := mostBalanced(p1, open)
 		if r.opt.Lifted && r.opt.ChoiceSlack > 0 {
@@ -538,6 +559,7 @@ func (r *bpCounter) trial(ctx context.Context, idx int, coin func(q float64) boo
 			return tr, nil // the residual formula has no model: estimate 0
 		case !okT || !okF:
 			st.Value, st.Prob, st.Forced = okT, 1, true
+			reuse = r.opt.ReuseForced
 		default:
 			q := min(max(p1[v], r.opt.MinProb), 1-r.opt.MinProb)
 			if math.Abs(p1[v]-0.5) >= 0.5-r.opt.FrozenTol {
@@ -751,9 +773,17 @@ func (r *bpCounter) marginals(ctx context.Context, s *unitState, ev fg.Evidence,
 			}
 		}
 	}
+	if testMarginals != nil {
+		testMarginals(p1)
+	}
 	st.Seconds = time.Since(t0).Seconds()
 	return st, p1, nodeSize, nil
 }
+
+// testMarginals, when set (tests only), replaces BP's marginals: the
+// estimator is unbiased for any marginals, and marginals that are wrong on
+// purpose make the checks reject values and force steps.
+var testMarginals func(p1 []float64)
 
 // colourState is the colouring LBPCount keeps from step to step: the
 // Recolourer and, on the residual graph, where each variable and clause of

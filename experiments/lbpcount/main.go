@@ -29,6 +29,7 @@ func main() {
 	runs := flag.Int("runs", 3, "-recolour compare: runs of each mode (median colouring time)")
 	conflicts := flag.Int64("sat-conflicts", count.DefaultSATConflicts, "BPCountOptions.SATConflicts (0: DPLL check only)")
 	probe := flag.Bool("probe", count.DefaultBPCountOptions().Probe, "BPCountOptions.Probe (failed-literal probing before every BP run)")
+	reuse := flag.Bool("reuse-forced", count.DefaultBPCountOptions().ReuseForced, "BPCountOptions.ReuseForced (no BP run after a forced step)")
 	diag := flag.Bool("diagnose", false, "split each trial's error into its steps with exact counts (diagnose.go)")
 	ground := flag.Bool("bpcount", false, "-diagnose: run BPCount (ground BP, slack 0) instead of LBPCount")
 	flag.Parse()
@@ -50,6 +51,7 @@ func main() {
 		opt.Trials, opt.Seed, opt.Graph, opt.ResidualVars, opt.ChoiceSlack = *trials, *seed, gr, *residual, *slack
 		opt.SATConflicts = *conflicts
 		opt.Probe = *probe
+		opt.ReuseForced = *reuse
 		if *recolour == "compare" {
 			if err := compareRecolour(c, opt, *runs); err != nil {
 				fmt.Fprintln(os.Stderr, err)
