@@ -507,7 +507,7 @@ func (r *bpCounter) trial(ctx context.Context, idx int, coin func(q float64) boo
 	var p1 []float64   // the last BP marginals (P(true) per variable)
 	var nodeSize func(v int) int
 	reuse := false // the last step was forced: reuse p1 (ReuseForced)
-	logEst := 0.0      // natural log of the product of inverse probabilities
+	logEst := 0.0  // natural log of the product of inverse probabilities
 	for {
 		n := s.free(open)
 		if n <= r.opt.ResidualVars || n == 0 {
