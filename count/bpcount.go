@@ -124,6 +124,8 @@ func DefaultBPCountOptions() BPCountOptions {
 		SATBudget:    DefaultSATBudget,
 		SATConflicts: DefaultSATConflicts,
 		ChoiceSlack:  DefaultChoiceSlack,
+		ReuseForced:  true,
+		Probe:        true,
 		Workers:      1,
 	}
 }
