@@ -336,7 +336,10 @@ func LBPCount(ctx context.Context, c *cnf.CNF, opt BPCountOptions) (*BPCountResu
 // other is taken with probability 1. The estimate is
 // multiplied by 1/(probability of the drawn value), the value is fixed and
 // unit propagation run. At the end the estimate is multiplied by the exact
-// count of the residual formula.
+// count of the residual formula. By default (Probe) failed literals are
+// fixed before every BP run, and after a forced value the next variable is
+// chosen from the same marginals without a new BP run (ReuseForced): both
+// fix only values that carry every model, so the estimate is unchanged.
 //
 // Whatever the marginals, the estimate X is unbiased: E[X] = #F, because
 // each branch's count is weighted by the inverse of the probability of
