@@ -206,10 +206,15 @@ func TestUnsatAndOptimal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Evidence x0 = 0 forces x1 = 0 against the unit factor.
-	res, _ := mws.Solve(context.Background(), g, fg.Evidence{0, -1}, mws.Config{})
+	// Evidence x0 = 0 forces x1 = 0 against the unit factor: not provably
+	// optimal for the search, proved by enumerating the component.
+	res, _ := mws.Solve(context.Background(), g, fg.Evidence{0, -1}, mws.Config{Whole: true, ExactLimit: -1})
 	if res.X[1] != 0 || res.Optimal || math.Abs(res.Objective-0) > 1e-12 {
 		t.Fatalf("forced: %+v", res)
+	}
+	res, _ = mws.Solve(context.Background(), g, fg.Evidence{0, -1}, mws.Config{})
+	if res.X[1] != 0 || !res.Optimal || res.Exact != 1 || math.Abs(res.Objective-0) > 1e-12 {
+		t.Fatalf("forced, enumerated: %+v", res)
 	}
 	res, _ = mws.Solve(context.Background(), g, nil, mws.Config{})
 	if !slices.Equal(res.X, []int32{1, 1}) || !res.Optimal || res.Cost != 0 || math.Abs(res.Objective-math.Log(3)) > 1e-12 {
