@@ -204,6 +204,7 @@ func inferSetup(cmd *cobra.Command, f *inferFlags, format string) (infer.Algorit
 	if opt.Refiner, err = f.workers.refiner(); err != nil {
 		return nil, opt, err
 	}
+	opt.Query.Workers = f.workers.n // map-auto, maxwalksat: components searched at once
 	opt.Colour.Mode, err = colourMode(f.colorMode, format)
 	return alg, opt, err
 }

@@ -22,7 +22,8 @@ import (
 //   - a first-true star, package ground's exact-max encoding of a large
 //     clause or conjunction: an auxiliary variable a of k+1 states naming
 //     the first true literal (0: none), pairwise tables forcing the
-//     literals accordingly and a unary table g(a), constant over 1..k:
+//     literals accordingly (those before the first true one false) and
+//     a unary table g(a), constant over 1..k:
 //     cost g(0) with no true literal, g(1) otherwise.
 //
 // An auxiliary variable of a star is hidden: a function of its atoms, set
@@ -125,11 +126,12 @@ func newProblem(g *fg.Graph, ev fg.Evidence) *problem {
 		hard       [3]bool
 	}
 	var counts []countDef
-	isAux := make([]bool, n) // taken by a star (as aux or literal)
+	isLit := make([]bool, n) // a literal of a star
+
 	// Stars.
 	for a := range n {
 		K := int(g.Card[a])
-		if ev[a] >= 0 || K < 2 {
+		if ev[a] >= 0 || K < 2 || isLit[a] {
 			continue
 		}
 		var pairs []int
@@ -163,7 +165,7 @@ func newProblem(g *fg.Graph, ev fg.Evidence) *problem {
 		first := K == k+1
 		for i, f := range pairs {
 			x, al, ok := pairAllowed(g, f, int32(a))
-			if !ok || ev[x] >= 0 || isAux[x] {
+			if !ok || ev[x] >= 0 || p.hidden[x] {
 				okStar = false
 				break
 			}
@@ -188,7 +190,7 @@ func newProblem(g *fg.Graph, ev fg.Evidence) *problem {
 					used[si], state[i], want[i] = true, int32(si), 1
 				}
 			}
-			if first { // state 0 allows only fv; s_i only 1-fv; below s_i fv; above both
+			if first { // state 0 allows only fv; s_i only 1-fv; above s_i only fv; below both
 				fv := -1
 				switch al[0] {
 				case 1:
@@ -207,8 +209,8 @@ func newProblem(g *fg.Graph, ev fg.Evidence) *problem {
 					first = false
 				} else {
 					for s := 1; s < K; s++ {
-						wantB := uint8(3)
-						if s < si {
+						wantB := uint8(3) // s < si: a later literal is the first true one
+						if s > si {
 							wantB = 1 << fv
 						} else if s == si {
 							wantB = 1 << (1 - fv)
@@ -288,9 +290,8 @@ func newProblem(g *fg.Graph, ev fg.Evidence) *problem {
 		p.stars = append(p.stars, st)
 		counts = append(counts, cd)
 		p.hidden[a] = true
-		isAux[a] = true
 		for _, x := range lits {
-			isAux[x] = true
+			isLit[x] = true
 		}
 		for _, e := range g.VarEdges[g.VarStart[a]:g.VarStart[a+1]] {
 			absorbed[edgeF[e]] = true
