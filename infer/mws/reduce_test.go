@@ -10,6 +10,7 @@ import (
 	"github.com/lifted-dev/lifted/fg"
 	"github.com/lifted-dev/lifted/format/mlnfile"
 	"github.com/lifted-dev/lifted/ground"
+	"github.com/lifted-dev/lifted/internal/brute"
 )
 
 // starMLN has a mutual-exclusion predicate and large clauses (EXIST over
@@ -36,8 +37,12 @@ Has(C, Green)
 `
 
 func groundStars(t *testing.T, maxArity int) *fg.Graph {
+	return groundStarsIn(t, maxArity, "A, B, C, D").Graph
+}
+
+func groundStarsIn(t *testing.T, maxArity int, people string) *ground.Grounding {
 	t.Helper()
-	m, err := mlnfile.Parse("s.mln", []byte(starMLN))
+	m, err := mlnfile.Parse("s.mln", []byte(strings.Replace(starMLN, "A, B, C, D", people, 1)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +54,7 @@ func groundStars(t *testing.T, maxArity int) *fg.Graph {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return gr.Graph
+	return gr
 }
 
 // The search's cost (count factors for stars and blocks, tables for the
@@ -116,6 +121,34 @@ func TestProblemCostAndBlocks(t *testing.T) {
 					t.Fatalf("arity %d, world %d: incremental cost (%d, %v), recomputed (%d, %v)", arity, w, h, soft, h2, soft2)
 				}
 				check("after a step")
+			}
+		}
+	}
+}
+
+// The search with blocks and stars finds the MAP world of an MLN with
+// mutual exclusion and large clauses: on the grounding with blocks and
+// clauses as stars (MaxArity 2), some as tables (3), all as tables (4,
+// checked by brute force), on the whole graph and per component, the objectives plus
+// the groundings' offsets agree.
+func TestStarsMAP(t *testing.T) {
+	g3 := groundStarsIn(t, 4, "A, B, C")
+	ex := brute.Solve(g3.Graph, nil)
+	want := ex.LogMAP + g3.LogZOffset
+	for _, arity := range []int{2, 3, 4} {
+		gr := groundStarsIn(t, arity, "A, B, C")
+		for _, whole := range []bool{false, true} {
+			for seed := uint64(1); seed <= 5; seed++ {
+				res, err := Solve(context.Background(), gr.Graph, nil, Config{Tries: 3, MaxFlips: 3000, Whole: whole, ExactLimit: -1, Seed: seed})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := res.Objective + gr.LogZOffset; math.Abs(got-want) > 1e-9*(1+math.Abs(want)) {
+					t.Fatalf("arity %d, whole %v, seed %d: objective %v, brute force %v", arity, whole, seed, got, want)
+				}
+				if res.Blocks != 2 || res.Stars == 0 && arity == 2 {
+					t.Fatalf("arity %d: %d blocks, %d stars", arity, res.Blocks, res.Stars)
+				}
 			}
 		}
 	}
