@@ -78,6 +78,9 @@ type Progress struct {
 	// violation found) and the cuts added in it.
 	Bound *float64
 	Cuts  int
+	// Anytime MAP methods (map-auto) report the log score of their best
+	// world so far, on the scale of Bound.
+	Objective *float64
 }
 
 // LogZKind says what an Answer's LogZ is.

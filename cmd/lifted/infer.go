@@ -18,9 +18,10 @@ import (
 	"github.com/lifted-dev/lifted/format/uai"
 	"github.com/lifted-dev/lifted/infer"
 	"github.com/lifted-dev/lifted/infer/bp"
-	_ "github.com/lifted-dev/lifted/infer/exact" // registers "wfomc" and "auto"
-	"github.com/lifted-dev/lifted/infer/mcmc"    // registers gibbs, mcsat and bgibbs
-	_ "github.com/lifted-dev/lifted/infer/mws"   // registers maxwalksat
+	_ "github.com/lifted-dev/lifted/infer/exact"   // registers "wfomc" and "auto"
+	_ "github.com/lifted-dev/lifted/infer/mapauto" // registers map-auto
+	"github.com/lifted-dev/lifted/infer/mcmc"      // registers gibbs, mcsat and bgibbs
+	_ "github.com/lifted-dev/lifted/infer/mws"     // registers maxwalksat
 	"github.com/lifted-dev/lifted/lift"
 )
 

@@ -243,7 +243,7 @@ func Solve(ctx context.Context, g *fg.Graph, ev fg.Evidence, cfg Config) (*Resul
 							start[k] = cfg.Start[v]
 						}
 					}
-					flips := max(int(int64(cfg.MaxFlips)*int64(len(vars))/int64(max(free, 1))), min(cfg.MaxFlips, 1000+50*len(vars)))
+					flips := ComponentFlips(cfg.MaxFlips, len(vars), free)
 					seed := cfg.Seed + uint64(i)*golden
 					out[i] = search(sub, nil, cfg, start, flips, func(t int) *rand.Rand { return rand.New(rand.NewPCG(seed, uint64(t))) }, stop)
 					if out[i].x != nil {
@@ -277,6 +277,13 @@ func Solve(ctx context.Context, g *fg.Graph, ev fg.Evidence, cfg Config) (*Resul
 		}
 	}
 	return res, nil
+}
+
+// ComponentFlips is the steps per try that Solve gives a component of
+// size variables out of total unobserved ones: its share of maxFlips, and
+// at least min(maxFlips, 1000 + 50·size).
+func ComponentFlips(maxFlips, size, total int) int {
+	return max(int(int64(maxFlips)*int64(size)/int64(max(total, 1))), min(maxFlips, 1000+50*size))
 }
 
 // compResult is the search of one component.
@@ -412,8 +419,25 @@ func enumerate(g *fg.Graph, ev fg.Evidence, limit int) ([]int32, bool) {
 	}
 	best := append([]int32(nil), x...)
 	bestScore := math.Inf(-1)
+	logT := make([][]float64, len(g.Tables))
+	for t, tb := range g.Tables {
+		logT[t] = make([]float64, len(tb.Values))
+		for k, v := range tb.Values {
+			logT[t][k] = math.Log(v)
+		}
+	}
 	for {
-		if sc, _ := Score(g, x); sc > bestScore {
+		sc := 0.0
+		for f := range g.NumFactors() {
+			t := g.FactorTable[f]
+			dims := g.Tables[t].Dims
+			k := 0
+			for p, v := range g.Scope(f) {
+				k = k*int(dims[p]) + int(x[v])
+			}
+			sc += logT[t][k]
+		}
+		if sc > bestScore {
 			bestScore = sc
 			copy(best, x)
 		}
