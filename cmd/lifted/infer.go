@@ -377,8 +377,10 @@ func writeInferJSON(w io.Writer, ans *infer.Answer) error {
 	out := map[string]any{"stats": ans.Stats}
 	if ans.Task == infer.MAP {
 		out["assignment"] = ans.Assignment
-		if st := ans.Stats; st.Bound != nil { // lp, ilp
+		if st := ans.Stats; st.Bound != nil { // lp, ilp, map-auto
 			out["objective"], out["bound"], out["gap"] = finite(*st.Objective), finite(*st.Bound), finite(*st.Gap)
+		} else if st.Objective != nil { // maxwalksat: no bound
+			out["objective"], out["bound"], out["gap"] = finite(*st.Objective), nil, nil
 		}
 	} else {
 		out["marginals"] = ans.Marginals()

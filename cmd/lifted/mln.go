@@ -314,12 +314,16 @@ func writeMLNJSON(w io.Writer, mm *mlnModel, ans *infer.Answer) error {
 		}
 	}
 	b.WriteString("}")
-	if st := ans.Stats; isMAP && st.Bound != nil { // lp, ilp: the scale of stats.objective
-		for _, kv := range []struct {
+	if st := ans.Stats; isMAP && st.Objective != nil { // every MAP method with a score: one scale
+		kvs := []struct {
 			k string
-			v float64
-		}{{"objective", *st.Objective}, {"bound", *st.Bound}, {"gap", *st.Gap}} {
-			js, _ := json.Marshal(finite(kv.v))
+			v *float64
+		}{{"objective", st.Objective}, {"bound", st.Bound}, {"gap", st.Gap}}
+		for _, kv := range kvs {
+			js := []byte("null") // maxwalksat: no bound
+			if kv.v != nil {
+				js, _ = json.Marshal(finite(*kv.v))
+			}
 			fmt.Fprintf(&b, ",%q:%s", kv.k, js)
 		}
 	}

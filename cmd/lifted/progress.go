@@ -114,6 +114,8 @@ func (p *progress) iteration(it infer.Progress) {
 		p.printf("sampling", "%d samples", it.Samples)
 	case it.Sampling:
 		p.printf("sampling", "burn-in")
+	case it.Objective != nil && it.Bound != nil: // map-auto
+		p.printf("MAP", "objective %.10g, bound %.10g, gap %.3g (graph scale)", *it.Objective, *it.Bound, *it.Bound-*it.Objective)
 	case it.Bound != nil:
 		p.printf("LP", "cutting-plane round %d: bound %.10g, %d cuts added, worst violation %.3g", it.Iteration, *it.Bound, it.Cuts, it.MaxChange)
 	default:
@@ -168,6 +170,11 @@ func summaryLine(st infer.Stats, groundAtoms int, groundSeconds float64) string 
 			factors = "not grounded"
 		}
 		return fmt.Sprintf("lifted: %s, %s; exact by %s; %s s", size, factors, st.Method, secs)
+	}
+	if st.Bound != nil && st.Components > 0 { // map-auto
+		return fmt.Sprintf("lifted: %s, %d factors; MAP by %s, objective %s, bound %s, gap %.3g; %d components, %d proved optimal; %s s",
+			size, st.Factors, "map-auto", strconv.FormatFloat(*st.Objective, 'g', 10, 64), strconv.FormatFloat(*st.Bound, 'g', 10, 64), *st.Gap,
+			st.Components, st.ExactComponents, secs)
 	}
 	if st.Bound != nil { // lp, ilp
 		return fmt.Sprintf("lifted: %s, %d factors; MAP by LP relaxation, objective %s, bound %s, gap %.3g; LP of %d variables and %d constraints over %d variable orbits, %d cuts in %d rounds; %s s",

@@ -3,6 +3,7 @@ package mapauto
 import (
 	"cmp"
 	"errors"
+	"fmt"
 	"math"
 	"slices"
 
@@ -221,7 +222,12 @@ func (d *dual) sweep() error {
 // cluster, which the local polytope loosens to halves, is kept). A
 // cluster's table is scaled to a largest entry of 1: the new graph's log
 // score is g's less shift.
+//
+// maxStates 0 returns g itself (the plain LOCAL relaxation).
 func cluster(g *fg.Graph, maxStates int) (cg *fg.Graph, shift float64) {
+	if maxStates <= 0 {
+		return g, 0
+	}
 	n := g.NumVars()
 	parent := make([]int32, n)
 	states := make([]int, n)
@@ -291,10 +297,16 @@ func cluster(g *fg.Graph, maxStates int) (cg *fg.Graph, shift float64) {
 	for _, c := range g.Card {
 		b.AddVar(int(c))
 	}
-	internal := make(map[int32][]int, len(members))
+	// Group the factors: those inside a cluster of several variables by
+	// the cluster, the others by their set of variables (parallel factors
+	// merge, which also tightens the LP).
+	groups := map[string][]int{}
+	var keys []string
+	var key []byte
 	for f := range g.NumFactors() {
 		sc := g.Scope(f)
 		if len(sc) == 0 {
+			shift += math.Log(g.Table(f).Values[0])
 			continue
 		}
 		r := find(sc[0])
@@ -302,21 +314,38 @@ func cluster(g *fg.Graph, maxStates int) (cg *fg.Graph, shift float64) {
 		for _, v := range sc[1:] {
 			in = in && find(v) == r
 		}
+		key = key[:0]
 		if in {
-			internal[r] = append(internal[r], f)
+			key = fmt.Appendf(key, "c%d", r)
 		} else {
-			tid, _ := b.Table(g.Table(f).Dims, g.Table(f).Values)
-			b.AddFactorTable(sc, tid)
+			vs := slices.Clone(sc)
+			slices.Sort(vs)
+			for _, v := range vs {
+				key = fmt.Appendf(key, "%d,", v)
+			}
 		}
+		k := string(key)
+		if _, ok := groups[k]; !ok {
+			keys = append(keys, k)
+		}
+		groups[k] = append(groups[k], f)
 	}
-	roots := make([]int32, 0, len(internal))
-	for r := range internal {
-		roots = append(roots, r)
-	}
-	slices.Sort(roots) // deterministic factor order
-	for _, r := range roots {
-		vars := members[r] // increasing
-		pos := map[int32]int{}
+	for _, k := range keys { // in order of first factor: deterministic
+		fs := groups[k]
+		if len(fs) == 1 && k[0] != 'c' {
+			f := fs[0]
+			tid, _ := b.Table(g.Table(f).Dims, g.Table(f).Values)
+			b.AddFactorTable(g.Scope(f), tid)
+			continue
+		}
+		var vars []int32
+		if k[0] == 'c' {
+			vars = members[find(g.Scope(fs[0])[0])] // increasing
+		} else {
+			vars = slices.Clone(g.Scope(fs[0]))
+			slices.Sort(vars)
+		}
+		pos := make(map[int32]int, len(vars))
 		dims := make([]int32, len(vars))
 		for i, v := range vars {
 			pos[v] = i
@@ -326,22 +355,22 @@ func cluster(g *fg.Graph, maxStates int) (cg *fg.Graph, shift float64) {
 		logs := make([]float64, size)
 		x := make([]int32, len(vars))
 		top := math.Inf(-1)
-		for k := range logs {
-			rem := k
+		for e := range logs {
+			rem := e
 			for i := len(vars) - 1; i >= 0; i-- {
 				x[i] = int32(rem % int(dims[i]))
 				rem /= int(dims[i])
 			}
 			lp := 0.0
-			for _, f := range internal[r] {
+			for _, f := range fs {
 				t := g.Table(f)
-				e := 0
+				j := 0
 				for q, v := range g.Scope(f) {
-					e = e*int(t.Dims[q]) + int(x[pos[v]])
+					j = j*int(t.Dims[q]) + int(x[pos[v]])
 				}
-				lp += math.Log(t.Values[e])
+				lp += math.Log(t.Values[j])
 			}
-			logs[k] = lp
+			logs[e] = lp
 			top = max(top, lp)
 		}
 		if math.IsInf(top, -1) {
@@ -350,8 +379,8 @@ func cluster(g *fg.Graph, maxStates int) (cg *fg.Graph, shift float64) {
 		// The largest entry is 1 (products of many entries could
 		// underflow): the score shifts by top.
 		shift += top
-		for k, lp := range logs {
-			logs[k] = math.Exp(lp - top)
+		for e, lp := range logs {
+			logs[e] = math.Exp(lp - top)
 		}
 		tid, _ := b.Table(dims, logs)
 		b.AddFactorTable(vars, tid)

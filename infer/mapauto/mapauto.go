@@ -84,8 +84,9 @@ type Config struct {
 	// bound by less than 1e-9 relative.
 	MaxSweeps int
 	// ClusterStates: the dual is that of the graph with variables joined
-	// into clusters of at most this many joint states (default
-	// DefaultClusterStates; 1: no clusters).
+	// into clusters of at most this many joint states and parallel
+	// factors merged (default DefaultClusterStates; 1: merged parallel
+	// factors only; negative: the graph as it is).
 	ClusterStates int
 	Workers       int // components handled at once (0: one per core)
 	Seed          uint64
@@ -148,7 +149,7 @@ func Solve(ctx context.Context, g *fg.Graph, ev fg.Evidence, cfg Config) (*Resul
 	if cfg.ILPColumns == 0 {
 		cfg.ILPColumns = DefaultILPColumns
 	}
-	if cfg.ClusterStates <= 0 {
+	if cfg.ClusterStates == 0 {
 		cfg.ClusterStates = DefaultClusterStates
 	}
 	if cfg.MaxSweeps <= 0 {
@@ -235,7 +236,7 @@ func Solve(ctx context.Context, g *fg.Graph, ev fg.Evidence, cfg Config) (*Resul
 		c := &cs[i]
 		c.vars = comps.CompVars(i)
 		c.sub = g.Subgraph(comps, i, ev)
-		c.bound = trivialBound(c.sub)
+		tb := trivialBound(c.sub)
 		sc := cfg.Search
 		sc.Seed = cfg.Seed + uint64(i)*golden
 		sc.Workers, sc.Whole, sc.Start, sc.TimeLimit = 1, true, nil, 0
@@ -252,12 +253,12 @@ func Solve(ctx context.Context, g *fg.Graph, ev fg.Evidence, cfg Config) (*Resul
 			}
 			return err
 		}
-		c.x, c.obj, c.flips = r.X, r.Objective, r.Flips
+		mu.Lock() // report reads obj and bound
+		c.x, c.obj, c.flips, c.bound = r.X, r.Objective, r.Flips, tb
 		c.exact = r.Optimal
 		if c.exact {
 			c.bound = c.obj
 		}
-		mu.Lock()
 		done++
 		if c.exact {
 			exact++
@@ -282,6 +283,18 @@ func Solve(ctx context.Context, g *fg.Graph, ev fg.Evidence, cfg Config) (*Resul
 			open = append(open, i)
 		}
 	}
+	// locked runs an update of a component under mu, reporting progress
+	// at most once a second.
+	last := time.Now()
+	locked := func(update func()) {
+		mu.Lock()
+		defer mu.Unlock()
+		update()
+		if time.Since(last) >= time.Second {
+			last = time.Now()
+			report("bound", len(open))
+		}
+	}
 	mu.Lock()
 	done = 0
 	mu.Unlock()
@@ -290,7 +303,7 @@ func Solve(ctx context.Context, g *fg.Graph, ev fg.Evidence, cfg Config) (*Resul
 			cs[i].cut = true
 			return nil
 		}
-		if err := improve(bctx, &cs[i], cfg, uint64(i)); err != nil {
+		if err := improve(bctx, &cs[i], cfg, uint64(i), locked); err != nil {
 			return err
 		}
 		mu.Lock()
@@ -320,7 +333,7 @@ func Solve(ctx context.Context, g *fg.Graph, ev fg.Evidence, cfg Config) (*Resul
 			cs[i].cut = true
 			return nil
 		}
-		exactILP(bctx, &cs[i], cfg)
+		exactILP(bctx, &cs[i], cfg, locked)
 		mu.Lock()
 		done++
 		if cs[i].exact {
@@ -390,7 +403,10 @@ func lpColumns(g *fg.Graph) int {
 // improve computes a bound for component c by the clustered dual descent
 // and looks for a better world by MaxWalkSAT from the dual's world and
 // from the best so far.
-func improve(ctx context.Context, c *comp, cfg Config, i uint64) error {
+//
+// Updates of c's world and bound go through locked, which runs them under
+// the run's lock (and reports progress now and then).
+func improve(ctx context.Context, c *comp, cfg Config, i uint64, locked func(func())) error {
 	seed := cfg.Seed + i*golden
 	cg, shift := cluster(c.sub, cfg.ClusterStates)
 	d := newDual(cg)
@@ -406,7 +422,7 @@ func improve(ctx context.Context, c *comp, cfg Config, i uint64) error {
 		}
 		c.sweeps++
 		u := d.bound(x) + shift
-		c.bound = min(c.bound, u)
+		locked(func() { c.bound = min(c.bound, u) })
 		if prev-u <= 1e-9*(1+math.Abs(u)) {
 			break
 		}
@@ -440,7 +456,7 @@ func improve(ctx context.Context, c *comp, cfg Config, i uint64) error {
 		}
 		c.flips += r.Flips
 		if r.Objective > c.obj {
-			c.x, c.obj = r.X, r.Objective
+			locked(func() { c.x, c.obj = r.X, r.Objective })
 		}
 		if r.Interrupted {
 			c.cut = true
@@ -455,17 +471,19 @@ func improve(ctx context.Context, c *comp, cfg Config, i uint64) error {
 
 // exactILP proves component c's optimum by branch and bound on its LP
 // (cycle cuts at the root) when the LP is small, within ctx.
-func exactILP(ctx context.Context, c *comp, cfg Config) {
+func exactILP(ctx context.Context, c *comp, cfg Config, locked func(func())) {
 	if cfg.ILPColumns <= 0 || lpColumns(c.sub) > cfg.ILPColumns {
 		return
 	}
 	r, err := maplp.Solve(ctx, c.sub, nil, maplp.Config{ILP: true, Relaxation: maplp.Cycle, MaxNodes: 5000})
 	switch {
 	case err == nil && r.Optimal && !r.Interrupted:
-		if r.Objective > c.obj {
-			c.x, c.obj = r.X, r.Objective
-		}
-		c.bound, c.exact = c.obj, true
+		locked(func() {
+			if r.Objective > c.obj {
+				c.x, c.obj = r.X, r.Objective
+			}
+			c.bound, c.exact = c.obj, true
+		})
 	case ctx.Err() != nil:
 		c.cut = true
 	} // otherwise branch and bound gave up (node limit): the dual bound stays
