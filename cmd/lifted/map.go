@@ -28,6 +28,10 @@ func newMapCmd() *cobra.Command {
               greedy one-variable local search; the LP value is an upper
               bound on every world's score.
   ilp         exact MAP: branch and bound on the ground LP (small models).
+  map-auto    anytime MAP with a bound on real, evidence-heavy data: MaxWalkSAT
+              per connected component (--workers), then an LP dual bound
+              (clustered MPLP) and exact branch and bound on small
+              components, within --time-limit (default 10s).
   maxwalksat  MaxWalkSAT local search (Alchemy's and Tuffy's -m): --tries,
               --max-flips, --noise.
   bp, lbp     max-product belief propagation.
@@ -52,7 +56,7 @@ All the flags of infer apply.`
 		f := fl.Lookup(name)
 		f.DefValue, f.Changed = val, false
 	}
-	fl.Lookup("method").Usage = "MAP method: lp (LP relaxation with a bound), ilp (exact, small models), maxwalksat, bp or lbp (max-product BP)"
+	fl.Lookup("method").Usage = "MAP method: lp (LP relaxation with a bound), ilp (exact, small models), map-auto (anytime, with a bound), maxwalksat, bp or lbp (max-product BP)"
 	fl.MarkHidden("max-product")
 	relaxation := fl.String("relaxation", "cycle", "lp: local (the local polytope) or cycle (plus cycle inequalities by cutting planes)")
 	symmetry := fl.String("symmetry", "", "lp: none, colour (LOCAL only), orbits (default for factor graphs) or renaming (default for MLNs)")

@@ -64,7 +64,7 @@ func init() {
 		Summary: "anytime MAP with a bound: MaxWalkSAT per connected component, then exact branch and bound on small components and an LP dual bound on large ones, within time-limit",
 		Tasks:   []infer.Task{infer.MAP},
 		Props: []infer.Property{
-			{Name: "time-limit", Default: DefaultTimeLimit.String(), Help: "stop improving the world and the bound after this long (the first worlds are always found; 0: no limit)"},
+			{Name: "time-limit", Default: DefaultTimeLimit.String(), Help: "stop improving the world and the bound after this long, e.g. 1m (the first worlds are always found; 0: the default, so that a command line's unset --time-limit keeps it; none: no limit)"},
 			{Name: "tries", Default: "1", Help: "MaxWalkSAT restarts per component"},
 			{Name: "max-flips", Default: "100000", Help: "MaxWalkSAT steps per try, shared out among the components"},
 			{Name: "noise", Default: "0.5", Help: "MaxWalkSAT's probability of a random-walk step"},
@@ -79,13 +79,14 @@ func newAlgorithm(p infer.Properties) (infer.Algorithm, error) {
 	m, _ := infer.Lookup(Name)
 	var cfg Config
 	var err error
-	tl := p.String(m, "time-limit")
-	if cfg.TimeLimit, err = time.ParseDuration(tl); err != nil || cfg.TimeLimit < 0 {
-		return nil, &infer.PropertyError{Method: m.Name, Name: "time-limit", Value: tl, Msg: fmt.Sprintf("must be a duration such as 10s or 2m, got %q", tl)}
-	}
-	if cfg.TimeLimit == 0 {
-		cfg.TimeLimit = -1 // none
-	}
+	switch tl := p.String(m, "time-limit"); tl {
+	case "none":
+		cfg.TimeLimit = -1
+	default:
+		if cfg.TimeLimit, err = time.ParseDuration(tl); err != nil || cfg.TimeLimit < 0 {
+			return nil, &infer.PropertyError{Method: m.Name, Name: "time-limit", Value: tl, Msg: fmt.Sprintf("must be a duration such as 10s or 2m, or none, got %q", tl)}
+		}
+	} // 0: Solve's default
 	ints := []struct {
 		name string
 		dst  *int
