@@ -110,8 +110,9 @@ func TestDualBound(t *testing.T) {
 // answer): the world is a world of the evidence, its objective is its
 // score and at most the MAP, the bound at least the MAP, the gap their
 // difference; a component marked exact has met its bound; with every
-// component exact the objective is the MAP. The answer does not depend on
-// the number of workers.
+// component exact the objective is the MAP; every progress report has its
+// bound above its objective. The answer does not depend on the number of
+// workers.
 func TestSolveBrute(t *testing.T) {
 	exactAll := 0
 	for seed := uint64(1); seed <= 150; seed++ {
@@ -132,6 +133,13 @@ func TestSolveBrute(t *testing.T) {
 			{Search: mws.Config{ExactLimit: -1, MaxFlips: 5}, ILPColumns: -1, ClusterStates: -1},
 		} {
 			cfg.Seed = seed
+			reports := 0
+			cfg.Progress = func(p Progress) {
+				reports++
+				if p.Bound < p.Objective-1e-9*(1+math.Abs(p.Objective)) || p.Done > p.Total {
+					t.Fatalf("seed %d, config %d: progress %+v", seed, k, p)
+				}
+			}
 			var first *Result
 			for _, w := range []int{1, 3} {
 				cfg.Workers = w
@@ -157,6 +165,9 @@ func TestSolveBrute(t *testing.T) {
 						t.Fatalf("%s: all components exact, objective %v, bound %v, MAP %v", name, res.Objective, res.Bound, ex.LogMAP)
 					}
 					exactAll++
+				}
+				if reports == 0 {
+					t.Fatalf("%s: no progress reported", name)
 				}
 				if first == nil {
 					first = res
