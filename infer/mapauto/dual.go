@@ -2,8 +2,8 @@ package mapauto
 
 import (
 	"cmp"
+	"encoding/binary"
 	"errors"
-	"fmt"
 	"math"
 	"slices"
 
@@ -246,23 +246,27 @@ func cluster(g *fg.Graph, maxStates int) (cg *fg.Graph, shift float64) {
 		f        int
 		strength float64
 	}
-	var order []fs
-	for f := range g.NumFactors() {
-		if len(g.Scope(f)) < 2 {
-			continue
-		}
+	// Per table: ln of its entries, and its strength.
+	logT := make([][]float64, len(g.Tables))
+	strength := make([]float64, len(g.Tables))
+	for t, tb := range g.Tables {
+		logT[t] = make([]float64, len(tb.Values))
 		lo, hi := math.Inf(1), 0.0
-		for _, v := range g.Table(f).Values {
+		for k, v := range tb.Values {
+			logT[t][k] = math.Log(v)
 			hi = max(hi, v)
 			if v > 0 {
 				lo = min(lo, v)
 			}
 		}
-		s := math.Inf(1)
-		if !slices.Contains(g.Table(f).Values, 0) {
-			s = math.Log(hi) - math.Log(lo)
+		strength[t] = math.Inf(1)
+		if !slices.Contains(tb.Values, 0) {
+			strength[t] = math.Log(hi) - math.Log(lo)
 		}
-		if s > 0 {
+	}
+	var order []fs
+	for f := range g.NumFactors() {
+		if s := strength[g.FactorTable[f]]; len(g.Scope(f)) >= 2 && s > 0 {
 			order = append(order, fs{f, s})
 		}
 	}
@@ -303,10 +307,11 @@ func cluster(g *fg.Graph, maxStates int) (cg *fg.Graph, shift float64) {
 	groups := map[string][]int{}
 	var keys []string
 	var key []byte
+	var vs []int32
 	for f := range g.NumFactors() {
 		sc := g.Scope(f)
 		if len(sc) == 0 {
-			shift += math.Log(g.Table(f).Values[0])
+			shift += logT[g.FactorTable[f]][0]
 			continue
 		}
 		r := find(sc[0])
@@ -316,12 +321,14 @@ func cluster(g *fg.Graph, maxStates int) (cg *fg.Graph, shift float64) {
 		}
 		key = key[:0]
 		if in {
-			key = fmt.Appendf(key, "c%d", r)
+			key = append(key, 'c')
+			key = binary.LittleEndian.AppendUint32(key, uint32(r))
 		} else {
-			vs := slices.Clone(sc)
+			key = append(key, 'v')
+			vs = append(vs[:0], sc...)
 			slices.Sort(vs)
 			for _, v := range vs {
-				key = fmt.Appendf(key, "%d,", v)
+				key = binary.LittleEndian.AppendUint32(key, uint32(v))
 			}
 		}
 		k := string(key)
@@ -345,11 +352,16 @@ func cluster(g *fg.Graph, maxStates int) (cg *fg.Graph, shift float64) {
 			vars = slices.Clone(g.Scope(fs[0]))
 			slices.Sort(vars)
 		}
-		pos := make(map[int32]int, len(vars))
 		dims := make([]int32, len(vars))
 		for i, v := range vars {
-			pos[v] = i
 			dims[i] = g.Card[v]
+		}
+		// Per factor of the group, per position: the index in vars.
+		at := make([][]int, len(fs))
+		for j, f := range fs {
+			for _, v := range g.Scope(f) {
+				at[j] = append(at[j], slices.Index(vars, v))
+			}
 		}
 		size := fg.Size(dims)
 		logs := make([]float64, size)
@@ -362,13 +374,14 @@ func cluster(g *fg.Graph, maxStates int) (cg *fg.Graph, shift float64) {
 				rem /= int(dims[i])
 			}
 			lp := 0.0
-			for _, f := range fs {
-				t := g.Table(f)
-				j := 0
-				for q, v := range g.Scope(f) {
-					j = j*int(t.Dims[q]) + int(x[pos[v]])
+			for j, f := range fs {
+				t := g.FactorTable[f]
+				dm := g.Tables[t].Dims
+				k := 0
+				for q, i := range at[j] {
+					k = k*int(dm[q]) + int(x[i])
 				}
-				lp += math.Log(t.Values[j])
+				lp += logT[t][k]
 			}
 			logs[e] = lp
 			top = max(top, lp)

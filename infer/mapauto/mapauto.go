@@ -421,6 +421,9 @@ func improve(ctx context.Context, c *comp, cfg Config, i uint64, locked func(fun
 			return fmt.Errorf("%s: %w (but MaxWalkSAT found a world: a bug)", Name, err)
 		}
 		c.sweeps++
+		if sw >= 3 && sw%3 != 2 && sw != cfg.MaxSweeps-1 {
+			continue // the bound costs about a sweep: every third
+		}
 		u := d.bound(x) + shift
 		locked(func() { c.bound = min(c.bound, u) })
 		if prev-u <= 1e-9*(1+math.Abs(u)) {
