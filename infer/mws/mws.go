@@ -22,7 +22,10 @@
 // set from their atoms; a block keeps exactly one true atom throughout:
 // its moves make another member true and the current one false, as in
 // Alchemy and Tuffy. So a world the search visits never breaks a
-// mutual exclusion.
+// mutual exclusion. A counting constraint that is cheapest with no true
+// literal (a large conjunction of positive weight, a large clause of
+// negative weight) also offers, when broken, the move that makes all its
+// literals false at once, as changing its auxiliary variable would.
 //
 // Hard clauses are handled as hard rather than as a large weight: costs
 // are compared lexicographically (first the number of broken hard clauses,

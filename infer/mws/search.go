@@ -26,7 +26,7 @@ type solver struct {
 	acc     []int32
 	touched []int32
 	cand    []change // candidate moves (pairs for block moves)
-	candN   []int8   // changes per candidate (1 or 2), parallel to starts
+	candN   []int32  // changes per candidate (1, 2 for a block move, more for clearMove)
 }
 
 func newSolver(p *problem) *solver {
@@ -273,6 +273,41 @@ func (s *solver) moves(v int32) {
 	}
 }
 
+// clearMove appends, for a count factor whose cost is least with no true
+// literal and that has some, the move that makes every literal false at
+// once (as changing a first-true star's auxiliary variable to "none" and
+// repairing its atoms would): one flip at a time, each step may cost more
+// than it gains until the last. Block members are not moved this way.
+func (s *solver) clearMove(f int) bool {
+	if f < s.nT || s.val[f] == 0 {
+		return false
+	}
+	o := s.off[f]
+	cur := min(s.val[f], 2)
+	if s.hard[o] || !(s.hard[o+cur] || s.cost[o] < s.cost[o+cur]) {
+		return false
+	}
+	c := f - s.nT
+	start := len(s.cand)
+	for i := s.litStart[c]; i < s.litStart[c+1]; i++ {
+		v := s.litVar[i]
+		if s.x[v] != s.litWant[i] {
+			continue
+		}
+		if s.blockOf[v] >= 0 || !s.searchable[v] || s.g.Card[v] != 2 {
+			s.cand = s.cand[:start]
+			return false
+		}
+		s.cand = append(s.cand, change{v, 1 - s.litWant[i]})
+	}
+	if n := len(s.cand) - start; n > 0 {
+		s.candN = append(s.candN, int32(n))
+		return true
+	}
+	s.cand = s.cand[:start]
+	return false
+}
+
 // step repairs one broken factor (a hard one if any): with probability
 // noise a random move of one of its variables, else the best move among
 // its variables' moves (ties at random).
@@ -298,6 +333,7 @@ func (s *solver) step(rng *rand.Rand, noise float64) {
 		s.apply(s.cand[at : at+int(s.candN[i])])
 		return
 	}
+	s.clearMove(int(f))
 	for _, v := range free {
 		s.moves(v)
 	}
@@ -335,7 +371,7 @@ func (s *solver) greedy() {
 			s.cand, s.candN = s.cand[:0], s.candN[:0]
 			s.moves(int32(v))
 			at := 0
-			bestAt, bestN := -1, int8(0)
+			bestAt, bestN := -1, int32(0)
 			bh, bs := 0, -1e-9
 			for _, n := range s.candN {
 				if dh, ds := s.delta(s.cand[at : at+int(n)]); better(dh, ds, bh, bs) {
