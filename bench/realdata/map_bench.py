@@ -20,7 +20,7 @@ sets = [
     ("Cora", f"{data}/cora-class/tuffy-class", "category"),
 ]
 configs = [
-    ("map-auto (default: 10 s wall)", new, ["--method", "map-auto"]),
+    ("map-auto (default: 8 s wall)", new, ["--method", "map-auto"]),
     ("map-auto, --time-limit 60s", new, ["--method", "map-auto", "--time-limit", "60s"]),
     ("maxwalksat, new", new, ["--method", "maxwalksat"]),
     ("maxwalksat, old", old, ["--method", "maxwalksat"]),
