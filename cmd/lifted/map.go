@@ -31,8 +31,8 @@ func newMapCmd() *cobra.Command {
   map-auto    anytime MAP with a bound on real, evidence-heavy data: MaxWalkSAT
               per connected component (--workers), then an LP dual bound
               (clustered MPLP) and exact branch and bound on small
-              components, within --time-limit (default 8s: with grounding, a real
-              dataset answers in under 10 s).
+              components, within --time-limit (default 8s, so that with
+              grounding a real dataset answers in under 10 s).
   maxwalksat  MaxWalkSAT local search (Alchemy's and Tuffy's -m): --tries,
               --max-flips, --noise.
   bp, lbp     max-product belief propagation.
