@@ -28,9 +28,11 @@ const (
 // sampler; see infer/exact.Auto).
 const DefaultMethod = "auto"
 
-// DefaultMAPMethod answers MAP queries when Request.Method is empty: the
-// MAP LP relaxation, lifted over the model's symmetries, with a bound.
-const DefaultMAPMethod = "lp"
+// DefaultMAPMethod answers MAP queries when Request.Method is empty:
+// map-auto, anytime (MaxWalkSAT per connected component first, then an
+// upper bound from each component's LP relaxation and exact solutions of
+// small components, within the time limit), with objective, bound and gap.
+const DefaultMAPMethod = "map-auto"
 
 // Request is one query: a model (a path, or a Model already loaded), its
 // evidence, the query atoms, the task and how to answer it. The zero

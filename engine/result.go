@@ -296,6 +296,9 @@ func (r *Result) notConvergedNote() string {
 		if r.Method == "ilp" {
 			return fmt.Sprintf("NOT CONVERGED: %s's branch and bound stopped before proving the world optimal (gap %.3g)", r.Method, gap)
 		}
+		if st.Components > 0 { // map-auto: anytime
+			return fmt.Sprintf("NOT PROVED OPTIMAL: %s's time ran out with %d of %d components proved; the world is feasible and the bound holds (gap %.3g)", r.Method, st.ExactComponents, st.Components, gap)
+		}
 		return fmt.Sprintf("NOT CONVERGED: %s's cutting planes stopped after %d rounds (max-rounds) with cycle inequalities still violated; the world is feasible and the bound holds (gap %.3g)", r.Method, st.CutRounds, gap)
 	case r.Method == "bp" || r.Method == "lbp" || st.Objective == nil && st.BPIterations > 0:
 		return fmt.Sprintf("NOT CONVERGED: %s (belief propagation) stopped after %d iterations (last max change %.3g), fallbacks included; the answer is not a BP fixed point", r.Method, st.BPIterations, r.MaxChange)
@@ -347,6 +350,11 @@ func summaryLine(method string, st infer.Stats, groundAtoms int, groundSeconds f
 			factors = "not grounded"
 		}
 		return fmt.Sprintf("%s, %s; exact by %s; %s s", size, factors, st.Method, secs)
+	}
+	if st.Bound != nil && st.Components > 0 { // map-auto
+		return fmt.Sprintf("%s, %d factors; MAP by %s, objective %s, bound %s, gap %.3g; %d components, %d proved optimal; %s s",
+			size, st.Factors, method, strconv.FormatFloat(*st.Objective, 'g', 10, 64), strconv.FormatFloat(*st.Bound, 'g', 10, 64), *st.Gap,
+			st.Components, st.ExactComponents, secs)
 	}
 	if st.Bound != nil { // lp, ilp
 		return fmt.Sprintf("%s, %d factors; MAP by LP relaxation (%s), objective %s, bound %s, gap %.3g; LP of %d variables and %d constraints over %d variable orbits, %d cuts in %d rounds; %s s",

@@ -17,6 +17,7 @@ import (
 	"github.com/lifted-dev/lifted/infer/exact"
 
 	// The methods the engine answers with, registered by name.
+	_ "github.com/lifted-dev/lifted/infer/mapauto"
 	_ "github.com/lifted-dev/lifted/infer/maplp"
 	_ "github.com/lifted-dev/lifted/infer/mcmc"
 )
@@ -98,6 +99,7 @@ func (m *Model) setup(req Request) (*setup, error) {
 	if req.AllowUnconverged {
 		s.opt.Unconverged = infer.Retry
 	}
+	s.opt.Query.Workers = req.Workers
 	if s.opt.Refiner, err = Refiner(req.Workers); err != nil {
 		return nil, err
 	}
@@ -122,6 +124,8 @@ func iterationProgress(it infer.Progress) Progress {
 		return Progress{Stage: "sampling", Detail: fmt.Sprintf("%d samples", it.Samples)}
 	case it.Sampling:
 		return Progress{Stage: "sampling", Detail: "burn-in"}
+	case it.Objective != nil && it.Bound != nil: // map-auto
+		return Progress{Stage: "MAP", Detail: fmt.Sprintf("objective %.10g, bound %.10g, gap %.3g (graph scale)", *it.Objective, *it.Bound, *it.Bound-*it.Objective)}
 	case it.Bound != nil:
 		return Progress{Stage: "LP", Detail: fmt.Sprintf("cutting-plane round %d: bound %.10g, %d cuts added, worst violation %.3g", it.Iteration, *it.Bound, it.Cuts, it.MaxChange)}
 	}

@@ -30,6 +30,11 @@ func newMapCmd() *cobra.Command {
               greedy one-variable local search; the LP value is an upper
               bound on every world's score.
   ilp         exact MAP: branch and bound on the ground LP (small models).
+  map-auto    anytime MAP with a bound on real, evidence-heavy data: MaxWalkSAT
+              per connected component (--workers), then an LP dual bound
+              (clustered MPLP) and exact branch and bound on small
+              components, within --time-limit (default 8s, so that with
+              grounding a real dataset answers in under 10 s).
   maxwalksat  MaxWalkSAT local search (Alchemy's and Tuffy's -m): --tries,
               --max-flips, --noise.
   bp, lbp     max-product belief propagation.
@@ -49,7 +54,7 @@ The flags below apply; samplers and dynamic MLNs are infer's.`
 	f.maxProduct = true
 	fl := cmd.Flags()
 	fl.Lookup("method").DefValue, f.method = engine.DefaultMAPMethod, engine.DefaultMAPMethod
-	fl.Lookup("method").Usage = "MAP method: lp (LP relaxation with a bound), ilp (exact, small models), maxwalksat, bp or lbp (max-product BP)"
+	fl.Lookup("method").Usage = "MAP method: map-auto (anytime: MaxWalkSAT per component, then a bound and exact components), lp (LP relaxation with a bound), ilp (exact, small models), maxwalksat, bp or lbp (max-product BP)"
 	run := cmd.RunE
 	cmd.RunE = func(c *cobra.Command, args []string) error {
 		if m := f.method; (m == "lp" || m == "ilp") && !c.Flags().Changed("tol") {
