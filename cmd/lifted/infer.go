@@ -19,7 +19,6 @@ import (
 	"github.com/lifted-dev/lifted/format"
 	mlnfile "github.com/lifted-dev/lifted/format/mlnfile"
 	"github.com/lifted-dev/lifted/infer"
-	"github.com/lifted-dev/lifted/infer/mcmc"
 	"github.com/lifted-dev/lifted/pos"
 	"github.com/lifted-dev/lifted/wfomc"
 )
@@ -71,51 +70,20 @@ type inferFlags struct {
 	allowPartial bool
 	props        []string
 	dyn          dynamicFlags // dynamic.go
+	mode         engine.Mode  // infer or map: which settings, with which defaults
 }
 
-// methodFlag is a flag that sets the property of the same name of the
-// methods that have it.
-type methodFlag struct {
-	name string
-	def  any // its type and default: string, float64, int or time.Duration
-	help string
-	cmds int // the commands that have it: both, inferOnly or mapOnly
-}
-
-const (
-	both = iota
-	inferOnly
-	mapOnly
-)
-
-var methodFlags = []methodFlag{
-	{"schedule", "flood", "message schedule: flood or seq", both},
-	{"damping", 0.0, "damping in [0,1): weight of the previous message", both},
-	{"tol", 1e-8, "convergence tolerance on the largest message change", both},
-	{"max-iter", 1000, "maximum BP iterations", both},
-	{"samples", 1000, "samplers: samples each chain keeps after the burn-in (0: until --time-limit)", inferOnly},
-	{"burn-in", 100, "samplers: steps each chain discards first", inferOnly},
-	{"chains", 0, "samplers: independent chains (0: one per core)", inferOnly},
-	{"time-limit", time.Duration(0), "samplers and maxwalksat: stop after this long, e.g. 30s (0: no limit)", both},
-	{"tries", 1, "maxwalksat: restarts from a random world", both},
-	{"max-flips", 100000, "maxwalksat: steps per try", both},
-	{"noise", 0.5, "maxwalksat: probability of a random-walk step", both},
-	{"block-size", mcmc.DefaultBlockSize, "bgibbs: most variables in a block", inferOnly},
-	{"block-states", mcmc.DefaultBlockStates, "bgibbs: most joint states of a block", inferOnly},
-	{"relaxation", "cycle", "lp: local (the local polytope) or cycle (plus cycle inequalities by cutting planes)", mapOnly},
-	{"symmetry", "", "lp: none, colour (LOCAL only), orbits (default for factor graphs) or renaming (default for MLNs)", mapOnly},
-}
-
-func (m methodFlag) register(fl *pflag.FlagSet) {
-	switch d := m.def.(type) {
+// registerSetting adds the flag of an engine setting (--tol, --samples, …).
+func registerSetting(fl *pflag.FlagSet, s engine.Setting) {
+	switch d := s.Default.(type) {
 	case string:
-		fl.String(m.name, d, m.help)
+		fl.String(s.Name, d, s.Help)
 	case float64:
-		fl.Float64(m.name, d, m.help)
+		fl.Float64(s.Name, d, s.Help)
 	case int:
-		fl.Int(m.name, d, m.help)
+		fl.Int(s.Name, d, s.Help)
 	case time.Duration:
-		fl.Duration(m.name, d, m.help)
+		fl.Duration(s.Name, d, s.Help)
 	}
 }
 
@@ -159,23 +127,24 @@ seeds the samplers and maxwalksat; maxwalksat answers MAP queries,
 			return runInfer(cmd.Context(), cmd, &f, args[0], cmd.OutOrStdout())
 		},
 	}
-	f.register(cmd, false)
+	f.register(cmd, engine.ModeInfer)
 	f.dyn.register(cmd)
 	return cmd
 }
 
-// register adds the flags of infer (mapCmd: of map, without the samplers'
-// and the dynamic flags).
-func (f *inferFlags) register(cmd *cobra.Command, mapCmd bool) {
+// register adds the flags of infer (engine.ModeMAP: of map, without the
+// samplers' and the dynamic flags).
+func (f *inferFlags) register(cmd *cobra.Command, mode engine.Mode) {
+	f.mode = mode
 	f.graphFlags.register(cmd)
 	fl := cmd.Flags()
 	fl.StringVar(&f.method, "method", "auto", "inference method: "+methodHelp())
-	for _, m := range methodFlags {
-		if m.cmds == both || (m.cmds == mapOnly) == mapCmd {
-			m.register(fl)
+	for _, s := range engine.Settings {
+		if s.In(mode) {
+			registerSetting(fl, s)
 		}
 	}
-	if !mapCmd {
+	if mode == engine.ModeInfer {
 		fl.BoolVar(&f.maxProduct, "max-product", false, "max-product BP: print a MAP assignment (UAI MPE format)")
 	}
 	fl.StringArrayVar(&f.props, "prop", nil, "set a property of the method, NAME=VALUE (repeatable; see the methods' properties above), e.g. --prop max-states=1e7")
@@ -213,15 +182,10 @@ func (f *inferFlags) request(fl *pflag.FlagSet, path string) (engine.Request, er
 	if !ok {
 		return req, usageError{fmt.Errorf("unknown --method %q (want %s)", f.method, infer.OrList(infer.Names()))}
 	}
-	req.Properties = infer.Properties{}
-	for _, mf := range methodFlags {
-		switch fg := fl.Lookup(mf.name); {
-		case fg == nil, fg.Value.String() == "" && !fg.Changed: // --symmetry: the engine's default
-		case m.HasProperty(mf.name):
-			req.Properties[mf.name] = fg.Value.String()
-		case fg.Changed:
-			return req, usageError{fmt.Errorf("--%s does not apply to --method %s", mf.name, m.Name)}
-		}
+	given := map[string]string{}
+	fl.Visit(func(fg *pflag.Flag) { given[fg.Name] = fg.Value.String() })
+	if req.Properties, err = engine.SettingProperties(f.mode, m.Name, given); err != nil {
+		return req, usageError{err}
 	}
 	for _, kv := range f.props {
 		k, v, ok := strings.Cut(kv, "=")

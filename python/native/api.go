@@ -219,7 +219,8 @@ func run(h int64, reqJSON []byte) (out, msgs []byte) {
 }
 
 // request turns a run request into the engine's Request as cmd/lifted's
-// flags do (infer.go's request, map.go, dynamic.go).
+// flags do (infer.go's request, dynamic.go); the settings and their
+// defaults are engine.SettingProperties, as there.
 func request(m *engine.Model, rr *runRequest) (engine.Request, error) {
 	req := engine.Request{Query: rr.Query, QueryFiles: rr.QueryFiles, Seed: rr.Seed,
 		Workers: rr.Workers, ColourMode: rr.ColourMode, AllowUnconverged: rr.AllowUnconverged, LogZ: true,
@@ -269,11 +270,26 @@ func request(m *engine.Model, rr *runRequest) (engine.Request, error) {
 		return req, usagef("unknown --method %q (want %s)", method, infer.OrList(infer.Names()))
 	}
 	req.Method = method
-	req.Properties = infer.Properties{}
-	names := make([]string, 0, len(rr.Properties))
-	for k := range rr.Properties {
-		names = append(names, k)
+	// The settings (tol, samples, …) with their defaults, by the engine's
+	// one rule; any other property of the method as given.
+	mode := engine.ModeInfer
+	if rr.Mode == "map" {
+		mode = engine.ModeMAP
 	}
+	given := map[string]string{}
+	var names []string
+	for k, v := range rr.Properties {
+		if engine.IsSetting(mode, k) {
+			given[k] = v
+		} else {
+			names = append(names, k)
+		}
+	}
+	props, err := engine.SettingProperties(mode, method, given)
+	if err != nil {
+		return req, usageErr{err}
+	}
+	req.Properties = props
 	sort.Strings(names)
 	for _, k := range names {
 		switch {
@@ -284,13 +300,6 @@ func request(m *engine.Model, rr *runRequest) (engine.Request, error) {
 		default:
 			return req, usagef("--%s does not apply to --method %s", k, meth.Name)
 		}
-	}
-	// The command passes its --tol flag's default (BP's 1e-8) to every
-	// method that has the property; only lp and ilp default otherwise, and
-	// "lifted map" sets 1e-6 for them itself (map.go). Mirror both so the
-	// two paths answer alike.
-	if _, set := req.Properties["tol"]; !set && meth.HasProperty("tol") && rr.Mode != "map" {
-		req.Properties["tol"] = "1e-08"
 	}
 	if rr.MaxProduct || rr.Mode == "map" {
 		req.Task = infer.MAP
