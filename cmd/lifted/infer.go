@@ -1,14 +1,12 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -19,6 +17,7 @@ import (
 	"github.com/lifted-dev/lifted/format"
 	mlnfile "github.com/lifted-dev/lifted/format/mlnfile"
 	"github.com/lifted-dev/lifted/infer"
+	"github.com/lifted-dev/lifted/internal/outfile"
 	"github.com/lifted-dev/lifted/pos"
 	"github.com/lifted-dev/lifted/wfomc"
 )
@@ -330,7 +329,7 @@ func runInfer(ctx context.Context, cmd *cobra.Command, f *inferFlags, path strin
 			return err
 		}
 	}
-	err = out.write(stdout, func(w io.Writer) error {
+	err = out.Write(stdout, func(w io.Writer) error {
 		switch f.outFormat {
 		case "json":
 			return engine.WriteJSON(w, res)
@@ -360,100 +359,25 @@ func report(res *engine.Result, quiet bool) {
 	}
 }
 
-// writeOutput writes to the named file (through a temporary file renamed
-// on success: see openOutput) or, for "" or "-", to stdout.
+// writeOutput writes to the named file, checked first and replaced only
+// when complete, or, for "" or "-", to stdout (outfile.Write).
 func writeOutput(path string, stdout io.Writer, fn func(io.Writer) error) error {
 	out, err := openOutput(path)
 	if err != nil {
 		return err
 	}
-	return out.write(stdout, fn)
+	return out.Write(stdout, fn)
 }
 
-// output is an output file checked before the work and written after it:
-// to a temporary file in the same directory, renamed over the user's path
-// when complete and removed otherwise.
-type output struct {
-	path string // the user's path; "" for stdout
-}
-
-// openOutput checks, before any work, that path can be written: not a
-// directory, in a directory that exists and is writable (by creating and
-// removing a temporary file there). Errors name the user's path.
-func openOutput(path string) (*output, error) {
-	if path == "" || path == "-" {
-		return &output{}, nil
+// openOutput checks before any work that path can be written
+// (outfile.Open); a directory is a usage error.
+func openOutput(path string) (*outfile.File, error) {
+	out, err := outfile.Open(path)
+	var de *outfile.DirError
+	if errors.As(err, &de) {
+		return nil, usageError{err}
 	}
-	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
-		return nil, usageError{fmt.Errorf("cannot write output %s: it is a directory; name a file in it", path)}
-	}
-	fh, err := createTemp(path)
-	if err != nil {
-		return nil, fmt.Errorf("cannot write output %s: %w", path, unwrapPath(err))
-	}
-	fh.Close()
-	os.Remove(fh.Name())
-	return &output{path: path}, nil
-}
-
-// createTemp creates a new temporary file next to path (hidden, with the
-// permissions os.Create gives).
-func createTemp(path string) (*os.File, error) {
-	dir, base := filepath.Split(path)
-	var err error
-	for i := 0; i < 100; i++ {
-		name := filepath.Join(dir, fmt.Sprintf(".%s.%d.%d.tmp", base, os.Getpid(), i))
-		var fh *os.File
-		fh, err = os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
-		if !errors.Is(err, os.ErrExist) {
-			return fh, err
-		}
-	}
-	return nil, err
-}
-
-// write writes the output with fn: to stdout, or to a temporary file
-// renamed over the user's path (removed on any error).
-func (o *output) write(stdout io.Writer, fn func(io.Writer) error) error {
-	if o.path == "" {
-		bw := bufio.NewWriter(stdout)
-		if err := fn(bw); err != nil {
-			return err
-		}
-		return bw.Flush()
-	}
-	tmp, err := createTemp(o.path)
-	if err != nil {
-		return fmt.Errorf("cannot write output %s: %w", o.path, unwrapPath(err))
-	}
-	bw := bufio.NewWriter(tmp)
-	err = fn(bw)
-	if err == nil {
-		err = bw.Flush()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), o.path)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("cannot write output %s: %w", o.path, unwrapPath(err))
-	}
-	return nil
-}
-
-func unwrapPath(err error) error {
-	var pe *os.PathError
-	var le *os.LinkError
-	switch {
-	case errors.As(err, &pe):
-		return pe.Err
-	case errors.As(err, &le):
-		return le.Err
-	}
-	return err
+	return out, err
 }
 
 // methodHelp lists the registered inference methods for --method's help.

@@ -153,7 +153,7 @@ func runLearn(f *learnFlags, stdout io.Writer) error {
 	header := fmt.Sprintf("Learned by lifted learn --method %s from %s\n%s %.10g, prior N(%g, %g²)",
 		f.method, trainNames(f.train), map[string]string{"lwl": "training log-likelihood", "pll": "training pseudo-log-likelihood"}[f.method],
 		res.LogLik, f.priorMean, f.priorStdDev)
-	return out.write(stdout, func(w io.Writer) error {
+	return out.Write(stdout, func(w io.Writer) error {
 		return learn.WriteMLN(w, m, res.Weights, header)
 	})
 }
