@@ -123,7 +123,7 @@ func runOnlineLearn(ctx context.Context, o *onlineFlags, r onlineRun, stdout io.
 	if err := writeCurve(o, res.Curve, plotFmt, stdout); err != nil {
 		return err
 	}
-	header := fmt.Sprintf("Learned by lifted learn --method %s from %s\n%s", r.Method, trainNames(r.Train), res.Summary)
+	header := fmt.Sprintf("Learned by lifted learn --method %s from %s\n%s", r.Method, learn.TrainNames(r.Train), res.Summary)
 	return writeOutput(r.Output, stdout, func(w io.Writer) error {
 		return learn.WriteMLN(w, d.User, res.Weights, header)
 	})
