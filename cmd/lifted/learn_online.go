@@ -7,14 +7,13 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
-	"strings"
 
 	"github.com/spf13/pflag"
 
 	"github.com/lifted-dev/lifted/learn"
 	"github.com/lifted-dev/lifted/online"
 	"github.com/lifted-dev/lifted/online/curveplot"
+	"github.com/lifted-dev/lifted/pos"
 )
 
 // onlineFlags are the options of the online and BP-based learners of
@@ -61,7 +60,7 @@ type onlineRun struct {
 }
 
 // runOnlineLearn runs "lifted learn --method smd|sgd|scg|lbfgs-bp"
-// (online.Learn).
+// (online.LearnFiles).
 func runOnlineLearn(ctx context.Context, o *onlineFlags, r onlineRun, stdout io.Writer) error {
 	if ctx == nil {
 		ctx = context.Background()
@@ -88,10 +87,16 @@ func runOnlineLearn(ctx context.Context, o *onlineFlags, r onlineRun, stdout io.
 			return err
 		}
 	}
-	d, err := online.LoadData(r.Input, r.Train, c.Holdout, o.ne)
-	if d != nil {
-		warn(r.Quiet, d.Warnings)
+	out, err := openOutput(r.Output)
+	if err != nil {
+		return err
 	}
+	res, err := online.LearnFiles(ctx, r.Input, o.ne, c, func(ws []*pos.Error) { warn(r.Quiet, ws) }, func(note string) {
+		if !r.Quiet {
+			fmt.Fprintln(os.Stderr, "lifted: "+note)
+		}
+	})
+	prog.done()
 	var nee *online.NEError
 	if errors.As(err, &nee) {
 		return usageError{fmt.Errorf("--method %s %w", r.Method, err)}
@@ -99,34 +104,15 @@ func runOnlineLearn(ctx context.Context, o *onlineFlags, r onlineRun, stdout io.
 	if err != nil {
 		return err
 	}
-	if d.Generative && !r.Quiet {
-		fmt.Fprintf(os.Stderr, "lifted: %s: no --ne: the data observe every predicate, so all are predicted (generative, as Alchemy's -g): %s\n",
-			r.Method, strings.Join(d.NE, ","))
-	}
-	res, err := online.Learn(ctx, d, c)
-	prog.done()
-	if err != nil {
-		return err
-	}
-	if !r.Quiet {
-		for i, ll := range res.Curve.TestLogLik {
-			if ll != nil {
-				fmt.Fprintf(os.Stderr, "lifted: %s: exact test log-likelihood %.10g\n", filepath.Base(c.Holdout[i]), *ll)
-			}
+	for _, line := range res.Lines {
+		if !r.Quiet {
+			fmt.Fprintln(os.Stderr, "lifted: "+line)
 		}
-		last := ""
-		if c := res.Curve.LastCMLL(); c != nil {
-			last = fmt.Sprintf(", test CMLL %.6g", *c)
-		}
-		fmt.Fprintf(os.Stderr, "lifted: %s: %s%s, %.3f s\n", r.Method, res.Summary, last, res.Curve.Seconds)
 	}
 	if err := writeCurve(o, res.Curve, plotFmt, stdout); err != nil {
 		return err
 	}
-	header := fmt.Sprintf("Learned by lifted learn --method %s from %s\n%s", r.Method, learn.TrainNames(r.Train), res.Summary)
-	return writeOutput(r.Output, stdout, func(w io.Writer) error {
-		return learn.WriteMLN(w, d.User, res.Weights, header)
-	})
+	return out.Write(stdout, func(w io.Writer) error { return learn.WriteMLN(w, res.Data.User, res.Weights, res.Header) })
 }
 
 // writeCurve writes the curve as JSON (--log) and plots it with those of
