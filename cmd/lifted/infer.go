@@ -19,7 +19,6 @@ import (
 	"github.com/lifted-dev/lifted/infer"
 	"github.com/lifted-dev/lifted/internal/outfile"
 	"github.com/lifted-dev/lifted/pos"
-	"github.com/lifted-dev/lifted/wfomc"
 )
 
 // graphFlags are the flags shared by infer, map and compress.
@@ -214,38 +213,18 @@ func (f *inferFlags) request(fl *pflag.FlagSet, path string) (engine.Request, er
 	return req, f.graphFlags.check()
 }
 
-// cmdError phrases the engine's errors for the command line: request
-// mistakes as usage errors naming the flags, runs that did not converge
-// with what to try (exit status 3).
+// cmdError phrases the engine's errors for the command line
+// (engine.Explain): request mistakes as usage errors, Ctrl-C as exit
+// status 130.
 func cmdError(path string, err error) error {
-	var pe *infer.PropertyError
-	var nc *infer.NotConvergedError
-	var snc *engine.StepsNotConvergedError
-	var re *engine.RequestError
-	var fe *format.UsageError
-	var we *wfomc.InputError
+	err = engine.Explain(path, err)
+	var x *engine.Explained
 	switch {
-	case err == nil:
-		return nil
-	case errors.As(err, &pe) && pe.Want != "":
-		return usageError{fmt.Errorf("unknown --%s %q (want %s)", pe.Name, pe.Value, pe.Want)}
-	case errors.As(err, &pe):
-		return usageError{fmt.Errorf("--%s %s", pe.Name, pe.Msg)}
-	case errors.As(err, &nc) && nc.Answer.Stats.Chains > 0:
-		who := "the sampler"
-		if m := nc.Answer.Stats.Method; m != "" {
-			who = "the sampler " + m
-		}
-		return &phrased{err: nc, msg: fmt.Sprintf("%s: the chains of %s have not mixed after %d samples: %s; or use --allow-unconverged to print the estimates (marked as such)",
-			path, who, nc.Answer.Stats.Samples, nc.Answer.Stats.Mixing)}
-	case errors.As(err, &nc):
-		return fmt.Errorf("%s: BP %w; raise --max-iter, or use --allow-unconverged to print the non-converged answer (marked as such)", path, nc)
-	case errors.As(err, &snc):
-		return fmt.Errorf("%v; raise --max-iter (or --samples), add --damping, or use --allow-unconverged", snc)
-	case errors.As(err, &re), errors.As(err, &fe), errors.As(err, &we):
-		return usageError{err}
-	case errors.Is(err, context.Canceled):
-		return &interruptedError{fmt.Sprintf("%s: interrupted before any answer", path)}
+	case !errors.As(err, &x):
+	case x.Usage:
+		return usageError{x}
+	case x.Interrupted:
+		return &interruptedError{x.Msg}
 	}
 	return err
 }
@@ -255,16 +234,6 @@ func cmdError(path string, err error) error {
 type interruptedError struct{ msg string }
 
 func (e *interruptedError) Error() string { return e.msg }
-
-// phrased gives an error a message of its own while errors.As still finds
-// it (exit statuses depend on the kind).
-type phrased struct {
-	err error
-	msg string
-}
-
-func (e *phrased) Error() string { return e.msg }
-func (e *phrased) Unwrap() error { return e.err }
 
 func runInfer(ctx context.Context, cmd *cobra.Command, f *inferFlags, path string, stdout io.Writer) error {
 	if ctx == nil {

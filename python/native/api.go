@@ -14,10 +14,8 @@ import (
 	"sync"
 
 	"github.com/lifted-dev/lifted/engine"
-	"github.com/lifted-dev/lifted/format"
 	"github.com/lifted-dev/lifted/infer"
 	"github.com/lifted-dev/lifted/pos"
-	"github.com/lifted-dev/lifted/wfomc"
 )
 
 // The JSON calls behind the C functions, in plain Go (tested by
@@ -369,30 +367,18 @@ func splitAll(items []string) []string {
 	return out
 }
 
-// phrase words the engine's errors as the command does (cmdError in
-// cmd/lifted/infer.go): request mistakes as usage errors naming the
-// flags, runs that did not converge with what to try.
+// phrase words the engine's errors as the command does (engine.Explain,
+// as cmdError in cmd/lifted/infer.go): request mistakes as usage errors
+// naming the flags, runs that did not converge with what to try.
 func phrase(path string, err error) error {
-	var pe *infer.PropertyError
+	err = engine.Explain(path, err)
+	var x *engine.Explained
 	var nc *infer.NotConvergedError
-	var snc *engine.StepsNotConvergedError
-	var re *engine.RequestError
-	var fe *format.UsageError
-	var we *wfomc.InputError
 	switch {
-	case errors.As(err, &pe) && pe.Want != "":
-		return usagef("unknown --%s %q (want %s)", pe.Name, pe.Value, pe.Want)
-	case errors.As(err, &pe):
-		return usagef("--%s %s", pe.Name, pe.Msg)
-	case errors.As(err, &nc) && nc.Answer.Stats.Chains > 0:
-		return notConverged{fmt.Errorf("%s: the sampler's chains have not mixed (worst R-hat %s > 1.1 after %d samples); raise --samples or --burn-in, or use --allow-unconverged to print the estimates (marked as such)",
-			path, engine.RHatText(nc.Answer.Stats.RHat), nc.Answer.Stats.Samples)}
-	case errors.As(err, &nc):
-		return notConverged{fmt.Errorf("%s: BP %w; raise --max-iter, or use --allow-unconverged to print the non-converged answer (marked as such)", path, nc)}
-	case errors.As(err, &snc):
-		return fmt.Errorf("%v; raise --max-iter (or --samples), add --damping, or use --allow-unconverged", snc)
-	case errors.As(err, &re), errors.As(err, &fe), errors.As(err, &we):
+	case errors.As(err, &x) && x.Usage:
 		return usageErr{err}
+	case errors.As(err, &nc):
+		return notConverged{err}
 	}
 	return err
 }
