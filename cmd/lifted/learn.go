@@ -88,7 +88,7 @@ lwl and pll use L-BFGS with a Gaussian prior N(--prior-mean,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.method, "method", "lwl", "lwl (exact lifted likelihood), pll (pseudo-likelihood), or smd, sgd, scg, lbfgs-bp (see --ne)")
+	fl.StringVar(&f.method, "method", "lwl", "lwl (exact lifted likelihood), pll (pseudo-likelihood), dn (discriminative, diagonal Newton), or smd, sgd, scg, lbfgs-bp (see --ne); the flags below are grouped by the methods they apply to")
 	fl.StringVarP(&f.input, "input", "i", "", "the MLN whose formula weights to learn (required)")
 	fl.StringSliceVarP(&f.train, "train", "t", nil, "training databases, comma-separated or repeated (required)")
 	fl.StringVarP(&f.output, "output", "o", "", "learned MLN file (default stdout)")
@@ -99,6 +99,15 @@ lwl and pll use L-BFGS with a Gaussian prior N(--prior-mean,
 	fl.BoolVar(&f.pllUnweighted, "pll-unweighted", false, "pll: weight all ground atoms alike instead of all predicates alike")
 	fl.BoolVar(&f.quiet, "quiet", false, "no progress or summary on stderr")
 	f.online.register(fl)
+	groupFlags(cmd,
+		flagGroup{"Flags of lwl, pll, dn, scg and lbfgs-bp", []string{"max-iter", "prior-stddev"}},
+		flagGroup{"Flags of lwl, pll, scg and lbfgs-bp", []string{"tol"}},
+		flagGroup{"Flags of lwl, pll and dn", []string{"prior-mean"}},
+		flagGroup{"Flags of pll", []string{"pll-unweighted"}},
+		flagGroup{"Flags of dn, smd, sgd, scg and lbfgs-bp", []string{"ne", "seed"}},
+		flagGroup{"Flags of the online and BP-based learners: smd, sgd, scg and lbfgs-bp", []string{"holdout", "eval-every", "log", "plot", "plot-with", "ground-bp", "workers", "shards"}},
+		flagGroup{"Flags of smd and sgd", []string{"pieces", "depth", "discount", "batch-size", "step", "passes"}},
+		flagGroup{"Flags of smd", []string{"smd-lambda", "smd-mu", "smd-gamma"}})
 	return cmd
 }
 
