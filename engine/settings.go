@@ -47,7 +47,7 @@ var Settings = []Setting{
 	{"samples", 1000, "samplers: samples each chain keeps after the burn-in (0: until --time-limit)", true, false},
 	{"burn-in", 100, "samplers: steps each chain discards first", true, false},
 	{"chains", 0, "samplers: independent chains (0: one per core)", true, false},
-	{"time-limit", time.Duration(0), "samplers and maxwalksat: stop after this long, e.g. 30s (0: no limit)", true, true},
+	{"time-limit", time.Duration(0), "samplers, maxwalksat and lp: stop after this long, e.g. 30s (0: no limit)", true, true},
 	{"tries", 1, "maxwalksat: restarts from a random world", true, true},
 	{"max-flips", 100000, "maxwalksat: steps per try", true, true},
 	{"noise", 0.5, "maxwalksat: probability of a random-walk step", true, true},
@@ -55,6 +55,21 @@ var Settings = []Setting{
 	{"block-states", mcmc.DefaultBlockStates, "bgibbs: most joint states of a block", true, false},
 	{"relaxation", "cycle", "lp: local (the local polytope) or cycle (plus cycle inequalities by cutting planes)", false, true},
 	{"symmetry", "", "lp: none, colour (LOCAL only), orbits (default for factor graphs) or renaming (default for MLNs)", false, true},
+}
+
+// mapHelp are the helps of settings that say less in lifted map, which
+// has no samplers.
+var mapHelp = map[string]string{
+	"time-limit": "maxwalksat and lp: stop after this long, e.g. 30s (0: no limit)",
+	"tol":        "BP: convergence tolerance on the largest message change; lp, ilp: a cut violated by less counts as satisfied (their default: 1e-6)",
+}
+
+// HelpIn is the setting's help in mode.
+func (s Setting) HelpIn(mode Mode) string {
+	if h, ok := mapHelp[s.Name]; ok && mode == ModeMAP {
+		return h
+	}
+	return s.Help
 }
 
 // In reports whether mode takes the setting.
@@ -141,4 +156,17 @@ func SettingProperties(mode Mode, method string, given map[string]string) (infer
 		}
 	}
 	return props, nil
+}
+
+// SettingMethods names the registered methods that have the setting's
+// property and answer a query of mode (lifted map: MAP queries), for
+// help that says which settings apply to which methods.
+func SettingMethods(mode Mode, name string) []string {
+	var out []string
+	for _, m := range infer.Methods() {
+		if m.HasProperty(name) && (mode == ModeInfer || m.Supports(MAP)) {
+			out = append(out, m.Name)
+		}
+	}
+	return out
 }

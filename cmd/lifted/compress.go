@@ -51,6 +51,7 @@ clusternodes, clusterfactors, lifted_edges, color_iterations and color_seconds
 	f.register(cmd)
 	mf.register(cmd)
 	cmd.Flags().StringVarP(&output, "output", "o", "", "output file (default stdout)")
+	groupFlags(cmd, prefixed(cmd, "Flags of MLNs", "MLN:"))
 	return cmd
 }
 

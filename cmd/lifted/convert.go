@@ -49,6 +49,7 @@ colourpass --input 'DIR/edges-*.txt') gives lifted compress's partition.`,
 	fl.StringVar(&f.to, "to", "edgelist", "output format: edgelist")
 	fl.IntVar(&f.shards, "shards", 1, "number of shard files")
 	fl.StringVarP(&f.output, "output", "o", "", "output directory (required; created if missing)")
+	groupFlags(cmd, prefixed(cmd, "Flags of MLNs", "MLN:"))
 	return cmd
 }
 

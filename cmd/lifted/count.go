@@ -93,6 +93,9 @@ BP paper).`,
 	fl.StringVar(&f.outFormat, "output-format", "text", "text or json")
 	fl.BoolVar(&f.perStep, "per-step", false, "also print every step's statistics (text: a table; json: \"per_step\")")
 	fl.BoolVar(&f.quiet, "quiet", false, "no progress on stderr")
+	groupFlags(cmd, flagGroup{"Flags of --method bpcount, lbpcount", []string{"damping", "tol", "max-iter", "trials", "alpha", "seed", "residual-vars",
+		"min-prob", "frozen-tol", "sat-budget", "sat-conflicts", "bp-graph", "workers", "per-step"}},
+		flagGroup{"Flags of --method lbpcount", []string{"choice-slack", "recolour"}})
 	return cmd
 }
 

@@ -5,6 +5,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	"github.com/lifted-dev/lifted/engine"
 )
 
 // Flags that apply to some methods only are listed in groups titled with
@@ -54,4 +56,37 @@ func flagGroups(cmd *cobra.Command) string {
 		out += "\n\n" + t + ":\n" + strings.TrimRight(sets[t].FlagUsages(), " \n")
 	}
 	return out
+}
+
+// prefixed are the names of the flags whose help starts with prefix
+// ("MLN:"), as a group.
+func prefixed(cmd *cobra.Command, title, prefix string) flagGroup {
+	g := flagGroup{title: title}
+	cmd.Flags().VisitAll(func(f *pflag.Flag) {
+		if strings.HasPrefix(f.Usage, prefix) {
+			g.names = append(g.names, f.Name)
+		}
+	})
+	return g
+}
+
+// settingGroups groups the method settings of mode by the methods that
+// have them (engine.SettingMethods).
+func settingGroups(mode engine.Mode) []flagGroup {
+	var gs []flagGroup
+	at := map[string]int{}
+	for _, s := range engine.Settings {
+		if !s.In(mode) {
+			continue
+		}
+		ms := engine.SettingMethods(mode, s.Name)
+		t := "Flags of --method " + strings.Join(ms, ", ")
+		if i, ok := at[t]; ok {
+			gs[i].names = append(gs[i].names, s.Name)
+			continue
+		}
+		at[t] = len(gs)
+		gs = append(gs, flagGroup{t, []string{s.Name}})
+	}
+	return gs
 }

@@ -72,16 +72,16 @@ type inferFlags struct {
 }
 
 // registerSetting adds the flag of an engine setting (--tol, --samples, …).
-func registerSetting(fl *pflag.FlagSet, s engine.Setting) {
-	switch d := s.Default.(type) {
+func registerSetting(fl *pflag.FlagSet, s engine.Setting, mode engine.Mode) {
+	switch d, h := s.Default, s.HelpIn(mode); d := d.(type) {
 	case string:
-		fl.String(s.Name, d, s.Help)
+		fl.String(s.Name, d, h)
 	case float64:
-		fl.Float64(s.Name, d, s.Help)
+		fl.Float64(s.Name, d, h)
 	case int:
-		fl.Int(s.Name, d, s.Help)
+		fl.Int(s.Name, d, h)
 	case time.Duration:
-		fl.Duration(s.Name, d, s.Help)
+		fl.Duration(s.Name, d, h)
 	}
 }
 
@@ -127,6 +127,7 @@ seeds the samplers and maxwalksat; maxwalksat answers MAP queries,
 	}
 	f.register(cmd, engine.ModeInfer)
 	f.dyn.register(cmd)
+	groupFlags(cmd, append([]flagGroup{prefixed(cmd, "Flags of MLNs", "MLN:"), prefixed(cmd, "Flags of dynamic MLNs", "dynamic")}, settingGroups(engine.ModeInfer)...)...)
 	return cmd
 }
 
@@ -139,7 +140,7 @@ func (f *inferFlags) register(cmd *cobra.Command, mode engine.Mode) {
 	fl.StringVar(&f.method, "method", "auto", "inference method: "+methodHelp())
 	for _, s := range engine.Settings {
 		if s.In(mode) {
-			registerSetting(fl, s)
+			registerSetting(fl, s, mode)
 		}
 	}
 	if mode == engine.ModeInfer {
@@ -147,8 +148,12 @@ func (f *inferFlags) register(cmd *cobra.Command, mode engine.Mode) {
 	}
 	fl.StringArrayVar(&f.props, "prop", nil, "set a property of the method, NAME=VALUE (repeatable; see the methods' properties above), e.g. --prop max-states=1e7")
 	fl.BoolVar(&f.allowUnconverged, "allow-unconverged", false, "print the answer of BP that did not converge even with its fallbacks (marked as not converged) instead of failing with exit status 3")
-	fl.BoolVar(&f.allowPartial, "allow-partial", false, "on Ctrl-C print the answer so far (marked as interrupted: \"interrupted after N samples\") instead of failing with exit status 130")
-	fl.Uint64Var(&f.seed, "seed", 0, "samplers and maxwalksat: random seed (the same seed, and for samplers --chains, give the same answer)")
+	seedHelp, partialHelp := "samplers and maxwalksat: random seed (the same seed, and for samplers --chains, give the same answer)", ": \"interrupted after N samples\""
+	if mode == engine.ModeMAP {
+		seedHelp, partialHelp = "maxwalksat: random seed (the same seed gives the same answer)", ""
+	}
+	fl.BoolVar(&f.allowPartial, "allow-partial", false, "on Ctrl-C print the answer so far (marked as interrupted"+partialHelp+") instead of failing with exit status 130")
+	fl.Uint64Var(&f.seed, "seed", 0, seedHelp)
 	fl.StringVarP(&f.output, "output", "o", "", "output file (default stdout)")
 	fl.StringVarP(&f.output, "result", "r", "", "alias of --output (as in Alchemy)")
 	fl.StringVar(&f.outFormat, "output-format", "", "mar (UAI MAR/MPE; the default for factor graphs), alchemy (the default for MLNs) or json")

@@ -14,6 +14,7 @@ func newMapCmd() *cobra.Command {
 		return runInfer(cmd.Context(), cmd, &f, args[0], cmd.OutOrStdout())
 	}}
 	f.register(cmd, engine.ModeMAP)
+	groupFlags(cmd, append([]flagGroup{prefixed(cmd, "Flags of MLNs", "MLN:")}, settingGroups(engine.ModeMAP)...)...)
 	cmd.Use = "map [flags] MODEL"
 	cmd.Short = "MAP assignment (the most probable world): LP relaxation with a bound by default"
 	cmd.Long = `map prints a most probable world of MODEL given the evidence: "lifted infer
