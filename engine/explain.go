@@ -64,3 +64,22 @@ func Explain(path string, err error) error {
 	}
 	return x
 }
+
+// CheckOptions checks, before any work, the request's options that the
+// front ends take as flags (--color-mode, --workers, --construction),
+// phrased as the flags: a *RequestError.
+func CheckOptions(req Request) error {
+	switch req.ColourMode {
+	case "auto", "", "positional", "cnf", "symmetric":
+	default:
+		return requestErrorf("unknown --color-mode %q (want auto, positional, symmetric or cnf)", req.ColourMode)
+	}
+	if req.Workers < 0 {
+		return requestErrorf("--workers must be at least 0, got %d", req.Workers)
+	}
+	switch req.Ground.Construction {
+	case "", ConstructFirstOrder, ConstructGround:
+		return nil
+	}
+	return requestErrorf("unknown --construction %q (want first-order or ground)", req.Ground.Construction)
+}

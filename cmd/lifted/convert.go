@@ -90,15 +90,16 @@ func runConvert(ctx context.Context, f *convertFlags, path string) error {
 // convertGraph reads (or grounds) the model and decides its colouring
 // options, as lifted compress does.
 func convertGraph(ctx context.Context, f *convertFlags, path string) (*fg.Graph, fg.Evidence, lift.Options, error) {
-	if err := f.graphFlags.check(); err != nil {
-		return nil, nil, lift.Options{}, err
+	prog := newProgress(f.quiet)
+	defer prog.done()
+	req := engine.Request{ColourMode: f.colorMode, Ground: f.mlnFlags.options(), Progress: prog.report}
+	if err := engine.CheckOptions(req); err != nil {
+		return nil, nil, lift.Options{}, cmdError(path, err)
 	}
 	m, err := loadModel(path, f.format, f.evidence, f.quiet)
 	if err != nil {
 		return nil, nil, lift.Options{}, err
 	}
-	prog := newProgress(f.quiet)
-	defer prog.done()
-	g, ev, opt, err := m.GroundGraph(ctx, engine.Request{ColourMode: f.colorMode, Ground: f.mlnFlags.options(), Progress: prog.report})
+	g, ev, opt, err := m.GroundGraph(ctx, req)
 	return g, ev, opt, cmdError(path, err)
 }

@@ -39,19 +39,6 @@ func (f *graphFlags) register(cmd *cobra.Command) {
 	fl.IntVar(&f.workers, "workers", 0, "colour passing on this many cores; the default 0 = one per core (the result does not depend on it; 1 = the single-core colour passing)")
 }
 
-// check validates the flags the engine would reject, phrased as flags.
-func (f *graphFlags) check() error {
-	switch f.colorMode {
-	case "auto", "", "positional", "cnf", "symmetric":
-	default:
-		return usageError{fmt.Errorf("unknown --color-mode %q (want auto, positional, symmetric or cnf)", f.colorMode)}
-	}
-	if f.workers < 0 {
-		return usageError{fmt.Errorf("--workers must be at least 0, got %d", f.workers)}
-	}
-	return nil
-}
-
 type inferFlags struct {
 	graphFlags
 	mlnFlags
@@ -210,12 +197,7 @@ func (f *inferFlags) request(fl *pflag.FlagSet, path string) (engine.Request, er
 		}
 		return req, usageError{fmt.Errorf("--method %s does not answer %s queries%s", m.Name, req.Task, hint)}
 	}
-	if format.IsMLN(path, f.format) {
-		if err := f.mlnFlags.checkConstruction(); err != nil {
-			return req, err
-		}
-	}
-	return req, f.graphFlags.check()
+	return req, cmdError(path, engine.CheckOptions(req))
 }
 
 // cmdError phrases the engine's errors for the command line

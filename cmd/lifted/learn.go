@@ -66,10 +66,7 @@ lwl and pll use L-BFGS with a Gaussian prior N(--prior-mean,
 		Args: exactArgs(0),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if online.IsMethod(f.method) {
-				err := runOnlineLearn(cmd.Context(), &f.online, onlineRun{
-					Method: f.method, Input: f.input, Train: f.train, Output: f.output, Quiet: f.quiet,
-					MaxIter: f.maxIter, Tol: f.tol, PriorStdDev: f.priorStdDev,
-				}, cmd.OutOrStdout())
+				err := runOnlineLearn(cmd.Context(), &f, cmd.OutOrStdout())
 				if f.method != "scg" || !errors.Is(err, online.ErrClauseTooLarge) {
 					return err
 				}

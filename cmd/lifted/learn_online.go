@@ -47,35 +47,24 @@ func (o *onlineFlags) register(fl *pflag.FlagSet) {
 	fl.IntVar(&o.c.Shards, "shards", 1, "compute each mini-batch (or the whole model) in this many shards of pieces on as many cores (lifting then works within a shard, so results differ within BP's tolerance)")
 }
 
-// onlineRun is what runOnlineLearn needs from the learn command's own flags.
-type onlineRun struct {
-	Method      string   // smd, sgd, scg or lbfgs-bp
-	Input       string   // STRUCT.mln
-	Train       []string // training database files (one mega-example)
-	Output      string   // learned MLN ("" or "-": stdout)
-	Quiet       bool
-	MaxIter     int     // scg/lbfgs-bp iterations
-	Tol         float64 // scg/lbfgs-bp gradient tolerance
-	PriorStdDev float64 // scg/lbfgs-bp Gaussian prior (≤ 0: none)
-}
-
 // runOnlineLearn runs "lifted learn --method smd|sgd|scg|lbfgs-bp"
 // (online.LearnFiles).
-func runOnlineLearn(ctx context.Context, o *onlineFlags, r onlineRun, stdout io.Writer) error {
+func runOnlineLearn(ctx context.Context, r *learnFlags, stdout io.Writer) error {
+	o := &r.online
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	prog := newProgress(r.Quiet)
+	prog := newProgress(r.quiet)
 	c := o.c
-	c.Method, c.Train, c.MaxIter, c.Tol, c.PriorStdDev = r.Method, r.Train, r.MaxIter, r.Tol, r.PriorStdDev
-	c.Progress = func(done, total int64, detail string) { prog.update(r.Method, done, total, detail) }
+	c.Method, c.Train, c.MaxIter, c.Tol, c.PriorStdDev = r.method, r.train, r.maxIter, r.tol, r.priorStdDev
+	c.Progress = func(done, total int64, detail string) { prog.update(r.method, done, total, detail) }
 	var ce *online.ConfigError
 	switch err := c.Check(); {
-	case !online.IsMethod(r.Method):
+	case !online.IsMethod(r.method):
 		return usageError{err}
-	case r.Input == "":
+	case r.input == "":
 		return usageError{fmt.Errorf("learn needs the model: -i STRUCT.mln")}
-	case len(r.Train) == 0:
+	case len(r.train) == 0:
 		return usageError{fmt.Errorf("learn needs the training mega-example: -t TRAIN.db")}
 	case errors.As(err, &ce):
 		return usageError{err}
@@ -87,25 +76,25 @@ func runOnlineLearn(ctx context.Context, o *onlineFlags, r onlineRun, stdout io.
 			return err
 		}
 	}
-	out, err := openOutput(r.Output)
+	out, err := openOutput(r.output)
 	if err != nil {
 		return err
 	}
-	res, err := online.LearnFiles(ctx, r.Input, o.ne, c, func(ws []*pos.Error) { warn(r.Quiet, ws) }, func(note string) {
-		if !r.Quiet {
+	res, err := online.LearnFiles(ctx, r.input, o.ne, c, func(ws []*pos.Error) { warn(r.quiet, ws) }, func(note string) {
+		if !r.quiet {
 			fmt.Fprintln(os.Stderr, "lifted: "+note)
 		}
 	})
 	prog.done()
 	var nee *online.NEError
 	if errors.As(err, &nee) {
-		return usageError{fmt.Errorf("--method %s %w", r.Method, err)}
+		return usageError{fmt.Errorf("--method %s %w", r.method, err)}
 	}
 	if err != nil {
 		return err
 	}
 	for _, line := range res.Lines {
-		if !r.Quiet {
+		if !r.quiet {
 			fmt.Fprintln(os.Stderr, "lifted: "+line)
 		}
 	}

@@ -225,18 +225,8 @@ func request(m *engine.Model, rr *runRequest) (engine.Request, error) {
 		Ground: engine.GroundOptions{ClosedWorld: splitAll(rr.ClosedWorld), OpenWorld: splitAll(rr.OpenWorld),
 			DefaultWeight: rr.DefaultWeight, MaxGround: rr.MaxGround, AlchemyCNF: rr.AlchemyCNF,
 			MergeDuplicates: rr.MergeDuplicates, Construction: rr.Construction}}
-	switch rr.ColourMode {
-	case "auto", "", "positional", "cnf", "symmetric":
-	default:
-		return req, usagef("unknown --color-mode %q (want auto, positional, symmetric or cnf)", rr.ColourMode)
-	}
-	if rr.Workers < 0 {
-		return req, usagef("--workers must be at least 0, got %d", rr.Workers)
-	}
-	switch rr.Construction {
-	case "", engine.ConstructFirstOrder, engine.ConstructGround:
-	default:
-		return req, usagef("unknown --construction %q (want first-order or ground)", rr.Construction)
+	if err := engine.CheckOptions(req); err != nil {
+		return req, usageErr{err}
 	}
 	if rr.Mode == "compress" {
 		if rr.Method != "" || rr.MaxProduct || len(rr.Properties) > 0 || rr.Dynamic != nil {
