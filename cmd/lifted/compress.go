@@ -23,19 +23,17 @@ clusternodes, clusterfactors, lifted_edges, color_iterations and color_seconds
 (the BP fields are zero), plus ground_atoms and ground_formulas for an MLN.`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := f.check(); err != nil {
-				return err
-			}
-			if err := mf.checkConstruction(); err != nil {
-				return err
+			prog := newProgress(f.quiet)
+			req := engine.Request{ColourMode: f.colorMode, Workers: f.workers,
+				Query: mf.query, QueryFiles: mf.queryFiles, Ground: mf.options(), Progress: prog.report}
+			if err := engine.CheckOptions(req); err != nil {
+				return cmdError(args[0], err)
 			}
 			m, err := loadModel(args[0], f.format, f.evidence, f.quiet)
 			if err != nil {
 				return err
 			}
-			prog := newProgress(f.quiet)
-			res, err := m.Compress(cmd.Context(), engine.Request{ColourMode: f.colorMode, Workers: f.workers,
-				Query: mf.query, QueryFiles: mf.queryFiles, Ground: mf.options(), Progress: prog.report})
+			res, err := m.Compress(cmd.Context(), req)
 			prog.done()
 			if err != nil {
 				return cmdError(args[0], err)
@@ -51,6 +49,7 @@ clusternodes, clusterfactors, lifted_edges, color_iterations and color_seconds
 	f.register(cmd)
 	mf.register(cmd)
 	cmd.Flags().StringVarP(&output, "output", "o", "", "output file (default stdout)")
+	groupFlags(cmd, prefixed(cmd, "Flags of MLNs", "MLN:"))
 	return cmd
 }
 

@@ -49,6 +49,7 @@ colourpass --input 'DIR/edges-*.txt') gives lifted compress's partition.`,
 	fl.StringVar(&f.to, "to", "edgelist", "output format: edgelist")
 	fl.IntVar(&f.shards, "shards", 1, "number of shard files")
 	fl.StringVarP(&f.output, "output", "o", "", "output directory (required; created if missing)")
+	groupFlags(cmd, prefixed(cmd, "Flags of MLNs", "MLN:"))
 	return cmd
 }
 
@@ -89,15 +90,16 @@ func runConvert(ctx context.Context, f *convertFlags, path string) error {
 // convertGraph reads (or grounds) the model and decides its colouring
 // options, as lifted compress does.
 func convertGraph(ctx context.Context, f *convertFlags, path string) (*fg.Graph, fg.Evidence, lift.Options, error) {
-	if err := f.graphFlags.check(); err != nil {
-		return nil, nil, lift.Options{}, err
+	prog := newProgress(f.quiet)
+	defer prog.done()
+	req := engine.Request{ColourMode: f.colorMode, Ground: f.mlnFlags.options(), Progress: prog.report}
+	if err := engine.CheckOptions(req); err != nil {
+		return nil, nil, lift.Options{}, cmdError(path, err)
 	}
 	m, err := loadModel(path, f.format, f.evidence, f.quiet)
 	if err != nil {
 		return nil, nil, lift.Options{}, err
 	}
-	prog := newProgress(f.quiet)
-	defer prog.done()
-	g, ev, opt, err := m.GroundGraph(ctx, engine.Request{ColourMode: f.colorMode, Ground: f.mlnFlags.options(), Progress: prog.report})
+	g, ev, opt, err := m.GroundGraph(ctx, req)
 	return g, ev, opt, cmdError(path, err)
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"runtime"
 	"time"
 
@@ -13,7 +12,6 @@ import (
 
 	"github.com/lifted-dev/lifted/count"
 	"github.com/lifted-dev/lifted/engine"
-	"github.com/lifted-dev/lifted/infer"
 )
 
 type countFlags struct {
@@ -93,6 +91,9 @@ BP paper).`,
 	fl.StringVar(&f.outFormat, "output-format", "text", "text or json")
 	fl.BoolVar(&f.perStep, "per-step", false, "also print every step's statistics (text: a table; json: \"per_step\")")
 	fl.BoolVar(&f.quiet, "quiet", false, "no progress on stderr")
+	groupFlags(cmd, flagGroup{"Flags of --method bpcount, lbpcount", []string{"damping", "tol", "max-iter", "trials", "alpha", "seed", "residual-vars",
+		"min-prob", "frozen-tol", "sat-budget", "sat-conflicts", "bp-graph", "workers", "per-step"}},
+		flagGroup{"Flags of --method lbpcount", []string{"choice-slack", "recolour"}})
 	return cmd
 }
 
@@ -115,9 +116,6 @@ func (f *countFlags) options() (count.BPCountOptions, error) {
 	}
 	if o.Recolour, ok = count.Recolourings[f.recolour]; !ok {
 		return o, usageError{fmt.Errorf("unknown --recolour %q (want incremental, scratch or refine)", f.recolour)}
-	}
-	if !o.Lifted {
-		o.ChoiceSlack = 0
 	}
 	return o, nil
 }
@@ -149,35 +147,12 @@ func runCount(ctx context.Context, f *countFlags, path string, stdout io.Writer)
 		defer cancel()
 	}
 	prog := newProgress(f.quiet)
-	// The one result JSON: log Z is the natural log of the count (exact)
-	// or of its lower bound.
-	res := &engine.Result{Task: engine.LogZ, Method: f.method, Converged: true}
-	var text func(io.Writer) error
-	if f.method == "exact" {
-		start := time.Now()
-		// LimitHeap: the command runs one count, so the runtime's memory
-		// limit can keep resident memory near the cache bound.
-		n, _, err := count.ExactWithOptions(ctx, c, count.Options{LimitHeap: true, Progress: func(s count.Stats) {
-			prog.printf("exact count", "%d decisions, %d conflicts, %d cached components (%d MB)", s.Decisions, s.Conflicts, s.CacheEntries, s.CacheBytes>>20)
-		}})
-		prog.done()
-		if err != nil {
-			return timeoutError(err, f.timeout)
-		}
-		secs := time.Since(start).Seconds()
-		res.LogZ, res.LogZKind, res.Figures = count.Log10(n)*math.Ln10, infer.Exact, count.ExactFigures(n, secs)
-		text = func(w io.Writer) error { return count.WriteExactText(w, n, secs) }
-	} else {
-		opt.Progress = func(p count.BPCountProgress) {
-			prog.update(f.method, int64(p.Trial), int64(opt.Trials), fmt.Sprintf("trial %d of %d, step %d, %d variables in open clauses", p.Trial+1, opt.Trials, p.Step, p.Open))
-		}
-		r, err := count.BPCount(ctx, c, opt)
-		prog.done()
-		if err != nil {
-			return timeoutError(err, f.timeout)
-		}
-		res.LogZ, res.LogZKind, res.Figures = r.LowerBoundLog10*math.Ln10, infer.LowerBound, count.BoundFigures(r, f.perStep)
-		text = func(w io.Writer) error { return count.WriteBoundText(w, r, f.perStep) }
+	// LimitHeap: the command runs one count, so the runtime's memory limit
+	// can keep resident memory near the cache bound.
+	res, text, err := engine.Count(ctx, c, engine.CountOptions{Method: f.method, BP: opt, PerStep: f.perStep, LimitHeap: true, Progress: prog.report})
+	prog.done()
+	if err != nil {
+		return timeoutError(err, f.timeout)
 	}
 	return writeOutput(f.output, stdout, func(w io.Writer) error {
 		if f.outFormat == "json" {

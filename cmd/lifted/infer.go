@@ -1,14 +1,12 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -19,9 +17,8 @@ import (
 	"github.com/lifted-dev/lifted/format"
 	mlnfile "github.com/lifted-dev/lifted/format/mlnfile"
 	"github.com/lifted-dev/lifted/infer"
-	"github.com/lifted-dev/lifted/infer/mcmc"
+	"github.com/lifted-dev/lifted/internal/outfile"
 	"github.com/lifted-dev/lifted/pos"
-	"github.com/lifted-dev/lifted/wfomc"
 )
 
 // graphFlags are the flags shared by infer, map and compress.
@@ -42,19 +39,6 @@ func (f *graphFlags) register(cmd *cobra.Command) {
 	fl.IntVar(&f.workers, "workers", 0, "colour passing on this many cores; the default 0 = one per core (the result does not depend on it; 1 = the single-core colour passing)")
 }
 
-// check validates the flags the engine would reject, phrased as flags.
-func (f *graphFlags) check() error {
-	switch f.colorMode {
-	case "auto", "", "positional", "cnf", "symmetric":
-	default:
-		return usageError{fmt.Errorf("unknown --color-mode %q (want auto, positional, symmetric or cnf)", f.colorMode)}
-	}
-	if f.workers < 0 {
-		return usageError{fmt.Errorf("--workers must be at least 0, got %d", f.workers)}
-	}
-	return nil
-}
-
 type inferFlags struct {
 	graphFlags
 	mlnFlags
@@ -71,51 +55,20 @@ type inferFlags struct {
 	allowPartial bool
 	props        []string
 	dyn          dynamicFlags // dynamic.go
+	mode         engine.Mode  // infer or map: which settings, with which defaults
 }
 
-// methodFlag is a flag that sets the property of the same name of the
-// methods that have it.
-type methodFlag struct {
-	name string
-	def  any // its type and default: string, float64, int or time.Duration
-	help string
-	cmds int // the commands that have it: both, inferOnly or mapOnly
-}
-
-const (
-	both = iota
-	inferOnly
-	mapOnly
-)
-
-var methodFlags = []methodFlag{
-	{"schedule", "flood", "message schedule: flood or seq", both},
-	{"damping", 0.0, "damping in [0,1): weight of the previous message", both},
-	{"tol", 1e-8, "convergence tolerance on the largest message change", both},
-	{"max-iter", 1000, "maximum BP iterations", both},
-	{"samples", 1000, "samplers: samples each chain keeps after the burn-in (0: until --time-limit)", inferOnly},
-	{"burn-in", 100, "samplers: steps each chain discards first", inferOnly},
-	{"chains", 0, "samplers: independent chains (0: one per core)", inferOnly},
-	{"time-limit", time.Duration(0), "samplers and maxwalksat: stop after this long, e.g. 30s (0: no limit)", both},
-	{"tries", 1, "maxwalksat: restarts from a random world", both},
-	{"max-flips", 100000, "maxwalksat: steps per try", both},
-	{"noise", 0.5, "maxwalksat: probability of a random-walk step", both},
-	{"block-size", mcmc.DefaultBlockSize, "bgibbs: most variables in a block", inferOnly},
-	{"block-states", mcmc.DefaultBlockStates, "bgibbs: most joint states of a block", inferOnly},
-	{"relaxation", "cycle", "lp: local (the local polytope) or cycle (plus cycle inequalities by cutting planes)", mapOnly},
-	{"symmetry", "", "lp: none, colour (LOCAL only), orbits (default for factor graphs) or renaming (default for MLNs)", mapOnly},
-}
-
-func (m methodFlag) register(fl *pflag.FlagSet) {
-	switch d := m.def.(type) {
+// registerSetting adds the flag of an engine setting (--tol, --samples, …).
+func registerSetting(fl *pflag.FlagSet, s engine.Setting, mode engine.Mode) {
+	switch d, h := s.Default, s.HelpIn(mode); d := d.(type) {
 	case string:
-		fl.String(m.name, d, m.help)
+		fl.String(s.Name, d, h)
 	case float64:
-		fl.Float64(m.name, d, m.help)
+		fl.Float64(s.Name, d, h)
 	case int:
-		fl.Int(m.name, d, m.help)
+		fl.Int(s.Name, d, h)
 	case time.Duration:
-		fl.Duration(m.name, d, m.help)
+		fl.Duration(s.Name, d, h)
 	}
 }
 
@@ -159,29 +112,35 @@ seeds the samplers and maxwalksat; maxwalksat answers MAP queries,
 			return runInfer(cmd.Context(), cmd, &f, args[0], cmd.OutOrStdout())
 		},
 	}
-	f.register(cmd, false)
+	f.register(cmd, engine.ModeInfer)
 	f.dyn.register(cmd)
+	groupFlags(cmd, append([]flagGroup{prefixed(cmd, "Flags of MLNs", "MLN:"), prefixed(cmd, "Flags of dynamic MLNs", "dynamic")}, settingGroups(engine.ModeInfer)...)...)
 	return cmd
 }
 
-// register adds the flags of infer (mapCmd: of map, without the samplers'
-// and the dynamic flags).
-func (f *inferFlags) register(cmd *cobra.Command, mapCmd bool) {
+// register adds the flags of infer (engine.ModeMAP: of map, without the
+// samplers' and the dynamic flags).
+func (f *inferFlags) register(cmd *cobra.Command, mode engine.Mode) {
+	f.mode = mode
 	f.graphFlags.register(cmd)
 	fl := cmd.Flags()
 	fl.StringVar(&f.method, "method", "auto", "inference method: "+methodHelp())
-	for _, m := range methodFlags {
-		if m.cmds == both || (m.cmds == mapOnly) == mapCmd {
-			m.register(fl)
+	for _, s := range engine.Settings {
+		if s.In(mode) {
+			registerSetting(fl, s, mode)
 		}
 	}
-	if !mapCmd {
+	if mode == engine.ModeInfer {
 		fl.BoolVar(&f.maxProduct, "max-product", false, "max-product BP: print a MAP assignment (UAI MPE format)")
 	}
 	fl.StringArrayVar(&f.props, "prop", nil, "set a property of the method, NAME=VALUE (repeatable; see the methods' properties above), e.g. --prop max-states=1e7")
 	fl.BoolVar(&f.allowUnconverged, "allow-unconverged", false, "print the answer of BP that did not converge even with its fallbacks (marked as not converged) instead of failing with exit status 3")
-	fl.BoolVar(&f.allowPartial, "allow-partial", false, "on Ctrl-C print the answer so far (marked as interrupted: \"interrupted after N samples\") instead of failing with exit status 130")
-	fl.Uint64Var(&f.seed, "seed", 0, "samplers and maxwalksat: random seed (the same seed, and for samplers --chains, give the same answer)")
+	seedHelp, partialHelp := "samplers and maxwalksat: random seed (the same seed, and for samplers --chains, give the same answer)", ": \"interrupted after N samples\""
+	if mode == engine.ModeMAP {
+		seedHelp, partialHelp = "maxwalksat: random seed (the same seed gives the same answer)", ""
+	}
+	fl.BoolVar(&f.allowPartial, "allow-partial", false, "on Ctrl-C print the answer so far (marked as interrupted"+partialHelp+") instead of failing with exit status 130")
+	fl.Uint64Var(&f.seed, "seed", 0, seedHelp)
 	fl.StringVarP(&f.output, "output", "o", "", "output file (default stdout)")
 	fl.StringVarP(&f.output, "result", "r", "", "alias of --output (as in Alchemy)")
 	fl.StringVar(&f.outFormat, "output-format", "", "mar (UAI MAR/MPE; the default for factor graphs), alchemy (the default for MLNs) or json")
@@ -213,15 +172,10 @@ func (f *inferFlags) request(fl *pflag.FlagSet, path string) (engine.Request, er
 	if !ok {
 		return req, usageError{fmt.Errorf("unknown --method %q (want %s)", f.method, infer.OrList(infer.Names()))}
 	}
-	req.Properties = infer.Properties{}
-	for _, mf := range methodFlags {
-		switch fg := fl.Lookup(mf.name); {
-		case fg == nil, fg.Value.String() == "" && !fg.Changed: // --symmetry: the engine's default
-		case m.HasProperty(mf.name):
-			req.Properties[mf.name] = fg.Value.String()
-		case fg.Changed:
-			return req, usageError{fmt.Errorf("--%s does not apply to --method %s", mf.name, m.Name)}
-		}
+	given := map[string]string{}
+	fl.Visit(func(fg *pflag.Flag) { given[fg.Name] = fg.Value.String() })
+	if req.Properties, err = engine.SettingProperties(f.mode, m.Name, given); err != nil {
+		return req, usageError{err}
 	}
 	for _, kv := range f.props {
 		k, v, ok := strings.Cut(kv, "=")
@@ -243,46 +197,21 @@ func (f *inferFlags) request(fl *pflag.FlagSet, path string) (engine.Request, er
 		}
 		return req, usageError{fmt.Errorf("--method %s does not answer %s queries%s", m.Name, req.Task, hint)}
 	}
-	if format.IsMLN(path, f.format) {
-		if err := f.mlnFlags.checkConstruction(); err != nil {
-			return req, err
-		}
-	}
-	return req, f.graphFlags.check()
+	return req, cmdError(path, engine.CheckOptions(req))
 }
 
-// cmdError phrases the engine's errors for the command line: request
-// mistakes as usage errors naming the flags, runs that did not converge
-// with what to try (exit status 3).
+// cmdError phrases the engine's errors for the command line
+// (engine.Explain): request mistakes as usage errors, Ctrl-C as exit
+// status 130.
 func cmdError(path string, err error) error {
-	var pe *infer.PropertyError
-	var nc *infer.NotConvergedError
-	var snc *engine.StepsNotConvergedError
-	var re *engine.RequestError
-	var fe *format.UsageError
-	var we *wfomc.InputError
+	err = engine.Explain(path, err)
+	var x *engine.Explained
 	switch {
-	case err == nil:
-		return nil
-	case errors.As(err, &pe) && pe.Want != "":
-		return usageError{fmt.Errorf("unknown --%s %q (want %s)", pe.Name, pe.Value, pe.Want)}
-	case errors.As(err, &pe):
-		return usageError{fmt.Errorf("--%s %s", pe.Name, pe.Msg)}
-	case errors.As(err, &nc) && nc.Answer.Stats.Chains > 0:
-		who := "the sampler"
-		if m := nc.Answer.Stats.Method; m != "" {
-			who = "the sampler " + m
-		}
-		return &phrased{err: nc, msg: fmt.Sprintf("%s: the chains of %s have not mixed after %d samples: %s; or use --allow-unconverged to print the estimates (marked as such)",
-			path, who, nc.Answer.Stats.Samples, nc.Answer.Stats.Mixing)}
-	case errors.As(err, &nc):
-		return fmt.Errorf("%s: BP %w; raise --max-iter, or use --allow-unconverged to print the non-converged answer (marked as such)", path, nc)
-	case errors.As(err, &snc):
-		return fmt.Errorf("%v; raise --max-iter (or --samples), add --damping, or use --allow-unconverged", snc)
-	case errors.As(err, &re), errors.As(err, &fe), errors.As(err, &we):
-		return usageError{err}
-	case errors.Is(err, context.Canceled):
-		return &interruptedError{fmt.Sprintf("%s: interrupted before any answer", path)}
+	case !errors.As(err, &x):
+	case x.Usage:
+		return usageError{x}
+	case x.Interrupted:
+		return &interruptedError{x.Msg}
 	}
 	return err
 }
@@ -292,16 +221,6 @@ func cmdError(path string, err error) error {
 type interruptedError struct{ msg string }
 
 func (e *interruptedError) Error() string { return e.msg }
-
-// phrased gives an error a message of its own while errors.As still finds
-// it (exit statuses depend on the kind).
-type phrased struct {
-	err error
-	msg string
-}
-
-func (e *phrased) Error() string { return e.msg }
-func (e *phrased) Unwrap() error { return e.err }
 
 func runInfer(ctx context.Context, cmd *cobra.Command, f *inferFlags, path string, stdout io.Writer) error {
 	if ctx == nil {
@@ -366,7 +285,7 @@ func runInfer(ctx context.Context, cmd *cobra.Command, f *inferFlags, path strin
 			return err
 		}
 	}
-	err = out.write(stdout, func(w io.Writer) error {
+	err = out.Write(stdout, func(w io.Writer) error {
 		switch f.outFormat {
 		case "json":
 			return engine.WriteJSON(w, res)
@@ -396,100 +315,25 @@ func report(res *engine.Result, quiet bool) {
 	}
 }
 
-// writeOutput writes to the named file (through a temporary file renamed
-// on success: see openOutput) or, for "" or "-", to stdout.
+// writeOutput writes to the named file, checked first and replaced only
+// when complete, or, for "" or "-", to stdout (outfile.Write).
 func writeOutput(path string, stdout io.Writer, fn func(io.Writer) error) error {
 	out, err := openOutput(path)
 	if err != nil {
 		return err
 	}
-	return out.write(stdout, fn)
+	return out.Write(stdout, fn)
 }
 
-// output is an output file checked before the work and written after it:
-// to a temporary file in the same directory, renamed over the user's path
-// when complete and removed otherwise.
-type output struct {
-	path string // the user's path; "" for stdout
-}
-
-// openOutput checks, before any work, that path can be written: not a
-// directory, in a directory that exists and is writable (by creating and
-// removing a temporary file there). Errors name the user's path.
-func openOutput(path string) (*output, error) {
-	if path == "" || path == "-" {
-		return &output{}, nil
+// openOutput checks before any work that path can be written
+// (outfile.Open); a directory is a usage error.
+func openOutput(path string) (*outfile.File, error) {
+	out, err := outfile.Open(path)
+	var de *outfile.DirError
+	if errors.As(err, &de) {
+		return nil, usageError{err}
 	}
-	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
-		return nil, usageError{fmt.Errorf("cannot write output %s: it is a directory; name a file in it", path)}
-	}
-	fh, err := createTemp(path)
-	if err != nil {
-		return nil, fmt.Errorf("cannot write output %s: %w", path, unwrapPath(err))
-	}
-	fh.Close()
-	os.Remove(fh.Name())
-	return &output{path: path}, nil
-}
-
-// createTemp creates a new temporary file next to path (hidden, with the
-// permissions os.Create gives).
-func createTemp(path string) (*os.File, error) {
-	dir, base := filepath.Split(path)
-	var err error
-	for i := 0; i < 100; i++ {
-		name := filepath.Join(dir, fmt.Sprintf(".%s.%d.%d.tmp", base, os.Getpid(), i))
-		var fh *os.File
-		fh, err = os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
-		if !errors.Is(err, os.ErrExist) {
-			return fh, err
-		}
-	}
-	return nil, err
-}
-
-// write writes the output with fn: to stdout, or to a temporary file
-// renamed over the user's path (removed on any error).
-func (o *output) write(stdout io.Writer, fn func(io.Writer) error) error {
-	if o.path == "" {
-		bw := bufio.NewWriter(stdout)
-		if err := fn(bw); err != nil {
-			return err
-		}
-		return bw.Flush()
-	}
-	tmp, err := createTemp(o.path)
-	if err != nil {
-		return fmt.Errorf("cannot write output %s: %w", o.path, unwrapPath(err))
-	}
-	bw := bufio.NewWriter(tmp)
-	err = fn(bw)
-	if err == nil {
-		err = bw.Flush()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), o.path)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("cannot write output %s: %w", o.path, unwrapPath(err))
-	}
-	return nil
-}
-
-func unwrapPath(err error) error {
-	var pe *os.PathError
-	var le *os.LinkError
-	switch {
-	case errors.As(err, &pe):
-		return pe.Err
-	case errors.As(err, &le):
-		return le.Err
-	}
-	return err
+	return out, err
 }
 
 // methodHelp lists the registered inference methods for --method's help.

@@ -7,14 +7,13 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
-	"strings"
 
 	"github.com/spf13/pflag"
 
 	"github.com/lifted-dev/lifted/learn"
 	"github.com/lifted-dev/lifted/online"
 	"github.com/lifted-dev/lifted/online/curveplot"
+	"github.com/lifted-dev/lifted/pos"
 )
 
 // onlineFlags are the options of the online and BP-based learners of
@@ -33,12 +32,12 @@ func (o *onlineFlags) register(fl *pflag.FlagSet) {
 	fl.IntVar(&o.c.BatchSize, "batch-size", 10, "smd/sgd: pieces per mini-batch")
 	fl.Float64Var(&o.c.Step, "step", 0.2, "smd: initial gain; sgd: step size")
 	fl.Float64Var(&o.c.Passes, "passes", 1, "smd/sgd: passes over the pieces")
-	fl.StringSliceVar(&o.ne, "ne", nil, "smd/sgd/scg/lbfgs-bp: non-evidence (query) predicates, comma-separated (default: every predicate, when the data observe every atom, as Alchemy's -g)")
+	fl.StringSliceVar(&o.ne, "ne", nil, "non-evidence (query) predicates, comma-separated (dn: required; the others: by default every predicate, when the data observe every atom, as Alchemy's -g)")
 	fl.StringSliceVar(&o.c.Holdout, "holdout", nil, "test databases, each its own mega-example: report their mean CMLL after every tenth of a pass")
 	fl.StringVar(&o.plot, "plot", "", "write the learning curve (test CMLL vs passes) with gonum/plot: .png, .svg or .pdf")
 	fl.StringSliceVar(&o.plotWith, "plot-with", nil, "curve logs (--log files) of earlier runs to draw in the same --plot")
 	fl.StringVar(&o.log, "log", "", "write the learning curve as JSON")
-	fl.Uint64Var(&o.c.Seed, "seed", 1, "random seed (pieces, mini-batches, CMLL groups)")
+	fl.Uint64Var(&o.c.Seed, "seed", 1, "random seed (dn: MC-SAT; the others: pieces, mini-batches, CMLL groups)")
 	fl.Float64Var(&o.c.Lambda, "smd-lambda", 0.99, "smd: decay λ of v")
 	fl.Float64Var(&o.c.Mu, "smd-mu", 0.1, "smd: meta-gain μ")
 	fl.Float64Var(&o.c.Gamma, "smd-gamma", 0.9, "smd: discount γ of the gradient covariance")
@@ -48,35 +47,24 @@ func (o *onlineFlags) register(fl *pflag.FlagSet) {
 	fl.IntVar(&o.c.Shards, "shards", 1, "compute each mini-batch (or the whole model) in this many shards of pieces on as many cores (lifting then works within a shard, so results differ within BP's tolerance)")
 }
 
-// onlineRun is what runOnlineLearn needs from the learn command's own flags.
-type onlineRun struct {
-	Method      string   // smd, sgd, scg or lbfgs-bp
-	Input       string   // STRUCT.mln
-	Train       []string // training database files (one mega-example)
-	Output      string   // learned MLN ("" or "-": stdout)
-	Quiet       bool
-	MaxIter     int     // scg/lbfgs-bp iterations
-	Tol         float64 // scg/lbfgs-bp gradient tolerance
-	PriorStdDev float64 // scg/lbfgs-bp Gaussian prior (≤ 0: none)
-}
-
 // runOnlineLearn runs "lifted learn --method smd|sgd|scg|lbfgs-bp"
-// (online.Learn).
-func runOnlineLearn(ctx context.Context, o *onlineFlags, r onlineRun, stdout io.Writer) error {
+// (online.LearnFiles).
+func runOnlineLearn(ctx context.Context, r *learnFlags, stdout io.Writer) error {
+	o := &r.online
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	prog := newProgress(r.Quiet)
+	prog := newProgress(r.quiet)
 	c := o.c
-	c.Method, c.Train, c.MaxIter, c.Tol, c.PriorStdDev = r.Method, r.Train, r.MaxIter, r.Tol, r.PriorStdDev
-	c.Progress = func(done, total int64, detail string) { prog.update(r.Method, done, total, detail) }
+	c.Method, c.Train, c.MaxIter, c.Tol, c.PriorStdDev = r.method, r.train, r.maxIter, r.tol, r.priorStdDev
+	c.Progress = func(done, total int64, detail string) { prog.update(r.method, done, total, detail) }
 	var ce *online.ConfigError
 	switch err := c.Check(); {
-	case !online.IsMethod(r.Method):
+	case !online.IsMethod(r.method):
 		return usageError{err}
-	case r.Input == "":
+	case r.input == "":
 		return usageError{fmt.Errorf("learn needs the model: -i STRUCT.mln")}
-	case len(r.Train) == 0:
+	case len(r.train) == 0:
 		return usageError{fmt.Errorf("learn needs the training mega-example: -t TRAIN.db")}
 	case errors.As(err, &ce):
 		return usageError{err}
@@ -88,45 +76,32 @@ func runOnlineLearn(ctx context.Context, o *onlineFlags, r onlineRun, stdout io.
 			return err
 		}
 	}
-	d, err := online.LoadData(r.Input, r.Train, c.Holdout, o.ne)
-	if d != nil {
-		warn(r.Quiet, d.Warnings)
+	out, err := openOutput(r.output)
+	if err != nil {
+		return err
 	}
+	res, err := online.LearnFiles(ctx, r.input, o.ne, c, func(ws []*pos.Error) { warn(r.quiet, ws) }, func(note string) {
+		if !r.quiet {
+			fmt.Fprintln(os.Stderr, "lifted: "+note)
+		}
+	})
+	prog.done()
 	var nee *online.NEError
 	if errors.As(err, &nee) {
-		return usageError{fmt.Errorf("--method %s %w", r.Method, err)}
+		return usageError{fmt.Errorf("--method %s %w", r.method, err)}
 	}
 	if err != nil {
 		return err
 	}
-	if d.Generative && !r.Quiet {
-		fmt.Fprintf(os.Stderr, "lifted: %s: no --ne: the data observe every predicate, so all are predicted (generative, as Alchemy's -g): %s\n",
-			r.Method, strings.Join(d.NE, ","))
-	}
-	res, err := online.Learn(ctx, d, c)
-	prog.done()
-	if err != nil {
-		return err
-	}
-	if !r.Quiet {
-		for i, ll := range res.Curve.TestLogLik {
-			if ll != nil {
-				fmt.Fprintf(os.Stderr, "lifted: %s: exact test log-likelihood %.10g\n", filepath.Base(c.Holdout[i]), *ll)
-			}
+	for _, line := range res.Lines {
+		if !r.quiet {
+			fmt.Fprintln(os.Stderr, "lifted: "+line)
 		}
-		last := ""
-		if c := res.Curve.LastCMLL(); c != nil {
-			last = fmt.Sprintf(", test CMLL %.6g", *c)
-		}
-		fmt.Fprintf(os.Stderr, "lifted: %s: %s%s, %.3f s\n", r.Method, res.Summary, last, res.Curve.Seconds)
 	}
 	if err := writeCurve(o, res.Curve, plotFmt, stdout); err != nil {
 		return err
 	}
-	header := fmt.Sprintf("Learned by lifted learn --method %s from %s\n%s", r.Method, trainNames(r.Train), res.Summary)
-	return writeOutput(r.Output, stdout, func(w io.Writer) error {
-		return learn.WriteMLN(w, d.User, res.Weights, header)
-	})
+	return out.Write(stdout, func(w io.Writer) error { return learn.WriteMLN(w, res.Data.User, res.Weights, res.Header) })
 }
 
 // writeCurve writes the curve as JSON (--log) and plots it with those of

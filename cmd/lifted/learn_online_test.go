@@ -62,7 +62,7 @@ func TestRunOnlineLearn(t *testing.T) {
 			o := &onlineFlags{c: online.Config{Pieces: pieces, Depth: 2, Discount: 0.9, BatchSize: 10, Step: 0.2, Passes: 0.5, Holdout: []string{dbs[1]}, Seed: 1, Lambda: 0.99, Mu: 0.1, Gamma: 0.9, EvalEvery: 0.1}, ne: []string{"Smokes", "Cancer", "Treatment"}, plot: filepath.Join(dir, method+pieces+plotExt(method)), log: filepath.Join(dir, method+pieces+".json")}
 			out := filepath.Join(dir, method+pieces+".mln")
 			r := onlineRun{Method: method, Input: mlnPath, Train: dbs[:1], Output: out, Quiet: true, MaxIter: 5, Tol: 1e-6}
-			if err := runOnlineLearn(context.Background(), o, r, os.Stdout); err != nil {
+			if err := runOnlineLearn(context.Background(), r.flags(o), os.Stdout); err != nil {
 				t.Fatalf("%s %s: %v", method, pieces, err)
 			}
 			m, err := mlnfile.ParseFile(out)
@@ -135,7 +135,7 @@ func TestRunOnlineLearnHardExist(t *testing.T) {
 	out := filepath.Join(dir, "learned.mln")
 	o := &onlineFlags{c: online.Config{Pieces: "tree", Depth: 2, Discount: 0.9, BatchSize: 2, Step: 0.2, Passes: 2, Seed: 1, Lambda: 0.99, Mu: 0.1, Gamma: 0.9, EvalEvery: 0.1}, ne: []string{"Smokes", "Cancer"}}
 	r := onlineRun{Method: "smd", Input: mlnPath, Train: []string{dbPath}, Output: out, Quiet: true}
-	if err := runOnlineLearn(context.Background(), o, r, os.Stdout); err != nil {
+	if err := runOnlineLearn(context.Background(), r.flags(o), os.Stdout); err != nil {
 		t.Fatal(err)
 	}
 	b, err := os.ReadFile(out)
@@ -156,7 +156,7 @@ func TestRunOnlineLearnHardExist(t *testing.T) {
 	if err := os.WriteFile(dbPath, []byte("Cancer(Carl)\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	err = runOnlineLearn(context.Background(), o, r, os.Stdout)
+	err = runOnlineLearn(context.Background(), r.flags(o), os.Stdout)
 	if err == nil || !strings.Contains(err.Error(), `data contradict hard formula 2 "Cancer(x) => Smokes(x)"`) {
 		t.Errorf("error %v", err)
 	}
@@ -180,7 +180,7 @@ func TestRunOnlineLearnMutex(t *testing.T) {
 	out := filepath.Join(dir, "learned.mln")
 	o := &onlineFlags{c: online.Config{Pieces: "tree", Depth: 2, Discount: 0.9, BatchSize: 2, Step: 0.2, Passes: 2, Seed: 1, Lambda: 0.99, Mu: 0.1, Gamma: 0.9, EvalEvery: 0.1}, ne: []string{"Col"}}
 	r := onlineRun{Method: "smd", Input: mlnPath, Train: []string{dbPath}, Output: out, Quiet: true}
-	if err := runOnlineLearn(context.Background(), o, r, os.Stdout); err != nil {
+	if err := runOnlineLearn(context.Background(), r.flags(o), os.Stdout); err != nil {
 		t.Fatal(err)
 	}
 	m, err := mlnfile.ParseFile(out)
@@ -195,7 +195,7 @@ func TestRunOnlineLearnMutex(t *testing.T) {
 	if err := os.WriteFile(dbPath, []byte("Col(A, R)\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	err = runOnlineLearn(context.Background(), o, r, os.Stdout)
+	err = runOnlineLearn(context.Background(), r.flags(o), os.Stdout)
 	if err == nil || !strings.Contains(err.Error(), "(from Col(person, color!))") || !strings.Contains(err.Error(), "o0 = B") {
 		t.Errorf("error %v", err)
 	}
@@ -218,7 +218,7 @@ func TestRunOnlineLearnPerConstant(t *testing.T) {
 	out := filepath.Join(dir, "learned.mln")
 	o := &onlineFlags{c: online.Config{Pieces: "factor", BatchSize: 1, Step: 0.2, Passes: 3, Seed: 1, Lambda: 0.99, Mu: 0.1, Gamma: 0.9, EvalEvery: 0.1}, ne: []string{"Cancer"}}
 	r := onlineRun{Method: "smd", Input: mlnPath, Train: []string{train}, Output: out, Quiet: true}
-	if err := runOnlineLearn(context.Background(), o, r, os.Stdout); err != nil {
+	if err := runOnlineLearn(context.Background(), r.flags(o), os.Stdout); err != nil {
 		t.Fatal(err)
 	}
 	m, err := mlnfile.ParseFile(out)
@@ -229,12 +229,26 @@ func TestRunOnlineLearnPerConstant(t *testing.T) {
 		t.Errorf("learned:\n%s", m)
 	}
 	o.c.Holdout = []string{write("other.db", "Smokes(A)\nSmokes(E)\n")}
-	err = runOnlineLearn(context.Background(), o, r, os.Stdout)
+	err = runOnlineLearn(context.Background(), r.flags(o), os.Stdout)
 	if err == nil || !strings.Contains(err.Error(), "per-constant weights need the same constants") {
 		t.Errorf("holdout with other constants: %v", err)
 	}
 	o.c.Holdout = []string{write("same.db", "Smokes(C)\nCancer(C)\n")}
-	if err := runOnlineLearn(context.Background(), o, r, os.Stdout); err != nil {
+	if err := runOnlineLearn(context.Background(), r.flags(o), os.Stdout); err != nil {
 		t.Errorf("holdout with the same constants: %v", err)
 	}
+}
+
+// onlineRun is the learn flags a test sets.
+type onlineRun struct {
+	Method, Input, Output string
+	Train                 []string
+	Quiet                 bool
+	MaxIter               int
+	Tol, PriorStdDev      float64
+}
+
+func (r onlineRun) flags(o *onlineFlags) *learnFlags {
+	return &learnFlags{online: *o, method: r.Method, input: r.Input, train: r.Train, output: r.Output, quiet: r.Quiet,
+		maxIter: r.MaxIter, tol: r.Tol, priorStdDev: r.PriorStdDev}
 }

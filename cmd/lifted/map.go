@@ -13,7 +13,8 @@ func newMapCmd() *cobra.Command {
 	cmd := &cobra.Command{Args: exactArgs(1), RunE: func(cmd *cobra.Command, args []string) error {
 		return runInfer(cmd.Context(), cmd, &f, args[0], cmd.OutOrStdout())
 	}}
-	f.register(cmd, true)
+	f.register(cmd, engine.ModeMAP)
+	groupFlags(cmd, append([]flagGroup{prefixed(cmd, "Flags of MLNs", "MLN:")}, settingGroups(engine.ModeMAP)...)...)
 	cmd.Use = "map [flags] MODEL"
 	cmd.Short = "MAP assignment (the most probable world): LP relaxation with a bound by default"
 	cmd.Long = `map prints a most probable world of MODEL given the evidence: "lifted infer
@@ -55,12 +56,5 @@ The flags below apply; samplers and dynamic MLNs are infer's.`
 	fl := cmd.Flags()
 	fl.Lookup("method").DefValue, f.method = engine.DefaultMAPMethod, engine.DefaultMAPMethod
 	fl.Lookup("method").Usage = "MAP method: map-auto (anytime: MaxWalkSAT per component, then a bound and exact components), lp (LP relaxation with a bound), ilp (exact, small models), maxwalksat, bp or lbp (max-product BP)"
-	run := cmd.RunE
-	cmd.RunE = func(c *cobra.Command, args []string) error {
-		if m := f.method; (m == "lp" || m == "ilp") && !c.Flags().Changed("tol") {
-			c.Flags().Lookup("tol").Value.Set("1e-6") // BP's default is too tight for cut violations
-		}
-		return run(c, args)
-	}
 	return cmd
 }

@@ -51,15 +51,6 @@ func (f *mlnFlags) options() engine.GroundOptions {
 	return o
 }
 
-// checkConstruction validates --construction.
-func (f *mlnFlags) checkConstruction() error {
-	switch f.construction {
-	case "", engine.ConstructFirstOrder, engine.ConstructGround:
-		return nil
-	}
-	return usageError{fmt.Errorf("unknown --construction %q (want first-order or ground)", f.construction)}
-}
-
 // optFloat is a float flag that remembers whether it was given.
 type optFloat struct {
 	v   float64

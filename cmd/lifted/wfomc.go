@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"strconv"
 
@@ -11,7 +10,6 @@ import (
 
 	"github.com/lifted-dev/lifted/engine"
 	mlnfile "github.com/lifted-dev/lifted/format/mlnfile"
-	"github.com/lifted-dev/lifted/infer"
 	"github.com/lifted-dev/lifted/mln"
 	"github.com/lifted-dev/lifted/wfomc"
 )
@@ -100,22 +98,10 @@ func runWfomc(f *wfomcFlags, path string, stdout io.Writer) error {
 	}
 	return writeOutput(f.output, stdout, func(w io.Writer) error {
 		if f.outFormat == "json" {
-			return engine.WriteJSON(w, wfomcResult(res))
+			return engine.WriteJSON(w, engine.WFOMCResult(res))
 		}
 		return res.WriteText(w)
 	})
-}
-
-// wfomcResult is the one result JSON of a count: log Z (exact), the query
-// probabilities as marginals, expected counts in stats.
-func wfomcResult(res *wfomc.FileResult) *engine.Result {
-	r := &engine.Result{Task: engine.LogZ, Method: "wfomc", Converged: true, LogZ: res.LogZ, LogZKind: infer.Exact, Figures: res.Figures()}
-	atoms := make([]engine.Atom, len(res.Queries))
-	for i, q := range res.Queries {
-		atoms[i] = engine.Atom{Name: q.Text, P: res.Marginals[i], StdErr: math.NaN()}
-	}
-	r.SetAtoms(atoms)
-	return r
 }
 
 // fmtFloat prints the shortest representation that reads back exactly.

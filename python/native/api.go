@@ -14,10 +14,8 @@ import (
 	"sync"
 
 	"github.com/lifted-dev/lifted/engine"
-	"github.com/lifted-dev/lifted/format"
 	"github.com/lifted-dev/lifted/infer"
 	"github.com/lifted-dev/lifted/pos"
-	"github.com/lifted-dev/lifted/wfomc"
 )
 
 // The JSON calls behind the C functions, in plain Go (tested by
@@ -219,25 +217,16 @@ func run(h int64, reqJSON []byte) (out, msgs []byte) {
 }
 
 // request turns a run request into the engine's Request as cmd/lifted's
-// flags do (infer.go's request, map.go, dynamic.go).
+// flags do (infer.go's request, dynamic.go); the settings and their
+// defaults are engine.SettingProperties, as there.
 func request(m *engine.Model, rr *runRequest) (engine.Request, error) {
 	req := engine.Request{Query: rr.Query, QueryFiles: rr.QueryFiles, Seed: rr.Seed,
 		Workers: rr.Workers, ColourMode: rr.ColourMode, AllowUnconverged: rr.AllowUnconverged, LogZ: true,
 		Ground: engine.GroundOptions{ClosedWorld: splitAll(rr.ClosedWorld), OpenWorld: splitAll(rr.OpenWorld),
 			DefaultWeight: rr.DefaultWeight, MaxGround: rr.MaxGround, AlchemyCNF: rr.AlchemyCNF,
 			MergeDuplicates: rr.MergeDuplicates, Construction: rr.Construction}}
-	switch rr.ColourMode {
-	case "auto", "", "positional", "cnf", "symmetric":
-	default:
-		return req, usagef("unknown --color-mode %q (want auto, positional, symmetric or cnf)", rr.ColourMode)
-	}
-	if rr.Workers < 0 {
-		return req, usagef("--workers must be at least 0, got %d", rr.Workers)
-	}
-	switch rr.Construction {
-	case "", engine.ConstructFirstOrder, engine.ConstructGround:
-	default:
-		return req, usagef("unknown --construction %q (want first-order or ground)", rr.Construction)
+	if err := engine.CheckOptions(req); err != nil {
+		return req, usageErr{err}
 	}
 	if rr.Mode == "compress" {
 		if rr.Method != "" || rr.MaxProduct || len(rr.Properties) > 0 || rr.Dynamic != nil {
@@ -269,11 +258,26 @@ func request(m *engine.Model, rr *runRequest) (engine.Request, error) {
 		return req, usagef("unknown --method %q (want %s)", method, infer.OrList(infer.Names()))
 	}
 	req.Method = method
-	req.Properties = infer.Properties{}
-	names := make([]string, 0, len(rr.Properties))
-	for k := range rr.Properties {
-		names = append(names, k)
+	// The settings (tol, samples, …) with their defaults, by the engine's
+	// one rule; any other property of the method as given.
+	mode := engine.ModeInfer
+	if rr.Mode == "map" {
+		mode = engine.ModeMAP
 	}
+	given := map[string]string{}
+	var names []string
+	for k, v := range rr.Properties {
+		if engine.IsSetting(mode, k) {
+			given[k] = v
+		} else {
+			names = append(names, k)
+		}
+	}
+	props, err := engine.SettingProperties(mode, method, given)
+	if err != nil {
+		return req, usageErr{err}
+	}
+	req.Properties = props
 	sort.Strings(names)
 	for _, k := range names {
 		switch {
@@ -284,13 +288,6 @@ func request(m *engine.Model, rr *runRequest) (engine.Request, error) {
 		default:
 			return req, usagef("--%s does not apply to --method %s", k, meth.Name)
 		}
-	}
-	// The command passes its --tol flag's default (BP's 1e-8) to every
-	// method that has the property; only lp and ilp default otherwise, and
-	// "lifted map" sets 1e-6 for them itself (map.go). Mirror both so the
-	// two paths answer alike.
-	if _, set := req.Properties["tol"]; !set && meth.HasProperty("tol") && rr.Mode != "map" {
-		req.Properties["tol"] = "1e-08"
 	}
 	if rr.MaxProduct || rr.Mode == "map" {
 		req.Task = infer.MAP
@@ -360,30 +357,18 @@ func splitAll(items []string) []string {
 	return out
 }
 
-// phrase words the engine's errors as the command does (cmdError in
-// cmd/lifted/infer.go): request mistakes as usage errors naming the
-// flags, runs that did not converge with what to try.
+// phrase words the engine's errors as the command does (engine.Explain,
+// as cmdError in cmd/lifted/infer.go): request mistakes as usage errors
+// naming the flags, runs that did not converge with what to try.
 func phrase(path string, err error) error {
-	var pe *infer.PropertyError
+	err = engine.Explain(path, err)
+	var x *engine.Explained
 	var nc *infer.NotConvergedError
-	var snc *engine.StepsNotConvergedError
-	var re *engine.RequestError
-	var fe *format.UsageError
-	var we *wfomc.InputError
 	switch {
-	case errors.As(err, &pe) && pe.Want != "":
-		return usagef("unknown --%s %q (want %s)", pe.Name, pe.Value, pe.Want)
-	case errors.As(err, &pe):
-		return usagef("--%s %s", pe.Name, pe.Msg)
-	case errors.As(err, &nc) && nc.Answer.Stats.Chains > 0:
-		return notConverged{fmt.Errorf("%s: the sampler's chains have not mixed (worst R-hat %s > 1.1 after %d samples); raise --samples or --burn-in, or use --allow-unconverged to print the estimates (marked as such)",
-			path, engine.RHatText(nc.Answer.Stats.RHat), nc.Answer.Stats.Samples)}
-	case errors.As(err, &nc):
-		return notConverged{fmt.Errorf("%s: BP %w; raise --max-iter, or use --allow-unconverged to print the non-converged answer (marked as such)", path, nc)}
-	case errors.As(err, &snc):
-		return fmt.Errorf("%v; raise --max-iter (or --samples), add --damping, or use --allow-unconverged", snc)
-	case errors.As(err, &re), errors.As(err, &fe), errors.As(err, &we):
+	case errors.As(err, &x) && x.Usage:
 		return usageErr{err}
+	case errors.As(err, &nc):
+		return notConverged{err}
 	}
 	return err
 }

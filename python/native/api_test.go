@@ -153,9 +153,10 @@ func TestHandles(t *testing.T) {
 	}
 }
 
-// The request carries what the command's flags carry: infer passes its
-// --tol default (BP's 1e-8) to every method with the property, map leaves
-// lp's own 1e-6 (cmd/lifted/infer.go's request, map.go).
+// The request carries what the command's flags carry (one rule:
+// engine.SettingProperties): infer passes its --tol default (BP's 1e-8) to
+// every method with the property, map to every one but lp and ilp, which
+// keep their own 1e-6.
 func TestRequestAsTheFlags(t *testing.T) {
 	m, err := engine.Load(smokers, engine.LoadOptions{Evidence: []string{smokersDB}})
 	if err != nil {
@@ -171,7 +172,8 @@ func TestRequestAsTheFlags(t *testing.T) {
 	}{
 		{runRequest{Mode: "infer", Method: "lp", MaxProduct: true}, "lp", engine.MAP, "1e-08", true, false},
 		{runRequest{Mode: "map"}, "lp", engine.MAP, "", false, false},
-		{runRequest{Mode: "map", Method: "bp"}, "bp", engine.MAP, "", false, false},
+		{runRequest{Mode: "map", Method: "bp"}, "bp", engine.MAP, "1e-08", true, false},
+		{runRequest{Mode: "map", Method: "ilp"}, "ilp", engine.MAP, "", false, false},
 		{runRequest{Mode: "infer"}, "auto", engine.Marginals, "1e-08", true, false},
 		{runRequest{Mode: "infer", Properties: map[string]string{"tol": "1e-3"}}, "auto", engine.Marginals, "1e-3", true, false},
 		{runRequest{Mode: "infer", Method: "gibbs"}, "gibbs", engine.Marginals, "", false, false},
