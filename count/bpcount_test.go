@@ -2,11 +2,11 @@ package count
 
 import (
 	"context"
+	"github.com/lifted-dev/lifted/internal/shareddata"
 	"math"
 	"math/big"
 	"math/rand/v2"
 	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/lifted-dev/lifted/cnf"
@@ -474,10 +474,10 @@ func TestLog10(t *testing.T) {
 // sharedCNF reads an instance of ../shared/data/cnf, skipping when absent.
 func sharedCNF(t testing.TB, name string) *cnf.CNF {
 	t.Helper()
-	path := filepath.Join("..", "..", "shared", "data", "cnf", name)
+	path := shareddata.Path("cnf", name)
 	f, err := os.Open(path)
 	if err != nil {
-		t.Skipf("shared instance %s not available (%v)", name, err)
+		shareddata.Skipf(t, "shared instance %s not available (%v)", name, err)
 	}
 	defer f.Close()
 	c, err := dimacs.Read(f, path)
