@@ -37,7 +37,7 @@ func Example_mAP() {
 	fmt.Printf("objective %.1f, bound %.1f (%s)\n", *res.Objective, *res.Bound, res.Method)
 	// Output:
 	// Smokes(Carl) Smokes(Dana) Smokes(Frank) Smokes(Gary) Smokes(Helen)
-	// objective 81.3, bound 81.3 (lp)
+	// objective 81.3, bound 81.3 (map-auto)
 }
 
 // A dynamic MLN filtered step by step: each step's marginals use the

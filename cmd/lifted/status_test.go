@@ -17,14 +17,27 @@ import (
 // Issue 25.2: lp's proved-optimal answer is not reported as BP's
 // non-convergence; every status line names the method that ran.
 func TestStatusLinesNameTheMethod(t *testing.T) {
-	out, stderr, code := run(t, "map", smokersMLN, "-e", smokersDB, "-q", "Cancer")
-	if code != 0 || strings.Contains(out, "NOT CONVERGED") || strings.Contains(stderr, "NOT CONVERGED") || strings.Contains(stderr, "BP") ||
-		!strings.HasPrefix(out, "Cancer(Anna) 1\n") || !strings.Contains(stderr, "MAP by LP relaxation (lp), objective 79.1, bound 79.1, gap 0;") {
-		t.Errorf("map: exit %d, %q, %s", code, out, stderr)
-	}
-	out, _, _ = run(t, "map", smokersMLN, "-e", smokersDB, "-q", "Cancer", "--output-format", "json")
-	if !strings.Contains(out, `"method":"lp","method_reason":null,"converged":true`) {
-		t.Errorf("map json: %s", out)
+	for _, c := range []struct{ method, summary string }{
+		{"", "MAP by map-auto, objective 79.1, bound 79.1, gap 0; 8 components, 8 proved optimal;"}, // the default
+		{"lp", "MAP by LP relaxation (lp), objective 79.1, bound 79.1, gap 0;"},
+	} {
+		args := []string{"map", smokersMLN, "-e", smokersDB, "-q", "Cancer"}
+		if c.method != "" {
+			args = append(args, "--method", c.method)
+		}
+		out, stderr, code := run(t, args...)
+		if code != 0 || strings.Contains(out, "NOT CONVERGED") || strings.Contains(stderr, "NOT CONVERGED") || strings.Contains(stderr, "BP") ||
+			!strings.HasPrefix(out, "Cancer(Anna) 1\n") || !strings.Contains(stderr, c.summary) {
+			t.Errorf("map %s: exit %d, %q, %s", c.method, code, out, stderr)
+		}
+		out, _, _ = run(t, append(args, "--output-format", "json")...)
+		m := c.method
+		if m == "" {
+			m = "map-auto"
+		}
+		if !strings.Contains(out, `"method":"`+m+`","method_reason":null,"converged":true`) {
+			t.Errorf("map json: %s", out)
+		}
 	}
 	for _, c := range []struct {
 		args []string
@@ -41,7 +54,7 @@ func TestStatusLinesNameTheMethod(t *testing.T) {
 		}
 	}
 	// BP that stops at its limit says it was BP, by name.
-	out, stderr, code = run(t, "infer", smokersMLN, "-e", smokersDB, "-q", "Cancer", "--method", "bp", "--max-iter", "1", "--allow-unconverged")
+	out, stderr, code := run(t, "infer", smokersMLN, "-e", smokersDB, "-q", "Cancer", "--method", "bp", "--max-iter", "1", "--allow-unconverged")
 	if code != 0 || !strings.HasPrefix(out, "// NOT CONVERGED: bp (belief propagation) stopped after ") || !strings.Contains(stderr, "NOT CONVERGED: bp (belief propagation) stopped after") {
 		t.Errorf("bp --max-iter 1: exit %d, %q, %s", code, out, stderr)
 	}
