@@ -76,23 +76,27 @@ func newInferCmd() *cobra.Command {
 	var f inferFlags
 	cmd := &cobra.Command{
 		Use:   "infer [flags] MODEL",
-		Short: "Marginals (or a MAP assignment): exact lifted inference where it applies, else lifted BP",
-		Long: `infer runs belief propagation on MODEL (.uai, .fg or .cnf) and prints the
-marginal of every variable in the UAI MAR format, or, with --max-product, a MAP
-assignment in the UAI MPE format. For a Markov logic network (.mln, with
-Alchemy .db evidence and -q query predicates) it grounds the model and prints
-one query atom per line in Alchemy's result format. The default method, auto,
-answers an MLN exactly by weighted first-order model counting (wfomc) when
-that lifts the model within its budget, and by lifted BP otherwise (always on
-a factor graph); it says which and why on stderr. Lifted BP first compresses
-the graph by colour passing, and BP on the compressed graph returns exactly
-the ground BP answer.
+		Short: "Marginals (or a MAP assignment): exact where exact is cheap, else lifted BP, else a sampler",
+		Long: `infer prints the marginal of every variable of MODEL (.uai, .fg or .cnf) in the
+UAI MAR format, or, with --max-product, a MAP assignment in the UAI MPE
+format; for a Markov logic network (.mln, with Alchemy .db evidence and -q
+query predicates) one query atom per line in Alchemy's result format. The
+default method, auto, answers exactly where that is cheap: an MLN by weighted
+first-order model counting (wfomc) without grounding it when that lifts the
+model within its budget; otherwise, on the grounding or the factor graph, by
+enumeration (tiny models) or a junction tree (jtree) when its largest table
+fits; else by lifted BP (colour passing, then BP on the compressed graph:
+exactly the ground BP answer) with its fallbacks, and when BP does not
+converge, MC-SAT within a time budget. It says which method answered and why
+on stderr.
 
 BP that does not converge is retried with damping 0.5, then 0.9, then the
 sequential schedule; if none converges, infer prints nothing and exits with
 status 3, unless --allow-unconverged (the answer is then marked as not
-converged). Samplers whose chains have not mixed (rank-normalised R-hat ≥ 1.01 or bulk/tail ESS < 100 per chain on some marginal) are
-treated the same way.
+converged). Samplers whose chains have not mixed (rank-normalised R-hat ≥ 1.01
+or bulk/tail ESS < 100 per chain on some marginal) are treated the same way.
+Ctrl-C stops a run with status 130; --allow-partial prints the answer so far,
+marked as interrupted.
 
 Methods (--method NAME; the flags --schedule, --damping, --tol, --max-iter,
 --samples, --burn-in, --chains, --time-limit, --block-size, --block-states,
