@@ -44,6 +44,7 @@ func ReadInput(path string) (*cnf.CNF, error) {
 // option as the command line spells it.
 type OptionError struct{ Name, Msg string }
 
+// Error returns the message of the OptionError.
 func (e *OptionError) Error() string { return e.Name + " " + e.Msg }
 
 // Check validates the options (Workers: at least 1).

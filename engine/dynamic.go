@@ -201,6 +201,7 @@ func (r *Result) queryIndex(name string) int {
 // run.
 type NoSuchAtomError struct{ Atom string }
 
+// Error returns the message of the NoSuchAtomError.
 func (e *NoSuchAtomError) Error() string {
 	return fmt.Sprintf("%s: no such query atom (write it without the time argument, e.g. Cancer(A))", e.Atom)
 }

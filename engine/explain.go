@@ -23,7 +23,10 @@ type Explained struct {
 	Usage, Interrupted bool
 }
 
+// Error returns the message of the Explained.
 func (e *Explained) Error() string { return e.Msg }
+
+// Unwrap returns the error the Explained wraps.
 func (e *Explained) Unwrap() error { return e.Err }
 
 // Explain phrases an error of Load, Run, Compress or the counters for the

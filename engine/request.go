@@ -161,7 +161,10 @@ type Progress struct {
 // a mistake of the caller rather than of the model.
 type RequestError struct{ Err error }
 
+// Error returns the message of the RequestError.
 func (e *RequestError) Error() string { return e.Err.Error() }
+
+// Unwrap returns the error the RequestError wraps.
 func (e *RequestError) Unwrap() error { return e.Err }
 
 func requestErrorf(format string, args ...any) error {
@@ -175,6 +178,7 @@ type StepsNotConvergedError struct {
 	NotConverged, Runs int
 }
 
+// Error returns the message of the StepsNotConvergedError.
 func (e *StepsNotConvergedError) Error() string {
 	return fmt.Sprintf("%s: %d of %d runs did not converge", e.Path, e.NotConverged, e.Runs)
 }

@@ -121,6 +121,7 @@ func IsSetting(mode Mode, name string) bool {
 // it.
 type NotApplicableError struct{ Name, Method string }
 
+// Error returns the message of the NotApplicableError.
 func (e *NotApplicableError) Error() string {
 	return fmt.Sprintf("--%s does not apply to --method %s", e.Name, e.Method)
 }

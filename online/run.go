@@ -53,6 +53,7 @@ func IsMethod(method string) bool {
 // ConfigError is a setting out of its range.
 type ConfigError struct{ Msg string }
 
+// Error returns the message of the ConfigError.
 func (e *ConfigError) Error() string { return e.Msg }
 
 // Check validates the settings.

@@ -40,7 +40,10 @@ type FileResult struct {
 // query that cannot be read, a formula without a weight).
 type InputError struct{ Err error }
 
+// Error returns the message of the InputError.
 func (e *InputError) Error() string { return e.Err.Error() }
+
+// Unwrap returns the error the InputError wraps.
 func (e *InputError) Unwrap() error { return e.Err }
 
 func inputErrorf(format string, args ...any) error { return &InputError{fmt.Errorf(format, args...)} }

@@ -151,6 +151,7 @@ type StartError struct {
 	Err *gibbs.UnsatError
 }
 
+// Error returns the message of the StartError.
 func (e *StartError) Error() string {
 	if e.Err.Moves < 0 {
 		return fmt.Sprintf("the hard constraints (zero entries) cannot all hold given the evidence: factor %d is zero whatever its unobserved variables are", e.Err.Factor)
@@ -158,6 +159,7 @@ func (e *StartError) Error() string {
 	return fmt.Sprintf("found no world satisfying the hard constraints (zero entries) in %d WalkSAT moves (factor %d still zero): they are unsatisfiable given the evidence, or too hard for the search", e.Err.Moves, e.Err.Factor)
 }
 
+// Unwrap returns the error the StartError wraps.
 func (e *StartError) Unwrap() error { return e.Err }
 
 // chainRun is one chain's running sums, read by the progress reporter

@@ -145,6 +145,7 @@ type UnsatError struct {
 	Flips  int
 }
 
+// Error returns the message of the UnsatError.
 func (e *UnsatError) Error() string {
 	return fmt.Sprintf("maxwalksat: found no world satisfying the hard constraints (zero entries) in %d tries of %d flips (factor %d still zero): they are unsatisfiable given the evidence, or too hard for the search (raise tries or max-flips)", e.Tries, e.Flips, e.Factor)
 }

@@ -61,7 +61,9 @@ func (t *Trace) halve() {
 }
 
 // Len is the number of points kept; Batch the draws each averages.
-func (t *Trace) Len() int   { return len(t.data) / max(t.q, 1) }
+func (t *Trace) Len() int { return len(t.data) / max(t.q, 1) }
+
+// Batch is the number of draws each kept point averages.
 func (t *Trace) Batch() int { return t.batch }
 
 // Column returns quantity j's points (a copy).
