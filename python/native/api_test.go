@@ -39,7 +39,7 @@ func TestRunIsTheEngineJSON(t *testing.T) {
 	}{
 		{`{"mode":"infer","query":["Smokes,Cancer"],"method":"lbp"}`,
 			engine.Request{Query: []string{"Smokes,Cancer"}, Method: "lbp", LogZ: true}},
-		{`{"mode":"map","query":["Cancer"],"properties":{"relaxation":"local"}}`,
+		{`{"mode":"map","query":["Cancer"],"method":"lp","properties":{"relaxation":"local"}}`,
 			engine.Request{Query: []string{"Cancer"}, Method: "lp", Task: engine.MAP, LogZ: true,
 				Properties: map[string]string{"relaxation": "local"}}},
 	} {
@@ -171,7 +171,7 @@ func TestRequestAsTheFlags(t *testing.T) {
 		dynamic bool
 	}{
 		{runRequest{Mode: "infer", Method: "lp", MaxProduct: true}, "lp", engine.MAP, "1e-08", true, false},
-		{runRequest{Mode: "map"}, "lp", engine.MAP, "", false, false},
+		{runRequest{Mode: "map"}, engine.DefaultMAPMethod, engine.MAP, "", false, false},
 		{runRequest{Mode: "map", Method: "bp"}, "bp", engine.MAP, "1e-08", true, false},
 		{runRequest{Mode: "map", Method: "ilp"}, "ilp", engine.MAP, "", false, false},
 		{runRequest{Mode: "infer"}, "auto", engine.Marginals, "1e-08", true, false},
