@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"time"
 
 	"github.com/lifted-dev/lifted/ground"
 	"github.com/lifted-dev/lifted/infer"
@@ -442,7 +443,9 @@ func (r *mlnRun) auto(ctx context.Context) (infer.Algorithm, *Result, string, er
 	}
 	unknown := unknownAtoms(r.m.MLN, model)
 	atoms := func(yield func(int, []int) bool) { r.gopt.QueryAtoms.Each(model.DB, yield) }
+	stop := r.budgetProgress("wfomc", "compiling and evaluating the MLN without grounding it", a.Budget)
 	ans, why, err := a.TryUngrounded(ctx, model, r.opt.Query, atoms)
+	stop()
 	if err != nil {
 		return nil, nil, "", mlnError(r.m.Path, err)
 	}
@@ -495,4 +498,32 @@ func unknownAtoms(m *mln.MLN, model *infer.Model) float64 {
 		n += size - known[p]
 	}
 	return n
+}
+
+// budgetProgress reports, every half second until stop is called, how
+// much of a stage's time budget is spent: a stage (wfomc's compile and
+// evaluation) that cannot say how far it is but ends by its budget.
+func (r *mlnRun) budgetProgress(stage, detail string, budget time.Duration) (stop func()) {
+	p := r.req.Progress
+	if p == nil || budget <= 0 {
+		return func() {}
+	}
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	start := time.Now()
+	go func() {
+		defer close(finished)
+		t := time.NewTicker(500 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				ms := min(time.Since(start), budget).Milliseconds()
+				p(Progress{Stage: stage, Done: ms, Total: budget.Milliseconds(), Detail: fmt.Sprintf("%s (%.1f of at most %v)", detail, float64(ms)/1000, budget)})
+			}
+		}
+	}()
+	return func() { close(done); <-finished }
 }
