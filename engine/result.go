@@ -310,6 +310,14 @@ func (r *Result) notConvergedNote() string {
 // how far colour passing compressed it, the method's work, whether it
 // converged, and the seconds (grounding included).
 func (r *Result) Summary() string {
+	s := r.summary()
+	if r.dialectNote { // not Alchemy's rule, or the dialect was given
+		s += "; closed world: " + r.Stats.ClosedWorld
+	}
+	return s
+}
+
+func (r *Result) summary() string {
 	st := r.Stats
 	switch r.Route {
 	case RouteDynamic:
