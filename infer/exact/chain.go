@@ -3,6 +3,7 @@ package exact
 import (
 	"context"
 	"fmt"
+	"math"
 	"strings"
 	"time"
 
@@ -57,7 +58,7 @@ func (a *Auto) ground(ctx context.Context, g *fg.Graph, ev fg.Evidence, q infer.
 			// Each component by the cheapest method that fits it
 			// (byComponents); its answer says which answered.
 			return infer.Choice{Name: "components", Algorithm: &byComponents{auto: a},
-				Reason: join(fmt.Sprintf("the grounding has %.3g joint states in %d connected components given the evidence, each answered by the cheapest method that fits it", s, comps.Len()))}, nil
+				Reason: join(fmt.Sprintf("the grounding has %s joint states in %d connected components given the evidence, each answered by the cheapest method that fits it", statesText(s), comps.Len()))}, nil
 		}
 	}
 	j := a.JTree
@@ -169,4 +170,12 @@ func (b *bpChain) Run(ctx context.Context, c *lift.Compressed, q infer.Query) (*
 	s.Stats.Method = "mcsat"
 	s.Stats.MethodReason = fmt.Sprintf("%s; MC-SAT within %v (mixed only by the diagnostics' rule: rank-normalised R-hat < 1.01, bulk and tail ESS >= 100 per chain)", bpFailed, st)
 	return s, nil
+}
+
+// statesText writes a number of joint states (+Inf past 2^1023).
+func statesText(s float64) string {
+	if math.IsInf(s, 1) {
+		return "more than 2^1023"
+	}
+	return fmt.Sprintf("%.3g", s)
 }
