@@ -13,6 +13,7 @@ import (
 	"github.com/lifted-dev/lifted/cnf"
 	"github.com/lifted-dev/lifted/format/dimacs"
 	"github.com/lifted-dev/lifted/format/uai"
+	"github.com/lifted-dev/lifted/internal/shareddata"
 )
 
 // copies.cnf: four disjoint copies of a 6-variable formula with 15 models.
@@ -248,10 +249,7 @@ func TestCountUAI(t *testing.T) {
 	if code != 1 || !strings.Contains(stderr, "model counting needs tables of 0 and 1") {
 		t.Errorf("weighted UAI model: exit %d, %q", code, stderr)
 	}
-	shared := "../../../shared/data/uai/2bitcomp_5.cnf.uai"
-	if _, err := os.Stat(shared); err != nil {
-		t.Skipf("%s not found (shared data absent)", shared)
-	}
+	shared := shareddata.Need(t, "uai", "2bitcomp_5.cnf.uai")
 	out, stderr, code = run(t, "count", "--method", "exact", "--output-format", "json", shared)
 	var res struct{ Stats map[string]any }
 	if err := json.Unmarshal([]byte(out), &res); err != nil || code != 0 {

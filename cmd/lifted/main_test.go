@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/lifted-dev/lifted/internal/shareddata"
 )
 
 var binary string
@@ -22,7 +24,7 @@ func TestMain(m *testing.M) {
 	if out, err := exec.Command("go", "build", "-o", binary, ".").CombinedOutput(); err != nil {
 		panic(string(out))
 	}
-	code := m.Run()
+	code := shareddata.Run(m)
 	os.RemoveAll(dir)
 	os.Exit(code)
 }

@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/lifted-dev/lifted/internal/shareddata"
 )
 
 // Issue 25.2: lp's proved-optimal answer is not reported as BP's
@@ -156,15 +158,11 @@ func TestOutputCheckedFirst(t *testing.T) {
 	}
 }
 
-const uwcse = "../../../shared/data/mln/uwcse/tuffy-cse"
-
 // Issue 25.5: learnwts -g (pll) on UW-CSE reports its progress early,
 // with how far it is and the time left; --plot is refused by lwl and pll,
 // which draw no curve.
 func TestLearnProgressEarly(t *testing.T) {
-	if _, err := os.Stat(uwcse); err != nil {
-		t.Skip("../shared (UW-CSE) is absent:", err)
-	}
+	uwcse := shareddata.Need(t, "mln", "uwcse", "tuffy-cse")
 	cmd := exec.Command(binary, "learnwts", "-g", "-i", uwcse+"/prog.mln", "-t", uwcse+"/evidence.db", "-o", filepath.Join(t.TempDir(), "out.mln"))
 	stderr, err := cmd.StderrPipe()
 	if err != nil {

@@ -5,7 +5,7 @@
 //
 // The directory is $LIFTED_SHARED when set (the directory that holds data/),
 // else ../shared beside the module root. A package whose tests read it calls
-// Main from its TestMain and Path/Need/Skipf in its tests:
+// Main (or Run) from its TestMain and Path/Need/Skipf in its tests:
 //
 //	func TestMain(m *testing.M) { shareddata.Main(m) }
 //
@@ -141,12 +141,16 @@ func Report(pkg string, n int) string {
 // Main runs the package's tests and, when some were skipped for want of the
 // shared data, prints one line saying how many (see the package doc for where
 // it goes), then exits with the tests' status.
-func Main(m *testing.M) {
+func Main(m *testing.M) { os.Exit(Run(m)) }
+
+// Run is Main without the exit, for a TestMain with work of its own to do
+// after the tests: it runs them, prints the line, and returns their status.
+func Run(m *testing.M) int {
 	code := m.Run()
 	if line := Report(pkgName(), Skipped()); line != "" {
 		announce(line)
 	}
-	os.Exit(code)
+	return code
 }
 
 // pkgName is the working directory (the package's) relative to the module root.
