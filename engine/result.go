@@ -349,8 +349,16 @@ func summaryLine(method string, st infer.Stats, groundAtoms int, groundSeconds f
 		}
 	}
 	secs := strconv.FormatFloat(st.Seconds+groundSeconds, 'g', 3, 64)
-	if exact := map[string]bool{"wfomc": true, "enumerate": true, "jtree": true}; exact[st.Method] || exact[method] { // exact: no compression, no iterations
-		if !exact[st.Method] {
+	exact := func(m string) bool { // wfomc, enumerate, jtree, or components answered by them ("enumerate+jtree")
+		for p := range strings.SplitSeq(m, "+") {
+			if p != "wfomc" && p != "enumerate" && p != "jtree" {
+				return false
+			}
+		}
+		return m != ""
+	}
+	if exact(st.Method) || exact(method) { // exact: no compression, no iterations
+		if !exact(st.Method) {
 			st.Method = method
 		}
 		factors := fmt.Sprintf("%d factors", st.Factors)
