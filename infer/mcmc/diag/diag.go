@@ -19,7 +19,8 @@
 // number of chains (the paper's recommendation: R-hat < 1.01 and, with
 // four chains, ESS > 400). A run is mixed when every quantity it reports
 // (and the log-score of the state) passes. A quantity that is constant in
-// every chain and equal across chains passes (R-hat 1, ESS +Inf: there is
+// every chain and equal across chains (up to rounding: draws within a
+// relative 1e-12 are one value, tieTol) passes (R-hat 1, ESS +Inf: there is
 // no sampling error); one that is constant within chains but differs
 // between them fails (R-hat +Inf): the chains are stuck in different
 // states.
@@ -170,26 +171,35 @@ func split(chains [][]float64) [][]float64 {
 // equal: constant is checked first).
 func frozen(chains [][]float64) bool {
 	for _, c := range chains {
-		for _, x := range c {
-			if x != c[0] {
-				return false
-			}
+		if !constant([][]float64{c}) {
+			return false
 		}
 	}
 	return true
 }
 
+// constant reports whether every draw is the same number up to rounding
+// (tied: all within tieTol of the smallest).
 func constant(chains [][]float64) bool {
-	x0 := chains[0][0]
+	lo, hi := chains[0][0], chains[0][0]
 	for _, c := range chains {
 		for _, x := range c {
-			if x != x0 {
-				return false
-			}
+			lo, hi = min(lo, x), max(hi, x)
 		}
 	}
-	return true
+	return tied(lo, hi)
 }
+
+// tieTol is the relative difference (to max(1, |x|)) below which two
+// draws count as one value: a quantity that is the same number computed
+// along different paths (a conditional probability that sums the same
+// terms in another order) differs in its last bits, and the ranks must
+// not read that rounding as information. A quantity whose draws all lie
+// so close has a mean known to that precision whatever the chain does.
+const tieTol = 1e-12
+
+// tied reports whether a ≤ b are the same value up to tieTol.
+func tied(a, b float64) bool { return b-a <= tieTol*max(1, math.Abs(a), math.Abs(b)) }
 
 // rhat is the (basic) R-hat of equal-length chains: with W the mean of the
 // chains' variances and B/n the variance of their means,
@@ -242,7 +252,8 @@ func variance(xs []float64) float64 {
 }
 
 // rankNormal replaces every draw by Φ⁻¹((r − 3/8)/(S + 1/4)), r its rank
-// among all S draws (ties get their average rank).
+// among all S draws (ties, draws within tieTol of the smallest of their
+// run, get their average rank).
 func rankNormal(chains [][]float64) [][]float64 {
 	type item struct {
 		x    float64
@@ -270,7 +281,7 @@ func rankNormal(chains [][]float64) [][]float64 {
 	S := float64(len(all))
 	for lo := 0; lo < len(all); {
 		hi := lo + 1
-		for hi < len(all) && all[hi].x == all[lo].x {
+		for hi < len(all) && tied(all[lo].x, all[hi].x) {
 			hi++
 		}
 		r := float64(lo+1+hi) / 2 // average of ranks lo+1..hi
