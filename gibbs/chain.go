@@ -32,7 +32,10 @@ type Chain struct {
 	shared   []int32
 	okState  []bool
 	okOff    []int
-	freeFlip []uint8 // per variable: freeFlips
+	freeFlip []uint8   // per variable: freeFlips
+	coupling []bool    // per factor: holds two or more unobserved variables
+	field    []float64 // per variable and state (Offsets): Σ log of its unit factors
+	p1       []float64 // per binary variable: σ(field₁ − field₀)
 
 	// blocked Gibbs scratch
 	bw     []float64 // per joint state of a block: its weight

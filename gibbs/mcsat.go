@@ -1,6 +1,7 @@
 package gibbs
 
 import (
+	"math"
 	"math/rand/v2"
 	"slices"
 
@@ -13,56 +14,63 @@ const MaxBlock = 64
 
 // MCSAT runs one step of MC-SAT (Poon and Domingos 2006) from the current
 // world, which must be positive, generalised from weighted clauses to
-// factors as a slice sampler: for every factor f, with φ_f its value at
-// the current world, a threshold u_f is drawn uniformly from (0, φ_f]
-// (u_f = φ_f·(1 − rng.Float64()), in factor order), and the next world is
-// drawn from the uniform distribution on the worlds where every factor is
-// at least its threshold, SAT(M). On a Markov logic factor with table
-// {1, e^w} (w > 0) this is MC-SAT's rule exactly: a formula true now is
-// kept true with probability 1 − e^{−w}, and a formula false now is
-// unconstrained (a negative weight constrains the formula to stay false
-// with probability 1 − e^{w}); a zero entry is never reached (hard
-// formulas always hold).
+// factors as a slice sampler. The factors over one unobserved variable
+// (unit clauses, and factors whose other variables are observed) are not
+// sliced: they are the variable's field, the sum of their log entries per
+// state. For every other factor f ("coupling": two or more unobserved
+// variables), with φ_f its value at the current world, a threshold u_f is
+// drawn uniformly from (0, φ_f] (u_f = φ_f·(1 − rng.Float64()), in factor
+// order), and the next world is drawn from the distribution proportional
+// to the product of the fields on the worlds where every coupling factor
+// is at least its threshold, SAT(M). This is the slice sampler of the
+// joint density Π_unit φ(x)·Π_coupling 1[u_f < φ_f(x)], whose marginal in x
+// is the model's. On a Markov logic factor with table {1, e^w} (w > 0) the
+// thresholds are MC-SAT's rule exactly: a clause true now is kept true
+// with probability 1 − e^{−w}, and a clause false now is unconstrained (a
+// negative weight constrains the formula to stay false with probability
+// 1 − e^{w}); a zero entry is never reached (hard formulas always hold).
+// Unit clauses are weights, not constraints: an atom with many unit
+// clauses pulling both ways (UW-CSE has atoms with 32 of weight 0.34 one
+// way and three the other) would otherwise be pinned by whichever side it
+// is on, flipping at the rate e^{−Σw} of that side rather than at Gibbs's
+// rate of the net weight; such an atom froze the chains.
 //
-// The uniform draw on SAT(M) is SampleSAT's simulated-annealing part at
-// temperature 0, run from the current world (which satisfies M): satSweeps
-// sweeps, each of which redraws every unobserved variable in increasing
-// order uniformly among its states that keep every factor of it at its
-// threshold (rng.IntN over those states, when there are two or more), and
-// then, in factor order, the unobserved variables of some factors whose
-// threshold excludes an entry and whose variables have at most MaxBlock
-// joint states, jointly, uniformly among the joint states that keep every
-// factor of them at its threshold (a block move: it crosses between states
-// that single moves cannot). The factors so redrawn are those whose entries
-// at the threshold or above are not connected by changing one variable (an
-// "exactly one" constraint, an equivalence kept true), and each other one
-// with probability blockProb (rng.Float64() < blockProb, unless blockProb
-// is 0 or at least 1): overlapping factors can separate states that no
-// single factor separates, and block moves on every factor reach every
-// world of positive probability that single moves and the factors' blocks
-// connect, at a cost of up to MaxBlock checks of the block's factors each. Every
-// move leaves the uniform distribution on SAT(M) invariant, so the chain
-// keeps the model's distribution exactly; SampleSAT's WalkSAT moves, which
-// would bias the draw, are used only by Start.
+// The draw on SAT(M) is SampleSAT's simulated-annealing part at
+// temperature 0 with the fields as weights, run from the current world
+// (which satisfies M): satSweeps sweeps, each of which redraws every
+// unobserved variable in increasing order among its states that keep
+// every coupling factor of it at its threshold, with probability
+// proportional to exp(field) (a binary variable whose other state is
+// allowed: state 1 when rng.Float64() < σ(field₁ − field₀); else
+// rng.Float64() scaled by the total weight), and then, in factor order,
+// the unobserved variables of some coupling factors whose threshold
+// excludes an entry and whose variables have at most MaxBlock joint
+// states, jointly, among the joint states that keep every factor of them
+// at its threshold, with probability proportional to the product of their
+// fields (rng.Float64() scaled by the total; a block move: it crosses
+// between states that single moves cannot). The factors so redrawn are
+// those whose entries at the threshold or above are not connected by
+// changing one variable (an "exactly one" constraint, an equivalence kept
+// true), and each other one with probability blockProb (rng.Float64() <
+// blockProb, unless blockProb is 0 or at least 1): overlapping factors can
+// separate states that no single factor separates, and block moves on
+// every factor reach every world of positive probability that single
+// moves and the factors' blocks connect, at a cost of up to MaxBlock
+// checks of the block's factors each. Every move leaves the distribution
+// on SAT(M) invariant, so the chain keeps the model's distribution
+// exactly; SampleSAT's WalkSAT moves, which would bias the draw, are used
+// only by Start.
 func (ch *Chain) MCSAT(rng *rand.Rand, satSweeps int, blockProb float64) {
 	c := ch.c
 	g := c.g
 	nf := g.NumFactors()
 	if ch.thr == nil {
-		ch.thr = make([]float64, nf)
-		ch.active = make([]bool, nf)
-		ch.blocky = make([]bool, nf)
-		ch.seen = make([]uint32, nf)
-		ch.tmin = make([]float64, len(g.Tables))
-		ch.levels = make([][]float64, len(g.Tables))
-		ch.split = make([][]bool, len(g.Tables))
-		for t := range g.Tables {
-			ch.tmin[t] = slices.Min(g.Tables[t].Values)
-			ch.levels[t], ch.split[t] = splitLevels(&g.Tables[t])
-		}
-		ch.freeFlip = freeFlips(c)
+		ch.prepareMCSAT()
 	}
 	for f := range nf {
+		if !ch.coupling[f] {
+			continue
+		}
 		t := g.FactorTable[f]
 		cur := g.Tables[t].Values[c.entry(f, -1, 0)]
 		u := cur * (1 - rng.Float64())
@@ -79,16 +87,27 @@ func (ch *Chain) MCSAT(rng *rand.Rand, satSweeps int, blockProb float64) {
 			if c.observed(u) || g.Card[v] < 2 {
 				continue
 			}
+			if g.Card[v] == 2 {
+				// The current state keeps every threshold (the world is
+				// in SAT(M)); the other one when the flip is free or
+				// every coupling factor allows it.
+				if ch.freeFlip[v]>>c.x[v]&1 == 1 || ch.keeps(u, 1-c.x[v]) {
+					if rng.Float64() < ch.p1[v] {
+						c.x[v] = 1
+					} else {
+						c.x[v] = 0
+					}
+				}
+				continue
+			}
 			ch.allow = ch.allow[:0]
 			for s := range g.Card[v] {
-				// The current state keeps every threshold (the world is
-				// in SAT(M)), and so does a free flip.
-				if s == c.x[v] || g.Card[v] == 2 && ch.freeFlip[v]>>c.x[v]&1 == 1 || ch.keeps(u, s) {
+				if s == c.x[v] || ch.keeps(u, s) {
 					ch.allow = append(ch.allow, s)
 				}
 			}
 			if len(ch.allow) > 1 {
-				c.x[v] = ch.allow[rng.IntN(len(ch.allow))]
+				c.x[v] = ch.allow[ch.pick(rng, len(ch.allow), func(i int) float64 { return ch.field[ch.off[v]+int(ch.allow[i])] })]
 			}
 		}
 		for f := range nf {
@@ -97,6 +116,91 @@ func (ch *Chain) MCSAT(rng *rand.Rand, satSweeps int, blockProb float64) {
 			}
 		}
 	}
+}
+
+// prepareMCSAT sets up MC-SAT's scratch and the fields of the unit factors.
+func (ch *Chain) prepareMCSAT() {
+	c := ch.c
+	g := c.g
+	nf := g.NumFactors()
+	ch.thr = make([]float64, nf)
+	ch.active = make([]bool, nf)
+	ch.blocky = make([]bool, nf)
+	ch.seen = make([]uint32, nf)
+	ch.coupling = make([]bool, nf)
+	ch.tmin = make([]float64, len(g.Tables))
+	ch.levels = make([][]float64, len(g.Tables))
+	ch.split = make([][]bool, len(g.Tables))
+	for t := range g.Tables {
+		ch.tmin[t] = slices.Min(g.Tables[t].Values)
+		ch.levels[t], ch.split[t] = splitLevels(&g.Tables[t])
+	}
+	ch.field = make([]float64, ch.off[g.NumVars()])
+	for f := range nf {
+		one := int32(-1)
+		n := 0
+		for _, u := range g.Scope(f) {
+			if !c.observed(u) && g.Card[u] > 1 {
+				one = u
+				n++
+			}
+		}
+		ch.coupling[f] = n > 1
+		if n != 1 {
+			continue // constant given the evidence, or coupling
+		}
+		lt := c.logT[g.FactorTable[f]]
+		for s := range g.Card[one] {
+			ch.field[ch.off[one]+int(s)] += lt[c.entry(f, one, s)]
+		}
+	}
+	ch.p1 = make([]float64, g.NumVars())
+	for v := range g.NumVars() {
+		if g.Card[v] == 2 {
+			f0, f1 := ch.field[ch.off[v]], ch.field[ch.off[v]+1]
+			switch {
+			case math.IsInf(f1, -1):
+				ch.p1[v] = 0
+			case math.IsInf(f0, -1):
+				ch.p1[v] = 1
+			default:
+				ch.p1[v] = 1 / (1 + math.Exp(f0-f1))
+			}
+		}
+	}
+	ch.freeFlip = freeFlips(c, ch.coupling)
+}
+
+// pick returns an index in [0, n) drawn with probability proportional to
+// exp(logw(i)) (one rng.Float64(), scaled by the total); an index of
+// weight 0 (logw −Inf) is never drawn, and at least one must be positive.
+func (ch *Chain) pick(rng *rand.Rand, n int, logw func(i int) float64) int {
+	if cap(ch.bw) < n {
+		ch.bw = make([]float64, n)
+	}
+	w := ch.bw[:n]
+	top := math.Inf(-1)
+	for i := range w {
+		w[i] = logw(i)
+		top = max(top, w[i])
+	}
+	total := 0.0
+	for i, l := range w {
+		w[i] = math.Exp(l - top) // 0 for −Inf
+		total += w[i]
+	}
+	r := rng.Float64() * total
+	last := 0
+	for i, p := range w {
+		if p > 0 {
+			last = i
+			if r < p {
+				return i
+			}
+			r -= p
+		}
+	}
+	return last
 }
 
 // splitLevels returns the distinct positive entries of table t in
@@ -258,8 +362,20 @@ func (ch *Chain) block(f int, rng *rand.Rand) {
 			ch.allow = append(ch.allow, int32(j))
 		}
 	}
-	// The current joint state is always allowed, so allow is not empty.
-	ch.setBlock(int(ch.allow[rng.IntN(len(ch.allow))]))
+	// The current joint state is always allowed, so allow is not empty;
+	// each allowed joint state has the weight of its variables' fields.
+	j := ch.pick(rng, len(ch.allow), func(i int) float64 {
+		l := 0.0
+		k := int(ch.allow[i])
+		for b := len(ch.free) - 1; b >= 0; b-- {
+			u := ch.free[b]
+			card := int(g.Card[u])
+			l += ch.field[ch.off[u]+k%card]
+			k /= card
+		}
+		return l
+	})
+	ch.setBlock(int(ch.allow[j]))
 }
 
 // setBlock sets the block's variables to their j-th joint state (the last
@@ -294,11 +410,12 @@ func (ch *Chain) blockOK() bool {
 }
 
 // freeFlips returns, per variable v, bit s set when v is binary and
-// moving it from state s to 1−s lowers no entry of any of its factors,
+// moving it from state s to 1−s lowers no entry of any of its coupling
+// factors (MCSAT: the others are weights, never thresholds),
 // whatever the other variables' states (a positive literal of every
 // clause it is in goes from 0 to 1): such a flip keeps every threshold of
 // an MC-SAT step, so neither the sweep nor a block move reads its factors.
-func freeFlips(c *chain) []uint8 {
+func freeFlips(c *chain, coupling []bool) []uint8 {
 	g := c.g
 	// per table and stride: bit s set when s → 1−s never lowers an entry
 	type key struct{ t, stride int32 }
@@ -311,6 +428,9 @@ func freeFlips(c *chain) []uint8 {
 		bits := uint8(3)
 		lo, hi := c.factors(int32(v))
 		for i := lo; i < hi && bits != 0; i++ {
+			if !coupling[c.edgeF[i]] {
+				continue // a unit factor: a weight, never a threshold
+			}
 			k := key{g.FactorTable[c.edgeF[i]], c.edgeSt[i]}
 			m, ok := mono[k]
 			if !ok {

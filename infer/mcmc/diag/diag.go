@@ -71,7 +71,16 @@ func (s Summary) Pass() bool {
 // Summarise computes every diagnostic of one quantity. It needs at least
 // two chains' worth of split chains of two draws (two chains of four
 // draws, or one of eight); with fewer, R-hat is +Inf and the sizes 0.
-func Summarise(chains [][]float64) Summary {
+func Summarise(chains [][]float64) Summary { return SummariseTol(chains, 0) }
+
+// SummariseTol is Summarise of a quantity known only to within tol
+// (absolute): draws within tol of each other (or within tieTol relative)
+// are one value. A probability that is below 1e-12 in every draw, where
+// the chains differ only in whether a neighbour made it 9e-13 or 2e-12,
+// is then constant (its estimate is good to tol whatever the chains do)
+// instead of frozen; whether the neighbour mixed is the neighbour's own
+// quantity's question.
+func SummariseTol(chains [][]float64, tol float64) Summary {
 	sp := split(chains)
 	s := Summary{Chains: len(chains)}
 	if len(sp) > 0 {
@@ -93,15 +102,15 @@ func Summarise(chains [][]float64) Summary {
 		return s
 	}
 	s.Mean /= float64(n)
-	if constant(sp) {
+	if constant(sp, tol) {
 		s.RHat, s.BulkESS, s.TailESS, s.ESS = 1, math.Inf(1), math.Inf(1), math.Inf(1)
 		return s
 	}
-	if frozen(sp) {
+	if frozen(sp, tol) {
 		s.RHat, s.MCSE = math.Inf(1), math.Inf(1)
 		return s
 	}
-	z := rankNormal(sp)
+	z := rankNormal(sp, tol)
 	fold := make([][]float64, len(sp))
 	med := median(sp)
 	for k, c := range sp {
@@ -110,7 +119,7 @@ func Summarise(chains [][]float64) Summary {
 			fold[k][i] = math.Abs(x - med)
 		}
 	}
-	s.RHat = max(rhat(z), rhat(rankNormal(fold)))
+	s.RHat = max(rhat(z), rhat(rankNormal(fold, tol)))
 	s.BulkESS = ess(z)
 	s.TailESS = min(ess(indicator(sp, quantile(sp, 0.05))), ess(indicator(sp, quantile(sp, 0.95))))
 	s.ESS = ess(sp)
@@ -169,9 +178,9 @@ func split(chains [][]float64) [][]float64 {
 
 // frozen reports whether every chain is constant (the chains not all
 // equal: constant is checked first).
-func frozen(chains [][]float64) bool {
+func frozen(chains [][]float64, tol float64) bool {
 	for _, c := range chains {
-		if !constant([][]float64{c}) {
+		if !constant([][]float64{c}, tol) {
 			return false
 		}
 	}
@@ -179,15 +188,15 @@ func frozen(chains [][]float64) bool {
 }
 
 // constant reports whether every draw is the same number up to rounding
-// (tied: all within tieTol of the smallest).
-func constant(chains [][]float64) bool {
+// (tied: all within tol or tieTol of the smallest).
+func constant(chains [][]float64, tol float64) bool {
 	lo, hi := chains[0][0], chains[0][0]
 	for _, c := range chains {
 		for _, x := range c {
 			lo, hi = min(lo, x), max(hi, x)
 		}
 	}
-	return tied(lo, hi)
+	return tied(lo, hi, tol)
 }
 
 // tieTol is the relative difference (to max(1, |x|)) below which two
@@ -198,8 +207,11 @@ func constant(chains [][]float64) bool {
 // so close has a mean known to that precision whatever the chain does.
 const tieTol = 1e-12
 
-// tied reports whether a ≤ b are the same value up to tieTol.
-func tied(a, b float64) bool { return b-a <= tieTol*max(1, math.Abs(a), math.Abs(b)) }
+// tied reports whether a ≤ b are the same value up to tieTol (relative)
+// or tol (absolute).
+func tied(a, b, tol float64) bool {
+	return b-a <= max(tol, tieTol*max(1, math.Abs(a), math.Abs(b)))
+}
 
 // rhat is the (basic) R-hat of equal-length chains: with W the mean of the
 // chains' variances and B/n the variance of their means,
@@ -254,7 +266,7 @@ func variance(xs []float64) float64 {
 // rankNormal replaces every draw by Φ⁻¹((r − 3/8)/(S + 1/4)), r its rank
 // among all S draws (ties, draws within tieTol of the smallest of their
 // run, get their average rank).
-func rankNormal(chains [][]float64) [][]float64 {
+func rankNormal(chains [][]float64, tol float64) [][]float64 {
 	type item struct {
 		x    float64
 		k, i int32
@@ -281,7 +293,7 @@ func rankNormal(chains [][]float64) [][]float64 {
 	S := float64(len(all))
 	for lo := 0; lo < len(all); {
 		hi := lo + 1
-		for hi < len(all) && tied(all[lo].x, all[hi].x) {
+		for hi < len(all) && tied(all[lo].x, all[hi].x, tol) {
 			hi++
 		}
 		r := float64(lo+1+hi) / 2 // average of ranks lo+1..hi

@@ -130,7 +130,7 @@ func TestRHat(t *testing.T) {
 	for i := range wide[0] {
 		wide[0][i] *= 3
 	}
-	b := rhat(rankNormal(split(wide)))
+	b := rhat(rankNormal(split(wide), 0))
 	if s := Summarise(wide); s.RHat < 1.05 || s.RHat <= b || s.Pass() {
 		t.Errorf("one chain 3 times wider: R-hat %.4f (bulk %.4f), pass %v; want the tail R-hat to catch it", s.RHat, b, s.Pass())
 	}
@@ -299,5 +299,33 @@ func TestNearTies(t *testing.T) {
 	}
 	if s := Summarise(chains); !math.IsInf(s.RHat, 1) || s.Pass() {
 		t.Errorf("chains stuck 1e-6 apart: %+v", s)
+	}
+}
+
+// TestSummariseTol: a probability known to within tol is judged to that
+// precision: chains stuck at 9e-13 and 2e-12 are one value with tol 1e-9
+// (and frozen without it), while chains stuck 1e-6 apart stay frozen.
+func TestSummariseTol(t *testing.T) {
+	stuck := func(a, b float64) [][]float64 {
+		out := make([][]float64, 4)
+		for k := range out {
+			out[k] = make([]float64, 200)
+			for i := range out[k] {
+				out[k][i] = a
+				if k >= 2 {
+					out[k][i] = b
+				}
+			}
+		}
+		return out
+	}
+	if s := SummariseTol(stuck(8.97e-13, 1.94e-12), 1e-9); !s.Pass() || s.RHat != 1 {
+		t.Errorf("stuck 1e-12 apart with tol 1e-9: %+v", s)
+	}
+	if s := Summarise(stuck(8.97e-13, 1.94e-12)); s.Pass() || !math.IsInf(s.RHat, 1) {
+		t.Errorf("stuck 1e-12 apart with no tol: %+v", s)
+	}
+	if s := SummariseTol(stuck(0.2, 0.200001), 1e-9); s.Pass() || !math.IsInf(s.RHat, 1) {
+		t.Errorf("stuck 1e-6 apart with tol 1e-9: %+v", s)
 	}
 }
