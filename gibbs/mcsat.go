@@ -51,8 +51,14 @@ const MaxBlock = 64
 // between states that single moves cannot). The factors so redrawn are
 // those whose entries at the threshold or above are not connected by
 // changing one variable (an "exactly one" constraint, an equivalence kept
-// true), and each other one with probability blockProb (rng.Float64() <
-// blockProb, unless blockProb is 0 or at least 1): overlapping factors can
+// true), in factor order, and then each other one with probability
+// blockProb (rng.Float64() < blockProb, in factor order; every one when
+// blockProb is at least 1, none when it is 0) — but when there are more
+// such factors than unobserved variables n, n tries instead, each with
+// probability blockProb on a uniformly random one of them (rng.Float64(),
+// then rng.IntN), so that a sweep costs O(n) block moves whatever the
+// number of factors (UW-CSE: 4,681 atoms, 300,000 pairwise clauses, of
+// which a third are active at a step): overlapping factors can
 // separate states that no single factor separates, and block moves on
 // every factor reach every world of positive probability that single
 // moves and the factors' blocks connect, at a cost of up to MaxBlock
@@ -63,22 +69,36 @@ const MaxBlock = 64
 func (ch *Chain) MCSAT(rng *rand.Rand, satSweeps int, blockProb float64) {
 	c := ch.c
 	g := c.g
-	nf := g.NumFactors()
 	if ch.thr == nil {
 		ch.prepareMCSAT()
 	}
-	for f := range nf {
-		if !ch.coupling[f] {
-			continue
+	ch.syncEntries()
+	ch.rng = rng
+	ch.tstep++
+	if ch.tstep == 0 { // wrapped: forget every threshold's step
+		clear(ch.tstamp)
+		ch.tstep = 1
+	}
+	ch.splitList, ch.optList = ch.splitList[:0], ch.optList[:0]
+	small := len(ch.couplingList) <= ch.nFree && !lazyThresholds
+	if small {
+		// every threshold now, in factor order
+		for _, f := range ch.couplingList {
+			if ch.threshold(f) {
+				if ch.blocky[f] {
+					ch.splitList = append(ch.splitList, f)
+				} else {
+					ch.optList = append(ch.optList, f)
+				}
+			}
 		}
-		t := g.FactorTable[f]
-		cur := g.Tables[t].Values[c.entry(f, -1, 0)]
-		u := cur * (1 - rng.Float64())
-		ch.thr[f] = u
-		ch.active[f] = u > ch.tmin[t]
-		if ch.active[f] {
-			i, _ := slices.BinarySearch(ch.levels[t], u) // the smallest level ≥ u
-			ch.blocky[f] = ch.split[t][i]
+	} else {
+		// the factors that may need a block move now; the others when a
+		// move first reads them
+		for _, f := range ch.splittable {
+			if ch.threshold(f) && ch.blocky[f] {
+				ch.splitList = append(ch.splitList, f)
+			}
 		}
 	}
 	for range satSweeps {
@@ -89,14 +109,15 @@ func (ch *Chain) MCSAT(rng *rand.Rand, satSweeps int, blockProb float64) {
 			}
 			if g.Card[v] == 2 {
 				// The current state keeps every threshold (the world is
-				// in SAT(M)); the other one when the flip is free or
-				// every coupling factor allows it.
-				if ch.freeFlip[v]>>c.x[v]&1 == 1 || ch.keeps(u, 1-c.x[v]) {
+				// in SAT(M)); the other one when no coupling factor of v
+				// decreases (dec), or every one that does stays at its
+				// threshold.
+				if ch.dec[v] == 0 || ch.keeps(u, 1-c.x[v]) {
+					s := int32(0)
 					if rng.Float64() < ch.p1[v] {
-						c.x[v] = 1
-					} else {
-						c.x[v] = 0
+						s = 1
 					}
+					ch.move(u, s, true)
 				}
 				continue
 			}
@@ -107,15 +128,75 @@ func (ch *Chain) MCSAT(rng *rand.Rand, satSweeps int, blockProb float64) {
 				}
 			}
 			if len(ch.allow) > 1 {
-				c.x[v] = ch.allow[ch.pick(rng, len(ch.allow), func(i int) float64 { return ch.field[ch.off[v]+int(ch.allow[i])] })]
+				ch.move(u, ch.allow[ch.pick(rng, len(ch.allow), func(i int) float64 { return ch.field[ch.off[v]+int(ch.allow[i])] })], true)
 			}
 		}
-		for f := range nf {
-			if ch.active[f] && (ch.blocky[f] || blockProb >= 1 || blockProb > 0 && rng.Float64() < blockProb) {
-				ch.block(f, rng)
+		for _, f := range ch.splitList {
+			ch.block(int(f), rng)
+		}
+		switch {
+		case blockProb <= 0 || len(ch.couplingList) == 0:
+		case small && blockProb >= 1:
+			for _, f := range ch.optList {
+				ch.block(int(f), rng)
+			}
+		case small:
+			for _, f := range ch.optList {
+				if rng.Float64() < blockProb {
+					ch.block(int(f), rng)
+				}
+			}
+		default:
+			// more coupling factors than variables: as many tries as
+			// variables, each on a uniformly random coupling factor,
+			// redrawn when it is active and not split (those had theirs)
+			for range ch.nFree {
+				f := ch.couplingList[rng.IntN(len(ch.couplingList))]
+				if (blockProb >= 1 || rng.Float64() < blockProb) && ch.threshold(f) && !ch.blocky[f] {
+					ch.block(int(f), rng)
+				}
 			}
 		}
 	}
+	ch.rng = nil
+	if ch.steps++; ch.steps%resyncEvery == 0 {
+		ch.recompute() // the running sums' rounding, reset
+	}
+}
+
+// lazyThresholds makes every step draw its thresholds when first read
+// and try nFree random optional block moves, as on graphs with more
+// coupling factors than variables (tests of small graphs set it).
+var lazyThresholds = false
+
+// resyncEvery is how many MC-SAT steps the running log-odds and score
+// (Conditionals, LogScore) go between exact recomputations.
+const resyncEvery = 256
+
+// threshold draws factor f's threshold for this step if no move has read
+// it yet, u_f = φ_f·(1 − rng.Float64()) with φ_f its entry at the step's
+// start (every move of a variable of f draws f's threshold before it
+// changes f's entry, so an undrawn factor is still at its start entry),
+// and reports whether it is active (excludes an entry of f). Drawing a
+// threshold when it is first needed rather than all at the start gives
+// the same joint distribution (each u_f is independent of the others and
+// of the moves' draws given the start world) at a cost of the factors
+// the moves read, not of every factor: a pairwise clause both of whose
+// atoms are false is read by no single move.
+func (ch *Chain) threshold(f int32) bool {
+	if ch.tstamp[f] != ch.tstep {
+		ch.tstamp[f] = ch.tstep
+		g := ch.c.g
+		t := g.FactorTable[f]
+		u := g.Tables[t].Values[ch.cur[f]] * (1 - ch.rng.Float64())
+		ch.thr[f] = u
+		ch.active[f] = u > ch.tmin[t]
+		if ch.active[f] {
+			i, _ := slices.BinarySearch(ch.levels[t], u) // the smallest level ≥ u
+			ch.blocky[f] = ch.split[t][i]
+		}
+	}
+	return ch.active[f]
 }
 
 // prepareMCSAT sets up MC-SAT's scratch and the fields of the unit factors.
@@ -156,6 +237,9 @@ func (ch *Chain) prepareMCSAT() {
 	}
 	ch.p1 = make([]float64, g.NumVars())
 	for v := range g.NumVars() {
+		if !c.observed(int32(v)) && g.Card[v] > 1 {
+			ch.nFree++
+		}
 		if g.Card[v] == 2 {
 			f0, f1 := ch.field[ch.off[v]], ch.field[ch.off[v]+1]
 			switch {
@@ -169,6 +253,16 @@ func (ch *Chain) prepareMCSAT() {
 		}
 	}
 	ch.freeFlip = freeFlips(c, ch.coupling)
+	ch.tstamp = make([]uint32, nf)
+	for f := range nf {
+		if ch.coupling[f] {
+			ch.couplingList = append(ch.couplingList, int32(f))
+			if slices.Contains(ch.split[g.FactorTable[f]], true) {
+				ch.splittable = append(ch.splittable, int32(f))
+			}
+		}
+	}
+	ch.recompute()
 }
 
 // pick returns an index in [0, n) drawn with probability proportional to
@@ -253,20 +347,6 @@ func splitLevels(t *fg.Table) ([]float64, []bool) {
 	return levels, split
 }
 
-// keeps reports whether variable v in state s keeps every active factor
-// of v at its threshold (the others as they are).
-func (ch *Chain) keeps(v, s int32) bool {
-	c := ch.c
-	lo, hi := c.factors(v)
-	for i := lo; i < hi; i++ {
-		f := int(c.edgeF[i])
-		if ch.active[f] && c.g.Table(f).Values[c.entry(f, v, s)] < ch.thr[f] {
-			return false
-		}
-	}
-	return true
-}
-
 // block redraws the unobserved variables of factor f jointly, uniformly
 // among their joint states that keep every active factor of them at its
 // threshold. An active factor holding one variable u of the block limits
@@ -327,7 +407,7 @@ func (ch *Chain) block(f int, rng *rand.Rand) {
 		lo, hi := c.factors(u)
 		for i := lo; i < hi && open > 0; i++ {
 			h := c.edgeF[i]
-			if !ch.active[h] || ch.seen[h] == ch.stamp {
+			if !ch.coupling[h] || ch.seen[h] == ch.stamp || !ch.threshold(h) {
 				continue
 			}
 			// one pass over the scope: the block variables in it, and
@@ -376,6 +456,7 @@ func (ch *Chain) block(f int, rng *rand.Rand) {
 		return l
 	})
 	ch.setBlock(int(ch.allow[j]))
+	ch.syncBlock()
 }
 
 // setBlock sets the block's variables to their j-th joint state (the last

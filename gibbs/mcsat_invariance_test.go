@@ -1,6 +1,7 @@
 package gibbs
 
 import (
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -96,7 +97,8 @@ func chiSquare(counts []int, p []float64, n int) (float64, int) {
 }
 
 // TestMCSATInvariant: one MC-SAT step (one sweep, several sweeps, with and
-// without block moves on every factor) from worlds drawn exactly from the
+// without block moves on every factor, with thresholds drawn up front or
+// when first read) from worlds drawn exactly from the
 // model by enumeration gives worlds distributed exactly as the model, by a
 // chi-square test of the world counts (n steps, each from a fresh exact
 // draw), on random graphs with zeros, unit factors and evidence, random
@@ -145,8 +147,10 @@ func TestMCSATInvariant(t *testing.T) {
 		name      string
 		sweeps    int
 		blockProb float64
+		lazy      bool // thresholds drawn when first read (lazyThresholds)
 	}
-	kernels := []kernel{{"1 sweep", 1, 0.1}, {"3 sweeps", 3, 0.1}, {"blocks on every factor", 1, 1}, {"no optional blocks", 1, 0}}
+	kernels := []kernel{{"1 sweep", 1, 0.1, false}, {"3 sweeps", 3, 0.1, false}, {"blocks on every factor", 1, 1, false}, {"no optional blocks", 1, 0, false},
+		{"lazy thresholds", 1, 0.3, true}, {"lazy thresholds, 2 sweeps, every block", 2, 1, true}}
 	worst := 1.0
 	controlsFail := 0
 	for mi, m := range models {
@@ -178,7 +182,9 @@ func TestMCSATInvariant(t *testing.T) {
 			}
 			for range n {
 				draw(x) // the Chain aliases x: a fresh exact world
+				lazyThresholds = k.lazy
 				ch.MCSAT(r, k.sweeps, k.blockProb)
+				lazyThresholds = false
 				counts[encode(m.g, x)]++
 			}
 			pv, df := chiSquare(counts, p, n)
@@ -212,4 +218,84 @@ func TestMCSATInvariant(t *testing.T) {
 		t.Errorf("the non-invariant control failed the chi-square test on only %d of %d models: the test has no power", controlsFail, len(models))
 	}
 	t.Logf("smallest p-value over %d models × %d kernels: %.3g; control rejected on %d", len(models), len(kernels), worst, controlsFail)
+}
+
+// TestMCSATRunningState: after MC-SAT steps (with block moves, and with
+// the world changed from outside between steps), the running state the
+// step keeps agrees with a recomputation from the world: every factor's
+// table index, every binary variable's count of lowering flips, its
+// conditional (Conditionals against chain.binaryCond) and the log-score.
+func TestMCSATRunningState(t *testing.T) {
+	r := rand.New(rand.NewPCG(43, 44))
+	for trial := range 200 {
+		g, ev := gen.SmallGraph(r, gen.SmallShape{Vars: 8, Factors: 20, ZeroOneIn: 6, Scale: 1.5, Evidence: true})
+		if trial%2 == 1 {
+			src, db := gen.SmallMLN(r, gen.MLNShape{Formulas: 6, HardOneIn: 4})
+			var err error
+			if g, err = gen.GroundSmallMLN(src, db, 0, 64); err != nil {
+				t.Fatal(err)
+			}
+			if g == nil {
+				continue
+			}
+			ev = nil
+		}
+		x := make([]int32, g.NumVars())
+		if err := Start(g, ev, x, r); err != nil {
+			continue
+		}
+		ch, err := NewChain(g, ev, x)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cond := make([]float64, ch.Offsets()[g.NumVars()])
+		for step := range 50 {
+			ch.MCSAT(r, 1+step%2, []float64{0, 0.3, 1}[step%3])
+			if step%10 == 5 { // an outside change: one variable to a positive state
+				v := r.IntN(g.NumVars())
+				if ev == nil || ev[v] < 0 {
+					old := x[v]
+					x[v] = int32(r.IntN(int(g.Card[v])))
+					if w, _, _ := ch.c.weights(int32(v)); w[x[v]] == 0 {
+						x[v] = old
+					}
+				}
+			}
+			ch.Conditionals(cond)
+			score := ch.LogScore()
+			c := ch.c
+			want := 0.0
+			for f := range g.NumFactors() {
+				j := c.entry(f, -1, 0)
+				if int(ch.cur[f]) != j {
+					t.Fatalf("trial %d step %d: factor %d at index %d, recomputed %d", trial, step, f, ch.cur[f], j)
+				}
+				want += c.logT[g.FactorTable[f]][j]
+			}
+			if !(math.Abs(score-want) <= 1e-9*max(1, math.Abs(want))) {
+				t.Fatalf("trial %d step %d: log-score %v, recomputed %v", trial, step, score, want)
+			}
+			for v := range g.NumVars() {
+				u := int32(v)
+				if c.observed(u) || g.Card[v] != 2 {
+					continue
+				}
+				p1, _ := c.binaryCond(u)
+				if !(math.Abs(cond[ch.off[v]+1]-p1) <= 1e-12) {
+					t.Fatalf("trial %d step %d: P(v%d = 1 | rest) %v, recomputed %v", trial, step, v, cond[ch.off[v]+1], p1)
+				}
+				dec := int32(0)
+				lo, hi := c.factors(u)
+				for i := lo; i < hi; i++ {
+					f := c.edgeF[i]
+					if ch.coupling[f] && ch.lowers(f, int32(c.entry(int(f), -1, 0)), c.edgeSt[i], x[v]) {
+						dec++
+					}
+				}
+				if dec != ch.dec[v] {
+					t.Fatalf("trial %d step %d: v%d has %d lowering factors, recomputed %d", trial, step, v, ch.dec[v], dec)
+				}
+			}
+		}
+	}
 }

@@ -121,7 +121,7 @@ func SummariseTol(chains [][]float64, tol float64) Summary {
 	}
 	s.RHat = max(rhat(z), rhat(rankNormal(fold, tol)))
 	s.BulkESS = ess(z)
-	s.TailESS = min(ess(indicator(sp, quantile(sp, 0.05))), ess(indicator(sp, quantile(sp, 0.95))))
+	s.TailESS = min(ess(indicator(sp, quantile(sp, 0.05), tol)), ess(indicator(sp, quantile(sp, 0.95), tol)))
 	s.ESS = ess(sp)
 	sd := 0.0
 	for _, c := range sp {
@@ -329,12 +329,14 @@ func quantile(chains [][]float64, p float64) float64 {
 	return all[lo] + (h-float64(lo))*(all[lo+1]-all[lo])
 }
 
-func indicator(chains [][]float64, q float64) [][]float64 {
+// indicator is 1 where a draw is at most q, or tied with it (tol): one
+// value computed along different paths must fall on one side.
+func indicator(chains [][]float64, q, tol float64) [][]float64 {
 	out := make([][]float64, len(chains))
 	for k, c := range chains {
 		out[k] = make([]float64, len(c))
 		for i, x := range c {
-			if x <= q {
+			if x <= q || tied(q, x, tol) {
 				out[k][i] = 1
 			}
 		}
