@@ -60,6 +60,7 @@ type Chain struct {
 	bw     []float64 // per joint state of a block: its weight
 	bsmall []float64 // per joint state of a group of a block's variables: its log weight
 	bs     []int32   // a joint state of a group
+	ind    []float64 // an MC-SAT block draw's slice indicator of a factor
 }
 
 // NewChain prepares g and ev for sampling from the world x, which the

@@ -98,7 +98,7 @@ func chiSquare(counts []int, p []float64, n int) (float64, int) {
 
 // TestMCSATInvariant: one MC-SAT step (one sweep, several sweeps, with and
 // without block moves on every factor, with thresholds drawn up front or
-// when first read) from worlds drawn exactly from the
+// when first read, with blocked moves on SAT(M)) from worlds drawn exactly from the
 // model by enumeration gives worlds distributed exactly as the model, by a
 // chi-square test of the world counts (n steps, each from a fresh exact
 // draw), on random graphs with zeros, unit factors and evidence, random
@@ -148,9 +148,11 @@ func TestMCSATInvariant(t *testing.T) {
 		sweeps    int
 		blockProb float64
 		lazy      bool // thresholds drawn when first read (lazyThresholds)
+		blocked   bool // MCSATBlocks with NewBlocking's blocks (at most 3 variables)
 	}
-	kernels := []kernel{{"1 sweep", 1, 0.1, false}, {"3 sweeps", 3, 0.1, false}, {"blocks on every factor", 1, 1, false}, {"no optional blocks", 1, 0, false},
-		{"lazy thresholds", 1, 0.3, true}, {"lazy thresholds, 2 sweeps, every block", 2, 1, true}}
+	kernels := []kernel{{"1 sweep", 1, 0.1, false, false}, {"3 sweeps", 3, 0.1, false, false}, {"blocks on every factor", 1, 1, false, false}, {"no optional blocks", 1, 0, false, false},
+		{"lazy thresholds", 1, 0.3, true, false}, {"lazy thresholds, 2 sweeps, every block", 2, 1, true, false},
+		{"blocked", 1, 0.1, false, true}, {"blocked, lazy thresholds", 1, 0.1, true, true}}
 	worst := 1.0
 	controlsFail := 0
 	for mi, m := range models {
@@ -180,10 +182,16 @@ func TestMCSATInvariant(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			var bk *Blocking
+			if k.blocked {
+				if bk, err = NewBlocking(m.g, m.ev, 3, 64); err != nil {
+					t.Fatal(err)
+				}
+			}
 			for range n {
 				draw(x) // the Chain aliases x: a fresh exact world
 				lazyThresholds = k.lazy
-				ch.MCSAT(r, k.sweeps, k.blockProb)
+				ch.MCSATBlocks(r, k.sweeps, k.blockProb, bk)
 				lazyThresholds = false
 				counts[encode(m.g, x)]++
 			}

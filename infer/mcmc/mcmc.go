@@ -79,6 +79,15 @@ const (
 	DefaultBlockStates = 1 << 12
 )
 
+// SatBlocks says whether MC-SAT sweeps redraw blocks (Config.SatBlocks).
+type SatBlocks uint8
+
+const (
+	SatBlocksAuto SatBlocks = iota
+	SatBlocksOn
+	SatBlocksOff
+)
+
 // Config configures a sampling run.
 type Config struct {
 	Kernel Kernel
@@ -98,6 +107,12 @@ type Config struct {
 	// constrained factor as a block when single moves could reach its
 	// allowed states (gibbs.Chain.MCSAT); 0 means the default, 0.1.
 	BlockProb float64
+	// SatBlocks adds to every MC-SAT sweep a blocked move over the
+	// blocks of gibbs.NewBlocking (BlockSize, BlockStates), each drawn
+	// on the satisfying worlds of the step (gibbs.Chain.MCSATBlocks):
+	// SatBlocksOn, SatBlocksOff, or SatBlocksAuto (0), on when the
+	// blocks' joint states number at most 64 per unobserved variable.
+	SatBlocks SatBlocks
 	// BlockSize and BlockStates bound blocked Gibbs's blocks: at most
 	// BlockSize variables and BlockStates joint states each (a single
 	// variable with more states is a block of its own); 0 means
@@ -203,10 +218,16 @@ func Sample(ctx context.Context, g *fg.Graph, ev fg.Evidence, cfg Config) (*Resu
 		ev = fg.NoEvidence(g.NumVars())
 	}
 	var bk *gibbs.Blocking
-	if cfg.Kernel == BGibbs {
+	if cfg.Kernel == BGibbs || cfg.Kernel == MCSAT && cfg.SatBlocks != SatBlocksOff {
 		var err error
-		if bk, err = gibbs.NewBlocking(g, ev, cfg.BlockSize, cfg.BlockStates); err != nil {
+		bk, err = gibbs.NewBlocking(g, ev, cfg.BlockSize, cfg.BlockStates)
+		switch {
+		case err != nil && cfg.Kernel == MCSAT && cfg.SatBlocks == SatBlocksAuto:
+			bk = nil // a tied unit too large: MC-SAT's factor blocks cross it
+		case err != nil:
 			return nil, err
+		case cfg.Kernel == MCSAT && cfg.SatBlocks == SatBlocksAuto && !cheapBlocks(bk):
+			bk = nil
 		}
 	}
 	var deadline time.Time
@@ -224,7 +245,7 @@ func Sample(ctx context.Context, g *fg.Graph, ev fg.Evidence, cfg Config) (*Resu
 	if err != nil {
 		return nil, err
 	}
-	if bk != nil {
+	if bk != nil && cfg.Kernel == BGibbs {
 		res.Clusters = len(bk.Blocks)
 	}
 	res.Off = make([]int, g.NumVars()+1)
@@ -244,6 +265,21 @@ func Sample(ctx context.Context, g *fg.Graph, ev fg.Evidence, cfg Config) (*Resu
 	return res, nil
 }
 
+// cheapBlocks reports whether a sweep over bk's blocks of two or more
+// variables enumerates at most 64 joint states per unobserved variable
+// (SatBlocksAuto): small and loosely coupled graphs, not UW-CSE's 4,681
+// atoms in 256-state blocks whose factors are read at every state.
+func cheapBlocks(bk *gibbs.Blocking) bool {
+	states, free := 0, 0
+	for b, vs := range bk.Blocks {
+		free += len(vs)
+		if len(vs) > 1 {
+			states += bk.States[b]
+		}
+	}
+	return states <= 64*free
+}
+
 // runChain runs chain k, seeded with (seed, k); bk is blocked Gibbs's
 // blocks.
 func runChain(ctx context.Context, g *fg.Graph, ev fg.Evidence, bk *gibbs.Blocking, cfg Config, k uint64, deadline time.Time, r *chainRun, sel []int, nc int) error {
@@ -260,7 +296,7 @@ func runChain(ctx context.Context, g *fg.Graph, ev fg.Evidence, bk *gibbs.Blocki
 	return r.loop(ctx, cfg, deadline, size, sel, nc, ch.LogScore, func(cond []float64) error {
 		switch cfg.Kernel {
 		case MCSAT:
-			ch.MCSAT(rng, cfg.SatSweeps, cfg.BlockProb)
+			ch.MCSATBlocks(rng, cfg.SatSweeps, cfg.BlockProb, bk)
 			if cond != nil {
 				ch.Conditionals(cond)
 			}
@@ -536,8 +572,17 @@ func newSampler(m infer.Method, k Kernel, p infer.Properties) (infer.Algorithm, 
 		if !(cfg.BlockProb > 0 && cfg.BlockProb <= 1) {
 			return nil, &infer.PropertyError{Method: m.Name, Name: "block-prob", Msg: fmt.Sprintf("must be in (0, 1], got %v", cfg.BlockProb)}
 		}
+		switch sb := p.String(m, "sat-blocks"); sb {
+		case "auto":
+		case "on":
+			cfg.SatBlocks = SatBlocksOn
+		case "off":
+			cfg.SatBlocks = SatBlocksOff
+		default:
+			return nil, &infer.PropertyError{Method: m.Name, Name: "sat-blocks", Value: sb, Msg: fmt.Sprintf("must be auto, on or off, got %q", sb)}
+		}
 	}
-	if k == BGibbs {
+	if k == BGibbs || k == MCSAT {
 		if cfg.BlockSize, err = p.Int(m, "block-size"); err != nil {
 			return nil, err
 		}
@@ -583,7 +628,10 @@ func init() {
 		Tasks:   []infer.Task{infer.Marginals},
 		Props: append(append([]infer.Property(nil), props...),
 			infer.Property{Name: "sat-sweeps", Default: "1", Help: "uniform sweeps over the satisfying worlds per step"},
-			infer.Property{Name: "block-prob", Default: "0.1", Help: "probability of a block move on a constrained factor that single moves could serve"}),
+			infer.Property{Name: "block-prob", Default: "0.1", Help: "probability of a block move on a constrained factor that single moves could serve"},
+			infer.Property{Name: "sat-blocks", Default: "auto", Help: "blocked moves over the satisfying worlds each sweep (blocks as bgibbs's, block-size and block-states): on, off, or auto (on when the blocks have at most 64 joint states per variable)"},
+			infer.Property{Name: "block-size", Default: strconv.Itoa(DefaultBlockSize), Help: "most variables in a block of sat-blocks"},
+			infer.Property{Name: "block-states", Default: strconv.Itoa(DefaultBlockStates), Help: "most joint states of a block of sat-blocks"}),
 		New: func(p infer.Properties) (infer.Algorithm, error) { return newSampler(mm, MCSAT, p) },
 	}
 	bm = infer.Method{
