@@ -59,6 +59,29 @@ type bfactor struct {
 	f             int32 // the factor
 }
 
+// Work is the number of table reads and joint-state updates of one sweep
+// over the blocks of two or more variables (BlockSweep's, or MC-SAT's
+// blocked move): per block, each factor touching it read at each joint
+// state of its group (or of the block, for a direct group), and each
+// group's table added at each joint state of the block.
+func (bk *Blocking) Work() int {
+	w := 0
+	for b := range bk.blocks {
+		bl := &bk.blocks[b]
+		if len(bl.vars) < 2 {
+			continue
+		}
+		for _, gr := range bl.groups {
+			n := gr.size
+			if gr.direct {
+				n = bl.state
+			}
+			w += len(gr.fac)*n + bl.state
+		}
+	}
+	return w
+}
+
 // MaxTiedStates bounds the legal joint states of a tied unit (see
 // NewBlocking).
 const MaxTiedStates = 1 << 20
