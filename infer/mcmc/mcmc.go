@@ -28,6 +28,18 @@
 // constraints, and so do blocked Gibbs's blocks where a block holds the
 // constrained variables (gibbs.NewBlocking grows blocks along shared
 // factors).
+//
+// MC-SAT (gibbs.Chain.MCSAT) slices only the factors that couple two or
+// more unobserved variables; unit factors are each variable's field, the
+// weights of its draws on the satisfying worlds (sliced, an atom with many
+// unit clauses pulling both ways flips at the rate e^{−Σw} of the side it
+// is on, and UW-CSE's chains froze). Its sweeps redraw single variables,
+// the variables of constrained factors jointly, and, when cheap
+// (Config.SatBlocks), NewBlocking's blocks jointly; every move leaves the
+// step's distribution on the satisfying worlds invariant, so the chain's
+// stationary distribution is the model's (gibbs's TestMCSATInvariant:
+// one step from exact draws, chi-square). experiments/sampling/MCSAT.md
+// has the figures.
 package mcmc
 
 import (
@@ -100,8 +112,8 @@ type Config struct {
 	// TimeLimit, when positive, stops every chain after that long (its
 	// samples so far are kept).
 	TimeLimit time.Duration
-	// SatSweeps is the number of uniform sweeps of an MC-SAT step
-	// (default 1).
+	// SatSweeps is the number of sweeps over the satisfying worlds of an
+	// MC-SAT step (default 1).
 	SatSweeps int
 	// BlockProb is the probability with which an MC-SAT step redraws a
 	// constrained factor as a block when single moves could reach its
@@ -623,7 +635,7 @@ func init() {
 	}
 	mm = infer.Method{
 		Name:    "mcsat",
-		Summary: "MC-SAT (slice sampling with uniform SampleSAT moves): exact with hard formulas and zeros",
+		Summary: "MC-SAT (slice sampling; SampleSAT-style moves on the satisfying worlds, unit clauses as weights, blocked moves): exact with hard formulas and zeros",
 		Tasks:   []infer.Task{infer.Marginals},
 		Props: append(append([]infer.Property(nil), props...),
 			infer.Property{Name: "sat-sweeps", Default: "1", Help: "uniform sweeps over the satisfying worlds per step"},
