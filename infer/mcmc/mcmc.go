@@ -262,19 +262,7 @@ func Sample(ctx context.Context, g *fg.Graph, ev fg.Evidence, cfg Config) (*Resu
 	if bk != nil && cfg.Kernel == BGibbs {
 		res.Clusters = len(bk.Blocks)
 	}
-	res.Off = make([]int, g.NumVars()+1)
-	for v := range g.NumVars() {
-		res.Off[v+1] = res.Off[v] + int(g.Card[v])
-	}
-	res.Mean = make([]float64, res.Off[g.NumVars()])
-	for _, r := range runs {
-		for i, s := range r.sum {
-			res.Mean[i] += s
-		}
-	}
-	for i := range res.Mean {
-		res.Mean[i] /= float64(res.Samples)
-	}
+	res.average(g, runs)
 	res.diagnose(runs, sel, res.Off, cfg.Kernel)
 	return res, nil
 }
@@ -782,4 +770,22 @@ func (r *chainRun) loop(ctx context.Context, cfg Config, deadline time.Time, siz
 		r.record(keep, cond, point, cfg.Trace)
 	}
 	return nil
+}
+
+// average sets Off (g's variables' states in the flat vectors) and Mean,
+// the average over all chains' kept steps of the conditionals they summed.
+func (res *Result) average(g *fg.Graph, runs []*chainRun) {
+	res.Off = make([]int, g.NumVars()+1)
+	for v := range g.NumVars() {
+		res.Off[v+1] = res.Off[v] + int(g.Card[v])
+	}
+	res.Mean = make([]float64, res.Off[g.NumVars()])
+	for _, r := range runs {
+		for i, s := range r.sum {
+			res.Mean[i] += s
+		}
+	}
+	for i := range res.Mean {
+		res.Mean[i] /= float64(res.Samples)
+	}
 }

@@ -183,19 +183,7 @@ func SampleTempering(ctx context.Context, g *fg.Graph, ev fg.Evidence, cfg Confi
 	if bk != nil {
 		res.Clusters = len(bk.Blocks)
 	}
-	res.Off = make([]int, g.NumVars()+1)
-	for v := range g.NumVars() {
-		res.Off[v+1] = res.Off[v] + int(g.Card[v])
-	}
-	res.Mean = make([]float64, res.Off[g.NumVars()])
-	for _, r := range runs {
-		for i, s := range r.sum {
-			res.Mean[i] += s
-		}
-	}
-	for i := range res.Mean {
-		res.Mean[i] /= float64(res.Samples)
-	}
+	res.average(g, runs)
 	res.SwapRates = make([]float64, R-1)
 	for i := range res.SwapRates {
 		if n := tried[i].Load(); n > 0 {
