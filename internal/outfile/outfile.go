@@ -4,7 +4,9 @@
 // directory that is renamed over the path when complete and removed
 // otherwise (so an error or a crash never leaves a half-written file, and
 // an existing file is replaced only by a complete one). The path "" or
-// "-" is standard output.
+// "-" is standard output. A path that is not a regular file (/dev/null,
+// /dev/stdout, a named pipe) is written directly, never replaced; a
+// symbolic link is followed, and the file it names is replaced.
 package outfile
 
 import (
@@ -18,7 +20,9 @@ import (
 
 // File is an output file checked by Open and written by Write.
 type File struct {
-	path string // the user's path; "" for stdout
+	path   string // the user's path; "" for stdout
+	target string // the file written: path with symbolic links resolved
+	direct bool   // not a regular file (a device, a pipe): written in place
 }
 
 // DirError is an output path that names a directory.
@@ -35,16 +39,30 @@ func Open(path string) (*File, error) {
 	if path == "" || path == "-" {
 		return &File{}, nil
 	}
-	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+	fi, err := os.Stat(path)
+	switch {
+	case err == nil && fi.IsDir():
 		return nil, &DirError{path}
+	case err == nil && !fi.Mode().IsRegular():
+		// A device or a pipe: renaming over it would replace it.
+		fh, err := os.OpenFile(path, os.O_WRONLY, 0)
+		if err != nil {
+			return nil, fmt.Errorf("cannot write output %s: %w", path, unwrapPath(err))
+		}
+		fh.Close()
+		return &File{path: path, target: path, direct: true}, nil
 	}
-	fh, err := createTemp(path)
+	target := path
+	if t, err := filepath.EvalSymlinks(path); err == nil {
+		target = t
+	}
+	fh, err := createTemp(target)
 	if err != nil {
 		return nil, fmt.Errorf("cannot write output %s: %w", path, unwrapPath(err))
 	}
 	fh.Close()
 	os.Remove(fh.Name())
-	return &File{path: path}, nil
+	return &File{path: path, target: target}, nil
 }
 
 // Write opens path (Open) and writes it with fn (File.Write).
@@ -82,7 +100,25 @@ func (o *File) Write(stdout io.Writer, fn func(io.Writer) error) error {
 		}
 		return bw.Flush()
 	}
-	tmp, err := createTemp(o.path)
+	if o.direct {
+		fh, err := os.OpenFile(o.path, os.O_WRONLY, 0)
+		if err != nil {
+			return fmt.Errorf("cannot write output %s: %w", o.path, unwrapPath(err))
+		}
+		bw := bufio.NewWriter(fh)
+		err = fn(bw)
+		if err == nil {
+			err = bw.Flush()
+		}
+		if cerr := fh.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return fmt.Errorf("cannot write output %s: %w", o.path, unwrapPath(err))
+		}
+		return nil
+	}
+	tmp, err := createTemp(o.target)
 	if err != nil {
 		return fmt.Errorf("cannot write output %s: %w", o.path, unwrapPath(err))
 	}
@@ -95,7 +131,7 @@ func (o *File) Write(stdout io.Writer, fn func(io.Writer) error) error {
 		err = cerr
 	}
 	if err == nil {
-		err = os.Rename(tmp.Name(), o.path)
+		err = os.Rename(tmp.Name(), o.target)
 	}
 	if err != nil {
 		os.Remove(tmp.Name())
