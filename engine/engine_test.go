@@ -5,9 +5,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/lifted-dev/lifted/infer"
@@ -323,5 +325,38 @@ func TestStdErrors(t *testing.T) {
 	}
 	if n == 0 || len(se) != n {
 		t.Fatalf("%d atoms, %d std errors", n, len(se))
+	}
+}
+
+// A sampler's Alchemy output ends with a comment line of its standard
+// errors: the largest, which is the largest of the JSON's per-atom ones;
+// an exact method's has none.
+func TestAlchemyStdErrLine(t *testing.T) {
+	req := Request{Model: smokersMLN, Evidence: []string{smokersDB}, Query: []string{"Smokes,Cancer"},
+		Method: "gibbs", Properties: infer.Properties{"samples": "2000"}, Seed: 1, AllowUnconverged: true}
+	res, err := Run(t.Context(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := WriteAlchemy(&b, res); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
+	last := lines[len(lines)-1]
+	worst := 0.0
+	for a := range res.Atoms() {
+		worst = max(worst, a.StdErr)
+	}
+	if want := fmt.Sprintf("// Monte Carlo standard errors (from the effective sample size): largest %.2g (", worst); worst == 0 || !strings.HasPrefix(last, want) {
+		t.Errorf("last line %q, want prefix %q", last, want)
+	}
+	req.Method, req.Properties = "enumerate", nil
+	if res, err = Run(t.Context(), req); err != nil {
+		t.Fatal(err)
+	}
+	b.Reset()
+	if err := WriteAlchemy(&b, res); err != nil || strings.Contains(b.String(), "//") {
+		t.Errorf("exact answer: %v\n%s", err, b.String())
 	}
 }

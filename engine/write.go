@@ -63,6 +63,9 @@ func WriteAlchemy(w io.Writer, r *Result) error {
 			return err
 		}
 	}
+	if note := r.stdErrNote(); note != "" {
+		fmt.Fprintf(bw, "// %s\n", note)
+	}
 	return bw.Flush()
 }
 
@@ -303,4 +306,31 @@ func (j *jsonWriter) value(v any) {
 	if j.err = enc.Encode(v); j.err == nil {
 		j.raw(string(bytes.TrimSuffix(b.Bytes(), []byte("\n"))))
 	}
+}
+
+// stdErrNote summarises a sampler's Monte Carlo standard errors for the
+// Alchemy output's closing comment line (the format has no column for
+// them; --output-format json has every atom's): the largest, with its
+// atom, and the mean; "" when the answer has none.
+func (r *Result) stdErrNote() string {
+	if r.Task == infer.MAP || r.Answer == nil || r.Answer.StdErr == nil {
+		return ""
+	}
+	var n int
+	var sum, worst float64
+	var at string
+	for a := range r.Atoms() {
+		if math.IsNaN(a.StdErr) || math.IsInf(a.StdErr, 0) {
+			continue
+		}
+		n++
+		sum += a.StdErr
+		if a.StdErr > worst || at == "" {
+			worst, at = a.StdErr, a.Name
+		}
+	}
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf("Monte Carlo standard errors (from the effective sample size): largest %.2g (%s), mean %.2g; every atom's in --output-format json", worst, at, sum/float64(n))
 }

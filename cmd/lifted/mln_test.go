@@ -27,6 +27,9 @@ func alchemyLines(t *testing.T, out string) ([]string, map[string]float64) {
 	var names []string
 	vals := map[string]float64{}
 	for _, l := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
+		if strings.HasPrefix(l, "// Monte Carlo standard errors ") { // a sampler's closing line
+			continue
+		}
 		m := line.FindStringSubmatch(l)
 		if m == nil {
 			t.Fatalf("bad output line %q", l)
