@@ -222,15 +222,7 @@ func Sample(ctx context.Context, g *fg.Graph, ev fg.Evidence, cfg Config) (*Resu
 	if cfg.BlockProb <= 0 {
 		cfg.BlockProb = 0.1
 	}
-	if cfg.BlockSize <= 0 {
-		cfg.BlockSize = DefaultBlockSize
-	}
-	if cfg.BlockStates <= 0 {
-		cfg.BlockStates = DefaultBlockStates
-	}
-	if ev == nil {
-		ev = fg.NoEvidence(g.NumVars())
-	}
+	ev = cfg.blockDefaults(g, ev)
 	var bk *gibbs.Blocking
 	if cfg.Kernel == BGibbs || cfg.Kernel == MCSAT && cfg.SatBlocks != SatBlocksOff {
 		var err error
@@ -788,4 +780,19 @@ func (res *Result) average(g *fg.Graph, runs []*chainRun) {
 	for i := range res.Mean {
 		res.Mean[i] /= float64(res.Samples)
 	}
+}
+
+// blockDefaults fills the block limits left 0 with DefaultBlockSize and
+// DefaultBlockStates and returns ev, or no evidence for g when ev is nil.
+func (cfg *Config) blockDefaults(g *fg.Graph, ev fg.Evidence) fg.Evidence {
+	if cfg.BlockSize <= 0 {
+		cfg.BlockSize = DefaultBlockSize
+	}
+	if cfg.BlockStates <= 0 {
+		cfg.BlockStates = DefaultBlockStates
+	}
+	if ev == nil {
+		ev = fg.NoEvidence(g.NumVars())
+	}
+	return ev
 }

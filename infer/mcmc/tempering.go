@@ -92,15 +92,7 @@ func SampleTempering(ctx context.Context, g *fg.Graph, ev fg.Evidence, cfg Confi
 		return nil, errors.New("tempering: samples must be positive (or 0 with a time limit)")
 	}
 	nc := defaultChains(cfg.Chains)
-	if cfg.BlockSize <= 0 {
-		cfg.BlockSize = DefaultBlockSize
-	}
-	if cfg.BlockStates <= 0 {
-		cfg.BlockStates = DefaultBlockStates
-	}
-	if ev == nil {
-		ev = fg.NoEvidence(g.NumVars())
-	}
+	ev = cfg.blockDefaults(g, ev)
 	var bk *gibbs.Blocking
 	if tp.Base == BGibbs {
 		var err error
