@@ -368,9 +368,13 @@ func summaryLine(method string, st infer.Stats, groundAtoms int, groundSeconds f
 		return fmt.Sprintf("%s, %s; exact by %s; %s s", size, factors, st.Method, secs)
 	}
 	if st.Bound != nil && st.Components > 0 { // map-auto
-		return fmt.Sprintf("%s, %d factors; MAP by %s, objective %s, bound %s, gap %.3g; %d components, %d proved optimal; %s s",
+		limited := ""
+		if st.TimeLimited {
+			limited = "; time limit reached (--time-limit: more time, a better world or bound)"
+		}
+		return fmt.Sprintf("%s, %d factors; MAP by %s, objective %s, bound %s, gap %.3g; %d components, %d proved optimal%s; %s s",
 			size, st.Factors, method, strconv.FormatFloat(*st.Objective, 'g', 10, 64), strconv.FormatFloat(*st.Bound, 'g', 10, 64), *st.Gap,
-			st.Components, st.ExactComponents, secs)
+			st.Components, st.ExactComponents, limited, secs)
 	}
 	if st.Bound != nil { // lp, ilp
 		return fmt.Sprintf("%s, %d factors; MAP by LP relaxation (%s), objective %s, bound %s, gap %.3g; LP of %d variables and %d constraints over %d variable orbits, %d cuts in %d rounds; %s s",

@@ -204,6 +204,10 @@ type Stats struct {
 	Mixing      string    `json:"not_mixed,omitempty"`
 	SwapRates   []float64 `json:"swap_rates,omitempty"`
 	Interrupted bool      `json:"interrupted,omitempty"`
+	// TimeLimited: an anytime method's own time limit (not a
+	// cancellation) cut its work short; its answer is complete and valid
+	// (a MAP world and a bound that holds), but more time could improve it.
+	TimeLimited bool `json:"time_limited,omitempty"`
 
 	// Objective is, for a MAP answer, the log score of the world: Σ of
 	// the natural logs of its factors' entries; on an MLN (RunModel) plus

@@ -15,16 +15,26 @@
 #   - quality of the MAP world: its objective minus the best objective of 5
 #     long MaxWalkSAT runs (`--method maxwalksat --tries 10 --max-flips
 #     1000000`, seeds 1..5), all read from the same JSON field.
+# ONLY (default all): a comma-separated list of names to run.
 # Each command is limited by TIMEOUT seconds (default 600; REFTIMEOUT for
 # the reference runs, default 1200). Set QUICK=1 for short reference runs.
+# RUNS (default 3): the default infer and map run that many times each;
+# the table gives the median wall, CPU and peak memory, and the answer of
+# the run with the median CPU time.
+# REFDIR (default none): reference runs are kept there as NAME.ref.json and
+# NAME.mwsS.json and reused when present (a reference made another way,
+# e.g. bench/realdata/reference/, can be put there under the same name).
 set -u
 LIFTED=${1:?usage: run.sh LIFTED [DATA] [OUT.md]}
 DATA=${2:-/work/shared/data}
 OUT=${3:-$(dirname "$0")/last-run.md}
 TIMEOUT=${TIMEOUT:-600}
 REFTIMEOUT=${REFTIMEOUT:-1200}
+RUNS=${RUNS:-3}
+REFDIR=${REFDIR:-}
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
+[ -n "$REFDIR" ] && mkdir -p "$REFDIR"
 if [ "${QUICK:-0}" = 1 ]; then
   REF_MCSAT="--method mcsat --chains 2 --samples 2000 --burn-in 200 --seed 7"
   MWS_RUNS="1 2"; MWS_ARGS="--method maxwalksat --tries 2 --max-flips 200000"
@@ -54,6 +64,18 @@ run() {
   echo $? >"$TMP/$name.rc"
 }
 
+# refrun DATASET NAME ARGS...: a reference run, taken from REFDIR when it
+# holds DATASET.NAME.json, else run and (with REFDIR) kept there.
+refrun() {
+  local ds=$1 name=$2; shift 2
+  if [ -n "$REFDIR" ] && [ -s "$REFDIR/$ds.$name.json" ]; then
+    cp "$REFDIR/$ds.$name.json" "$TMP/$name.json"; echo 0 >"$TMP/$name.rc"; : >"$TMP/$name.err"
+    return
+  fi
+  T=$REFTIMEOUT run "$name" "$@"
+  if [ -n "$REFDIR" ] && [ "$(cat "$TMP/$name.rc")" = 0 ]; then cp "$TMP/$name.json" "$REFDIR/$ds.$name.json"; fi
+}
+
 py() { python3 - "$@" <<'PYEOF'
 import json, math, re, sys
 cmd, tmp = sys.argv[1], sys.argv[2]
@@ -70,7 +92,25 @@ def field(d, *names):
             if n in src and src[n] is not None:
                 return src[n]
     return None
-def timing(n):
+def runs(n):
+    """the names n1..nR of the repeated runs that exist, else [n]"""
+    import os
+    rs = sorted((f[:-5] for f in os.listdir(tmp) if re.fullmatch(re.escape(n) + r"\d+\.time", f)), key=lambda x: int(x[len(n):]))
+    return rs or [n]
+def median_run(n):
+    """the run of n with the median CPU time, and the medians of wall, CPU, MB over the runs"""
+    rs = runs(n)
+    ts = [(timing1(r), r) for r in rs]
+    def num(x):
+        try:
+            return float(x)
+        except Exception:
+            return float("inf")
+    ts.sort(key=lambda t: num(t[0][1]))
+    mid = ts[(len(ts) - 1) // 2]
+    med = lambda i: sorted((t[0][i] for t in ts), key=num)[(len(ts) - 1) // 2]
+    return mid[1], med(0), med(1), med(2), len(rs)
+def timing1(n):
     try:
         t = open(f"{tmp}/{n}.time").read()
     except Exception:
@@ -110,25 +150,42 @@ def err(n):
         return lines[-1].replace("|", "/")[:100] if lines else ""
     except Exception:
         return ""
+def refnote(ref):
+    """the reference's own accuracy: its largest stated standard error, and whether it mixed"""
+    if not isinstance(ref, dict):
+        return ""
+    se = ref.get("std_errors")
+    parts = []
+    if isinstance(se, dict) and se:
+        vals = [v for v in se.values() if isinstance(v, (int, float))]
+        if vals:
+            parts.append(f"ref. max s.e. {max(vals):.3f}")
+    conv = field(ref, "converged")
+    if conv is not None:
+        parts.append("ref. mixed" if conv else "ref. NOT mixed")
+    return "; " + ", ".join(parts) if parts else ""
 if cmd == "infer":
-    d, ref = load("infer"), load("ref")
-    wall, cpu, mb = timing("infer")
+    best, wall, cpu, mb, nruns = median_run("infer")
+    d, ref = load(best), load("ref")
     q = "-"
     md = d.get("marginals") if isinstance(d, dict) else None
     mr = ref.get("marginals") if isinstance(ref, dict) else None
     if isinstance(md, dict) and isinstance(mr, dict):
         diffs = [abs(md[k] - mr[k]) for k in mr if k in md and isinstance(md[k], (int, float))]
         if diffs:
-            q = f"mean {sum(diffs)/len(diffs):.4f}, max {max(diffs):.3f} ({len(diffs)} atoms)"
+            q = f"mean {sum(diffs)/len(diffs):.4f}, max {max(diffs):.3f} ({len(diffs)} atoms){refnote(ref)}"
     elif mr is None:
         q = "no reference: " + err("ref")
-    status = rc("infer")
+    status = rc(best)
     if status != "0":
-        status += ": " + err("infer")
-    print(f"| {wall} | {cpu} | {mb} | {fmt(field(d, 'method'))} | {fmt(field(d, 'converged'))} | {q} | {status} |")
+        status += ": " + err(best)
+    se = d.get("std_errors") if isinstance(d, dict) else None
+    sev = [v for v in se.values() if isinstance(v, (int, float))] if isinstance(se, dict) else []
+    sed = f"{max(sev):.3f}" if sev else "-"
+    print(f"| {nruns} | {wall} | {cpu} | {mb} | {fmt(field(d, 'method'))} | {fmt(field(d, 'converged'))} | {sed} | {q} | {status} |")
 else:
-    d = load("map")
-    wall, cpu, mb = timing("map")
+    best_run, wall, cpu, mb, nruns = median_run("map")
+    d = load(best_run)
     obj = objective(d)
     best = None
     for n in sys.argv[3:]:
@@ -141,36 +198,41 @@ else:
     elif best is not None:
         q = f"best MWS {best:.10g}"
     hist = field(d, "components", "component_histogram", "component_sizes")
-    status = rc("map")
+    status = rc(best_run)
     if status != "0":
-        status += ": " + err("map")
-    print(f"| {wall} | {cpu} | {mb} | {fmt(field(d, 'method'))} | {fmt(obj, 12)} | {fmt(field(d, 'bound'), 12)} | {fmt(field(d, 'gap'))} | {fmt(hist)} | {q} | {status} |")
+        status += ": " + err(best_run)
+    print(f"| {nruns} | {wall} | {cpu} | {mb} | {fmt(field(d, 'method'))} | {fmt(obj, 12)} | {fmt(field(d, 'bound'), 12)} | {fmt(field(d, 'gap'))} | {fmt(hist)} | {q} | {status} |")
 PYEOF
 }
 
 {
   echo "Generated by bench/realdata/run.sh $LIFTED on $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) CPUs."
-  echo "Reference marginals: \`$REF_MCSAT\`. MAP reference: best of seeds $MWS_RUNS of \`$MWS_ARGS\`."
+  echo "Reference marginals: \`$REF_MCSAT\` unless REFDIR held another (REFDIR=${REFDIR:-none}). MAP reference: best of seeds $MWS_RUNS of \`$MWS_ARGS\`."
+  echo "Runs per default command: $RUNS (medians; the answer shown is the median-CPU run's)."
   echo
   echo "### infer (default method)"
   echo
-  echo "| dataset | wall s | CPU s | peak MB | method | converged | abs. difference vs reference | exit |"
-  echo "|---|---|---|---|---|---|---|---|"
+  echo "| dataset | runs | wall s | CPU s | peak MB | method | converged | max stated s.e. | abs. difference vs reference | exit |"
+  echo "|---|---|---|---|---|---|---|---|---|---|"
 } >"$OUT"
 MAPROWS=$TMP/maprows
 : >"$MAPROWS"
 echo "$DATASETS" | while IFS='|' read -r name mlnf db q; do
   [ -z "$name" ] && continue
+  if [ -n "${ONLY:-}" ] && ! echo ",$ONLY," | grep -q ",$name,"; then continue; fi
   [ -f "$mlnf" ] || { echo "skip $name: $mlnf missing" >&2; continue; }
   rm -f "$TMP"/*.json "$TMP"/*.err "$TMP"/*.time "$TMP"/*.rc
   echo "== $name" >&2
-  T=$TIMEOUT run infer infer "$mlnf" -e "$db" -q "$q" $(extra "$name")
-  T=$REFTIMEOUT run ref infer "$mlnf" -e "$db" -q "$q" $(extra "$name") $REF_MCSAT
+  # the repeated runs alternate infer and map
+  for r in $(seq 1 "$RUNS"); do
+    T=$TIMEOUT run "infer$r" infer "$mlnf" -e "$db" -q "$q" $(extra "$name") --seed 1
+    T=$TIMEOUT run "map$r" map "$mlnf" -e "$db" -q "$q" $(extra "$name") --seed 1
+  done
+  refrun "$name" ref infer "$mlnf" -e "$db" -q "$q" $(extra "$name") $REF_MCSAT
   echo "| $name $(py infer "$TMP")" >>"$OUT"
-  T=$TIMEOUT run map map "$mlnf" -e "$db" -q "$q" $(extra "$name")
   names=""
   for s in $MWS_RUNS; do
-    T=$REFTIMEOUT run "mws$s" map "$mlnf" -e "$db" -q "$q" $(extra "$name") $MWS_ARGS --seed "$s"
+    refrun "$name" "mws$s" map "$mlnf" -e "$db" -q "$q" $(extra "$name") $MWS_ARGS --seed "$s"
     names="$names mws$s"
   done
   echo "| $name $(py map "$TMP" $names)" >>"$MAPROWS"
@@ -179,8 +241,8 @@ done
   echo
   echo "### map (default method)"
   echo
-  echo "| dataset | wall s | CPU s | peak MB | method | objective | bound | gap | components | objective − best MaxWalkSAT | exit |"
-  echo "|---|---|---|---|---|---|---|---|---|---|---|"
+  echo "| dataset | runs | wall s | CPU s | peak MB | method | objective | bound | gap | components | objective − best MaxWalkSAT | exit |"
+  echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
   cat "$MAPROWS"
 } >>"$OUT"
 echo "wrote $OUT" >&2

@@ -129,6 +129,26 @@ func (j JTree) Run(ctx context.Context, c *lift.Compressed, q infer.Query) (*inf
 	return ans, nil
 }
 
+// MAP returns a most probable world of g given ev (nil: no evidence) by
+// max-product on the junction tree, exact: every variable's value, the
+// observed ones their evidence. The plan's adjacency scanning is bounded
+// by work (<= 0: no bound). It fails with a *TooLargeError beyond j's
+// limits and with ErrNoWorld when every world has weight zero.
+func (j JTree) MAP(ctx context.Context, g *fg.Graph, ev fg.Evidence, work int64) ([]int32, error) {
+	if ev == nil {
+		ev = fg.NoEvidence(g.NumVars())
+	}
+	p, err := j.CheckWithin(ctx, g, ev, work)
+	if err != nil {
+		return nil, err
+	}
+	r, err := solve(ctx, g, ev, p, true)
+	if err != nil {
+		return nil, err
+	}
+	return r.assign, nil
+}
+
 // result is what solve computes: per-variable normalised (max-)marginals
 // at marg[off[v]:off[v+1]], log Z (or the log score of the MAP world) and,
 // for max-product, the decoded assignment.

@@ -15,8 +15,8 @@ import (
 // Stats.Objective, Bound and Gap (graph scale; infer.RunModel adds the
 // grounding's offset on an MLN), the components (number, proved optimal,
 // size histogram), BPIterations (the dual sweeps), Converged (true) and
-// Interrupted (the time limit cut a phase short: the bound is still
-// valid, but looser than it could be).
+// TimeLimited (the time limit cut a phase short: the world and the bound
+// are valid, but more time could improve them).
 type Algorithm struct{ Config Config }
 
 // Run solves c.Ground with c's evidence; q.Seed seeds the search,
@@ -53,7 +53,7 @@ func (a Algorithm) Run(ctx context.Context, c *lift.Compressed, q infer.Query) (
 		Graph: c, Task: q.Task, Assignment: res.X, LogZKind: infer.NoLogZ, Converged: true,
 		Stats: infer.Stats{
 			Converged: true, BPIterations: res.Sweeps, Objective: &obj, Bound: &bound, Gap: &gap,
-			Interrupted: res.Interrupted, Components: res.Components, ExactComponents: res.Exact, ComponentSizes: res.Sizes,
+			TimeLimited: res.TimeLimited, Components: res.Components, ExactComponents: res.Exact, ComponentSizes: res.Sizes,
 		},
 	}, nil
 }
@@ -68,6 +68,7 @@ func init() {
 			{Name: "tries", Default: "1", Help: "MaxWalkSAT restarts per component"},
 			{Name: "max-flips", Default: "100000", Help: "MaxWalkSAT steps per try, shared out among the components"},
 			{Name: "noise", Default: "0.5", Help: "MaxWalkSAT's probability of a random-walk step"},
+			{Name: "jtree-table", Default: fmt.Sprint(DefaultJTreeTable), Help: "solve components whose junction tree's largest table has at most this many entries exactly by max-product (0: never)"},
 			{Name: "ilp-columns", Default: fmt.Sprint(DefaultILPColumns), Help: "solve components whose LP has at most this many columns exactly by branch and bound (0: never)"},
 			{Name: "max-sweeps", Default: fmt.Sprint(DefaultMaxSweeps), Help: "most dual coordinate-descent sweeps per component"},
 		},
@@ -91,7 +92,7 @@ func newAlgorithm(p infer.Properties) (infer.Algorithm, error) {
 		name string
 		dst  *int
 		min  int
-	}{{"tries", &cfg.Search.Tries, 1}, {"max-flips", &cfg.Search.MaxFlips, 1}, {"ilp-columns", &cfg.ILPColumns, 0}, {"max-sweeps", &cfg.MaxSweeps, 1}}
+	}{{"tries", &cfg.Search.Tries, 1}, {"max-flips", &cfg.Search.MaxFlips, 1}, {"ilp-columns", &cfg.ILPColumns, 0}, {"jtree-table", &cfg.JTreeTable, 0}, {"max-sweeps", &cfg.MaxSweeps, 1}}
 	for _, x := range ints {
 		if *x.dst, err = p.Int(m, x.name); err != nil {
 			return nil, err
@@ -102,6 +103,9 @@ func newAlgorithm(p infer.Properties) (infer.Algorithm, error) {
 	}
 	if cfg.ILPColumns == 0 {
 		cfg.ILPColumns = -1
+	}
+	if cfg.JTreeTable == 0 {
+		cfg.JTreeTable = -1
 	}
 	if cfg.Search.Noise, err = p.Float(m, "noise"); err != nil {
 		return nil, err

@@ -9,10 +9,15 @@
 // components' scores plus the constant of the factors without an
 // unobserved variable. Per component, on Workers cores, largest first:
 //
-//  1. MaxWalkSAT (package mws: block moves for mutual exclusion, counting
-//     constraints for auxiliary variables, restarts, a greedy descent):
-//     the first world, in seconds. A component of at most
-//     mws.DefaultExactLimit worlds is enumerated: exact.
+//  1. A component whose junction tree has no clique table of more than
+//     JTreeTable entries is solved exactly by max-product on it (package
+//     jtree); its bound is its optimum. Any other: MaxWalkSAT (package
+//     mws: block moves for mutual exclusion, counting constraints for
+//     auxiliary variables, restarts, a greedy descent): the first world,
+//     in seconds. A component of at most mws.DefaultExactLimit worlds is
+//     enumerated: exact. When MaxWalkSAT finds no world satisfying the
+//     hard constraints, it is run again with four times the flips and two
+//     tries, up to four times, while the time limit allows.
 //  2. A component whose LP has at most ILPColumns columns is solved
 //     exactly by branch and bound on its LP relaxation (package maplp,
 //     "ilp"); its bound is its optimum.
@@ -34,8 +39,9 @@
 // MLN: Σ_i w_i n_i(x), the scale of maxwalksat, lp and ilp).
 //
 // Runs are deterministic under Seed whatever Workers is, unless the time
-// limit cuts a phase short (then the answer is the best so far, marked
-// Interrupted).
+// limit cuts a phase short (then the answer is the best so far, with a
+// valid bound, marked TimeLimited: more time would give a better world or
+// a tighter bound, not a different kind of answer).
 package mapauto
 
 import (
@@ -51,6 +57,7 @@ import (
 	"time"
 
 	"github.com/lifted-dev/lifted/fg"
+	"github.com/lifted-dev/lifted/infer/jtree"
 	"github.com/lifted-dev/lifted/infer/maplp"
 	"github.com/lifted-dev/lifted/infer/mws"
 )
@@ -64,6 +71,9 @@ const (
 	DefaultTimeLimit  = 8 * time.Second
 	DefaultILPColumns = 1000
 	DefaultMaxSweeps  = 300
+	// DefaultJTreeTable bounds the clique tables of the components solved
+	// exactly by junction tree (2^20 entries, 8 MiB).
+	DefaultJTreeTable = 1 << 20
 	// DefaultClusterStates bounds the joint states of the dual's clusters.
 	DefaultClusterStates = 1024
 )
@@ -80,6 +90,10 @@ type Config struct {
 	// solved exactly by branch and bound (default DefaultILPColumns;
 	// negative: never).
 	ILPColumns int
+	// JTreeTable: components whose junction tree's largest clique table
+	// has at most this many entries are solved exactly by max-product on
+	// it (default DefaultJTreeTable; negative: never).
+	JTreeTable int
 	// MaxSweeps bounds the dual coordinate-descent sweeps per component
 	// (default DefaultMaxSweeps); it stops earlier when a sweep lowers the
 	// bound by less than 1e-9 relative.
@@ -121,8 +135,12 @@ type Result struct {
 	Sizes             []fg.SizeCount
 	Flips             int64
 	Sweeps            int // dual sweeps, all components
-	Interrupted       bool
-	Seconds           float64
+	// JTree counts the components solved by junction tree.
+	JTree int
+	// TimeLimited: the time limit cut a phase short on some component;
+	// the world and the bound are valid, but more time could improve them.
+	TimeLimited bool
+	Seconds     float64
 }
 
 // comp is the state of one component.
@@ -133,6 +151,7 @@ type comp struct {
 	obj       float64
 	bound     float64
 	exact     bool
+	byJTree   bool
 	flips     int64
 	sweeps    int
 	cut       bool // the time limit cut its work short
@@ -149,6 +168,9 @@ func Solve(ctx context.Context, g *fg.Graph, ev fg.Evidence, cfg Config) (*Resul
 	}
 	if cfg.ILPColumns == 0 {
 		cfg.ILPColumns = DefaultILPColumns
+	}
+	if cfg.JTreeTable == 0 {
+		cfg.JTreeTable = DefaultJTreeTable
 	}
 	if cfg.ClusterStates == 0 {
 		cfg.ClusterStates = DefaultClusterStates
@@ -246,9 +268,29 @@ func Solve(ctx context.Context, g *fg.Graph, ev fg.Evidence, cfg Config) (*Resul
 			mf = mws.DefaultMaxFlips
 		}
 		sc.MaxFlips = mws.ComponentFlips(mf, len(c.vars), free)
+		if x, ok, err := byJTree(ctx, c.sub, cfg); err != nil {
+			return err
+		} else if ok {
+			obj, _ := mws.Score(c.sub, x)
+			mu.Lock()
+			c.x, c.obj, c.bound, c.exact, c.byJTree = x, obj, obj, true, true
+			done++
+			exact++
+			report("search", nc)
+			mu.Unlock()
+			return nil
+		}
 		r, err := mws.Solve(ctx, c.sub, nil, sc)
+		// No world satisfying the hard constraints: search longer, while
+		// the time limit allows.
+		var ue *mws.UnsatError
+		for k := 0; k < 4 && errors.As(err, &ue) && bctx.Err() == nil; k++ {
+			sc.MaxFlips *= 4
+			sc.Tries = max(sc.Tries, 2)
+			sc.Seed += golden
+			r, err = mws.Solve(ctx, c.sub, nil, sc)
+		}
 		if err != nil {
-			var ue *mws.UnsatError
 			if errors.As(err, &ue) {
 				return fmt.Errorf("%s: %w", Name, err)
 			}
@@ -362,9 +404,12 @@ func Solve(ctx context.Context, g *fg.Graph, ev fg.Evidence, cfg Config) (*Resul
 		res.Bound += c.bound
 		res.Flips += c.flips
 		res.Sweeps += c.sweeps
-		res.Interrupted = res.Interrupted || c.cut
+		res.TimeLimited = res.TimeLimited || c.cut
 		if c.exact {
 			res.Exact++
+		}
+		if c.byJTree {
+			res.JTree++
 		}
 	}
 	res.Objective, _ = mws.Score(g, res.X)
@@ -375,6 +420,33 @@ func Solve(ctx context.Context, g *fg.Graph, ev fg.Evidence, cfg Config) (*Resul
 	res.Seconds = time.Since(start).Seconds()
 	return res, nil
 }
+
+// byJTree solves g exactly by max-product on its junction tree when its
+// largest clique table has at most cfg.JTreeTable entries (planning work
+// bounded); ok is false when it is larger. A component without a world of
+// positive weight is an error: the hard constraints contradict the
+// evidence, proved.
+func byJTree(ctx context.Context, g *fg.Graph, cfg Config) (x []int32, ok bool, err error) {
+	if cfg.JTreeTable <= 0 {
+		return nil, false, nil
+	}
+	j := jtree.JTree{MaxTable: float64(cfg.JTreeTable), MaxTotal: 16 * float64(cfg.JTreeTable)}
+	x, err = j.MAP(ctx, g, nil, jtreePlanWork)
+	var tl *jtree.TooLargeError
+	switch {
+	case err == nil:
+		return x, true, nil
+	case errors.As(err, &tl):
+		return nil, false, nil
+	case errors.Is(err, jtree.ErrNoWorld):
+		return nil, false, fmt.Errorf("%s: a connected component of %d variables has no world satisfying its hard constraints given the evidence (proved by junction tree): %w", Name, g.NumVars(), fg.ErrContradiction)
+	}
+	return nil, false, err
+}
+
+// jtreePlanWork bounds the adjacency scanning of a component's junction
+// tree plan, so that a large component is refused quickly.
+const jtreePlanWork = 5_000_000
 
 // trivialBound is Σ_f ln max φ_f: every factor at its largest entry.
 func trivialBound(g *fg.Graph) float64 {
