@@ -19,6 +19,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"slices"
 	"time"
 
@@ -36,7 +37,19 @@ func main() {
 	samples := flag.Int("samples", 100, "MC-SAT samples per learning iteration")
 	testSamples := flag.Int("test-samples", 2000, "MC-SAT samples for the test marginals")
 	seed := flag.Uint64("seed", 1, "seed")
+	only := flag.Int("fold", 0, "run only this held-out area (1..5); 0: all")
+	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the run to this file")
 	flag.Parse()
+	if *cpuprofile != "" {
+		f, err := os.Create(*cpuprofile)
+		if err != nil {
+			fatal(err)
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			fatal(err)
+		}
+		defer pprof.StopCPUProfile()
+	}
 	dir := filepath.Join(*data, "mln/uwcse/forclift")
 	var files []string
 	for k := 1; k <= 5; k++ {
@@ -46,6 +59,9 @@ func main() {
 	fmt.Println("|---|---|---|---|---|---|---|---|---|---|")
 	var sc, sa, sc0, sa0 float64
 	for k := range files {
+		if *only != 0 && k+1 != *only {
+			continue
+		}
 		m, err := mlnfile.ParseFile(*model)
 		if err != nil {
 			fatal(err)
