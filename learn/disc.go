@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
 	"slices"
 	"time"
 
@@ -15,6 +16,8 @@ import (
 	"github.com/lifted-dev/lifted/ground"
 	"github.com/lifted-dev/lifted/mln"
 )
+
+var debugDN = os.Getenv("LIFTED_DN_DEBUG") != ""
 
 // DiscOptions configure Discriminative.
 type DiscOptions struct {
@@ -227,6 +230,11 @@ func Discriminative(ctx context.Context, m *mln.MLN, dbs []*mln.DB, names []stri
 		return worst == 0, worst
 	}
 	res.Status = "iteration limit"
+	var tail [][]float64 // the weights after each iteration of the last half
+	sampled := false
+	for _, m := range mo {
+		sampled = sampled || !m.exact
+	}
 	for it := 1; it <= o.MaxIter; it++ {
 		if ok, _ := converged(g, mo); ok {
 			res.Status = "converged"
@@ -280,12 +288,36 @@ func Discriminative(ctx context.Context, m *mln.MLN, dbs []*mln.DB, names []stri
 			w, g, mo = nw, ng, nmo
 		}
 		lambda = min(max(lambda, 1e-8), 1e8)
+		if debugDN {
+			fmt.Fprintf(os.Stderr, "dn it %d: act %.4g pred %.4g lambda %.3g alpha %.3g\n", it, act, pred, lambda, alpha)
+			for _, j := range learn {
+				fmt.Fprintf(os.Stderr, "  %2d w %8.4f g %9.3f H %9.3f se %7.3f open %6.0f step %8.4f\n", j, w[j], g[j], mo.variance(j)+inv, math.Sqrt(mo.meanVariance(j)), open[j], step[j])
+			}
+		}
+		if it > o.MaxIter/2 {
+			tail = append(tail, slices.Clone(w))
+		}
 		if o.Progress != nil {
 			_, worst := converged(g, mo)
 			o.Progress(it, worst)
 		}
 	}
 	res.Weights = w
+	if sampled && !res.Converged && len(tail) > 1 {
+		// Polyak–Ruppert: the mean of the iterates of the last half
+		// averages out the Monte Carlo noise of the steps
+		avg := make([]float64, nf)
+		copy(avg, w)
+		for _, j := range learn {
+			avg[j] = 0
+			for _, tw := range tail {
+				avg[j] += tw[j]
+			}
+			avg[j] /= float64(len(tail))
+		}
+		res.Weights = avg
+		res.Status += fmt.Sprintf(", weights averaged over the last %d iterations", len(tail))
+	}
 	res.Objective, res.LogLik = math.NaN(), math.NaN()
 	res.Seconds = time.Since(start).Seconds()
 	return res, nil
@@ -311,14 +343,34 @@ func (ms momentSet) variance(j int) float64 {
 	return s
 }
 
-// meanVariance is the variance of the mean of counts j, the sample
-// variance over the number of samples (0 for exact moments).
+// meanVariance estimates the variance of the mean of counts j, summed
+// over the databases: by batch means (the samples in consecutive batches,
+// the variance of the batch means over their number), which takes in the
+// chain's autocorrelation up to the batch length; 0 for exact moments.
 func (ms momentSet) meanVariance(j int) float64 {
 	s := 0.0
 	for _, m := range ms {
-		if !m.exact {
-			s += m.variance(j) / float64(len(m.n))
+		if m.exact {
+			continue
 		}
+		n := len(m.n)
+		nb := 5
+		if n < 2*nb {
+			s += m.variance(j) / float64(max(n, 1))
+			continue
+		}
+		bl := n / nb
+		mu := m.mean(j)
+		v := 0.0
+		for b := range nb {
+			bm := 0.0
+			for i := b * bl; i < (b+1)*bl; i++ {
+				bm += m.n[i][j]
+			}
+			bm /= float64(bl)
+			v += (bm - mu) * (bm - mu)
+		}
+		s += v / float64(nb-1) / float64(nb)
 	}
 	return s
 }
