@@ -52,7 +52,7 @@ type DiscOptions struct {
 	// gradient g_j is within two standard errors of 0 (the Monte Carlo
 	// noise of the expected counts: their sample variance over the
 	// number of samples, which autocorrelation makes an underestimate,
-	// so the test errs towards going on). Default 0.05.
+	// so the test errs towards going on). Default 0.01.
 	StepTol float64
 	// GradTol: also converged when every component of the gradient,
 	// divided by the number of the formula's ground formulas that the
@@ -97,7 +97,7 @@ func (o DiscOptions) defaults() DiscOptions {
 		o.ExactVars = 16
 	}
 	if o.StepTol <= 0 {
-		o.StepTol = 0.05
+		o.StepTol = 0.01
 	}
 	if o.GradTol <= 0 {
 		o.GradTol = 1e-6
