@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"os"
 	"slices"
 	"time"
 
@@ -16,8 +15,6 @@ import (
 	"github.com/lifted-dev/lifted/ground"
 	"github.com/lifted-dev/lifted/mln"
 )
-
-var debugDN = os.Getenv("LIFTED_DN_DEBUG") != ""
 
 // DiscOptions configure Discriminative.
 type DiscOptions struct {
@@ -288,12 +285,6 @@ func Discriminative(ctx context.Context, m *mln.MLN, dbs []*mln.DB, names []stri
 			w, g, mo = nw, ng, nmo
 		}
 		lambda = min(max(lambda, 1e-8), 1e8)
-		if debugDN {
-			fmt.Fprintf(os.Stderr, "dn it %d: act %.4g pred %.4g lambda %.3g alpha %.3g\n", it, act, pred, lambda, alpha)
-			for _, j := range learn {
-				fmt.Fprintf(os.Stderr, "  %2d w %8.4f g %9.3f H %9.3f se %7.3f open %6.0f step %8.4f\n", j, w[j], g[j], mo.variance(j)+inv, math.Sqrt(mo.meanVariance(j)), open[j], step[j])
-			}
-		}
 		if it > o.MaxIter/2 {
 			tail = append(tail, slices.Clone(w))
 		}
