@@ -25,31 +25,52 @@ type DiscOptions struct {
 	// every learned weight; PriorStdDev 0 means 2 (Alchemy's
 	// discriminative default), negative means no prior.
 	PriorMean, PriorStdDev float64
-	// MaxIter bounds the diagonal Newton iterations (default 100).
+	// MaxIter bounds the diagonal Newton iterations (default 100,
+	// Alchemy's -dNumIter).
 	MaxIter int
-	// Samples and BurnIn are the MC-SAT steps kept and discarded per
-	// iteration and database (defaults 100 and 20); Chains is the number
-	// of chains (default 1), each its own burn-in.
-	Samples, BurnIn, Chains int
+	// Samples is the number of MC-SAT steps kept per iteration and
+	// database (default 50). Each database has one chain, kept across
+	// iterations (a warm start): BurnIn steps are discarded before the
+	// first iteration's samples (default 50), WarmBurnIn before every
+	// later one's (default 2; negative: none).
+	Samples, BurnIn, WarmBurnIn int
+	// NoBlocks turns off the blocked moves that MC-SAT makes on the tied
+	// units of gibbs.NewBlocking (the auxiliary variable of a large clause
+	// with its first atom, mutual-exclusion blocks); without them a chain
+	// cannot move the first true atom of a large clause.
+	NoBlocks bool
 	// ExactVars: when a database's ground network has at most this many
 	// variables the expected counts are computed exactly by enumeration
 	// instead of MC-SAT (default 16; negative: never).
 	ExactVars int
-	// GradTol stops when every component of the gradient, divided by the
-	// number of the formula's ground formulas that the evidence leaves
-	// open (at least 1), is below it (default 1e-3).
+	// StepTol is the convergence test: learning stops when, for every
+	// learned weight, the Newton step g_j/H_jj is below StepTol (the
+	// weight is predicted to be that close to its optimum) or the
+	// gradient g_j is within two standard errors of 0 (the Monte Carlo
+	// noise of the expected counts: their sample variance over the
+	// number of samples, which autocorrelation makes an underestimate,
+	// so the test errs towards going on). Default 0.01.
+	StepTol float64
+	// GradTol: also converged when every component of the gradient,
+	// divided by the number of the formula's ground formulas that the
+	// evidence leaves open (at least 1), is below it (default 1e-6).
 	GradTol float64
 	// Lambda is the initial trust-region parameter (default 1).
 	Lambda float64
 	// MaxStep bounds the change of any weight in one iteration (default 2).
 	MaxStep float64
+	// MaxArity is ground.Options.MaxArity for the ground networks
+	// (0: its default): ground formulas with more unknown atoms get an
+	// auxiliary variable.
+	MaxArity int
 	// Init gives starting weights (one per formula); nil starts from the
 	// weights written in the MLN, or 0.
 	Init []float64
 	Seed uint64
 	// Progress, if set, is called after every iteration with the largest
-	// scaled gradient component.
-	Progress func(iter int, maxGrad float64)
+	// Newton step |g_j|/H_jj among the weights that the convergence test
+	// does not pass yet (0 when converged).
+	Progress func(iter int, maxStep float64)
 }
 
 func (o DiscOptions) defaults() DiscOptions {
@@ -60,19 +81,23 @@ func (o DiscOptions) defaults() DiscOptions {
 		o.MaxIter = 100
 	}
 	if o.Samples <= 0 {
-		o.Samples = 100
+		o.Samples = 50
 	}
 	if o.BurnIn <= 0 {
-		o.BurnIn = 20
+		o.BurnIn = 50
 	}
-	if o.Chains <= 0 {
-		o.Chains = 1
+	if o.WarmBurnIn == 0 {
+		o.WarmBurnIn = 2
 	}
+	o.WarmBurnIn = max(o.WarmBurnIn, 0)
 	if o.ExactVars == 0 {
 		o.ExactVars = 16
 	}
+	if o.StepTol <= 0 {
+		o.StepTol = 0.01
+	}
 	if o.GradTol <= 0 {
-		o.GradTol = 1e-3
+		o.GradTol = 1e-6
 	}
 	if o.Lambda <= 0 {
 		o.Lambda = 1
@@ -143,7 +168,7 @@ func Discriminative(ctx context.Context, m *mln.MLN, dbs []*mln.DB, names []stri
 		if i < len(names) {
 			name = names[i]
 		}
-		p, err := newDiscProblem(ctx, m, db, o.NE, learn)
+		p, err := newDiscProblem(ctx, m, db, o.NE, learn, o.MaxArity)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
@@ -168,7 +193,7 @@ func Discriminative(ctx context.Context, m *mln.MLN, dbs []*mln.DB, names []stri
 		var mo momentSet
 		for _, p := range probs {
 			mp := &moments{}
-			if err := p.expect(ctx, m, w, o, rng, mp); err != nil {
+			if err := p.expect(ctx, w, o, rng, mp); err != nil {
 				return nil, nil, err
 			}
 			mo = append(mo, mp)
@@ -185,17 +210,32 @@ func Discriminative(ctx context.Context, m *mln.MLN, dbs []*mln.DB, names []stri
 	}
 	lambda := o.Lambda
 	res := &Result{Evaluations: 1}
-	scaled := func(g []float64) float64 {
-		mx := 0.0
+	// converged applies the convergence test at gradient g with moments
+	// mo; worst is the largest Newton step among the weights that fail it.
+	converged := func(g []float64, mo momentSet) (bool, float64) {
+		worst := 0.0
 		for _, j := range learn {
-			mx = max(mx, math.Abs(g[j])/max(open[j], 1))
+			if math.Abs(g[j])/max(open[j], 1) < o.GradTol {
+				continue
+			}
+			step := math.Abs(g[j]) / max(mo.variance(j)+inv, 1e-6)
+			if step < o.StepTol || math.Abs(g[j]) <= 2*math.Sqrt(mo.meanVariance(j)) {
+				continue
+			}
+			worst = max(worst, step)
 		}
-		return mx
+		return worst == 0, worst
 	}
 	res.Status = "iteration limit"
+	var tail [][]float64 // the weights after each iteration of the last half
+	sampled := false
+	for _, m := range mo {
+		sampled = sampled || !m.exact
+	}
 	for it := 1; it <= o.MaxIter; it++ {
-		if scaled(g) < o.GradTol {
-			res.Status = "converged (gradient below tolerance)"
+		if ok, _ := converged(g, mo); ok {
+			res.Status = "converged"
+			res.Converged = true
 			break
 		}
 		if err := ctx.Err(); err != nil {
@@ -245,11 +285,30 @@ func Discriminative(ctx context.Context, m *mln.MLN, dbs []*mln.DB, names []stri
 			w, g, mo = nw, ng, nmo
 		}
 		lambda = min(max(lambda, 1e-8), 1e8)
+		if it > o.MaxIter/2 {
+			tail = append(tail, slices.Clone(w))
+		}
 		if o.Progress != nil {
-			o.Progress(it, scaled(g))
+			_, worst := converged(g, mo)
+			o.Progress(it, worst)
 		}
 	}
 	res.Weights = w
+	if sampled && !res.Converged && len(tail) > 1 {
+		// Polyak–Ruppert: the mean of the iterates of the last half
+		// averages out the Monte Carlo noise of the steps
+		avg := make([]float64, nf)
+		copy(avg, w)
+		for _, j := range learn {
+			avg[j] = 0
+			for _, tw := range tail {
+				avg[j] += tw[j]
+			}
+			avg[j] /= float64(len(tail))
+		}
+		res.Weights = avg
+		res.Status += fmt.Sprintf(", weights averaged over the last %d iterations", len(tail))
+	}
 	res.Objective, res.LogLik = math.NaN(), math.NaN()
 	res.Seconds = time.Since(start).Seconds()
 	return res, nil
@@ -275,6 +334,38 @@ func (ms momentSet) variance(j int) float64 {
 	return s
 }
 
+// meanVariance estimates the variance of the mean of counts j, summed
+// over the databases: by batch means (the samples in consecutive batches,
+// the variance of the batch means over their number), which takes in the
+// chain's autocorrelation up to the batch length; 0 for exact moments.
+func (ms momentSet) meanVariance(j int) float64 {
+	s := 0.0
+	for _, m := range ms {
+		if m.exact {
+			continue
+		}
+		n := len(m.n)
+		nb := 5
+		if n < 2*nb {
+			s += m.variance(j) / float64(max(n, 1))
+			continue
+		}
+		bl := n / nb
+		mu := m.mean(j)
+		v := 0.0
+		for b := range nb {
+			bm := 0.0
+			for i := b * bl; i < (b+1)*bl; i++ {
+				bm += m.n[i][j]
+			}
+			bm /= float64(bl)
+			v += (bm - mu) * (bm - mu)
+		}
+		s += v / float64(nb-1) / float64(nb)
+	}
+	return s
+}
+
 func (ms momentSet) varianceAlong(d []float64) float64 {
 	s := 0.0
 	for _, m := range ms {
@@ -286,9 +377,10 @@ func (ms momentSet) varianceAlong(d []float64) float64 {
 // moments accumulates count vectors (weighted samples) for their means,
 // variances and the variance along a direction.
 type moments struct {
-	wsum float64
-	ws   []float64   // weight per sample
-	n    [][]float64 // count vector per sample
+	exact bool // the worlds with their probabilities, not samples
+	wsum  float64
+	ws    []float64   // weight per sample
+	n     [][]float64 // count vector per sample
 }
 
 // add adds a sample with weight wt.
@@ -357,6 +449,30 @@ type discProblem struct {
 	data     []float64 // per formula: of those, the ones true in the data
 	// the training data's value of every atom variable of count
 	truth []int32
+
+	// The sampling network is the counting network with the tables of
+	// learned formulas reweighted (see reweight): tag[t] is the learned
+	// formula whose weight table t carries (its entries are 0, 1 and
+	// e^{-cw[j]}), or -1; logBase[t] is log of table t's entries divided
+	// by cw[j] (−Inf for 0).
+	cw      []float64
+	tag     []int32
+	logBase [][]float64
+	sg      fg.Graph
+	bk      *gibbs.Blocking
+	state   []int32 // the chain's world, kept across iterations (warm start)
+
+	// incremental counts: tabOf[f] is factor f's index in tabFactor or -1;
+	// tabTrue the truth of each; tabCount the counts of those over
+	// tabFactor at the world prev (atom variables only).
+	tabOf    []int32
+	tabTrue  []bool
+	tabCount []float64
+	prev     []int32
+	stamp    []uint32
+	tstep    uint32
+	edgeFac  []int32 // the factor of every edge of the counting network
+	touched  []int32
 }
 
 // WithoutPredicates returns a copy of db in which the atoms of the named
@@ -391,7 +507,7 @@ func WithoutPredicates(m *mln.MLN, db *mln.DB, preds []string) (*mln.DB, error) 
 }
 
 // newDiscProblem builds the evidence database and the counting network.
-func newDiscProblem(ctx context.Context, m *mln.MLN, db *mln.DB, ne []string, learn []int) (*discProblem, error) {
+func newDiscProblem(ctx context.Context, m *mln.MLN, db *mln.DB, ne []string, learn []int, maxArity int) (*discProblem, error) {
 	ev, err := WithoutPredicates(m, db, ne)
 	if err != nil {
 		return nil, err
@@ -399,8 +515,11 @@ func newDiscProblem(ctx context.Context, m *mln.MLN, db *mln.DB, ne []string, le
 	p := &discProblem{db: db, ev: ev, ne: ne, forms: map[int]*ground.Eval{}}
 	saved := saveWeights(m)
 	defer restoreWeights(m, saved)
-	for _, j := range learn {
-		m.Formulas[j].Weight, m.Formulas[j].HasWeight = 1, true
+	p.cw = make([]float64, len(m.Formulas))
+	for r, j := range learn {
+		// distinct weights, so that a table tells its formula (reweight)
+		p.cw[j] = 1 + float64(r+1)*1e-4*math.Pi/3
+		m.Formulas[j].Weight, m.Formulas[j].HasWeight = p.cw[j], true
 	}
 	type rec struct {
 		fi     int
@@ -411,7 +530,10 @@ func newDiscProblem(ctx context.Context, m *mln.MLN, db *mln.DB, ne []string, le
 	r := &ground.Restriction{OnFactor: func(fi int, _ []int, b []int32, factor int32) {
 		recs = append(recs, rec{fi, slices.Clone(b), factor})
 	}}
-	gr, err := ground.Ground(ctx, m, ev, ground.Options{Query: ne, MaxGround: -1, Restrict: r})
+	// ExactMax: an auxiliary variable is a function of the atoms, its
+	// tables 0/1 but for one that carries the weight, so that raising the
+	// weight-carrying entries to a power reweights the formula exactly.
+	gr, err := ground.Ground(ctx, m, ev, ground.Options{Query: ne, MaxGround: -1, Restrict: r, ExactMax: true, MaxArity: maxArity})
 	if err != nil {
 		return nil, err
 	}
@@ -453,7 +575,185 @@ func newDiscProblem(ctx context.Context, m *mln.MLN, db *mln.DB, ne []string, le
 		}
 	}
 	p.data = p.counts(p.truth, make([]float64, len(m.Formulas)))
+	if err := p.prepareSampling(m, learn); err != nil {
+		return nil, err
+	}
 	return p, nil
+}
+
+// prepareSampling tags the counting network's tables by the learned
+// formula whose weight they carry and sets up the sampling network and the
+// incremental counts.
+func (p *discProblem) prepareSampling(m *mln.MLN, learn []int) error {
+	g := p.count.Graph
+	p.tag = make([]int32, len(g.Tables))
+	p.logBase = make([][]float64, len(g.Tables))
+	for t := range g.Tables {
+		p.tag[t] = -1
+		vals := g.Tables[t].Values
+		c := math.NaN()
+		for _, v := range vals {
+			if v == 0 || v == 1 {
+				continue
+			}
+			l := -math.Log(v)
+			if !math.IsNaN(c) && math.Abs(l-c) > 1e-9 {
+				c = math.Inf(1) // several levels: not a learned formula's table
+				break
+			}
+			c = l
+		}
+		if math.IsNaN(c) || math.IsInf(c, 1) {
+			continue
+		}
+		for _, j := range learn {
+			if math.Abs(p.cw[j]-c) < 1e-9 {
+				p.tag[t] = int32(j)
+				lb := make([]float64, len(vals))
+				for i, v := range vals {
+					lb[i] = math.Log(v) / p.cw[j]
+				}
+				p.logBase[t] = lb
+				break
+			}
+		}
+	}
+	// every table factor of a learned formula must be tagged by it, and
+	// no table factor of another formula
+	p.tabOf = make([]int32, g.NumFactors())
+	for f := range p.tabOf {
+		p.tabOf[f] = -1
+	}
+	for i, f := range p.tabFactor {
+		p.tabOf[f] = int32(i)
+		if t := g.FactorTable[f]; p.tag[t] != p.tabForm[i] {
+			return fmt.Errorf("discriminative learning: cannot reweight the ground factor %d of formula %d (table of formula %d)", f, p.tabForm[i]+1, p.tag[t]+1)
+		}
+	}
+	learned := make([]bool, len(m.Formulas))
+	for _, j := range learn {
+		learned[j] = true
+	}
+	p.sg = *g
+	p.sg.Tables = slices.Clone(g.Tables)
+	for f := range g.NumFactors() {
+		if p.tabOf[f] < 0 {
+			if t := g.FactorTable[f]; p.tag[t] >= 0 && len(g.Scope(f)) > 0 && !p.auxFactor(f) {
+				// a plain factor of a formula not learned whose table
+				// happens to look like a learned formula's
+				return fmt.Errorf("discriminative learning: ground factor %d has a learned formula's table but is not one of its ground formulas", f)
+			}
+		}
+	}
+	for t, lb := range p.logBase {
+		if lb != nil {
+			p.sg.Tables[t] = fg.Table{Dims: g.Tables[t].Dims, Values: make([]float64, len(lb))}
+		}
+	}
+	p.tabTrue = make([]bool, len(p.tabFactor))
+	p.tabCount = make([]float64, len(m.Formulas))
+	p.stamp = make([]uint32, g.NumFactors())
+	p.edgeFac = g.EdgeFactors()
+	return nil
+}
+
+// auxFactor reports whether factor f holds an auxiliary variable (one of a
+// large ground formula's).
+func (p *discProblem) auxFactor(f int) bool {
+	for _, v := range p.count.Graph.Scope(f) {
+		if int(v) >= p.count.NumAtoms {
+			return true
+		}
+	}
+	return false
+}
+
+// reweight sets the sampling network's learned tables for the weights w:
+// an entry e^{-c_j·k} of the counting network (c_j the counting weight of
+// formula j) becomes e^{-w_j·k}, a 0 stays 0. A ground formula of weight
+// c_j has entries 1 where true and e^{-c_j} where false (auxiliary
+// variables' tables are 0/1 but for the one carrying the weight), so the
+// result is the ground formula at weight w_j, whatever its sign.
+func (p *discProblem) reweight(w []float64) {
+	for t, lb := range p.logBase {
+		if lb == nil {
+			continue
+		}
+		wj := w[p.tag[t]]
+		vals := p.sg.Tables[t].Values
+		for i, l := range lb {
+			if math.IsInf(l, -1) {
+				vals[i] = 0
+			} else {
+				vals[i] = math.Exp(l * wj)
+			}
+		}
+	}
+}
+
+// tabTruth reports whether table factor i of tabFactor is true in x.
+func (p *discProblem) tabTruth(i int, x []int32) bool {
+	g := p.count.Graph
+	f := int(p.tabFactor[i])
+	t := g.Table(f)
+	idx, stride := 0, 1
+	sc := g.Scope(f)
+	for q := len(sc) - 1; q >= 0; q-- {
+		idx += int(x[sc[q]]) * stride
+		stride *= int(t.Dims[q])
+	}
+	return t.Values[idx] == 1
+}
+
+// countsInc writes into out the counts of x like counts, updating the
+// table part from the previous call's world through the factors of the
+// atoms that changed (the first call counts every factor).
+func (p *discProblem) countsInc(x []int32, out []float64) []float64 {
+	g := p.count.Graph
+	na := p.count.NumAtoms
+	if p.prev == nil {
+		p.prev = slices.Clone(x[:na])
+		clear(p.tabCount)
+		for i := range p.tabFactor {
+			p.tabTrue[i] = p.tabTruth(i, x)
+			if p.tabTrue[i] {
+				p.tabCount[p.tabForm[i]]++
+			}
+		}
+	} else {
+		p.tstep++
+		if p.tstep == 0 {
+			clear(p.stamp)
+			p.tstep = 1
+		}
+		p.touched = p.touched[:0]
+		for v := range na {
+			if x[v] == p.prev[v] {
+				continue
+			}
+			p.prev[v] = x[v]
+			for e := g.VarStart[v]; e < g.VarStart[v+1]; e++ {
+				f := p.edgeFac[g.VarEdges[e]]
+				if i := p.tabOf[f]; i >= 0 && p.stamp[f] != p.tstep {
+					p.stamp[f] = p.tstep
+					p.touched = append(p.touched, i)
+				}
+			}
+		}
+		for _, i := range p.touched {
+			if t := p.tabTruth(int(i), x); t != p.tabTrue[i] {
+				p.tabTrue[i] = t
+				if t {
+					p.tabCount[p.tabForm[i]]++
+				} else {
+					p.tabCount[p.tabForm[i]]--
+				}
+			}
+		}
+	}
+	copy(out, p.tabCount)
+	p.starCounts(x, out)
+	return out
 }
 
 func saveWeights(m *mln.MLN) [][2]float64 {
@@ -492,100 +792,84 @@ func (p *discProblem) counts(x []int32, out []float64) []float64 {
 			out[p.tabForm[i]]++
 		}
 	}
-	if len(p.starForm) > 0 {
-		iargs := []int{}
-		truth := func(pred int, args []int32) bool {
-			iargs = iargs[:0]
-			for _, a := range args {
-				iargs = append(iargs, int(a))
-			}
-			v, t := p.count.Var(pred, iargs)
-			if v >= 0 {
-				return x[v] == 1
-			}
-			return t == mln.True
-		}
-		for i, j := range p.starForm {
-			if p.forms[int(j)].Truth(p.starBind[i], truth) {
-				out[j]++
-			}
-		}
-	}
+	p.starCounts(x, out)
 	return out
 }
 
-// expect adds to mo the count vectors of samples of the non-evidence atoms
-// given the evidence under weights w (MC-SAT), or every world with its
-// probability when the network is small.
-func (p *discProblem) expect(ctx context.Context, m *mln.MLN, w []float64, o DiscOptions, rng *rand.Rand, mo *moments) error {
-	saved := saveWeights(m)
-	for j, f := range m.Formulas {
-		if !f.Hard {
-			f.Weight, f.HasWeight = w[j], true
+// starCounts adds to out the true ground formulas with an auxiliary
+// variable in the world x (evaluated from the atoms).
+func (p *discProblem) starCounts(x []int32, out []float64) {
+	if len(p.starForm) == 0 {
+		return
+	}
+	iargs := []int{}
+	truth := func(pred int, args []int32) bool {
+		iargs = iargs[:0]
+		for _, a := range args {
+			iargs = append(iargs, int(a))
+		}
+		v, t := p.count.Var(pred, iargs)
+		if v >= 0 {
+			return x[v] == 1
+		}
+		return t == mln.True
+	}
+	for i, j := range p.starForm {
+		if p.forms[int(j)].Truth(p.starBind[i], truth) {
+			out[j]++
 		}
 	}
-	gr, err := ground.Ground(ctx, m, p.ev, ground.Options{Query: p.ne, MaxGround: -1})
-	restoreWeights(m, saved)
+}
+
+// expect adds to mo the count vectors of samples of the non-evidence atoms
+// given the evidence under weights w (MC-SAT on the reweighted counting
+// network), or every world with its probability when the network is small.
+// The chain's world is kept: the next call starts from it (a warm start,
+// as Alchemy's learner does), with o.WarmBurnIn steps discarded instead of
+// o.BurnIn.
+func (p *discProblem) expect(ctx context.Context, w []float64, o DiscOptions, rng *rand.Rand, mo *moments) error {
+	p.reweight(w)
+	g := &p.sg
+	nv := g.NumVars()
+	nf := len(p.cw)
+	if o.ExactVars > 0 && nv <= o.ExactVars {
+		return p.enumerate(g, nf, mo)
+	}
+	burn := o.WarmBurnIn
+	if p.state == nil {
+		p.state = make([]int32, nv)
+		if err := gibbs.Start(g, nil, p.state, rng); err != nil {
+			return err
+		}
+		if !o.NoBlocks {
+			bk, err := gibbs.NewBlocking(g, nil, 1, 1)
+			if err == nil {
+				p.bk = bk
+			}
+		}
+		burn = o.BurnIn
+	}
+	ch, err := gibbs.NewChain(g, nil, p.state)
 	if err != nil {
 		return err
 	}
-	// map the counting network's atom variables to the sampling network's
-	cv := make([]int32, p.count.NumAtoms)    // sampling variable, or -1
-	fixed := make([]int32, p.count.NumAtoms) // value when cv is -1
-	iargs := []int{}
-	for v := range p.count.NumAtoms {
-		pred, a, _ := p.count.Atom(int32(v))
-		iargs = append(iargs[:0], a...)
-		sv, t := gr.Var(pred, iargs)
-		cv[v] = sv
-		if t == mln.True {
-			fixed[v] = 1
-		}
-	}
-	g := gr.Graph
-	nv := g.NumVars()
-	x := make([]int32, len(p.truth))
-	project := func(s []int32) []int32 {
-		for v := range cv {
-			if cv[v] >= 0 {
-				x[v] = s[cv[v]]
-			} else {
-				x[v] = fixed[v]
+	p.prev = nil // recount in full at the first sample
+	for i := range burn + o.Samples {
+		if i&15 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
 			}
 		}
-		return x
-	}
-	nf := len(m.Formulas)
-	if o.ExactVars > 0 && nv <= o.ExactVars {
-		return p.enumerate(g, project, nf, mo)
-	}
-	per := max(1, o.Samples/o.Chains)
-	for range o.Chains {
-		s := make([]int32, nv)
-		if err := gibbs.Start(g, nil, s, rng); err != nil {
-			return err
-		}
-		ch, err := gibbs.NewChain(g, nil, s)
-		if err != nil {
-			return err
-		}
-		for i := range o.BurnIn + per {
-			if i&15 == 0 {
-				if err := ctx.Err(); err != nil {
-					return err
-				}
-			}
-			ch.MCSAT(rng, 1, 0.1)
-			if i >= o.BurnIn {
-				mo.add(1, p.counts(project(ch.State()), make([]float64, nf)))
-			}
+		ch.MCSATBlocks(rng, 1, 0.1, p.bk)
+		if i >= burn {
+			mo.add(1, p.countsInc(ch.State(), make([]float64, nf)))
 		}
 	}
 	return nil
 }
 
 // enumerate adds every world of g with its probability.
-func (p *discProblem) enumerate(g *fg.Graph, project func([]int32) []int32, nf int, mo *moments) error {
+func (p *discProblem) enumerate(g *fg.Graph, nf int, mo *moments) error {
 	nv := g.NumVars()
 	s := make([]int32, nv)
 	var ws []float64
@@ -606,7 +890,7 @@ func (p *discProblem) enumerate(g *fg.Graph, project func([]int32) []int32, nf i
 		if !math.IsInf(lw, -1) {
 			ws = append(ws, lw)
 			mx = max(mx, lw)
-			ns = append(ns, p.counts(project(s), make([]float64, nf)))
+			ns = append(ns, p.counts(s, make([]float64, nf)))
 		}
 		v := nv - 1
 		for ; v >= 0; v-- {
@@ -626,6 +910,7 @@ func (p *discProblem) enumerate(g *fg.Graph, project func([]int32) []int32, nf i
 	for i := range ws {
 		mo.add(math.Exp(ws[i]-mx), ns[i])
 	}
+	mo.exact = true
 	return nil
 }
 

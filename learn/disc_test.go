@@ -145,7 +145,7 @@ func TestDiscriminativeExact(t *testing.T) {
 	if _, g := exactCLL(t, m, discData, "Cancer", wOpt, 2); maxAbs(g) > 1e-8 {
 		t.Fatalf("reference Newton did not converge: gradient %v", g)
 	}
-	r, err := Discriminative(context.Background(), m, []*mln.DB{db}, nil, DiscOptions{NE: []string{"Cancer"}, PriorStdDev: 2, GradTol: 1e-9, MaxIter: 500})
+	r, err := Discriminative(context.Background(), m, []*mln.DB{db}, nil, DiscOptions{NE: []string{"Cancer"}, PriorStdDev: 2, GradTol: 1e-9, StepTol: 1e-9, MaxIter: 500})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -229,7 +229,7 @@ func TestDiscriminativeUWCSECounts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := newDiscProblem(context.Background(), m, db, []string{"advisedBy"}, learnable(m))
+	p, err := newDiscProblem(context.Background(), m, db, []string{"advisedBy"}, learnable(m), 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -83,7 +83,9 @@ type Result struct {
 	Iterations  int
 	Evaluations int
 	Status      string
-	Seconds     float64
+	// Converged: the learner's convergence test passed (Discriminative).
+	Converged bool
+	Seconds   float64
 }
 
 // learnable lists the formulas whose weights are learned.

@@ -97,8 +97,8 @@ func (r *Run) Learn(ctx context.Context, m *mln.MLN) (*Learned, error) {
 	if r.Method == "dn" {
 		m, res, err := DiscFiles(ctx, m, r.Train, DiscOptions{
 			NE: r.NE, PriorMean: r.PriorMean, PriorStdDev: r.PriorStdDev, MaxIter: maxIter, Seed: r.Seed,
-			Progress: func(it int, g float64) {
-				progress("dn", int64(it), int64(maxIter), fmt.Sprintf("diagonal Newton iteration %d, largest gradient per open ground formula %.3g", it, g))
+			Progress: func(it int, step float64) {
+				progress("dn", int64(it), int64(maxIter), fmt.Sprintf("diagonal Newton iteration %d, largest Newton step not yet converged %.3g", it, step))
 			},
 		})
 		if err != nil {

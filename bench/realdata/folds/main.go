@@ -19,7 +19,9 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"slices"
+	"syscall"
 	"time"
 
 	mlnfile "github.com/lifted-dev/lifted/format/mlnfile"
@@ -32,20 +34,37 @@ import (
 func main() {
 	data := flag.String("data", "/work/shared/data", "shared data directory")
 	model := flag.String("mln", "bench/realdata/uwcse-folds.mln", "the MLN (weights to learn)")
-	iter := flag.Int("iter", 30, "diagonal Newton iterations")
-	samples := flag.Int("samples", 100, "MC-SAT samples per learning iteration")
+	iter := flag.Int("iter", 40, "diagonal Newton iterations at most")
+	samples := flag.Int("samples", 0, "MC-SAT samples per learning iteration and database (0: the learner's default, 50)")
 	testSamples := flag.Int("test-samples", 2000, "MC-SAT samples for the test marginals")
 	seed := flag.Uint64("seed", 1, "seed")
+	verbose := flag.Bool("v", false, "print every learning iteration on stderr")
+	only := flag.Int("fold", 0, "run only this held-out area (1..5); 0: all")
+	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the run to this file")
 	flag.Parse()
+	if *cpuprofile != "" {
+		f, err := os.Create(*cpuprofile)
+		if err != nil {
+			fatal(err)
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			fatal(err)
+		}
+		defer pprof.StopCPUProfile()
+	}
 	dir := filepath.Join(*data, "mln/uwcse/forclift")
 	var files []string
 	for k := 1; k <= 5; k++ {
 		files = append(files, filepath.Join(dir, fmt.Sprintf("uwcse_fold%d.db", k)))
 	}
-	fmt.Println("| held-out area | query atoms | true | CLL | AUC-PR | CLL (w=0) | AUC-PR (w=0) | learn s | infer s | iterations |")
-	fmt.Println("|---|---|---|---|---|---|---|---|---|---|")
+	fmt.Println("| held-out area | query atoms | true | CLL | AUC-PR | CLL (w=0) | AUC-PR (w=0) | iterations | converged | learn wall s | learn CPU s | infer wall s | infer CPU s |")
+	fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 	var sc, sa, sc0, sa0 float64
+	nfold := 0
 	for k := range files {
+		if *only != 0 && k+1 != *only {
+			continue
+		}
 		m, err := mlnfile.ParseFile(*model)
 		if err != nil {
 			fatal(err)
@@ -65,34 +84,46 @@ func main() {
 				names = append(names, filepath.Base(f))
 			}
 		}
-		t0 := time.Now()
-		res, err := learn.Discriminative(context.Background(), m, train, names, learn.DiscOptions{NE: []string{"Advisedby"}, MaxIter: *iter, Samples: *samples, Seed: *seed})
+		t0, c0 := time.Now(), cpu()
+		res, err := learn.Discriminative(context.Background(), m, train, names, learn.DiscOptions{NE: []string{"Advisedby"}, MaxIter: *iter, Samples: *samples, Seed: *seed,
+			Progress: func(it int, step float64) {
+				if *verbose {
+					fmt.Fprintf(os.Stderr, "area %d: iteration %d, largest Newton step not converged %.3g (%.1f s)\n", k+1, it, step, time.Since(t0).Seconds())
+				}
+			}})
 		if err != nil {
 			fatal(err)
 		}
-		tl := time.Since(t0).Seconds()
-		t1 := time.Now()
+		tl, cl := time.Since(t0).Seconds(), cpu()-c0
+		t1, c1 := time.Now(), cpu()
 		probs, labels, err := predict(m, res.Weights, test, *testSamples, *seed)
 		if err != nil {
 			fatal(err)
 		}
-		ti := time.Since(t1).Seconds()
+		ti, ci := time.Since(t1).Seconds(), cpu()-c1
 		half := make([]float64, len(probs))
 		for i := range half {
 			half[i] = 0.5
 		}
 		c, a := cll(probs, labels), aucPR(probs, labels)
-		c0, a0 := cll(half, labels), aucPR(half, labels)
-		sc, sa, sc0, sa0 = sc+c, sa+a, sc0+c0, sa0+a0
+		cz, az := cll(half, labels), aucPR(half, labels)
+		sc, sa, sc0, sa0 = sc+c, sa+a, sc0+cz, sa0+az
 		npos := 0
 		for _, l := range labels {
 			if l {
 				npos++
 			}
 		}
-		fmt.Printf("| %d | %d | %d | %.4f | %.3f | %.4f | %.3f | %.1f | %.1f | %d |\n", k+1, len(labels), npos, c, a, c0, a0, tl, ti, res.Iterations)
+		conv := "no"
+		if res.Converged {
+			conv = "yes"
+		}
+		fmt.Fprintf(os.Stderr, "area %d: %s\n", k+1, res.Status)
+		fmt.Printf("| %d | %d | %d | %.4f | %.3f | %.4f | %.3f | %d | %s | %.1f | %.1f | %.1f | %.1f |\n", k+1, len(labels), npos, c, a, cz, az, res.Iterations, conv, tl, cl, ti, ci)
+		nfold++
 	}
-	fmt.Printf("| mean | | | %.4f | %.3f | %.4f | %.3f | | | |\n", sc/5, sa/5, sc0/5, sa0/5)
+	n := float64(nfold)
+	fmt.Printf("| mean | | | %.4f | %.3f | %.4f | %.3f | | | | | | |\n", sc/n, sa/n, sc0/n, sa0/n)
 }
 
 // predict returns P(Advisedby(a,b)) for every pair of the test area's
@@ -185,6 +216,15 @@ func aucPR(p []float64, y []bool) float64 {
 		return math.NaN()
 	}
 	return s / float64(npos)
+}
+
+// cpu returns the process's CPU time (user and system) in seconds.
+func cpu() float64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return math.NaN()
+	}
+	return float64(ru.Utime.Sec+ru.Stime.Sec) + float64(ru.Utime.Usec+ru.Stime.Usec)/1e6
 }
 
 func fatal(err error) {

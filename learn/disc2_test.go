@@ -1,0 +1,196 @@
+package learn
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	mlnfile "github.com/lifted-dev/lifted/format/mlnfile"
+	"github.com/lifted-dev/lifted/mln"
+)
+
+// starModel has table factors and, with MaxArity 2, ground formulas with an
+// auxiliary variable (the EXIST clause over every person's Cancer atom).
+const starModel = `Smokes(person)
+Cancer(person)
+Friends(person, person)
+0.5 Smokes(x) => Cancer(x)
+0.3 Friends(x,y) ^ Cancer(x) => Cancer(y)
+-0.2 Cancer(x)
+0.7 EXIST y !Smokes(x) v Cancer(y)
+`
+
+func starProblem(t *testing.T) (*mln.MLN, *discProblem) {
+	t.Helper()
+	m := parse(t, starModel)
+	db, err := mlnfile.ReadDB(strings.NewReader(discData), "data.db", m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := newDiscProblem(context.Background(), m, db, []string{"Cancer"}, learnable(m), 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.starForm) == 0 {
+		t.Fatal("no ground formula with an auxiliary variable")
+	}
+	return m, p
+}
+
+// TestDiscIncrementalCounts: the counts updated from the atoms that changed
+// equal a recount of every ground formula after every MC-SAT step.
+func TestDiscIncrementalCounts(t *testing.T) {
+	m, p := starProblem(t)
+	w := []float64{1.1, -0.4, 0.3, -1.5}
+	o := DiscOptions{NE: []string{"Cancer"}, Samples: 1, WarmBurnIn: -1, ExactVars: -1}.defaults()
+	rng := rand.New(rand.NewPCG(5, 6))
+	nf := len(m.Formulas)
+	for step := range 300 {
+		mo := &moments{}
+		if err := p.expect(context.Background(), w, o, rng, mo); err != nil {
+			t.Fatal(err)
+		}
+		// expect recounts in full at its first sample: count on from here
+		full := p.counts(p.state, make([]float64, nf))
+		for j := range nf {
+			if mo.n[0][j] != full[j] {
+				t.Fatalf("step %d, formula %d: incremental %v, recount %v", step, j, mo.n[0][j], full[j])
+			}
+		}
+		inc := p.countsInc(p.state, make([]float64, nf))
+		for j := range nf {
+			if inc[j] != full[j] {
+				t.Fatalf("step %d, formula %d: countsInc again %v, recount %v", step, j, inc[j], full[j])
+			}
+		}
+	}
+	// within one call: many samples, each checked
+	p.prev = nil
+	o.Samples = 200
+	mo := &moments{}
+	if err := p.expect(context.Background(), w, o, rng, mo); err != nil {
+		t.Fatal(err)
+	}
+	moves := 0
+	for i := 1; i < len(mo.n); i++ {
+		for j := range nf {
+			if mo.n[i][j] != mo.n[i-1][j] {
+				moves++
+				break
+			}
+		}
+	}
+	if moves < 20 {
+		t.Errorf("the counts changed at only %d of %d steps: the chain hardly moves", moves, len(mo.n))
+	}
+}
+
+// TestDiscReweightExact: the counting network with its learned tables
+// reweighted (auxiliary variables included, weights of both signs) gives
+// the expected counts of the MLN at those weights, computed independently
+// by enumerating the query atoms and counting with CountDB (exactCLL).
+func TestDiscReweightExact(t *testing.T) {
+	m, p := starProblem(t)
+	nf := len(m.Formulas)
+	for _, w := range [][]float64{{1.1, -0.4, 0.3, -1.5}, {-2, 0.7, -0.1, 2.5}, {0, 0, 0, 0}} {
+		p.reweight(w)
+		mo := &moments{}
+		if err := p.enumerate(&p.sg, nf, mo); err != nil {
+			t.Fatal(err)
+		}
+		_, grad := exactCLL(t, m, discData, "Cancer", w, 1e300)
+		for j := range nf {
+			got := p.data[j] - mo.mean(j)
+			if math.Abs(got-grad[j]) > 1e-9 {
+				t.Errorf("w %v formula %d: data − E[n] = %v from the reweighted network, %v by enumeration", w, j, got, grad[j])
+			}
+		}
+	}
+}
+
+// TestDiscMCSATCounts: MC-SAT's mean counts on the reweighted network
+// (blocked moves on the auxiliary variables) agree with the exact ones.
+func TestDiscMCSATCounts(t *testing.T) {
+	m, p := starProblem(t)
+	nf := len(m.Formulas)
+	w := []float64{1.1, -0.4, 0.3, 1.5}
+	p.reweight(w)
+	ex := &moments{}
+	if err := p.enumerate(&p.sg, nf, ex); err != nil {
+		t.Fatal(err)
+	}
+	o := DiscOptions{NE: []string{"Cancer"}, Samples: 40000, ExactVars: -1}.defaults()
+	mc := &moments{}
+	if err := p.expect(context.Background(), w, o, rand.New(rand.NewPCG(1, 2)), mc); err != nil {
+		t.Fatal(err)
+	}
+	ms := momentSet{mc}
+	for j := range nf {
+		se := math.Sqrt(ms.meanVariance(j))
+		d := mc.mean(j) - ex.mean(j)
+		t.Logf("formula %d: MC-SAT %.4f ± %.4f, exact %.4f", j, mc.mean(j), se, ex.mean(j))
+		if math.Abs(d) > 5*se+1e-3 {
+			t.Errorf("formula %d: MC-SAT mean count %v, exact %v (standard error %v)", j, mc.mean(j), ex.mean(j), se)
+		}
+	}
+}
+
+// TestDiscRecoversWeights: data drawn from known weights, where the
+// conditional likelihood's optimum has a closed form (independent persons:
+// w₂ = logit of the fraction of non-smokers with cancer, w₁ + w₂ = logit of
+// the smokers' fraction); MC-SAT learning finds it, and it is near the
+// weights the data were drawn from.
+func TestDiscRecoversWeights(t *testing.T) {
+	const n = 1000
+	w1, w2 := 1.5, -1.0
+	rng := rand.New(rand.NewPCG(11, 12))
+	var b strings.Builder
+	var ns, nsc, nn, nnc float64
+	sig := func(x float64) float64 { return 1 / (1 + math.Exp(-x)) }
+	for i := range n {
+		smokes := rng.Float64() < 0.5
+		p := sig(w2)
+		if smokes {
+			p = sig(w1 + w2)
+			fmt.Fprintf(&b, "Smokes(P%d)\n", i)
+			ns++
+		} else {
+			nn++
+		}
+		if rng.Float64() < p {
+			fmt.Fprintf(&b, "Cancer(P%d)\n", i)
+			if smokes {
+				nsc++
+			} else {
+				nnc++
+			}
+		} else {
+			fmt.Fprintf(&b, "!Cancer(P%d)\n", i)
+		}
+	}
+	logit := func(p float64) float64 { return math.Log(p / (1 - p)) }
+	opt2 := logit(nnc / nn)
+	opt1 := logit(nsc/ns) - opt2
+	if math.Abs(opt1-w1) > 0.4 || math.Abs(opt2-w2) > 0.3 {
+		t.Fatalf("closed-form optimum (%v, %v) far from the generating weights (%v, %v)", opt1, opt2, w1, w2)
+	}
+	m := parse(t, "Smokes(person)\nCancer(person)\n0 Smokes(x) => Cancer(x)\n0 Cancer(x)\n")
+	db, err := mlnfile.ReadDB(strings.NewReader(b.String()), "synthetic.db", m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Discriminative(context.Background(), m, []*mln.DB{db}, nil, DiscOptions{NE: []string{"Cancer"}, PriorStdDev: -1, Seed: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("learned %v (%s, %d iterations), closed-form optimum (%v, %v), generating (%v, %v)", r.Weights, r.Status, r.Iterations, opt1, opt2, w1, w2)
+	if math.Abs(r.Weights[0]-opt1) > 0.05 || math.Abs(r.Weights[1]-opt2) > 0.05 {
+		t.Errorf("learned %v, closed-form optimum (%v, %v)", r.Weights, opt1, opt2)
+	}
+	if !r.Converged {
+		t.Errorf("not converged: %s", r.Status)
+	}
+}
