@@ -37,9 +37,13 @@ type BPCountOptions struct {
 	Tol     float64
 	MaxIter int
 	// Trials is the number t of independent estimates; Alpha the slack α.
-	// The bound is min(estimates)/2^α with confidence 1 − 2^(−α·t).
+	// The bound (see Bound) holds with confidence 1 − 2^(−α·t).
 	Trials int
 	Alpha  float64
+	// Bound is the statistic that combines the t estimates into the bound:
+	// BoundProduct (the default; geometric mean / 2^α, never below
+	// BoundMin's) or BoundMin (min / 2^α, SampleCount's). See LowerBound.
+	Bound BoundStatistic
 	// Seed makes runs reproducible: trial i draws from PCG(Seed, i).
 	Seed uint64
 	// ResidualVars is the stopping rule: a trial stops fixing variables when
@@ -282,9 +286,10 @@ type Trial struct {
 // BPCountResult is the outcome of BPCount.
 type BPCountResult struct {
 	Method string // "bpcount" or "lbpcount"
-	// LowerBoundLog10 is log10 of min(estimates)/2^α; -Inf when a trial
-	// estimated 0.
+	// LowerBoundLog10 is log10 of the bound (LowerBound of the trials'
+	// estimates with the options' statistic); -Inf when it is 0.
 	LowerBoundLog10 float64
+	Bound           BoundStatistic
 	Confidence      float64 // 1 − 2^(−α·t)
 	Alpha           float64
 	Trials          []Trial
@@ -344,8 +349,9 @@ func LBPCount(ctx context.Context, c *cnf.CNF, opt BPCountOptions) (*BPCountResu
 // Whatever the marginals, the estimate X is unbiased: E[X] = #F, because
 // each branch's count is weighted by the inverse of the probability of
 // taking it (branches of probability 0 have no model). By Markov's
-// inequality P(X/2^α > #F) ≤ 2^−α, so the minimum of t independent
-// estimates divided by 2^α exceeds #F with probability at most 2^(−α·t).
+// inequality applied to the product of t independent estimates (whose
+// expectation is #F^t), their geometric mean divided by 2^α exceeds #F with
+// probability at most 2^(−α·t); see LowerBound.
 //
 // BP on 0/1 clause tables is delicate: at damping 0.5 it often ends in a
 // limit cycle (2bitmax_6, ls8) or messages underflow to all-zero
@@ -371,7 +377,7 @@ func BPCount(ctx context.Context, c *cnf.CNF, opt BPCountOptions) (*BPCountResul
 	if err != nil {
 		return nil, err
 	}
-	res := &BPCountResult{Method: "bpcount", Alpha: opt.Alpha, LowerBoundLog10: math.Inf(1)}
+	res := &BPCountResult{Method: "bpcount", Alpha: opt.Alpha, Bound: opt.Bound}
 	if opt.Lifted {
 		res.Method = "lbpcount"
 	}
@@ -381,8 +387,9 @@ func BPCount(ctx context.Context, c *cnf.CNF, opt BPCountOptions) (*BPCountResul
 		return nil, err
 	}
 	res.Trials = trials
-	for _, tr := range trials {
-		res.LowerBoundLog10 = math.Min(res.LowerBoundLog10, tr.EstimateLog10)
+	est := make([]float64, len(trials))
+	for i, tr := range trials {
+		est[i] = tr.EstimateLog10
 		for _, s := range tr.Steps {
 			res.Steps++
 			res.EdgesGround += int64(s.EdgesGround)
@@ -391,7 +398,7 @@ func BPCount(ctx context.Context, c *cnf.CNF, opt BPCountOptions) (*BPCountResul
 			res.MessagesLifted += s.MessagesLifted
 		}
 	}
-	res.LowerBoundLog10 -= opt.Alpha * math.Log10(2)
+	res.LowerBoundLog10 = LowerBound(est, opt.Alpha, opt.Bound)
 	res.Seconds = time.Since(start).Seconds()
 	return res, nil
 }
@@ -422,6 +429,8 @@ func checkBPCountOptions(o *BPCountOptions) error {
 		return fmt.Errorf("count: unknown Recolour %d", o.Recolour)
 	case o.SATConflicts < 0:
 		return fmt.Errorf("count: SATConflicts must be non-negative, got %d", o.SATConflicts)
+	case o.Bound < BoundProduct || o.Bound > BoundMin:
+		return fmt.Errorf("count: unknown Bound %d", o.Bound)
 	}
 	return nil
 }
