@@ -36,6 +36,9 @@ type BPCountOptions struct {
 	Damping float64
 	Tol     float64
 	MaxIter int
+	// Schedule is BP's message schedule (bp.Flood, the paper's, or
+	// bp.Sequential).
+	Schedule bp.Schedule
 	// Trials is the number t of independent estimates; Alpha the slack α.
 	// The bound (see Bound) holds with confidence 1 − 2^(−α·t).
 	Trials int
@@ -431,6 +434,8 @@ func checkBPCountOptions(o *BPCountOptions) error {
 		return fmt.Errorf("count: SATConflicts must be non-negative, got %d", o.SATConflicts)
 	case o.Bound < BoundProduct || o.Bound > BoundMin:
 		return fmt.Errorf("count: unknown Bound %d", o.Bound)
+	case o.Schedule != bp.Flood && o.Schedule != bp.Sequential:
+		return fmt.Errorf("count: BP schedule must be flood or sequential, got %v", o.Schedule)
 	}
 	return nil
 }
@@ -746,7 +751,7 @@ func (r *bpCounter) marginals(ctx context.Context, s *unitState, ev fg.Evidence,
 		final := attempt == maxDampingRetries
 		sub, cancel := context.WithCancelCause(ctx)
 		var sd stallDetector
-		var alg infer.Algorithm = bp.New(bp.Options{Damping: d, Tol: r.opt.Tol, MaxIter: r.opt.MaxIter})
+		var alg infer.Algorithm = bp.New(bp.Options{Damping: d, Tol: r.opt.Tol, MaxIter: r.opt.MaxIter, Schedule: r.opt.Schedule})
 		res, err := alg.Run(sub, c, infer.Query{Task: infer.Marginals, Progress: func(p infer.Progress) {
 			if sd.add(p.MaxChange) && !final {
 				cancel(errStalled)
