@@ -1,6 +1,9 @@
 package count
 
-import "math"
+import (
+	"fmt"
+	"math"
+)
 
 // BoundStatistic selects how BPCount combines the t estimates of its
 // trials into a lower bound that holds with confidence 1 − 2^(−α·t).
@@ -63,3 +66,16 @@ func LowerBound(estLog10 []float64, alpha float64, stat BoundStatistic) float64 
 	}
 	return best
 }
+
+// Set parses "product" or "min" (a command-line flag value).
+func (b *BoundStatistic) Set(s string) error {
+	v, ok := BoundStatistics[s]
+	if !ok {
+		return fmt.Errorf("unknown bound statistic %q (want product or min)", s)
+	}
+	*b = v
+	return nil
+}
+
+// Type names the flag value's type.
+func (b *BoundStatistic) Type() string { return "product|min" }
