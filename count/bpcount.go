@@ -189,11 +189,12 @@ func (b BPGraph) String() string {
 
 // DefaultDamping is the default BP damping of BPCount and LBPCount. The
 // lifted BP paper ran them at 0.5; on 2bitmax_6 most steps' BP runs then do
-// not converge (limit cycles; the retries at 0.75 and 0.875 come after a
-// stall), and the marginals of such runs misjudge how the models split: at
-// 0.75 the trials' mean log10 error over seeds 1–5 (25 trials) is −0.35
-// instead of −0.59, and the bound is at least 10^28.54 on every seed instead
-// of 10^28.07 (experiments/lbpcount/RESULTS.md). 0.875 is worse again.
+// not converge (limit cycles; the retries at higher damping come only after
+// a stall), and the marginals of such runs misjudge how the models split.
+// At 0.75 the mean log10 error of LBPCount's trials over seeds 1–10 (50
+// trials) is −0.42 instead of −0.65, and the bound is at least 10^28.33 on
+// every seed instead of 10^28.03; 0.875 was worse again on the seeds tried
+// (experiments/lbpcount/RESULTS.md).
 const DefaultDamping = 0.75
 
 // DefaultResidualVars is the default stopping rule of BPCount: count
