@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -40,7 +41,21 @@ func main() {
 	flag.Float64Var(&o.MinProb, "min-prob", def.MinProb, "MinProb")
 	flag.Float64Var(&o.ChoiceSlack, "slack", def.ChoiceSlack, "ChoiceSlack (LBPCount)")
 	seq := flag.Bool("sequential", false, "BP's sequential schedule")
+	prof := flag.String("cpuprofile", "", "write a CPU profile of the runs to this file")
 	flag.Parse()
+	if *prof != "" {
+		pf, err := os.Create(*prof)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		defer pf.Close()
+		if err := pprof.StartCPUProfile(pf); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		defer pprof.StopCPUProfile()
+	}
 	if *seq {
 		o.Schedule = bp.Sequential
 	}
