@@ -206,3 +206,38 @@ func TestLowerBoundConfidenceExact(t *testing.T) {
 		t.Errorf("too little spread to test: %d paths, largest ratio %v", paths, worst)
 	}
 }
+
+// TestBoundStatisticFlag: the flag value parses its two names, refuses
+// others, and BPCount reports the statistic it used.
+func TestBoundStatisticFlag(t *testing.T) {
+	var b BoundStatistic
+	for name, want := range BoundStatistics {
+		if err := b.Set(name); err != nil || b != want || b.String() != name {
+			t.Errorf("Set(%q): %v, %v", name, b, err)
+		}
+	}
+	if err := b.Set("mean"); err == nil {
+		t.Error("Set(\"mean\") accepted")
+	}
+	o := DefaultBPCountOptions()
+	o.Bound = BoundStatistic(7)
+	if o.Check() == nil || checkBPCountOptions(&o) == nil {
+		t.Error("an unknown statistic passed the checks")
+	}
+	c := bpRandomCNF(rand.New(rand.NewPCG(3, 3)), 8, 10)
+	for _, stat := range []BoundStatistic{BoundProduct, BoundMin} {
+		o := testOptions(0)
+		o.Bound = stat
+		r, err := BPCount(context.Background(), c, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		est := make([]float64, len(r.Trials))
+		for i, tr := range r.Trials {
+			est[i] = tr.EstimateLog10
+		}
+		if r.Bound != stat || r.LowerBoundLog10 != LowerBound(est, o.Alpha, stat) {
+			t.Errorf("%v: result statistic %v, bound %v", stat, r.Bound, r.LowerBoundLog10)
+		}
+	}
+}
