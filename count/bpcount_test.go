@@ -11,6 +11,7 @@ import (
 
 	"github.com/lifted-dev/lifted/cnf"
 	"github.com/lifted-dev/lifted/format/dimacs"
+	"github.com/lifted-dev/lifted/infer/bp"
 )
 
 // bpRandomCNF draws a formula with nv variables and nc clauses of 2–4
@@ -105,6 +106,12 @@ func TestBPCountExpectationExact(t *testing.T) {
 		opt.Recolour = Recolouring(i / 2 % 3)
 		opt.Probe = i/3%2 == 0
 		opt.ReuseForced = i/5%2 == 0
+		if i%7 == 3 {
+			opt.Schedule = bp.Sequential
+		}
+		if i%6 == 5 {
+			opt.Damping = 0.5 // the paper's; the default is DefaultDamping
+		}
 		b, err := newBPCounter(c, opt)
 		if err != nil {
 			t.Fatal(err)
@@ -234,8 +241,9 @@ func TestBPCountViolationRate(t *testing.T) {
 	type config struct {
 		trials int
 		alpha  float64
+		stat   BoundStatistic
 	}
-	for _, cf := range []config{{1, 1}, {2, 1}, {1, 2}} {
+	for _, cf := range []config{{1, 1, BoundProduct}, {2, 1, BoundProduct}, {1, 2, BoundProduct}, {3, 0.5, BoundProduct}, {2, 1, BoundMin}} {
 		runs, violations := 0, 0
 		for runs < 300 {
 			nv := 6 + r.IntN(11)
@@ -245,7 +253,7 @@ func TestBPCountViolationRate(t *testing.T) {
 				continue
 			}
 			opt := testOptions(r.IntN(3))
-			opt.Trials, opt.Alpha = cf.trials, cf.alpha
+			opt.Trials, opt.Alpha, opt.Bound = cf.trials, cf.alpha, cf.stat
 			opt.MinProb = 0.1
 			opt.Seed = r.Uint64()
 			opt.Graph = BPGraph(runs % 2)
@@ -261,9 +269,9 @@ func TestBPCountViolationRate(t *testing.T) {
 		p := math.Exp2(-cf.alpha * float64(cf.trials))
 		limit := p + 3*math.Sqrt(p*(1-p)/float64(runs))
 		rate := float64(violations) / float64(runs)
-		t.Logf("t=%d α=%g: %d of %d bounds above the count (rate %.3f, allowed %.3f)", cf.trials, cf.alpha, violations, runs, rate, p)
+		t.Logf("%v, t=%d α=%g: %d of %d bounds above the count (rate %.3f, allowed %.3f)", cf.stat, cf.trials, cf.alpha, violations, runs, rate, p)
 		if rate > limit {
-			t.Errorf("t=%d α=%g: violation rate %.3f exceeds %.3f", cf.trials, cf.alpha, rate, limit)
+			t.Errorf("%v, t=%d α=%g: violation rate %.3f exceeds %.3f", cf.stat, cf.trials, cf.alpha, rate, limit)
 		}
 	}
 }

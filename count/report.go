@@ -77,6 +77,8 @@ func (o *BPCountOptions) Check() error {
 		return bad("workers", "must be at least 1, got %d", o.Workers)
 	case !(o.ChoiceSlack >= 0 && o.ChoiceSlack <= 0.5):
 		return bad("choice-slack", "must be in [0, 0.5], got %v", o.ChoiceSlack)
+	case o.Bound < BoundProduct || o.Bound > BoundMin:
+		return bad("bound", "must be product or min, got %d", o.Bound)
 	}
 	return nil
 }
@@ -129,7 +131,11 @@ func savings(lifted, ground int64) float64 {
 func WriteBoundText(w io.Writer, r *BPCountResult, perStep bool) error {
 	lb := r.LowerBoundLog10
 	if math.IsInf(lb, -1) {
-		fmt.Fprintf(w, "lower bound 0 (a trial's estimate was 0) with confidence ≥ %.10g\n", r.Confidence)
+		why := "a trial's estimate was 0"
+		if r.Bound == BoundProduct {
+			why = "the first trial's estimate was 0"
+		}
+		fmt.Fprintf(w, "lower bound 0 (%s) with confidence ≥ %.10g\n", why, r.Confidence)
 	} else {
 		fmt.Fprintf(w, "lower bound %s (log10 %.2f) with confidence ≥ %.10g\n", FormatLog10(lb), lb, r.Confidence)
 	}
@@ -218,6 +224,7 @@ func BoundFigures(r *BPCountResult, perStep bool) map[string]any {
 		"lower_bound":       FormatLog10(r.LowerBoundLog10),
 		"confidence":        r.Confidence,
 		"alpha":             r.Alpha,
+		"bound":             r.Bound.String(),
 		"trials":            len(r.Trials),
 		"steps":             r.Steps,
 		"messages_ground":   r.MessagesGround,

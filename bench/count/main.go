@@ -41,7 +41,8 @@ var instances = []instance{
 func main() {
 	data := flag.String("data", "../shared/data", "shared data directory")
 	runs := flag.Int("runs", 3, "runs per method (the median time is reported; the results are identical)")
-	trials := flag.Int("trials", 5, "BPCount trials t")
+	trials := flag.Int("trials", count.DefaultBPCountOptions().Trials, "BPCount trials t")
+	alpha := flag.Float64("alpha", count.DefaultBPCountOptions().Alpha, "BPCount's α")
 	seed := flag.Uint64("seed", 1, "random seed")
 	residual := flag.Int("residual-vars", count.DefaultResidualVars, "count exactly at this many open variables")
 	only := flag.String("only", "", "comma-separated instance names (default: all)")
@@ -50,8 +51,8 @@ func main() {
 	csvDir := flag.String("csv", "", "write the per-step cumulative ratios of the first trial to DIR/NAME.csv")
 	flag.Parse()
 
-	fmt.Printf("BPCount vs LBPCount: damping %.2g, tol %.0e, %d trials, α = 1, seed %d, residual ≤ %d open variables, LBPCount choice slack %g, evidence graph %v, median of %d runs\n\n",
-		count.DefaultBPCountOptions().Damping, count.DefaultBPCountOptions().Tol, *trials, *seed, *residual, *slack, *evidence, *runs)
+	fmt.Printf("BPCount vs LBPCount: damping %.2g, tol %.0e, %d trials, α = %g, bound %v, seed %d, residual ≤ %d open variables, LBPCount choice slack %g, evidence graph %v, median of %d runs\n\n",
+		count.DefaultBPCountOptions().Damping, count.DefaultBPCountOptions().Tol, *trials, *alpha, count.DefaultBPCountOptions().Bound, *seed, *residual, *slack, *evidence, *runs)
 	fmt.Println("| instance | vars / clauses / edges | count | BPCount bound | LBPCount bound | estimates, log10 (BPCount; LBPCount) | steps | same choices | BPCount s | LBPCount s | speed-up | CPU time BPCount / LBPCount (process, both runs single-threaded) | colour passing | messages saved, first step | messages saved, total | edges saved, total | paper |")
 	fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 	for _, in := range instances {
@@ -76,7 +77,7 @@ func main() {
 			os.Exit(1)
 		}
 		opt := count.DefaultBPCountOptions()
-		opt.Trials, opt.Seed, opt.ResidualVars = *trials, *seed, *residual
+		opt.Trials, opt.Alpha, opt.Seed, opt.ResidualVars = *trials, *alpha, *seed, *residual
 		var res [2]*count.BPCountResult
 		var secs, cpus [2][]float64
 		for range *runs {
@@ -156,7 +157,15 @@ func bound(r *count.BPCountResult) string {
 		return "0"
 	}
 	e := math.Floor(r.LowerBoundLog10)
-	return fmt.Sprintf("%.1fe%d (log10 %.2f)", math.Pow(10, r.LowerBoundLog10-e), int(e), r.LowerBoundLog10)
+	est := make([]float64, len(r.Trials))
+	for i, t := range r.Trials {
+		est[i] = t.EstimateLog10
+	}
+	other := count.BoundMin
+	if r.Bound == count.BoundMin {
+		other = count.BoundProduct
+	}
+	return fmt.Sprintf("%.1fe%d (log10 %.2f; %v statistic: %.2f)", math.Pow(10, r.LowerBoundLog10-e), int(e), r.LowerBoundLog10, other, count.LowerBound(est, r.Alpha, other))
 }
 
 // estimates lists the trials' log10 estimates.

@@ -44,9 +44,9 @@ DIMACS CNF, or of a UAI model of binary variables whose tables hold only 0 and 1
                      BP runs on the simplified (residual) formula, or with
                      --bp-graph evidence on the whole formula with the fixed
                      variables as evidence (the same marginals). Each estimate
-                     is unbiased, so min over --trials t estimates / 2^alpha is
-                     a lower bound on the count with confidence at least
-                     1 - 2^(-alpha*t).
+                     is unbiased, so their geometric mean / 2^alpha (--bound
+                     product; --bound min: min / 2^alpha) is a lower bound on
+                     the count with confidence at least 1 - 2^(-alpha*t).
   --method lbpcount  the same with lifted BP (colour passing in CNF mode,
                      recoloured incrementally after each fixing), usually with
                      far fewer messages; it fixes, among the variables within
@@ -75,7 +75,8 @@ BP paper).`,
 	fl.Float64Var(&f.o.Tol, "tol", def.Tol, "BP convergence tolerance on the largest message change")
 	fl.IntVar(&f.o.MaxIter, "max-iter", def.MaxIter, "BP iteration limit per run")
 	fl.IntVar(&f.o.Trials, "trials", def.Trials, "number of independent estimates t")
-	fl.Float64Var(&f.o.Alpha, "alpha", def.Alpha, "slack alpha > 0: the bound is min(estimates)/2^alpha")
+	fl.Float64Var(&f.o.Alpha, "alpha", def.Alpha, "slack alpha > 0: the bound is (geometric mean of the estimates)/2^alpha, confidence 1 - 2^(-alpha*trials)")
+	fl.Var(&f.o.Bound, "bound", "statistic of the bound: product (Markov on the estimates' product: geometric mean/2^alpha) or min (min/2^alpha)")
 	fl.Uint64Var(&f.o.Seed, "seed", 1, "random seed (runs are reproducible)")
 	fl.IntVar(&f.o.ResidualVars, "residual-vars", def.ResidualVars, "count exactly once at most this many variables occur in open clauses")
 	fl.Float64Var(&f.o.MinProb, "min-prob", def.MinProb, "clamp BP marginals to [p, 1-p] when drawing a value (0.5: a fair coin)")
@@ -91,7 +92,7 @@ BP paper).`,
 	fl.StringVar(&f.outFormat, "output-format", "text", "text or json")
 	fl.BoolVar(&f.perStep, "per-step", false, "also print every step's statistics (text: a table; json: \"per_step\")")
 	fl.BoolVar(&f.quiet, "quiet", false, "no progress on stderr")
-	groupFlags(cmd, flagGroup{"Flags of --method bpcount, lbpcount", []string{"damping", "tol", "max-iter", "trials", "alpha", "seed", "residual-vars",
+	groupFlags(cmd, flagGroup{"Flags of --method bpcount, lbpcount", []string{"damping", "tol", "max-iter", "trials", "alpha", "bound", "seed", "residual-vars",
 		"min-prob", "frozen-tol", "sat-budget", "sat-conflicts", "bp-graph", "workers", "per-step"}},
 		flagGroup{"Flags of --method lbpcount", []string{"choice-slack", "recolour"}})
 	return cmd
