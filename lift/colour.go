@@ -4,8 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
-	"sync/atomic"
 	"time"
 
 	"github.com/lifted-dev/lifted/fg"
@@ -134,7 +134,7 @@ var ErrCancelled = errors.New("colour passing cancelled") // errors.Is also find
 type refiner struct {
 	colour    []int32 // class id per node
 	classSize []int32 // members per class id
-	stamp     []int32 // per node: step in which it was last marked dirty
+	stamp     []int64 // per node: stampKey of its last mark (see markFrom)
 	dirty     []int32 // nodes to re-sign in this step
 	changed   []int32 // nodes whose class id changed in the last step
 
@@ -164,6 +164,8 @@ type refiner struct {
 	keeper   []int32 // per class: the group that keeps the class id, or -1
 	touched  []int32 // classes with dirtyIn > 0
 	signed   int     // nodes re-signed so far
+
+	par parScratch // the parallel marking and reduce (parallel.go)
 }
 
 // signFunc appends the signature of node i (own class first) to buf. It
@@ -171,13 +173,13 @@ type refiner struct {
 type signFunc func(i int32, buf []uint64) []uint64
 
 func newRefiner(colour []int32, n int) *refiner {
-	r := &refiner{colour: colour, classSize: make([]int32, n), stamp: make([]int32, len(colour)),
+	r := &refiner{colour: colour, classSize: make([]int32, n), stamp: make([]int64, len(colour)),
 		dirty: make([]int32, 0, len(colour)), group: make([]int32, 0, len(colour)), workers: 1, minChunk: DefaultMinChunk, words: 4}
 	for _, c := range colour {
 		r.classSize[c]++
 	}
 	for i := range r.stamp {
-		r.stamp[i] = -1
+		r.stamp[i] = math.MaxInt64 // older than any step
 	}
 	return r
 }
@@ -197,11 +199,22 @@ func (r *refiner) numClasses() int { return len(r.classSize) }
 // mark adds node i to this step's dirty list once. A node alone in its
 // class is never marked: no signature can split a singleton.
 func (r *refiner) mark(i int32, step int32) {
-	if r.stamp[i] != step && r.classSize[r.colour[i]] > 1 {
-		r.stamp[i] = step
+	if r.stamp[i]>>32 != stampStep(step) && r.classSize[r.colour[i]] > 1 {
+		r.stamp[i] = stampKey(step, 0)
 		r.dirty = append(r.dirty, i)
 	}
 }
+
+// stampStep is the high word of the stamps of step: later steps have
+// smaller ones (math.MaxInt64, the stamp of a node never marked, is older
+// than every step).
+func stampStep(step int32) int64 { return int64(math.MaxInt32 - 1 - step) }
+
+// stampKey is the stamp of a mark in step from the k-th changed node of
+// the step (0 for a mark by mark): within a step, an earlier mark has a
+// smaller stamp, so the parallel marking keeps a node's first mark by an
+// atomic minimum.
+func stampKey(step int32, k int) int64 { return stampStep(step)<<32 | int64(k) }
 
 // mix64 is the finaliser of SplitMix64.
 func mix64(x uint64) uint64 {
@@ -230,50 +243,17 @@ func hashSig(s []uint64) uint64 {
 const DefaultMinChunk = 1024
 
 // sign is the map step: it signs the dirty nodes in chunks of at least
-// r.minChunk consecutive nodes, up to 4 per worker, that the calling
-// goroutine and up to r.workers-1 helpers claim one by one. The caller
-// waits only for chunks a helper claimed and has not finished, never for a
-// helper to start: on a loaded machine a helper that is not run soon costs
-// nothing but its start, and it finds every chunk claimed when it runs.
+// r.minChunk consecutive nodes, up to 4 per worker (forChunks).
 func (r *refiner) sign(sign signFunc) {
 	n := len(r.dirty)
 	r.sigEnd = slices.Grow(r.sigEnd[:0], n)[:n]
 	r.hash = slices.Grow(r.hash[:0], n)[:n]
-	chunks := 1
-	if r.workers > 1 {
-		chunks = max(1, min(4*r.workers, n/max(1, r.minChunk)))
-	}
-	r.chunk = max(1, (n+chunks-1)/chunks)
-	chunks = max(1, (n+r.chunk-1)/r.chunk)
+	var chunks int
+	r.chunk, chunks = r.chunking(n)
 	if len(r.arenas) < chunks {
 		r.arenas = append(r.arenas, make([][]uint64, chunks-len(r.arenas))...)
 	}
-	if chunks == 1 {
-		r.signChunk(sign, 0, 0, n)
-		return
-	}
-	// The state of this step's claims, fresh per step, so that a helper
-	// that starts late sees only this step's exhausted counter.
-	st := &signStep{finished: make(chan struct{})}
-	work := func() {
-		for c := int(st.next.Add(1) - 1); c < chunks; c = int(st.next.Add(1) - 1) {
-			r.signChunk(sign, c, c*r.chunk, min(n, (c+1)*r.chunk))
-			if int(st.done.Add(1)) == chunks {
-				close(st.finished)
-			}
-		}
-	}
-	for range min(r.workers, chunks) - 1 {
-		go work()
-	}
-	work()
-	<-st.finished
-}
-
-// signStep counts the claimed and the finished chunks of one map step.
-type signStep struct {
-	next, done atomic.Int32
-	finished   chan struct{}
+	r.forChunks(n, func(c, lo, hi int) { r.signChunk(sign, c, lo, hi) })
 }
 
 // signChunk signs dirty nodes lo…hi-1 into arena c.
@@ -321,14 +301,15 @@ func (r *refiner) lookup(k int32, class int32) int32 {
 
 // resign signs the dirty nodes (the map), groups them by signature in
 // dirty order and gives new class ids (the reduce); it fills r.changed.
+// Steps of at least 2·minChunk dirty nodes run on several goroutines when
+// there are several workers (resignParallel), with the same result.
 func (r *refiner) resign(sign signFunc) {
-	r.sign(sign)
-	nc := r.numClasses()
-	if cap(r.dirtyIn) < nc {
-		r.dirtyIn = make([]int32, nc, 2*nc)
-		r.keeper = make([]int32, nc, 2*nc)
+	if r.workers > 1 && len(r.dirty) >= 2*r.minChunk {
+		r.resignParallel(sign)
+		return
 	}
-	r.dirtyIn, r.keeper = r.dirtyIn[:nc], r.keeper[:nc]
+	r.sign(sign)
+	r.growClassArrays()
 	size := 16
 	for size < 2*len(r.dirty) {
 		size *= 2
@@ -460,7 +441,6 @@ func (p *passing) signVar(v int32, buf []uint64) []uint64 {
 // p.vr.changed.
 func (p *passing) run(ctx context.Context, all bool) (int, error) {
 	g, vr, fr := p.g, p.vr, p.fr
-	nv, nf := g.NumVars(), g.NumFactors()
 	signFactor, signVar := p.signFactor, p.signVar
 	rounds := 0
 	for ; p.opt.MaxIter == 0 || rounds < p.opt.MaxIter; p.step++ {
@@ -471,28 +451,16 @@ func (p *passing) run(ctx context.Context, all bool) (int, error) {
 		step := p.step
 		// Factors next to variables that changed (all in the first round).
 		if all && rounds == 1 {
-			for f := range int32(nf) {
-				fr.mark(f, step)
-			}
+			fr.markAll(step)
 		} else {
-			for _, v := range vr.changed {
-				for _, f := range p.varFactor[g.VarStart[v]:g.VarStart[v+1]] {
-					fr.mark(f, step)
-				}
-			}
+			fr.markFrom(vr.changed, g.VarStart, p.varFactor, step)
 		}
 		fr.resign(signFactor)
 		// Variables next to factors that changed (all in the first round).
 		if all && rounds == 1 {
-			for v := range int32(nv) {
-				vr.mark(v, step)
-			}
+			vr.markAll(step)
 		} else {
-			for _, f := range fr.changed {
-				for _, v := range g.Scope(int(f)) {
-					vr.mark(v, step)
-				}
-			}
+			vr.markFrom(fr.changed, g.FactorStart, g.EdgeVar, step)
 		}
 		vr.resign(signVar)
 		if p.opt.Progress != nil {

@@ -3,6 +3,8 @@ package lift
 import (
 	"context"
 	"runtime"
+	"slices"
+	"sync/atomic"
 
 	"github.com/lifted-dev/lifted/fg"
 )
@@ -41,4 +43,422 @@ func (r Parallel) Refine(ctx context.Context, g *fg.Graph, ev fg.Evidence, opt O
 		c = DefaultMinChunk
 	}
 	return refine(ctx, g, ev, opt, w, c)
+}
+
+// The parallel steps of the incremental refinement. Every step of the
+// refinement (marking the nodes next to a change, signing them, grouping
+// equal signatures, naming the new classes) runs on up to r.workers
+// goroutines when it is large enough, and computes exactly what the
+// single-goroutine code computes: the dirty nodes in the order of their
+// first mark, the signature groups numbered by their first member in that
+// order, the same kept and fresh class ids, the changed nodes in dirty
+// order.
+
+// parScratch holds the buffers of the parallel steps, allocated once per
+// refiner and reused.
+type parScratch struct {
+	lists   [][]int32 // per chunk: marked nodes, or changed nodes
+	buckets [][]int32 // per (sign chunk, shard): dirty indices, in order
+	shards  []shard
+	firstOf []int32 // per dirty index: the dirty index of its group's first member
+	sizeAt  []int32 // per first member: its group's size
+	gnum    []int32 // per first member: its group's number
+	count   []int   // per chunk: firsts, or groups that take a fresh id
+	fresh   []bool  // per group: takes a fresh class id
+	keepKey []uint64
+}
+
+// shard is one shard of the grouping: the signatures whose hash falls in
+// it, grouped in an open-addressing table of local groups.
+type shard struct {
+	table []int32 // local group+1 per slot, 0 empty
+	first []int32 // per local group: dirty index of its first member
+	size  []int32 // per local group: members
+}
+
+// runTasks runs fn(0), …, fn(tasks-1) on the calling goroutine and up to
+// workers-1 helpers, which claim tasks one by one. The caller waits only
+// for tasks a helper claimed and has not finished, never for a helper to
+// start: on a loaded machine a helper that is not run soon costs nothing
+// but its start, and it finds every task claimed when it runs.
+func runTasks(workers, tasks int, fn func(t int)) {
+	if tasks <= 1 || workers <= 1 {
+		for t := range tasks {
+			fn(t)
+		}
+		return
+	}
+	// The state of the claims, fresh per call, so that a helper that
+	// starts late sees only this call's exhausted counter.
+	st := &taskState{finished: make(chan struct{})}
+	work := func() {
+		for t := int(st.next.Add(1) - 1); t < tasks; t = int(st.next.Add(1) - 1) {
+			fn(t)
+			if int(st.done.Add(1)) == tasks {
+				close(st.finished)
+			}
+		}
+	}
+	for range min(workers, tasks) - 1 {
+		go work()
+	}
+	work()
+	<-st.finished
+}
+
+// taskState counts the claimed and the finished tasks of one runTasks.
+type taskState struct {
+	next, done atomic.Int32
+	finished   chan struct{}
+}
+
+// chunking splits n items into chunks of at least r.minChunk consecutive
+// items, up to 4 per worker (one chunk with one worker): it returns the
+// chunk size and the number of chunks.
+func (r *refiner) chunking(n int) (size, chunks int) {
+	chunks = 1
+	if r.workers > 1 {
+		chunks = max(1, min(4*r.workers, n/max(1, r.minChunk)))
+	}
+	size = max(1, (n+chunks-1)/chunks)
+	return size, max(1, (n+size-1)/size)
+}
+
+// forChunks runs fn(c, lo, hi) on every chunk c = [lo, hi) of 0…n-1 (see
+// chunking), on up to r.workers goroutines.
+func (r *refiner) forChunks(n int, fn func(c, lo, hi int)) {
+	size, chunks := r.chunking(n)
+	runTasks(r.workers, chunks, func(c int) { fn(c, c*size, min(n, (c+1)*size)) })
+}
+
+// growLists makes r.par.lists hold at least k lists.
+func (r *refiner) growLists(k int) [][]int32 {
+	if len(r.par.lists) < k {
+		r.par.lists = append(r.par.lists, make([][]int32, k-len(r.par.lists))...)
+	}
+	return r.par.lists[:k]
+}
+
+// concat appends the lists to dst in order.
+func concat(dst []int32, lists [][]int32) []int32 {
+	n := len(dst)
+	for _, l := range lists {
+		n += len(l)
+	}
+	dst = slices.Grow(dst, n-len(dst))
+	for _, l := range lists {
+		dst = append(dst, l...)
+	}
+	return dst
+}
+
+// markAll marks every node (as mark does, node by node in id order).
+func (r *refiner) markAll(step int32) {
+	n := len(r.colour)
+	_, chunks := r.chunking(n)
+	if chunks == 1 {
+		for i := range int32(n) {
+			r.mark(i, step)
+		}
+		return
+	}
+	lists := r.growLists(chunks)
+	key := stampKey(step, 0)
+	r.forChunks(n, func(c, lo, hi int) {
+		l := lists[c][:0]
+		for i := lo; i < hi; i++ {
+			if r.stamp[i]>>32 != stampStep(step) && r.classSize[r.colour[i]] > 1 {
+				r.stamp[i] = key
+				l = append(l, int32(i))
+			}
+		}
+		lists[c] = l
+	})
+	r.dirty = concat(r.dirty, lists)
+}
+
+// markFrom marks the neighbours of the changed nodes: for k = 0, 1, … the
+// nodes nbr[start[x]:start[x+1]] of x = changed[k], in order (as mark
+// does). On several goroutines, every chunk of changed nodes lowers the
+// stamp of each neighbour to stampKey(step, k) by an atomic minimum, so
+// that a node's stamp ends as its first mark in the serial order; then
+// every chunk keeps the nodes whose first mark it made, and the chunks'
+// lists are joined in order.
+func (r *refiner) markFrom(changed []int32, start []int64, nbr []int32, step int32) {
+	n := len(changed)
+	_, chunks := r.chunking(n)
+	if chunks == 1 {
+		for _, x := range changed {
+			for _, i := range nbr[start[x]:start[x+1]] {
+				r.mark(i, step)
+			}
+		}
+		return
+	}
+	lists := r.growLists(chunks)
+	r.forChunks(n, func(c, lo, hi int) {
+		// Candidates as (node, k) pairs: marks that lowered the stamp.
+		l := lists[c][:0]
+		for k := lo; k < hi; k++ {
+			key := stampKey(step, k)
+			x := changed[k]
+			for _, i := range nbr[start[x]:start[x+1]] {
+				if r.classSize[r.colour[i]] <= 1 {
+					continue
+				}
+				for {
+					old := atomic.LoadInt64(&r.stamp[i])
+					if old <= key {
+						break
+					}
+					if atomic.CompareAndSwapInt64(&r.stamp[i], old, key) {
+						l = append(l, i, int32(k))
+						break
+					}
+				}
+			}
+		}
+		lists[c] = l
+	})
+	r.forChunks(n, func(c, lo, hi int) {
+		l := lists[c]
+		m := 0
+		for j := 0; j < len(l); j += 2 {
+			if i := l[j]; r.stamp[i] == stampKey(step, int(l[j+1])) {
+				l[m] = i
+				m++
+			}
+		}
+		lists[c] = l[:m]
+	})
+	r.dirty = concat(r.dirty, lists)
+}
+
+// growClassArrays sizes the per-class arrays of the reduce to the classes.
+func (r *refiner) growClassArrays() {
+	nc := r.numClasses()
+	if cap(r.dirtyIn) < nc {
+		// Between steps they are zero (keeper is only read where set).
+		r.dirtyIn = make([]int32, nc, 2*nc)
+		r.keeper = make([]int32, nc, 2*nc)
+		r.par.keepKey = make([]uint64, nc, 2*nc)
+	}
+	r.dirtyIn, r.keeper = r.dirtyIn[:nc], r.keeper[:nc]
+	if cap(r.par.keepKey) < nc {
+		r.par.keepKey = make([]uint64, nc, 2*nc)
+	}
+	r.par.keepKey = r.par.keepKey[:nc]
+}
+
+// grow32 returns s with length n (contents unspecified).
+func grow32(s []int32, n int) []int32 { return slices.Grow(s[:0], n)[:n] }
+
+// resignParallel is resign on several goroutines:
+//
+//  1. the map: every chunk of dirty nodes is signed, and its dirty indices
+//     are put in buckets by shard (a few bits of the signature's hash);
+//  2. every shard groups its signatures, chunk by chunk, in dirty order,
+//     so that the first member it records for a group is the group's
+//     first member in dirty order;
+//  3. groups are numbered by first member (a prefix sum over the chunks),
+//     which is the serial order of first appearance, and every class
+//     counts its dirty members (atomic additions);
+//  4. every class re-signed in full keeps its id for its largest group,
+//     the first on ties (an atomic maximum of size and group number);
+//  5. the other groups take fresh ids in group order (a prefix sum), and
+//     the class sizes follow;
+//  6. every dirty node takes its group's id, and the changed ones are
+//     listed per chunk and joined in order.
+func (r *refiner) resignParallel(sign signFunc) {
+	n := len(r.dirty)
+	ps := &r.par
+	size, chunks := r.chunking(n)
+	r.chunk = size
+	S := 4 * r.workers
+	r.sigEnd = slices.Grow(r.sigEnd[:0], n)[:n]
+	r.hash = slices.Grow(r.hash[:0], n)[:n]
+	if len(r.arenas) < chunks {
+		r.arenas = append(r.arenas, make([][]uint64, chunks-len(r.arenas))...)
+	}
+	if len(ps.buckets) < chunks*S {
+		ps.buckets = append(ps.buckets, make([][]int32, chunks*S-len(ps.buckets))...)
+	}
+	if len(ps.shards) < S {
+		ps.shards = append(ps.shards, make([]shard, S-len(ps.shards))...)
+	}
+	ps.firstOf, ps.sizeAt, ps.gnum = grow32(ps.firstOf, n), grow32(ps.sizeAt, n), grow32(ps.gnum, n)
+	r.growClassArrays()
+
+	// 1. Sign, and bucket by shard.
+	r.forChunks(n, func(c, lo, hi int) {
+		r.signChunk(sign, c, lo, hi)
+		b := ps.buckets[c*S : (c+1)*S]
+		for s := range b {
+			b[s] = b[s][:0]
+		}
+		for k := lo; k < hi; k++ {
+			s := (r.hash[k] >> 40) % uint64(S)
+			b[s] = append(b[s], int32(k))
+		}
+	})
+	// 2. Group within every shard.
+	runTasks(r.workers, S, func(s int) { r.groupShard(s, S, chunks) })
+	// 3. Number the groups by first member; count dirty members per class.
+	ps.count = slices.Grow(ps.count[:0], chunks)[:chunks]
+	r.forChunks(n, func(c, lo, hi int) {
+		m := 0
+		for k := lo; k < hi; k++ {
+			if ps.firstOf[k] == int32(k) {
+				m++
+			}
+		}
+		ps.count[c] = m
+	})
+	G := prefixSum(ps.count)
+	r.grpSize, r.grpClass, r.grpID = grow32(r.grpSize, G), grow32(r.grpClass, G), grow32(r.grpID, G)
+	r.forChunks(n, func(c, lo, hi int) {
+		g := int32(ps.count[c])
+		for k := lo; k < hi; k++ {
+			if ps.firstOf[k] != int32(k) {
+				continue
+			}
+			ps.gnum[k] = g
+			sz, cl := ps.sizeAt[k], r.colour[r.dirty[k]]
+			r.grpSize[g], r.grpClass[g] = sz, cl
+			atomic.AddInt32(&r.dirtyIn[cl], sz)
+			g++
+		}
+	})
+	// 4. The keepers of the classes re-signed in full.
+	r.forChunks(G, func(_, lo, hi int) {
+		for g := lo; g < hi; g++ {
+			cl := r.grpClass[g]
+			if r.dirtyIn[cl] < r.classSize[cl] {
+				continue
+			}
+			key := uint64(r.grpSize[g])<<32 | uint64(^uint32(g))
+			for {
+				old := atomic.LoadUint64(&ps.keepKey[cl])
+				if old >= key || atomic.CompareAndSwapUint64(&ps.keepKey[cl], old, key) {
+					break
+				}
+			}
+		}
+	})
+	// 5. Fresh ids in group order.
+	_, gchunks := r.chunking(G)
+	ps.count = slices.Grow(ps.count[:0], gchunks)[:gchunks]
+	ps.fresh = slices.Grow(ps.fresh[:0], G)[:G]
+	r.forChunks(G, func(c, lo, hi int) {
+		m := 0
+		for g := lo; g < hi; g++ {
+			cl := r.grpClass[g]
+			keep := r.dirtyIn[cl] == r.classSize[cl] && uint32(ps.keepKey[cl]) == ^uint32(g)
+			ps.fresh[g] = !keep
+			if !keep {
+				m++
+			}
+		}
+		ps.count[c] = m
+	})
+	base := int32(len(r.classSize))
+	fresh := prefixSum(ps.count)
+	r.classSize = slices.Grow(r.classSize, fresh)[:int(base)+fresh] // every fresh id's size is set below
+	r.forChunks(G, func(c, lo, hi int) {
+		id := base + int32(ps.count[c])
+		for g := lo; g < hi; g++ {
+			cl := r.grpClass[g]
+			if ps.fresh[g] {
+				r.grpID[g] = id
+				r.classSize[id] = r.grpSize[g]
+				atomic.AddInt32(&r.classSize[cl], -r.grpSize[g])
+				id++
+			} else {
+				r.grpID[g] = cl
+			}
+		}
+	})
+	// The per-class counts are zero again for the next step.
+	r.forChunks(G, func(_, lo, hi int) {
+		for g := lo; g < hi; g++ {
+			cl := r.grpClass[g]
+			atomic.StoreInt32(&r.dirtyIn[cl], 0)
+			atomic.StoreUint64(&ps.keepKey[cl], 0)
+		}
+	})
+	// 6. New colours; the changed nodes in dirty order.
+	lists := r.growLists(chunks)
+	r.forChunks(n, func(c, lo, hi int) {
+		l := lists[c][:0]
+		for k := lo; k < hi; k++ {
+			i := r.dirty[k]
+			if id := r.grpID[ps.gnum[ps.firstOf[k]]]; id != r.colour[i] {
+				r.colour[i] = id
+				l = append(l, i)
+			}
+		}
+		lists[c] = l
+	})
+	r.changed = concat(r.changed[:0], lists)
+	r.signed += n
+	r.dirty = r.dirty[:0]
+}
+
+// groupShard groups the signatures of shard s (of S), taking its buckets
+// chunk by chunk: every dirty index gets its group's first member
+// (firstOf), every first member its group's size (sizeAt).
+func (r *refiner) groupShard(s, S, chunks int) {
+	ps := &r.par
+	sh := &ps.shards[s]
+	cnt := 0
+	for c := range chunks {
+		cnt += len(ps.buckets[c*S+s])
+	}
+	size := 16
+	for size < 2*cnt {
+		size *= 2
+	}
+	if cap(sh.table) < size {
+		sh.table = make([]int32, size)
+	} else {
+		sh.table = sh.table[:size]
+		clear(sh.table)
+	}
+	sh.first, sh.size = sh.first[:0], sh.size[:0]
+	mask := uint64(size - 1)
+	for c := range chunks {
+		for _, k := range ps.buckets[c*S+s] {
+			h := r.hash[k]
+			for i := h & mask; ; i = (i + 1) & mask {
+				g := sh.table[i] - 1
+				if g < 0 {
+					g = int32(len(sh.first))
+					sh.table[i] = g + 1
+					sh.first = append(sh.first, k)
+					sh.size = append(sh.size, 1)
+					ps.firstOf[k] = k
+					break
+				}
+				if f := sh.first[g]; r.hash[f] == h && slices.Equal(r.sig(f), r.sig(k)) {
+					sh.size[g]++
+					ps.firstOf[k] = f
+					break
+				}
+			}
+		}
+	}
+	for g, k := range sh.first {
+		ps.sizeAt[k] = sh.size[g]
+	}
+}
+
+// prefixSum replaces the counts by their exclusive prefix sums and returns
+// the total.
+func prefixSum(count []int) int {
+	t := 0
+	for c, m := range count {
+		count[c] = t
+		t += m
+	}
+	return t
 }
