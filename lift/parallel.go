@@ -63,9 +63,10 @@ type parScratch struct {
 	firstOf []int32 // per dirty index: the dirty index of its group's first member
 	sizeAt  []int32 // per first member: its group's size
 	gnum    []int32 // per first member: its group's number
-	count   []int   // per chunk: firsts, or groups that take a fresh id
-	fresh   []bool  // per group: takes a fresh class id
-	keepKey []uint64
+	count   []int   // per chunk: first members, or groups that take a fresh id
+	// per (shard, chunk): first members
+	shardCount []int
+	keepKey    []uint64 // per class: the largest group's (size, ^number)
 }
 
 // shard is one shard of the grouping: the signatures whose hash falls in
@@ -253,22 +254,26 @@ func (r *refiner) growClassArrays() {
 // grow32 returns s with length n (contents unspecified).
 func grow32(s []int32, n int) []int32 { return slices.Grow(s[:0], n)[:n] }
 
-// resignParallel is resign on several goroutines:
+// resignParallel is resign on several goroutines, in five parallel
+// phases (each a barrier):
 //
 //  1. the map: every chunk of dirty nodes is signed, and its dirty indices
 //     are put in buckets by shard (a few bits of the signature's hash);
 //  2. every shard groups its signatures, chunk by chunk, in dirty order,
 //     so that the first member it records for a group is the group's
-//     first member in dirty order;
+//     first member in dirty order; it counts the first members per chunk;
 //  3. groups are numbered by first member (a prefix sum over the chunks),
-//     which is the serial order of first appearance, and every class
-//     counts its dirty members (atomic additions);
-//  4. every class re-signed in full keeps its id for its largest group,
-//     the first on ties (an atomic maximum of size and group number);
-//  5. the other groups take fresh ids in group order (a prefix sum), and
-//     the class sizes follow;
-//  6. every dirty node takes its group's id, and the changed ones are
-//     listed per chunk and joined in order.
+//     which is the serial order of first appearance; every class counts
+//     its dirty members and takes the atomic maximum of (group size,
+//     complement of group number) over its groups: its largest group,
+//     the first on ties;
+//  4. every group learns whether it takes a fresh id (its class was not
+//     re-signed in full, or it is not the class's largest group) and its
+//     rank among the chunk's fresh groups;
+//  5. every dirty node takes its group's id (fresh ids follow group order:
+//     a prefix sum over the chunks' fresh counts), the class sizes follow,
+//     the per-class counts are reset, and the changed nodes are listed per
+//     chunk and joined in order.
 func (r *refiner) resignParallel(sign signFunc) {
 	n := len(r.dirty)
 	ps := &r.par
@@ -287,6 +292,7 @@ func (r *refiner) resignParallel(sign signFunc) {
 		ps.shards = append(ps.shards, make([]shard, S-len(ps.shards))...)
 	}
 	ps.firstOf, ps.sizeAt, ps.gnum = grow32(ps.firstOf, n), grow32(ps.sizeAt, n), grow32(ps.gnum, n)
+	ps.shardCount = slices.Grow(ps.shardCount[:0], S*chunks)[:S*chunks]
 	r.growClassArrays()
 
 	// 1. Sign, and bucket by shard.
@@ -303,17 +309,16 @@ func (r *refiner) resignParallel(sign signFunc) {
 	})
 	// 2. Group within every shard.
 	runTasks(r.workers, S, func(s int) { r.groupShard(s, S, chunks) })
-	// 3. Number the groups by first member; count dirty members per class.
+	// 3. Number the groups by first member; count dirty members and find
+	// the largest group per class.
 	ps.count = slices.Grow(ps.count[:0], chunks)[:chunks]
-	r.forChunks(n, func(c, lo, hi int) {
+	for c := range chunks {
 		m := 0
-		for k := lo; k < hi; k++ {
-			if ps.firstOf[k] == int32(k) {
-				m++
-			}
+		for s := range S {
+			m += ps.shardCount[s*chunks+c]
 		}
 		ps.count[c] = m
-	})
+	}
 	G := prefixSum(ps.count)
 	r.grpSize, r.grpClass, r.grpID = grow32(r.grpSize, G), grow32(r.grpClass, G), grow32(r.grpID, G)
 	r.forChunks(n, func(c, lo, hi int) {
@@ -326,74 +331,63 @@ func (r *refiner) resignParallel(sign signFunc) {
 			sz, cl := ps.sizeAt[k], r.colour[r.dirty[k]]
 			r.grpSize[g], r.grpClass[g] = sz, cl
 			atomic.AddInt32(&r.dirtyIn[cl], sz)
-			g++
-		}
-	})
-	// 4. The keepers of the classes re-signed in full.
-	r.forChunks(G, func(_, lo, hi int) {
-		for g := lo; g < hi; g++ {
-			cl := r.grpClass[g]
-			if r.dirtyIn[cl] < r.classSize[cl] {
-				continue
-			}
-			key := uint64(r.grpSize[g])<<32 | uint64(^uint32(g))
+			key := uint64(sz)<<32 | uint64(^uint32(g))
 			for {
 				old := atomic.LoadUint64(&ps.keepKey[cl])
 				if old >= key || atomic.CompareAndSwapUint64(&ps.keepKey[cl], old, key) {
 					break
 				}
 			}
+			g++
 		}
 	})
-	// 5. Fresh ids in group order.
-	_, gchunks := r.chunking(G)
+	// 4. Which groups take fresh ids: grpID is the rank among the chunk's
+	// fresh groups, or -1 for a group that keeps its class id.
+	gsize, gchunks := r.chunking(G)
 	ps.count = slices.Grow(ps.count[:0], gchunks)[:gchunks]
-	ps.fresh = slices.Grow(ps.fresh[:0], G)[:G]
 	r.forChunks(G, func(c, lo, hi int) {
-		m := 0
+		m := int32(0)
 		for g := lo; g < hi; g++ {
 			cl := r.grpClass[g]
-			keep := r.dirtyIn[cl] == r.classSize[cl] && uint32(ps.keepKey[cl]) == ^uint32(g)
-			ps.fresh[g] = !keep
-			if !keep {
-				m++
+			if r.dirtyIn[cl] == r.classSize[cl] && uint32(ps.keepKey[cl]) == ^uint32(g) {
+				r.grpID[g] = -1
+				continue
 			}
+			r.grpID[g] = m
+			m++
 		}
-		ps.count[c] = m
+		ps.count[c] = int(m)
 	})
 	base := int32(len(r.classSize))
 	fresh := prefixSum(ps.count)
 	r.classSize = slices.Grow(r.classSize, fresh)[:int(base)+fresh] // every fresh id's size is set below
-	r.forChunks(G, func(c, lo, hi int) {
-		id := base + int32(ps.count[c])
-		for g := lo; g < hi; g++ {
-			cl := r.grpClass[g]
-			if ps.fresh[g] {
-				r.grpID[g] = id
-				r.classSize[id] = r.grpSize[g]
-				atomic.AddInt32(&r.classSize[cl], -r.grpSize[g])
-				id++
-			} else {
-				r.grpID[g] = cl
-			}
+	// 5. New colours and class sizes; the changed nodes in dirty order.
+	id := func(g int32) int32 {
+		if x := r.grpID[g]; x >= 0 {
+			return base + int32(ps.count[int(g)/gsize]) + x
 		}
-	})
-	// The per-class counts are zero again for the next step.
-	r.forChunks(G, func(_, lo, hi int) {
-		for g := lo; g < hi; g++ {
-			cl := r.grpClass[g]
-			atomic.StoreInt32(&r.dirtyIn[cl], 0)
-			atomic.StoreUint64(&ps.keepKey[cl], 0)
-		}
-	})
-	// 6. New colours; the changed nodes in dirty order.
+		return r.grpClass[g]
+	}
 	lists := r.growLists(chunks)
 	r.forChunks(n, func(c, lo, hi int) {
 		l := lists[c][:0]
 		for k := lo; k < hi; k++ {
 			i := r.dirty[k]
-			if id := r.grpID[ps.gnum[ps.firstOf[k]]]; id != r.colour[i] {
-				r.colour[i] = id
+			f := ps.firstOf[k]
+			g := ps.gnum[f]
+			nid := id(g)
+			if f == int32(k) {
+				cl := r.grpClass[g]
+				if nid != cl {
+					r.classSize[nid] = r.grpSize[g]
+					atomic.AddInt32(&r.classSize[cl], -r.grpSize[g])
+				}
+				// The per-class counts are zero again for the next step.
+				atomic.StoreInt32(&r.dirtyIn[cl], 0)
+				atomic.StoreUint64(&ps.keepKey[cl], 0)
+			}
+			if nid != r.colour[i] {
+				r.colour[i] = nid
 				l = append(l, i)
 			}
 		}
@@ -406,7 +400,8 @@ func (r *refiner) resignParallel(sign signFunc) {
 
 // groupShard groups the signatures of shard s (of S), taking its buckets
 // chunk by chunk: every dirty index gets its group's first member
-// (firstOf), every first member its group's size (sizeAt).
+// (firstOf), every first member its group's size (sizeAt); it counts the
+// first members per chunk (shardCount[s*chunks+c]).
 func (r *refiner) groupShard(s, S, chunks int) {
 	ps := &r.par
 	sh := &ps.shards[s]
@@ -427,6 +422,7 @@ func (r *refiner) groupShard(s, S, chunks int) {
 	sh.first, sh.size = sh.first[:0], sh.size[:0]
 	mask := uint64(size - 1)
 	for c := range chunks {
+		groups := len(sh.first)
 		for _, k := range ps.buckets[c*S+s] {
 			h := r.hash[k]
 			for i := h & mask; ; i = (i + 1) & mask {
@@ -446,6 +442,7 @@ func (r *refiner) groupShard(s, S, chunks int) {
 				}
 			}
 		}
+		ps.shardCount[s*chunks+c] = len(sh.first) - groups
 	}
 	for g, k := range sh.first {
 		ps.sizeAt[k] = sh.size[g]

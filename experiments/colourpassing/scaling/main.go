@@ -1,0 +1,183 @@
+// Command scaling measures colour passing on n×n grids without evidence
+// (the paper's Fig. 8 grids) and, with -smokers, on friends-and-smokers:
+// the CPU seconds of the single worker (lift.ColourPassing) per size, with
+// the exponent of their growth in the number of nodes N (a least-squares
+// fit of log CPU on log N), and the wall-clock speedup of lift.Parallel
+// with -workers goroutines over one, the two run alternately in one
+// process (in reverse order every other repetition), medians of -reps.
+// Every colouring is checked equal to the single worker's (class ids,
+// rounds, per-round class counts); the program exits on a mismatch. The
+// load average of the machine is printed before and after every size.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"reflect"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/lifted-dev/lifted/fg"
+	"github.com/lifted-dev/lifted/internal/gen"
+	"github.com/lifted-dev/lifted/lift"
+)
+
+func ints(s string) []int {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(f)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(2)
+		}
+		out = append(out, n)
+	}
+	return out
+}
+
+func median(x []float64) float64 {
+	s := slices.Clone(x)
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+// cpuSeconds is the user and system CPU time of the process (all threads).
+func cpuSeconds() float64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
+}
+
+func loadavg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "?"
+	}
+	f := strings.Fields(string(b))
+	return f[0]
+}
+
+type prog struct{ r, v, f int }
+
+type run struct {
+	col  *lift.Colouring
+	prog []prog
+	wall float64
+	cpu  float64
+}
+
+func refine(rf lift.Refiner, g *fg.Graph, ev fg.Evidence) run {
+	var out run
+	opt := lift.Options{Progress: func(r, v, f int) { out.prog = append(out.prog, prog{r, v, f}) }}
+	runtime.GC()
+	c0, t0 := cpuSeconds(), time.Now()
+	col, err := rf.Refine(context.Background(), g, ev, opt)
+	out.wall, out.cpu = time.Since(t0).Seconds(), cpuSeconds()-c0
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	out.col = col
+	return out
+}
+
+func main() {
+	sizes := flag.String("sizes", "100,183,316,577,1000,1826", "grid sides (or, with -smokers, people)")
+	smokers := flag.Bool("smokers", false, "friends-and-smokers with evidence on 3 people instead of grids")
+	workers := flag.Int("workers", 2, "goroutines of the parallel runs")
+	reps := flag.Int("reps", 5, "repetitions (medians)")
+	flag.Parse()
+	fmt.Printf("GOMAXPROCS %d, %d CPUs, workers %d, %d repetitions\n\n", runtime.GOMAXPROCS(0), runtime.NumCPU(), *workers, *reps)
+	fmt.Println("| graph | N (vars+factors) | rounds | 1 worker CPU s | CPU µs/node | 1 worker wall s | " +
+		fmt.Sprint(*workers) + " workers wall s | speedup (ratio of medians) | median of per-rep ratios | load before/after |")
+	fmt.Println("|---|---|---|---|---|---|---|---|---|---|")
+	var logN, logCPU []float64
+	for _, n := range ints(*sizes) {
+		var g *fg.Graph
+		var ev fg.Evidence
+		name := fmt.Sprintf("grid %d²", n)
+		if *smokers {
+			g = gen.Smokers(n, 1.5, 1.1)
+			ev = fg.NoEvidence(g.NumVars())
+			for i := range 3 {
+				ev[i] = int32(i % 2)
+			}
+			name = fmt.Sprintf("smokers %d", n)
+		} else {
+			g = gen.SquareGrid(rand.New(rand.NewPCG(1, 1)), n)
+		}
+		load0 := loadavg()
+		var ref *run
+		var cpu1, wall1, wall2, ratio []float64
+		for rep := range *reps {
+			order := []int{1, *workers}
+			if rep%2 == 1 {
+				order = []int{*workers, 1}
+			}
+			var w1, w2 float64
+			for _, w := range order {
+				var rf lift.Refiner = lift.ColourPassing{}
+				if w > 1 {
+					rf = lift.Parallel{Workers: w}
+				}
+				r := refine(rf, g, ev)
+				if ref == nil {
+					ref = &r
+				} else if !reflect.DeepEqual(r.col, ref.col) || !slices.Equal(r.prog, ref.prog) {
+					fmt.Fprintf(os.Stderr, "%s: the colouring of %d workers differs from the single worker's\n", name, w)
+					os.Exit(1)
+				}
+				if w == 1 {
+					w1 = r.wall
+					cpu1 = append(cpu1, r.cpu)
+				} else {
+					w2 = r.wall
+				}
+			}
+			wall1, wall2, ratio = append(wall1, w1), append(wall2, w2), append(ratio, w1/w2)
+		}
+		N := g.NumVars() + g.NumFactors()
+		c := median(cpu1)
+		logN, logCPU = append(logN, math.Log(float64(N))), append(logCPU, math.Log(c))
+		fmt.Printf("| %s | %d | %d | %.4g | %.3g | %.4g | %.4g | %.3f | %.3f | %s/%s |\n", name, N, ref.col.Iterations, c, c/float64(N)*1e6,
+			median(wall1), median(wall2), median(wall1)/median(wall2), median(ratio), load0, loadavg())
+	}
+	if len(logN) >= 2 {
+		fmt.Printf("\nCPU seconds of one worker grow as N^%.3f (least squares over all sizes)", slope(logN, logCPU))
+		if len(logN) >= 3 {
+			k := len(logN) / 2
+			fmt.Printf("; N^%.3f over the smaller half, N^%.3f over the larger", slope(logN[:k+1], logCPU[:k+1]), slope(logN[k:], logCPU[k:]))
+		}
+		fmt.Println()
+	}
+}
+
+// slope is the least-squares slope of y on x.
+func slope(x, y []float64) float64 {
+	var mx, my float64
+	for i := range x {
+		mx += x[i]
+		my += y[i]
+	}
+	mx /= float64(len(x))
+	my /= float64(len(y))
+	var sxy, sxx float64
+	for i := range x {
+		sxy += (x[i] - mx) * (y[i] - my)
+		sxx += (x[i] - mx) * (x[i] - mx)
+	}
+	return sxy / sxx
+}
