@@ -173,7 +173,7 @@ type refiner struct {
 type signFunc func(i int32, buf []uint64) []uint64
 
 func newRefiner(colour []int32, n int) *refiner {
-	r := &refiner{colour: colour, classSize: make([]int32, n), stamp: make([]int64, len(colour)),
+	r := &refiner{colour: colour, classSize: make([]int32, n), stamp: largeSlice[int64](len(colour)),
 		dirty: make([]int32, 0, len(colour)), group: make([]int32, 0, len(colour)), workers: 1, minChunk: DefaultMinChunk, words: 4}
 	for _, c := range colour {
 		r.classSize[c]++
@@ -415,9 +415,9 @@ func newPassing(g *fg.Graph, ev fg.Evidence, opt Options) *passing {
 	p.keys, p.sorted, p.initF = edgeKeys(g, opt)
 	p.part = wholePart(g, p.keys, p.sorted)
 	p.varFactor, p.varKey = p.part.VarFactor, p.part.VarKey
-	p.vc = make([]int32, nv)
+	p.vc = largeSlice[int32](nv)
 	p.vr = newRefiner(p.vc, initialVarColours(g, ev, p.vc))
-	p.fc = make([]int32, nf)
+	p.fc = largeSlice[int32](nf)
 	p.fr = newRefiner(p.fc, dense(p.initF, p.fc))
 	// A signature has a word per edge and one for the own colour.
 	p.vr.words = 2 + g.NumEdges()/max(nv, 1)
@@ -440,7 +440,7 @@ func (p *passing) signVar(v int32, buf []uint64) []uint64 {
 // passing from scratch); otherwise it starts next to the variables in
 // p.vr.changed.
 func (p *passing) run(ctx context.Context, all bool) (int, error) {
-	g, vr, fr := p.g, p.vr, p.fr
+	vr, fr := p.vr, p.fr
 	signFactor, signVar := p.signFactor, p.signVar
 	rounds := 0
 	for ; p.opt.MaxIter == 0 || rounds < p.opt.MaxIter; p.step++ {
@@ -453,14 +453,14 @@ func (p *passing) run(ctx context.Context, all bool) (int, error) {
 		if all && rounds == 1 {
 			fr.markAll(step)
 		} else {
-			fr.markFrom(vr.changed, g.VarStart, p.varFactor, step)
+			fr.markFrom(vr.changed, p.part.VarStart, p.varFactor, step)
 		}
 		fr.resign(signFactor)
 		// Variables next to factors that changed (all in the first round).
 		if all && rounds == 1 {
 			vr.markAll(step)
 		} else {
-			vr.markFrom(fr.changed, g.FactorStart, g.EdgeVar, step)
+			vr.markFrom(fr.changed, p.part.FactorStart, p.part.FactorVar, step)
 		}
 		vr.resign(signVar)
 		if p.opt.Progress != nil {
@@ -522,7 +522,7 @@ func dense(keys []uint64, out []int32) int {
 // their signatures sorted, and each factor's initial colour key.
 func edgeKeys(g *fg.Graph, opt Options) (keys []int32, sorted []bool, initF []uint64) {
 	nf := g.NumFactors()
-	keys = make([]int32, g.NumEdges())
+	keys = largeSlice[int32](g.NumEdges())
 	sorted = make([]bool, nf)
 	initF = make([]uint64, nf)
 	clause := map[int32][]bool{} // table id → literal signs, for CNF mode

@@ -235,11 +235,13 @@ func (p *Partition) part(g *fg.Graph, q int, facs, vars []int32, keys []int32, s
 
 // wholePart is the one part of g (the partition into one part), in which
 // the local index of every node is its global id: the in-process refiners
-// sign with it. It shares g's arrays and keys and sorted (it is only read).
+// sign with it. It shares keys and sorted, and g's edge arrays on small
+// graphs; on large ones it reads copies in huge pages (largeClone). It is
+// only read.
 func wholePart(g *fg.Graph, keys []int32, sorted []bool) *Part {
 	nv, nf := g.NumVars(), g.NumFactors()
-	pt := &Part{Factors: iota32(nf), FactorStart: g.FactorStart, FactorVar: g.EdgeVar, FactorKey: keys, FactorSorted: sorted,
-		Vars: iota32(nv), VarStart: g.VarStart, VarFactor: make([]int32, len(g.VarEdges)), VarKey: make([]int32, len(g.VarEdges))}
+	pt := &Part{Factors: iota32(nf), FactorStart: largeClone(g.FactorStart), FactorVar: largeClone(g.EdgeVar), FactorKey: keys, FactorSorted: sorted,
+		Vars: iota32(nv), VarStart: largeClone(g.VarStart), VarFactor: largeSlice[int32](len(g.VarEdges)), VarKey: largeSlice[int32](len(g.VarEdges))}
 	ef := edgeFactors(g)
 	for k, e := range g.VarEdges {
 		pt.VarFactor[k], pt.VarKey[k] = ef[e], keys[e]
@@ -248,7 +250,7 @@ func wholePart(g *fg.Graph, keys []int32, sorted []bool) *Part {
 }
 
 func iota32(n int) []int32 {
-	s := make([]int32, n)
+	s := largeSlice[int32](n)
 	for i := range s {
 		s[i] = int32(i)
 	}

@@ -5,6 +5,8 @@
 // fit of log CPU on log N), and the wall-clock speedup of lift.Parallel
 // with -workers goroutines over one, the two run alternately in one
 // process (in reverse order every other repetition), medians of -reps.
+// With -hugepages it also runs the single worker with huge pages off
+// (LIFTED_HUGEPAGES=0) in every repetition and reports both CPU times.
 // Every colouring is checked equal to the single worker's (class ids,
 // rounds, per-round class counts); the program exits on a mismatch. The
 // load average of the machine is printed before and after every size.
@@ -99,12 +101,14 @@ func main() {
 	smokers := flag.Bool("smokers", false, "friends-and-smokers with evidence on 3 people instead of grids")
 	workers := flag.Int("workers", 2, "goroutines of the parallel runs")
 	reps := flag.Int("reps", 5, "repetitions (medians)")
+	hugeCmp := flag.Bool("hugepages", false, "also run the single worker with LIFTED_HUGEPAGES=0 (huge pages off), alternating, and report its CPU seconds")
 	flag.Parse()
 	fmt.Printf("GOMAXPROCS %d, %d CPUs, workers %d, %d repetitions\n\n", runtime.GOMAXPROCS(0), runtime.NumCPU(), *workers, *reps)
 	fmt.Println("| graph | N (vars+factors) | rounds | 1 worker CPU s | CPU µs/node | 1 worker wall s | " +
 		fmt.Sprint(*workers) + " workers wall s | speedup (ratio of medians) | median of per-rep ratios | load before/after |")
 	fmt.Println("|---|---|---|---|---|---|---|---|---|---|")
-	var logN, logCPU []float64
+	var logN, logCPU, logOff []float64
+	var offRows []string
 	for _, n := range ints(*sizes) {
 		var g *fg.Graph
 		var ev fg.Evidence
@@ -121,11 +125,15 @@ func main() {
 		}
 		load0 := loadavg()
 		var ref *run
-		var cpu1, wall1, wall2, ratio []float64
+		var cpu1, wall1, wall2, ratio, cpuOff []float64
+		huge := ""
 		for rep := range *reps {
 			order := []int{1, *workers}
+			if *hugeCmp {
+				order = append(order, 0) // 0: one worker, huge pages off
+			}
 			if rep%2 == 1 {
-				order = []int{*workers, 1}
+				slices.Reverse(order)
 			}
 			var w1, w2 float64
 			for _, w := range order {
@@ -133,7 +141,17 @@ func main() {
 				if w > 1 {
 					rf = lift.Parallel{Workers: w}
 				}
+				if w == 0 {
+					os.Setenv("LIFTED_HUGEPAGES", "0")
+				}
 				r := refine(rf, g, ev)
+				os.Unsetenv("LIFTED_HUGEPAGES")
+				if w == 0 {
+					cpuOff = append(cpuOff, r.cpu)
+				}
+				if huge == "" && w == 1 {
+					huge = anonHuge()
+				}
 				if ref == nil {
 					ref = &r
 				} else if !reflect.DeepEqual(r.col, ref.col) || !slices.Equal(r.prog, ref.prog) {
@@ -154,6 +172,23 @@ func main() {
 		logN, logCPU = append(logN, math.Log(float64(N))), append(logCPU, math.Log(c))
 		fmt.Printf("| %s | %d | %d | %.4g | %.3g | %.4g | %.4g | %.3f | %.3f | %s/%s |\n", name, N, ref.col.Iterations, c, c/float64(N)*1e6,
 			median(wall1), median(wall2), median(wall1)/median(wall2), median(ratio), load0, loadavg())
+		if *hugeCmp {
+			o := median(cpuOff)
+			logOff = append(logOff, math.Log(o))
+			offRows = append(offRows, fmt.Sprintf("| %s | %d | %.4g | %.3g | %.4g | %.3f | %s |", name, N, o, o/float64(N)*1e6, c, o/c, huge))
+		}
+	}
+	if *hugeCmp {
+		fmt.Println("\nOne worker, huge pages off (LIFTED_HUGEPAGES=0) and on, CPU seconds (medians, alternating runs):")
+		fmt.Println()
+		fmt.Println("| graph | N | off CPU s | off CPU µs/node | on CPU s | off/on | AnonHugePages after the first run |")
+		fmt.Println("|---|---|---|---|---|---|---|")
+		for _, r := range offRows {
+			fmt.Println(r)
+		}
+		if len(logN) >= 2 {
+			fmt.Printf("\nCPU seconds with huge pages off grow as N^%.3f\n", slope(logN, logOff))
+		}
 	}
 	if len(logN) >= 2 {
 		fmt.Printf("\nCPU seconds of one worker grow as N^%.3f (least squares over all sizes)", slope(logN, logCPU))
@@ -163,6 +198,20 @@ func main() {
 		}
 		fmt.Println()
 	}
+}
+
+// anonHuge is the process's memory in transparent huge pages.
+func anonHuge() string {
+	b, err := os.ReadFile("/proc/self/smaps_rollup")
+	if err != nil {
+		return "?"
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(l, "AnonHugePages:") {
+			return strings.Join(strings.Fields(l)[1:], " ")
+		}
+	}
+	return "?"
 }
 
 // slope is the least-squares slope of y on x.
