@@ -172,15 +172,17 @@ type refiner struct {
 // only reads the colours, so chunks of nodes may be signed at once.
 type signFunc func(i int32, buf []uint64) []uint64
 
-func newRefiner(colour []int32, n int) *refiner {
+func newRefiner(colour []int32, n, workers int) *refiner {
 	r := &refiner{colour: colour, classSize: make([]int32, n), stamp: largeSlice[int64](len(colour)),
 		dirty: make([]int32, 0, len(colour)), group: make([]int32, 0, len(colour)), workers: 1, minChunk: DefaultMinChunk, words: 4}
 	for _, c := range colour {
 		r.classSize[c]++
 	}
-	for i := range r.stamp {
-		r.stamp[i] = math.MaxInt64 // older than any step
-	}
+	parRange(workers, len(r.stamp), func(lo, hi int) {
+		for i := range r.stamp[lo:hi] {
+			r.stamp[lo+i] = math.MaxInt64 // older than any step
+		}
+	})
 	return r
 }
 
@@ -378,7 +380,7 @@ func (ColourPassing) Refine(ctx context.Context, g *fg.Graph, ev fg.Evidence, op
 // refine runs colour passing from scratch with the map step on up to
 // workers goroutines, each signing at least minChunk nodes.
 func refine(ctx context.Context, g *fg.Graph, ev fg.Evidence, opt Options, workers, minChunk int) (*Colouring, error) {
-	p := newPassing(g, ev, opt)
+	p := newPassing(g, ev, opt, workers)
 	p.vr.workers, p.fr.workers = workers, workers
 	p.vr.minChunk, p.fr.minChunk = minChunk, minChunk
 	rounds, err := p.run(ctx, true)
@@ -408,17 +410,17 @@ type passing struct {
 }
 
 // newPassing prepares colour passing on g from the initial colours of
-// evidence ev.
-func newPassing(g *fg.Graph, ev fg.Evidence, opt Options) *passing {
+// evidence ev, filling its large arrays on up to workers goroutines.
+func newPassing(g *fg.Graph, ev fg.Evidence, opt Options, workers int) *passing {
 	nv, nf := g.NumVars(), g.NumFactors()
 	p := &passing{g: g, opt: opt}
 	p.keys, p.sorted, p.initF = edgeKeys(g, opt)
-	p.part = wholePart(g, p.keys, p.sorted)
+	p.part = wholePart(g, p.keys, p.sorted, workers)
 	p.varFactor, p.varKey = p.part.VarFactor, p.part.VarKey
 	p.vc = largeSlice[int32](nv)
-	p.vr = newRefiner(p.vc, initialVarColours(g, ev, p.vc))
+	p.vr = newRefiner(p.vc, initialVarColours(g, ev, p.vc), workers)
 	p.fc = largeSlice[int32](nf)
-	p.fr = newRefiner(p.fc, dense(p.initF, p.fc))
+	p.fr = newRefiner(p.fc, dense(p.initF, p.fc), workers)
 	// A signature has a word per edge and one for the own colour.
 	p.vr.words = 2 + g.NumEdges()/max(nv, 1)
 	p.fr.words = 2 + g.NumEdges()/max(nf, 1)

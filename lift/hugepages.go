@@ -38,14 +38,14 @@ func largeSlice[T any](n int) []T {
 }
 
 // largeClone returns a copy of s in an array from largeSlice when s spans
-// at least hugeMin bytes, and s itself otherwise (the caller only reads
-// it).
-func largeClone[T any](s []T) []T {
+// at least hugeMin bytes (copied on up to workers goroutines), and s itself
+// otherwise (the caller only reads it).
+func largeClone[T any](s []T, workers int) []T {
 	var z T
 	if uintptr(len(s))*unsafe.Sizeof(z) < hugeMin || hugeOff() {
 		return s
 	}
 	c := largeSlice[T](len(s))
-	copy(c, s)
+	parRange(workers, len(s), func(lo, hi int) { copy(c[lo:hi], s[lo:hi]) })
 	return c
 }

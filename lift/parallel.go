@@ -9,26 +9,31 @@ import (
 	"github.com/lifted-dev/lifted/fg"
 )
 
-// Parallel is colour passing with the map step on all cores of one
-// machine: the incremental refinement of ColourPassing (a round re-signs
-// only the nodes next to a node that changed class), whose dirty nodes are
-// signed, whenever there are at least 2·MinChunk of them, in up to 4·Workers
-// contiguous chunks on Workers goroutines (the map step signFactor and
+// Parallel is colour passing on all cores of one machine: the incremental
+// refinement of ColourPassing (a round re-signs only the nodes next to a
+// node that changed class), every step of which runs on Workers goroutines
+// when it is large enough (at least 2·MinChunk nodes), in up to 4·Workers
+// contiguous chunks claimed one by one: marking the nodes next to a change
+// (markFrom: an atomic minimum keeps every node's first mark, so the dirty
+// list is the serial one), signing them (the map step signFactor and
 // signVar of the map/reduce steps, on the graph as one part in shared
-// memory), then grouped by signature in their fixed order and given class
-// ids on the calling goroutine (the reduce). The work does not depend on
-// Workers, so the partition after every round, the number of rounds, the
-// class ids and Progress are those of ColourPassing, bit for bit.
+// memory), grouping equal signatures (shards of the signature hash, each
+// taking its nodes in dirty order) and naming the classes (groups numbered
+// by first member and fresh ids in that order, by prefix sums over the
+// chunks: resignParallel). Every step computes what the single goroutine
+// computes, so the partition after every round, the number of rounds, the
+// class ids (before and after the final renumbering) and Progress are
+// those of ColourPassing, bit for bit.
 //
 // The distributed runner (module beam/) runs the paper's synchronous
 // rounds over a Partition with copy nodes instead, re-signing every node
 // every round with the same map step (Signer).
 type Parallel struct {
-	// Workers is the number of goroutines of the map (≤ 0: GOMAXPROCS).
+	// Workers is the number of goroutines (≤ 0: GOMAXPROCS).
 	Workers int
-	// MinChunk is the fewest dirty nodes a goroutine signs (≤ 0:
-	// DefaultMinChunk); a step with fewer than twice as many is signed on
-	// the calling goroutine. The result does not depend on it.
+	// MinChunk is the fewest nodes a goroutine takes in one step (≤ 0:
+	// DefaultMinChunk); a step with fewer than twice as many runs on the
+	// calling goroutine. The result does not depend on it.
 	MinChunk int
 }
 
@@ -111,6 +116,15 @@ func runTasks(workers, tasks int, fn func(t int)) {
 type taskState struct {
 	next, done atomic.Int32
 	finished   chan struct{}
+}
+
+// parRange runs fn(lo, hi) over 0…n-1 in up to 4·workers ranges of at
+// least 1<<16 items (one range below that), on up to workers goroutines:
+// the fills of colour passing's set-up.
+func parRange(workers, n int, fn func(lo, hi int)) {
+	chunks := max(1, min(4*workers, n>>16))
+	size := (n + chunks - 1) / chunks
+	runTasks(workers, chunks, func(c int) { fn(c*size, min(n, (c+1)*size)) })
 }
 
 // chunking splits n items into chunks of at least r.minChunk consecutive

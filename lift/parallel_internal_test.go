@@ -26,7 +26,7 @@ type roundState struct {
 // chunk and records the state after every round.
 func roundStates(t *testing.T, g *fg.Graph, ev fg.Evidence, opt Options, workers, minChunk int) []roundState {
 	t.Helper()
-	p := newPassing(g, ev, opt)
+	p := newPassing(g, ev, opt, workers)
 	p.vr.workers, p.fr.workers = workers, workers
 	p.vr.minChunk, p.fr.minChunk = minChunk, minChunk
 	var out []roundState

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# serial.sh — the serial fraction of the all-cores colour passing on an n×n
+# grid without evidence, from a CPU profile (so that it does not depend on
+# how loaded the machine is).
+#
+# usage: experiments/colourpassing/serial.sh [SIDE] [RUNS] [WORKERS]
+#
+# Runs lift's BenchmarkParallelGrid (workers=WORKERS, default 2) RUNS times
+# at SIDE×SIDE under -cpuprofile and splits the CPU time of lift.refine
+# into the parallel sections (the chunks that runTasks hands to its
+# goroutines, lift.runTasks.func1, on the caller and the helpers) and the
+# rest (serial: steps too small to split, prefix sums, joining the lists,
+# setting up). Prints both, the serial fraction f, and Amdahl's bound
+# 1/(f + (1-f)/W) on the speedup with W workers.
+set -euo pipefail
+side=${1:-1000} runs=${2:-3} workers=${3:-2}
+root=$(cd "$(dirname "$0")/../.." && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+(cd "$root/lift" && go test -c -o "$tmp/lift.test" .)
+LIFTED_BENCH_GRID=$side "$tmp/lift.test" -test.run '^$' -test.bench "ParallelGrid//workers=$workers\$" \
+	-test.benchtime "${runs}x" -test.cpuprofile "$tmp/cpu.prof" | grep '^Benchmark' || true
+cum() { # cum ms of function $1 in the profile, restricted by pprof args $2...
+	local fn=$1
+	shift
+	go tool pprof -unit ms -top -cum -nodecount 100000 "$@" "$tmp/lift.test" "$tmp/cpu.prof" 2>/dev/null |
+		awk -v fn="$fn" '$6 == fn {gsub("ms", "", $4); print $4 + 0; found = 1} END {if (!found) print 0}'
+}
+refine=$(cum github.com/lifted-dev/lifted/lift.refine)
+par=$(cum github.com/lifted-dev/lifted/lift.runTasks.func1)
+parCaller=$(cum github.com/lifted-dev/lifted/lift.runTasks.func1 -focus 'lift\.refine$')
+awk -v r="$refine" -v p="$par" -v pc="$parCaller" -v w="$workers" 'BEGIN {
+	s = r - pc
+	f = s / (s + p)
+	printf "CPU ms: refine on the calling goroutine %.0f, of which in parallel sections %.0f; parallel sections on all goroutines %.0f\n", r, pc, p
+	printf "serial %.0f ms, parallel %.0f ms: serial fraction %.3f; Amdahl bound with %d workers %.2fx\n", s, p, f, w, 1 / (f + (1 - f) / w)
+}'
