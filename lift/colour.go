@@ -238,10 +238,11 @@ func hashSig(s []uint64) uint64 {
 	return mix64(h)
 }
 
-// DefaultMinChunk is the fewest dirty nodes a goroutine of the map signs
-// by default: smaller steps (small graphs, the late rounds of colour
-// passing) are signed on the calling goroutine, where a goroutine would
-// cost more than it saves (measured in experiments/mapreduce).
+// DefaultMinChunk is the fewest nodes a goroutine takes in one step of
+// the parallel refinement (marking, signing, grouping, naming) by default:
+// smaller steps (small graphs, the late rounds of colour passing) run on
+// the calling goroutine, where a goroutine would cost more than it saves
+// (measured in experiments/mapreduce).
 const DefaultMinChunk = 1024
 
 // sign is the map step: it signs the dirty nodes in chunks of at least
@@ -303,10 +304,12 @@ func (r *refiner) lookup(k int32, class int32) int32 {
 
 // resign signs the dirty nodes (the map), groups them by signature in
 // dirty order and gives new class ids (the reduce); it fills r.changed.
-// Steps of at least 2·minChunk dirty nodes run on several goroutines when
-// there are several workers (resignParallel), with the same result.
+// Steps of at least parStep·minChunk dirty nodes run on several goroutines
+// when there are several workers (resignParallel), with the same result;
+// smaller ones are signed in parallel (from 2·minChunk) and grouped on the
+// calling goroutine.
 func (r *refiner) resign(sign signFunc) {
-	if r.workers > 1 && len(r.dirty) >= 2*r.minChunk {
+	if r.workers > 1 && len(r.dirty) >= parStep*r.minChunk {
 		r.resignParallel(sign)
 		return
 	}

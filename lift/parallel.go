@@ -118,6 +118,15 @@ type taskState struct {
 	finished   chan struct{}
 }
 
+// parStep·minChunk is the fewest nodes of a step whose marking, grouping
+// and naming run in parallel (resignParallel, markAll, markFrom): these
+// take five to seven barriers a step where signing alone takes one, and a
+// barrier costs the wake-up of a helper (tens of µs, more on a loaded
+// machine), so smaller steps are only signed in parallel. On a 1000×1000
+// grid (steps of 8000–16 000 nodes) the full parallel step was slower than
+// the signing alone (experiments/colourpassing/RESULTS.md).
+const parStep = 64
+
 // parRange runs fn(lo, hi) over 0…n-1 in up to 4·workers ranges of at
 // least 1<<16 items (one range below that), on up to workers goroutines:
 // the fills of colour passing's set-up.
@@ -171,7 +180,7 @@ func concat(dst []int32, lists [][]int32) []int32 {
 func (r *refiner) markAll(step int32) {
 	n := len(r.colour)
 	_, chunks := r.chunking(n)
-	if chunks == 1 {
+	if chunks == 1 || n < parStep*r.minChunk {
 		for i := range int32(n) {
 			r.mark(i, step)
 		}
@@ -202,7 +211,7 @@ func (r *refiner) markAll(step int32) {
 func (r *refiner) markFrom(changed []int32, start []int64, nbr []int32, step int32) {
 	n := len(changed)
 	_, chunks := r.chunking(n)
-	if chunks == 1 {
+	if chunks == 1 || n < parStep*r.minChunk/4 { // a changed node marks a few
 		for _, x := range changed {
 			for _, i := range nbr[start[x]:start[x+1]] {
 				r.mark(i, step)
