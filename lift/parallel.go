@@ -119,13 +119,14 @@ type taskState struct {
 }
 
 // parStep·minChunk is the fewest nodes of a step whose marking, grouping
-// and naming run in parallel (resignParallel, markAll, markFrom): these
-// take five to seven barriers a step where signing alone takes one, and a
-// barrier costs the wake-up of a helper (tens of µs, more on a loaded
-// machine), so smaller steps are only signed in parallel. On a 1000×1000
-// grid (steps of 8000–16 000 nodes) the full parallel step was slower than
-// the signing alone (experiments/colourpassing/RESULTS.md).
-const parStep = 64
+// and naming run in parallel (resignParallel, markAll, markFrom; signing
+// is parallel from 2·minChunk). These take five to seven barriers a step
+// where signing alone takes one. On a 1000×1000 grid the profiles put the
+// serial fraction at 0.09 with parStep 2 and 0.39 with parStep 64 (steps
+// of 8000–16 000 nodes then group on one goroutine); wall-clock times on
+// the loaded development machine could not tell the two apart
+// (experiments/colourpassing/RESULTS.md).
+const parStep = 2
 
 // parRange runs fn(lo, hi) over 0…n-1 in up to 4·workers ranges of at
 // least 1<<16 items (one range below that), on up to workers goroutines:
