@@ -1,6 +1,7 @@
 package cnf_test
 
 import (
+	"github.com/lifted-dev/lifted/internal/shareddata"
 	"os"
 	"path/filepath"
 	"testing"
@@ -9,7 +10,7 @@ import (
 	"github.com/lifted-dev/lifted/format/dimacs"
 )
 
-const sharedDir = "../../shared/data/cnf"
+var sharedDir = shareddata.Path("cnf")
 
 func maxLen(c *cnf.CNF) int {
 	n := 0
@@ -31,7 +32,7 @@ func TestToGraphShared(t *testing.T) {
 		files = append(files, m...)
 	}
 	if len(files) == 0 {
-		t.Skipf("no shared CNF files in %s (directory absent); skipping", sharedDir)
+		shareddata.Skipf(t, "no shared CNF files in %s (directory absent); skipping", sharedDir)
 	}
 	for _, path := range files {
 		t.Run(filepath.Base(path), func(t *testing.T) {

@@ -73,6 +73,18 @@ type BPCountOptions struct {
 	// can lead a trial into a branch without models (an estimate of 0,
 	// which makes the bound 0).
 	SATConflicts int64
+	// ReuseForced skips the BP run after a forced step (a value shown to
+	// have no model): fixing a variable that every model sets alike leaves
+	// the uniform distribution over the models as it was, so the next
+	// variable is chosen and drawn from the same marginals. Step.Reused
+	// marks such steps (no BP messages).
+	ReuseForced bool
+	// Probe fixes, before every BP run, the open variables one of whose
+	// values fails by unit propagation (failed literals), until none is
+	// left: such a variable would be forced anyway once chosen (probability
+	// 1, the estimate unchanged), but only after a BP run of its own, and
+	// its marginal mislead BP about the others. Counted in Trial.Probed.
+	Probe bool
 	// ChoiceSlack (LBPCount only) widens the choice of the variable to fix:
 	// among the open variables whose marginal is within ChoiceSlack of the
 	// most balanced one, the one in the smallest clusternode is fixed (then
@@ -112,6 +124,8 @@ func DefaultBPCountOptions() BPCountOptions {
 		SATBudget:    DefaultSATBudget,
 		SATConflicts: DefaultSATConflicts,
 		ChoiceSlack:  DefaultChoiceSlack,
+		ReuseForced:  true,
+		Probe:        true,
 		Workers:      1,
 	}
 }
@@ -224,9 +238,11 @@ type Step struct {
 	Var      int     // 0-based variable fixed (DIMACS variable Var+1)
 	Value    bool    // its value
 	Marginal float64 // BP marginal P(true) (0.5 when BP was replaced by uniform marginals)
+	Balance  float64 // |P(true) − ½| of the most balanced open variable of this step
 	Prob     float64 // probability with which Value was drawn (1 when Forced)
 	Forced   bool    // the other value was shown to have no model
 	Frozen   bool    // BP was frozen: the value was drawn with probability ½
+	Reused   bool    // no BP run: the marginals of the step before (forced) were used (ReuseForced)
 	Open     int     // variables in open clauses before the step
 
 	Damping    float64 // damping of the BP run whose marginals were used
@@ -258,6 +274,9 @@ type Trial struct {
 	// SATComplete counts the values whose satisfiability check needed the
 	// CDCL stage, SATUndecided those it could not decide either.
 	SATComplete, SATUndecided int
+	// Probed counts the variables fixed by failed-literal probing
+	// (BPCountOptions.Probe), without a BP run.
+	Probed int
 }
 
 // BPCountResult is the outcome of BPCount.
@@ -317,7 +336,10 @@ func LBPCount(ctx context.Context, c *cnf.CNF, opt BPCountOptions) (*BPCountResu
 // other is taken with probability 1. The estimate is
 // multiplied by 1/(probability of the drawn value), the value is fixed and
 // unit propagation run. At the end the estimate is multiplied by the exact
-// count of the residual formula.
+// count of the residual formula. By default (Probe) failed literals are
+// fixed before every BP run, and after a forced value the next variable is
+// chosen from the same marginals without a new BP run (ReuseForced): both
+// fix only values that carry every model, so the estimate is unchanged.
 //
 // Whatever the marginals, the estimate X is unbiased: E[X] = #F, because
 // each branch's count is weighted by the inverse of the probability of
@@ -487,7 +509,10 @@ func (r *bpCounter) trial(ctx context.Context, idx int, coin func(q float64) boo
 	sc := &satChecker{ctx: ctx, budget: r.opt.SATBudget, conflicts: r.opt.SATConflicts}
 	defer func() { tr.SATComplete, tr.SATUndecided = sc.cdclRuns, sc.cdclUnknown }()
 	var cs colourState // LBPCount: the colouring kept from step to step
-	logEst := 0.0      // natural log of the product of inverse probabilities
+	var p1 []float64   // the last BP marginals (P(true) per variable)
+	var nodeSize func(v int) int
+	reuse := false // the last step was forced: reuse p1 (ReuseForced)
+	logEst := 0.0  // natural log of the product of inverse probabilities
 	for {
 		n := s.free(open)
 		if n <= r.opt.ResidualVars || n == 0 {
@@ -496,16 +521,39 @@ func (r *bpCounter) trial(ctx context.Context, idx int, coin func(q float64) boo
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		st, p1, nodeSize, err := r.marginals(ctx, s, ev, &cs)
-		if err != nil {
-			return nil, err
+		if r.opt.Probe {
+			fixed, ok := probe(s, open)
+			tr.Probed += fixed
+			if !ok {
+				tr.Seconds = time.Since(start).Seconds()
+				return tr, nil // both values of a variable fail: no model
+			}
+			if fixed > 0 {
+				continue // recount the open variables
+			}
 		}
+		var st Step
+		if reuse {
+			// The last step was forced: every model already had that value,
+			// so the distribution BP approximates is unchanged and its
+			// marginals are reused (any marginals keep the estimate
+			// unbiased).
+			st.Reused = true
+		} else {
+			var err error
+			st, p1, nodeSize, err = r.marginals(ctx, s, ev, &cs)
+			if err != nil {
+				return nil, err
+			}
+		}
+		reuse = false
 		st.Open = n
 		v := mostBalanced(p1, open)
 		if r.opt.Lifted && r.opt.ChoiceSlack > 0 {
 			v = leastSymmetric(p1, open, nodeSize, r.opt.ChoiceSlack)
 		}
 		st.Var, st.Marginal, st.VarNodeSize = v, p1[v], nodeSize(v)
+		st.Balance = math.Abs(p1[mostBalanced(p1, open)] - 0.5)
 		// A value without models is never drawn.
 		okT := sc.check(s, int32(v), 1) != satNo
 		okF := sc.check(s, int32(v), 0) != satNo
@@ -516,6 +564,7 @@ func (r *bpCounter) trial(ctx context.Context, idx int, coin func(q float64) boo
 			return tr, nil // the residual formula has no model: estimate 0
 		case !okT || !okF:
 			st.Value, st.Prob, st.Forced = okT, 1, true
+			reuse = r.opt.ReuseForced
 		default:
 			q := min(max(p1[v], r.opt.MinProb), 1-r.opt.MinProb)
 			if math.Abs(p1[v]-0.5) >= 0.5-r.opt.FrozenTol {
@@ -555,6 +604,38 @@ func (r *bpCounter) trial(ctx context.Context, idx int, coin func(q float64) boo
 	}
 	tr.Seconds = time.Since(start).Seconds()
 	return tr, nil
+}
+
+// probe tries both values of every open variable by unit propagation and
+// fixes those with a failing value to the other (one pass). It returns how
+// many it fixed, and false when some variable fails both ways (the formula
+// under the assignment has no model).
+func probe(s *unitState, open []bool) (int, bool) {
+	fixed := 0
+	for v, ok := range open {
+		if !ok || s.val[v] >= 0 {
+			continue
+		}
+		m := s.mark()
+		okT := s.set(int32(v), 1)
+		s.undo(m)
+		okF := s.set(int32(v), 0)
+		s.undo(m)
+		switch {
+		case !okT && !okF:
+			return fixed, false
+		case okT != okF:
+			x := int8(0)
+			if okT {
+				x = 1
+			}
+			if !s.set(int32(v), x) {
+				return fixed, false // unreachable: that value propagated without conflict
+			}
+			fixed++
+		}
+	}
+	return fixed, true
 }
 
 // leastSymmetric returns, among the open variables whose marginal is within
@@ -697,9 +778,17 @@ func (r *bpCounter) marginals(ctx context.Context, s *unitState, ev fg.Evidence,
 			}
 		}
 	}
+	if testMarginals != nil {
+		testMarginals(p1)
+	}
 	st.Seconds = time.Since(t0).Seconds()
 	return st, p1, nodeSize, nil
 }
+
+// testMarginals, when set (tests only), replaces BP's marginals: the
+// estimator is unbiased for any marginals, and marginals that are wrong on
+// purpose make the checks reject values and force steps.
+var testMarginals func(p1 []float64)
 
 // colourState is the colouring LBPCount keeps from step to step: the
 // Recolourer and, on the residual graph, where each variable and clause of

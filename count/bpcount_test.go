@@ -2,11 +2,11 @@ package count
 
 import (
 	"context"
+	"github.com/lifted-dev/lifted/internal/shareddata"
 	"math"
 	"math/big"
 	"math/rand/v2"
 	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/lifted-dev/lifted/cnf"
@@ -75,10 +75,14 @@ func testOptions(residual int) BPCountOptions {
 func TestBPCountExpectationExact(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 7))
 	ctx := context.Background()
-	paths, frozen := 0, 0
-	for i := range 80 {
+	paths, frozen, probed, reused, forcedN := 0, 0, 0, 0, 0
+	for i := range 110 {
 		nv := 3 + r.IntN(9)
-		c := bpRandomCNF(r, nv, 1+r.IntN(2*nv))
+		nc := 1 + r.IntN(2*nv)
+		if i >= 80 {
+			nc = 2*nv + r.IntN(2*nv) // denser: more values without models
+		}
+		c := bpRandomCNF(r, nv, nc)
 		want := bruteForce(c)
 		opt := testOptions(r.IntN(2))
 		opt.MinProb = []float64{0.01, 0.1, 0.25, 0.5}[i%4]
@@ -99,9 +103,27 @@ func TestBPCountExpectationExact(t *testing.T) {
 			opt.ChoiceSlack = 0
 		}
 		opt.Recolour = Recolouring(i / 2 % 3)
+		opt.Probe = i/3%2 == 0
+		opt.ReuseForced = i/5%2 == 0
 		b, err := newBPCounter(c, opt)
 		if err != nil {
 			t.Fatal(err)
+		}
+		// A third of the formulas run on made-up marginals (a fixed
+		// pseudo-random P(true) per variable): BP is nearly exact on such
+		// small formulas, and wrong marginals are what lead the choice to
+		// variables one of whose values has no model (forced steps, and
+		// with ReuseForced steps on reused marginals).
+		testMarginals = nil
+		if i >= 80 {
+			opt.ReuseForced, opt.Probe, opt.SATBudget, opt.ResidualVars = true, i%2 == 0, 10000, 0
+		}
+		if i%3 == 1 || i >= 80 {
+			testMarginals = func(p1 []float64) {
+				for v := range p1 {
+					p1[v] = 0.5 + 0.45*math.Sin(float64(7*v+i))
+				}
+			}
 		}
 		var sum float64
 		leaves := 0
@@ -120,9 +142,16 @@ func TestBPCountExpectationExact(t *testing.T) {
 				t.Fatal(err)
 			}
 			leaves++
+			probed += tr.Probed
 			logP := 0.0
 			for _, s := range tr.Steps {
 				logP += math.Log10(s.Prob)
+				if s.Reused {
+					reused++
+				}
+				if s.Forced {
+					forcedN++
+				}
 				if s.Frozen {
 					frozen++
 					if s.Prob != 0.5 || math.Abs(s.Marginal-0.5) < 0.5-opt.FrozenTol {
@@ -150,9 +179,10 @@ func TestBPCountExpectationExact(t *testing.T) {
 			t.Fatalf("formula %d (%d vars, %d clauses, %d paths): E[estimate] = %v, count %d", i, c.NumVars, len(c.Clauses), leaves, sum, want)
 		}
 	}
-	t.Logf("%d paths, %d frozen steps", paths, frozen)
-	if paths < 800 || frozen == 0 {
-		t.Errorf("only %d paths enumerated, %d frozen steps", paths, frozen)
+	testMarginals = nil
+	t.Logf("%d paths, %d frozen steps, %d forced, %d variables fixed by probing, %d steps on reused marginals", paths, frozen, forcedN, probed, reused)
+	if paths < 800 || frozen == 0 || probed == 0 || reused == 0 {
+		t.Errorf("only %d paths enumerated, %d frozen steps, %d probed, %d reused", paths, frozen, probed, reused)
 	}
 }
 
@@ -444,10 +474,10 @@ func TestLog10(t *testing.T) {
 // sharedCNF reads an instance of ../shared/data/cnf, skipping when absent.
 func sharedCNF(t testing.TB, name string) *cnf.CNF {
 	t.Helper()
-	path := filepath.Join("..", "..", "shared", "data", "cnf", name)
+	path := shareddata.Path("cnf", name)
 	f, err := os.Open(path)
 	if err != nil {
-		t.Skipf("shared instance %s not available (%v)", name, err)
+		shareddata.Skipf(t, "shared instance %s not available (%v)", name, err)
 	}
 	defer f.Close()
 	c, err := dimacs.Read(f, path)

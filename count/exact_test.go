@@ -3,6 +3,7 @@ package count
 import (
 	"context"
 	"errors"
+	"github.com/lifted-dev/lifted/internal/shareddata"
 	"math/big"
 	"math/rand/v2"
 	"os"
@@ -150,14 +151,14 @@ func TestExactManyComponents(t *testing.T) {
 	}
 }
 
-const sharedDir = "../../shared/data/cnf"
+var sharedDir = shareddata.Path("cnf")
 
 func readShared(t testing.TB, name string) *cnf.CNF {
 	t.Helper()
 	path := filepath.Join(sharedDir, name)
 	f, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
-		t.Skipf("shared instance %s absent (no ../../shared checkout); skipping", path)
+		shareddata.Skipf(t, "shared instance %s absent (no ../../shared checkout); skipping", path)
 	}
 	if err != nil {
 		t.Fatal(err)

@@ -12,4 +12,18 @@
 //
 // Table layout follows the UAI convention: the last variable of a scope
 // changes fastest.
+//
+// Graph.Components splits a graph, given evidence, into its connected
+// components (union-find over the factors' scopes; observed variables
+// connect nothing) with their size histogram; Graph.Subgraph gives a
+// component as a graph of its own, conditioned on the evidence, and
+// Graph.ConstantLogScore the part of the score no component holds, so that
+// MAP worlds, marginals and log Z can be computed component by component
+// (package infer/mws and infer/mapauto do for MAP):
+//
+//	comps, _ := g.Components(ev)
+//	for i := range comps.Len() {
+//		sub := g.Subgraph(comps, i, ev) // variable j is comps.CompVars(i)[j]
+//		...
+//	}
 package fg

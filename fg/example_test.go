@@ -38,3 +38,33 @@ func Example() {
 	// scope of factor 2: [1 2] degree of variable 1: 2
 	// dims: [2 2] strides: [2 1] entry (1,0): 2
 }
+
+// Split a graph into connected components given evidence: observing the
+// middle variable of a chain cuts it in two.
+func ExampleGraph_Components() {
+	b := fg.NewBuilder()
+	b.AddVars(4, 2)
+	pair := []float64{2, 1, 1, 2}
+	for _, scope := range [][]int32{{0, 1}, {1, 2}, {2, 3}} {
+		if _, err := b.AddFactor(scope, pair); err != nil {
+			panic(err)
+		}
+	}
+	g := b.Build()
+	ev := fg.Evidence{-1, 1, -1, -1} // x1 = 1
+	c, err := g.Components(ev)
+	if err != nil {
+		panic(err)
+	}
+	for i := range c.Len() {
+		fmt.Println("component", i, "variables", c.CompVars(i), "factors", c.CompFactors(i))
+	}
+	fmt.Println("sizes:", c.Histogram())
+	sub := g.Subgraph(c, 0, ev) // x0 alone, its factor sliced at x1 = 1
+	fmt.Println("component 0 as a graph:", sub.NumVars(), "variable, table", sub.Table(0).Values)
+	// Output:
+	// component 0 variables [0] factors [0]
+	// component 1 variables [2 3] factors [1 2]
+	// sizes: [{1 1} {2 1}]
+	// component 0 as a graph: 1 variable, table [1 2]
+}

@@ -76,6 +76,7 @@ type Model struct {
 // file.
 type UsageError struct{ Err error }
 
+// Error returns the message of the UsageError.
 func (e *UsageError) Error() string { return e.Err.Error() }
 
 // Unwrap returns the underlying error.

@@ -56,6 +56,30 @@ type bgroup struct {
 type bfactor struct {
 	table, nIn, n int32
 	off           int
+	f             int32 // the factor
+}
+
+// Work is the number of table reads and joint-state updates of one sweep
+// over the blocks of two or more variables (BlockSweep's, or MC-SAT's
+// blocked move): per block, each factor touching it read at each joint
+// state of its group (or of the block, for a direct group), and each
+// group's table added at each joint state of the block.
+func (bk *Blocking) Work() int {
+	w := 0
+	for b := range bk.blocks {
+		bl := &bk.blocks[b]
+		if len(bl.vars) < 2 {
+			continue
+		}
+		for _, gr := range bl.groups {
+			n := gr.size
+			if gr.direct {
+				n = bl.state
+			}
+			w += len(gr.fac)*n + bl.state
+		}
+	}
+	return w
 }
 
 // MaxTiedStates bounds the legal joint states of a tied unit (see
@@ -269,7 +293,7 @@ func newBlocking(g *fg.Graph, ev fg.Evidence, maxSize, maxStates int, clamped bo
 					}
 				}
 				key = key[:0]
-				bf := bfactor{table: int32(t), nIn: int32(len(ins)), n: int32(len(g.Scope(f))), off: len(strArena)}
+				bf := bfactor{table: int32(t), nIn: int32(len(ins)), n: int32(len(g.Scope(f))), off: len(strArena), f: int32(f)}
 				for _, iv := range ins {
 					strArena = append(strArena, iv.stride)
 					outArena = append(outArena, -1)
@@ -733,6 +757,15 @@ func (ch *Chain) BlockSweep(rng *rand.Rand, bk *Blocking, cond []float64) {
 // sum of their log entries over the group's joint states given the
 // variables outside the block, added to every joint state of the block.
 func (ch *Chain) drawBlock(rng *rand.Rand, bl *block, cond []float64) {
+	ch.drawBlockAs(rng, bl, cond, false)
+}
+
+// drawBlockAs is drawBlock, or with sat the block move of an MC-SAT step
+// (Chain.MCSAT): the block's joint states weighted by the unit factors
+// only, the coupling factors read as their slice indicators (0 where the
+// entry is at least the factor's threshold, −Inf below), the new states
+// set by moves (the running state kept).
+func (ch *Chain) drawBlockAs(rng *rand.Rand, bl *block, cond []float64, sat bool) {
 	c := ch.c
 	ns := bl.state
 	if cap(ch.bw) < ns {
@@ -745,7 +778,7 @@ func (ch *Chain) drawBlock(rng *rand.Rand, bl *block, cond []float64) {
 		if gr.direct {
 			for fi := range gr.fac {
 				bf := &gr.fac[fi]
-				lt := c.logT[bf.table]
+				lt := ch.blockLog(bf, sat)
 				in := bl.str[bf.off : bf.off+int(bf.nIn)]
 				base := 0
 				for i := bf.off + int(bf.nIn); i < bf.off+int(bf.n); i++ {
@@ -772,7 +805,7 @@ func (ch *Chain) drawBlock(rng *rand.Rand, bl *block, cond []float64) {
 		s := ch.bs[:len(gr.pos)]
 		for fi := range gr.fac {
 			bf := &gr.fac[fi]
-			lt := c.logT[bf.table]
+			lt := ch.blockLog(bf, sat)
 			in := bl.str[bf.off : bf.off+int(bf.nIn)]
 			idx := 0
 			for i := bf.off + int(bf.nIn); i < bf.off+int(bf.n); i++ {
@@ -852,6 +885,34 @@ func (ch *Chain) drawBlock(rng *rand.Rand, bl *block, cond []float64) {
 		return
 	}
 	for i, v := range bl.vars {
-		c.x[v] = bl.digit[i][pick]
+		if sat {
+			ch.move(v, bl.digit[i][pick], true)
+		} else {
+			c.x[v] = bl.digit[i][pick]
+		}
 	}
+}
+
+// blockLog returns the log table a block draw reads for factor bf: its
+// log entries, or in an MC-SAT step (sat) for a coupling factor its slice
+// indicator, in a scratch table (0 at the entries at least the factor's
+// threshold, −Inf below; all 0 when the threshold excludes nothing).
+func (ch *Chain) blockLog(bf *bfactor, sat bool) []float64 {
+	c := ch.c
+	if !sat || !ch.coupling[bf.f] {
+		return c.logT[bf.table]
+	}
+	vals := c.g.Tables[bf.table].Values
+	if cap(ch.ind) < len(vals) {
+		ch.ind = make([]float64, len(vals))
+	}
+	ind := ch.ind[:len(vals)]
+	on := ch.threshold(bf.f)
+	for j, v := range vals {
+		ind[j] = 0
+		if on && v < ch.thr[bf.f] {
+			ind[j] = math.Inf(-1)
+		}
+	}
+	return ind
 }

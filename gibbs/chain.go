@@ -1,6 +1,7 @@
 package gibbs
 
 import (
+	"math"
 	"math/rand/v2"
 
 	"github.com/lifted-dev/lifted/fg"
@@ -32,12 +33,34 @@ type Chain struct {
 	shared   []int32
 	okState  []bool
 	okOff    []int
-	freeFlip []uint8 // per variable: freeFlips
+	freeFlip []uint8   // per variable: freeFlips
+	coupling []bool    // per factor: holds two or more unobserved variables
+	field    []float64 // per variable and state (Offsets): Σ log of its unit factors
+	p1       []float64 // per binary variable: σ(field₁ − field₀)
+	nFree    int       // unobserved variables of two or more states
+	// the running state (mcsatstate.go)
+	cur, curX, dec, z0, z1 []int32
+	lodds                  []float64
+	score                  float64 // Σ of the finite log entries
+	zeros                  int     // entries that are 0
+	steps                  int
+	changed, newX          []int32
+	// thresholds drawn when first read: tstamp[f] == tstep when factor
+	// f's threshold is this step's; rng is the step's stream
+	tstamp       []uint32
+	tstep        uint32
+	rng          *rand.Rand
+	couplingList []int32 // the coupling factors, increasing
+	splittable   []int32 // those whose table has a split level
+	// per step: the active factors redrawn as blocks always (split) and
+	// those redrawn with probability blockProb (opt), in factor order
+	splitList, optList []int32
 
 	// blocked Gibbs scratch
 	bw     []float64 // per joint state of a block: its weight
 	bsmall []float64 // per joint state of a group of a block's variables: its log weight
 	bs     []int32   // a joint state of a group
+	ind    []float64 // an MC-SAT block draw's slice indicator of a factor
 }
 
 // NewChain prepares g and ev for sampling from the world x, which the
@@ -73,8 +96,15 @@ func (ch *Chain) Sweep(rng *rand.Rand, cond []float64) {
 
 // Conditionals writes into cond the distribution of every variable given
 // the current state of all the others, P(v = s | x₋ᵥ) ∝ Π_f φ_f(s, x₋ᵥ).
+//
+// After an MC-SAT step a binary variable's conditional is read from the
+// running log odds MCSAT keeps (recomputed exactly every resyncEvery
+// steps; in between they differ from a recomputation in the last bits).
 func (ch *Chain) Conditionals(cond []float64) {
 	c, off := ch.c, ch.off
+	if ch.cur != nil {
+		ch.syncEntries()
+	}
 	for v := range c.x {
 		u := int32(v)
 		p := cond[off[v]:off[v+1]]
@@ -82,6 +112,16 @@ func (ch *Chain) Conditionals(cond []float64) {
 		case c.observed(u):
 			clear(p)
 			p[c.ev[v]] = 1
+		case c.g.Card[v] == 2 && ch.cur != nil:
+			p1 := 0.0
+			switch {
+			case ch.z1[v] > 0:
+			case ch.z0[v] > 0:
+				p1 = 1
+			default:
+				p1 = 1 / (1 + math.Exp(-ch.lodds[v]))
+			}
+			p[0], p[1] = 1-p1, p1
 		case c.g.Card[v] == 2:
 			p1, _ := c.binaryCond(u)
 			p[0], p[1] = 1-p1, p1
@@ -100,6 +140,13 @@ func (ch *Chain) Conditionals(cond []float64) {
 func (ch *Chain) LogScore() float64 {
 	c := ch.c
 	s := 0.0
+	if ch.cur != nil {
+		ch.syncEntries()
+		if ch.zeros > 0 {
+			return math.Inf(-1)
+		}
+		return ch.score
+	}
 	for f := range c.g.NumFactors() {
 		s += c.logT[c.g.FactorTable[f]][c.entry(f, -1, 0)]
 	}

@@ -33,6 +33,7 @@ type UnsatError struct {
 	Moves  int
 }
 
+// Error returns the message of the UnsatError.
 func (e *UnsatError) Error() string {
 	if e.Moves < 0 {
 		return fmt.Sprintf("gibbs: factor %d is zero whatever the values of its unobserved variables", e.Factor)

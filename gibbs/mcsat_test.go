@@ -38,7 +38,8 @@ func TestBlockAllowed(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ch.MCSAT(r, 0, 0) // thresholds only
+		ch.MCSAT(r, 0, 0) // the running state
+		ch.drawThresholds(r)
 		c := ch.c
 		for f := range g.NumFactors() {
 			if !ch.active[f] {
@@ -86,10 +87,21 @@ func TestBlockAllowed(t *testing.T) {
 				t.Fatalf("trial %d factor %d: block move allows %v, every factor read at every joint state %v", trial, f, ch.allow, want)
 			}
 			copy(x, x0)
+			ch.syncEntries() // the block move's states undone
 			checked++
 		}
 	}
 	if checked < 400 {
 		t.Fatalf("only %d block moves checked", checked)
+	}
+}
+
+// drawThresholds starts a step's thresholds (with rng) and draws every
+// coupling factor's, leaving rng for the block moves a test makes.
+func (ch *Chain) drawThresholds(rng *rand.Rand) {
+	ch.rng = rng
+	ch.tstep++
+	for _, f := range ch.couplingList {
+		ch.threshold(f)
 	}
 }

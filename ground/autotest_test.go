@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	mlnfile "github.com/lifted-dev/lifted/format/mlnfile"
+	"github.com/lifted-dev/lifted/internal/shareddata"
 	"github.com/lifted-dev/lifted/mln"
 )
 
@@ -26,7 +27,7 @@ import (
 // Atom numbering differs between the two (Alchemy numbers atoms as the
 // grounding first meets them), so marginals are compared as sorted lists.
 
-const autotestDir = "../../shared/data/mln/misc/alchemy2-autotest"
+var autotestDir = shareddata.Path("mln", "misc", "alchemy2-autotest")
 
 // convertAutotestMLN turns "#domains dom1={0,1} #predicates R(dom1)
 // #formulas (R(x) | S(x,y)) ::0.5" into .mln syntax.
@@ -182,7 +183,7 @@ func abs(x int) int {
 func TestAlchemyAutotest(t *testing.T) {
 	tests, _ := filepath.Glob(filepath.Join(autotestDir, "testmln*.txt"))
 	if len(tests) == 0 {
-		t.Skipf("%s not found (shared data absent)", autotestDir)
+		shareddata.Skipf(t, "%s not found (shared data absent)", autotestDir)
 	}
 	checked := 0
 	for _, path := range tests {

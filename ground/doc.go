@@ -30,9 +30,11 @@
 // Variables are the binary ground atoms whose value the evidence leaves
 // open: every atom of an open-world predicate not in the evidence, and the
 // atoms marked unknown ("?P(A)") in closed-world ones. Which predicates are
-// closed-world is Alchemy's rule (mln.ClosedWorld): a predicate with evidence
-// that is not queried is closed-world; query predicates and predicates
-// without evidence are open-world; Options.ClosedWorld and OpenWorld
+// closed-world is the rule of the MLN's dialect (mln.ClosedWorld; reported
+// as Grounding.WorldRule): Alchemy's and LoMRF's, a predicate with evidence
+// that is not queried is closed-world, query predicates and predicates
+// without evidence are open-world; Tuffy's, only "*"-marked predicates are
+// closed-world; pracmln's, none is. Options.ClosedWorld and OpenWorld
 // override. Open-world predicates that no formula mentions and that are not
 // queried get no variables (each such atom only doubles Z, which
 // LogZOffset accounts for).
@@ -94,7 +96,16 @@
 // ranges over 0..k and names the first true literal. The distribution over
 // the atoms is unchanged (summing a out gives φ back) and BP has the same
 // fixed points, because the star around a is a tree. Other formulas that
-// large are an error wrapping ErrNotClausal. Mutual exclusion ("p(x, y!)")
+// large (an equivalence with an EXIST over a large domain, say) get
+// Tseitin auxiliary variables: bottom-up, a subformula s is replaced by a
+// new binary variable y with a hard factor y ⇔ s, and long conjunctions or
+// disjunctions are cut into chunks defined the same way, until every
+// factor has at most max(MaxArity, 3) variables. Each y is a function of
+// the atoms, so summing or maximising it out gives the formula back: the
+// distribution over the atoms, log Z and MAP are exact, there is no limit
+// on a formula's number of atoms, and no weight is split (unlike
+// Options.AlchemyCNF). Auxiliary variables are not atoms: their ids follow
+// the atoms' and they are never reported or queried. Mutual exclusion ("p(x, y!)")
 // adds, for each binding of the other arguments, a hard "exactly one"
 // factor over the block's unknown atoms (an auxiliary variable naming the
 // true atom when there are more than MaxArity), unit factors when the

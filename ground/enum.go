@@ -66,7 +66,7 @@ type grounder struct {
 
 func newGrounder(ctx context.Context, p *prepared) *grounder {
 	g := &grounder{ctx: ctx, p: p, at: p.at, b: fg.NewBuilder(), naive: p.opt.naive}
-	g.res = &Grounding{MLN: p.m, DB: p.db, Closed: p.closed, at: p.at}
+	g.res = &Grounding{MLN: p.m, DB: p.db, Closed: p.closed, WorldRule: p.m.Dialect.Dialect.WorldRule(), at: p.at}
 	g.b.AddVars(len(p.at.varPred), 2)
 	g.fs = newFactors(g.b, p.opt.MergeDuplicates)
 	g.res.NumAtoms = len(p.at.varPred)

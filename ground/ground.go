@@ -36,7 +36,8 @@ type Options struct {
 	MaxGround int64
 	// MaxArity is the largest number of unknown atoms of a ground formula
 	// kept as one table (2^MaxArity entries); larger clauses, conjunctions
-	// and mutual-exclusion blocks get an auxiliary variable (see the package
+	// and mutual-exclusion blocks get an auxiliary variable, and other
+	// larger formulas Tseitin auxiliary variables (see the package
 	// documentation). 0 means 12; at most 20.
 	MaxArity int
 	// AlchemyCNF reproduces Alchemy's weighting instead of the MLN
@@ -121,6 +122,10 @@ type Grounding struct {
 	NumConstraints int64
 	// Closed tells which predicates are closed-world.
 	Closed map[string]bool
+	// WorldRule names the closed-world rule that decided Closed (besides
+	// the query and Options.ClosedWorld/OpenWorld): "alchemy", "tuffy" or
+	// "open", from the MLN's dialect (mln.Dialect.WorldRule).
+	WorldRule string
 	// Formulas has the figures of each formula.
 	Formulas []FormulaStats
 	// Seconds is the time the grounding took.
@@ -147,11 +152,6 @@ func (g *Grounding) CompiledFormula(i int) int {
 
 // ErrTooLarge reports a grounding refused because of its predicted size.
 var ErrTooLarge = errors.New("grounding too large")
-
-// ErrNotClausal reports a ground formula over more than MaxArity unknown
-// atoms that is neither a clause nor a conjunction of literals, so that it
-// can be represented neither as a table nor with an auxiliary variable.
-var ErrNotClausal = errors.New("ground formula too large")
 
 // ErrContradiction reports evidence that no world satisfying the hard
 // formulas agrees with. It is fg.ErrContradiction, so callers can test for

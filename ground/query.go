@@ -30,7 +30,10 @@ type QueryAtom struct {
 // Query.Need). Its text names the MLN's predicates where that helps.
 type QueryError struct{ Err error }
 
+// Error returns the message of the QueryError.
 func (e *QueryError) Error() string { return e.Err.Error() }
+
+// Unwrap returns the error the QueryError wraps.
 func (e *QueryError) Unwrap() error { return e.Err }
 
 // ParseQuery reads query values, as given to -q: predicate names or atoms

@@ -17,6 +17,11 @@ type Input struct {
 	Query *Query
 	// Warnings are the MLN parser's and the evidence reader's.
 	Warnings []*pos.Error
+	// Dialect is the dialect the MLN was read in (given or detected, see
+	// mlnfile.ParseWith) and why; Dialect.Dialect.WorldRule() names the
+	// closed-world rule that applies ("alchemy", "tuffy" or "open"), for
+	// a summary line or a JSON field.
+	Dialect mln.DialectInfo
 }
 
 // ReadInput parses the MLN at path, its evidence databases (none: an
@@ -24,20 +29,17 @@ type Input struct {
 // of the query files (ReadQueryFiles). Query errors are *QueryError. On an
 // error, the Input returned holds the warnings so far.
 func ReadInput(path string, evidence, query, queryFiles []string) (*Input, error) {
-	in := &Input{}
-	m, err := mlnfile.ParseFile(path)
+	return ReadInputWith(mlnfile.Options{}, path, evidence, query, queryFiles)
+}
+
+// ReadInputWith is ReadInput reading the MLN with opt (its dialect: given,
+// or mln.DialectAuto to detect it).
+func ReadInputWith(opt mlnfile.Options, path string, evidence, query, queryFiles []string) (*Input, error) {
+	in, err := ReadModel(opt, path, evidence)
 	if err != nil {
 		return in, err
 	}
-	in.MLN, in.Warnings = m, m.Warnings
-	if len(evidence) > 0 {
-		if in.DB, err = mlnfile.ReadDBFiles(m, evidence...); err != nil {
-			return in, err
-		}
-		in.Warnings = append(in.Warnings, in.DB.Warnings...)
-	} else {
-		in.DB = mln.NewDB(m)
-	}
+	m := in.MLN
 	if len(queryFiles) > 0 {
 		qf, err := ReadQueryFiles(m, queryFiles)
 		if err != nil {
@@ -47,6 +49,36 @@ func ReadInput(path string, evidence, query, queryFiles []string) (*Input, error
 	}
 	in.Query, err = ParseQuery(m, in.DB, query)
 	return in, err
+}
+
+// ReadModel parses the MLN at path in opt's dialect (LoMRF's t++ as the
+// integer successor) and its evidence databases (none: an empty
+// database), with the successor facts: ReadInputWith without the query.
+func ReadModel(opt mlnfile.Options, path string, evidence []string) (*Input, error) {
+	in := &Input{}
+	m, err := mlnfile.ParseFilesWith(opt, path)
+	if err != nil {
+		return in, err
+	}
+	if m.Dialect.Dialect == mln.DialectLoMRF && mln.HasSuccessors(m) {
+		// LoMRF's t++ is the integer successor (mln.StaticSuccessors).
+		if m, err = mln.StaticSuccessors(m); err != nil {
+			return in, err
+		}
+	}
+	in.MLN, in.Warnings, in.Dialect = m, m.Warnings, m.Dialect
+	if len(evidence) > 0 {
+		if in.DB, err = mlnfile.ReadDBFiles(m, evidence...); err != nil {
+			return in, err
+		}
+		in.Warnings = append(in.Warnings, in.DB.Warnings...)
+	} else {
+		in.DB = mln.NewDB(m)
+	}
+	if err := mln.AddSuccessorEvidence(in.DB); err != nil {
+		return in, err
+	}
+	return in, nil
 }
 
 // ReadQueryFiles reads files of query atoms (Alchemy's -f, Tuffy's

@@ -10,6 +10,7 @@ import (
 	mlnfile "github.com/lifted-dev/lifted/format/mlnfile"
 	"github.com/lifted-dev/lifted/infer"
 	"github.com/lifted-dev/lifted/infer/bp"
+	"github.com/lifted-dev/lifted/internal/shareddata"
 	"github.com/lifted-dev/lifted/mln"
 )
 
@@ -97,10 +98,10 @@ func TestSmokersAlchemyRegression(t *testing.T) {
 // UW-CSE (Tuffy's program and evidence): the grounding's figures, and the
 // join estimate within a factor of ten of the result.
 func TestUWCSE(t *testing.T) {
-	dir := "../../shared/data/mln/uwcse/tuffy-cse/"
+	dir := shareddata.Need(t, "mln", "uwcse", "tuffy-cse") + "/"
 	m, err := mlnfile.ParseFile(dir + "prog.mln")
 	if err != nil {
-		t.Skipf("shared data absent: %v", err)
+		t.Fatal(err)
 	}
 	db, err := mlnfile.ReadDBFiles(m, dir+"evidence.db")
 	if err != nil {

@@ -18,9 +18,10 @@ import (
 type entryKind uint8
 
 const (
-	entTable entryKind = iota // a table over some positions of the scope
-	entConst                  // the formula's value does not depend on the unknown atoms
-	entStar                   // an auxiliary variable with pairwise factors
+	entTable   entryKind = iota // a table over some positions of the scope
+	entConst                    // the formula's value does not depend on the unknown atoms
+	entStar                     // an auxiliary variable with pairwise factors
+	entCircuit                  // Tseitin auxiliary variables (see tseitin.go)
 )
 
 type entry struct {
@@ -33,6 +34,7 @@ type entry struct {
 	hardFail bool  // a hard formula false whatever the unknown atoms are
 	val      uint8 // entConst: the formula's value
 	star     *starPlan
+	circuit  *circuitPlan
 }
 
 // starPlan represents a ground formula over many atoms exactly by one
@@ -157,6 +159,13 @@ func (g *grounder) apply(ent *entry) error {
 			if err := g.fs.add([]int32{aux, g.scope[p]}, sp.pair[i], false); err != nil {
 				return err
 			}
+		}
+	case entCircuit:
+		if r := g.p.opt.Restrict; r != nil && r.OnFactor != nil {
+			r.OnFactor(g.fi, g.f.slotType, g.bind, -1)
+		}
+		if err := g.applyCircuit(ent.circuit); err != nil {
+			return err
 		}
 	}
 	g.res.LogZOffset += ent.logConst
@@ -413,15 +422,15 @@ func junctionShape(and bool, kids []int32, sh []shape) shape {
 }
 
 // buildStar represents a ground clause or conjunction over more than
-// MaxArity unknown atoms with an auxiliary variable.
+// MaxArity unknown atoms with an auxiliary variable, and any other ground
+// formula that large with Tseitin auxiliary variables (buildCircuit).
 func (g *grounder) buildStar() (*entry, error) {
 	s := g.shapeOf()
 	switch s.kind {
 	case shConst:
 		return g.constEntry(s.val), nil
 	case shComplex:
-		return nil, fmt.Errorf("%w: %s has a ground formula over %d unknown atoms (at %s) that is neither a clause nor a conjunction; "+
-			"it is too large for a table (at most %d atoms); rewrite it as clauses", ErrNotClausal, describe(g.f), len(g.scope), g.bindingText(), g.p.maxArity)
+		return g.buildCircuit()
 	}
 	// The formula equals b exactly when every literal l' is false, where
 	// l' = l and b = false for a clause, l' = !l and b = true for a

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/lifted-dev/lifted/fg"
 	"github.com/lifted-dev/lifted/lift"
 )
 
@@ -54,6 +55,10 @@ type Query struct {
 	Seed uint64
 	// Progress, if set, is called by iterative methods after every step.
 	Progress func(Progress)
+	// Workers is the number of cores a method may use for work it
+	// splits (the components of MAP search); 0: one per core. Answers
+	// do not depend on it.
+	Workers int
 }
 
 // Progress is what an iterative method reports after a step.
@@ -73,6 +78,9 @@ type Progress struct {
 	// violation found) and the cuts added in it.
 	Bound *float64
 	Cuts  int
+	// Anytime MAP methods (map-auto) report the log score of their best
+	// world so far, on the scale of Bound.
+	Objective *float64
 }
 
 // LogZKind says what an Answer's LogZ is.
@@ -197,9 +205,11 @@ type Stats struct {
 	SwapRates   []float64 `json:"swap_rates,omitempty"`
 	Interrupted bool      `json:"interrupted,omitempty"`
 
-	// Objective is, for a MAP answer that has one (MaxWalkSAT), the log
-	// score of the decoded world: Σ of the natural logs of its factors'
-	// entries. Nil (omitted) otherwise.
+	// Objective is, for a MAP answer, the log score of the world: Σ of
+	// the natural logs of its factors' entries; on an MLN (RunModel) plus
+	// the grounding's offset, i.e. Σ_i w_i n_i(x): one scale for every
+	// MAP method (maxwalksat, lp, ilp, map-auto). Nil (omitted) for
+	// methods without one (max-product BP).
 	Objective *float64 `json:"objective,omitempty"`
 	// Clusters is the number of blocks a blocked sampler draws jointly.
 	Clusters int `json:"clusters,omitempty"`
@@ -225,4 +235,12 @@ type Stats struct {
 	// elimination order used and the entries of its largest clique table.
 	Treewidth    int   `json:"treewidth,omitempty"`
 	LargestTable int64 `json:"largest_table,omitempty"`
+
+	// Methods that split the ground network given the evidence into
+	// connected components (fg.Components) report their number, the
+	// number solved exactly, and the size histogram (variables per
+	// component: count).
+	Components      int            `json:"components,omitempty"`
+	ExactComponents int            `json:"exact_components,omitempty"`
+	ComponentSizes  []fg.SizeCount `json:"component_sizes,omitempty"`
 }

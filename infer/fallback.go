@@ -51,6 +51,7 @@ type NotConvergedError struct {
 	Answer     *Answer
 }
 
+// Error returns the message of the NotConvergedError.
 func (e *NotConvergedError) Error() string {
 	return fmt.Sprintf("did not converge (tried %s; last attempt: %d iterations, max change %.3g)",
 		strings.Join(e.Tried, ", then "), e.Iterations, e.Answer.MaxChange)

@@ -19,4 +19,9 @@ type MLNStats struct {
 	ConstructionReason  string  `json:"construction_reason,omitempty"`
 	GroundAtomsBuilt    int64   `json:"ground_atoms_built,omitempty"`
 	GroundFormulasBuilt int64   `json:"ground_formulas_built,omitempty"`
+	// Dialect is the MLN's dialect and how it was decided ("tuffy
+	// (detected: …)"); ClosedWorld names the closed-world rule that
+	// applied: "alchemy", "tuffy" or "open" (mln.Dialect.WorldRule).
+	Dialect     string `json:"dialect,omitempty"`
+	ClosedWorld string `json:"closed_world,omitempty"`
 }

@@ -132,6 +132,7 @@ type UnknownMethodError struct {
 	Known []string
 }
 
+// Error returns the message of the UnknownMethodError.
 func (e *UnknownMethodError) Error() string {
 	return fmt.Sprintf("unknown method %q (want %s)", e.Name, OrList(e.Known))
 }
@@ -157,6 +158,7 @@ type PropertyError struct {
 	Msg    string // e.g. "must be in [0, 1), got 2"
 }
 
+// Error returns the message of the PropertyError.
 func (e *PropertyError) Error() string {
 	if e.Want != "" {
 		return fmt.Sprintf("%s: unknown %s %q (want %s)", e.Method, e.Name, e.Value, e.Want)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/lifted-dev/lifted/fg"
+	mlnfile "github.com/lifted-dev/lifted/format/mlnfile"
 	"github.com/lifted-dev/lifted/gibbs"
 	"github.com/lifted-dev/lifted/ground"
 	"github.com/lifted-dev/lifted/mln"
@@ -626,4 +627,21 @@ func (p *discProblem) enumerate(g *fg.Graph, project func([]int32) []int32, nf i
 		mo.add(math.Exp(ws[i]-mx), ns[i])
 	}
 	return nil
+}
+
+// DiscFiles reads one training database per path (each its own mega-
+// example), expands m's types over them, and runs Discriminative: what
+// "lifted learn --method dn" does. It returns the expanded MLN, whose
+// formulas the weights are for.
+func DiscFiles(ctx context.Context, m *mln.MLN, train []string, opt DiscOptions) (*mln.MLN, *Result, error) {
+	sets := make([][]string, len(train))
+	for i, path := range train {
+		sets[i] = []string{path}
+	}
+	m, dbs, err := mln.ExpandForData(m, mlnfile.ReadDBSets(sets))
+	if err != nil {
+		return nil, nil, err
+	}
+	res, err := Discriminative(ctx, m, dbs, train, opt)
+	return m, res, err
 }

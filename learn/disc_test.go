@@ -4,11 +4,12 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	mlnfile "github.com/lifted-dev/lifted/format/mlnfile"
+	"github.com/lifted-dev/lifted/internal/shareddata"
 	"github.com/lifted-dev/lifted/mln"
 )
 
@@ -219,10 +220,7 @@ func solve(a [][]float64, b []float64) []float64 {
 // on UW-CSE (ground formulas the evidence leaves open, plus those it makes
 // true) against CountDB's count of every grounding.
 func TestDiscriminativeUWCSECounts(t *testing.T) {
-	dir := "../../shared/data/mln/uwcse/tuffy-cse/"
-	if _, err := os.Stat(dir + "prog.mln"); err != nil {
-		t.Skip("shared data not available:", err)
-	}
+	dir := filepath.Dir(shareddata.Need(t, "mln", "uwcse", "tuffy-cse", "prog.mln")) + "/"
 	m, err := mlnfile.ParseFile(dir + "prog.mln")
 	if err != nil {
 		t.Fatal(err)

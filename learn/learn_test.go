@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	mlnfile "github.com/lifted-dev/lifted/format/mlnfile"
+	"github.com/lifted-dev/lifted/internal/shareddata"
 	"github.com/lifted-dev/lifted/mln"
 	"github.com/lifted-dev/lifted/wfomc"
 )
@@ -25,7 +26,8 @@ Friends(x,y) ^ Smokes(x) => Smokes(y)
 Friends(x,y) ^ Smokes(y) => Smokes(x)
 `
 
-const trainDB = "../../shared/data/mln/smokers/forclift/smoking-train.db"
+// trainDB is Forclift's smoking training data, under ../shared/data.
+var trainDB = []string{"mln", "smokers", "forclift", "smoking-train.db"}
 
 func parse(t *testing.T, src string) *mln.MLN {
 	t.Helper()
@@ -36,11 +38,13 @@ func parse(t *testing.T, src string) *mln.MLN {
 	return m
 }
 
-func readDB(t *testing.T, m *mln.MLN, path string) *mln.DB {
+// readDB reads the shared evidence file at elem under ../shared/data,
+// skipping the test when it is absent.
+func readDB(t *testing.T, m *mln.MLN, elem []string) *mln.DB {
 	t.Helper()
-	db, err := mlnfile.ReadDBFiles(m, path)
+	db, err := mlnfile.ReadDBFiles(m, shareddata.Need(t, elem...))
 	if err != nil {
-		t.Skip("shared data not available:", err)
+		t.Fatal(err)
 	}
 	return db
 }

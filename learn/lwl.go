@@ -36,6 +36,11 @@ type Options struct {
 	Init []float64
 	// Progress, if set, is called after every L-BFGS iteration.
 	Progress func(iter int, objective float64)
+	// Stage, if set, reports the work before the first iteration: stage
+	// names it ("pll terms", "counting"), done of total steps (total ≤ 0:
+	// not known), detail its figures. It is called often; throttle in the
+	// callee.
+	Stage func(stage string, done, total int64, detail string)
 	// UnweightedPLL makes PLL sum the conditional log-likelihoods of all
 	// ground atoms alike; by default, as in Alchemy, each predicate's atoms
 	// are weighted by one over their number, so that every predicate counts

@@ -49,7 +49,15 @@ func PLL(m *mln.MLN, dbs []*mln.DB, names []string, opt *Options) (*Result, erro
 		if i < len(names) {
 			name = names[i]
 		}
-		if err := pllDeltas(m, db, name, !o.UnweightedPLL, groups); err != nil {
+		var tick func(stage string, done, total int64)
+		if o.Stage != nil {
+			detail := name
+			if len(dbs) > 1 {
+				detail = fmt.Sprintf("%s (database %d of %d)", name, i+1, len(dbs))
+			}
+			tick = func(stage string, done, total int64) { o.Stage(stage, done, total, detail) }
+		}
+		if err := pllDeltasProgress(m, db, name, !o.UnweightedPLL, groups, tick); err != nil {
 			return nil, err
 		}
 	}
@@ -140,12 +148,30 @@ func sigmoid(x float64) float64 {
 
 // pllDeltas adds the Δ vectors of every ground atom of db to groups.
 func pllDeltas(m *mln.MLN, db *mln.DB, name string, equalPredWeights bool, groups map[string]*pllGroup) error {
+	return pllDeltasProgress(m, db, name, equalPredWeights, groups, nil)
+}
+
+// pllDeltasProgress is pllDeltas reporting its progress to tick (if not
+// nil): the hard formulas checked, then the ground atoms done.
+func pllDeltasProgress(m *mln.MLN, db *mln.DB, name string, equalPredWeights bool, groups map[string]*pllGroup, tick func(stage string, done, total int64)) error {
+	if tick == nil {
+		tick = func(string, int64, int64) {}
+	}
 	w := newWorld(m, db)
 	// The database must satisfy the hard formulas.
+	nhard := int64(0)
+	for _, f := range m.Formulas {
+		if f.Hard {
+			nhard++
+		}
+	}
+	checked := int64(0)
 	for j, f := range m.Formulas {
 		if !f.Hard {
 			continue
 		}
+		tick("pll: checking the hard formulas", checked, nhard)
+		checked++
 		c, err := w.count(j)
 		if err != nil {
 			return fmt.Errorf("%s: formula %d (%s): %w", name, j+1, f.Text, err)
@@ -169,15 +195,34 @@ func pllDeltas(m *mln.MLN, db *mln.DB, name string, equalPredWeights bool, group
 			return true
 		})
 	}
+	// Progress: the ground atoms whose conditional likelihood is done.
+	total, done := int64(0), int64(0)
+	for _, p := range m.Preds {
+		n := int64(1)
+		for _, t := range p.TypeIdx {
+			n *= int64(len(w.dom[t]))
+		}
+		total += n
+	}
+	const stage = "pll: conditional likelihood terms (ground atoms)"
+	tick(stage, 0, total)
 	for pi, p := range m.Preds {
+		n := int64(1)
+		for _, t := range p.TypeIdx {
+			n *= int64(len(w.dom[t]))
+		}
 		if len(byPred[pi]) == 0 {
 			w.unusedPredicate(pi, equalPredWeights, groups)
+			done += n
+			tick(stage, done, total)
 			continue
 		}
 		if len(p.MutexArgs) > 0 {
 			if err := w.blockDeltas(pi, byPred[pi], name, equalPredWeights, groups); err != nil {
 				return err
 			}
+			done += n
+			tick(stage, done, total)
 			continue
 		}
 		natoms := 1.0
@@ -192,6 +237,9 @@ func pllDeltas(m *mln.MLN, db *mln.DB, name string, equalPredWeights bool, group
 		var rec func(i int) error
 		rec = func(i int) error {
 			if i == len(args) {
+				if done++; done&255 == 0 {
+					tick(stage, done, total)
+				}
 				d, ok, err := w.flipDelta(m, []atomRef{{pi, args}}, byPred[pi])
 				if err != nil {
 					return fmt.Errorf("%s: %w", name, err)

@@ -21,6 +21,11 @@ type MLN struct {
 	// stop parsing.
 	Warnings pos.ErrorList
 
+	// Dialect is the system whose syntax and semantics the MLN follows
+	// (see Dialect), and why; its closed-world rule is ClosedWorld's. The
+	// zero value (DialectAuto) is read as Alchemy.
+	Dialect DialectInfo
+
 	types map[string]int
 	preds map[string]int
 	funcs map[string]int
@@ -129,8 +134,11 @@ type PredDecl struct {
 	// ClosedWorld is set by Tuffy's "*Pred(...)" declaration syntax: the
 	// predicate is closed-world unless it is queried (see ClosedWorld).
 	ClosedWorld bool
-	Index       int // position in MLN.Preds
-	Pos         pos.Position
+	// Successor marks a predicate made by StaticSuccessors: true exactly
+	// for the pairs (i, i+1) of its type's integer constants.
+	Successor bool
+	Index     int // position in MLN.Preds
+	Pos       pos.Position
 }
 
 // Arity returns the number of arguments.

@@ -319,6 +319,13 @@ func (db *DB) keep(idx []int) []int {
 	return out
 }
 
+// AddConstantAt adds constant name to the domain of type t (an index into
+// the MLN's Types), as a domain declaration in a database does (pracmln);
+// at is where it was declared. It is a no-op for a constant already there.
+func (db *DB) AddConstantAt(t int, name string, at pos.Position) {
+	db.constant(t, name, at)
+}
+
 // constant returns the domain index of name in type t, adding it.
 func (db *DB) constant(t int, name string, at pos.Position) int {
 	i, added := db.domains[t].add(name)

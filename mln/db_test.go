@@ -36,11 +36,33 @@ func TestClosedWorld(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The "*" mark makes the program Tuffy's: only *Knows is closed-world.
+	if m.Dialect.Dialect != mln.DialectTuffy {
+		t.Fatalf("dialect %v, want tuffy", m.Dialect)
+	}
 	cw, err := mln.ClosedWorld(m, db, []string{"Smokes(x)", "Cancer"}, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]bool{
+	want := map[string]bool{"Friends": false, "Smokes": false, "Cancer": false, "Asthma": false, "Knows": true, "Tall": false}
+	if !reflect.DeepEqual(cw, want) {
+		t.Errorf("tuffy: got %v, want %v", cw, want)
+	}
+	// pracmln: none is closed-world.
+	m.Dialect.Dialect = mln.DialectPracmln
+	cw, _ = mln.ClosedWorld(m, db, []string{"Smokes(x)", "Cancer"}, nil, nil)
+	for p, c := range cw {
+		if c {
+			t.Errorf("pracmln: %s closed-world", p)
+		}
+	}
+	// Alchemy's rule.
+	m.Dialect.Dialect = mln.DialectAlchemy
+	cw, err = mln.ClosedWorld(m, db, []string{"Smokes(x)", "Cancer"}, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = map[string]bool{
 		"Friends": true,  // evidence, not queried
 		"Smokes":  false, // queried, even with evidence
 		"Cancer":  false, // queried

@@ -11,11 +11,13 @@ import (
 // closed-world (every ground atom missing from the evidence is false) and
 // which are open-world (missing atoms are unknown, to be inferred).
 //
-// By default a predicate is closed-world if it is not queried and has at
-// least one atom in db (of any truth value: "?" atoms are explicit
-// exceptions to the closed world), or if it was declared closed with
-// Tuffy's "*P(...)" syntax. Query predicates and predicates without evidence
-// are open-world. The cw and ow lists override the default. Names in query,
+// By default (m.Dialect: Alchemy and LoMRF) a predicate is closed-world if
+// it is not queried and has at least one atom in db (of any truth value:
+// "?" atoms are explicit exceptions to the closed world), or if it was
+// declared closed with Tuffy's "*P(...)" syntax. Query predicates and
+// predicates without evidence are open-world. Under Tuffy's rule only the
+// "*"-marked predicates that are not queried are closed-world; under
+// pracmln's none is. The cw and ow lists override the default. Names in query,
 // cw and ow may be written as atoms ("Smokes(x)"); only the predicate name
 // counts. db may be nil (no evidence).
 //
@@ -74,7 +76,14 @@ func ClosedWorld(m *MLN, db *DB, query []string, cw, ow []string) (map[string]bo
 		case o[i], q[i]:
 			out[d.Name] = false
 		default:
-			out[d.Name] = d.ClosedWorld || db != nil && db.m == m && db.Count(i) > 0
+			switch m.Dialect.Dialect {
+			case DialectTuffy:
+				out[d.Name] = d.ClosedWorld
+			case DialectPracmln:
+				out[d.Name] = false
+			default:
+				out[d.Name] = d.ClosedWorld || db != nil && db.m == m && db.Count(i) > 0
+			}
 		}
 	}
 	return out, nil

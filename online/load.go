@@ -39,6 +39,7 @@ type NEError struct {
 	Partial []string
 }
 
+// Error returns the message of the NEError.
 func (e *NEError) Error() string {
 	return fmt.Sprintf("needs the non-evidence predicates (--ne P1,P2) because the training data observe "+
 		"only part of %s: without --ne every predicate is one to predict, which needs every atom observed "+

@@ -38,6 +38,7 @@ type Error struct {
 	Msg string
 }
 
+// Error returns the message of the Error.
 func (e *Error) Error() string { return e.Pos.String() + ": " + e.Msg }
 
 // Errorf returns an *Error at p.
@@ -68,6 +69,7 @@ func (l ErrorList) Sort() {
 	})
 }
 
+// Error returns the message of the ErrorList.
 func (l ErrorList) Error() string {
 	switch len(l) {
 	case 0:

@@ -11,8 +11,12 @@ import (
 // TestEvaluateContextCancels evaluates friends-and-smokers at n = 2³⁰: a
 // sum of about 10⁹ terms, minutes of work (0.15 s per 10⁶ terms). Under a
 // deadline the evaluation stops and returns context.DeadlineExceeded soon
-// after it, with its worker goroutines gone.
+// after it, with its worker goroutines gone. The certified window
+// (window.go) answers this model in milliseconds, so it is turned off: what
+// is tested is the plain sum's cancellation.
 func TestEvaluateContextCancels(t *testing.T) {
+	windowOff = true
+	defer func() { windowOff = false }()
 	m := mustParse(t, friendsSmokers)
 	mod, err := Compile(m, nil)
 	if err != nil {

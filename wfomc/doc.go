@@ -65,9 +65,19 @@
 //     with a single cell are absorbed into the others' weights, after which
 //     more cells merge; in each group a set of cells with uniform mutual
 //     pair weights is summed in closed form by the multinomial theorem. What
-//     remains is enumerated: friends-and-smokers needs n + 1 terms. The
-//     outermost sum is split into fixed chunks summed in parallel and merged
-//     in order, so results do not depend on the number of processors.
+//     remains is enumerated: friends-and-smokers has n + 1 terms. When a
+//     single explicit class remains (friends-and-smokers and most FO2
+//     models) and the sum has at least 8192 terms, only the terms that
+//     matter are summed (window.go): interval bounds on the terms, from the
+//     concavity of log C(n,k), the convexity of the log of the collapsed
+//     classes' weight sums and the exact quadratic rest, are refined best
+//     first until what is left out is certified below 2^-60 of the sum of
+//     the terms' magnitudes (and of their gradients): tens to thousands of
+//     terms instead of n + 1, so n = 10^9 takes milliseconds. Otherwise,
+//     or when that would touch more than a quarter of the terms, or a
+//     weight is zero, the outermost sum is split into fixed chunks summed
+//     in parallel and merged in order, so results do not depend on the
+//     number of processors.
 //  7. Beyond FO2. A component that is not FO2 is tried with the power rule
 //     (independent partial grounding): when a variable occurs in every atom
 //     at a fixed argument position of each predicate, Z = Z₁^m with Z₁ the
@@ -112,7 +122,10 @@
 // digits lost to cancellation are reported. Exponents such as C(k,2) and
 // k_i·k_j are int64, multinomials use exact log-factorial tables, so domain
 // sizes up to 2^31 are handled and n = 10^6 is exact to double precision
-// (relative error about 1e-15 in log Z).
+// (relative error about 1e-15 in log Z). The certified window changes the
+// order and grouping of the additions only: against the sum over every
+// term it agrees to 1e-13 relative in log Z and 1e-11 in expected counts and
+// marginals (TestWindowMatchesFullSum, up to n = 10^7).
 //
 // # Limits
 //

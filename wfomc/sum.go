@@ -423,6 +423,28 @@ func sumCase(ctx context.Context, c *fo2Comp, cs *cellCase, vals []lnum, lf []fl
 		return nil
 	}
 	top := sizes[p.classGrp[p.explicit[0]]]
+	if top+1 >= windowMinTerms && !windowOff {
+		s := newSumState(ctx, c, cs, vals, lf, sizes, start, classW)
+		m := newWindowModel(s, start, classW, sizes)
+		var st windowStats
+		ok := false
+		if m != nil {
+			if windowModelHook != nil {
+				windowModelHook(m)
+			}
+			ok = m.sumWindow(&st)
+			if s.err != nil {
+				return s.err
+			}
+		}
+		if windowHook != nil {
+			windowHook(st)
+		}
+		if ok {
+			a.merge(s.acc)
+			return nil
+		}
+	}
 	nchunks := int(top/chunk) + 1
 	if nchunks == 1 {
 		s := newSumState(ctx, c, cs, vals, lf, sizes, start, classW)

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	mlnfile "github.com/lifted-dev/lifted/format/mlnfile"
+	"github.com/lifted-dev/lifted/internal/shareddata"
 )
 
 // friendsSmokers is Forclift's FriendsSmokerModel (factor weights 2 and 1.2)
@@ -199,9 +200,9 @@ func TestForcliftFriendsSmokersWithEvidence(t *testing.T) {
 }
 
 func TestForcliftFriendsmokerMLN(t *testing.T) {
-	m, err := mlnfile.ParseFile("../../shared/data/mln/smokers/forclift/friendsmoker.mln")
+	m, err := mlnfile.ParseFile(shareddata.Need(t, "mln", "smokers", "forclift", "friendsmoker.mln"))
 	if err != nil {
-		t.Skip("shared data not available:", err)
+		t.Fatal(err)
 	}
 	var qs []Query
 	for _, s := range []string{"friends(Guy,Nima)", "smokes(Guy)", "friends(Nima,Nima)"} {

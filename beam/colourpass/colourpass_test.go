@@ -17,6 +17,7 @@ import (
 	"github.com/lifted-dev/lifted/beam/colourpass"
 	"github.com/lifted-dev/lifted/fg"
 	"github.com/lifted-dev/lifted/format"
+	"github.com/lifted-dev/lifted/internal/shareddata"
 	"github.com/lifted-dev/lifted/lift"
 )
 
@@ -122,7 +123,7 @@ func graphs(t *testing.T) []graph {
 	}{
 		{"../../cmd/lifted/testdata/tiny.cnf", lift.CNF},
 		{"../../cmd/lifted/testdata/twofactors.fg", lift.Positional},
-		{"../../../shared/data/fg/horus_smokers27.fg", lift.Positional},
+		{shareddata.Path("fg", "horus_smokers27.fg"), lift.Positional},
 	} {
 		if _, err := os.Stat(f.path); err != nil {
 			t.Logf("skipping %s: not present (../shared/data is the project's shared data)", f.path)

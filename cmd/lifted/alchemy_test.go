@@ -62,12 +62,12 @@ func TestInferSummaryLine(t *testing.T) {
 	}
 	// Lifted BP's summary reports the compression and the iterations.
 	_, stderr, _ = run(t, "infer", smokersMLN, "-e", smokersDB, "-q", "Smokes,Cancer", "--method", "lbp")
-	if !strings.HasPrefix(stderr, "lifted: 13 ground atoms, 12 factors; 12 clusternodes, 11 clusterfactors (compression 1.1x); 5 iterations, converged; ") ||
+	if !strings.HasPrefix(stderr, "lifted: 13 ground atoms, 12 factors; 12 clusternodes, 11 clusterfactors (compression 1.1x); lbp: 5 iterations, converged; ") ||
 		strings.Count(stderr, "\n") != 1 {
 		t.Errorf("lbp summary %q", stderr)
 	}
 	_, stderr, _ = run(t, "infer", smokers, "-e", smokers+".evid", "--method", "lbp")
-	if !strings.HasPrefix(stderr, "lifted: 120 variables, 110 factors; 16 clusternodes, 13 clusterfactors (compression 7.5x); 17 iterations, converged; ") {
+	if !strings.HasPrefix(stderr, "lifted: 120 variables, 110 factors; 16 clusternodes, 13 clusterfactors (compression 7.5x); lbp: 17 iterations, converged; ") {
 		t.Errorf("factor graph summary %q", stderr)
 	}
 	for _, args := range [][]string{{smokersMLN, "-e", smokersDB, "-q", "Smokes"}, {smokers}} {
@@ -190,7 +190,7 @@ func TestAlchemyErrors(t *testing.T) {
 		want string
 	}{
 		{[]string{"-efbp"}, "-efbp: expanding frontier BP is not built; use -bp or -lifted"},
-		{[]string{"-foo"}, "unknown flag -foo: neither one of lifted infer's flags nor one of Alchemy's or Tuffy's that it reads"},
+		{[]string{"-foo"}, "unknown Alchemy flag -foo: neither one of lifted infer's flags nor one of Alchemy's or Tuffy's that it reads"},
 		{[]string{"-bp", "--method", "lbp"}, "--method lbp and -bp: choose one inference method"},
 		{[]string{"-maxSteps"}, "flag needs an argument: -maxSteps"},
 		{[]string{"-i", "a.mln,b.mln"}, "-i a.mln,b.mln: lifted reads one .mln file; concatenate them"},
@@ -201,7 +201,7 @@ func TestAlchemyErrors(t *testing.T) {
 		}
 	}
 	_, stderr, code := run(t, "learnwts", "-g", "-i", smokersMLN, "-t", smokersDB, "-bogus")
-	if code != 1 || !strings.Contains(stderr, "unknown flag -bogus: neither one of lifted learn's flags") {
+	if code != 1 || !strings.Contains(stderr, "unknown Alchemy flag -bogus: neither one of lifted learn's flags") {
 		t.Errorf("learnwts -bogus: exit %d, %q", code, stderr)
 	}
 	// Ours are untouched: attached values, -- and help.
@@ -253,7 +253,12 @@ func TestAlchemyArgs(t *testing.T) {
 	root := newRoot()
 	for _, c := range []struct{ in, want string }{
 		{"infer -i m.mln -e a.db,b.db -r out -q Smokes -lifted -useHC -maxSteps 5", "infer m.mln -e a.db -e b.db -r out -q Smokes --method lbp --max-iter 5"},
-		{"infer m.mln -e a.db --damping -0.5 -qSmokes -o -", "infer m.mln -e a.db --damping -0.5 -qSmokes -o -"},
+		{"infer m.mln -e a.db --damping -0.5 -q=Smokes -o -", "infer m.mln -e a.db --damping -0.5 -q=Smokes -o -"},
+		{"infer m.mln -qCancer(Anna) -e../x.db", "infer m.mln -qCancer(Anna) -e../x.db"},
+		{"infer -i m.mln -ms -numSamples 50 -numChains 2", "infer m.mln --method mcsat --samples 50 --chains 2"},
+		{"infer -i m.mln -bp -convThresh 1e-6 -threads 2", "infer m.mln --tol 1e-6 --workers 2 --method bp"},
+		{"infer -i m.mln -bp -useHC true -explicitRep false", "infer m.mln --method bp"},
+		{"infer -i m.mln -simtp -numSwap 4 -simtpNumST 2 -maxSteps 50", "infer m.mln --method tempering --prop temperatures=4 --chains 2 --samples 50"},
 		{"infer -ow F -cw G -f q.db -bp -m m.mln", "infer --ow F --cw G --query-file q.db m.mln --method bp --max-product"},
 		{"infer m.mln -- -i", "infer m.mln -- -i"},
 		{"learnwts -g -i m.mln -t a.db,b.db -o out -noPrior", "learnwts --method=pll -i m.mln -t a.db,b.db -o out --prior-stddev=-1"},

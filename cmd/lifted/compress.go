@@ -1,14 +1,12 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"io"
 
 	"github.com/spf13/cobra"
 
-	"github.com/lifted-dev/lifted/infer"
-	"github.com/lifted-dev/lifted/lift"
+	"github.com/lifted-dev/lifted/engine"
 )
 
 func newCompressCmd() *cobra.Command {
@@ -25,50 +23,42 @@ clusternodes, clusterfactors, lifted_edges, color_iterations and color_seconds
 (the BP fields are zero), plus ground_atoms and ground_formulas for an MLN.`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if isMLN(args[0], f.format) {
-				return compressMLN(cmd.Context(), &f, &mf, args[0], output, cmd.OutOrStdout())
+			prog := newProgress(f.quiet)
+			req := engine.Request{ColourMode: f.colorMode, Workers: f.workers,
+				Query: mf.query, QueryFiles: mf.queryFiles, Ground: mf.options(), Progress: prog.report}
+			if err := engine.CheckOptions(req); err != nil {
+				return cmdError(args[0], err)
 			}
-			return runCompress(cmd.Context(), &f, args[0], output, cmd.OutOrStdout())
+			m, err := loadModel(args[0], f.format, f.evidence, f.quiet)
+			if err != nil {
+				return err
+			}
+			res, err := m.Compress(cmd.Context(), req)
+			prog.done()
+			if err != nil {
+				return cmdError(args[0], err)
+			}
+			return writeOutput(output, cmd.OutOrStdout(), func(w io.Writer) error {
+				if res.Route == engine.RouteGraph {
+					return json.NewEncoder(w).Encode(res.Stats.Stats)
+				}
+				return json.NewEncoder(w).Encode(res.Stats)
+			})
 		},
 	}
 	f.register(cmd)
 	mf.register(cmd)
 	cmd.Flags().StringVarP(&output, "output", "o", "", "output file (default stdout)")
+	groupFlags(cmd, prefixed(cmd, "Flags of MLNs", "MLN:"))
 	return cmd
 }
 
-func runCompress(ctx context.Context, f *graphFlags, path, output string, stdout io.Writer) error {
-	if ctx == nil {
-		ctx = context.Background()
+// loadModel reads a model and its evidence (engine.Load), printing the
+// parser's warnings.
+func loadModel(path, format string, evidence []string, quiet bool) (*engine.Model, error) {
+	m, err := engine.Load(path, engine.LoadOptions{Format: format, Evidence: evidence})
+	if m != nil {
+		warn(quiet, m.Warnings)
 	}
-	l, err := loadGraph(path, f.format)
-	if err != nil {
-		return err
-	}
-	mode, err := colourMode(f.colorMode, l.format)
-	if err != nil {
-		return err
-	}
-	colour := lift.Options{Mode: mode}
-	if mode == lift.Symmetric {
-		colour.Symmetric = symmetricTables(l.graph)
-	}
-	ev, err := loadEvidence(f.evidence, l.graph)
-	if err != nil {
-		return err
-	}
-	ref, err := f.workers.refiner()
-	if err != nil {
-		return err
-	}
-	prog := newProgress(f.quiet)
-	colour.Progress = prog.colour
-	_, st, err := infer.CompressWith(ctx, ref, l.graph, ev, true, colour)
-	prog.done()
-	if err != nil {
-		return err
-	}
-	return writeOutput(output, stdout, func(w io.Writer) error {
-		return json.NewEncoder(w).Encode(st)
-	})
+	return m, cmdError(path, err)
 }

@@ -2,13 +2,13 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"io"
 	"os"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 
+	"github.com/lifted-dev/lifted/engine"
 	"github.com/lifted-dev/lifted/fg"
 	"github.com/lifted-dev/lifted/lift"
 )
@@ -49,6 +49,7 @@ colourpass --input 'DIR/edges-*.txt') gives lifted compress's partition.`,
 	fl.StringVar(&f.to, "to", "edgelist", "output format: edgelist")
 	fl.IntVar(&f.shards, "shards", 1, "number of shard files")
 	fl.StringVarP(&f.output, "output", "o", "", "output directory (required; created if missing)")
+	groupFlags(cmd, prefixed(cmd, "Flags of MLNs", "MLN:"))
 	return cmd
 }
 
@@ -65,48 +66,23 @@ func runConvert(ctx context.Context, f *convertFlags, path string) error {
 	if f.output == "" {
 		return usageError{fmt.Errorf("convert needs the output directory: -o DIR")}
 	}
-	if f.construction == constructFirstOrder {
+	if f.construction == engine.ConstructFirstOrder {
 		return usageError{fmt.Errorf("convert writes the ground graph: --construction first-order does not apply")}
 	}
 	g, ev, opt, err := convertGraph(ctx, f, path)
 	if err != nil {
 		return err
 	}
-	if old, _ := filepath.Glob(filepath.Join(f.output, "edges-*.txt")); len(old) > 0 {
-		return usageError{fmt.Errorf("%s already holds edge-list shards (%s, …): a glob would read them too; remove them first", f.output, old[0])}
-	}
-	if err := os.MkdirAll(f.output, 0o755); err != nil {
-		return err
-	}
-	files := make([]*os.File, f.shards)
-	ws := make([]io.Writer, f.shards)
-	for i := range files {
-		if files[i], err = os.Create(filepath.Join(f.output, fmt.Sprintf("edges-%05d.txt", i))); err != nil {
-			break
-		}
-		ws[i] = files[i]
-	}
-	if err == nil {
-		err = lift.WriteEdgeList(g, ev, opt, ws)
-	}
-	for _, fh := range files {
-		if fh != nil {
-			if cerr := fh.Close(); err == nil {
-				err = cerr
-			}
-		}
+	glob, err := engine.WriteEdgeListFiles(f.output, f.shards, g, ev, opt)
+	if errors.Is(err, engine.ErrShardsExist) {
+		return usageError{err}
 	}
 	if err != nil {
-		for _, fh := range files {
-			if fh != nil {
-				os.Remove(fh.Name())
-			}
-		}
 		return err
 	}
 	if !f.quiet {
 		fmt.Fprintf(os.Stderr, "lifted: %d variables, %d factors, %d edges in %d shards %s\n",
-			g.NumVars(), g.NumFactors(), g.NumEdges(), f.shards, filepath.Join(f.output, "edges-*.txt"))
+			g.NumVars(), g.NumFactors(), g.NumEdges(), f.shards, glob)
 	}
 	return nil
 }
@@ -114,35 +90,16 @@ func runConvert(ctx context.Context, f *convertFlags, path string) error {
 // convertGraph reads (or grounds) the model and decides its colouring
 // options, as lifted compress does.
 func convertGraph(ctx context.Context, f *convertFlags, path string) (*fg.Graph, fg.Evidence, lift.Options, error) {
-	var g *fg.Graph
-	var ev fg.Evidence
-	var mode lift.Mode
-	var err error
-	if isMLN(path, f.format) {
-		if mode, err = colourMode(f.colorMode, "mln"); err != nil {
-			return nil, nil, lift.Options{}, err
-		}
-		mm, err := loadMLN(ctx, path, f.evidence, &f.mlnFlags, f.quiet, false)
-		if err != nil {
-			return nil, nil, lift.Options{}, err
-		}
-		g = mm.gr.Graph
-	} else {
-		l, err := loadGraph(path, f.format)
-		if err != nil {
-			return nil, nil, lift.Options{}, err
-		}
-		if mode, err = colourMode(f.colorMode, l.format); err != nil {
-			return nil, nil, lift.Options{}, err
-		}
-		g = l.graph
-		if ev, err = loadEvidence(f.evidence, g); err != nil {
-			return nil, nil, lift.Options{}, err
-		}
+	prog := newProgress(f.quiet)
+	defer prog.done()
+	req := engine.Request{ColourMode: f.colorMode, Ground: f.mlnFlags.options(), Progress: prog.report}
+	if err := engine.CheckOptions(req); err != nil {
+		return nil, nil, lift.Options{}, cmdError(path, err)
 	}
-	opt := lift.Options{Mode: mode}
-	if mode == lift.Symmetric {
-		opt.Symmetric = symmetricTables(g)
+	m, err := loadModel(path, f.format, f.evidence, f.quiet)
+	if err != nil {
+		return nil, nil, lift.Options{}, err
 	}
-	return g, ev, opt, nil
+	g, ev, opt, err := m.GroundGraph(ctx, req)
+	return g, ev, opt, cmdError(path, err)
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/lifted-dev/lifted/cnf"
 	"github.com/lifted-dev/lifted/format/dimacs"
 	"github.com/lifted-dev/lifted/format/uai"
+	"github.com/lifted-dev/lifted/internal/shareddata"
 )
 
 // copies.cnf: four disjoint copies of a 6-variable formula with 15 models.
@@ -27,12 +28,17 @@ func TestCountExact(t *testing.T) {
 		t.Fatalf("exit %d: %q %s", code, out, stderr)
 	}
 	out, _, code = run(t, "count", "--method", "exact", "--output-format", "json", copiesCNF)
-	var r map[string]any
-	if err := json.Unmarshal([]byte(out), &r); err != nil || code != 0 {
+	var res struct {
+		LogZ     float64        `json:"log_z"`
+		LogZKind string         `json:"log_z_kind"`
+		Stats    map[string]any `json:"stats"`
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil || code != 0 {
 		t.Fatalf("exit %d: %v %q", code, err, out)
 	}
-	if r["count"] != "50625" || r["method"] != "exact" || r["confidence"] != 1.0 {
-		t.Fatalf("json %v", r)
+	r := res.Stats
+	if r["count"] != "50625" || r["method"] != "exact" || r["confidence"] != 1.0 || res.LogZKind != "exact" || math.Abs(res.LogZ-math.Log(50625)) > 1e-9 {
+		t.Fatalf("json %s", out)
 	}
 	out, _, code = run(t, "count", "--method", "exact", "testdata/count/unsat.cnf")
 	if code != 0 || !strings.HasPrefix(out, "count 0 (unsatisfiable)") {
@@ -69,9 +75,18 @@ func countJSON(t *testing.T, args ...string) boundJSON {
 	if code != 0 {
 		t.Fatalf("%v: exit %d: %s", args, code, stderr)
 	}
-	var r boundJSON
-	if err := json.Unmarshal([]byte(out), &r); err != nil {
+	var res struct {
+		LogZ     *float64  `json:"log_z"`
+		LogZKind string    `json:"log_z_kind"`
+		Stats    boundJSON `json:"stats"`
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
 		t.Fatalf("%v: %v: %q", args, err, out)
+	}
+	r := res.Stats
+	// log Z is the natural log of the lower bound on the count.
+	if lb := r.LowerBoundLog10; res.LogZKind != "lower-bound" || (lb == nil) != (res.LogZ == nil) || (lb != nil && math.Abs(*res.LogZ-*lb*math.Ln10) > 1e-9) {
+		t.Fatalf("%v: log_z %v (%s), lower_bound_log10 %v", args, res.LogZ, res.LogZKind, lb)
 	}
 	return r
 }
@@ -234,15 +249,13 @@ func TestCountUAI(t *testing.T) {
 	if code != 1 || !strings.Contains(stderr, "model counting needs tables of 0 and 1") {
 		t.Errorf("weighted UAI model: exit %d, %q", code, stderr)
 	}
-	shared := "../../../shared/data/uai/2bitcomp_5.cnf.uai"
-	if _, err := os.Stat(shared); err != nil {
-		t.Skipf("%s not found (shared data absent)", shared)
-	}
+	shared := shareddata.Need(t, "uai", "2bitcomp_5.cnf.uai")
 	out, stderr, code = run(t, "count", "--method", "exact", "--output-format", "json", shared)
-	var r map[string]any
-	if err := json.Unmarshal([]byte(out), &r); err != nil || code != 0 {
+	var res struct{ Stats map[string]any }
+	if err := json.Unmarshal([]byte(out), &res); err != nil || code != 0 {
 		t.Fatalf("exit %d: %v %q %s", code, err, out, stderr)
 	}
+	r := res.Stats
 	// 2bitcomp_5.cnf.uai.PR: log10 Z = 15.9929982198 (no evidence)
 	if lg, ok := r["count_log10"].(float64); r["count"] != "9840070722846720" || !ok || math.Abs(lg-15.9929982198) > 1e-9 {
 		t.Errorf("2bitcomp_5.cnf.uai: %v", r)

@@ -24,17 +24,33 @@ Umbrella(time)
 -0.3 Umbrella(t)
 `
 
+// dynStep is a step of --dynamic's JSON (engine/result.schema.json).
+type dynStep struct {
+	Step      int                `json:"step"`
+	Kind      string             `json:"kind"`
+	Marginals map[string]float64 `json:"marginals"`
+	Stats     dynamic.Stats      `json:"stats"`
+}
+
 type dynOut struct {
-	Horizon  int `json:"horizon"`
-	Filtered []struct {
-		Step      int                `json:"step"`
-		Marginals map[string]float64 `json:"marginals"`
-		Stats     dynamic.Stats      `json:"stats"`
-	} `json:"filtered"`
-	Smoothed *struct {
-		Marginals map[string]float64 `json:"marginals"`
-		Stats     dynamic.Stats      `json:"stats"`
-	} `json:"smoothed"`
+	Stats struct {
+		Horizon int `json:"horizon"`
+	} `json:"stats"`
+	Steps []dynStep `json:"steps"`
+	// Filtered and Smoothed are Steps by kind (split).
+	Filtered []dynStep
+	Smoothed *dynStep
+}
+
+// split sorts the steps by kind.
+func (r *dynOut) split() {
+	for i, s := range r.Steps {
+		if s.Kind == "smoothed" {
+			r.Smoothed = &r.Steps[i]
+		} else {
+			r.Filtered = append(r.Filtered, s)
+		}
+	}
 }
 
 // The command's smoothed marginals on an HMM-shaped DMLN are the exact ones
@@ -71,7 +87,8 @@ func TestInferDynamicHMM(t *testing.T) {
 		if err := json.Unmarshal([]byte(out), &r); err != nil {
 			t.Fatalf("%v: %s", err, out)
 		}
-		if r.Horizon != 5 || len(r.Filtered) != 6 || r.Smoothed == nil || len(r.Smoothed.Marginals) != 6 {
+		r.split()
+		if r.Stats.Horizon != 5 || len(r.Filtered) != 6 || r.Smoothed == nil || len(r.Smoothed.Marginals) != 6 {
 			t.Fatalf("%s: unexpected output %s", method, out)
 		}
 		for _, q := range md.Queries {
@@ -92,7 +109,9 @@ func TestInferDynamicHMM(t *testing.T) {
 		t.Fatalf("gibbs: exit %d: %s", code, stderr)
 	}
 	var r dynOut
-	if err := json.Unmarshal([]byte(out), &r); err != nil || r.Smoothed == nil {
+	err = json.Unmarshal([]byte(out), &r)
+	r.split()
+	if err != nil || r.Smoothed == nil {
 		t.Fatalf("%v: %s", err, out)
 	}
 	for _, q := range md.Queries {

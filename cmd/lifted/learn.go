@@ -6,14 +6,10 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
-	"strings"
 
 	"github.com/spf13/cobra"
 
-	mlnfile "github.com/lifted-dev/lifted/format/mlnfile"
 	"github.com/lifted-dev/lifted/learn"
-	"github.com/lifted-dev/lifted/mln"
 	"github.com/lifted-dev/lifted/online"
 )
 
@@ -69,177 +65,84 @@ lwl and pll use L-BFGS with a Gaussian prior N(--prior-mean,
   lifted learn -i model.mln -t a.db -t b.db --prior-stddev 10`,
 		Args: exactArgs(0),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if f.method == "dn" {
-				return runDiscLearn(cmd.Context(), &f, cmd.OutOrStdout())
-			}
-			if isOnlineMethod(f.method) {
-				err := runOnlineLearn(cmd.Context(), &f.online, onlineRun{
-					Method: f.method, Input: f.input, Train: f.train, Output: f.output, Quiet: f.quiet,
-					MaxIter: f.maxIter, Tol: f.tol, PriorStdDev: f.priorStdDev,
-				}, cmd.OutOrStdout())
-				if f.method == "scg" && errors.Is(err, online.ErrClauseTooLarge) {
-					// the BP learner's ground clauses are tables: fall back to MC-SAT
-					if !f.quiet {
-						fmt.Fprintf(os.Stderr, "lifted: scg: %v; learning with --method dn (diagonal Newton, MC-SAT counts) instead\n", err)
-					}
-					return runDiscLearn(cmd.Context(), &f, cmd.OutOrStdout())
+			if online.IsMethod(f.method) {
+				err := runOnlineLearn(cmd.Context(), &f, cmd.OutOrStdout())
+				if f.method != "scg" || !errors.Is(err, online.ErrClauseTooLarge) {
+					return err
 				}
-				return err
+				// the BP learner's ground clauses are tables: MC-SAT's counts have no such limit
+				if !f.quiet {
+					fmt.Fprintf(os.Stderr, "lifted: scg: %v; learning with --method dn (diagonal Newton, MC-SAT counts) instead\n", err)
+				}
+				f.method = "dn"
 			}
-			return runLearn(&f, cmd.OutOrStdout())
+			for _, n := range []string{"plot", "plot-with", "log", "holdout", "eval-every"} {
+				if f.method != "dn" && cmd.Flags().Changed(n) {
+					return usageError{fmt.Errorf("--%s draws or logs the test-CMLL learning curve of the online learners (--method smd, sgd, scg or lbfgs-bp, with --holdout); --method %s has no such curve", n, f.method)}
+				}
+			}
+			return runLearn(cmd.Context(), cmd, &f, cmd.OutOrStdout())
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.method, "method", "lwl", "lwl (exact lifted likelihood), pll (pseudo-likelihood), or smd, sgd, scg, lbfgs-bp (see --ne)")
+	fl.StringVar(&f.method, "method", "lwl", "lwl (exact lifted likelihood), pll (pseudo-likelihood), dn (discriminative, diagonal Newton), or smd, sgd, scg, lbfgs-bp (see --ne); the flags below are grouped by the methods they apply to")
 	fl.StringVarP(&f.input, "input", "i", "", "the MLN whose formula weights to learn (required)")
 	fl.StringSliceVarP(&f.train, "train", "t", nil, "training databases, comma-separated or repeated (required)")
 	fl.StringVarP(&f.output, "output", "o", "", "learned MLN file (default stdout)")
 	fl.Float64Var(&f.priorMean, "prior-mean", 0, "mean of the Gaussian prior on weights")
 	fl.Float64Var(&f.priorStdDev, "prior-stddev", 100, "standard deviation of the Gaussian prior (negative: no prior)")
-	fl.IntVar(&f.maxIter, "max-iter", 1000, "maximum L-BFGS iterations")
+	fl.IntVar(&f.maxIter, "max-iter", 1000, "maximum iterations (lwl, pll, scg, lbfgs-bp: of L-BFGS or SCG; dn: of diagonal Newton, default 100)")
 	fl.Float64Var(&f.tol, "tol", 1e-8, "stop when the largest gradient component is below this")
 	fl.BoolVar(&f.pllUnweighted, "pll-unweighted", false, "pll: weight all ground atoms alike instead of all predicates alike")
 	fl.BoolVar(&f.quiet, "quiet", false, "no progress or summary on stderr")
 	f.online.register(fl)
+	groupFlags(cmd,
+		flagGroup{"Flags of lwl, pll, dn, scg and lbfgs-bp", []string{"max-iter", "prior-stddev"}},
+		flagGroup{"Flags of lwl, pll, scg and lbfgs-bp", []string{"tol"}},
+		flagGroup{"Flags of lwl, pll and dn", []string{"prior-mean"}},
+		flagGroup{"Flags of pll", []string{"pll-unweighted"}},
+		flagGroup{"Flags of dn, smd, sgd, scg and lbfgs-bp", []string{"ne", "seed"}},
+		flagGroup{"Flags of the online and BP-based learners: smd, sgd, scg and lbfgs-bp", []string{"holdout", "eval-every", "log", "plot", "plot-with", "ground-bp", "workers", "shards"}},
+		flagGroup{"Flags of smd and sgd", []string{"pieces", "depth", "discount", "batch-size", "step", "passes"}},
+		flagGroup{"Flags of smd", []string{"smd-lambda", "smd-mu", "smd-gamma"}})
 	return cmd
 }
 
-func runLearn(f *learnFlags, stdout io.Writer) error {
-	if f.input == "" {
+// runLearn runs "lifted learn --method lwl|pll|dn" (learn.Run).
+func runLearn(ctx context.Context, cmd *cobra.Command, f *learnFlags, stdout io.Writer) error {
+	switch {
+	case f.method == "dn" && (f.input == "" || len(f.train) == 0):
+		return usageError{fmt.Errorf("learn needs -i STRUCT.mln and -t A.db[,B.db…]")}
+	case f.input == "":
 		return usageError{fmt.Errorf("learn needs the model: -i STRUCT.mln")}
-	}
-	if len(f.train) == 0 {
+	case len(f.train) == 0:
 		return usageError{fmt.Errorf("learn needs training data: -t A.db[,B.db…]")}
 	}
-	if f.method != "lwl" && f.method != "pll" {
-		return usageError{fmt.Errorf("unknown --method %q (want lwl, pll, dn, smd, sgd, scg or lbfgs-bp)", f.method)}
+	r := learn.Run{Method: f.method, Train: f.train, PriorMean: f.priorMean, PriorStdDev: f.priorStdDev,
+		Tol: f.tol, UnweightedPLL: f.pllUnweighted, NE: f.online.ne, Seed: f.online.c.Seed}
+	if cmd.Flags().Changed("max-iter") {
+		r.MaxIter = f.maxIter // else the method's default
 	}
-	if f.priorStdDev == 0 {
-		return usageError{fmt.Errorf("--prior-stddev must not be 0")}
+	if err := r.Check(); err != nil {
+		return usageError{err}
 	}
-	if f.maxIter < 1 {
-		return usageError{fmt.Errorf("--max-iter must be at least 1, got %d", f.maxIter)}
-	}
-	if !(f.tol > 0) {
-		return usageError{fmt.Errorf("--tol must be positive, got %v", f.tol)}
+	out, err := openOutput(f.output)
+	if err != nil {
+		return err
 	}
 	m, err := readMLNQuiet(f.input, f.quiet)
 	if err != nil {
 		return err
 	}
-	files := make([][]string, len(f.train))
-	for i, path := range f.train {
-		files[i] = []string{path}
-	}
-	m, dbs, err := mln.ExpandForData(m, readDBs(files))
-	if err != nil {
-		return err
-	}
 	prog := newProgress(f.quiet)
-	opt := &learn.Options{
-		PriorMean: f.priorMean, PriorStdDev: f.priorStdDev, MaxIter: f.maxIter, GradTol: f.tol,
-		UnweightedPLL: f.pllUnweighted,
-		Progress: func(it int, obj float64) {
-			prog.update(f.method, int64(it), int64(f.maxIter), fmt.Sprintf("L-BFGS iteration %d, objective %.10g", it, obj))
-		},
-	}
-	var res *learn.Result
-	if f.method == "lwl" {
-		data := make([]*learn.Data, len(dbs))
-		for i, db := range dbs {
-			if data[i], err = learn.CountDB(m, db, f.train[i]); err != nil {
-				return err
-			}
-		}
-		res, err = learn.LWL(m, data, opt)
-	} else {
-		res, err = learn.PLL(m, dbs, f.train, opt)
-	}
+	r.Progress = prog.update
+	l, err := r.Learn(ctx, m)
 	prog.done()
 	if err != nil {
 		return err
 	}
 	if !f.quiet {
-		what := "log-likelihood"
-		if f.method == "pll" {
-			what = "pseudo-log-likelihood"
-		}
-		fmt.Fprintf(os.Stderr, "lifted: %s: %d iterations, %d evaluations, training %s %.10g, %.3f s (%s)\n",
-			f.method, res.Iterations, res.Evaluations, what, res.LogLik, res.Seconds, res.Status)
+		fmt.Fprintln(os.Stderr, "lifted: "+l.Summary)
 	}
-	header := fmt.Sprintf("Learned by lifted learn --method %s from %s\n%s %.10g, prior N(%g, %g²)",
-		f.method, trainNames(f.train), map[string]string{"lwl": "training log-likelihood", "pll": "training pseudo-log-likelihood"}[f.method],
-		res.LogLik, f.priorMean, f.priorStdDev)
-	return writeOutput(f.output, stdout, func(w io.Writer) error {
-		return learn.WriteMLN(w, m, res.Weights, header)
-	})
-}
-
-// runDiscLearn runs "lifted learn --method dn": learn.Discriminative on
-// every training database, the --ne predicates as the query.
-func runDiscLearn(ctx context.Context, f *learnFlags, stdout io.Writer) error {
-	if f.input == "" || len(f.train) == 0 {
-		return usageError{fmt.Errorf("learn needs -i STRUCT.mln and -t A.db[,B.db…]")}
-	}
-	if len(f.online.ne) == 0 {
-		return usageError{fmt.Errorf("--method dn needs the query predicates: --ne P[,Q…]")}
-	}
-	m, err := readMLNQuiet(f.input, f.quiet)
-	if err != nil {
-		return err
-	}
-	files := make([][]string, len(f.train))
-	for i, path := range f.train {
-		files[i] = []string{path}
-	}
-	m, dbs, err := mln.ExpandForData(m, readDBs(files))
-	if err != nil {
-		return err
-	}
-	prog := newProgress(f.quiet)
-	maxIter := f.maxIter
-	if maxIter == 1000 { // the L-BFGS default; diagonal Newton's is 100
-		maxIter = 100
-	}
-	res, err := learn.Discriminative(ctx, m, dbs, f.train, learn.DiscOptions{
-		NE: f.online.ne, PriorMean: f.priorMean, PriorStdDev: f.priorStdDev, MaxIter: maxIter, Seed: f.online.seed,
-		Progress: func(it int, g float64) {
-			prog.update("dn", int64(it), int64(maxIter), fmt.Sprintf("diagonal Newton iteration %d, largest gradient per open ground formula %.3g", it, g))
-		},
-	})
-	prog.done()
-	if err != nil {
-		return err
-	}
-	if !f.quiet {
-		fmt.Fprintf(os.Stderr, "lifted: dn: %d iterations, %d evaluations, %.3f s (%s)\n", res.Iterations, res.Evaluations, res.Seconds, res.Status)
-	}
-	header := fmt.Sprintf("Learned by lifted learn --method dn --ne %s from %s\nconditional likelihood, diagonal Newton with MC-SAT counts, prior N(%g, %g²)",
-		strings.Join(f.online.ne, ","), trainNames(f.train), f.priorMean, f.priorStdDev)
-	return writeOutput(f.output, stdout, func(w io.Writer) error {
-		return learn.WriteMLN(w, m, res.Weights, header)
-	})
-}
-
-func trainNames(paths []string) string {
-	names := make([]string, len(paths))
-	for i, p := range paths {
-		names[i] = filepath.Base(p)
-	}
-	return strings.Join(names, ", ")
-}
-
-// readDBs reads databases, each from a list of files, against a model:
-// the callback of mln.ExpandForData.
-func readDBs(dbFiles [][]string) func(*mln.MLN) ([]*mln.DB, error) {
-	return func(m *mln.MLN) ([]*mln.DB, error) {
-		dbs := make([]*mln.DB, len(dbFiles))
-		for i, files := range dbFiles {
-			var err error
-			if dbs[i], err = mlnfile.ReadDBFiles(m, files...); err != nil {
-				return nil, err
-			}
-		}
-		return dbs, nil
-	}
+	return out.Write(stdout, func(w io.Writer) error { return learn.WriteMLN(w, l.MLN, l.Weights, l.Header) })
 }

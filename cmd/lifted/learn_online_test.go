@@ -59,13 +59,10 @@ func TestRunOnlineLearn(t *testing.T) {
 			if pieces != "factor" && (method == "scg" || method == "lbfgs-bp") {
 				continue
 			}
-			o := &onlineFlags{pieces: pieces, depth: 2, discount: 0.9, batchSize: 10, step: 0.2, passes: 0.5,
-				ne: []string{"Smokes", "Cancer", "Treatment"}, holdout: []string{dbs[1]},
-				plot: filepath.Join(dir, method+pieces+plotExt(method)), log: filepath.Join(dir, method+pieces+".json"),
-				seed: 1, lambda: 0.99, mu: 0.1, gamma: 0.9, evalEvery: 0.1}
+			o := &onlineFlags{c: online.Config{Pieces: pieces, Depth: 2, Discount: 0.9, BatchSize: 10, Step: 0.2, Passes: 0.5, Holdout: []string{dbs[1]}, Seed: 1, Lambda: 0.99, Mu: 0.1, Gamma: 0.9, EvalEvery: 0.1}, ne: []string{"Smokes", "Cancer", "Treatment"}, plot: filepath.Join(dir, method+pieces+plotExt(method)), log: filepath.Join(dir, method+pieces+".json")}
 			out := filepath.Join(dir, method+pieces+".mln")
 			r := onlineRun{Method: method, Input: mlnPath, Train: dbs[:1], Output: out, Quiet: true, MaxIter: 5, Tol: 1e-6}
-			if err := runOnlineLearn(context.Background(), o, r, os.Stdout); err != nil {
+			if err := runOnlineLearn(context.Background(), r.flags(o), os.Stdout); err != nil {
 				t.Fatalf("%s %s: %v", method, pieces, err)
 			}
 			m, err := mlnfile.ParseFile(out)
@@ -136,10 +133,9 @@ func TestRunOnlineLearnHardExist(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "learned.mln")
-	o := &onlineFlags{pieces: "tree", depth: 2, discount: 0.9, batchSize: 2, step: 0.2, passes: 2,
-		ne: []string{"Smokes", "Cancer"}, seed: 1, lambda: 0.99, mu: 0.1, gamma: 0.9, evalEvery: 0.1}
+	o := &onlineFlags{c: online.Config{Pieces: "tree", Depth: 2, Discount: 0.9, BatchSize: 2, Step: 0.2, Passes: 2, Seed: 1, Lambda: 0.99, Mu: 0.1, Gamma: 0.9, EvalEvery: 0.1}, ne: []string{"Smokes", "Cancer"}}
 	r := onlineRun{Method: "smd", Input: mlnPath, Train: []string{dbPath}, Output: out, Quiet: true}
-	if err := runOnlineLearn(context.Background(), o, r, os.Stdout); err != nil {
+	if err := runOnlineLearn(context.Background(), r.flags(o), os.Stdout); err != nil {
 		t.Fatal(err)
 	}
 	b, err := os.ReadFile(out)
@@ -160,7 +156,7 @@ func TestRunOnlineLearnHardExist(t *testing.T) {
 	if err := os.WriteFile(dbPath, []byte("Cancer(Carl)\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	err = runOnlineLearn(context.Background(), o, r, os.Stdout)
+	err = runOnlineLearn(context.Background(), r.flags(o), os.Stdout)
 	if err == nil || !strings.Contains(err.Error(), `data contradict hard formula 2 "Cancer(x) => Smokes(x)"`) {
 		t.Errorf("error %v", err)
 	}
@@ -182,10 +178,9 @@ func TestRunOnlineLearnMutex(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "learned.mln")
-	o := &onlineFlags{pieces: "tree", depth: 2, discount: 0.9, batchSize: 2, step: 0.2, passes: 2,
-		ne: []string{"Col"}, seed: 1, lambda: 0.99, mu: 0.1, gamma: 0.9, evalEvery: 0.1}
+	o := &onlineFlags{c: online.Config{Pieces: "tree", Depth: 2, Discount: 0.9, BatchSize: 2, Step: 0.2, Passes: 2, Seed: 1, Lambda: 0.99, Mu: 0.1, Gamma: 0.9, EvalEvery: 0.1}, ne: []string{"Col"}}
 	r := onlineRun{Method: "smd", Input: mlnPath, Train: []string{dbPath}, Output: out, Quiet: true}
-	if err := runOnlineLearn(context.Background(), o, r, os.Stdout); err != nil {
+	if err := runOnlineLearn(context.Background(), r.flags(o), os.Stdout); err != nil {
 		t.Fatal(err)
 	}
 	m, err := mlnfile.ParseFile(out)
@@ -200,7 +195,7 @@ func TestRunOnlineLearnMutex(t *testing.T) {
 	if err := os.WriteFile(dbPath, []byte("Col(A, R)\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	err = runOnlineLearn(context.Background(), o, r, os.Stdout)
+	err = runOnlineLearn(context.Background(), r.flags(o), os.Stdout)
 	if err == nil || !strings.Contains(err.Error(), "(from Col(person, color!))") || !strings.Contains(err.Error(), "o0 = B") {
 		t.Errorf("error %v", err)
 	}
@@ -221,10 +216,9 @@ func TestRunOnlineLearnPerConstant(t *testing.T) {
 	mlnPath := write("p.mln", "person = {A, B, C}\nSmokes(person)\nCancer(person)\nSmokes(+x) => Cancer(x)\n")
 	train := write("train.db", "Smokes(A)\nCancer(A)\nSmokes(B)\n")
 	out := filepath.Join(dir, "learned.mln")
-	o := &onlineFlags{pieces: "factor", batchSize: 1, step: 0.2, passes: 3,
-		ne: []string{"Cancer"}, seed: 1, lambda: 0.99, mu: 0.1, gamma: 0.9, evalEvery: 0.1}
+	o := &onlineFlags{c: online.Config{Pieces: "factor", BatchSize: 1, Step: 0.2, Passes: 3, Seed: 1, Lambda: 0.99, Mu: 0.1, Gamma: 0.9, EvalEvery: 0.1}, ne: []string{"Cancer"}}
 	r := onlineRun{Method: "smd", Input: mlnPath, Train: []string{train}, Output: out, Quiet: true}
-	if err := runOnlineLearn(context.Background(), o, r, os.Stdout); err != nil {
+	if err := runOnlineLearn(context.Background(), r.flags(o), os.Stdout); err != nil {
 		t.Fatal(err)
 	}
 	m, err := mlnfile.ParseFile(out)
@@ -234,13 +228,27 @@ func TestRunOnlineLearnPerConstant(t *testing.T) {
 	if len(m.Formulas) != 3 || m.Formulas[0].Text != "Smokes(A) => Cancer(A)" || !(m.Formulas[0].Weight > 0 && m.Formulas[1].Weight < 0) {
 		t.Errorf("learned:\n%s", m)
 	}
-	o.holdout = []string{write("other.db", "Smokes(A)\nSmokes(E)\n")}
-	err = runOnlineLearn(context.Background(), o, r, os.Stdout)
+	o.c.Holdout = []string{write("other.db", "Smokes(A)\nSmokes(E)\n")}
+	err = runOnlineLearn(context.Background(), r.flags(o), os.Stdout)
 	if err == nil || !strings.Contains(err.Error(), "per-constant weights need the same constants") {
 		t.Errorf("holdout with other constants: %v", err)
 	}
-	o.holdout = []string{write("same.db", "Smokes(C)\nCancer(C)\n")}
-	if err := runOnlineLearn(context.Background(), o, r, os.Stdout); err != nil {
+	o.c.Holdout = []string{write("same.db", "Smokes(C)\nCancer(C)\n")}
+	if err := runOnlineLearn(context.Background(), r.flags(o), os.Stdout); err != nil {
 		t.Errorf("holdout with the same constants: %v", err)
 	}
+}
+
+// onlineRun is the learn flags a test sets.
+type onlineRun struct {
+	Method, Input, Output string
+	Train                 []string
+	Quiet                 bool
+	MaxIter               int
+	Tol, PriorStdDev      float64
+}
+
+func (r onlineRun) flags(o *onlineFlags) *learnFlags {
+	return &learnFlags{online: *o, method: r.Method, input: r.Input, train: r.Train, output: r.Output, quiet: r.Quiet,
+		maxIter: r.MaxIter, tol: r.Tol, priorStdDev: r.PriorStdDev}
 }

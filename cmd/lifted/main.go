@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/lifted-dev/lifted/infer"
+	"github.com/lifted-dev/lifted/internal/alchemyargs"
 )
 
 // usageError marks errors caused by how the command was called.
@@ -20,12 +21,12 @@ type usageError struct{ error }
 func main() {
 	root := newRoot()
 	args := os.Args[1:]
-	if name := invokedAs(os.Args[0]); name != "" {
+	if name := alchemyargs.InvokedAs(os.Args[0]); name != "" {
 		args = append([]string{name}, args...) // a link named infer or learnwts, as Alchemy's programs
 	}
 	args, warnings, err := alchemyArgs(root, args)
 	if err == nil {
-		if !quietIn(args) {
+		if !alchemyargs.QuietIn(args) {
 			for _, w := range warnings {
 				fmt.Fprintln(os.Stderr, "lifted: warning:", w)
 			}
@@ -45,13 +46,21 @@ func main() {
 
 // Exit statuses: 1 for errors, 3 when an iterative method did not converge,
 // not even with its fallbacks (see infer.NotConvergedError and
-// --allow-unconverged).
-const exitNotConverged = 3
+// --allow-unconverged), 130 when Ctrl-C interrupted the run (see
+// --allow-partial).
+const (
+	exitNotConverged = 3
+	exitInterrupted  = 130
+)
 
 func exitCode(err error) int {
 	var nc *infer.NotConvergedError
-	if errors.As(err, &nc) {
+	var ie *interruptedError
+	switch {
+	case errors.As(err, &nc):
 		return exitNotConverged
+	case errors.As(err, &ie):
+		return exitInterrupted
 	}
 	return 1
 }

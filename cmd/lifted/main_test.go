@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/lifted-dev/lifted/internal/shareddata"
 )
 
 var binary string
@@ -22,7 +24,7 @@ func TestMain(m *testing.M) {
 	if out, err := exec.Command("go", "build", "-o", binary, ".").CombinedOutput(); err != nil {
 		panic(string(out))
 	}
-	code := m.Run()
+	code := shareddata.Run(m)
 	os.RemoveAll(dir)
 	os.Exit(code)
 }
@@ -95,7 +97,7 @@ func TestInferMaxProduct(t *testing.T) {
 		t.Fatalf("exit %d, output %.60q", code, out)
 	}
 	out, _, code = run(t, "infer", "--max-product", "--output-format", "json", smokers)
-	if code != 0 || !strings.Contains(out, `"assignment":[`) || strings.Contains(out, "marginals") {
+	if code != 0 || !strings.Contains(out, `"assignment":[`) || !strings.Contains(out, `"marginals":null`) {
 		t.Fatalf("exit %d, output %.100q", code, out)
 	}
 }

@@ -18,7 +18,7 @@ type mapJSON struct {
 
 func runMapJSON(t *testing.T, args ...string) mapJSON {
 	t.Helper()
-	out, stderr, code := run(t, append(append([]string{"map"}, args...), "--output-format", "json")...)
+	out, stderr, code := run(t, append(append([]string{"map", "--method", "lp"}, args...), "--output-format", "json")...)
 	var ans mapJSON
 	if err := json.Unmarshal([]byte(out), &ans); err != nil || code != 0 {
 		t.Fatalf("%v: exit %d, %v: %s%s", args, code, err, out, stderr)
@@ -26,14 +26,14 @@ func runMapJSON(t *testing.T, args ...string) mapJSON {
 	return ans
 }
 
-// MAP by LP relaxation from the command line: lp is map's default; its JSON
+// MAP by LP relaxation from the command line (--method lp); its JSON
 // has objective, bound ≥ objective and gap, and the LP sizes; LOCAL over
 // colour classes has the ground LOCAL bound with a smaller LP; ilp proves
 // the optimum; MaxWalkSAT finds no better world than the LP bound allows.
 func TestMapLPCommand(t *testing.T) {
 	uai, evid := "../../examples/fg/smokers10.uai", "../../examples/fg/smokers10.uai.evid"
-	out, stderr, code := run(t, "map", uai, "-e", evid, "--symmetry", "none", "--prop", "solver=simplex")
-	if code != 0 || !strings.HasPrefix(out, "MPE\n120 ") || !strings.Contains(stderr, "MAP by LP relaxation, objective 125, bound 125") {
+	out, stderr, code := run(t, "map", uai, "-e", evid, "--method", "lp", "--symmetry", "none", "--prop", "solver=simplex")
+	if code != 0 || !strings.HasPrefix(out, "MPE\n120 ") || !strings.Contains(stderr, "MAP by LP relaxation (lp), objective 125, bound 125") {
 		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, stderr)
 	}
 	cyc := runMapJSON(t, uai, "-e", evid, "--symmetry", "none")
@@ -57,7 +57,7 @@ func TestMapLPCommand(t *testing.T) {
 		t.Errorf("cycle %g local %g ilp %g/%g", cyc.Bound, loc.Bound, ilp.Objective, ilp.Bound)
 	}
 	// An MLN: Alchemy's format, and the JSON objective is Σ w·n(x).
-	mln := []string{smokersMLN, "-e", smokersDB, "-q", "Smokes,Cancer", "--symmetry", "none"}
+	mln := []string{smokersMLN, "-e", smokersDB, "-q", "Smokes,Cancer", "--method", "lp", "--symmetry", "none"}
 	a, stderr, code := run(t, append([]string{"map"}, mln...)...)
 	if code != 0 || !strings.HasPrefix(a, "Smokes(") || strings.Count(a, "\n") != 13 {
 		t.Errorf("MLN: exit %d\n%s%s", code, a, stderr)
@@ -74,11 +74,11 @@ func TestMapLPCommand(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"map", uai, "--symmetry", "renaming"}, `lp: maplp: symmetry renaming is read off a Markov logic network's constants`},
-		{[]string{"map", uai, "--symmetry", "colour"}, "--symmetry colour is valid for the LOCAL relaxation only"},
-		{[]string{"map", uai, "--symmetry", "mirror"}, `unknown --symmetry "mirror"`},
-		{[]string{"map", uai, "--relaxation", "tight", "--symmetry", "none"}, `unknown --relaxation "tight"`},
-		{[]string{"map", uai, "--method", "maxwalksat", "--relaxation", "local"}, "--relaxation applies to --method lp and ilp, not maxwalksat"},
+		{[]string{"map", uai, "--method", "lp", "--symmetry", "renaming"}, `lp: maplp: symmetry renaming is read off a Markov logic network's constants`},
+		{[]string{"map", uai, "--method", "lp", "--symmetry", "colour"}, "--symmetry colour is valid for the LOCAL relaxation only"},
+		{[]string{"map", uai, "--method", "lp", "--symmetry", "mirror"}, `unknown --symmetry "mirror"`},
+		{[]string{"map", uai, "--method", "lp", "--relaxation", "tight", "--symmetry", "none"}, `unknown --relaxation "tight"`},
+		{[]string{"map", uai, "--method", "maxwalksat", "--relaxation", "local"}, "--relaxation does not apply to --method maxwalksat"},
 	} {
 		_, stderr, code := run(t, c.args...)
 		if code != 1 || !strings.Contains(stderr, "lifted: "+c.want) {
@@ -100,7 +100,7 @@ func TestMapLPDefaultSymmetry(t *testing.T) {
 		}
 		var res [2]out
 		for i, sym := range []string{"", "none"} {
-			args := append([]string{"map"}, model...)
+			args := append([]string{"map", "--method", "lp"}, model...)
 			args = append(args, "--output-format", "json")
 			if sym != "" {
 				args = append(args, "--symmetry", sym)

@@ -2,11 +2,11 @@ package main
 
 import (
 	"encoding/json"
-	"os"
 	"strings"
 	"testing"
 
 	mlnfile "github.com/lifted-dev/lifted/format/mlnfile"
+	"github.com/lifted-dev/lifted/internal/shareddata"
 )
 
 // The datasets under ../shared/data/mln (see each SOURCE.txt) run through
@@ -14,12 +14,10 @@ import (
 // examples/mln/datasets. BP is cut at a few iterations: this checks loading
 // and grounding, not convergence (hence --allow-unconverged; no marginal is
 // compared).
-const sharedMLN = "../../../shared/data/mln/"
+var sharedMLN = shareddata.Path("mln") + "/"
 
 func TestMLNDatasets(t *testing.T) {
-	if _, err := os.Stat(sharedMLN); err != nil {
-		t.Skipf("%s not found (shared data absent)", sharedMLN)
-	}
+	shareddata.Need(t, "mln")
 	ours := "../../examples/mln/datasets/"
 	cases := []struct {
 		name  string
@@ -75,10 +73,7 @@ func TestMLNDatasets(t *testing.T) {
 // Forclift's univ.mln uses per-constant variables (+ph, +pos, +q, +r) and
 // starred atoms: PLL learns a weight for each of their copies.
 func TestLearnUnivPLL(t *testing.T) {
-	dir := sharedMLN + "univ/forclift/"
-	if _, err := os.Stat(dir); err != nil {
-		t.Skipf("%s not found (shared data absent)", dir)
-	}
+	dir := shareddata.Need(t, "mln", "univ", "forclift") + "/"
 	out, stderr, code := run(t, "learn", "--method", "pll", "--quiet", "-i", dir+"univ.mln", "-t", dir+"univ-train.db")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)

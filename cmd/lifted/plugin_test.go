@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/lifted-dev/lifted/engine"
 	"math"
 	"os"
 	"path/filepath"
@@ -107,11 +108,11 @@ func TestPluginMethodFromCLI(t *testing.T) {
 	if err := os.WriteFile(model, []byte(loopyUAI), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	l, err := loadGraph(model, "")
+	l, err := engine.Load(model, engine.LoadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ex := brute.Solve(l.graph, nil)
+	ex := brute.Solve(l.Graph, nil)
 
 	out, err := runCLI(t, "infer", "--method", "brute", "--quiet", model)
 	if err != nil {
@@ -172,7 +173,7 @@ func TestPluginMethodFromCLI(t *testing.T) {
 		return math.Exp(s)
 	}
 	pq := (w(0, 1) + w(1, 1)) / (w(0, 0) + w(0, 1) + w(1, 0) + w(1, 1))
-	wantMLN := fmt.Sprintf("Q(A) %s\nQ(B) %s\n", formatProb(pq), formatProb(pq))
+	wantMLN := fmt.Sprintf("Q(A) %s\nQ(B) %s\n", engine.FormatProb(pq), engine.FormatProb(pq))
 	if out != wantMLN {
 		t.Fatalf("MLN: got %q, want %q", out, wantMLN)
 	}

@@ -14,11 +14,16 @@ import (
 
 const wfDir = "testdata/wfomc/"
 
+// wfomcJSON is wfomc's JSON (engine/result.schema.json): the expected
+// counts and seconds are in stats.
 type wfomcJSON struct {
-	LogZ           float64            `json:"log_z"`
-	ExpectedCounts []float64          `json:"expected_counts"`
-	Marginals      map[string]float64 `json:"marginals"`
-	Seconds        *float64           `json:"seconds"`
+	LogZ      float64            `json:"log_z"`
+	LogZKind  string             `json:"log_z_kind"`
+	Marginals map[string]float64 `json:"marginals"`
+	Stats     struct {
+		ExpectedCounts []float64 `json:"expected_counts"`
+		Seconds        *float64  `json:"seconds"`
+	} `json:"stats"`
 }
 
 func TestWfomcJSON(t *testing.T) {
@@ -36,8 +41,8 @@ func TestWfomcJSON(t *testing.T) {
 	if math.Abs(r.Marginals["friends(Guy,Nima)"]-0.4580488556024473) > 1e-12 || math.Abs(r.Marginals["smokes(Guy)"]-0.5) > 1e-12 {
 		t.Errorf("marginals %v", r.Marginals)
 	}
-	if len(r.ExpectedCounts) != 1 || r.Seconds == nil {
-		t.Errorf("expected_counts %v, seconds %v", r.ExpectedCounts, r.Seconds)
+	if len(r.Stats.ExpectedCounts) != 1 || r.LogZKind != "exact" || r.Stats.Seconds == nil {
+		t.Errorf("expected_counts %v, seconds %v", r.Stats.ExpectedCounts, r.Stats.Seconds)
 	}
 }
 
@@ -88,7 +93,7 @@ func TestWfomcBeyondFO2(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &r); err != nil {
 		t.Fatal(err)
 	}
-	if !(r.LogZ > 9*math.Ln2) || r.ExpectedCounts[0] > 27 {
+	if !(r.LogZ > 9*math.Ln2) || r.Stats.ExpectedCounts[0] > 27 {
 		t.Errorf("ground fallback: %+v", r)
 	}
 }

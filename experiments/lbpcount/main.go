@@ -28,6 +28,10 @@ func main() {
 	recolour := flag.String("recolour", "incremental", "incremental, scratch or refine (BPCountOptions.Recolour); compare: all three on the residual graph, side by side")
 	runs := flag.Int("runs", 3, "-recolour compare: runs of each mode (median colouring time)")
 	conflicts := flag.Int64("sat-conflicts", count.DefaultSATConflicts, "BPCountOptions.SATConflicts (0: DPLL check only)")
+	probe := flag.Bool("probe", count.DefaultBPCountOptions().Probe, "BPCountOptions.Probe (failed-literal probing before every BP run)")
+	reuse := flag.Bool("reuse-forced", count.DefaultBPCountOptions().ReuseForced, "BPCountOptions.ReuseForced (no BP run after a forced step)")
+	diag := flag.Bool("diagnose", false, "split each trial's error into its steps with exact counts (diagnose.go)")
+	ground := flag.Bool("bpcount", false, "-diagnose: run BPCount (ground BP, slack 0) instead of LBPCount")
 	flag.Parse()
 	f, err := os.Open(*path)
 	if err != nil {
@@ -46,6 +50,8 @@ func main() {
 		opt := count.DefaultBPCountOptions()
 		opt.Trials, opt.Seed, opt.Graph, opt.ResidualVars, opt.ChoiceSlack = *trials, *seed, gr, *residual, *slack
 		opt.SATConflicts = *conflicts
+		opt.Probe = *probe
+		opt.ReuseForced = *reuse
 		if *recolour == "compare" {
 			if err := compareRecolour(c, opt, *runs); err != nil {
 				fmt.Fprintln(os.Stderr, err)
@@ -60,10 +66,23 @@ func main() {
 			os.Exit(2)
 		}
 		opt.Recolour = m
-		res, err := count.LBPCount(context.Background(), c, opt)
+		run := count.LBPCount
+		if *ground {
+			run = count.BPCount
+		}
+		res, err := run(context.Background(), c, opt)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
+		}
+		if *diag {
+			fmt.Printf("## %s, %s graph, slack %g, seed %d: bound log10 %.2f, %d steps, messages saved %.1f%%\n\n", res.Method, gr, *slack, *seed,
+				res.LowerBoundLog10, res.Steps, 100*(1-float64(res.MessagesLifted)/float64(res.MessagesGround)))
+			if err := diagnose(c, res); err != nil {
+				fmt.Fprintln(os.Stderr, err)
+				os.Exit(1)
+			}
+			continue
 		}
 		var colour float64
 		for _, tr := range res.Trials {

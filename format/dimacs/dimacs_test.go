@@ -3,6 +3,7 @@ package dimacs
 import (
 	"bytes"
 	"errors"
+	"github.com/lifted-dev/lifted/internal/shareddata"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,7 +13,7 @@ import (
 	"github.com/lifted-dev/lifted/pos"
 )
 
-const sharedDir = "../../../shared/data/cnf"
+var sharedDir = shareddata.Path("cnf")
 
 func mustRead(t *testing.T, s string) *cnf.CNF {
 	t.Helper()
@@ -162,7 +163,7 @@ func sharedFiles(t testing.TB) []string {
 		files = append(files, m...)
 	}
 	if len(files) == 0 {
-		t.Skipf("no shared CNF files in %s (directory absent); skipping", sharedDir)
+		shareddata.Skipf(t, "no shared CNF files in %s (directory absent); skipping", sharedDir)
 	}
 	return files
 }

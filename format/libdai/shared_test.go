@@ -2,6 +2,7 @@ package libdai
 
 import (
 	"bytes"
+	"github.com/lifted-dev/lifted/internal/shareddata"
 	"os"
 	"path/filepath"
 	"slices"
@@ -12,14 +13,14 @@ import (
 )
 
 // sharedDir holds the libDAI examples shared by the project.
-const sharedDir = "../../../shared/data/fg"
+var sharedDir = shareddata.Path("fg")
 
 // sharedFile returns the path of a shared file, skipping the test when the
 // shared directory is absent.
 func sharedFile(t *testing.T, name string) string {
 	t.Helper()
 	if _, err := os.Stat(sharedDir); err != nil {
-		t.Skipf("shared libDAI data not found at %s (%v); only the testdata/ fixtures are tested", sharedDir, err)
+		shareddata.Skipf(t, "shared libDAI data not found at %s (%v); only the testdata/ fixtures are tested", sharedDir, err)
 	}
 	return filepath.Join(sharedDir, name)
 }
@@ -60,7 +61,7 @@ func TestSharedFiles(t *testing.T) {
 	sharedFile(t, "")
 	files, err := filepath.Glob(filepath.Join(sharedDir, "*.fg"))
 	if err != nil || len(files) == 0 {
-		t.Skipf("no .fg files in %s (%v)", sharedDir, err)
+		shareddata.Skipf(t, "no .fg files in %s (%v)", sharedDir, err)
 	}
 	for _, file := range files {
 		t.Run(filepath.Base(file), func(t *testing.T) {

@@ -106,11 +106,14 @@ func (r *lineReader) next() {
 	r.tok = r.s.next()
 }
 
-func (r *lineReader) peek() token {
-	if len(r.la) == 0 {
+func (r *lineReader) peek() token { return r.peekAt(0) }
+
+// peekAt returns the token i+1 places after the current one.
+func (r *lineReader) peekAt(i int) token {
+	for len(r.la) <= i {
 		r.la = append(r.la, r.s.next())
 	}
-	return r.la[0]
+	return r.la[i]
 }
 
 func (r *lineReader) pos(t token) pos.Position {
@@ -159,7 +162,7 @@ func (r *lineReader) groundConst(what string) (string, token) {
 	t := r.tok
 	switch t.kind {
 	case tIdent:
-		if isVarName(t.text) {
+		if isVarName(t.text) && r.m.Dialect.Dialect != mln.DialectPracmln {
 			r.fail(t, "evidence must be ground: %s starts with a lowercase letter, so it is a variable; write constants with an uppercase first letter, as integers or as \"quoted strings\"", t.text)
 		}
 	case tString:
@@ -202,7 +205,11 @@ func (r *lineReader) atomArgs(name string, ground bool) ([]string, []token) {
 		var s string
 		var t token
 		if ground {
-			s, t = r.groundConst("a constant")
+			if r.m.Dialect.Dialect == mln.DialectPracmln && r.tok.kind != tString {
+				s, t = r.pracConst()
+			} else {
+				s, t = r.groundConst("a constant")
+			}
 		} else {
 			t = r.tok
 			switch t.kind {
@@ -286,8 +293,15 @@ func evidenceLine(db *mln.DB, r *lineReader) *pos.Error {
 		}
 		r.fail(start, "soft evidence is not supported: remove the weight or probability %s before the atom", start.text)
 	case tIdent, tString:
+		if r.peek().kind == tEq && r.peekAt(1).kind == tLBrace && start.kind == tIdent {
+			return domainLine(db, r)
+		}
 		if r.peek().kind == tEq {
 			return funcLine(db, r)
+		}
+	case tMinus:
+		if r.peek().kind == tMinus {
+			r.fail(start, "\"---\" separates several databases in one pracmln file; put each database in its own .db file")
 		}
 	}
 	nameTok := r.tok
@@ -304,6 +318,41 @@ func evidenceLine(db *mln.DB, r *lineReader) *pos.Error {
 	}
 	r.at = argAt
 	return db.AddAtomAt(d, args, argAt, v, r.pos(start))
+}
+
+// domainLine parses a domain declaration "type = {C1, C2, ...}" (pracmln
+// allows them in databases): the constants join the type's domain.
+func domainLine(db *mln.DB, r *lineReader) *pos.Error {
+	nameTok := r.tok
+	typ := db.MLN().Type(nameTok.text)
+	if typ == nil {
+		r.fail(nameTok, "unknown type %q in a domain declaration; declare it in the .mln file (as a predicate argument type)", nameTok.text)
+	}
+	r.next() // name
+	r.next() // =
+	open := r.tok
+	r.next() // {
+	var consts []string
+	var at []pos.Position
+	for {
+		switch r.tok.kind {
+		case tRBrace:
+			r.next()
+			r.endOfLine()
+			for i, c := range consts {
+				db.AddConstantAt(typ.Index, c, at[i])
+			}
+			return nil
+		case tComma:
+			r.next()
+			continue
+		case tNewline, tEOF:
+			r.fail(open, "missing \"}\" to close the \"{\" of type %q", nameTok.text)
+		}
+		c, t := r.groundConst("a constant, \",\" or \"}\"")
+		consts = append(consts, c)
+		at = append(at, r.pos(t))
+	}
 }
 
 // funcLine parses "C = f(A, B)".
@@ -384,4 +433,40 @@ func ReadQuery(rd io.Reader, name string, m *mln.MLN) ([]*mln.Atom, error) {
 	}
 	r.errs.Sort()
 	return atoms, r.errs.Err()
+}
+
+// ReadDBSets returns a reader of databases, each from a list of files,
+// against a model: the callback of mln.ExpandForData.
+func ReadDBSets(sets [][]string) func(*mln.MLN) ([]*mln.DB, error) {
+	return func(m *mln.MLN) ([]*mln.DB, error) {
+		dbs := make([]*mln.DB, len(sets))
+		for i, files := range sets {
+			var err error
+			if dbs[i], err = ReadDBFiles(m, files...); err != nil {
+				return nil, err
+			}
+		}
+		return dbs, nil
+	}
+}
+
+// pracConst reads a constant of a pracmln database: the adjacent tokens
+// up to the next "," or ")" (pracmln allows '.', '!', ':' and the like in
+// names), an integer in canonical form.
+func (r *lineReader) pracConst() (string, token) {
+	t := r.tok
+	if t.kind == tComma || t.kind == tRParen || t.kind == tNewline || t.kind == tEOF {
+		r.unexpected(t, "a constant")
+	}
+	end := t.end
+	r.next()
+	for r.tok.off == end && r.tok.kind != tComma && r.tok.kind != tRParen && r.tok.kind != tNewline && r.tok.kind != tEOF {
+		end = r.tok.end
+		r.next()
+	}
+	name := r.s.text[t.off:end]
+	if c, msg := parseInt(name); msg == "" {
+		return c, t
+	}
+	return name, t
 }

@@ -71,12 +71,58 @@
 // steps. "succ(succ(t))", "t+2" and "t++ +1" link slices more than one step
 // apart and are positioned errors (the Markov assumption).
 //
+// # Dialects
+//
+// Tuffy, pracmln and LoMRF read Alchemy's format with extensions and, in
+// places, other semantics. ParseWith and ParseFilesWith take the dialect
+// (Options.Dialect, "--dialect alchemy|tuffy|pracmln|lomrf"); by default
+// (mln.DialectAuto) it is detected from the syntax: the earliest construct
+// that only one dialect has decides, and mln.MLN.Dialect records the
+// dialect and why (the construct and its position), for the command to
+// report. DetectDialect does the same for one source. Syntax of two
+// dialects in one model is a warning.
+//
+//   - Tuffy: "*Pred(types)" declares a closed-world predicate; "@2.5 F" is a
+//     fixed weight. Semantics: only starred predicates are closed-world;
+//     every other one is open-world even with evidence (mln.ClosedWorld).
+//   - pracmln: weights written as arithmetic expressions, up to the first
+//     blank as in pracmln ("log(0.9/0.1) bird(x) => flies(x)"; numbers,
+//     the operators + - * and /, parentheses, log, logx (pracmln's:
+//     logx(0) = -100), exp, sqrt); "#fixweight" before a formula (Formula.FixedWeight);
+//     "#group" (ignored) and "#fuzzy" (a warning: the predicate stays
+//     binary, as in pracmln's first-order logic); "?x" variables of its
+//     PRACGrammar, in whose files a name without "?" is a constant
+//     whatever its case; "=/=" for "!="; lowercase constants in type
+//     declarations and (for a pracmln model) in evidence, where names may
+//     hold the characters pracmln allows (FLAKES_00.000_); "#unique{+?a,
+//     +?b}" before a soft formula (the formula gets ?a =/= ?b: an instance
+//     that is never true contributes nothing). Refused with a positioned
+//     message: probability constraints "P(f) = p", "R(f) = p", #unique
+//     before a hard formula, "---" between databases, soft evidence.
+//     pracmln's StandardGrammar binds v tighter than ^; formulas are read
+//     with Alchemy's precedence, with a warning where a pracmln formula
+//     mixes the two without parentheses. Semantics:
+//     pracmln's default world (cw=False): every predicate is open-world,
+//     evidence atoms keep their values.
+//   - LoMRF: definite clauses "[w] Head(args) :- L1 ^ … ^ Lk [.]", head one
+//     positive atom, body a conjunction of literals. As LoMRF infers (its
+//     decomposed predicate completion), each clause is the formula
+//     "[w] L1 ^ … ^ Lk => Head(args)", and for each head predicate P one
+//     hard formula P(_h1,…,_hn) => B1' v … v Bm' is added, Bi' being
+//     clause i's body with its head unified with P(_h1,…,_hn) (equalities
+//     for constants, repeated variables and function terms of the head)
+//     and its other variables existentially quantified. So ground heads
+//     that no clause defines are false. Semantics otherwise Alchemy's.
+//
+// A .db file in any dialect may declare constants, "person = {P1, P2}"
+// (pracmln), adding them to the type's domain.
+//
 // Extensions and restrictions. Tuffy's closed-world marker "*Pred(types)"
 // and fixed weights "@2.5 F" are accepted. Alchemy's "*P(x)" inside a
 // formula (all sign combinations) is kept in the tree as Atom.Star.
 // Not supported, each with its own error message: linked-in functions and
 // internal predicates and functions (<, >, +…), "[ ]" indivisible
-// formulas, utilities (":"), hybrid real-valued terms, #include of .db or
+// formulas, utilities (":"; ":-" is LoMRF's definite clause), hybrid real-valued terms, #include of .db or
 // .cpp files, Forclift's weighted predicate declarations,
 // and "|" / "&" as connectives. Within one formula a quantifier may not
 // rebind a variable name that an enclosing quantifier binds or that occurs

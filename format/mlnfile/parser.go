@@ -30,7 +30,12 @@ var maxRange int64 = 1 << 24
 // On error Parse returns the partial MLN (everything it could make sense of)
 // and a pos.ErrorList sorted by position.
 func Parse(filename string, src []byte) (*mln.MLN, error) {
-	p := newParser(osFS{})
+	return ParseWith(Options{}, filename, src)
+}
+
+// ParseWith is Parse reading the dialect opt names (or detecting it).
+func ParseWith(opt Options, filename string, src []byte) (*mln.MLN, error) {
+	p := newParser(osFS{}, opt)
 	p.parseTop(filename, src)
 	return p.finish()
 }
@@ -44,12 +49,18 @@ func ParseFile(filename string) (*mln.MLN, error) {
 // Alchemy reads "-i a.mln,b.mln": declarations in earlier files are visible
 // in later ones.
 func ParseFiles(filenames ...string) (*mln.MLN, error) {
-	return parseFiles(newParser(osFS{}), filenames)
+	return ParseFilesWith(Options{}, filenames...)
+}
+
+// ParseFilesWith is ParseFiles reading the dialect opt names (or detecting
+// it).
+func ParseFilesWith(opt Options, filenames ...string) (*mln.MLN, error) {
+	return parseFiles(newParser(osFS{}, opt), filenames)
 }
 
 // ParseFS is ParseFiles reading from fsys; #include is resolved within fsys.
 func ParseFS(fsys fs.FS, filenames ...string) (*mln.MLN, error) {
-	return parseFiles(newParser(ioFS{fsys}), filenames)
+	return parseFiles(newParser(ioFS{fsys}, Options{}), filenames)
 }
 
 func parseFiles(p *parser, filenames []string) (*mln.MLN, error) {
@@ -137,14 +148,24 @@ type parser struct {
 	// sawFormula is set once a formula has been parsed (for the warning on
 	// declarations that may be mistyped formulas).
 	sawFormula bool
+
+	dialectState
 }
 
-func newParser(fsys fileSystem) *parser {
+func newParser(fsys fileSystem, opt Options) *parser {
 	b := mln.NewBuilder()
-	return &parser{b: b, m: b.MLN(), fsys: fsys}
+	return &parser{b: b, m: b.MLN(), fsys: fsys, dialectState: dialectState{opt: opt}}
 }
 
-func (p *parser) finish() (*mln.MLN, error) { return p.b.Finish() }
+func (p *parser) finish() (*mln.MLN, error) {
+	p.complete()
+	p.warnMixed()
+	m, err := p.b.Finish()
+	if m != nil {
+		m.Dialect = p.dialectInfo()
+	}
+	return m, err
+}
 
 // plural returns "s" unless n is 1.
 func plural(n int) string {
@@ -196,6 +217,7 @@ func (p *parser) parseTop(filename string, src []byte) {
 // parseSource parses a whole file (top level or included).
 func (p *parser) parseSource(filename string, src []byte) {
 	p.file, p.src, p.s, p.toks, p.i = filename, src, newScanner(src), nil, 0
+	p.prescan(filename, src)
 	for {
 		p.skipNewlines()
 		p.trim()
@@ -350,6 +372,9 @@ func isQuantifier(s string) (exists, ok bool) {
 func (p *parser) statement() {
 	t := p.tok()
 	switch {
+	case t.kind == tIllegal && strings.HasPrefix(t.text, "#") && p.directive():
+	case p.isProbConstraint():
+		p.probConstraint()
 	case t.kind == tInclude:
 		p.include()
 	case t.kind == tIdent && p.peek(1).kind == tEq && p.peek(2).kind == tLBrace:
@@ -433,9 +458,11 @@ func (p *parser) include() {
 	// Parse the included file, then resume here.
 	file, osrc, sc, toks, i := p.file, p.src, p.s, p.toks, p.i
 	p.includes = append(p.includes, key)
+	prac, seq := p.prac, p.fileSeq
 	p.parseSource(target, src)
 	p.includes = p.includes[:len(p.includes)-1]
 	p.file, p.src, p.s, p.toks, p.i = file, osrc, sc, toks, i
+	p.prac, p.fileSeq = prac, seq
 }
 
 // typeDecl parses "name = { C1, C2, ... }" or "name = { 0, ..., 9 }".
@@ -461,8 +488,8 @@ func (p *parser) typeDecl() {
 			p.next()
 			continue
 		case tIdent:
-			if isVarName(t.text) {
-				p.errorf(t, "constant %q in type %q must start with an uppercase letter, be an integer or a \"quoted string\"", t.text, name)
+			if isVarName(t.text) && !p.lowerConstants() {
+				p.errorf(t, "constant %q in type %q must start with an uppercase letter, be an integer or a \"quoted string\" (pracmln allows lowercase constants: --dialect pracmln)", t.text, name)
 			} else {
 				consts = append(consts, t.text)
 				allInts = false
@@ -696,6 +723,9 @@ func (p *parser) tryPredDecl() bool {
 	}
 	p.i += j
 	d := &mln.PredDecl{Name: name, MutexArgs: mutex, ClosedWorld: star, Pos: p.pos(nameTok)}
+	if star {
+		p.mark(mln.DialectTuffy, "Tuffy's closed-world mark *"+name, p.pos(p.toks[p.i-j]))
+	}
 	var argAt []pos.Position
 	for _, a := range args {
 		d.ArgTypes = append(d.ArgTypes, a.text)
@@ -734,13 +764,19 @@ func (p *parser) predNames() []string {
 func (p *parser) formula() {
 	start := p.tok()
 	f := &mln.Formula{Pos: p.pos(start)}
-	if start.kind == tAt {
+	if p.fixNext {
+		f.FixedWeight, p.fixNext = true, false
+	}
+	if w, ok := p.weightExpr(); ok {
+		f.Weight, f.HasWeight = w, true
+	} else if start.kind == tAt {
 		f.FixedWeight = true
 		p.next()
 		if p.tok().kind != tNumber {
 			p.unexpected(p.tok(), "a weight after \"@\"")
 		}
 	}
+	p.nonFiniteWeight()
 	if t := p.tok(); t.kind == tNumber && p.peek(1).kind != tEq && p.peek(1).kind != tNeq {
 		text := t.text
 		p.next()
@@ -763,7 +799,13 @@ func (p *parser) formula() {
 	if k := exprStart.kind; k == tAnd || k == tImplies || k == tIff || isOr(exprStart) && startsFormula(exprStart, p.peek(1)) {
 		p.fail(exprStart, "a formula cannot start with the operator %s; to continue a formula on the next line, end the previous line with the operator", exprStart.text)
 	}
+	si := p.i
 	f.Expr = p.parseExpr()
+	p.warnPracPrecedence(si)
+	if t := p.tok(); t.kind == tIf {
+		p.definiteClause(f, exprStart, t)
+		return
+	}
 	last := p.toks[p.i-1]
 	if t := p.tok(); t.kind == tDot {
 		if f.HasWeight {
@@ -784,8 +826,29 @@ func (p *parser) formula() {
 		p.unexpected(t, "an operator, \".\" or end of line after the formula")
 	}
 	f.Text = strings.TrimSpace(string(p.src[exprStart.off:last.end]))
+	p.applyUnique(f, start)
 	p.sawFormula = true
 	p.b.AddFormula(f)
+}
+
+// nonFiniteWeight fails on a formula whose weight is written nan, inf or
+// infinity (in any case, maybe signed: strconv's spellings), which reads as
+// an identifier followed by the formula.
+func (p *parser) nonFiniteWeight() {
+	t, j := p.tok(), 0
+	if (t.text == "-" || t.text == "+") && p.peek(1).off == t.end {
+		j = 1
+	}
+	w := p.peek(j)
+	switch strings.ToLower(w.text) {
+	case "nan", "inf", "infinity":
+	default:
+		return
+	}
+	if next := p.peek(j + 1); w.kind != tIdent || next.kind == tLParen || atLineEnd(next) {
+		return // a predicate or constant of that name
+	}
+	p.fail(t, "weight %s is not a finite number; give a finite weight, or write a hard formula with a period at its end and no weight", string(p.src[t.off:w.end]))
 }
 
 func (p *parser) isOnlyNumbersToEnd() bool {
@@ -891,11 +954,11 @@ func (p *parser) parseUnary() mln.Expr {
 		atom.Pos = p.pos(t)
 		return atom
 	case tIdent:
-		if exists, ok := isQuantifier(t.text); ok && p.peek(1).kind == tIdent {
+		if exists, ok := isQuantifier(t.text); ok && (p.peek(1).kind == tIdent || p.peek(1).kind == tQuestion) {
 			return p.parseQuantifier(exists)
 		}
 		return p.parseAtomOrEquality()
-	case tNumber, tString, tPlus:
+	case tNumber, tString, tPlus, tQuestion:
 		l := p.parseTerm()
 		return p.finishEquality(l)
 	case tNewline, tEOF:
@@ -913,6 +976,16 @@ func (p *parser) parseQuantifier(exists bool) mln.Expr {
 	var vars []*mln.Var
 	for {
 		t := p.tok()
+		if t.kind == tQuestion {
+			v := p.qVar(false, t)
+			vars = append(vars, &mln.Var{Name: v.Name, Pos: v.Pos})
+			if p.tok().kind != tComma {
+				break
+			}
+			p.next()
+			p.skipNewlines()
+			continue
+		}
 		if t.kind != tIdent {
 			p.unexpected(t, "a variable after "+kw.text)
 		}
@@ -957,7 +1030,11 @@ func (p *parser) parseAtomOrEquality() mln.Expr {
 		return atom
 	}
 	for {
-		atom.Args = append(atom.Args, p.parseTerm())
+		if c, ok := p.pracConstant(); ok {
+			atom.Args = append(atom.Args, c)
+		} else {
+			atom.Args = append(atom.Args, p.parseTerm())
+		}
 		switch c := p.tok(); c.kind {
 		case tComma:
 			p.next()
@@ -1006,12 +1083,19 @@ func (p *parser) parseTerm() mln.Term {
 	switch t.kind {
 	case tPlus:
 		p.next()
+		if q := p.tok(); q.kind == tQuestion {
+			term := p.qVar(true, q)
+			term.Pos = p.pos(t)
+			return term
+		}
 		v := p.tok()
 		if v.kind != tIdent || !isVarName(v.text) || p.peek(1).kind == tLParen {
 			p.fail(t, "\"+\" (per-constant weight) must be followed by a variable")
 		}
 		p.next()
 		return mln.Term{Name: v.text, IsVar: true, PerConstant: true, Pos: p.pos(t)}
+	case tQuestion:
+		return p.qVar(false, t)
 	case tIdent:
 		if p.peek(1).kind == tLParen {
 			if t.text == "succ" && p.m.Func(t.text) == nil {
@@ -1020,7 +1104,7 @@ func (p *parser) parseTerm() mln.Term {
 			return p.parseFuncTerm()
 		}
 		p.next()
-		term := mln.Term{Name: t.text, IsVar: isVarName(t.text), Pos: p.pos(t)}
+		term := mln.Term{Name: t.text, IsVar: isVarName(t.text) && !p.prac, Pos: p.pos(t)}
 		if p.tok().kind == tPlus && term.IsVar {
 			p.parseSuccSuffix(&term)
 		}

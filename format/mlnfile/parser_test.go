@@ -376,7 +376,7 @@ func TestErrors(t *testing.T) {
 		{"unterminated comment", "Smokes(x) /* ...", []string{
 			`e.mln:6:11: comment not terminated: "/*" has no matching "*/"`}},
 		{"lowercase constant in type", "t = {anna, Bob}", []string{
-			`e.mln:6:6: constant "anna" in type "t" must start with an uppercase letter, be an integer or a "quoted string"`}},
+			`e.mln:6:6: constant "anna" in type "t" must start with an uppercase letter, be an integer or a "quoted string" (pracmln allows lowercase constants: --dialect pracmln)`}},
 		{"bad range", "t = {1,...}", []string{
 			"e.mln:6:8: malformed range in type \"t\"; write an integer range as {first,...,last}"}},
 		{"empty range", "t = {5,...,1}", []string{

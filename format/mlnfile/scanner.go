@@ -176,6 +176,11 @@ func (s *scanner) next() token {
 			kind = tAt
 		case ':':
 			kind = tColon
+			if s.peekAt(1) == '-' {
+				kind, n = tIf, 2
+			}
+		case '/':
+			kind = tSlash
 		case '!':
 			kind = tNot
 			if s.peekAt(1) == '=' {
@@ -185,6 +190,8 @@ func (s *scanner) next() token {
 			kind = tEq
 			if s.peekAt(1) == '>' {
 				kind, n = tImplies, 2
+			} else if s.peekAt(1) == '/' && s.peekAt(2) == '=' {
+				kind, n = tNeq, 3 // pracmln's "=/="
 			}
 		case '<':
 			kind = tLt
@@ -199,6 +206,8 @@ func (s *scanner) next() token {
 		case '-':
 			if s.peekAt(1) == '>' {
 				n = 2 // "->", reported with a hint
+			} else {
+				kind = tMinus
 			}
 		case '|', '&':
 			if s.peekAt(1) == c {

@@ -2,6 +2,7 @@ package mlnfile
 
 import (
 	"bytes"
+	"github.com/lifted-dev/lifted/internal/shareddata"
 	"io/fs"
 	"os"
 	"path"
@@ -18,12 +19,12 @@ import (
 // SOURCE.txt). Every file in it must be listed below: as an MLN that
 // parses, as evidence or a query that reads against a named MLN, as an
 // expected failure with the reason, or as a file that is neither.
-const sharedRoot = "../../../shared/data/mln"
+var sharedRoot = shareddata.Path("mln")
 
 func sharedDir(t *testing.T) string {
 	t.Helper()
 	if _, err := os.Stat(sharedRoot); err != nil {
-		t.Skipf("shared MLN corpus not found at %s (%v); skipping the tests on real files", sharedRoot, err)
+		shareddata.Skipf(t, "shared MLN corpus not found at %s (%v); skipping the tests on real files", sharedRoot, err)
 	}
 	return sharedRoot
 }

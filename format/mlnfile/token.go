@@ -37,6 +37,9 @@ const (
 	tGt               // >
 	tLe               // <=
 	tGe               // >=
+	tIf               // :- (LoMRF's definite clauses)
+	tSlash            // / (pracmln's weight expressions)
+	tMinus            // - not starting a number (pracmln's weight expressions)
 	tIllegal          // anything else; text holds the offending input
 )
 
@@ -71,6 +74,9 @@ var tokNames = [...]string{
 	tGt:       `">"`,
 	tLe:       `"<="`,
 	tGe:       `">="`,
+	tIf:       `":-"`,
+	tSlash:    `"/"`,
+	tMinus:    `"-"`,
 	tIllegal:  "illegal character",
 }
 

@@ -2,6 +2,7 @@ package uai
 
 import (
 	"bytes"
+	"github.com/lifted-dev/lifted/internal/shareddata"
 	"math"
 	"os"
 	"path/filepath"
@@ -12,21 +13,21 @@ import (
 )
 
 // sharedDir holds the UAI 2014 benchmark subset shared by the project.
-const sharedDir = "../../../shared/data/uai"
+var sharedDir = shareddata.Path("uai")
 
 // sharedFiles returns the files in sharedDir matching pattern, skipping the
 // test when the directory is absent.
 func sharedFiles(t *testing.T, pattern string) []string {
 	t.Helper()
 	if _, err := os.Stat(sharedDir); err != nil {
-		t.Skipf("shared UAI data not found at %s (%v); only the testdata/ fixtures are tested", sharedDir, err)
+		shareddata.Skipf(t, "shared UAI data not found at %s (%v); only the testdata/ fixtures are tested", sharedDir, err)
 	}
 	files, err := filepath.Glob(filepath.Join(sharedDir, pattern))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(files) == 0 {
-		t.Skipf("no %s files in %s", pattern, sharedDir)
+		shareddata.Skipf(t, "no %s files in %s", pattern, sharedDir)
 	}
 	return files
 }

@@ -5,13 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"path/filepath"
 	"testing"
 
 	"github.com/lifted-dev/lifted/fg"
 	"github.com/lifted-dev/lifted/format"
 	"github.com/lifted-dev/lifted/infer/bp"
 	"github.com/lifted-dev/lifted/internal/gen"
+	"github.com/lifted-dev/lifted/internal/shareddata"
 	"github.com/lifted-dev/lifted/lift"
 )
 
@@ -66,7 +66,7 @@ func BenchmarkBP(b *testing.B) {
 // for profiling the engine on real models (go test -bench UAI -cpuprofile).
 func BenchmarkUAI(b *testing.B) {
 	for _, m := range []string{"linkage_16", "Promedus_11", "Promedus_14"} {
-		path := filepath.Join("..", "..", "..", "shared", "data", "uai", m+".uai")
+		path := shareddata.Need(b, "uai", m+".uai")
 		mod, err := format.Load(path, format.Options{})
 		if err != nil {
 			b.Skipf("%s: %v (../shared/data is not beside the repository)", m, err)

@@ -13,6 +13,7 @@ import (
 	"github.com/lifted-dev/lifted/format/uai"
 	"github.com/lifted-dev/lifted/internal/brute"
 	"github.com/lifted-dev/lifted/internal/gen"
+	"github.com/lifted-dev/lifted/internal/shareddata"
 	"github.com/lifted-dev/lifted/lift"
 )
 
@@ -203,11 +204,8 @@ func TestLinearMatchesLogDomainShared(t *testing.T) {
 		t.Skip("about 10 s per model; skipped with -short")
 	}
 	for _, name := range []string{"linkage_16", "Promedus_11", "Promedus_14"} {
-		path := "../../../shared/data/uai/" + name + ".uai"
+		path := shareddata.Need(t, "uai", name+".uai")
 		m, err := format.Load(path, format.Options{})
-		if errors.Is(err, os.ErrNotExist) {
-			t.Skipf("%s absent (no ../shared checkout); skipping", path)
-		}
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/lifted-dev/lifted/infer"
+	"github.com/lifted-dev/lifted/infer/jtree"
 	"github.com/lifted-dev/lifted/lift"
 )
 
@@ -24,6 +25,9 @@ type Auto struct {
 	// SamplerTime is the time MC-SAT gets when BP does not converge
 	// (0: DefaultSamplerTime).
 	SamplerTime time.Duration
+	// JTree holds the junction tree's limits for the ground path, the
+	// whole graph's and each component's (zero: jtree's defaults).
+	JTree jtree.JTree
 }
 
 // Run runs the fallback: on a bare counted graph there is no first-order

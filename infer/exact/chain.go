@@ -3,6 +3,7 @@ package exact
 import (
 	"context"
 	"fmt"
+	"math"
 	"strings"
 	"time"
 
@@ -31,8 +32,11 @@ const DefaultSamplerTime = 30 * time.Second
 // ground picks a method for the ground graph g under ev (nil: none),
 // after why (what was tried before, "" for none): enumeration when g has
 // at most TinyStates joint states, the junction tree when its min-fill
-// plan fits jtree's default limits, else lifted BP with its fallbacks and
-// then MC-SAT (bpChain).
+// plan fits jtree's limits (a.JTree), else lifted BP with its fallbacks
+// and then MC-SAT (bpChain). For marginals and log Z, a graph larger than
+// TinyStates states whose unobserved variables fall into two or more
+// connected components is answered component by component instead
+// (byComponents), each by the first of the same methods that fits it.
 func (a *Auto) ground(ctx context.Context, g *fg.Graph, ev fg.Evidence, q infer.Query, why string) (infer.Choice, error) {
 	join := func(s string) string {
 		if why == "" {
@@ -40,11 +44,24 @@ func (a *Auto) ground(ctx context.Context, g *fg.Graph, ev fg.Evidence, q infer.
 		}
 		return why + "; " + s
 	}
-	if s := States(g, ev); s <= TinyStates && q.Task != infer.MAP {
+	s := States(g, ev)
+	if s <= TinyStates && q.Task != infer.MAP {
 		return infer.Choice{Name: "enumerate", Algorithm: Enumerate{MaxStates: DefaultMaxStates},
 			Reason: join(fmt.Sprintf("the grounding has %.0f joint states, so exact by enumeration", s))}, nil
 	}
-	j := jtree.JTree{}
+	if q.Task != infer.MAP {
+		comps, err := g.Components(ev)
+		if err != nil {
+			return infer.Choice{}, err
+		}
+		if comps.Len() >= 2 {
+			// Each component by the cheapest method that fits it
+			// (byComponents); its answer says which answered.
+			return infer.Choice{Name: "components", Algorithm: &byComponents{auto: a},
+				Reason: join(fmt.Sprintf("the grounding has %s joint states in %d connected components given the evidence, each answered by the cheapest method that fits it", statesText(s), comps.Len()))}, nil
+		}
+	}
+	j := a.JTree
 	p, err := j.CheckWithin(ctx, g, ev, planWork)
 	if ctx.Err() != nil {
 		return infer.Choice{}, ctx.Err()
@@ -153,4 +170,12 @@ func (b *bpChain) Run(ctx context.Context, c *lift.Compressed, q infer.Query) (*
 	s.Stats.Method = "mcsat"
 	s.Stats.MethodReason = fmt.Sprintf("%s; MC-SAT within %v (mixed only by the diagnostics' rule: rank-normalised R-hat < 1.01, bulk and tail ESS >= 100 per chain)", bpFailed, st)
 	return s, nil
+}
+
+// statesText writes a number of joint states (+Inf past 2^1023).
+func statesText(s float64) string {
+	if math.IsInf(s, 1) {
+		return "more than 2^1023"
+	}
+	return fmt.Sprintf("%.3g", s)
 }

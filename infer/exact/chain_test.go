@@ -17,6 +17,7 @@ import (
 	"github.com/lifted-dev/lifted/infer"
 	"github.com/lifted-dev/lifted/infer/exact"
 	"github.com/lifted-dev/lifted/internal/brute"
+	"github.com/lifted-dev/lifted/internal/shareddata"
 	"github.com/lifted-dev/lifted/lift"
 )
 
@@ -185,7 +186,7 @@ func TestAutoGrids11Answers(t *testing.T) {
 	if testing.Short() {
 		t.Skip("several seconds")
 	}
-	path := "../../../shared/data/uai/Grids_11.uai"
+	path := shareddata.Need(t, "uai", "Grids_11.uai")
 	f, err := os.Open(path)
 	if err != nil {
 		t.Skipf("shared UAI data not found (%v)", err)

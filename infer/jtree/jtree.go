@@ -43,6 +43,7 @@ type TooLargeError struct {
 	Prop  string  // the property that raises the limit
 }
 
+// Error returns the message of the TooLargeError.
 func (e *TooLargeError) Error() string {
 	return fmt.Sprintf("jtree: the min-fill elimination order has %s: the %s exceeds the limit of %s entries (%s); raise it with --prop %s=N, or use an approximate method (bp, gibbs, mcsat)",
 		e.Plan.Describe(), e.What, Count(e.Limit), Bytes(8*e.Limit), e.Prop)

@@ -14,6 +14,7 @@ import (
 	"github.com/lifted-dev/lifted/format/uai"
 	"github.com/lifted-dev/lifted/infer"
 	"github.com/lifted-dev/lifted/infer/jtree"
+	"github.com/lifted-dev/lifted/internal/shareddata"
 	"github.com/lifted-dev/lifted/lift"
 )
 
@@ -311,10 +312,7 @@ func TestRefusesLargeModel(t *testing.T) {
 // UAI 2014 models that SOURCE.txt lists as verified (libDAI's JTREE
 // agrees with them); models over the default limit must be refused.
 func TestSharedUAI(t *testing.T) {
-	dir := "../../../shared/data/uai"
-	if _, err := os.Stat(dir); err != nil {
-		t.Skipf("shared UAI data not found at %s (%v)", dir, err)
-	}
+	dir := shareddata.Need(t, "uai")
 	verified := []string{"Grids_11", "Grids_12", "Pedigree_11", "Promedus_11", "Promedus_14", "Segmentation_11",
 		"Segmentation_12", "ObjectDetection_11", "Alchemy_11", "CSP_11", "DBN_11"}
 	if testing.Short() {

@@ -7,13 +7,14 @@ import (
 
 	"github.com/lifted-dev/lifted/format/uai"
 	"github.com/lifted-dev/lifted/infer/jtree"
+	"github.com/lifted-dev/lifted/internal/shareddata"
 )
 
 // TestPlanTieBreaks: trying both tie-breaks of min-fill keeps Pedigree_11
 // (no evidence) at treewidth 21, a 2^22-entry table; the smallest-table
 // tie-break alone gives treewidth 24 (2^25 entries).
 func TestPlanTieBreaks(t *testing.T) {
-	path := "../../../shared/data/uai/Pedigree_11.uai"
+	path := shareddata.Need(t, "uai", "Pedigree_11.uai")
 	f, err := os.Open(path)
 	if err != nil {
 		t.Skipf("shared UAI data not found (%v)", err)

@@ -8,11 +8,12 @@ import (
 	"github.com/lifted-dev/lifted/format/uai"
 	"github.com/lifted-dev/lifted/infer"
 	"github.com/lifted-dev/lifted/infer/jtree"
+	"github.com/lifted-dev/lifted/internal/shareddata"
 	"github.com/lifted-dev/lifted/lift"
 )
 
 func BenchmarkSegmentation11(b *testing.B) {
-	path := "../../../shared/data/uai/Segmentation_11.uai"
+	path := shareddata.Need(b, "uai", "Segmentation_11.uai")
 	f, err := os.Open(path)
 	if err != nil {
 		b.Skip(err)

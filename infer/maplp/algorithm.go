@@ -16,7 +16,8 @@ import (
 // its own Symmetry). Its Answer has Assignment, Stats.Objective (the log
 // score of the world), Stats.Bound and Stats.Gap, the LP sizes and cut
 // counts; Converged is false when the cutting planes stopped at
-// max-rounds with inequalities still violated.
+// max-rounds with inequalities still violated and the world is not proved
+// optimal.
 type Algorithm struct {
 	Config    Config
 	TimeLimit time.Duration
@@ -56,7 +57,10 @@ func (a Algorithm) Run(ctx context.Context, c *lift.Compressed, q infer.Query) (
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	obj, bound, gap := res.Objective, res.Bound, res.Gap
-	converged := cfg.Relaxation != Cycle || res.CutsDone
+	// Converged: the relaxation asked for is solved (no violated cycle
+	// inequality left), or the world is proved a MAP world (an integral
+	// LP optimum: gap 0), whatever cuts remained.
+	converged := cfg.Relaxation != Cycle || res.CutsDone || res.Optimal
 	if cfg.ILP {
 		converged = res.Optimal
 	}

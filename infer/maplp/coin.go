@@ -18,6 +18,7 @@ import (
 // coinor-libclp-dev): the tests' independent oracle for the LOCAL LP.
 type Clp struct{}
 
+// Name names the Clp solver as the solver property takes it.
 func (Clp) Name() string { return "clp" }
 
 // csc is p in the column-major form COIN's loadProblem takes.
@@ -69,6 +70,7 @@ func ptr[T any](s []T) *T {
 	return &s[0]
 }
 
+// Solve solves the LP p with the Clp solver.
 func (Clp) Solve(ctx context.Context, p *LP) (*Solution, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err

@@ -32,6 +32,8 @@ type LP struct {
 
 // NumCols is the number of LP variables; NumRows the number of constraints.
 func (lp *LP) NumCols() int { return len(lp.Obj) }
+
+// NumRows is the number of constraints.
 func (lp *LP) NumRows() int { return len(lp.RHS) }
 
 // AddCol appends a variable with objective coefficient c and upper bound u.
@@ -104,11 +106,13 @@ func (lp *LP) truncate(n int) {
 type Status int8
 
 const (
+	// Optimal: the LP was solved to optimality.
 	Optimal    Status = iota
 	Infeasible        // no x satisfies the constraints
 	Stopped           // iteration or time limit, or cancelled: X is the last iterate
 )
 
+// String names the status.
 func (s Status) String() string {
 	switch s {
 	case Optimal:

@@ -16,6 +16,7 @@ import (
 // search, or nauty in builds with -tags nauty). Valid for LOCAL and CYCLE.
 type Orbits struct{ Options orbit.Options }
 
+// Group partitions the variables and factors of g given ev by the Orbits symmetry.
 func (o Orbits) Group(ctx context.Context, g *fg.Graph, ev fg.Evidence) (*Partition, error) {
 	r, err := orbit.FactorGraph(ctx, g, ev, o.Options)
 	if err != nil {
@@ -34,6 +35,7 @@ type Renaming struct{ Grounding *ground.Grounding }
 // ErrRenamingNeedsMLN is returned by Renaming on a bare factor graph.
 var ErrRenamingNeedsMLN = errors.New("maplp: symmetry renaming is read off a Markov logic network's constants; on a factor graph use orbits")
 
+// Group partitions the variables and factors of g given ev by the Renaming symmetry.
 func (r Renaming) Group(ctx context.Context, g *fg.Graph, _ fg.Evidence) (*Partition, error) {
 	if r.Grounding == nil {
 		return nil, ErrRenamingNeedsMLN

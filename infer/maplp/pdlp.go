@@ -25,6 +25,7 @@ type PDLP struct {
 	MaxIter int
 }
 
+// Name names the PDLP solver as the solver property takes it.
 func (PDLP) Name() string { return "pdlp" }
 
 // Solve minimises −Obj·x subject to the rows, written as Kx (=, ≥) q: an

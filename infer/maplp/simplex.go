@@ -20,6 +20,7 @@ type Solver interface {
 // entries (default 4e7).
 type Simplex struct{ MaxCells int }
 
+// Name names the Simplex solver as the solver property takes it.
 func (Simplex) Name() string { return "simplex" }
 
 // Solve converts p to standard form, min c·x s.t. Ax = b ≥ 0, x ≥ 0:

@@ -152,6 +152,9 @@ func Solve(ctx context.Context, g *fg.Graph, ev fg.Evidence, cfg Config) (*Resul
 				return nil, err
 			} // a stabiliser that does not fix its variable: ground separation
 		}
+		// A graph without cycles (no edge between two variables of
+		// factors that could close one) has no cycle inequality to violate.
+		res.CutsDone = sep.numEdges() == 0
 		for r := 1; r <= cfg.MaxRounds && sep.numEdges() > 0; r++ {
 			cuts, err := sep.separate(ctx, sol.X, cfg.Tol, cfg.MaxCuts)
 			if err != nil && ctx.Err() != nil {

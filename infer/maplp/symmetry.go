@@ -44,6 +44,7 @@ type Symmetry interface {
 // (the ground LP).
 type None struct{}
 
+// Group partitions the variables and factors of g given ev by the None symmetry.
 func (None) Group(_ context.Context, g *fg.Graph, _ fg.Evidence) (*Partition, error) {
 	p := &Partition{VarClass: make([]int32, g.NumVars()), FactorClass: make([]int32, g.NumFactors()),
 		NumVarClasses: g.NumVars(), NumFactorClasses: g.NumFactors(), Orbits: true}
@@ -67,6 +68,7 @@ func (None) Group(_ context.Context, g *fg.Graph, _ fg.Evidence) (*Partition, er
 // below the MAP value.
 type Colour struct{}
 
+// Group partitions the variables and factors of g given ev by the Colour symmetry.
 func (Colour) Group(ctx context.Context, g *fg.Graph, ev fg.Evidence) (*Partition, error) {
 	col, err := lift.ColourPassing{}.Refine(ctx, g, ev, lift.Options{Mode: lift.Positional})
 	if err != nil {

@@ -16,6 +16,14 @@ import (
 // and the paper they follow recommends at least four.
 const DefaultChains = 8
 
+// ProbTol is the absolute precision to which the diagnostics judge a
+// marginal probability (diag.SummariseTol): conditionals that differ by
+// less are one value. The standard errors and the calibration's 1/N are
+// far above it; without it, an atom whose conditional stays below 1e-12
+// in every chain (most advisedBy atoms of UW-CSE) was "frozen" because a
+// neighbour made it 9e-13 in one chain and 2e-12 in another.
+const ProbTol = 1e-9
+
 // defaultChains returns the number of chains to run for Config.Chains n.
 func defaultChains(n int) int {
 	if n > 0 {
@@ -120,7 +128,11 @@ func (res *Result) diagnose(runs []*chainRun, sel []int, off []int, k Kernel) {
 				for c, t := range ts {
 					cols[c] = t.Column(j)
 				}
-				sums[j] = diag.Summarise(cols)
+				tol := 0.0
+				if j < len(sel) {
+					tol = ProbTol
+				}
+				sums[j] = diag.SummariseTol(cols, tol)
 			}
 		}()
 	}

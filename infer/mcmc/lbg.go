@@ -196,7 +196,7 @@ func (s lbgSampler) sample(ctx context.Context, m *infer.Model, q infer.Query, o
 	}
 	res, err := SampleLBG(ctx, md, cfg)
 	if err != nil {
-		return nil, nil, fmt.Errorf("lbg: %w", err)
+		return nil, nil, lbgError(err)
 	}
 	return md, res, nil
 }
@@ -249,4 +249,13 @@ func init() {
 		},
 	}
 	infer.Register(lm)
+}
+
+// lbgError prefixes err with "lbg: " unless package lbg's message already
+// starts so (no "lbg: lbg:").
+func lbgError(err error) error {
+	if strings.HasPrefix(err.Error(), "lbg: ") {
+		return err
+	}
+	return fmt.Errorf("lbg: %w", err)
 }

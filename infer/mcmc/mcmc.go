@@ -28,6 +28,18 @@
 // constraints, and so do blocked Gibbs's blocks where a block holds the
 // constrained variables (gibbs.NewBlocking grows blocks along shared
 // factors).
+//
+// MC-SAT (gibbs.Chain.MCSAT) slices only the factors that couple two or
+// more unobserved variables; unit factors are each variable's field, the
+// weights of its draws on the satisfying worlds (sliced, an atom with many
+// unit clauses pulling both ways flips at the rate e^{−Σw} of the side it
+// is on, and UW-CSE's chains froze). Its sweeps redraw single variables,
+// the variables of constrained factors jointly, and, when cheap
+// (Config.SatBlocks), NewBlocking's blocks jointly; every move leaves the
+// step's distribution on the satisfying worlds invariant, so the chain's
+// stationary distribution is the model's (gibbs's TestMCSATInvariant:
+// one step from exact draws, chi-square). experiments/sampling/MCSAT.md
+// has the figures.
 package mcmc
 
 import (
@@ -79,6 +91,15 @@ const (
 	DefaultBlockStates = 1 << 12
 )
 
+// SatBlocks says whether MC-SAT sweeps redraw blocks (Config.SatBlocks).
+type SatBlocks uint8
+
+const (
+	SatBlocksAuto SatBlocks = iota
+	SatBlocksOn
+	SatBlocksOff
+)
+
 // Config configures a sampling run.
 type Config struct {
 	Kernel Kernel
@@ -91,13 +112,19 @@ type Config struct {
 	// TimeLimit, when positive, stops every chain after that long (its
 	// samples so far are kept).
 	TimeLimit time.Duration
-	// SatSweeps is the number of uniform sweeps of an MC-SAT step
-	// (default 1).
+	// SatSweeps is the number of sweeps over the satisfying worlds of an
+	// MC-SAT step (default 1).
 	SatSweeps int
 	// BlockProb is the probability with which an MC-SAT step redraws a
 	// constrained factor as a block when single moves could reach its
 	// allowed states (gibbs.Chain.MCSAT); 0 means the default, 0.1.
 	BlockProb float64
+	// SatBlocks adds to every MC-SAT sweep a blocked move over the
+	// blocks of gibbs.NewBlocking (BlockSize, BlockStates), each drawn
+	// on the satisfying worlds of the step (gibbs.Chain.MCSATBlocks):
+	// SatBlocksOn, SatBlocksOff, or SatBlocksAuto (0), on when the
+	// blocks' joint states number at most 64 per unobserved variable.
+	SatBlocks SatBlocks
 	// BlockSize and BlockStates bound blocked Gibbs's blocks: at most
 	// BlockSize variables and BlockStates joint states each (a single
 	// variable with more states is a block of its own); 0 means
@@ -151,6 +178,7 @@ type StartError struct {
 	Err *gibbs.UnsatError
 }
 
+// Error returns the message of the StartError.
 func (e *StartError) Error() string {
 	if e.Err.Moves < 0 {
 		return fmt.Sprintf("the hard constraints (zero entries) cannot all hold given the evidence: factor %d is zero whatever its unobserved variables are", e.Err.Factor)
@@ -158,6 +186,7 @@ func (e *StartError) Error() string {
 	return fmt.Sprintf("found no world satisfying the hard constraints (zero entries) in %d WalkSAT moves (factor %d still zero): they are unsatisfiable given the evidence, or too hard for the search", e.Err.Moves, e.Err.Factor)
 }
 
+// Unwrap returns the error the StartError wraps.
 func (e *StartError) Unwrap() error { return e.Err }
 
 // chainRun is one chain's running sums, read by the progress reporter
@@ -193,20 +222,18 @@ func Sample(ctx context.Context, g *fg.Graph, ev fg.Evidence, cfg Config) (*Resu
 	if cfg.BlockProb <= 0 {
 		cfg.BlockProb = 0.1
 	}
-	if cfg.BlockSize <= 0 {
-		cfg.BlockSize = DefaultBlockSize
-	}
-	if cfg.BlockStates <= 0 {
-		cfg.BlockStates = DefaultBlockStates
-	}
-	if ev == nil {
-		ev = fg.NoEvidence(g.NumVars())
-	}
+	ev = cfg.blockDefaults(g, ev)
 	var bk *gibbs.Blocking
-	if cfg.Kernel == BGibbs {
+	if cfg.Kernel == BGibbs || cfg.Kernel == MCSAT && cfg.SatBlocks != SatBlocksOff {
 		var err error
-		if bk, err = gibbs.NewBlocking(g, ev, cfg.BlockSize, cfg.BlockStates); err != nil {
+		bk, err = gibbs.NewBlocking(g, ev, cfg.BlockSize, cfg.BlockStates)
+		switch {
+		case err != nil && cfg.Kernel == MCSAT && cfg.SatBlocks == SatBlocksAuto:
+			bk = nil // a tied unit too large: MC-SAT's factor blocks cross it
+		case err != nil:
 			return nil, err
+		case cfg.Kernel == MCSAT && cfg.SatBlocks == SatBlocksAuto && !cheapBlocks(bk):
+			bk = nil
 		}
 	}
 	var deadline time.Time
@@ -224,24 +251,26 @@ func Sample(ctx context.Context, g *fg.Graph, ev fg.Evidence, cfg Config) (*Resu
 	if err != nil {
 		return nil, err
 	}
-	if bk != nil {
+	if bk != nil && cfg.Kernel == BGibbs {
 		res.Clusters = len(bk.Blocks)
 	}
-	res.Off = make([]int, g.NumVars()+1)
-	for v := range g.NumVars() {
-		res.Off[v+1] = res.Off[v] + int(g.Card[v])
-	}
-	res.Mean = make([]float64, res.Off[g.NumVars()])
-	for _, r := range runs {
-		for i, s := range r.sum {
-			res.Mean[i] += s
-		}
-	}
-	for i := range res.Mean {
-		res.Mean[i] /= float64(res.Samples)
-	}
+	res.average(g, runs)
 	res.diagnose(runs, sel, res.Off, cfg.Kernel)
 	return res, nil
+}
+
+// cheapBlocks reports whether a sweep over bk's blocks makes at most 256
+// table reads per unobserved variable (Blocking.Work; SatBlocksAuto): on
+// the dishes model (experiments/sampling/mcsat, 76 per variable) blocked
+// moves raise the ESS per CPU second 13-fold; on UW-CSE (1,380 per
+// variable: 256-state blocks of atoms in 180 factors each) they cost six
+// times the rest of the step.
+func cheapBlocks(bk *gibbs.Blocking) bool {
+	n := 0
+	for _, b := range bk.Blocks {
+		n += len(b)
+	}
+	return bk.Work() <= 256*n
 }
 
 // runChain runs chain k, seeded with (seed, k); bk is blocked Gibbs's
@@ -260,7 +289,7 @@ func runChain(ctx context.Context, g *fg.Graph, ev fg.Evidence, bk *gibbs.Blocki
 	return r.loop(ctx, cfg, deadline, size, sel, nc, ch.LogScore, func(cond []float64) error {
 		switch cfg.Kernel {
 		case MCSAT:
-			ch.MCSAT(rng, cfg.SatSweeps, cfg.BlockProb)
+			ch.MCSATBlocks(rng, cfg.SatSweeps, cfg.BlockProb, bk)
 			if cond != nil {
 				ch.Conditionals(cond)
 			}
@@ -536,8 +565,17 @@ func newSampler(m infer.Method, k Kernel, p infer.Properties) (infer.Algorithm, 
 		if !(cfg.BlockProb > 0 && cfg.BlockProb <= 1) {
 			return nil, &infer.PropertyError{Method: m.Name, Name: "block-prob", Msg: fmt.Sprintf("must be in (0, 1], got %v", cfg.BlockProb)}
 		}
+		switch sb := p.String(m, "sat-blocks"); sb {
+		case "auto":
+		case "on":
+			cfg.SatBlocks = SatBlocksOn
+		case "off":
+			cfg.SatBlocks = SatBlocksOff
+		default:
+			return nil, &infer.PropertyError{Method: m.Name, Name: "sat-blocks", Value: sb, Msg: fmt.Sprintf("must be auto, on or off, got %q", sb)}
+		}
 	}
-	if k == BGibbs {
+	if k == BGibbs || k == MCSAT {
 		if cfg.BlockSize, err = p.Int(m, "block-size"); err != nil {
 			return nil, err
 		}
@@ -579,11 +617,14 @@ func init() {
 	}
 	mm = infer.Method{
 		Name:    "mcsat",
-		Summary: "MC-SAT (slice sampling with uniform SampleSAT moves): exact with hard formulas and zeros",
+		Summary: "MC-SAT (slice sampling; SampleSAT-style moves on the satisfying worlds, unit clauses as weights, blocked moves): exact with hard formulas and zeros",
 		Tasks:   []infer.Task{infer.Marginals},
 		Props: append(append([]infer.Property(nil), props...),
 			infer.Property{Name: "sat-sweeps", Default: "1", Help: "uniform sweeps over the satisfying worlds per step"},
-			infer.Property{Name: "block-prob", Default: "0.1", Help: "probability of a block move on a constrained factor that single moves could serve"}),
+			infer.Property{Name: "block-prob", Default: "0.1", Help: "probability of a block move on a constrained factor that single moves could serve"},
+			infer.Property{Name: "sat-blocks", Default: "auto", Help: "blocked moves over the satisfying worlds each sweep (blocks as bgibbs's, block-size and block-states): on, off, or auto (on when a sweep over the blocks makes at most 256 table reads per variable)"},
+			infer.Property{Name: "block-size", Default: strconv.Itoa(DefaultBlockSize), Help: "most variables in a block of sat-blocks"},
+			infer.Property{Name: "block-states", Default: strconv.Itoa(DefaultBlockStates), Help: "most joint states of a block of sat-blocks"}),
 		New: func(p infer.Properties) (infer.Algorithm, error) { return newSampler(mm, MCSAT, p) },
 	}
 	bm = infer.Method{
@@ -721,4 +762,37 @@ func (r *chainRun) loop(ctx context.Context, cfg Config, deadline time.Time, siz
 		r.record(keep, cond, point, cfg.Trace)
 	}
 	return nil
+}
+
+// average sets Off (g's variables' states in the flat vectors) and Mean,
+// the average over all chains' kept steps of the conditionals they summed.
+func (res *Result) average(g *fg.Graph, runs []*chainRun) {
+	res.Off = make([]int, g.NumVars()+1)
+	for v := range g.NumVars() {
+		res.Off[v+1] = res.Off[v] + int(g.Card[v])
+	}
+	res.Mean = make([]float64, res.Off[g.NumVars()])
+	for _, r := range runs {
+		for i, s := range r.sum {
+			res.Mean[i] += s
+		}
+	}
+	for i := range res.Mean {
+		res.Mean[i] /= float64(res.Samples)
+	}
+}
+
+// blockDefaults fills the block limits left 0 with DefaultBlockSize and
+// DefaultBlockStates and returns ev, or no evidence for g when ev is nil.
+func (cfg *Config) blockDefaults(g *fg.Graph, ev fg.Evidence) fg.Evidence {
+	if cfg.BlockSize <= 0 {
+		cfg.BlockSize = DefaultBlockSize
+	}
+	if cfg.BlockStates <= 0 {
+		cfg.BlockStates = DefaultBlockStates
+	}
+	if ev == nil {
+		ev = fg.NoEvidence(g.NumVars())
+	}
+	return ev
 }

@@ -92,15 +92,7 @@ func SampleTempering(ctx context.Context, g *fg.Graph, ev fg.Evidence, cfg Confi
 		return nil, errors.New("tempering: samples must be positive (or 0 with a time limit)")
 	}
 	nc := defaultChains(cfg.Chains)
-	if cfg.BlockSize <= 0 {
-		cfg.BlockSize = DefaultBlockSize
-	}
-	if cfg.BlockStates <= 0 {
-		cfg.BlockStates = DefaultBlockStates
-	}
-	if ev == nil {
-		ev = fg.NoEvidence(g.NumVars())
-	}
+	ev = cfg.blockDefaults(g, ev)
 	var bk *gibbs.Blocking
 	if tp.Base == BGibbs {
 		var err error
@@ -183,19 +175,7 @@ func SampleTempering(ctx context.Context, g *fg.Graph, ev fg.Evidence, cfg Confi
 	if bk != nil {
 		res.Clusters = len(bk.Blocks)
 	}
-	res.Off = make([]int, g.NumVars()+1)
-	for v := range g.NumVars() {
-		res.Off[v+1] = res.Off[v] + int(g.Card[v])
-	}
-	res.Mean = make([]float64, res.Off[g.NumVars()])
-	for _, r := range runs {
-		for i, s := range r.sum {
-			res.Mean[i] += s
-		}
-	}
-	for i := range res.Mean {
-		res.Mean[i] /= float64(res.Samples)
-	}
+	res.average(g, runs)
 	res.SwapRates = make([]float64, R-1)
 	for i := range res.SwapRates {
 		if n := tried[i].Load(); n > 0 {

@@ -14,8 +14,10 @@ import (
 // Algorithm is the infer.Algorithm "maxwalksat": MAP queries only, on the
 // ground graph (the trivial compression). Its Answer has Assignment (a
 // state per ground variable), no beliefs, no log Z, and Stats.Objective
-// (the log score of the world), BPIterations (the flips) and Converged
-// (true: a local search has no convergence to miss).
+// (the log score of the world), BPIterations (the flips), Converged
+// (true: a local search has no convergence to miss) and the components
+// (number, exactly solved, size histogram). q.Workers components are
+// searched at once.
 type Algorithm struct{ Config Config }
 
 // Run searches c.Ground with c's evidence, seeded by q.Seed.
@@ -33,6 +35,7 @@ func (a Algorithm) Run(ctx context.Context, c *lift.Compressed, q infer.Query) (
 	}
 	cfg := a.Config
 	cfg.Seed = q.Seed
+	cfg.Workers = q.Workers
 	res, err := Solve(ctx, g, ev, cfg)
 	if err != nil {
 		return nil, err
@@ -40,7 +43,8 @@ func (a Algorithm) Run(ctx context.Context, c *lift.Compressed, q infer.Query) (
 	obj := res.Objective
 	return &infer.Answer{
 		Graph: c, Task: q.Task, Assignment: res.X, LogZKind: infer.NoLogZ, Converged: true,
-		Stats: infer.Stats{Converged: true, BPIterations: int(res.Flips), Objective: &obj, Interrupted: res.Interrupted},
+		Stats: infer.Stats{Converged: true, BPIterations: int(res.Flips), Objective: &obj, Interrupted: res.Interrupted,
+			Components: res.Components, ExactComponents: res.Exact, ComponentSizes: res.Sizes},
 	}, nil
 }
 
@@ -54,6 +58,8 @@ func init() {
 			{Name: "max-flips", Default: "100000", Help: "steps per try"},
 			{Name: "noise", Default: "0.5", Help: "probability of a random-walk step"},
 			{Name: "time-limit", Default: "0", Help: "stop after this long, keeping the best world, e.g. 30s (0: none)"},
+			{Name: "components", Default: "true", Help: "search each connected component of the ground network on its own (false: the whole graph at once)"},
+			{Name: "exact-limit", Default: "4096", Help: "enumerate components with at most this many worlds (0: never)"},
 		},
 		New: newAlgorithm,
 	})
@@ -85,6 +91,22 @@ func newAlgorithm(p infer.Properties) (infer.Algorithm, error) {
 		if cfg.TimeLimit, err = time.ParseDuration(tl); err != nil || cfg.TimeLimit < 0 {
 			return nil, &infer.PropertyError{Method: m.Name, Name: "time-limit", Value: tl, Msg: fmt.Sprintf("must be a duration such as 30s or 5m, got %q", tl)}
 		}
+	}
+	switch c := p.String(m, "components"); c {
+	case "true":
+	case "false":
+		cfg.Whole = true
+	default:
+		return nil, &infer.PropertyError{Method: m.Name, Name: "components", Value: c, Want: "true or false"}
+	}
+	if cfg.ExactLimit, err = p.Int(m, "exact-limit"); err != nil {
+		return nil, err
+	}
+	if cfg.ExactLimit < 0 {
+		return nil, &infer.PropertyError{Method: m.Name, Name: "exact-limit", Msg: "must not be negative, got " + p.String(m, "exact-limit")}
+	}
+	if cfg.ExactLimit == 0 {
+		cfg.ExactLimit = -1
 	}
 	return Algorithm{Config: cfg}, nil
 }

@@ -11,7 +11,21 @@
 // costs |w| when true, and a hard formula is hard. A world's total cost is
 // Σ_f log max φ_f − Σ_f log φ_f(x_f), so the world of least cost is the
 // most probable one, and Result.Objective reports Σ_f log φ_f(x_f) (the log
-// of its unnormalised probability).
+// of its unnormalised probability; on an MLN, infer.RunModel adds the
+// grounding's offset, giving Σ_i w_i n_i(x), the scale of every MAP method).
+//
+// Structures that one-variable flips cannot walk through are read as
+// counting constraints (see problem): mutual-exclusion blocks ("p(x, y!)",
+// as an "exactly one" table or an auxiliary variable naming the true atom)
+// and package ground's exact-max encoding of large clauses (an auxiliary
+// variable naming the first true literal). Auxiliary variables are hidden,
+// set from their atoms; a block keeps exactly one true atom throughout:
+// its moves make another member true and the current one false, as in
+// Alchemy and Tuffy. So a world the search visits never breaks a
+// mutual exclusion. A counting constraint that is cheapest with no true
+// literal (a large conjunction of positive weight, a large clause of
+// negative weight) also offers, when broken, the move that makes all its
+// literals false at once, as changing its auxiliary variable would.
 //
 // Hard clauses are handled as hard rather than as a large weight: costs
 // are compared lexicographically (first the number of broken hard clauses,
@@ -19,28 +33,45 @@
 // soft weights amounts to, without the rounding that such a weight brings.
 // As in Selman and Kautz's maxwalksat, a step repairs a broken hard clause
 // when there is one, else a broken soft one, chosen uniformly at random:
-// with probability Noise it changes one of the clause's unobserved
-// variables at random (to a random other state), otherwise it makes the
-// change among the clause's variables that lowers the cost most (ties
-// broken at random), which may break other clauses. Each try starts from a
-// uniformly random world (variables that no factor depends on, being in
-// none or only in constant ones, take state 0, as max-product BP's ties
-// do) and runs MaxFlips steps; the best world of all
-// tries is returned. A run stops early at cost 0 (every factor at its
-// largest entry: provably optimal). A world that breaks a hard clause is
-// never returned: when every world visited breaks one, Solve fails with an
-// *UnsatError.
+// with probability Noise it makes a random move of one of the clause's
+// unobserved variables (a random other state, or a random block move),
+// otherwise the move among the clause's variables that lowers the cost
+// most (ties broken at random), which may break other clauses. Each try
+// starts from a uniformly random world (variables that no factor depends
+// on, being in none or only in constant ones, take state 0, as max-product
+// BP's ties do; Config.Start, when set, is the first try's world) and runs
+// MaxFlips steps, then descends greedily to a local optimum; the best
+// world of all tries is returned. A run stops early at cost 0 (every
+// factor at its largest entry: provably optimal). A world that breaks a
+// hard clause is never returned: when every world visited breaks one,
+// Solve fails with an *UnsatError.
 //
-// Runs are deterministic: try t draws from rand.NewPCG(seed, t).
+// Components. The ground network given the evidence falls apart into
+// connected components (fg.Components) whose MAP worlds are independent;
+// Tuffy (Niu et al., VLDB 2011) showed that searching them separately can
+// be exponentially faster than one walk over the whole. Solve searches
+// each component on its own (Config.Whole: the whole graph at once) with
+// Tries restarts each and a share of MaxFlips proportional to its size
+// (at least min(MaxFlips, 1000 + 50 per variable)), on Config.Workers
+// cores, and solves components of at most ExactLimit worlds exactly by
+// enumeration.
+//
+// Runs are deterministic, whatever the number of workers: try t of
+// component i draws from rand.NewPCG(seed + i·φ, t) (φ the 64-bit golden
+// ratio; with Whole, rand.NewPCG(seed, t)).
 package mws
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"slices"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/lifted-dev/lifted/fg"
@@ -51,16 +82,33 @@ const (
 	DefaultTries    = 1
 	DefaultMaxFlips = 100000
 	DefaultNoise    = 0.5
+	// DefaultExactLimit is the most worlds of a component that Solve
+	// enumerates instead of searching.
+	DefaultExactLimit = 4096
 )
 
 // Config configures a MaxWalkSAT run. Zero fields take the defaults
 // (Noise: use a tiny positive value for a pure greedy search).
 type Config struct {
-	Tries     int           // restarts from a random world (default 1)
-	MaxFlips  int           // steps per try (default 100000)
+	Tries     int           // restarts from a random world (default 1), per component
+	MaxFlips  int           // steps per try on the whole graph (default 100000), shared out among components
 	Noise     float64       // probability of a random-walk step (default 0.5)
 	TimeLimit time.Duration // stop after this long, keeping the best world (0: none)
 	Seed      uint64
+	// Workers is the number of components searched at once (0: one per
+	// core). The result does not depend on it.
+	Workers int
+	// Whole searches the whole graph as one, instead of each connected
+	// component on its own.
+	Whole bool
+	// ExactLimit: components with at most this many worlds (the product
+	// of their variables' cardinalities) are solved exactly by
+	// enumeration (0: DefaultExactLimit; negative: never).
+	ExactLimit int
+	// Start, if set, is a world of the whole graph (evidence states for
+	// observed variables) that the first try of every component starts
+	// from instead of a random one.
+	Start []int32
 }
 
 // Result is the best world found.
@@ -68,12 +116,22 @@ type Result struct {
 	X         []int32 // a state per variable (evidence states for observed ones)
 	Objective float64 // Σ_f log φ_f(x_f), natural logs
 	Cost      float64 // Σ_f log max φ_f − Objective: 0 means provably optimal
-	Flips     int64   // steps taken, all tries
-	Tries     int     // tries started
-	Optimal   bool    // cost 0 was reached
-	// Interrupted says that ctx was cancelled before the search ended
-	// (the best world so far is returned).
+	Flips     int64   // steps taken, all tries and components
+	Tries     int     // tries started, all components
+	// Optimal says that X is provably a MAP world: every component was
+	// enumerated or reached cost 0.
+	Optimal bool
+	// Interrupted says that ctx was cancelled or the time limit passed
+	// before the search ended (the best world so far is returned).
 	Interrupted bool
+	// Components is the number of connected components searched (1 with
+	// Whole), Exact those solved by enumeration, Sizes their size
+	// histogram (numbers of variables).
+	Components, Exact int
+	Sizes             []fg.SizeCount
+	// Blocks and Stars count the mutual-exclusion blocks kept by block
+	// moves and the auxiliary variables read as counting constraints.
+	Blocks, Stars int
 }
 
 // UnsatError says that no world visited satisfies every hard clause (zero
@@ -87,33 +145,18 @@ type UnsatError struct {
 	Flips  int
 }
 
+// Error returns the message of the UnsatError.
 func (e *UnsatError) Error() string {
 	return fmt.Sprintf("maxwalksat: found no world satisfying the hard constraints (zero entries) in %d tries of %d flips (factor %d still zero): they are unsatisfiable given the evidence, or too hard for the search (raise tries or max-flips)", e.Tries, e.Flips, e.Factor)
 }
 
-// solver is the search state.
-type solver struct {
-	g      *fg.Graph
-	ev     fg.Evidence
-	stride [][]int
-	cost   [][]float64 // per table: cost of each entry (log max − log φ)
-	hard   [][]bool    // per table: zero entries
-	edgeF  []int32     // per VarEdges index: the factor
-	edgeP  []int32     // per VarEdges index: the position in the factor's scope
-	free   [][]int32   // per factor: unobserved variables with more than one state
-	inert  []bool      // per variable: in no factor whose table is not constant
-	x      []int32
-	idx    []int // per factor: its current table entry
-	// broken hard and soft clauses: factor lists with positions (-1: not in).
-	hardL, softL     []int32
-	hardPos, softPos []int32
-	soft             float64 // current soft cost of tracked factors
-}
+// golden is the 64-bit golden ratio, spreading component seeds.
+const golden = 0x9E3779B97F4A7C15
 
 // Solve runs MaxWalkSAT on g given ev (nil: none).
 func Solve(ctx context.Context, g *fg.Graph, ev fg.Evidence, cfg Config) (*Result, error) {
-	if cfg.Tries < 0 || cfg.MaxFlips < 0 || cfg.TimeLimit < 0 {
-		return nil, errors.New("maxwalksat: tries, max-flips and time limit must not be negative")
+	if cfg.Tries < 0 || cfg.MaxFlips < 0 || cfg.TimeLimit < 0 || cfg.Workers < 0 {
+		return nil, errors.New("maxwalksat: tries, max-flips, workers and time limit must not be negative")
 	}
 	if !(cfg.Noise >= 0 && cfg.Noise <= 1) {
 		return nil, fmt.Errorf("maxwalksat: noise must be in [0, 1], got %v", cfg.Noise)
@@ -124,6 +167,12 @@ func Solve(ctx context.Context, g *fg.Graph, ev fg.Evidence, cfg Config) (*Resul
 	if cfg.MaxFlips == 0 {
 		cfg.MaxFlips = DefaultMaxFlips
 	}
+	if cfg.ExactLimit == 0 {
+		cfg.ExactLimit = DefaultExactLimit
+	}
+	if cfg.Workers == 0 {
+		cfg.Workers = runtime.GOMAXPROCS(0)
+	}
 	n := g.NumVars()
 	if ev == nil {
 		ev = fg.NoEvidence(n)
@@ -131,15 +180,8 @@ func Solve(ctx context.Context, g *fg.Graph, ev fg.Evidence, cfg Config) (*Resul
 	if len(ev) != n {
 		return nil, fmt.Errorf("maxwalksat: evidence has %d entries for %d variables", len(ev), n)
 	}
-	s := newSolver(g, ev)
-	// Factors without unobserved variables are constants (never tracked);
-	// a factor zero whatever its unobserved variables contradicts the
-	// evidence.
-	s.x = make([]int32, n)
-	for v := range s.x {
-		if ev[v] >= 0 {
-			s.x[v] = ev[v]
-		}
+	if cfg.Start != nil && len(cfg.Start) != n {
+		return nil, fmt.Errorf("maxwalksat: start world has %d entries for %d variables", len(cfg.Start), n)
 	}
 	if err := g.CheckEvidence(ev); err != nil {
 		return nil, fmt.Errorf("maxwalksat: %w", err)
@@ -148,57 +190,274 @@ func Solve(ctx context.Context, g *fg.Graph, ev fg.Evidence, cfg Config) (*Resul
 	if cfg.TimeLimit > 0 {
 		deadline = time.Now().Add(cfg.TimeLimit)
 	}
-	res := &Result{}
+	stop := func() bool {
+		return ctx.Err() != nil || (!deadline.IsZero() && time.Now().After(deadline))
+	}
+	res := &Result{X: make([]int32, n), Optimal: true}
+	for v := range res.X {
+		if ev[v] >= 0 {
+			res.X[v] = ev[v]
+		}
+	}
+	if cfg.Whole {
+		c := search(g, ev, cfg, cfg.Start, cfg.MaxFlips, func(t int) *rand.Rand { return rand.New(rand.NewPCG(cfg.Seed, uint64(t))) }, stop)
+		res.Components, res.Sizes = 1, []fg.SizeCount{{Size: n, Count: 1}}
+		res.add(c)
+		if c.x != nil {
+			copy(res.X, c.x)
+		}
+	} else {
+		comps, err := g.Components(ev)
+		if err != nil {
+			return nil, fmt.Errorf("maxwalksat: %w", err)
+		}
+		nc := comps.Len()
+		res.Components, res.Sizes = nc, comps.Histogram()
+		out := make([]compResult, nc)
+		order := make([]int, nc) // largest first, for load balance
+		for i := range order {
+			order[i] = i
+		}
+		size := func(i int) int { return int(comps.VarStart[i+1] - comps.VarStart[i]) }
+		slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(size(b), size(a)) })
+		free := 0
+		for _, v := range ev {
+			if v < 0 {
+				free++
+			}
+		}
+		var next atomic.Int64
+		var wg sync.WaitGroup
+		for range min(cfg.Workers, nc) {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for {
+					j := int(next.Add(1) - 1)
+					if j >= nc {
+						return
+					}
+					i := order[j]
+					vars := comps.CompVars(i)
+					sub := g.Subgraph(comps, i, ev)
+					var start []int32
+					if cfg.Start != nil {
+						start = make([]int32, len(vars))
+						for k, v := range vars {
+							start[k] = cfg.Start[v]
+						}
+					}
+					flips := ComponentFlips(cfg.MaxFlips, len(vars), free)
+					seed := cfg.Seed + uint64(i)*golden
+					out[i] = search(sub, nil, cfg, start, flips, func(t int) *rand.Rand { return rand.New(rand.NewPCG(seed, uint64(t))) }, stop)
+					if out[i].x != nil {
+						for k, v := range vars {
+							res.X[v] = out[i].x[k]
+						}
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		for i := range out {
+			res.add(out[i])
+		}
+	}
+	if ctx.Err() != nil && res.Flips == 0 && res.Exact < res.Components {
+		return nil, ctx.Err()
+	}
+	res.Interrupted = res.Interrupted || ctx.Err() != nil
+	res.Objective, res.Cost = Score(g, res.X)
+	if math.IsInf(res.Objective, -1) {
+		for f := range g.NumFactors() {
+			t := g.Table(f)
+			k := 0
+			for p, v := range g.Scope(f) {
+				k = k*int(t.Dims[p]) + int(res.X[v])
+			}
+			if t.Values[k] == 0 {
+				return nil, &UnsatError{Factor: f, Tries: cfg.Tries, Flips: cfg.MaxFlips}
+			}
+		}
+	}
+	return res, nil
+}
+
+// ComponentFlips is the steps per try that Solve gives a component of
+// size variables out of total unobserved ones: its share of maxFlips, and
+// at least min(maxFlips, 1000 + 50·size).
+func ComponentFlips(maxFlips, size, total int) int {
+	return max(int(int64(maxFlips)*int64(size)/int64(max(total, 1))), min(maxFlips, 1000+50*size))
+}
+
+// compResult is the search of one component.
+type compResult struct {
+	x              []int32
+	flips          int64
+	tries          int
+	optimal, exact bool
+	interrupted    bool
+	blocks, stars  int
+}
+
+func (r *Result) add(c compResult) {
+	r.Flips += c.flips
+	r.Tries += c.tries
+	r.Optimal = r.Optimal && c.optimal
+	r.Interrupted = r.Interrupted || c.interrupted
+	r.Blocks += c.blocks
+	r.Stars += c.stars
+	if c.exact {
+		r.Exact++
+	}
+}
+
+// search finds the best world of g (one component, or the whole graph)
+// given ev: by enumeration when it has at most cfg.ExactLimit worlds,
+// else by Tries runs of MaxWalkSAT of flips steps each.
+func search(g *fg.Graph, ev fg.Evidence, cfg Config, start []int32, flips int, rng func(t int) *rand.Rand, stop func() bool) compResult {
+	if ev == nil {
+		ev = fg.NoEvidence(g.NumVars())
+	}
+	if x, ok := enumerate(g, ev, cfg.ExactLimit); ok {
+		return compResult{x: x, optimal: true, exact: true}
+	}
+	p := newProblem(g, ev)
+	s := newSolver(p)
+	cr := compResult{blocks: len(p.blockStart) - 1, stars: len(p.stars)}
 	var best []int32
 	bestHard, bestSoft := math.MaxInt, math.Inf(1)
-	interrupted := false
+	keep := func() {
+		if h, sc := s.costNow(); better(h, sc, bestHard, bestSoft) {
+			bestHard, bestSoft = h, sc
+			best = append(best[:0], s.x...)
+		}
+	}
 tries:
 	for t := range cfg.Tries {
-		rng := rand.New(rand.NewPCG(cfg.Seed, uint64(t)))
-		res.Tries++
-		for v := range s.x {
-			if ev[v] < 0 && !s.inert[v] {
-				s.x[v] = int32(rng.IntN(int(g.Card[v])))
+		r := rng(t)
+		cr.tries++
+		s.randomise(r)
+		if t == 0 && start != nil {
+			for v, st := range start {
+				if p.searchable[v] && st >= 0 && st < g.Card[v] {
+					s.x[v] = st
+				}
+			}
+			if !p.blocksValid(s.x) {
+				s.randomise(r)
+			} else {
+				s.load(s.x)
 			}
 		}
 		s.reset()
 		for flip := 0; ; flip++ {
-			if h, sc := len(s.hardL), s.soft; better(h, sc, bestHard, bestSoft) {
-				bestHard, bestSoft = h, sc
-				best = append(best[:0], s.x...)
-			}
+			keep()
 			if len(s.hardL) == 0 && len(s.softL) == 0 {
-				res.Optimal = true
+				cr.optimal = true
 				break tries
 			}
-			if flip == cfg.MaxFlips {
+			if flip == flips {
 				break
 			}
-			if flip&1023 == 1023 {
-				if ctx.Err() != nil || (!deadline.IsZero() && time.Now().After(deadline)) {
-					interrupted = true
-					break tries
-				}
+			if flip&1023 == 1023 && stop() {
+				cr.interrupted = true
+				break tries
 			}
-			s.step(rng, cfg.Noise)
-			res.Flips++
+			s.step(r, cfg.Noise)
+			cr.flips++
+		}
+		// Descend from the best world of the try to a local optimum.
+		s.load(best)
+		s.reset()
+		s.greedy()
+		keep()
+	}
+	if best != nil {
+		p.setHidden(best)
+	}
+	cr.x = best
+	return cr
+}
+
+// blocksValid says whether every block of x has exactly one true atom.
+func (p *problem) blocksValid(x []int32) bool {
+	for b := 0; b+1 < len(p.blockStart); b++ {
+		n := 0
+		for _, v := range p.blockVar[p.blockStart[b]:p.blockStart[b+1]] {
+			if x[v] == 1 {
+				n++
+			}
+		}
+		if n != 1 {
+			return false
 		}
 	}
-	if interrupted && ctx.Err() != nil && best == nil {
-		return nil, ctx.Err()
+	return true
+}
+
+// enumerate returns the best world of g given ev by trying every world,
+// when there are at most limit of them (ok false otherwise). Ties go to
+// the first world in lexicographic order; a model without a positive world
+// returns the first world.
+func enumerate(g *fg.Graph, ev fg.Evidence, limit int) ([]int32, bool) {
+	if limit <= 0 {
+		return nil, false
 	}
-	res.Interrupted = ctx.Err() != nil
-	if bestHard > 0 {
-		copy(s.x, best)
+	worlds := 1
+	var free []int32
+	for v := range g.NumVars() {
+		if ev[v] < 0 && g.Card[v] > 1 {
+			if worlds > limit/int(g.Card[v]) {
+				return nil, false
+			}
+			worlds *= int(g.Card[v])
+			free = append(free, int32(v))
+		}
+	}
+	x := make([]int32, g.NumVars())
+	for v := range x {
+		if ev[v] >= 0 {
+			x[v] = ev[v]
+		}
+	}
+	best := append([]int32(nil), x...)
+	bestScore := math.Inf(-1)
+	logT := make([][]float64, len(g.Tables))
+	for t, tb := range g.Tables {
+		logT[t] = make([]float64, len(tb.Values))
+		for k, v := range tb.Values {
+			logT[t][k] = math.Log(v)
+		}
+	}
+	for {
+		sc := 0.0
 		for f := range g.NumFactors() {
-			if s.hard[g.FactorTable[f]][s.entry(f)] {
-				return nil, &UnsatError{Factor: f, Tries: res.Tries, Flips: cfg.MaxFlips}
+			t := g.FactorTable[f]
+			dims := g.Tables[t].Dims
+			k := 0
+			for p, v := range g.Scope(f) {
+				k = k*int(dims[p]) + int(x[v])
 			}
+			sc += logT[t][k]
+		}
+		if sc > bestScore {
+			bestScore = sc
+			copy(best, x)
+		}
+		i := len(free) - 1
+		for ; i >= 0; i-- {
+			v := free[i]
+			x[v]++
+			if x[v] < g.Card[v] {
+				break
+			}
+			x[v] = 0
+		}
+		if i < 0 {
+			return best, true
 		}
 	}
-	res.X = best
-	res.Objective, res.Cost = Score(g, best)
-	return res, nil
 }
 
 // better reports whether (h1, s1) is a lower cost than (h2, s2): fewer
@@ -227,192 +486,4 @@ func Score(g *fg.Graph, x []int32) (objective, cost float64) {
 		cost += math.Log(m) - math.Log(t.Values[k])
 	}
 	return objective, cost
-}
-
-func newSolver(g *fg.Graph, ev fg.Evidence) *solver {
-	s := &solver{g: g, ev: ev}
-	s.stride = make([][]int, len(g.Tables))
-	s.cost = make([][]float64, len(g.Tables))
-	s.hard = make([][]bool, len(g.Tables))
-	for t := range g.Tables {
-		tb := &g.Tables[t]
-		s.stride[t] = tb.Strides()
-		m := 0.0
-		for _, p := range tb.Values {
-			m = max(m, p)
-		}
-		lm := math.Log(m)
-		s.cost[t] = make([]float64, len(tb.Values))
-		s.hard[t] = make([]bool, len(tb.Values))
-		for k, p := range tb.Values {
-			if p > 0 && m > 0 {
-				s.cost[t][k] = lm - math.Log(p)
-			} else {
-				s.hard[t][k] = true
-			}
-		}
-	}
-	s.edgeF = make([]int32, len(g.VarEdges))
-	s.edgeP = make([]int32, len(g.VarEdges))
-	for i, e := range g.VarEdges {
-		f := g.EdgeFactor(e)
-		s.edgeF[i] = int32(f)
-		s.edgeP[i] = int32(e - g.FactorStart[f])
-	}
-	s.free = make([][]int32, g.NumFactors())
-	for f := range s.free {
-		for _, v := range g.Scope(f) {
-			if ev[v] < 0 && g.Card[v] > 1 {
-				s.free[f] = append(s.free[f], v)
-			}
-		}
-	}
-	constant := make([]bool, len(g.Tables))
-	for t, tb := range g.Tables {
-		constant[t] = !slices.ContainsFunc(tb.Values, func(p float64) bool { return p != tb.Values[0] })
-	}
-	s.inert = make([]bool, g.NumVars())
-	for v := range s.inert {
-		s.inert[v] = true
-		for i := g.VarStart[v]; i < g.VarStart[v+1]; i++ {
-			if !constant[g.FactorTable[s.edgeF[i]]] {
-				s.inert[v] = false
-				break
-			}
-		}
-	}
-	s.idx = make([]int, g.NumFactors())
-	s.hardPos = make([]int32, g.NumFactors())
-	s.softPos = make([]int32, g.NumFactors())
-	return s
-}
-
-// entry returns factor f's table entry at the current world.
-func (s *solver) entry(f int) int {
-	st := s.stride[s.g.FactorTable[f]]
-	k := 0
-	for p, v := range s.g.Scope(f) {
-		k += st[p] * int(s.x[v])
-	}
-	return k
-}
-
-// reset recomputes the entries and broken-clause lists from s.x.
-func (s *solver) reset() {
-	s.hardL, s.softL = s.hardL[:0], s.softL[:0]
-	s.soft = 0
-	for f := range s.idx {
-		s.hardPos[f], s.softPos[f] = -1, -1
-		s.idx[f] = s.entry(f)
-		if len(s.free[f]) > 0 {
-			s.track(f)
-		}
-	}
-}
-
-// track puts factor f into the list its current entry belongs to.
-func (s *solver) track(f int) {
-	t := s.g.FactorTable[f]
-	k := s.idx[f]
-	switch {
-	case s.hard[t][k]:
-		s.hardPos[f] = int32(len(s.hardL))
-		s.hardL = append(s.hardL, int32(f))
-	case s.cost[t][k] > 0:
-		s.softPos[f] = int32(len(s.softL))
-		s.softL = append(s.softL, int32(f))
-		s.soft += s.cost[t][k]
-	}
-}
-
-// untrack takes factor f out of its list.
-func (s *solver) untrack(f int) {
-	if i := s.hardPos[f]; i >= 0 {
-		last := s.hardL[len(s.hardL)-1]
-		s.hardL[i], s.hardPos[last] = last, i
-		s.hardL = s.hardL[:len(s.hardL)-1]
-		s.hardPos[f] = -1
-	}
-	if i := s.softPos[f]; i >= 0 {
-		last := s.softL[len(s.softL)-1]
-		s.softL[i], s.softPos[last] = last, i
-		s.softL = s.softL[:len(s.softL)-1]
-		s.softPos[f] = -1
-		s.soft -= s.cost[s.g.FactorTable[f]][s.idx[f]]
-	}
-}
-
-// delta returns the change in broken hard clauses and in soft cost if
-// variable v took state st.
-func (s *solver) delta(v, st int32) (int, float64) {
-	dh, ds := 0, 0.0
-	d := int(st - s.x[v])
-	for i := s.g.VarStart[v]; i < s.g.VarStart[v+1]; i++ {
-		f := s.edgeF[i]
-		t := s.g.FactorTable[f]
-		old := s.idx[f]
-		nw := old + d*s.stride[t][s.edgeP[i]]
-		if s.hard[t][nw] {
-			dh++
-		}
-		if s.hard[t][old] {
-			dh--
-		}
-		ds += s.cost[t][nw] - s.cost[t][old]
-	}
-	return dh, ds
-}
-
-// set moves variable v to state st, updating entries and lists.
-func (s *solver) set(v, st int32) {
-	d := int(st - s.x[v])
-	s.x[v] = st
-	for i := s.g.VarStart[v]; i < s.g.VarStart[v+1]; i++ {
-		f := int(s.edgeF[i])
-		s.untrack(f)
-		s.idx[f] += d * s.stride[s.g.FactorTable[f]][s.edgeP[i]]
-		s.track(f)
-	}
-}
-
-// step repairs one broken clause (a hard one if any).
-func (s *solver) step(rng *rand.Rand, noise float64) {
-	var f int32
-	if len(s.hardL) > 0 {
-		f = s.hardL[rng.IntN(len(s.hardL))]
-	} else {
-		f = s.softL[rng.IntN(len(s.softL))]
-	}
-	free := s.free[f]
-	if rng.Float64() < noise {
-		v := free[rng.IntN(len(free))]
-		k := s.g.Card[v]
-		st := 1 - s.x[v]
-		if k > 2 {
-			st = (s.x[v] + 1 + int32(rng.IntN(int(k-1)))) % k
-		}
-		s.set(v, st)
-		return
-	}
-	bv, bs := int32(-1), int32(-1)
-	bh, bsoft := 0, 0.0
-	ties := 0
-	for _, v := range free {
-		for st := range s.g.Card[v] {
-			if st == s.x[v] {
-				continue
-			}
-			dh, ds := s.delta(v, st)
-			switch {
-			case bv < 0 || better(dh, ds, bh, bsoft):
-				bv, bs, bh, bsoft, ties = v, st, dh, ds, 1
-			case !better(bh, bsoft, dh, ds): // a tie: keep one at random
-				ties++
-				if rng.IntN(ties) == 0 {
-					bv, bs = v, st
-				}
-			}
-		}
-	}
-	s.set(bv, bs)
 }

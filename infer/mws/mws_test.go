@@ -59,9 +59,26 @@ func solveBrute(g *fg.Graph, ev fg.Evidence) (brute.Answer, bool) {
 // the same objective (MAP may tie), the world's own score equal to the
 // reported objective, evidence kept and no hard clause broken; an
 // unsatisfiable model is an error.
+//
+// It checks three ways: the default (components, small ones enumerated),
+// the search on each component (exact-limit 0) and the search on the whole
+// graph (components false).
 func check(t *testing.T, name string, g *fg.Graph, ev fg.Evidence, seed uint64) bool {
 	t.Helper()
-	alg, _, err := infer.New("maxwalksat", infer.Properties{"tries": "5", "max-flips": "2000"})
+	ok := false
+	for i, p := range []infer.Properties{{}, {"exact-limit": "0"}, {"exact-limit": "0", "components": "false"}} {
+		p["tries"], p["max-flips"] = "5", "2000"
+		ok = check1(t, fmt.Sprintf("%s (properties %v)", name, p), g, ev, seed, p)
+		if i > 0 && !ok {
+			return false
+		}
+	}
+	return ok
+}
+
+func check1(t *testing.T, name string, g *fg.Graph, ev fg.Evidence, seed uint64, p infer.Properties) bool {
+	t.Helper()
+	alg, _, err := infer.New("maxwalksat", p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -206,10 +223,15 @@ func TestUnsatAndOptimal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Evidence x0 = 0 forces x1 = 0 against the unit factor.
-	res, _ := mws.Solve(context.Background(), g, fg.Evidence{0, -1}, mws.Config{})
+	// Evidence x0 = 0 forces x1 = 0 against the unit factor: not provably
+	// optimal for the search, proved by enumerating the component.
+	res, _ := mws.Solve(context.Background(), g, fg.Evidence{0, -1}, mws.Config{Whole: true, ExactLimit: -1})
 	if res.X[1] != 0 || res.Optimal || math.Abs(res.Objective-0) > 1e-12 {
 		t.Fatalf("forced: %+v", res)
+	}
+	res, _ = mws.Solve(context.Background(), g, fg.Evidence{0, -1}, mws.Config{})
+	if res.X[1] != 0 || !res.Optimal || res.Exact != 1 || math.Abs(res.Objective-0) > 1e-12 {
+		t.Fatalf("forced, enumerated: %+v", res)
 	}
 	res, _ = mws.Solve(context.Background(), g, nil, mws.Config{})
 	if !slices.Equal(res.X, []int32{1, 1}) || !res.Optimal || res.Cost != 0 || math.Abs(res.Objective-math.Log(3)) > 1e-12 {
@@ -242,5 +264,64 @@ func TestAlgorithm(t *testing.T) {
 		if _, _, err := infer.New("maxwalksat", p); err == nil {
 			t.Errorf("%v: no error", p)
 		}
+	}
+}
+
+// On a disjoint union of random graphs, the search per component finds
+// the sum of the parts' brute-force optima (on the whole graph's scale),
+// the same world whatever the number of workers, and the whole-graph
+// search with enough flips agrees.
+func TestComponentsAndWorkers(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 27))
+	b := fg.NewBuilder()
+	want := 0.0
+	parts := 0
+	for parts < 25 {
+		g, _ := gen.SmallGraph(r, gen.SmallShape{Vars: 6, Factors: 8, ZeroOneIn: 5, Scale: 1.5})
+		ex, sat := solveBrute(g, nil)
+		if !sat {
+			continue
+		}
+		want += ex.LogMAP
+		parts++
+		first := int32(b.NumVars())
+		for v := range g.NumVars() {
+			b.AddVar(int(g.Card[v]))
+		}
+		for f := range g.NumFactors() {
+			sc := make([]int32, 0, 3)
+			for _, v := range g.Scope(f) {
+				sc = append(sc, first+v)
+			}
+			if _, err := b.AddFactor(sc, g.Table(f).Values); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	g := b.Build()
+	var first *mws.Result
+	for _, w := range []int{1, 2, 5} {
+		res, err := mws.Solve(context.Background(), g, nil, mws.Config{Tries: 5, MaxFlips: 20000, ExactLimit: -1, Workers: w, Seed: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Components < parts {
+			t.Fatalf("%d components for %d parts", res.Components, parts)
+		}
+		if obj, _ := mws.Score(g, res.X); obj != res.Objective || math.Abs(obj-want) > 1e-9*math.Max(1, math.Abs(want)) {
+			t.Fatalf("workers %d: objective %v, world scores %v, sum of the parts' optima %v", w, res.Objective, obj, want)
+		}
+		if first == nil {
+			first = res
+		} else if !slices.Equal(first.X, res.X) || first.Flips != res.Flips {
+			t.Fatalf("workers %d: another world or flip count than with 1 worker", w)
+		}
+	}
+	res, err := mws.Solve(context.Background(), g, nil, mws.Config{Tries: 20, MaxFlips: 100000, Noise: 0.2, Whole: true, ExactLimit: -1, Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(res.Objective-want) > 1e-9*math.Max(1, math.Abs(want)) {
+		t.Fatalf("whole-graph search: %v, per component %v", res.Objective, want)
 	}
 }

@@ -1,8 +1,9 @@
 // Package reftest holds no code, only tests: it checks lifted's belief
 // propagation and colour passing against results of independent software, on
-// the real models in the project's shared data directory (/work/shared/data,
-// seen from here as ../../../shared/data). Every test skips, saying so, when a
-// file it needs is absent.
+// the real models in the project's shared data directory (../shared/data
+// beside the repository, or $LIFTED_SHARED/data; see internal/shareddata).
+// Every test skips, saying so, when a file it needs is absent, and the
+// package prints one line counting those skips.
 //
 // TestLibDAIBP compares with libDAI 0.3.1 BP on UAI models
 // (uai/reference/NAME.bp-flood.json and NAME.bp-seq.json, computed with the

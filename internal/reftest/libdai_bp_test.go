@@ -13,6 +13,7 @@ import (
 
 	"github.com/lifted-dev/lifted/fg"
 	"github.com/lifted-dev/lifted/infer/bp"
+	"github.com/lifted-dev/lifted/internal/shareddata"
 	"github.com/lifted-dev/lifted/lift"
 )
 
@@ -92,7 +93,7 @@ func TestLibDAIBP(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(files) == 0 {
-		t.Skipf("no libDAI reference files in %s", dir)
+		shareddata.Skipf(t, "no libDAI reference files in %s", dir)
 	}
 	// model name → schedules with a reference file
 	byModel := map[string][]string{}

@@ -11,11 +11,9 @@ import (
 	"github.com/lifted-dev/lifted/format/libdai"
 	"github.com/lifted-dev/lifted/format/uai"
 	"github.com/lifted-dev/lifted/infer/bp"
+	"github.com/lifted-dev/lifted/internal/shareddata"
 	"github.com/lifted-dev/lifted/lift"
 )
-
-// dataDir is the project's shared data directory, seen from this package.
-const dataDir = "../../../shared/data"
 
 // Settings of every reference run: libDAI's tol=1e-9, maxiter=10000, no
 // damping.
@@ -28,11 +26,7 @@ const (
 // clear message when it is absent.
 func dataPath(t testing.TB, rel string) string {
 	t.Helper()
-	p := filepath.Join(dataDir, filepath.FromSlash(rel))
-	if _, err := os.Stat(p); err != nil {
-		t.Skipf("shared data file %s not available (%v): reference tests need the shared data directory at %s", p, err, dataDir)
-	}
-	return p
+	return shareddata.Need(t, filepath.FromSlash(rel))
 }
 
 // readUAI reads NAME.uai and, when present, its NAME.uai.evid evidence.

@@ -17,6 +17,7 @@ import (
 	"github.com/lifted-dev/lifted/ground"
 	"github.com/lifted-dev/lifted/infer/bp"
 	"github.com/lifted-dev/lifted/internal/gen"
+	"github.com/lifted-dev/lifted/internal/shareddata"
 	"github.com/lifted-dev/lifted/lift"
 	"github.com/lifted-dev/lifted/lift/firstorder"
 	"github.com/lifted-dev/lifted/mln"
@@ -323,10 +324,7 @@ func TestFirstOrderRepoModels(t *testing.T) {
 // The MLNs of ../shared/data/mln with each of their evidence files (and
 // none), where the grounding is small enough for a test.
 func TestFirstOrderSharedModels(t *testing.T) {
-	const root = "../../../shared/data/mln"
-	if _, err := os.Stat(root); err != nil {
-		t.Skipf("%s is absent (the shared datasets are not checked out): %v", root, err)
-	}
+	root := shareddata.Need(t, "mln")
 	var files []string
 	filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
 		if err == nil && strings.HasSuffix(p, ".mln") {

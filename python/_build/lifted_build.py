@@ -59,7 +59,9 @@ def _package_files():
     for d, dirs, files in os.walk(os.path.join(ROOT, NAME)):
         dirs[:] = sorted(x for x in dirs if x != "__pycache__")
         for f in sorted(files):
-            if not f.endswith((".pyc", ".pyo")):
+            # The shared library (python -m lifted.build_native) stays out:
+            # the wheel is pure Python.
+            if not f.endswith((".pyc", ".pyo", ".so", ".dylib", ".dll", ".h")):
                 out.append(os.path.relpath(os.path.join(d, f), ROOT))
     return out
 

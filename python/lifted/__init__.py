@@ -17,6 +17,24 @@ say where in which input the problem is.
 
 The binary is ``$LIFTED_BIN`` if set, else ``lifted`` on the PATH; build it
 with ``go install ./cmd/lifted`` in the lifted repository.
+
+In-process (native) path: ``lifted.load`` reads and parses a model once into
+the lifted library, built as a C shared library (``liblifted.so``) and called
+with ctypes, and its methods query it many times without re-parsing:
+
+    >>> m = lifted.load("smokers.mln", evidence="smokers.db")
+    >>> m.infer(query="Smokes,Cancer")["marginals"]["Cancer(Anna)"]
+    0.8175744761936437
+    >>> m.map(query="Cancer")["assignment"]["Cancer(Anna)"]
+    1
+
+``infer``, ``map`` and ``compress`` take ``native=True`` to run in-process
+(load, query, free) instead of through the binary; ``lifted.NATIVE = True``
+or ``LIFTED_NATIVE=1`` in the environment makes that the default. Both paths
+return the same dicts: the same JSON document, written by the same Go code.
+The library is ``$LIFTED_LIB`` if set, else ``liblifted.so`` next to this
+file; ``python3 -m lifted.build_native`` builds it there (Go and a C
+compiler needed).
 """
 
 import json as _json
@@ -30,10 +48,17 @@ import threading
 
 __version__ = "0.1.0"
 
+# map (lifted.map) is left out of __all__: a star import would hide the builtin.
 __all__ = [
-    "infer", "compress", "wfomc", "learn", "loglik", "count", "run",
-    "find_binary", "LiftedError", "UsageError", "BinaryNotFoundError",
+    "infer", "compress", "wfomc", "learn", "loglik", "count", "run", "load", "Model",
+    "find_binary", "find_library", "LiftedError", "UsageError", "BinaryNotFoundError",
+    "LibraryNotFoundError", "NATIVE",
 ]
+
+# NATIVE is the default of the native= argument of infer, map and compress:
+# True runs them in-process through the shared library (lifted.load), False
+# through the binary. Set from $LIFTED_NATIVE ("1", "true", "yes": True).
+NATIVE = os.environ.get("LIFTED_NATIVE", "").strip().lower() in ("1", "true", "yes", "on")
 
 
 class LiftedError(Exception):
@@ -56,6 +81,7 @@ class LiftedError(Exception):
         self.returncode = returncode
         self.command = command
         self.file, self.line, self.column = _position(message)
+        self.messages = []  # native path: the run's messages ({"level", "text"})
 
 
 class UsageError(LiftedError):
@@ -65,6 +91,12 @@ class UsageError(LiftedError):
 
 class BinaryNotFoundError(LiftedError):
     """No ``lifted`` binary: neither ``$LIFTED_BIN`` nor ``lifted`` on the PATH."""
+
+
+class LibraryNotFoundError(LiftedError):
+    """No lifted shared library for the native path: neither ``$LIFTED_LIB``
+    nor ``liblifted.so`` next to the package (or it cannot be loaded). The
+    message says how to build it."""
 
 
 # "file:line:col: msg" at the start, or "(file:line:col)" / "file:line:col"
@@ -180,15 +212,27 @@ class _Inputs:
         return self
 
     def __exit__(self, *exc):
-        if exc[1] is not None and isinstance(exc[1], LiftedError) and self.dir:
-            e = exc[1]
-            prefix = self.dir + os.sep
-            e.message = e.message.replace(prefix, "")
-            e.args = (e.message,) + e.args[1:]
-            e.stderr = e.stderr.replace(prefix, "")
+        if exc[1] is not None and isinstance(exc[1], LiftedError):
+            self.rename(exc[1])
+        self.close()
+
+    def rename(self, e):
+        """Names the temporary files in e by their base names."""
+        if not self.dir:
+            return
+        prefix = self.dir + os.sep
+        e.message = e.message.replace(prefix, "")
+        e.args = (e.message,) + e.args[1:]
+        e.stderr = e.stderr.replace(prefix, "")
+        if e.file and e.file.startswith(prefix):
+            e.file = e.file[len(prefix):]
+        else:
             e.file, e.line, e.column = _position(e.message)
+
+    def close(self):
         if self.dir:
             shutil.rmtree(self.dir, ignore_errors=True)
+            self.dir = None
 
     def file(self, value, stem, ext):
         """A path for value: value itself if it is a path, else a new file holding it."""
@@ -296,7 +340,7 @@ def _evidence_text(evidence):
 # --- the subcommands -------------------------------------------------------
 
 def infer(model, evidence=None, query=None, method=None, *, format=None,
-          max_product=False, quiet=True, **options):
+          max_product=False, quiet=True, native=None, **options):
     """Marginals (or a MAP assignment) by lifted or ground BP: ``lifted infer``.
 
     model: a Markov logic network (``.mln``) or a factor graph (``.uai``,
@@ -314,9 +358,14 @@ def infer(model, evidence=None, query=None, method=None, *, format=None,
     query: MLN query predicates or atoms: ``"Smokes,Cancer"`` or
     ``["Smokes", "Friends(Anna,y)"]``.
 
-    method: "lbp" (lifted BP, the default) or "bp" (ground BP), or any
-    other method the binary offers. ``max_product=True`` asks for a MAP
-    assignment.
+    method: "auto" (the default: exact where cheap, else lifted BP), "lbp"
+    (lifted BP), "bp" (ground BP), or any other method of ``lifted infer
+    --help``. ``max_product=True`` asks for a MAP assignment (see also
+    ``map``).
+
+    native: True runs in-process through the shared library (load, query,
+    free: see ``load``), False through the binary; None (the default) is
+    ``lifted.NATIVE``. Both return the same dict.
 
     Other keyword options are the command's flags: ``max_iter=200``,
     ``damping=0.5``, ``schedule="seq"``, ``cw=["Friends"]``,
@@ -328,6 +377,9 @@ def infer(model, evidence=None, query=None, method=None, *, format=None,
     max_product); for a factor graph ``"marginals"`` is a list with each
     variable's distribution, ``"assignment"`` a list of states.
     """
+    if _use_native(native):
+        return _native_once("infer", model, evidence, format, quiet, options.get("dynamic", False),
+                            query=query, method=method, max_product=max_product, **options)
     with _Inputs() as inp:
         args = ["infer"] + _model_args(inp, model, evidence, query, format)
         if method is not None:
@@ -338,35 +390,291 @@ def infer(model, evidence=None, query=None, method=None, *, format=None,
         return _run_json(args, quiet)
 
 
-def compress(model, evidence=None, query=None, *, format=None, quiet=True, **options):
+def map(model, evidence=None, query=None, method=None, *, format=None, quiet=True,
+        native=None, **options):
+    """A MAP assignment, the most probable world given the evidence
+    (``lifted map``): the MAP LP relaxation with a bound by default
+    (``method`` "lp"; also "ilp", "maxwalksat", "bp", "lbp"). Arguments as
+    for ``infer`` (flags: ``relaxation="local"``, ``symmetry="none"``,
+    ``tries=5``, ``seed=1``, …). Returns the result dict with
+    ``"assignment"`` ({atom: 0 or 1} for an MLN, a list of states for a
+    factor graph), ``"objective"`` and, for lp and ilp, ``"bound"`` and
+    ``"gap"``. Named after the command; not in ``__all__``, so
+    ``from lifted import *`` does not hide the builtin ``map``.
+    """
+    if _use_native(native):
+        return _native_once("map", model, evidence, format, quiet, False,
+                            query=query, method=method, **options)
+    with _Inputs() as inp:
+        args = ["map"] + _model_args(inp, model, evidence, query, format)
+        if method is not None:
+            args.append(f"--method={method}")
+        args += _flags(options) + ["--output-format=json"]
+        return _run_json(args, quiet)
+
+
+def compress(model, evidence=None, query=None, *, format=None, quiet=True, native=None, **options):
     """Colour passing only (``lifted compress``): the sizes of the ground and
     the compressed graph, as a dict (the ``stats`` of ``infer``). Arguments
     as for ``infer``."""
+    if _use_native(native):
+        return _native_once("compress", model, evidence, format, quiet, False, query=query, **options)
     with _Inputs() as inp:
         args = ["compress"] + _model_args(inp, model, evidence, query, format) + _flags(options)
         return _run_json(args, quiet)
 
 
-def _model_args(inp, model, evidence, query, fmt):
+def _model_files(inp, model, evidence, fmt):
+    """The model's path, the --format to pass (or None) and the evidence paths."""
     if isinstance(model, str) and _is_text(model):
         ext = _model_ext(model, fmt)
     else:
         ext = os.path.splitext(os.fspath(model))[1] or ".mln"
     path = inp.file(model, "model", ext)
-    args = [path]
+    flag = None
     if fmt and not (isinstance(model, str) and _is_text(model)) and fmt != "mln":
-        args.append(f"--format={fmt}")
+        flag = fmt
     fg = fmt in ("uai", "fg", "cnf") or (not fmt and ext in (".uai", ".fg", ".cnf"))
     if isinstance(evidence, dict):
         evidence = _evidence_text(evidence)
+    ev = []
     for e in _items(evidence):
         if isinstance(e, dict):
             e = _evidence_text(e)
-        ev_ext = ".evid" if fg else ".db"
-        args.append("--evidence=" + inp.file(e, "evidence", ev_ext))
+        ev.append(inp.file(e, "evidence", ".evid" if fg else ".db"))
+    return path, flag, ev
+
+
+def _model_args(inp, model, evidence, query, fmt):
+    path, flag, ev = _model_files(inp, model, evidence, fmt)
+    args = [path]
+    if flag:
+        args.append(f"--format={flag}")
+    args += ["--evidence=" + e for e in ev]
     for q in _items(query):
         args.append(f"--query={q}")
     return args
+
+
+# --- the native path: the library in-process --------------------------------
+
+def find_library():
+    """The path of the shared library for the native path: ``$LIFTED_LIB``,
+    else ``liblifted.so`` next to the package; raises
+    ``LibraryNotFoundError`` saying how to build it."""
+    from . import _native as nat
+    return nat.find_library()
+
+
+def _use_native(flag):
+    return NATIVE if flag is None else bool(flag)
+
+
+def _native_once(_mode, _model, _evidence, _fmt, _quiet, _dynamic, **kw):
+    """Load, one query, free: the module's functions with native=True."""
+    mode, quiet = _mode, _quiet
+    m = load(_model, _evidence, format=_fmt, dynamic=bool(_dynamic), quiet=quiet)
+    try:
+        return getattr(m, mode)(quiet=quiet, **kw)
+    finally:
+        m.close()
+
+
+def load(model, evidence=None, *, format=None, dynamic=False, quiet=True):
+    """Reads and parses a model once, in-process, for many queries: a ``Model``.
+
+    model, evidence and format as for ``infer`` (paths or text; text is kept
+    in a temporary directory until the model is closed). ``dynamic=True``
+    loads a dynamic MLN, whose evidence (files, or directories of per-step
+    .db files) is read per time step by ``infer(dynamic=True, ...)``.
+
+    Uses the shared library (``find_library``); raises
+    ``LibraryNotFoundError`` without one, ``LiftedError`` with ``file``,
+    ``line`` and ``column`` for a model or evidence that does not parse.
+    With ``quiet=False`` the parser's warnings are printed on ``sys.stderr``.
+    """
+    from . import _native as nat
+    inp = _Inputs()
+    try:
+        path, flag, ev = _model_files(inp, model, evidence, format)
+        handle, doc = nat.call_load({"model": path, "format": flag or "",
+                                     "evidence": ev, "dynamic": bool(dynamic)})
+    except LiftedError as e:
+        inp.rename(e)
+        inp.close()
+        raise
+    except BaseException:
+        inp.close()
+        raise
+    m = Model(handle, doc, inp, path, bool(dynamic))
+    if not quiet:
+        for w in m.warnings:
+            sys.stderr.write("lifted: warning: " + w + "\n")
+    return m
+
+
+# The keyword options that are not method properties, with their keys in
+# the library's run request (python/native/api.go's runRequest).
+_RUN_OPTIONS = {
+    "seed": "seed", "workers": "workers", "color_mode": "color_mode",
+    "allow_unconverged": "allow_unconverged", "cw": "cw", "ow": "ow",
+    "default_weight": "default_weight", "max_ground": "max_ground",
+    "alchemy_cnf": "alchemy_cnf", "merge_duplicates": "merge_duplicates",
+    "construction": "construction", "query_file": "query_files",
+}
+_DYNAMIC_OPTIONS = ("horizon", "protocol", "filter", "smooth")
+_LIST_OPTIONS = ("cw", "ow", "query_file")
+
+
+class Model:
+    """A model read and parsed once by the lifted library (``lifted.load``),
+    to be queried many times in-process.
+
+    ``infer``, ``map`` and ``compress`` take the arguments of the module's
+    functions of the same names, less the model and evidence, and return the
+    same dicts. ``path`` is the model's file, ``format`` its format ("mln",
+    "uai", "fg", "cnf"), ``warnings`` the parser's warnings and ``messages``
+    the last query's lines for the user (``{"level": "info" | "warning" |
+    "alert", "text"}``: which method answered and why, NOT CONVERGED
+    alerts), which ``quiet=False`` also prints on ``sys.stderr``. ``close()``
+    (or a ``with`` block, or garbage collection) frees it in the library.
+
+    Thread-safe: queries on one model run one at a time (the library locks
+    it); queries on different models run in parallel, outside the GIL.
+    """
+
+    def __init__(self, handle, doc, inputs, path, dynamic):
+        self._handle = handle
+        self._inputs = inputs
+        self._lock = threading.Lock()
+        self.path = path
+        self.format = doc.get("format")
+        self.warnings = list(doc.get("warnings") or [])
+        self.dynamic = dynamic
+        self.messages = []
+
+    def __repr__(self):
+        state = "closed" if self.closed else f"handle {self._handle}"
+        return f"<lifted.Model {self.format} {self.path!r} ({state})>"
+
+    @property
+    def closed(self):
+        return not self._handle
+
+    def close(self):
+        """Frees the model in the library (and its temporary files). Idempotent."""
+        from . import _native as nat
+        with self._lock:
+            h, self._handle = self._handle, 0
+        if h:
+            nat.call_free(h)
+        if self._inputs is not None:
+            self._inputs.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:
+            pass
+
+    def infer(self, query=None, method=None, *, max_product=False, quiet=True, **options):
+        """Marginals (or, with ``max_product=True``, a MAP assignment): as
+        ``lifted.infer``. ``dynamic=True`` with ``horizon``, ``protocol``,
+        ``filter``, ``smooth`` runs a dynamic MLN (load it with
+        ``dynamic=True``)."""
+        return self._run("infer", query, method, max_product, quiet, options)
+
+    def map(self, query=None, method=None, *, quiet=True, **options):
+        """A MAP assignment: as ``lifted.map`` (method lp by default)."""
+        return self._run("map", query, method, False, quiet, options)
+
+    def compress(self, query=None, *, quiet=True, **options):
+        """Colour passing only: as ``lifted.compress``."""
+        return self._run("compress", query, None, False, quiet, options)
+
+    def _run(self, mode, query, method, max_product, quiet, options):
+        from . import _native as nat
+        req = {"mode": mode, "query": [str(q) for q in _items(query)]}
+        if method is not None:
+            req["method"] = str(method)
+        if max_product:
+            req["max_product"] = True
+        props = {}
+        dyn = None
+        for key, value in options.items():
+            flag = "--" + key.replace("_", "-")
+            if flag in ("--output", "--output-format", "--quiet", "--result"):
+                raise TypeError(f"option {key!r} is set by the lifted package itself")
+            if value is None:
+                continue
+            if key in ("plot", "plot_atom"):
+                raise UsageError(f"{flag} is not available in-process; use native=False")
+            if key == "dynamic":
+                if value:
+                    dyn = dyn or {}
+            elif key in _DYNAMIC_OPTIONS:
+                dyn = dyn or {}
+                dyn[key] = value
+            elif key == "prop":
+                items = [f"{k}={v}" for k, v in value.items()] if isinstance(value, dict) else _items(value)
+                for kv in items:
+                    k, sep, v = str(kv).partition("=")
+                    if not sep or not k:
+                        raise UsageError(f"--prop {kv!r}: want NAME=VALUE")
+                    props[k] = v
+            elif key in _RUN_OPTIONS:
+                if key in _LIST_OPTIONS:
+                    value = [str(v) for v in _items(value)]
+                elif key == "default_weight":
+                    value = float(value)
+                req[_RUN_OPTIONS[key]] = value
+            else:
+                if isinstance(value, (list, tuple, dict)):
+                    raise UsageError(f"{flag} takes one value")
+                props[key.replace("_", "-")] = _flag_value(value)
+        if props:
+            req["properties"] = props
+        if dyn is not None:
+            if not self.dynamic:
+                raise UsageError("dynamic=True needs a model loaded with lifted.load(..., dynamic=True)")
+            req["dynamic"] = dyn
+        with self._lock:
+            if not self._handle:
+                raise LiftedError("the model is closed")
+            h = self._handle
+        try:
+            out, messages = nat.call_run(h, req)
+        except LiftedError as e:
+            if self._inputs is not None:
+                self._inputs.rename(e)
+            self.messages = e.messages
+            _report(e.messages, quiet)
+            raise
+        self.messages = messages
+        _report(messages, quiet)
+        try:
+            return _json.loads(out)
+        except ValueError as e:
+            raise LiftedError(f"cannot parse the JSON of the lifted library: {e}") from None
+
+
+def _report(messages, quiet):
+    """With quiet=False prints a run's messages on sys.stderr as the command
+    writes them on its stderr (the subprocess path copies those lines; with
+    quiet=True it keeps them to itself, and so does this)."""
+    if quiet:
+        return
+    for m in messages:
+        if m.get("level") == "info":
+            sys.stderr.write("lifted: " + m.get("text", "") + "\n")
+        else:
+            sys.stderr.write("lifted: warning: " + m.get("text", "") + "\n")
 
 
 def wfomc(mln, evidence=None, query=None, *, domain=None, count=None, quiet=True, **options):
@@ -380,8 +688,9 @@ def wfomc(mln, evidence=None, query=None, *, domain=None, count=None, quiet=True
     predicate. Other flags as keyword options (``allow_ground=True``,
     ``default_weight=1.0``).
 
-    Returns ``{"log_z": float, "expected_counts": [per formula],
-    "marginals": {query: probability}, "digits_lost": int, "seconds": float}``.
+    Returns the result dict (engine/result.schema.json): ``log_z``,
+    ``marginals`` ({query: probability}) and ``stats`` with
+    ``expected_counts`` (per formula), ``digits_lost`` and ``seconds``.
     """
     with _Inputs() as inp:
         args = ["wfomc", inp.file(mln, "model", ".mln")]
@@ -419,10 +728,12 @@ def count(model, method=None, *, format=None, quiet=True, **options):
     """Model counting (``lifted count``) of a DIMACS CNF or a 0/1 UAI model,
     as a path or text: method "exact", "bpcount" or "lbpcount" (the
     default). Flags as keyword options (``trials=7``, ``seed=3``,
-    ``timeout="30s"``, ``per_step=True``). Returns the command's JSON dict:
-    for exact, ``count`` (a decimal string; ``int()`` it) and
-    ``count_log10``; for the bounds, ``lower_bound_log10``, ``confidence``,
-    ``estimates_log10``, message and edge counts, ….
+    ``timeout="30s"``, ``per_step=True``). Returns the result dict
+    (engine/result.schema.json): ``log_z`` (the natural log of the count, or
+    of its lower bound; ``log_z_kind`` says which) and ``stats``: for exact,
+    ``count`` (a decimal string; ``int()`` it) and ``count_log10``; for the
+    bounds, ``lower_bound_log10``, ``confidence``, ``estimates_log10``,
+    message and edge counts, ….
     """
     with _Inputs() as inp:
         if isinstance(model, str) and _is_text(model):

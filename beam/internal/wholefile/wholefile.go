@@ -1,34 +1,16 @@
 // Package wholefile writes a file whole or not at all, for the commands of
-// the beam module.
+// the beam module: the core's internal/outfile (a temporary file beside
+// the path, renamed over it when complete; a device or a pipe written in
+// place, never replaced).
 package wholefile
 
 import (
-	"bufio"
 	"io"
-	"os"
-	"path/filepath"
+
+	"github.com/lifted-dev/lifted/internal/outfile"
 )
 
-// Write writes path through write, buffered, to a temporary file beside it
-// that is renamed to path on success and removed on failure.
+// Write writes path through write, buffered, whole or not at all.
 func Write(path string, write func(io.Writer) error) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+"-*")
-	if err != nil {
-		return err
-	}
-	w := bufio.NewWriter(f)
-	err = write(w)
-	if err == nil {
-		err = w.Flush()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
-	if err != nil {
-		os.Remove(f.Name())
-	}
-	return err
+	return outfile.Write(path, nil, write)
 }

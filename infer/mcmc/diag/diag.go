@@ -19,7 +19,8 @@
 // number of chains (the paper's recommendation: R-hat < 1.01 and, with
 // four chains, ESS > 400). A run is mixed when every quantity it reports
 // (and the log-score of the state) passes. A quantity that is constant in
-// every chain and equal across chains passes (R-hat 1, ESS +Inf: there is
+// every chain and equal across chains (up to rounding: draws within a
+// relative 1e-12 are one value, tieTol) passes (R-hat 1, ESS +Inf: there is
 // no sampling error); one that is constant within chains but differs
 // between them fails (R-hat +Inf): the chains are stuck in different
 // states.
@@ -70,7 +71,16 @@ func (s Summary) Pass() bool {
 // Summarise computes every diagnostic of one quantity. It needs at least
 // two chains' worth of split chains of two draws (two chains of four
 // draws, or one of eight); with fewer, R-hat is +Inf and the sizes 0.
-func Summarise(chains [][]float64) Summary {
+func Summarise(chains [][]float64) Summary { return SummariseTol(chains, 0) }
+
+// SummariseTol is Summarise of a quantity known only to within tol
+// (absolute): draws within tol of each other (or within tieTol relative)
+// are one value. A probability that is below 1e-12 in every draw, where
+// the chains differ only in whether a neighbour made it 9e-13 or 2e-12,
+// is then constant (its estimate is good to tol whatever the chains do)
+// instead of frozen; whether the neighbour mixed is the neighbour's own
+// quantity's question.
+func SummariseTol(chains [][]float64, tol float64) Summary {
 	sp := split(chains)
 	s := Summary{Chains: len(chains)}
 	if len(sp) > 0 {
@@ -92,15 +102,15 @@ func Summarise(chains [][]float64) Summary {
 		return s
 	}
 	s.Mean /= float64(n)
-	if constant(sp) {
+	if constant(sp, tol) {
 		s.RHat, s.BulkESS, s.TailESS, s.ESS = 1, math.Inf(1), math.Inf(1), math.Inf(1)
 		return s
 	}
-	if frozen(sp) {
+	if frozen(sp, tol) {
 		s.RHat, s.MCSE = math.Inf(1), math.Inf(1)
 		return s
 	}
-	z := rankNormal(sp)
+	z := rankNormal(sp, tol)
 	fold := make([][]float64, len(sp))
 	med := median(sp)
 	for k, c := range sp {
@@ -109,9 +119,9 @@ func Summarise(chains [][]float64) Summary {
 			fold[k][i] = math.Abs(x - med)
 		}
 	}
-	s.RHat = max(rhat(z), rhat(rankNormal(fold)))
+	s.RHat = max(rhat(z), rhat(rankNormal(fold, tol)))
 	s.BulkESS = ess(z)
-	s.TailESS = min(ess(indicator(sp, quantile(sp, 0.05))), ess(indicator(sp, quantile(sp, 0.95))))
+	s.TailESS = min(ess(indicator(sp, quantile(sp, 0.05), tol)), ess(indicator(sp, quantile(sp, 0.95), tol)))
 	s.ESS = ess(sp)
 	sd := 0.0
 	for _, c := range sp {
@@ -168,27 +178,39 @@ func split(chains [][]float64) [][]float64 {
 
 // frozen reports whether every chain is constant (the chains not all
 // equal: constant is checked first).
-func frozen(chains [][]float64) bool {
+func frozen(chains [][]float64, tol float64) bool {
 	for _, c := range chains {
-		for _, x := range c {
-			if x != c[0] {
-				return false
-			}
+		if !constant([][]float64{c}, tol) {
+			return false
 		}
 	}
 	return true
 }
 
-func constant(chains [][]float64) bool {
-	x0 := chains[0][0]
+// constant reports whether every draw is the same number up to rounding
+// (tied: all within tol or tieTol of the smallest).
+func constant(chains [][]float64, tol float64) bool {
+	lo, hi := chains[0][0], chains[0][0]
 	for _, c := range chains {
 		for _, x := range c {
-			if x != x0 {
-				return false
-			}
+			lo, hi = min(lo, x), max(hi, x)
 		}
 	}
-	return true
+	return tied(lo, hi, tol)
+}
+
+// tieTol is the relative difference (to max(1, |x|)) below which two
+// draws count as one value: a quantity that is the same number computed
+// along different paths (a conditional probability that sums the same
+// terms in another order) differs in its last bits, and the ranks must
+// not read that rounding as information. A quantity whose draws all lie
+// so close has a mean known to that precision whatever the chain does.
+const tieTol = 1e-12
+
+// tied reports whether a ≤ b are the same value up to tieTol (relative)
+// or tol (absolute).
+func tied(a, b, tol float64) bool {
+	return b-a <= max(tol, tieTol*max(1, math.Abs(a), math.Abs(b)))
 }
 
 // rhat is the (basic) R-hat of equal-length chains: with W the mean of the
@@ -242,8 +264,9 @@ func variance(xs []float64) float64 {
 }
 
 // rankNormal replaces every draw by Φ⁻¹((r − 3/8)/(S + 1/4)), r its rank
-// among all S draws (ties get their average rank).
-func rankNormal(chains [][]float64) [][]float64 {
+// among all S draws (ties, draws within tieTol of the smallest of their
+// run, get their average rank).
+func rankNormal(chains [][]float64, tol float64) [][]float64 {
 	type item struct {
 		x    float64
 		k, i int32
@@ -270,7 +293,7 @@ func rankNormal(chains [][]float64) [][]float64 {
 	S := float64(len(all))
 	for lo := 0; lo < len(all); {
 		hi := lo + 1
-		for hi < len(all) && all[hi].x == all[lo].x {
+		for hi < len(all) && tied(all[lo].x, all[hi].x, tol) {
 			hi++
 		}
 		r := float64(lo+1+hi) / 2 // average of ranks lo+1..hi
@@ -306,12 +329,14 @@ func quantile(chains [][]float64, p float64) float64 {
 	return all[lo] + (h-float64(lo))*(all[lo+1]-all[lo])
 }
 
-func indicator(chains [][]float64, q float64) [][]float64 {
+// indicator is 1 where a draw is at most q, or tied with it (tol): one
+// value computed along different paths must fall on one side.
+func indicator(chains [][]float64, q, tol float64) [][]float64 {
 	out := make([][]float64, len(chains))
 	for k, c := range chains {
 		out[k] = make([]float64, len(c))
 		for i, x := range c {
-			if x <= q {
+			if x <= q || tied(q, x, tol) {
 				out[k][i] = 1
 			}
 		}

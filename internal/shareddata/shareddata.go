@@ -1,0 +1,199 @@
+// Package shareddata locates the shared reference data (../shared/data beside
+// the repository: UAI 2014 models with references, real MLN datasets, CNF
+// instances) for the tests that compare against it, skips those tests by name
+// when it is absent, and says so once per package even without go test -v.
+//
+// The directory is $LIFTED_SHARED when set (the directory that holds data/),
+// else ../shared beside the module root. A package whose tests read it calls
+// Main (or Run) from its TestMain and Path/Need/Skipf in its tests:
+//
+//	func TestMain(m *testing.M) { shareddata.Main(m) }
+//
+//	path := shareddata.Need(t, "uai", "Grids_11.uai") // skips, counted, when absent
+//
+// go test discards a passing package's output (stdout and stderr alike) unless
+// -v is given, so Main writes its line to the go command's own stderr where it
+// can (Linux: /proc/PPID/fd/2 of a parent named "go", when that is a terminal or
+// a pipe), and to the test binary's stderr otherwise.
+package shareddata
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+)
+
+// Env names the environment variable that overrides the shared directory.
+const Env = "LIFTED_SHARED"
+
+const module = "github.com/lifted-dev/lifted"
+
+var (
+	rootOnce sync.Once
+	root     string // the module root, "" when not found
+	skipped  atomic.Int64
+)
+
+// Root returns the directory of the lifted module's go.mod, found by walking
+// up from the working directory ("" when there is none).
+func Root() string {
+	rootOnce.Do(func() {
+		dir, err := os.Getwd()
+		if err != nil {
+			return
+		}
+		for {
+			if isModuleRoot(filepath.Join(dir, "go.mod")) {
+				root = dir
+				return
+			}
+			up := filepath.Dir(dir)
+			if up == dir {
+				return
+			}
+			dir = up
+		}
+	})
+	return root
+}
+
+func isModuleRoot(gomod string) bool {
+	f, err := os.Open(gomod)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if fs := strings.Fields(sc.Text()); len(fs) == 2 && fs[0] == "module" {
+			return fs[1] == module
+		}
+	}
+	return false
+}
+
+// Dir returns the shared directory: $LIFTED_SHARED, else ../shared beside the
+// module root (relative to the working directory's module).
+func Dir() string {
+	if d := os.Getenv(Env); d != "" {
+		return d
+	}
+	r := Root()
+	if r == "" {
+		r = "."
+	}
+	return filepath.Join(r, "..", "shared")
+}
+
+// Path returns the path of elem under the shared data directory, Dir()/data.
+func Path(elem ...string) string {
+	return filepath.Join(append([]string{Dir(), "data"}, elem...)...)
+}
+
+// Available reports whether the shared data directory exists.
+func Available() bool {
+	fi, err := os.Stat(Path())
+	return err == nil && fi.IsDir()
+}
+
+// Need returns Path(elem...), skipping t (counted for Main's report) when that
+// file or directory is absent.
+func Need(t testing.TB, elem ...string) string {
+	t.Helper()
+	p := Path(elem...)
+	if _, err := os.Stat(p); err != nil {
+		Skipf(t, "shared data %s not available (%v); set %s or check ../shared out beside the repository", p, err, Env)
+	}
+	return p
+}
+
+// Skipf skips t with the message, counting it as a test skipped for want of
+// the shared data.
+func Skipf(t testing.TB, format string, args ...any) {
+	t.Helper()
+	skipped.Add(1)
+	t.Skipf(format, args...)
+}
+
+// Skipped returns the number of tests skipped through Need and Skipf so far.
+func Skipped() int { return int(skipped.Load()) }
+
+// Report returns the line Main prints for a package (named pkg) whose n tests
+// were skipped, or "" when there is nothing to say.
+func Report(pkg string, n int) string {
+	if n == 0 {
+		return ""
+	}
+	tests, verb := "tests", "compare"
+	if n == 1 {
+		tests, verb = "test", "compares"
+	}
+	return fmt.Sprintf("lifted: %s not found: %d %s of %s that %s against reference data skipped (set %s or put the shared data beside the repository)",
+		Path(), n, tests, pkg, verb, Env)
+}
+
+// Main runs the package's tests and, when some were skipped for want of the
+// shared data, prints one line saying how many (see the package doc for where
+// it goes), then exits with the tests' status.
+func Main(m *testing.M) { os.Exit(Run(m)) }
+
+// Run is Main without the exit, for a TestMain with work of its own to do
+// after the tests: it runs them, prints the line, and returns their status.
+func Run(m *testing.M) int {
+	code := m.Run()
+	if line := Report(pkgName(), Skipped()); line != "" {
+		announce(line)
+	}
+	return code
+}
+
+// pkgName is the working directory (the package's) relative to the module root.
+func pkgName() string {
+	wd, err := os.Getwd()
+	if r := Root(); err == nil && r != "" {
+		if rel, err := filepath.Rel(r, wd); err == nil {
+			return filepath.ToSlash(rel)
+		}
+	}
+	return filepath.Base(os.Args[0])
+}
+
+// announce writes line where the user sees it: the go command's stderr when
+// go test would otherwise discard the binary's output, else os.Stderr.
+func announce(line string) {
+	if !testing.Verbose() {
+		if f := goStderr(); f != nil {
+			fmt.Fprintln(f, line)
+			f.Close()
+			return
+		}
+	}
+	fmt.Fprintln(os.Stderr, line)
+}
+
+// goStderr opens the parent go command's stderr when it is a terminal or a
+// pipe (a regular file is left alone: the go command's own writes, at its own
+// offset, would overwrite what another descriptor appended).
+func goStderr() *os.File {
+	ppid := strconv.Itoa(os.Getppid())
+	comm, err := os.ReadFile("/proc/" + ppid + "/comm")
+	if err != nil || strings.TrimSpace(string(comm)) != "go" {
+		return nil
+	}
+	f, err := os.OpenFile("/proc/"+ppid+"/fd/2", os.O_WRONLY, 0)
+	if err != nil {
+		return nil
+	}
+	fi, err := f.Stat()
+	if err != nil || fi.Mode()&(os.ModeCharDevice|os.ModeNamedPipe) == 0 {
+		f.Close()
+		return nil
+	}
+	return f
+}

@@ -1,0 +1,140 @@
+package learn
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/lifted-dev/lifted/mln"
+)
+
+// Run is one learning run on training files by method lwl, pll or dn:
+// what "lifted learn" does with them (the online learners are package
+// online's).
+type Run struct {
+	// Method is "lwl" (exact likelihood, LWL), "pll" (pseudo-likelihood,
+	// PLL) or "dn" (discriminative, diagonal Newton with MC-SAT counts,
+	// DiscFiles).
+	Method string
+	// Train are the training databases, each its own example on its own
+	// domain.
+	Train []string
+	// PriorMean and PriorStdDev are the Gaussian prior on every weight
+	// (PriorStdDev < 0: none).
+	PriorMean, PriorStdDev float64
+	// MaxIter bounds the iterations: L-BFGS's for lwl and pll, diagonal
+	// Newton's for dn; 0 is the method's default (1000 for L-BFGS, 100
+	// for diagonal Newton).
+	MaxIter int
+	// Tol is L-BFGS's gradient tolerance (lwl, pll).
+	Tol float64
+	// UnweightedPLL weighs all ground atoms alike in pll (Options).
+	UnweightedPLL bool
+	// NE are the query predicates of dn (required there); Seed seeds its
+	// MC-SAT.
+	NE   []string
+	Seed uint64
+	// Progress, if set, reports the work: the stage (the method, or the
+	// preparation: "pll terms", "counting"), done of total steps (total ≤
+	// 0: not known) and the figures in words.
+	Progress func(stage string, done, total int64, detail string)
+}
+
+// Learned is a run's answer.
+type Learned struct {
+	// MLN is the model as learned (expanded for the data); Weights, in
+	// Result, has one weight per formula of it.
+	MLN *mln.MLN
+	*Result
+	// Summary is the run in one line ("lwl: 12 iterations, …"), Header
+	// the comment of the learned MLN (WriteMLN's header).
+	Summary, Header string
+}
+
+// maxIter is the iteration bound with the method's default.
+func (r *Run) maxIter() int {
+	switch {
+	case r.MaxIter != 0:
+		return r.MaxIter
+	case r.Method == "dn":
+		return 100
+	}
+	return 1000
+}
+
+// options are the L-BFGS learners' options.
+func (r *Run) options() *Options {
+	return &Options{PriorMean: r.PriorMean, PriorStdDev: r.PriorStdDev, MaxIter: r.maxIter(), GradTol: r.Tol,
+		UnweightedPLL: r.UnweightedPLL}
+}
+
+// Check validates the run; the errors name the options as the command
+// line spells them.
+func (r *Run) Check() error {
+	switch r.Method {
+	case "lwl", "pll":
+		return r.options().Check()
+	case "dn":
+		if len(r.NE) == 0 {
+			return fmt.Errorf("--method dn needs the query predicates: --ne P[,Q…]")
+		}
+		return nil
+	}
+	return fmt.Errorf("unknown --method %q (want lwl, pll, dn, smd, sgd, scg or lbfgs-bp)", r.Method)
+}
+
+// Learn learns the weights of m's formulas from the training files.
+func (r *Run) Learn(ctx context.Context, m *mln.MLN) (*Learned, error) {
+	if err := r.Check(); err != nil {
+		return nil, err
+	}
+	progress := func(string, int64, int64, string) {}
+	if r.Progress != nil {
+		progress = r.Progress
+	}
+	maxIter := r.maxIter()
+	if r.Method == "dn" {
+		m, res, err := DiscFiles(ctx, m, r.Train, DiscOptions{
+			NE: r.NE, PriorMean: r.PriorMean, PriorStdDev: r.PriorStdDev, MaxIter: maxIter, Seed: r.Seed,
+			Progress: func(it int, g float64) {
+				progress("dn", int64(it), int64(maxIter), fmt.Sprintf("diagonal Newton iteration %d, largest gradient per open ground formula %.3g", it, g))
+			},
+		})
+		if err != nil {
+			return nil, err
+		}
+		return &Learned{MLN: m, Result: res,
+			Summary: fmt.Sprintf("dn: %d iterations, %d evaluations, %.3f s (%s)", res.Iterations, res.Evaluations, res.Seconds, res.Status),
+			Header: fmt.Sprintf("Learned by lifted learn --method dn --ne %s from %s\nconditional likelihood, diagonal Newton with MC-SAT counts, prior N(%g, %g²)",
+				strings.Join(r.NE, ","), TrainNames(r.Train), r.PriorMean, r.PriorStdDev)}, nil
+	}
+	opt := r.options()
+	opt.Progress = func(it int, obj float64) {
+		progress(r.Method, int64(it), int64(maxIter), fmt.Sprintf("L-BFGS iteration %d, objective %.10g", it, obj))
+	}
+	opt.Stage = progress
+	m, res, err := Files(m, r.Method, r.Train, opt)
+	if err != nil {
+		return nil, err
+	}
+	what := "log-likelihood"
+	if r.Method == "pll" {
+		what = "pseudo-log-likelihood"
+	}
+	return &Learned{MLN: m, Result: res,
+		Summary: fmt.Sprintf("%s: %d iterations, %d evaluations, training %s %.10g, %.3f s (%s)",
+			r.Method, res.Iterations, res.Evaluations, what, res.LogLik, res.Seconds, res.Status),
+		Header: fmt.Sprintf("Learned by lifted learn --method %s from %s\ntraining %s %.10g, prior N(%g, %g²)",
+			r.Method, TrainNames(r.Train), what, res.LogLik, r.PriorMean, r.PriorStdDev)}, nil
+}
+
+// TrainNames lists the training files by their base names, for a learned
+// model's header.
+func TrainNames(paths []string) string {
+	names := make([]string, len(paths))
+	for i, p := range paths {
+		names[i] = filepath.Base(p)
+	}
+	return strings.Join(names, ", ")
+}

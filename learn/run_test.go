@@ -1,0 +1,72 @@
+package learn
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/lifted-dev/lifted/format/mlnfile"
+	"github.com/lifted-dev/lifted/mln"
+)
+
+// Run is Files (lwl, pll) or DiscFiles (dn) with the method's default
+// iterations, plus the summary and the header of the written model.
+func TestRunIsFilesAndDiscFiles(t *testing.T) {
+	dir := t.TempDir()
+	train := filepath.Join(dir, "train.db")
+	os.WriteFile(train, []byte("Smokes(A)\nCancer(A)\nSmokes(B)\n"), 0o644)
+	src := "Smokes(person)\nCancer(person)\n0 Smokes(x) => Cancer(x)\n0 Smokes(x)\n"
+	parse := func() *mln.MLN {
+		m, err := mlnfile.Parse("s.mln", []byte(src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	for _, method := range []string{"lwl", "pll"} {
+		r := Run{Method: method, Train: []string{train}, PriorStdDev: 100, Tol: 1e-8}
+		l, err := r.Learn(context.Background(), parse())
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, want, err := Files(parse(), method, []string{train}, &Options{PriorStdDev: 100, MaxIter: 1000, GradTol: 1e-8})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for j := range want.Weights {
+			if l.Weights[j] != want.Weights[j] {
+				t.Errorf("%s: weight %d = %v, Files %v", method, j, l.Weights[j], want.Weights[j])
+			}
+		}
+		if !strings.HasPrefix(l.Summary, method+": ") || !strings.HasPrefix(l.Header, "Learned by lifted learn --method "+method+" from train.db\ntraining ") {
+			t.Errorf("%s: summary %q header %q", method, l.Summary, l.Header)
+		}
+	}
+	r := Run{Method: "dn", Train: []string{train}, PriorStdDev: 2, NE: []string{"Cancer"}, Seed: 3}
+	l, err := r.Learn(context.Background(), parse())
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, want, err := DiscFiles(context.Background(), parse(), []string{train}, DiscOptions{NE: []string{"Cancer"}, PriorStdDev: 2, MaxIter: 100, Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for j := range want.Weights {
+		if l.Weights[j] != want.Weights[j] {
+			t.Errorf("dn: weight %d = %v, DiscFiles %v", j, l.Weights[j], want.Weights[j])
+		}
+	}
+	if !strings.HasPrefix(l.Header, "Learned by lifted learn --method dn --ne Cancer from train.db\n") {
+		t.Errorf("dn header %q", l.Header)
+	}
+	if r.maxIter() != 100 || (&Run{Method: "lwl"}).maxIter() != 1000 || (&Run{Method: "dn", MaxIter: 7}).maxIter() != 7 {
+		t.Error("default iterations: dn 100, L-BFGS 1000, given as given")
+	}
+	for _, bad := range []Run{{Method: "dn"}, {Method: "nope"}, {Method: "lwl", PriorStdDev: 0, Tol: 1e-8}, {Method: "pll", PriorStdDev: 1}} {
+		if err := bad.Check(); err == nil {
+			t.Errorf("%+v: no error", bad)
+		}
+	}
+}

@@ -1,0 +1,135 @@
+"""The in-process path: the lifted library as a C shared library
+(``liblifted.so``, built from ``python/native`` with ``go build
+-buildmode=c-shared``), called with ctypes.
+
+``lifted.load`` reads and parses a model once; its ``infer``, ``map`` and
+``compress`` methods query it without re-parsing and return the same dicts
+as the subprocess path (the same JSON document, written by the same Go
+writer). Internal: use ``lifted.load`` and ``native=True``.
+"""
+
+import ctypes
+import json as _json
+import os
+import sys
+import threading
+
+_LIB_NAMES = {"darwin": "liblifted.dylib", "win32": "lifted.dll"}
+LIB_NAME = _LIB_NAMES.get(sys.platform, "liblifted.so")
+PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+
+_lib = None
+_lib_path = None
+_lib_lock = threading.Lock()
+
+
+def build_hint():
+    return ("build it with 'python3 -m lifted.build_native' (needs Go and a C compiler; run it "
+            "from the lifted repository, or pass --repo), or with 'go build -buildmode=c-shared "
+            f"-o {os.path.join(PACKAGE_DIR, LIB_NAME)} ./python/native' in the repository, or "
+            "set LIFTED_LIB to the path of a liblifted.so you built")
+
+
+def find_library():
+    """The path of the shared library: ``$LIFTED_LIB``, else ``liblifted.so``
+    next to the package. Raises ``LibraryNotFoundError`` saying how to build it."""
+    from . import LibraryNotFoundError
+    env = os.environ.get("LIFTED_LIB")
+    if env:
+        if os.path.isfile(env):
+            return env
+        raise LibraryNotFoundError(f"LIFTED_LIB={env} is not a file; " + build_hint())
+    path = os.path.join(PACKAGE_DIR, LIB_NAME)
+    if os.path.isfile(path):
+        return path
+    raise LibraryNotFoundError(
+        f"the lifted shared library was not found (no $LIFTED_LIB, no {path}): " + build_hint())
+
+
+def library():
+    """The loaded library (loaded once per process: Go's runtime cannot be unloaded)."""
+    global _lib, _lib_path
+    with _lib_lock:
+        if _lib is not None:
+            return _lib
+        path = find_library()
+        from . import LibraryNotFoundError
+        try:
+            lib = ctypes.CDLL(os.path.abspath(path))
+        except OSError as e:
+            raise LibraryNotFoundError(f"cannot load {path}: {e}; " + build_hint()) from None
+        lib.lifted_load.argtypes = [ctypes.c_char_p, ctypes.POINTER(ctypes.c_longlong)]
+        lib.lifted_load.restype = ctypes.c_void_p
+        lib.lifted_run.argtypes = [ctypes.c_longlong, ctypes.c_char_p, ctypes.POINTER(ctypes.c_void_p)]
+        lib.lifted_run.restype = ctypes.c_void_p
+        lib.lifted_free.argtypes = [ctypes.c_longlong]
+        lib.lifted_free.restype = ctypes.c_int
+        lib.lifted_handles.argtypes = []
+        lib.lifted_handles.restype = ctypes.c_int
+        lib.lifted_free_string.argtypes = [ctypes.c_void_p]
+        lib.lifted_free_string.restype = None
+        lib.lifted_version.argtypes = []
+        lib.lifted_version.restype = ctypes.c_void_p
+        _lib, _lib_path = lib, path
+        return lib
+
+
+def _take(lib, ptr):
+    """The text of a returned C string, which is then freed."""
+    if not ptr:
+        return None
+    try:
+        return ctypes.string_at(ptr).decode("utf-8", errors="replace")
+    finally:
+        lib.lifted_free_string(ptr)
+
+
+def live_models():
+    """The number of models the library holds (loaded and not yet freed)."""
+    return library().lifted_handles()
+
+
+def version():
+    lib = library()
+    return _json.loads(_take(lib, lib.lifted_version()))
+
+
+def call_load(request):
+    """lifted_load: (handle, response dict); raises on an error document."""
+    lib = library()
+    h = ctypes.c_longlong(0)
+    out = _take(lib, lib.lifted_load(_json.dumps(request).encode("utf-8"), ctypes.byref(h)))
+    doc = _json.loads(out)
+    if "error" in doc:
+        raise _error(doc["error"])
+    return h.value, doc
+
+
+def call_run(handle, request):
+    """lifted_run: (result text, messages list); raises on an error document."""
+    lib = library()
+    msgs = ctypes.c_void_p(None)
+    out = _take(lib, lib.lifted_run(handle, _json.dumps(request).encode("utf-8"), ctypes.byref(msgs)))
+    messages = _take(lib, msgs.value)
+    messages = _json.loads(messages) if messages else []
+    if out.startswith('{"error":'):
+        raise _error(_json.loads(out)["error"], messages)
+    return out, messages
+
+
+def call_free(handle):
+    if _lib is not None and handle:
+        return _lib.lifted_free(handle) == 1
+    return False
+
+
+def _error(e, messages=()):
+    from . import LiftedError, UsageError, _position
+    cls = UsageError if e.get("kind") == "usage" else LiftedError
+    err = cls(e["message"], returncode=3 if e.get("kind") == "not_converged" else 1)
+    if e.get("file"):
+        err.file, err.line, err.column = e["file"], e.get("line") or None, e.get("column") or None
+    else:
+        err.file, err.line, err.column = _position(e["message"])
+    err.messages = list(messages)
+    return err

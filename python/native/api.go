@@ -1,0 +1,433 @@
+//go:build cgo
+
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/lifted-dev/lifted/engine"
+	"github.com/lifted-dev/lifted/infer"
+	"github.com/lifted-dev/lifted/pos"
+)
+
+// The JSON calls behind the C functions, in plain Go (tested by
+// api_test.go without cgo's types).
+
+// loadRequest is lifted_load's argument.
+type loadRequest struct {
+	Model    string   `json:"model"`
+	Format   string   `json:"format"`
+	Evidence []string `json:"evidence"`
+	Dynamic  bool     `json:"dynamic"`
+}
+
+// loadResponse is what lifted_load returns on success.
+type loadResponse struct {
+	Handle   int64    `json:"handle"`
+	Format   string   `json:"format"`
+	Warnings []string `json:"warnings"`
+}
+
+// runRequest is lifted_run's argument: the command's flags as JSON. Mode
+// is "infer" (lifted infer), "map" (lifted map: MAP, method lp by default)
+// or "compress" (lifted compress: colour passing only).
+type runRequest struct {
+	Mode             string            `json:"mode"`
+	Query            []string          `json:"query"`
+	QueryFiles       []string          `json:"query_files"`
+	Method           string            `json:"method"`
+	MaxProduct       bool              `json:"max_product"`
+	Properties       map[string]string `json:"properties"`
+	Seed             uint64            `json:"seed"`
+	Workers          int               `json:"workers"`
+	ColourMode       string            `json:"color_mode"`
+	AllowUnconverged bool              `json:"allow_unconverged"`
+	ClosedWorld      []string          `json:"cw"`
+	OpenWorld        []string          `json:"ow"`
+	DefaultWeight    *float64          `json:"default_weight"`
+	MaxGround        int64             `json:"max_ground"`
+	AlchemyCNF       bool              `json:"alchemy_cnf"`
+	MergeDuplicates  bool              `json:"merge_duplicates"`
+	Construction     string            `json:"construction"`
+	Dynamic          *dynamicRequest   `json:"dynamic"`
+}
+
+type dynamicRequest struct {
+	Horizon  *int   `json:"horizon"`
+	Protocol string `json:"protocol"`
+	Filter   bool   `json:"filter"`
+	Smooth   bool   `json:"smooth"`
+}
+
+// errorDoc is the JSON of a failed call: {"error": {...}}.
+type errorDoc struct {
+	Error errorBody `json:"error"`
+}
+
+type errorBody struct {
+	// Kind is "usage" (a wrong call: the command's "Run 'lifted --help'"
+	// errors), "not_converged" (an iterative method that did not converge:
+	// the command's exit status 3) or "error".
+	Kind    string `json:"kind"`
+	Message string `json:"message"`
+	File    string `json:"file,omitempty"`
+	Line    int    `json:"line,omitempty"`
+	Column  int    `json:"column,omitempty"`
+}
+
+// message is one of a run's lines for the user (engine.Message).
+type message struct {
+	Level string `json:"level"` // info, warning or alert
+	Text  string `json:"text"`
+}
+
+// usageErr marks a wrong call.
+type usageErr struct{ error }
+
+func usagef(format string, args ...any) error { return usageErr{fmt.Errorf(format, args...)} }
+
+// entry is a loaded model; its mutex runs its queries one at a time (a
+// Model is shared by Runs one at a time).
+type entry struct {
+	mu    sync.Mutex
+	model *engine.Model
+}
+
+var handles struct {
+	sync.Mutex
+	next int64
+	m    map[int64]*entry
+}
+
+func lookup(h int64) *entry {
+	handles.Lock()
+	defer handles.Unlock()
+	return handles.m[h]
+}
+
+// load reads a model once: lifted_load.
+func load(reqJSON []byte) (out []byte) {
+	defer recoverInto(&out)
+	var req loadRequest
+	if err := decode(reqJSON, &req); err != nil {
+		return errorJSON(err)
+	}
+	if req.Model == "" {
+		return errorJSON(usagef("no model: the load request needs \"model\""))
+	}
+	m, err := engine.Load(req.Model, engine.LoadOptions{Format: req.Format, Evidence: req.Evidence, Dynamic: req.Dynamic})
+	if err != nil {
+		return errorJSON(phrase(req.Model, err))
+	}
+	handles.Lock()
+	if handles.m == nil {
+		handles.m = map[int64]*entry{}
+	}
+	handles.next++
+	h := handles.next
+	handles.m[h] = &entry{model: m}
+	handles.Unlock()
+	resp := loadResponse{Handle: h, Format: m.Format, Warnings: []string{}}
+	for _, w := range m.Warnings {
+		resp.Warnings = append(resp.Warnings, w.Error())
+	}
+	b, _ := json.Marshal(resp)
+	return b
+}
+
+// free forgets a model: lifted_free. It reports whether h was loaded.
+func free(h int64) bool {
+	handles.Lock()
+	defer handles.Unlock()
+	_, ok := handles.m[h]
+	delete(handles.m, h)
+	return ok
+}
+
+// live is the number of loaded models: lifted_handles.
+func live() int {
+	handles.Lock()
+	defer handles.Unlock()
+	return len(handles.m)
+}
+
+// run answers a query on a loaded model: lifted_run. It returns the result
+// JSON (engine.WriteJSON, as the command's --output-format json; for
+// compress the command's statistics) or an error JSON, and the run's
+// messages.
+func run(h int64, reqJSON []byte) (out, msgs []byte) {
+	defer recoverInto(&out)
+	e := lookup(h)
+	if e == nil {
+		return errorJSON(fmt.Errorf("no model with handle %d (freed, or never loaded)", h)), nil
+	}
+	var rr runRequest
+	if err := decode(reqJSON, &rr); err != nil {
+		return errorJSON(err), nil
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	m := e.model
+	req, err := request(m, &rr)
+	if err != nil {
+		return errorJSON(phrase(m.Path, err)), nil
+	}
+	var ms []message
+	req.Warn = func(ws []*pos.Error) {
+		for _, w := range ws {
+			ms = append(ms, message{"warning", w.Error()})
+		}
+	}
+	var buf bytes.Buffer
+	if rr.Mode == "compress" {
+		res, err := m.Compress(context.Background(), req)
+		if err != nil {
+			return errorJSON(phrase(m.Path, err)), nil
+		}
+		enc := json.NewEncoder(&buf)
+		if res.Route == engine.RouteGraph {
+			err = enc.Encode(res.Stats.Stats)
+		} else {
+			err = enc.Encode(res.Stats)
+		}
+		if err != nil {
+			return errorJSON(err), nil
+		}
+		return buf.Bytes(), messagesJSON(ms)
+	}
+	res, err := m.Run(context.Background(), req)
+	if err != nil {
+		return errorJSON(phrase(m.Path, err)), messagesJSON(ms)
+	}
+	for _, x := range res.Messages() {
+		ms = append(ms, message{[...]string{"info", "warning", "alert"}[x.Level], x.Text})
+	}
+	if err := engine.WriteJSON(&buf, res); err != nil {
+		return errorJSON(err), nil
+	}
+	return buf.Bytes(), messagesJSON(ms)
+}
+
+// request turns a run request into the engine's Request as cmd/lifted's
+// flags do (infer.go's request, dynamic.go); the settings and their
+// defaults are engine.SettingProperties, as there.
+func request(m *engine.Model, rr *runRequest) (engine.Request, error) {
+	req := engine.Request{Query: rr.Query, QueryFiles: rr.QueryFiles, Seed: rr.Seed,
+		Workers: rr.Workers, ColourMode: rr.ColourMode, AllowUnconverged: rr.AllowUnconverged, LogZ: true,
+		Ground: engine.GroundOptions{ClosedWorld: splitAll(rr.ClosedWorld), OpenWorld: splitAll(rr.OpenWorld),
+			DefaultWeight: rr.DefaultWeight, MaxGround: rr.MaxGround, AlchemyCNF: rr.AlchemyCNF,
+			MergeDuplicates: rr.MergeDuplicates, Construction: rr.Construction}}
+	if err := engine.CheckOptions(req); err != nil {
+		return req, usageErr{err}
+	}
+	if rr.Mode == "compress" {
+		if rr.Method != "" || rr.MaxProduct || len(rr.Properties) > 0 || rr.Dynamic != nil {
+			return req, usagef("compress takes no method, properties, MAP or dynamic options")
+		}
+		return req, nil
+	}
+	method := rr.Method
+	switch rr.Mode {
+	case "infer", "":
+		if method == "" {
+			method = engine.DefaultMethod
+		}
+	case "map":
+		if method == "" {
+			method = engine.DefaultMAPMethod
+		}
+		if rr.Dynamic != nil {
+			return req, usagef("map has no dynamic runs (use infer)")
+		}
+	default:
+		return req, usagef("unknown mode %q (want infer, map or compress)", rr.Mode)
+	}
+	if rr.Dynamic != nil && method == "auto" {
+		method = "lbp" // a dynamic run's default, as dynamic.go's check
+	}
+	meth, ok := infer.Lookup(method)
+	if !ok {
+		return req, usagef("unknown --method %q (want %s)", method, infer.OrList(infer.Names()))
+	}
+	req.Method = method
+	// The settings (tol, samples, …) with their defaults, by the engine's
+	// one rule; any other property of the method as given.
+	mode := engine.ModeInfer
+	if rr.Mode == "map" {
+		mode = engine.ModeMAP
+	}
+	given := map[string]string{}
+	var names []string
+	for k, v := range rr.Properties {
+		if engine.IsSetting(mode, k) {
+			given[k] = v
+		} else {
+			names = append(names, k)
+		}
+	}
+	props, err := engine.SettingProperties(mode, method, given)
+	if err != nil {
+		return req, usageErr{err}
+	}
+	req.Properties = props
+	sort.Strings(names)
+	for _, k := range names {
+		switch {
+		case meth.HasProperty(k):
+			req.Properties[k] = rr.Properties[k]
+		case !anyHasProperty(k):
+			return req, usagef("unknown flag: --%s", k)
+		default:
+			return req, usagef("--%s does not apply to --method %s", k, meth.Name)
+		}
+	}
+	if rr.MaxProduct || rr.Mode == "map" {
+		req.Task = infer.MAP
+	}
+	if !meth.Supports(req.Task) {
+		hint := ""
+		if req.Task != infer.MAP && meth.Supports(infer.MAP) {
+			hint = " (it answers MAP queries: add --max-product)"
+		}
+		return req, usagef("--method %s does not answer %s queries%s", meth.Name, req.Task, hint)
+	}
+	if d := rr.Dynamic; d != nil {
+		if !m.IsMLN() {
+			return req, usagef("--dynamic needs an MLN")
+		}
+		if req.Task == infer.MAP {
+			return req, usagef("--max-product does not apply to --dynamic (--protocol sets BP's message order)")
+		}
+		if _, ok := rr.Properties["schedule"]; ok {
+			return req, usagef("--schedule does not apply to --dynamic (--protocol sets BP's message order)")
+		}
+		switch d.Protocol {
+		case "":
+			d.Protocol = "fb"
+		case "fb", "flood":
+			if method != "lbp" && method != "bp" {
+				return req, usagef("--protocol applies to --method lbp and bp only")
+			}
+		default:
+			return req, usagef("unknown --protocol %q (want fb or flood)", d.Protocol)
+		}
+		if d.Filter && d.Smooth {
+			return req, usagef("--filter and --smooth exclude each other (without either, both are printed)")
+		}
+		if len(rr.Query) == 0 && len(rr.QueryFiles) == 0 {
+			return req, usagef("--dynamic needs query fluents (-q), e.g. -q Cancer")
+		}
+		horizon := -1
+		if d.Horizon != nil {
+			horizon = *d.Horizon
+		}
+		req.Dynamic = &engine.Dynamic{Horizon: horizon, Protocol: d.Protocol, Filter: d.Filter, Smooth: d.Smooth}
+	}
+	return req, nil
+}
+
+func anyHasProperty(name string) bool {
+	for _, n := range infer.Names() {
+		if m, ok := infer.Lookup(n); ok && m.HasProperty(name) {
+			return true
+		}
+	}
+	return false
+}
+
+// splitAll splits comma-separated items, as the command's string-slice
+// flags (--cw, --ow) do.
+func splitAll(items []string) []string {
+	var out []string
+	for _, s := range items {
+		for _, x := range strings.Split(s, ",") {
+			if x = strings.TrimSpace(x); x != "" {
+				out = append(out, x)
+			}
+		}
+	}
+	return out
+}
+
+// phrase words the engine's errors as the command does (engine.Explain,
+// as cmdError in cmd/lifted/infer.go): request mistakes as usage errors
+// naming the flags, runs that did not converge with what to try.
+func phrase(path string, err error) error {
+	err = engine.Explain(path, err)
+	var x *engine.Explained
+	var nc *infer.NotConvergedError
+	switch {
+	case errors.As(err, &x) && x.Usage:
+		return usageErr{err}
+	case errors.As(err, &nc):
+		return notConverged{err}
+	}
+	return err
+}
+
+type notConverged struct{ error }
+
+func (e notConverged) Unwrap() error { return e.error }
+func (e usageErr) Unwrap() error     { return e.error }
+
+// errorJSON is the error document of err, with the position it names.
+func errorJSON(err error) []byte {
+	body := errorBody{Kind: "error", Message: err.Error()}
+	var ue usageErr
+	var nc notConverged
+	switch {
+	case errors.As(err, &ue):
+		body.Kind = "usage"
+	case errors.As(err, &nc):
+		body.Kind = "not_converged"
+	}
+	var pe *pos.Error
+	var pl pos.ErrorList
+	switch {
+	case errors.As(err, &pe):
+		body.File, body.Line, body.Column = pe.Pos.File, pe.Pos.Line, pe.Pos.Col
+	case errors.As(err, &pl) && len(pl) > 0:
+		body.File, body.Line, body.Column = pl[0].Pos.File, pl[0].Pos.Line, pl[0].Pos.Col
+	}
+	b, _ := json.Marshal(errorDoc{body})
+	return b
+}
+
+func messagesJSON(ms []message) []byte {
+	if len(ms) == 0 {
+		return nil
+	}
+	b, _ := json.Marshal(ms)
+	return b
+}
+
+// decode reads a request strictly: an unknown key is a usage error.
+func decode(b []byte, v any) error {
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.DisallowUnknownFields()
+	if err := d.Decode(v); err != nil {
+		return usagef("bad request JSON: %v", err)
+	}
+	return nil
+}
+
+// recoverInto turns a panic into an error document: a library must not
+// take its host process down.
+func recoverInto(out *[]byte) {
+	if r := recover(); r != nil {
+		*out = errorJSON(fmt.Errorf("internal error (please report): %v\n%s", r, debug.Stack()))
+	}
+}
+
+// decodeHandle reads the handle of a successful load response.
+func decodeHandle(out []byte, h *loadResponse) bool {
+	return bytes.HasPrefix(out, []byte(`{"handle":`)) && json.Unmarshal(out, h) == nil
+}

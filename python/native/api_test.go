@@ -1,0 +1,192 @@
+//go:build cgo
+
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/lifted-dev/lifted/engine"
+)
+
+const (
+	smokers   = "../../examples/mln/smokers.mln"
+	smokersDB = "../../examples/mln/smokers.db"
+)
+
+func loadOK(t *testing.T, req string) int64 {
+	t.Helper()
+	out := load([]byte(req))
+	var h loadResponse
+	if !decodeHandle(out, &h) || h.Handle == 0 {
+		t.Fatalf("load %s: %s", req, out)
+	}
+	return h.Handle
+}
+
+// The library's answer is engine.WriteJSON of the engine's own run on the
+// same request.
+func TestRunIsTheEngineJSON(t *testing.T) {
+	h := loadOK(t, `{"model":"`+smokers+`","evidence":["`+smokersDB+`"]}`)
+	defer free(h)
+	for _, tc := range []struct {
+		req  string
+		want engine.Request
+	}{
+		{`{"mode":"infer","query":["Smokes,Cancer"],"method":"lbp"}`,
+			engine.Request{Query: []string{"Smokes,Cancer"}, Method: "lbp", LogZ: true}},
+		{`{"mode":"map","query":["Cancer"],"method":"lp","properties":{"relaxation":"local"}}`,
+			engine.Request{Query: []string{"Cancer"}, Method: "lp", Task: engine.MAP, LogZ: true,
+				Properties: map[string]string{"relaxation": "local"}}},
+	} {
+		got, _ := run(h, []byte(tc.req))
+		m, err := engine.Load(smokers, engine.LoadOptions{Evidence: []string{smokersDB}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := m.Run(t.Context(), tc.want)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want bytes.Buffer
+		if err := engine.WriteJSON(&want, res); err != nil {
+			t.Fatal(err)
+		}
+		if untimed(t, got) != untimed(t, want.Bytes()) {
+			t.Errorf("%s:\n got %s\nwant %s", tc.req, got, want.Bytes())
+		}
+	}
+}
+
+// untimed is the JSON with its "seconds" fields zeroed, re-encoded.
+func untimed(t *testing.T, b []byte) string {
+	t.Helper()
+	var v any
+	if err := json.Unmarshal(b, &v); err != nil {
+		t.Fatalf("%v: %s", err, b)
+	}
+	var walk func(any)
+	walk = func(v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			for k, y := range x {
+				if strings.HasSuffix(k, "seconds") {
+					x[k] = 0
+				}
+				walk(y)
+			}
+		case []any:
+			for _, y := range x {
+				walk(y)
+			}
+		}
+	}
+	walk(v)
+	out, _ := json.Marshal(v)
+	return string(out)
+}
+
+func errorOf(t *testing.T, out []byte) errorBody {
+	t.Helper()
+	var d errorDoc
+	if err := json.Unmarshal(out, &d); err != nil || d.Error.Message == "" {
+		t.Fatalf("want an error document, got %s", out)
+	}
+	return d.Error
+}
+
+func TestErrors(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.mln")
+	os.WriteFile(bad, []byte("p(x)\n1.0 p(x) ^^ q\n"), 0o644)
+	e := errorOf(t, load([]byte(`{"model":"`+bad+`"}`)))
+	if e.Kind != "error" || e.File != bad || e.Line != 2 || e.Column != 11 {
+		t.Errorf("syntax error: %+v", e)
+	}
+	if e := errorOf(t, load([]byte(`{"model":"x.mln","bogus":1}`))); e.Kind != "usage" {
+		t.Errorf("unknown key: %+v", e)
+	}
+	h := loadOK(t, `{"model":"`+smokers+`","evidence":["`+smokersDB+`"]}`)
+	defer free(h)
+	for req, want := range map[string]string{
+		`{"query":["Cancer"],"method":"nope"}`:                              "usage",
+		`{"query":["Cancer"],"properties":{"max-iterations":"5"}}`:          "usage",
+		`{"query":["Cancer"],"method":"lp","properties":{"damping":"0.5"}}`: "usage",
+		`{"query":["Nope"]}`: "usage",
+		`{"query":["Cancer"],"method":"bp","properties":{"max-iter":"1","damping":"0.1"}}`: "not_converged",
+		`{"mode":"sideways"}`: "usage",
+	} {
+		out, _ := run(h, []byte(req))
+		if e := errorOf(t, out); e.Kind != want {
+			t.Errorf("%s: kind %q, want %q (%s)", req, e.Kind, want, e.Message)
+		}
+	}
+}
+
+func TestHandles(t *testing.T) {
+	base := live()
+	var hs []int64
+	for range 50 {
+		hs = append(hs, loadOK(t, `{"model":"`+smokers+`","evidence":["`+smokersDB+`"]}`))
+	}
+	if live() != base+50 {
+		t.Fatalf("%d live, want %d", live(), base+50)
+	}
+	for _, h := range hs {
+		if !free(h) {
+			t.Errorf("free(%d) = false", h)
+		}
+		if free(h) {
+			t.Errorf("second free(%d) = true", h)
+		}
+	}
+	if live() != base {
+		t.Errorf("%d live after freeing, want %d", live(), base)
+	}
+	out, _ := run(hs[0], []byte(`{"query":["Cancer"]}`))
+	if e := errorOf(t, out); e.Kind != "error" {
+		t.Errorf("run on a freed handle: %+v", e)
+	}
+}
+
+// The request carries what the command's flags carry (one rule:
+// engine.SettingProperties): infer passes its --tol default (BP's 1e-8) to
+// every method with the property, map to every one but lp and ilp, which
+// keep their own 1e-6.
+func TestRequestAsTheFlags(t *testing.T) {
+	m, err := engine.Load(smokers, engine.LoadOptions{Evidence: []string{smokersDB}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		rr      runRequest
+		method  string
+		task    engine.Task
+		tol     string
+		hasTol  bool
+		dynamic bool
+	}{
+		{runRequest{Mode: "infer", Method: "lp", MaxProduct: true}, "lp", engine.MAP, "1e-08", true, false},
+		{runRequest{Mode: "map"}, engine.DefaultMAPMethod, engine.MAP, "", false, false},
+		{runRequest{Mode: "map", Method: "bp"}, "bp", engine.MAP, "1e-08", true, false},
+		{runRequest{Mode: "map", Method: "ilp"}, "ilp", engine.MAP, "", false, false},
+		{runRequest{Mode: "infer"}, "auto", engine.Marginals, "1e-08", true, false},
+		{runRequest{Mode: "infer", Properties: map[string]string{"tol": "1e-3"}}, "auto", engine.Marginals, "1e-3", true, false},
+		{runRequest{Mode: "infer", Method: "gibbs"}, "gibbs", engine.Marginals, "", false, false},
+		{runRequest{Mode: "infer", Query: []string{"Cancer"}, Dynamic: &dynamicRequest{}}, "lbp", engine.Marginals, "1e-08", true, true},
+	} {
+		req, err := request(m, &tc.rr)
+		if err != nil {
+			t.Errorf("%+v: %v", tc.rr, err)
+			continue
+		}
+		tol, has := req.Properties["tol"]
+		if req.Method != tc.method || req.Task != tc.task || has != tc.hasTol || tol != tc.tol || (req.Dynamic != nil) != tc.dynamic || !req.LogZ {
+			t.Errorf("%+v: method %s task %v tol %q (%v) dynamic %v logz %v", tc.rr, req.Method, req.Task, tol, has, req.Dynamic != nil, req.LogZ)
+		}
+	}
+}

@@ -1,0 +1,109 @@
+// Command native is the lifted library built as a C shared library
+// (liblifted.so) for the Python package's in-process path (lifted.load,
+// native=True): a model is read and parsed once and queried many times.
+//
+//	go build -buildmode=c-shared -o python/lifted/liblifted.so ./python/native
+//
+// The C functions take and return JSON text (UTF-8, NUL-terminated). Every
+// returned string is allocated with malloc and must be released with
+// lifted_free_string. A call that fails returns {"error": {"kind",
+// "message", "file", "line", "column"}} (kind "usage", "not_converged" or
+// "error"; the position where the message names one).
+//
+//	char *lifted_load(char *request, long long *handle)
+//	    request {"model": path, "format": "", "evidence": [paths],
+//	    "dynamic": false}; sets *handle (0 on error) and returns
+//	    {"handle", "format", "warnings": [...]} or an error.
+//	char *lifted_run(long long handle, char *request, char **messages)
+//	    request {"mode": "infer"|"map"|"compress", "query": [...],
+//	    "method", "max_product", "properties": {"max-iter": "200"},
+//	    "seed", "workers", "color_mode", "allow_unconverged", "cw", "ow",
+//	    "default_weight", "max_ground", "alchemy_cnf", "merge_duplicates",
+//	    "construction", "query_files", "dynamic": {"horizon", "protocol",
+//	    "filter", "smooth"}}; returns the result document the command
+//	    prints with --output-format json (engine.WriteJSON,
+//	    engine/result.schema.json) or an error; *messages (if not NULL) is
+//	    set to a JSON list of {"level", "text"} (which method and why,
+//	    NOT CONVERGED alerts), or NULL.
+//	int lifted_free(long long handle)     1 if it was loaded, else 0
+//	int lifted_handles(void)              the number of loaded models
+//	void lifted_free_string(char *s)
+//	char *lifted_version(void)            {"schema_version": N}
+//
+// Calls on one model run one at a time (a lock per model); calls on
+// different models may run in parallel. The library never exits the
+// process and installs no signal handlers of its own; a panic is returned
+// as an error.
+package main
+
+/*
+#include <stdlib.h>
+#include <string.h>
+*/
+import "C"
+
+import (
+	"fmt"
+	"unsafe"
+
+	"github.com/lifted-dev/lifted/engine"
+)
+
+func cBytes(p *C.char) []byte {
+	if p == nil {
+		return nil
+	}
+	return C.GoBytes(unsafe.Pointer(p), C.int(C.strlen(p)))
+}
+
+func cString(b []byte) *C.char { return C.CString(string(b)) }
+
+//export lifted_load
+func lifted_load(request *C.char, handle *C.longlong) *C.char {
+	out := load(cBytes(request))
+	var h loadResponse
+	if handle != nil {
+		*handle = 0
+		if decodeHandle(out, &h) {
+			*handle = C.longlong(h.Handle)
+		}
+	}
+	return cString(out)
+}
+
+//export lifted_run
+func lifted_run(handle C.longlong, request *C.char, messages **C.char) *C.char {
+	out, msgs := run(int64(handle), cBytes(request))
+	if messages != nil {
+		*messages = nil
+		if msgs != nil {
+			*messages = cString(msgs)
+		}
+	}
+	return cString(out)
+}
+
+//export lifted_free
+func lifted_free(handle C.longlong) C.int {
+	if free(int64(handle)) {
+		return 1
+	}
+	return 0
+}
+
+//export lifted_handles
+func lifted_handles() C.int { return C.int(live()) }
+
+//export lifted_free_string
+func lifted_free_string(s *C.char) {
+	if s != nil {
+		C.free(unsafe.Pointer(s))
+	}
+}
+
+//export lifted_version
+func lifted_version() *C.char {
+	return C.CString(fmt.Sprintf(`{"schema_version":%d}`, engine.SchemaVersion))
+}
+
+func main() {}
