@@ -165,6 +165,10 @@ type refiner struct {
 	touched  []int32 // classes with dirtyIn > 0
 	signed   int     // nodes re-signed so far
 
+	// warm, when set, loads the memory that signing the given nodes reads
+	// (gather.go).
+	warm func(nodes []int32) uint64
+
 	par parScratch // the parallel marking and reduce (parallel.go)
 }
 
@@ -263,6 +267,9 @@ func (r *refiner) sign(sign signFunc) {
 func (r *refiner) signChunk(sign signFunc, c, lo, hi int) {
 	a := slices.Grow(r.arenas[c][:0], (hi-lo)*r.words)
 	for k := lo; k < hi; k++ {
+		if r.warm != nil && (k-lo)%gatherBlock == 0 {
+			sink(r.warm(r.dirty[k:min(hi, k+gatherBlock)]))
+		}
 		start := len(a)
 		a = sign(r.dirty[k], a)
 		r.hash[k] = hashSig(a[start:])
@@ -427,6 +434,9 @@ func newPassing(g *fg.Graph, ev fg.Evidence, opt Options, workers int) *passing 
 	// A signature has a word per edge and one for the own colour.
 	p.vr.words = 2 + g.NumEdges()/max(nv, 1)
 	p.fr.words = 2 + g.NumEdges()/max(nf, 1)
+	if gatherOn(g) {
+		p.vr.warm, p.fr.warm = p.warmVars, p.warmFactors
+	}
 	return p
 }
 

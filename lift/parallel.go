@@ -213,7 +213,11 @@ func (r *refiner) markFrom(changed []int32, start []int64, nbr []int32, step int
 	n := len(changed)
 	_, chunks := r.chunking(n)
 	if chunks == 1 || n < parStep*r.minChunk/4 { // a changed node marks a few
-		for _, x := range changed {
+		warm := r.warm != nil
+		for k, x := range changed {
+			if warm && k%gatherBlock == 0 {
+				sink(r.warmMark(changed[k:min(n, k+gatherBlock)], start, nbr))
+			}
 			for _, i := range nbr[start[x]:start[x+1]] {
 				r.mark(i, step)
 			}
@@ -225,6 +229,9 @@ func (r *refiner) markFrom(changed []int32, start []int64, nbr []int32, step int
 		// Candidates as (node, k) pairs: marks that lowered the stamp.
 		l := lists[c][:0]
 		for k := lo; k < hi; k++ {
+			if r.warm != nil && (k-lo)%gatherBlock == 0 {
+				sink(r.warmMark(changed[k:min(hi, k+gatherBlock)], start, nbr))
+			}
 			key := stampKey(step, k)
 			x := changed[k]
 			for _, i := range nbr[start[x]:start[x+1]] {

@@ -29,6 +29,13 @@ func roundStates(t *testing.T, g *fg.Graph, ev fg.Evidence, opt Options, workers
 	p := newPassing(g, ev, opt, workers)
 	p.vr.workers, p.fr.workers = workers, workers
 	p.vr.minChunk, p.fr.minChunk = minChunk, minChunk
+	// The reference (one worker) runs without gathering ahead, the others
+	// with it on every graph (it only loads; gather.go).
+	if workers > 1 {
+		p.vr.warm, p.fr.warm = p.warmVars, p.warmFactors
+	} else {
+		p.vr.warm, p.fr.warm = nil, nil
+	}
 	var out []roundState
 	p.opt.Progress = func(int, int, int) {
 		out = append(out, roundState{slices.Clone(p.vc), slices.Clone(p.fc),
@@ -54,7 +61,7 @@ func TestParallelRoundsIdentical(t *testing.T) {
 		n = 60
 	}
 	type cfg struct{ workers, chunk int }
-	cfgs := []cfg{{2, 1}, {3, 1}, {5, 3}, {4, 2}}
+	cfgs := []cfg{{2, 1}, {3, 1}, {5, 3}, {4, 2}, {2, DefaultMinChunk}}
 	for i := range n + 4 {
 		var g *fg.Graph
 		var ev fg.Evidence

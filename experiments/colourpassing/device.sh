@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# device.sh — colour passing's scaling and its speedup on 2 cores, on a quiet
+# machine (issue 26). Needs no Go: it runs the static binaries that
+# build-device.sh puts in experiments/colourpassing/bin/.
+#
+# usage: OUT=DIR experiments/colourpassing/device.sh
+#   BIN     the scaling program of this branch (default bin/scaling)
+#   BEFORE  the same program on main, before (default bin/scaling-before;
+#           skipped when absent)
+#   CPUS    the two CPUs to pin to (default 0,1; when CPU 1 is CPU 0's
+#           hyperthread sibling, CPU 0 and the first CPU that is not)
+#   QUICK=1 smaller sizes only (a smoke test, under a minute)
+#
+# Every run is pinned with taskset to the two CPUs, so GOMAXPROCS is 2.
+# Writes to $OUT: machine.txt (CPU, topology, huge pages, load), after.md
+# (n×n grids 100…1826, 5 repetitions: CPU seconds of one worker and their
+# growth exponent in N, huge pages on and off, wall seconds of 1 and 2
+# workers and the speedup), before.md (main's code at 1000² and 1826², 3
+# repetitions), after-3000.md (3000², 3 repetitions), log.txt. Each stage
+# has a time limit; the whole takes about 5 minutes. The scaling program
+# checks every colouring against the single worker's and exits non-zero on
+# a difference (reported in log.txt).
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+BIN=${BIN:-$here/bin/scaling}
+BEFORE=${BEFORE:-$here/bin/scaling-before}
+OUT=${OUT:?set OUT to the output folder}
+mkdir -p "$OUT"
+log=$OUT/log.txt
+if [ -z "${CPUS:-}" ]; then
+	sib=$(cat /sys/devices/system/cpu/cpu0/topology/thread_siblings_list 2>/dev/null || echo 0)
+	CPUS=0,1
+	if ! [[ "$sib" =~ ^0$ ]]; then
+		# The siblings of CPU 0 as a list of numbers ("0,8" or "0-1").
+		sibs=$(echo "$sib" | awk -F, '{for (i = 1; i <= NF; i++) {n = split($i, r, "-"); if (n == 2) for (j = r[1]; j <= r[2]; j++) print j; else print $i}}')
+		if echo "$sibs" | grep -qx 1; then
+			for c in $(seq 1 $(($(nproc --all) - 1))); do
+				if ! echo "$sibs" | grep -qx "$c"; then CPUS=0,$c; break; fi
+			done
+		fi
+	fi
+fi
+pin="taskset -c $CPUS"
+{
+	echo "date: $(date -u)"
+	echo "CPUs used: $CPUS (CPU 0's siblings: $(cat /sys/devices/system/cpu/cpu0/topology/thread_siblings_list 2>/dev/null))"
+	echo "commit: $(cat "$here/bin/commit" 2>/dev/null), before: $(cat "$here/bin/commit-before" 2>/dev/null)"
+	echo "nproc: $(nproc), load: $(cat /proc/loadavg)"
+	echo "transparent huge pages: $(cat /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null)"
+	lscpu 2>/dev/null | grep -E 'Model name|^CPU\(s\)|Thread|Core|Socket|L1d|L2|L3|NUMA node\(s\)'
+	free -g 2>/dev/null | head -2
+} > "$OUT/machine.txt"
+cat "$OUT/machine.txt"
+stage() { # stage NAME LIMIT-S CMD...: run CMD pinned, stdout to $OUT/NAME.md
+	local name=$1 limit=$2
+	shift 2
+	echo "== $name ($(date -u +%T), load $(cut -d' ' -f1-3 /proc/loadavg)): $*" | tee -a "$log"
+	timeout "$limit" $pin "$@" > "$OUT/$name.md" 2>> "$log"
+	echo "   exit $? ($(date -u +%T))" | tee -a "$log"
+	cat "$OUT/$name.md"
+}
+if [ "${QUICK:-0}" = 1 ]; then
+	stage after 60 "$BIN" -sizes 100,316,577 -reps 3 -hugepages
+	[ -x "$BEFORE" ] && stage before 60 "$BEFORE" -sizes 577 -reps 3
+	exit 0
+fi
+stage after 150 "$BIN" -sizes 100,183,316,577,1000,1826 -reps 5 -hugepages
+[ -x "$BEFORE" ] && stage before 75 "$BEFORE" -sizes 1000,1826 -reps 3
+stage after-3000 110 "$BIN" -sizes 3000 -reps 3
