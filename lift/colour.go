@@ -168,6 +168,7 @@ type refiner struct {
 	// warm, when set, loads the memory that signing the given nodes reads
 	// (gather.go).
 	warm func(nodes []int32) uint64
+	pool *workPool // helpers of the parallel steps (pool.go), or nil
 
 	par parScratch // the parallel marking and reduce (parallel.go)
 }
@@ -393,6 +394,9 @@ func refine(ctx context.Context, g *fg.Graph, ev fg.Evidence, opt Options, worke
 	p := newPassing(g, ev, opt, workers)
 	p.vr.workers, p.fr.workers = workers, workers
 	p.vr.minChunk, p.fr.minChunk = minChunk, minChunk
+	pool := newWorkPool(workers)
+	defer pool.close()
+	p.vr.pool, p.fr.pool = pool, pool
 	rounds, err := p.run(ctx, true)
 	if err != nil {
 		return nil, err

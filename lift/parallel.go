@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"slices"
 	"sync/atomic"
+	"time"
 
 	"github.com/lifted-dev/lifted/fg"
 )
@@ -83,11 +84,13 @@ type shard struct {
 }
 
 // runTasks runs fn(0), …, fn(tasks-1) on the calling goroutine and up to
-// workers-1 helpers, which claim tasks one by one. The caller waits only
-// for tasks a helper claimed and has not finished, never for a helper to
-// start: on a loaded machine a helper that is not run soon costs nothing
-// but its start, and it finds every task claimed when it runs.
-func runTasks(workers, tasks int, fn func(t int)) {
+// workers-1 helpers, which claim tasks one by one: the helpers of pool p
+// when there is one (pool.go), else goroutines started for this call. The
+// caller waits only for tasks a helper claimed and has not finished, never
+// for a helper to start: on a loaded machine a helper that is not run soon
+// costs nothing but its start, and it finds every task claimed when it
+// runs.
+func runTasks(p *workPool, workers, tasks int, fn func(t int)) {
 	if tasks <= 1 || workers <= 1 {
 		for t := range tasks {
 			fn(t)
@@ -96,25 +99,44 @@ func runTasks(workers, tasks int, fn func(t int)) {
 	}
 	// The state of the claims, fresh per call, so that a helper that
 	// starts late sees only this call's exhausted counter.
-	st := &taskState{finished: make(chan struct{})}
-	work := func() {
-		for t := int(st.next.Add(1) - 1); t < tasks; t = int(st.next.Add(1) - 1) {
-			fn(t)
-			if int(st.done.Add(1)) == tasks {
+	st := &taskState{tasks: int32(tasks), finished: make(chan struct{})}
+	st.work = func() {
+		for t := st.next.Add(1) - 1; t < st.tasks; t = st.next.Add(1) - 1 {
+			fn(int(t))
+			if st.done.Add(1) == st.tasks {
 				close(st.finished)
 			}
 		}
 	}
-	for range min(workers, tasks) - 1 {
-		go work()
+	if p != nil {
+		p.submit(st)
+		st.work()
+		// Spin a while for the helpers' last tasks before parking.
+		var deadline time.Time
+		for i := 0; st.done.Load() < st.tasks; i++ {
+			if i&255 == 255 {
+				if deadline.IsZero() {
+					deadline = time.Now().Add(poolSpin)
+				} else if time.Now().After(deadline) {
+					break
+				}
+			}
+		}
+		<-st.finished
+		return
 	}
-	work()
+	for range min(workers, tasks) - 1 {
+		go st.work()
+	}
+	st.work()
 	<-st.finished
 }
 
 // taskState counts the claimed and the finished tasks of one runTasks.
 type taskState struct {
 	next, done atomic.Int32
+	tasks      int32
+	work       func()
 	finished   chan struct{}
 }
 
@@ -134,7 +156,7 @@ const parStep = 2
 func parRange(workers, n int, fn func(lo, hi int)) {
 	chunks := max(1, min(4*workers, n>>16))
 	size := (n + chunks - 1) / chunks
-	runTasks(workers, chunks, func(c int) { fn(c*size, min(n, (c+1)*size)) })
+	runTasks(nil, workers, chunks, func(c int) { fn(c*size, min(n, (c+1)*size)) })
 }
 
 // chunking splits n items into chunks of at least r.minChunk consecutive
@@ -153,7 +175,7 @@ func (r *refiner) chunking(n int) (size, chunks int) {
 // chunking), on up to r.workers goroutines.
 func (r *refiner) forChunks(n int, fn func(c, lo, hi int)) {
 	size, chunks := r.chunking(n)
-	runTasks(r.workers, chunks, func(c int) { fn(c, c*size, min(n, (c+1)*size)) })
+	runTasks(r.pool, r.workers, chunks, func(c int) { fn(c, c*size, min(n, (c+1)*size)) })
 }
 
 // growLists makes r.par.lists hold at least k lists.
@@ -339,7 +361,7 @@ func (r *refiner) resignParallel(sign signFunc) {
 		}
 	})
 	// 2. Group within every shard.
-	runTasks(r.workers, S, func(s int) { r.groupShard(s, S, chunks) })
+	runTasks(r.pool, r.workers, S, func(s int) { r.groupShard(s, S, chunks) })
 	// 3. Number the groups by first member; count dirty members and find
 	// the largest group per class.
 	ps.count = slices.Grow(ps.count[:0], chunks)[:chunks]
