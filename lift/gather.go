@@ -1,6 +1,7 @@
 package lift
 
 import (
+	"os"
 	"sync/atomic"
 
 	"github.com/lifted-dev/lifted/fg"
@@ -27,8 +28,11 @@ const gatherBlock = 32
 // passing gathers ahead: below it the graph stays in the caches.
 const gatherMin = 1 << 16
 
-// gatherOn reports whether colour passing on g gathers ahead.
-func gatherOn(g *fg.Graph) bool { return g.NumVars()+g.NumFactors() >= gatherMin }
+// gatherOn reports whether colour passing on g gathers ahead: on graphs of
+// gatherMin nodes and more, unless LIFTED_GATHER=0 is in the environment.
+func gatherOn(g *fg.Graph) bool {
+	return g.NumVars()+g.NumFactors() >= gatherMin && os.Getenv("LIFTED_GATHER") != "0"
+}
 
 var sinkCount atomic.Int64
 

@@ -12,14 +12,15 @@
 #   QUICK=1 smaller sizes only (a smoke test, under a minute)
 #
 # Every run is pinned with taskset to the two CPUs, so GOMAXPROCS is 2.
-# Writes to $OUT: machine.txt (CPU, topology, huge pages, load), after.md
+# Writes to $OUT: machine.txt (CPU, topology, huge pages, load); after.md
 # (n×n grids 100…1826, 5 repetitions: CPU seconds of one worker and their
-# growth exponent in N, huge pages on and off, wall seconds of 1 and 2
-# workers and the speedup), before.md (main's code at 1000² and 1826², 3
-# repetitions), after-3000.md (3000², 3 repetitions), log.txt. Each stage
-# has a time limit; the whole takes about 5 minutes. The scaling program
-# checks every colouring against the single worker's and exits non-zero on
-# a difference (reported in log.txt).
+# growth exponent in N, wall seconds of 1 and 2 workers and the speedup);
+# ideas-1000.md and ideas-1826.md (3 repetitions, also with gathering ahead
+# off, LIFTED_GATHER=0, and with the spinning helpers off, LIFTED_SPIN=0);
+# before.md (main's code at 1000² and 1826², 3 repetitions);
+# after-3000.md (3000², 2 repetitions); log.txt. The stages share a budget
+# of about 5.7 minutes. The scaling program checks every colouring against
+# the single worker's and exits non-zero on a difference (in log.txt).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 BIN=${BIN:-$here/bin/scaling}
@@ -51,19 +52,36 @@ pin="taskset -c $CPUS"
 	free -g 2>/dev/null | head -2
 } > "$OUT/machine.txt"
 cat "$OUT/machine.txt"
+# The stages share a budget of BUDGET seconds (default 340): a stage's limit
+# is cut to what is left, and a stage with under 20 s left is skipped.
+BUDGET=${BUDGET:-340}
 stage() { # stage NAME LIMIT-S CMD...: run CMD pinned, stdout to $OUT/NAME.md
 	local name=$1 limit=$2
 	shift 2
-	echo "== $name ($(date -u +%T), load $(cut -d' ' -f1-3 /proc/loadavg)): $*" | tee -a "$log"
+	local left=$((BUDGET - SECONDS))
+	if [ "$left" -lt 20 ]; then
+		echo "== $name skipped: $left s of the budget left" | tee -a "$log"
+		return
+	fi
+	[ "$limit" -gt "$left" ] && limit=$left
+	echo "== $name ($(date -u +%T), load $(cut -d' ' -f1-3 /proc/loadavg), limit ${limit}s): $*" | tee -a "$log"
 	timeout "$limit" $pin "$@" > "$OUT/$name.md" 2>> "$log"
-	echo "   exit $? ($(date -u +%T))" | tee -a "$log"
+	echo "   exit $? ($(date -u +%T), ${SECONDS}s in)" | tee -a "$log"
 	cat "$OUT/$name.md"
 }
+ideas='LIFTED_GATHER=0;LIFTED_SPIN=0'
 if [ "${QUICK:-0}" = 1 ]; then
-	stage after 60 "$BIN" -sizes 100,316,577 -reps 3 -hugepages
+	stage after 60 "$BIN" -sizes 100,316,577 -reps 3
+	stage ideas 60 "$BIN" -sizes 577 -reps 3 -alt "$ideas"
 	[ -x "$BEFORE" ] && stage before 60 "$BEFORE" -sizes 577 -reps 3
 	exit 0
 fi
-stage after 150 "$BIN" -sizes 100,183,316,577,1000,1826 -reps 5 -hugepages
-[ -x "$BEFORE" ] && stage before 75 "$BEFORE" -sizes 1000,1826 -reps 3
-stage after-3000 110 "$BIN" -sizes 3000 -reps 3
+# In order of importance: the scaling and speedup of this branch; what each
+# idea gives (gathering ahead, spinning helpers; each switched off in turn)
+# at 1000²; before (main) against after; the same ideas at 1826²; 3000².
+stage after 130 "$BIN" -sizes 100,183,316,577,1000,1826 -reps 5
+stage ideas-1000 60 "$BIN" -sizes 1000 -reps 3 -alt "$ideas"
+[ -x "$BEFORE" ] && stage before 70 "$BEFORE" -sizes 1000,1826 -reps 3
+stage ideas-1826 100 "$BIN" -sizes 1826 -reps 3 -alt "$ideas"
+stage after-3000 90 "$BIN" -sizes 3000 -reps 2
+echo "total ${SECONDS}s" | tee -a "$log"

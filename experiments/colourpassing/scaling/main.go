@@ -102,7 +102,14 @@ func main() {
 	workers := flag.Int("workers", 2, "goroutines of the parallel runs")
 	reps := flag.Int("reps", 5, "repetitions (medians)")
 	hugeCmp := flag.Bool("hugepages", false, "also run the single worker with LIFTED_HUGEPAGES=0 (huge pages off), alternating, and report its CPU seconds")
+	altFlag := flag.String("alt", "", "settings to compare, separated by ';', each a space-separated list of environment assignments "+
+		"(\"LIFTED_GATHER=0;LIFTED_SPIN=0\"): every repetition also runs 1 and -workers workers under each")
 	flag.Parse()
+	var alts []string
+	if *altFlag != "" {
+		alts = strings.Split(*altFlag, ";")
+	}
+	var altRows, cpu2Rows []string
 	fmt.Printf("GOMAXPROCS %d, %d CPUs, workers %d, %d repetitions\n\n", runtime.GOMAXPROCS(0), runtime.NumCPU(), *workers, *reps)
 	fmt.Println("| graph | N (vars+factors) | rounds | 1 worker CPU s | CPU µs/node | 1 worker wall s | " +
 		fmt.Sprint(*workers) + " workers wall s | speedup (ratio of medians) | median of per-rep ratios | load before/after |")
@@ -126,47 +133,84 @@ func main() {
 		load0 := loadavg()
 		var ref *run
 		var cpu1, wall1, wall2, ratio, cpuOff []float64
+		// Per -alt setting: its runs of 1 and of -workers workers.
+		altCPU1 := make([][]float64, len(alts))
+		altWall1 := make([][]float64, len(alts))
+		altWall2 := make([][]float64, len(alts))
+		altCPU2 := make([][]float64, len(alts))
+		var cpu2 []float64
 		huge := ""
 		for rep := range *reps {
-			order := []int{1, *workers}
+			// A run: workers, and the -alt setting (-1: none, -2: huge
+			// pages off).
+			type cfg struct{ w, alt int }
+			order := []cfg{{1, -1}, {*workers, -1}}
 			if *hugeCmp {
-				order = append(order, 0) // 0: one worker, huge pages off
+				order = append(order, cfg{1, -2})
+			}
+			for a := range alts {
+				order = append(order, cfg{1, a}, cfg{*workers, a})
 			}
 			if rep%2 == 1 {
 				slices.Reverse(order)
 			}
 			var w1, w2 float64
-			for _, w := range order {
+			for _, c := range order {
 				var rf lift.Refiner = lift.ColourPassing{}
-				if w > 1 {
-					rf = lift.Parallel{Workers: w}
+				if c.w > 1 {
+					rf = lift.Parallel{Workers: c.w}
 				}
-				if w == 0 {
-					os.Setenv("LIFTED_HUGEPAGES", "0")
+				var env []string
+				switch {
+				case c.alt == -2:
+					env = []string{"LIFTED_HUGEPAGES=0"}
+				case c.alt >= 0:
+					env = strings.Fields(alts[c.alt])
+				}
+				for _, kv := range env {
+					k, v, _ := strings.Cut(kv, "=")
+					os.Setenv(k, v)
 				}
 				r := refine(rf, g, ev)
-				os.Unsetenv("LIFTED_HUGEPAGES")
-				if w == 0 {
-					cpuOff = append(cpuOff, r.cpu)
+				for _, kv := range env {
+					k, _, _ := strings.Cut(kv, "=")
+					os.Unsetenv(k)
 				}
-				if huge == "" && w == 1 {
+				if huge == "" && c == (cfg{1, -1}) {
 					huge = anonHuge()
 				}
 				if ref == nil {
 					ref = &r
 				} else if !reflect.DeepEqual(r.col, ref.col) || !slices.Equal(r.prog, ref.prog) {
-					fmt.Fprintf(os.Stderr, "%s: the colouring of %d workers differs from the single worker's\n", name, w)
+					fmt.Fprintf(os.Stderr, "%s: the colouring of %d workers (%q) differs from the single worker's\n", name, c.w, env)
 					os.Exit(1)
 				}
-				if w == 1 {
+				switch {
+				case c.alt == -2:
+					cpuOff = append(cpuOff, r.cpu)
+				case c.alt >= 0 && c.w == 1:
+					altCPU1[c.alt] = append(altCPU1[c.alt], r.cpu)
+					altWall1[c.alt] = append(altWall1[c.alt], r.wall)
+				case c.alt >= 0:
+					altCPU2[c.alt] = append(altCPU2[c.alt], r.cpu)
+					altWall2[c.alt] = append(altWall2[c.alt], r.wall)
+				case c.w == 1:
 					w1 = r.wall
 					cpu1 = append(cpu1, r.cpu)
-				} else {
+				default:
 					w2 = r.wall
+					cpu2 = append(cpu2, r.cpu)
 				}
 			}
 			wall1, wall2, ratio = append(wall1, w1), append(wall2, w2), append(ratio, w1/w2)
 		}
+		for a, set := range alts {
+			altRows = append(altRows, fmt.Sprintf("| %s | %s | %.4g | %.3f | %.4g | %.4g | %.3f | %.4g | %.3f | %.3f |", name, set,
+				median(altCPU1[a]), median(altCPU1[a])/median(cpu1), median(altWall1[a]), median(altWall2[a]),
+				median(altWall1[a])/median(altWall2[a]), median(altCPU2[a]), median(altWall2[a])/median(wall2),
+				median(altWall1[a])/median(wall1)))
+		}
+		cpu2Rows = append(cpu2Rows, fmt.Sprintf("| %s | %.4g | %.4g | %.3f |", name, median(cpu1), median(cpu2), median(cpu2)/median(cpu1)))
 		N := g.NumVars() + g.NumFactors()
 		c := median(cpu1)
 		logN, logCPU = append(logN, math.Log(float64(N))), append(logCPU, math.Log(c))
@@ -188,6 +232,23 @@ func main() {
 		}
 		if len(logN) >= 2 {
 			fmt.Printf("\nCPU seconds with huge pages off grow as N^%.3f\n", slope(logN, logOff))
+		}
+	}
+	fmt.Println("\nCPU seconds (process, medians) of 1 and of", *workers, "workers:")
+	fmt.Println()
+	fmt.Println("| graph | 1 worker CPU s | " + fmt.Sprint(*workers) + " workers CPU s | ratio |")
+	fmt.Println("|---|---|---|---|")
+	for _, r := range cpu2Rows {
+		fmt.Println(r)
+	}
+	if len(alts) > 0 {
+		fmt.Println("\nOther settings (-alt), medians, in the same repetitions as the table above; \"/default\" divides by the default's median:")
+		fmt.Println()
+		fmt.Println("| graph | setting | 1 worker CPU s | CPU /default | 1 worker wall s | " + fmt.Sprint(*workers) + " workers wall s | speedup | " +
+			fmt.Sprint(*workers) + " workers CPU s | " + fmt.Sprint(*workers) + " workers wall /default | 1 worker wall /default |")
+		fmt.Println("|---|---|---|---|---|---|---|---|---|---|")
+		for _, r := range altRows {
+			fmt.Println(r)
 		}
 	}
 	if len(logN) >= 2 {
