@@ -302,6 +302,9 @@ func (r *refiner) lookup(k int32, class int32) int32 {
 			r.grpFirst = append(r.grpFirst, k)
 			r.grpSize = append(r.grpSize, 0)
 			r.grpClass = append(r.grpClass, class)
+			if 2*len(r.grpFirst) > len(r.table) {
+				r.table = rehash(r.table, r.grpFirst, r.hash)
+			}
 			return g
 		}
 		if f := r.grpFirst[g]; r.hash[f] == h && slices.Equal(r.sig(f), r.sig(k)) {
@@ -323,16 +326,7 @@ func (r *refiner) resign(sign signFunc) {
 	}
 	r.sign(sign)
 	r.growClassArrays()
-	size := 16
-	for size < 2*len(r.dirty) {
-		size *= 2
-	}
-	if cap(r.table) < size {
-		r.table = make([]int32, size)
-	} else {
-		r.table = r.table[:size]
-		clear(r.table)
-	}
+	r.table = resetTable(r.table, len(r.dirty))
 	r.grpFirst = r.grpFirst[:0]
 	r.group, r.grpClass, r.grpSize = r.group[:0], r.grpClass[:0], r.grpSize[:0]
 	r.touched = r.touched[:0]

@@ -462,18 +462,9 @@ func (r *refiner) groupShard(s, S, chunks int) {
 	for c := range chunks {
 		cnt += len(ps.buckets[c*S+s])
 	}
-	size := 16
-	for size < 2*cnt {
-		size *= 2
-	}
-	if cap(sh.table) < size {
-		sh.table = make([]int32, size)
-	} else {
-		sh.table = sh.table[:size]
-		clear(sh.table)
-	}
+	sh.table = resetTable(sh.table, cnt)
 	sh.first, sh.size = sh.first[:0], sh.size[:0]
-	mask := uint64(size - 1)
+	mask := uint64(len(sh.table) - 1)
 	for c := range chunks {
 		groups := len(sh.first)
 		for _, k := range ps.buckets[c*S+s] {
@@ -486,6 +477,10 @@ func (r *refiner) groupShard(s, S, chunks int) {
 					sh.first = append(sh.first, k)
 					sh.size = append(sh.size, 1)
 					ps.firstOf[k] = k
+					if 2*len(sh.first) > len(sh.table) {
+						sh.table = rehash(sh.table, sh.first, r.hash)
+						mask = uint64(len(sh.table) - 1)
+					}
 					break
 				}
 				if f := sh.first[g]; r.hash[f] == h && slices.Equal(r.sig(f), r.sig(k)) {
@@ -509,6 +504,51 @@ func prefixSum(count []int) int {
 	for c, m := range count {
 		count[c] = t
 		t += m
+	}
+	return t
+}
+
+// groupTableMax is the largest size a grouping table starts with: it
+// doubles when half full (rehash), so that a step with few distinct
+// signatures among many nodes (the first round re-signs every node of the
+// graph) groups in a table that stays in the cache.
+const groupTableMax = 1 << 12
+
+// resetTable returns an empty grouping table (group+1 per slot, 0 empty)
+// for up to n signatures: a power of two, at least 16, at most
+// groupTableMax, reusing t's array.
+func resetTable(t []int32, n int) []int32 {
+	size := 16
+	for size < 2*n && size < groupTableMax {
+		size *= 2
+	}
+	if cap(t) < size {
+		return make([]int32, size)
+	}
+	t = t[:size]
+	clear(t)
+	return t
+}
+
+// rehash returns a table of twice t's size holding the groups
+// 0…len(first)-1, group g under the hash of its first member first[g]
+// (hash is per member), reusing t's array when it is large enough.
+func rehash(t []int32, first []int32, hash []uint64) []int32 {
+	size := 2 * len(t)
+	if cap(t) >= size {
+		t = t[:size]
+		clear(t)
+	} else {
+		t = make([]int32, size)
+	}
+	mask := uint64(size - 1)
+	for g, f := range first {
+		for i := hash[f] & mask; ; i = (i + 1) & mask {
+			if t[i] == 0 {
+				t[i] = int32(g) + 1
+				break
+			}
+		}
 	}
 	return t
 }

@@ -103,7 +103,7 @@ func main() {
 	reps := flag.Int("reps", 5, "repetitions (medians)")
 	hugeCmp := flag.Bool("hugepages", false, "also run the single worker with LIFTED_HUGEPAGES=0 (huge pages off), alternating, and report its CPU seconds")
 	altFlag := flag.String("alt", "", "settings to compare, separated by ';', each a space-separated list of environment assignments "+
-		"(\"LIFTED_GATHER=0;LIFTED_SPIN=0\"): every repetition also runs 1 and -workers workers under each")
+		"(\"LIFTED_GATHER=0;LIFTED_SPIN=0\"; minchunk=N sets lift.Parallel's MinChunk): every repetition also runs 1 and -workers workers under each")
 	flag.Parse()
 	var alts []string
 	if *altFlag != "" {
@@ -156,10 +156,6 @@ func main() {
 			}
 			var w1, w2 float64
 			for _, c := range order {
-				var rf lift.Refiner = lift.ColourPassing{}
-				if c.w > 1 {
-					rf = lift.Parallel{Workers: c.w}
-				}
 				var env []string
 				switch {
 				case c.alt == -2:
@@ -167,6 +163,20 @@ func main() {
 				case c.alt >= 0:
 					env = strings.Fields(alts[c.alt])
 				}
+				var rf lift.Refiner = lift.ColourPassing{}
+				if c.w > 1 {
+					p := lift.Parallel{Workers: c.w}
+					// minchunk=N in a setting is lift.Parallel's MinChunk.
+					env = slices.DeleteFunc(env, func(kv string) bool {
+						v, ok := strings.CutPrefix(kv, "minchunk=")
+						if ok {
+							p.MinChunk = ints(v)[0]
+						}
+						return ok
+					})
+					rf = p
+				}
+				env = slices.DeleteFunc(env, func(kv string) bool { return strings.HasPrefix(kv, "minchunk=") })
 				for _, kv := range env {
 					k, v, _ := strings.Cut(kv, "=")
 					os.Setenv(k, v)
