@@ -111,24 +111,29 @@ func runTasks(p *workPool, workers, tasks int, fn func(t int)) {
 	if p != nil {
 		p.submit(st)
 		st.work()
-		// Spin a while for the helpers' last tasks before parking.
-		var deadline time.Time
-		for i := 0; st.done.Load() < st.tasks; i++ {
-			if i&255 == 255 {
-				if deadline.IsZero() {
-					deadline = time.Now().Add(poolSpin)
-				} else if time.Now().After(deadline) {
-					break
-				}
-			}
-		}
-		<-st.finished
+		st.wait(true)
 		return
 	}
 	for range min(workers, tasks) - 1 {
 		go st.work()
 	}
 	st.work()
+	st.wait(false)
+}
+
+// wait returns when every task is finished; with spin it first spins for
+// up to poolSpin (the helpers' last tasks are usually about to end).
+func (st *taskState) wait(spin bool) {
+	var deadline time.Time
+	for i := 0; spin && st.done.Load() < st.tasks; i++ {
+		if i&255 == 255 {
+			if deadline.IsZero() {
+				deadline = time.Now().Add(poolSpin)
+			} else if time.Now().After(deadline) {
+				break
+			}
+		}
+	}
 	<-st.finished
 }
 
