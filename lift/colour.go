@@ -157,6 +157,7 @@ type refiner struct {
 	table    []int32 // group+1 per slot, 0 empty
 	grpFirst []int32
 	group    []int32 // per dirty node (parallel to dirty): signature group
+	dcls     []int32 // per dirty node: its class (before this step)
 	grpClass []int32
 	grpSize  []int32
 	grpID    []int32
@@ -330,8 +331,17 @@ func (r *refiner) resign(sign signFunc) {
 	r.grpFirst = r.grpFirst[:0]
 	r.group, r.grpClass, r.grpSize = r.group[:0], r.grpClass[:0], r.grpSize[:0]
 	r.touched = r.touched[:0]
-	for k, i := range r.dirty {
-		c := r.colour[i]
+	// A node's class is the first word of its signature: read from the
+	// arena (in order) rather than from the colours (a node apart).
+	r.dcls = grow32(r.dcls, len(r.dirty))
+	pos, arena, end := 0, 0, r.chunk
+	for k := range r.dirty {
+		if k == end {
+			arena, end, pos = arena+1, end+r.chunk, 0
+		}
+		c := int32(uint32(r.arenas[arena][pos]))
+		pos = r.sigEnd[k]
+		r.dcls[k] = c
 		g := r.lookup(int32(k), c)
 		r.grpSize[g]++
 		r.group = append(r.group, g)
@@ -363,8 +373,8 @@ func (r *refiner) resign(sign signFunc) {
 	r.changed = r.changed[:0]
 	for k, i := range r.dirty {
 		id := r.grpID[r.group[k]]
-		if id != r.colour[i] {
-			r.classSize[r.colour[i]]--
+		if c := r.dcls[k]; id != c {
+			r.classSize[c]--
 			r.classSize[id]++
 			r.colour[i] = id
 			r.changed = append(r.changed, i)
