@@ -386,7 +386,7 @@ func (r *refiner) resignParallel(sign signFunc) {
 				continue
 			}
 			ps.gnum[k] = g
-			sz, cl := ps.sizeAt[k], r.colour[r.dirty[k]]
+			sz, cl := ps.sizeAt[k], int32(uint32(r.sig(int32(k))[0])) // its class: the signature's first word
 			r.grpSize[g], r.grpClass[g] = sz, cl
 			atomic.AddInt32(&r.dirtyIn[cl], sz)
 			key := uint64(sz)<<32 | uint64(^uint32(g))
@@ -434,8 +434,8 @@ func (r *refiner) resignParallel(sign signFunc) {
 			f := ps.firstOf[k]
 			g := ps.gnum[f]
 			nid := id(g)
+			cl := r.grpClass[g] // every member's class (its signature's first word)
 			if f == int32(k) {
-				cl := r.grpClass[g]
 				if nid != cl {
 					r.classSize[nid] = r.grpSize[g]
 					atomic.AddInt32(&r.classSize[cl], -r.grpSize[g])
@@ -444,7 +444,7 @@ func (r *refiner) resignParallel(sign signFunc) {
 				atomic.StoreInt32(&r.dirtyIn[cl], 0)
 				atomic.StoreUint64(&ps.keepKey[cl], 0)
 			}
-			if nid != r.colour[i] {
+			if nid != cl {
 				r.colour[i] = nid
 				l = append(l, i)
 			}
