@@ -174,8 +174,9 @@ type refiner struct {
 	par parScratch // the parallel marking and reduce (parallel.go)
 }
 
-// signFunc appends the signature of node i (own class first) to buf. It
-// only reads the colours, so chunks of nodes may be signed at once.
+// signFunc appends the signature of node i to buf, its own class as the
+// first word (resign reads a node's class from there). It only reads the
+// colours, so chunks of nodes may be signed at once.
 type signFunc func(i int32, buf []uint64) []uint64
 
 func newRefiner(colour []int32, n, workers int) *refiner {

@@ -16,7 +16,8 @@
 # (n×n grids 100…1826, 5 repetitions: CPU seconds of one worker and their
 # growth exponent in N, wall seconds of 1 and 2 workers and the speedup);
 # ideas-1000.md and ideas-1826.md (3 repetitions, also with gathering ahead
-# off, LIFTED_GATHER=0, and with the spinning helpers off, LIFTED_SPIN=0);
+# off, LIFTED_GATHER=0, and with the spinning helpers off, LIFTED_SPIN=0;
+# at 1000² also with parallel steps from 2·256 nodes instead of 2·1024);
 # before.md (main's code at 1000² and 1826², 3 repetitions);
 # after-3000.md (3000², 2 repetitions); log.txt. The stages share a budget
 # of about 5.7 minutes. The scaling program checks every colouring against
@@ -80,7 +81,7 @@ fi
 # idea gives (gathering ahead, spinning helpers; each switched off in turn)
 # at 1000²; before (main) against after; the same ideas at 1826²; 3000².
 stage after 130 "$BIN" -sizes 100,183,316,577,1000,1826 -reps 5
-stage ideas-1000 60 "$BIN" -sizes 1000 -reps 3 -alt "$ideas"
+stage ideas-1000 70 "$BIN" -sizes 1000 -reps 3 -alt "$ideas;minchunk=256"
 [ -x "$BEFORE" ] && stage before 70 "$BEFORE" -sizes 1000,1826 -reps 3
 stage ideas-1826 100 "$BIN" -sizes 1826 -reps 3 -alt "$ideas"
 stage after-3000 90 "$BIN" -sizes 3000 -reps 2
