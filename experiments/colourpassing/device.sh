@@ -19,7 +19,8 @@
 # off, LIFTED_GATHER=0, and with the spinning helpers off, LIFTED_SPIN=0;
 # at 1000² also with parallel steps from 2·256 nodes instead of 2·1024);
 # before.md (main's code at 1000² and 1826², 3 repetitions);
-# after-3000.md (3000², 2 repetitions); log.txt. The stages share a budget
+# after-3000.md (3000², 2 repetitions); tiled.md (1000² and 1826² with the
+# variables numbered in 8×8 tiles, if time is left); log.txt. The stages share a budget
 # of about 5.7 minutes. The scaling program checks every colouring against
 # the single worker's and exits non-zero on a difference (in log.txt).
 set -uo pipefail
@@ -85,4 +86,7 @@ stage ideas-1000 70 "$BIN" -sizes 1000 -reps 3 -alt "$ideas;minchunk=256"
 [ -x "$BEFORE" ] && stage before 70 "$BEFORE" -sizes 1000,1826 -reps 3
 stage ideas-1826 100 "$BIN" -sizes 1826 -reps 3 -alt "$ideas"
 stage after-3000 90 "$BIN" -sizes 3000 -reps 2
+# The same grids with their variables numbered in 8×8 tiles (what a
+# locality relabelling could gain; compare with after.md's rows).
+stage tiled 60 "$BIN" -sizes 1000,1826 -reps 3 -tile 8
 echo "total ${SECONDS}s" | tee -a "$log"
