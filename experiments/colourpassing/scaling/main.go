@@ -46,6 +46,9 @@ func ints(s string) []int {
 }
 
 func median(x []float64) float64 {
+	if len(x) == 0 {
+		return math.NaN()
+	}
 	s := slices.Clone(x)
 	slices.Sort(s)
 	if len(s)%2 == 1 {
