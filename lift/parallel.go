@@ -21,8 +21,9 @@ import (
 // memory), grouping equal signatures (shards of the signature hash, each
 // taking its nodes in dirty order) and naming the classes (groups numbered
 // by first member and fresh ids in that order, by prefix sums over the
-// chunks: resignParallel). Every step computes what the single goroutine
-// computes, so the partition after every round, the number of rounds, the
+// chunks: resignParallel). The helper goroutines live for the whole run
+// (workPool: they spin briefly between phases, then park). Every step
+// computes what the single goroutine computes, so the partition after every round, the number of rounds, the
 // class ids (before and after the final renumbering) and Progress are
 // those of ColourPassing, bit for bit.
 //
