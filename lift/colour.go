@@ -547,7 +547,7 @@ func dense(keys []uint64, out []int32) int {
 func edgeKeys(g *fg.Graph, opt Options) (keys []int32, sorted []bool, initF []uint64) {
 	nf := g.NumFactors()
 	keys = largeSlice[int32](g.NumEdges())
-	sorted = make([]bool, nf)
+	sorted = largeSlice[bool](nf)
 	initF = make([]uint64, nf)
 	clause := map[int32][]bool{} // table id → literal signs, for CNF mode
 	// Per table id: the canonical order of its positions, whether that is
