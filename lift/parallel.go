@@ -402,9 +402,17 @@ func (r *refiner) resignParallel(sign signFunc) {
 	})
 	// 4. Which groups take fresh ids: grpID is the rank among the chunk's
 	// fresh groups, or -1 for a group that keeps its class id.
-	gsize, gchunks := r.chunking(G)
+	// Chunks of 2^gshift groups, so that phase 5 finds a group's chunk by
+	// a shift (it looks it up for every dirty node).
+	_, gchunks := r.chunking(G)
+	gshift := uint(0)
+	for 1<<gshift < (G+gchunks-1)/gchunks {
+		gshift++
+	}
+	gchunks = (G + 1<<gshift - 1) >> gshift
 	ps.count = slices.Grow(ps.count[:0], gchunks)[:gchunks]
-	r.forChunks(G, func(c, lo, hi int) {
+	runTasks(r.pool, r.workers, gchunks, func(c int) {
+		lo, hi := c<<gshift, min(G, (c+1)<<gshift)
 		m := int32(0)
 		for g := lo; g < hi; g++ {
 			cl := r.grpClass[g]
@@ -423,7 +431,7 @@ func (r *refiner) resignParallel(sign signFunc) {
 	// 5. New colours and class sizes; the changed nodes in dirty order.
 	id := func(g int32) int32 {
 		if x := r.grpID[g]; x >= 0 {
-			return base + int32(ps.count[int(g)/gsize]) + x
+			return base + int32(ps.count[g>>gshift]) + x
 		}
 		return r.grpClass[g]
 	}
