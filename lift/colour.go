@@ -141,11 +141,11 @@ type refiner struct {
 	// The map: the signatures of the dirty nodes, signed in chunks of
 	// chunk consecutive dirty nodes, chunk c into arenas[c] (on its own
 	// goroutine when there are several): dirty node k's signature ends at
-	// sigEnd[k] in its chunk's arena and hashes to hash[k].
+	// sigEnd[k]&sigEndMask in arena sigEnd[k]>>sigArena and hashes to
+	// hash[k].
 	workers  int
 	minChunk int
 	words    int // expected words per signature
-	chunk    int
 	arenas   [][]uint64
 	sigEnd   []int
 	hash     []uint64
@@ -258,8 +258,7 @@ func (r *refiner) sign(sign signFunc) {
 	n := len(r.dirty)
 	r.sigEnd = slices.Grow(r.sigEnd[:0], n)[:n]
 	r.hash = slices.Grow(r.hash[:0], n)[:n]
-	var chunks int
-	r.chunk, chunks = r.chunking(n)
+	_, chunks := r.chunking(n)
 	if len(r.arenas) < chunks {
 		r.arenas = append(r.arenas, make([][]uint64, chunks-len(r.arenas))...)
 	}
@@ -276,19 +275,28 @@ func (r *refiner) signChunk(sign signFunc, c, lo, hi int) {
 		start := len(a)
 		a = sign(r.dirty[k], a)
 		r.hash[k] = hashSig(a[start:])
-		r.sigEnd[k] = len(a)
+		r.sigEnd[k] = c<<sigArena | len(a)
 	}
 	r.arenas[c] = a
 }
 
+// sigArena and sigEndMask split an entry of sigEnd into its arena (the
+// high bits) and the end of the signature in that arena.
+const (
+	sigArena   = 40
+	sigEndMask = 1<<sigArena - 1
+)
+
 // sig is the signature of dirty node k.
 func (r *refiner) sig(k int32) []uint64 {
-	c := int(k) / r.chunk
+	e := r.sigEnd[k]
 	lo := 0
-	if int(k) > c*r.chunk {
-		lo = r.sigEnd[k-1]
+	if k > 0 {
+		if p := r.sigEnd[k-1]; p>>sigArena == e>>sigArena {
+			lo = p & sigEndMask
+		}
 	}
-	return r.arenas[c][lo:r.sigEnd[k]]
+	return r.arenas[e>>sigArena][lo : e&sigEndMask]
 }
 
 // lookup returns the group of dirty node k's signature, adding a group if
@@ -335,13 +343,8 @@ func (r *refiner) resign(sign signFunc) {
 	// A node's class is the first word of its signature: read from the
 	// arena (in order) rather than from the colours (a node apart).
 	r.dcls = grow32(r.dcls, len(r.dirty))
-	pos, arena, end := 0, 0, r.chunk
 	for k := range r.dirty {
-		if k == end {
-			arena, end, pos = arena+1, end+r.chunk, 0
-		}
-		c := int32(uint32(r.arenas[arena][pos]))
-		pos = r.sigEnd[k]
+		c := int32(uint32(r.sig(int32(k))[0]))
 		r.dcls[k] = c
 		g := r.lookup(int32(k), c)
 		r.grpSize[g]++

@@ -336,8 +336,7 @@ func grow32(s []int32, n int) []int32 { return slices.Grow(s[:0], n)[:n] }
 func (r *refiner) resignParallel(sign signFunc) {
 	n := len(r.dirty)
 	ps := &r.par
-	size, chunks := r.chunking(n)
-	r.chunk = size
+	_, chunks := r.chunking(n)
 	S := 4 * r.workers
 	r.sigEnd = slices.Grow(r.sigEnd[:0], n)[:n]
 	r.hash = slices.Grow(r.hash[:0], n)[:n]
