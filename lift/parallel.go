@@ -337,7 +337,10 @@ func (r *refiner) resignParallel(sign signFunc) {
 	n := len(r.dirty)
 	ps := &r.par
 	_, chunks := r.chunking(n)
-	S := 4 * r.workers
+	S := 1 // shards: a power of two ≥ 4·workers (a node's shard is a mask of its hash)
+	for S < 4*r.workers {
+		S *= 2
+	}
 	r.sigEnd = slices.Grow(r.sigEnd[:0], n)[:n]
 	r.hash = slices.Grow(r.hash[:0], n)[:n]
 	if len(r.arenas) < chunks {
@@ -361,7 +364,7 @@ func (r *refiner) resignParallel(sign signFunc) {
 			b[s] = b[s][:0]
 		}
 		for k := lo; k < hi; k++ {
-			s := (r.hash[k] >> 40) % uint64(S)
+			s := (r.hash[k] >> 40) & uint64(S-1)
 			b[s] = append(b[s], int32(k))
 		}
 	})
