@@ -3,13 +3,14 @@
 # experiments/colourpassing/bin/ (git-ignored; carried to the device machine):
 #
 #   bin/scaling         the scaling program (scaling/) on this tree
-#   bin/scaling-before  the same program on BEFORE-REF (default main: colour
-#                       passing with only its signing in parallel), for the
-#                       before/after ratios of issue 26
+#   bin/scaling-before  the same program on BEFORE-REF (default 0c80ede, main
+#                       before this branch: colour passing with only its
+#                       signing in parallel), for the before/after ratios of
+#                       issue 26
 #
 # usage: experiments/colourpassing/build-device.sh [BEFORE-REF]
 set -euo pipefail
-before=${1:-main}
+before=${1:-0c80ede2ed11c472550dc5d52be9802064b2a200}
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 mkdir -p "$here/bin"

@@ -5,7 +5,8 @@
 #
 # usage: OUT=DIR experiments/colourpassing/device.sh
 #   BIN     the scaling program of this branch (default bin/scaling)
-#   BEFORE  the same program on main, before (default bin/scaling-before;
+#   BEFORE  the same program before this branch (main at 0c80ede; default
+#           bin/scaling-before;
 #           skipped when absent)
 #   CPUS    the two CPUs to pin to (default 0,1; when CPU 1 is CPU 0's
 #           hyperthread sibling, CPU 0 and the first CPU that is not)
