@@ -402,8 +402,11 @@ func refine(ctx context.Context, g *fg.Graph, ev fg.Evidence, opt Options, worke
 	p := newPassing(g, ev, opt, workers)
 	p.vr.workers, p.fr.workers = workers, workers
 	p.vr.minChunk, p.fr.minChunk = minChunk, minChunk
-	pool := newWorkPool(workers)
-	defer pool.close()
+	var pool *workPool
+	if max(g.NumVars(), g.NumFactors()) >= 2*minChunk { // else no step is ever split
+		pool = newWorkPool(workers)
+		defer pool.close()
+	}
 	p.vr.pool, p.fr.pool = pool, pool
 	rounds, err := p.run(ctx, true)
 	if err != nil {

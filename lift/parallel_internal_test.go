@@ -29,6 +29,11 @@ func roundStates(t *testing.T, g *fg.Graph, ev fg.Evidence, opt Options, workers
 	p := newPassing(g, ev, opt, workers)
 	p.vr.workers, p.fr.workers = workers, workers
 	p.vr.minChunk, p.fr.minChunk = minChunk, minChunk
+	// The helpers' pool as refine makes it (none beyond GOMAXPROCS, so
+	// both kinds of helpers run here).
+	pool := newWorkPool(workers)
+	defer pool.close()
+	p.vr.pool, p.fr.pool = pool, pool
 	// The reference (one worker) runs without gathering ahead, the others
 	// with it on every graph (it only loads; gather.go).
 	if workers > 1 {
