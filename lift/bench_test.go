@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"strconv"
-	"strings"
 	"syscall"
 	"testing"
 
@@ -110,47 +108,4 @@ func cpuSeconds() float64 {
 		return 0
 	}
 	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
-}
-
-// BenchmarkParallelGrid: colour passing on n×n grids without evidence (the
-// paper's Fig. 8 grids, experiments/mapreduce) with 1 and 2 workers.
-// LIFTED_BENCH_GRID sets the sides (comma-separated; default 1000),
-// LIFTED_BENCH_MINCHUNK lift.Parallel's MinChunk.
-func BenchmarkParallelGrid(b *testing.B) {
-	sides := []int{1000}
-	if s := os.Getenv("LIFTED_BENCH_GRID"); s != "" {
-		sides = sides[:0]
-		for _, f := range strings.Split(s, ",") {
-			n, err := strconv.Atoi(f)
-			if err != nil {
-				b.Fatal(err)
-			}
-			sides = append(sides, n)
-		}
-	}
-	for _, n := range sides {
-		g := gen.SquareGrid(rand.New(rand.NewPCG(1, 1)), n)
-		minChunk := 0 // LIFTED_BENCH_MINCHUNK sets Parallel.MinChunk
-		if s := os.Getenv("LIFTED_BENCH_MINCHUNK"); s != "" {
-			var err error
-			if minChunk, err = strconv.Atoi(s); err != nil {
-				b.Fatal(err)
-			}
-		}
-		for _, w := range []int{1, 2} {
-			b.Run(fmt.Sprintf("%dx%d/workers=%d", n, n, w), func(b *testing.B) {
-				var col *lift.Colouring
-				cpu0 := cpuSeconds()
-				for b.Loop() {
-					var err error
-					col, err = lift.Parallel{Workers: w, MinChunk: minChunk}.Refine(context.Background(), g, nil, lift.Options{})
-					if err != nil {
-						b.Fatal(err)
-					}
-				}
-				b.ReportMetric(float64(col.Iterations), "rounds")
-				b.ReportMetric((cpuSeconds()-cpu0)/float64(b.N), "cpu-s/op")
-			})
-		}
-	}
 }

@@ -4,8 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"slices"
+	"sync/atomic"
 	"time"
 
 	"github.com/lifted-dev/lifted/fg"
@@ -134,18 +134,18 @@ var ErrCancelled = errors.New("colour passing cancelled") // errors.Is also find
 type refiner struct {
 	colour    []int32 // class id per node
 	classSize []int32 // members per class id
-	stamp     []int64 // per node: stampKey of its last mark (see markFrom)
+	stamp     []int32 // per node: step in which it was last marked dirty
 	dirty     []int32 // nodes to re-sign in this step
 	changed   []int32 // nodes whose class id changed in the last step
 
 	// The map: the signatures of the dirty nodes, signed in chunks of
 	// chunk consecutive dirty nodes, chunk c into arenas[c] (on its own
 	// goroutine when there are several): dirty node k's signature ends at
-	// sigEnd[k]&sigEndMask in arena sigEnd[k]>>sigArena and hashes to
-	// hash[k].
+	// sigEnd[k] in its chunk's arena and hashes to hash[k].
 	workers  int
 	minChunk int
 	words    int // expected words per signature
+	chunk    int
 	arenas   [][]uint64
 	sigEnd   []int
 	hash     []uint64
@@ -157,7 +157,6 @@ type refiner struct {
 	table    []int32 // group+1 per slot, 0 empty
 	grpFirst []int32
 	group    []int32 // per dirty node (parallel to dirty): signature group
-	dcls     []int32 // per dirty node: its class (before this step)
 	grpClass []int32
 	grpSize  []int32
 	grpID    []int32
@@ -165,31 +164,21 @@ type refiner struct {
 	keeper   []int32 // per class: the group that keeps the class id, or -1
 	touched  []int32 // classes with dirtyIn > 0
 	signed   int     // nodes re-signed so far
-
-	// warm, when set, loads the memory that signing the given nodes reads
-	// (gather.go).
-	warm func(nodes []int32) uint64
-	pool *workPool // helpers of the parallel steps (pool.go), or nil
-
-	par parScratch // the parallel marking and reduce (parallel.go)
 }
 
-// signFunc appends the signature of node i to buf, its own class as the
-// first word (resign reads a node's class from there). It only reads the
-// colours, so chunks of nodes may be signed at once.
+// signFunc appends the signature of node i (own class first) to buf. It
+// only reads the colours, so chunks of nodes may be signed at once.
 type signFunc func(i int32, buf []uint64) []uint64
 
-func newRefiner(colour []int32, n, workers int) *refiner {
-	r := &refiner{colour: colour, classSize: make([]int32, n), stamp: largeSlice[int64](len(colour)),
+func newRefiner(colour []int32, n int) *refiner {
+	r := &refiner{colour: colour, classSize: make([]int32, n), stamp: make([]int32, len(colour)),
 		dirty: make([]int32, 0, len(colour)), group: make([]int32, 0, len(colour)), workers: 1, minChunk: DefaultMinChunk, words: 4}
 	for _, c := range colour {
 		r.classSize[c]++
 	}
-	parRange(workers, len(r.stamp), func(lo, hi int) {
-		for i := range r.stamp[lo:hi] {
-			r.stamp[lo+i] = math.MaxInt64 // older than any step
-		}
-	})
+	for i := range r.stamp {
+		r.stamp[i] = -1
+	}
 	return r
 }
 
@@ -208,22 +197,11 @@ func (r *refiner) numClasses() int { return len(r.classSize) }
 // mark adds node i to this step's dirty list once. A node alone in its
 // class is never marked: no signature can split a singleton.
 func (r *refiner) mark(i int32, step int32) {
-	if r.stamp[i]>>32 != stampStep(step) && r.classSize[r.colour[i]] > 1 {
-		r.stamp[i] = stampKey(step, 0)
+	if r.stamp[i] != step && r.classSize[r.colour[i]] > 1 {
+		r.stamp[i] = step
 		r.dirty = append(r.dirty, i)
 	}
 }
-
-// stampStep is the high word of the stamps of step: later steps have
-// smaller ones (math.MaxInt64, the stamp of a node never marked, is older
-// than every step).
-func stampStep(step int32) int64 { return int64(math.MaxInt32 - 1 - step) }
-
-// stampKey is the stamp of a mark in step from the k-th changed node of
-// the step (0 for a mark by mark): within a step, an earlier mark has a
-// smaller stamp, so the parallel marking keeps a node's first mark by an
-// atomic minimum.
-func stampKey(step int32, k int) int64 { return stampStep(step)<<32 | int64(k) }
 
 // mix64 is the finaliser of SplitMix64.
 func mix64(x uint64) uint64 {
@@ -245,58 +223,79 @@ func hashSig(s []uint64) uint64 {
 	return mix64(h)
 }
 
-// DefaultMinChunk is the fewest nodes a goroutine takes in one step of
-// the parallel refinement (marking, signing, grouping, naming) by default:
-// smaller steps (small graphs, the late rounds of colour passing) run on
-// the calling goroutine, where a goroutine would cost more than it saves
-// (measured in experiments/mapreduce).
+// DefaultMinChunk is the fewest dirty nodes a goroutine of the map signs
+// by default: smaller steps (small graphs, the late rounds of colour
+// passing) are signed on the calling goroutine, where a goroutine would
+// cost more than it saves (measured in experiments/mapreduce).
 const DefaultMinChunk = 1024
 
 // sign is the map step: it signs the dirty nodes in chunks of at least
-// r.minChunk consecutive nodes, up to 4 per worker (forChunks).
+// r.minChunk consecutive nodes, up to 4 per worker, that the calling
+// goroutine and up to r.workers-1 helpers claim one by one. The caller
+// waits only for chunks a helper claimed and has not finished, never for a
+// helper to start: on a loaded machine a helper that is not run soon costs
+// nothing but its start, and it finds every chunk claimed when it runs.
 func (r *refiner) sign(sign signFunc) {
 	n := len(r.dirty)
 	r.sigEnd = slices.Grow(r.sigEnd[:0], n)[:n]
 	r.hash = slices.Grow(r.hash[:0], n)[:n]
-	_, chunks := r.chunking(n)
+	chunks := 1
+	if r.workers > 1 {
+		chunks = max(1, min(4*r.workers, n/max(1, r.minChunk)))
+	}
+	r.chunk = max(1, (n+chunks-1)/chunks)
+	chunks = max(1, (n+r.chunk-1)/r.chunk)
 	if len(r.arenas) < chunks {
 		r.arenas = append(r.arenas, make([][]uint64, chunks-len(r.arenas))...)
 	}
-	r.forChunks(n, func(c, lo, hi int) { r.signChunk(sign, c, lo, hi) })
+	if chunks == 1 {
+		r.signChunk(sign, 0, 0, n)
+		return
+	}
+	// The state of this step's claims, fresh per step, so that a helper
+	// that starts late sees only this step's exhausted counter.
+	st := &signStep{finished: make(chan struct{})}
+	work := func() {
+		for c := int(st.next.Add(1) - 1); c < chunks; c = int(st.next.Add(1) - 1) {
+			r.signChunk(sign, c, c*r.chunk, min(n, (c+1)*r.chunk))
+			if int(st.done.Add(1)) == chunks {
+				close(st.finished)
+			}
+		}
+	}
+	for range min(r.workers, chunks) - 1 {
+		go work()
+	}
+	work()
+	<-st.finished
+}
+
+// signStep counts the claimed and the finished chunks of one map step.
+type signStep struct {
+	next, done atomic.Int32
+	finished   chan struct{}
 }
 
 // signChunk signs dirty nodes lo…hi-1 into arena c.
 func (r *refiner) signChunk(sign signFunc, c, lo, hi int) {
 	a := slices.Grow(r.arenas[c][:0], (hi-lo)*r.words)
 	for k := lo; k < hi; k++ {
-		if r.warm != nil && (k-lo)%gatherBlock == 0 {
-			sink(r.warm(r.dirty[k:min(hi, k+gatherBlock)]))
-		}
 		start := len(a)
 		a = sign(r.dirty[k], a)
 		r.hash[k] = hashSig(a[start:])
-		r.sigEnd[k] = c<<sigArena | len(a)
+		r.sigEnd[k] = len(a)
 	}
 	r.arenas[c] = a
 }
 
-// sigArena and sigEndMask split an entry of sigEnd into its arena (the
-// high bits) and the end of the signature in that arena.
-const (
-	sigArena   = 40
-	sigEndMask = 1<<sigArena - 1
-)
-
 // sig is the signature of dirty node k.
 func (r *refiner) sig(k int32) []uint64 {
-	e := r.sigEnd[k]
+	c := int(k) / r.chunk
 	lo := 0
-	if k > 0 {
-		if p := r.sigEnd[k-1]; p>>sigArena == e>>sigArena {
-			lo = p & sigEndMask
-		}
+	if int(k) > c*r.chunk {
+		lo = r.sigEnd[k-1]
 	}
-	return r.arenas[e>>sigArena][lo : e&sigEndMask]
+	return r.arenas[c][lo:r.sigEnd[k]]
 }
 
 // lookup returns the group of dirty node k's signature, adding a group if
@@ -312,9 +311,6 @@ func (r *refiner) lookup(k int32, class int32) int32 {
 			r.grpFirst = append(r.grpFirst, k)
 			r.grpSize = append(r.grpSize, 0)
 			r.grpClass = append(r.grpClass, class)
-			if 2*len(r.grpFirst) > len(r.table) {
-				r.table = rehash(r.table, r.grpFirst, r.hash)
-			}
 			return g
 		}
 		if f := r.grpFirst[g]; r.hash[f] == h && slices.Equal(r.sig(f), r.sig(k)) {
@@ -325,27 +321,29 @@ func (r *refiner) lookup(k int32, class int32) int32 {
 
 // resign signs the dirty nodes (the map), groups them by signature in
 // dirty order and gives new class ids (the reduce); it fills r.changed.
-// Steps of at least parStep·minChunk dirty nodes run on several goroutines
-// when there are several workers (resignParallel), with the same result;
-// smaller ones are signed in parallel (from 2·minChunk) and grouped on the
-// calling goroutine.
 func (r *refiner) resign(sign signFunc) {
-	if r.workers > 1 && len(r.dirty) >= parStep*r.minChunk {
-		r.resignParallel(sign)
-		return
-	}
 	r.sign(sign)
-	r.growClassArrays()
-	r.table = resetTable(r.table, len(r.dirty))
+	nc := r.numClasses()
+	if cap(r.dirtyIn) < nc {
+		r.dirtyIn = make([]int32, nc, 2*nc)
+		r.keeper = make([]int32, nc, 2*nc)
+	}
+	r.dirtyIn, r.keeper = r.dirtyIn[:nc], r.keeper[:nc]
+	size := 16
+	for size < 2*len(r.dirty) {
+		size *= 2
+	}
+	if cap(r.table) < size {
+		r.table = make([]int32, size)
+	} else {
+		r.table = r.table[:size]
+		clear(r.table)
+	}
 	r.grpFirst = r.grpFirst[:0]
 	r.group, r.grpClass, r.grpSize = r.group[:0], r.grpClass[:0], r.grpSize[:0]
 	r.touched = r.touched[:0]
-	// A node's class is the first word of its signature: read from the
-	// arena (in order) rather than from the colours (a node apart).
-	r.dcls = grow32(r.dcls, len(r.dirty))
-	for k := range r.dirty {
-		c := int32(uint32(r.sig(int32(k))[0]))
-		r.dcls[k] = c
+	for k, i := range r.dirty {
+		c := r.colour[i]
 		g := r.lookup(int32(k), c)
 		r.grpSize[g]++
 		r.group = append(r.group, g)
@@ -377,8 +375,8 @@ func (r *refiner) resign(sign signFunc) {
 	r.changed = r.changed[:0]
 	for k, i := range r.dirty {
 		id := r.grpID[r.group[k]]
-		if c := r.dcls[k]; id != c {
-			r.classSize[c]--
+		if id != r.colour[i] {
+			r.classSize[r.colour[i]]--
 			r.classSize[id]++
 			r.colour[i] = id
 			r.changed = append(r.changed, i)
@@ -399,15 +397,9 @@ func (ColourPassing) Refine(ctx context.Context, g *fg.Graph, ev fg.Evidence, op
 // refine runs colour passing from scratch with the map step on up to
 // workers goroutines, each signing at least minChunk nodes.
 func refine(ctx context.Context, g *fg.Graph, ev fg.Evidence, opt Options, workers, minChunk int) (*Colouring, error) {
-	p := newPassing(g, ev, opt, workers)
+	p := newPassing(g, ev, opt)
 	p.vr.workers, p.fr.workers = workers, workers
 	p.vr.minChunk, p.fr.minChunk = minChunk, minChunk
-	var pool *workPool
-	if max(g.NumVars(), g.NumFactors()) >= 2*minChunk { // else no step is ever split
-		pool = newWorkPool(workers)
-		defer pool.close()
-	}
-	p.vr.pool, p.fr.pool = pool, pool
 	rounds, err := p.run(ctx, true)
 	if err != nil {
 		return nil, err
@@ -435,23 +427,20 @@ type passing struct {
 }
 
 // newPassing prepares colour passing on g from the initial colours of
-// evidence ev, filling its large arrays on up to workers goroutines.
-func newPassing(g *fg.Graph, ev fg.Evidence, opt Options, workers int) *passing {
+// evidence ev.
+func newPassing(g *fg.Graph, ev fg.Evidence, opt Options) *passing {
 	nv, nf := g.NumVars(), g.NumFactors()
 	p := &passing{g: g, opt: opt}
 	p.keys, p.sorted, p.initF = edgeKeys(g, opt)
-	p.part = wholePart(g, p.keys, p.sorted, workers)
+	p.part = wholePart(g, p.keys, p.sorted)
 	p.varFactor, p.varKey = p.part.VarFactor, p.part.VarKey
-	p.vc = largeSlice[int32](nv)
-	p.vr = newRefiner(p.vc, initialVarColours(g, ev, p.vc), workers)
-	p.fc = largeSlice[int32](nf)
-	p.fr = newRefiner(p.fc, dense(p.initF, p.fc), workers)
+	p.vc = make([]int32, nv)
+	p.vr = newRefiner(p.vc, initialVarColours(g, ev, p.vc))
+	p.fc = make([]int32, nf)
+	p.fr = newRefiner(p.fc, dense(p.initF, p.fc))
 	// A signature has a word per edge and one for the own colour.
 	p.vr.words = 2 + g.NumEdges()/max(nv, 1)
 	p.fr.words = 2 + g.NumEdges()/max(nf, 1)
-	if gatherOn(g) {
-		p.vr.warm, p.fr.warm = p.warmVars, p.warmFactors
-	}
 	return p
 }
 
@@ -470,7 +459,8 @@ func (p *passing) signVar(v int32, buf []uint64) []uint64 {
 // passing from scratch); otherwise it starts next to the variables in
 // p.vr.changed.
 func (p *passing) run(ctx context.Context, all bool) (int, error) {
-	vr, fr := p.vr, p.fr
+	g, vr, fr := p.g, p.vr, p.fr
+	nv, nf := g.NumVars(), g.NumFactors()
 	signFactor, signVar := p.signFactor, p.signVar
 	rounds := 0
 	for ; p.opt.MaxIter == 0 || rounds < p.opt.MaxIter; p.step++ {
@@ -481,16 +471,28 @@ func (p *passing) run(ctx context.Context, all bool) (int, error) {
 		step := p.step
 		// Factors next to variables that changed (all in the first round).
 		if all && rounds == 1 {
-			fr.markAll(step)
+			for f := range int32(nf) {
+				fr.mark(f, step)
+			}
 		} else {
-			fr.markFrom(vr.changed, p.part.VarStart, p.varFactor, step)
+			for _, v := range vr.changed {
+				for _, f := range p.varFactor[g.VarStart[v]:g.VarStart[v+1]] {
+					fr.mark(f, step)
+				}
+			}
 		}
 		fr.resign(signFactor)
 		// Variables next to factors that changed (all in the first round).
 		if all && rounds == 1 {
-			vr.markAll(step)
+			for v := range int32(nv) {
+				vr.mark(v, step)
+			}
 		} else {
-			vr.markFrom(fr.changed, p.part.FactorStart, p.part.FactorVar, step)
+			for _, f := range fr.changed {
+				for _, v := range g.Scope(int(f)) {
+					vr.mark(v, step)
+				}
+			}
 		}
 		vr.resign(signVar)
 		if p.opt.Progress != nil {
@@ -552,8 +554,8 @@ func dense(keys []uint64, out []int32) int {
 // their signatures sorted, and each factor's initial colour key.
 func edgeKeys(g *fg.Graph, opt Options) (keys []int32, sorted []bool, initF []uint64) {
 	nf := g.NumFactors()
-	keys = largeSlice[int32](g.NumEdges())
-	sorted = largeSlice[bool](nf)
+	keys = make([]int32, g.NumEdges())
+	sorted = make([]bool, nf)
 	initF = make([]uint64, nf)
 	clause := map[int32][]bool{} // table id → literal signs, for CNF mode
 	// Per table id: the canonical order of its positions, whether that is

@@ -24,10 +24,8 @@
 // Colour passing (ColourPassing, Compress) re-signs only the nodes next to
 // a node that changed class, groups signatures (integer sequences) exactly
 // through an open-addressing table, and never re-signs a node alone in its
-// class. Parallel is the same refinement with every large step (marking,
-// signing, grouping, naming) spread over all cores, with the same rounds
-// and class ids. The arrays a round reads are allocated in huge pages on
-// Linux (hugepages.go; LIFTED_HUGEPAGES=0 turns that off). A Recolourer keeps a stable colouring while the evidence changes
+// class. Parallel is the same refinement with the signing of large steps
+// spread over all cores (the same rounds and class ids). A Recolourer keeps a stable colouring while the evidence changes
 // (clamped variables in LBPCount, the evidence of each time step in dynamic
 // filtering): an Update recolours from the previous colouring, starting at
 // the changed variables, and yields exactly the colouring, class ids

@@ -169,24 +169,21 @@ func (p *Partition) Parts(g *fg.Graph, keys []int32, sorted []bool) []*Part {
 	facs := partMembers(p.FactorPart, p.K)
 	vars := partMembers(p.VarPart, p.K)
 	parts := make([]*Part, p.K)
-	ef := edgeFactors(g, 1)
+	ef := edgeFactors(g)
 	for q := range p.K {
 		parts[q] = p.part(g, q, facs[q], vars[q], keys, sorted, ef)
 	}
 	return parts
 }
 
-// edgeFactors returns the factor of every edge (filled on up to workers
-// goroutines).
-func edgeFactors(g *fg.Graph, workers int) []int32 {
+// edgeFactors returns the factor of every edge.
+func edgeFactors(g *fg.Graph) []int32 {
 	ef := make([]int32, g.NumEdges())
-	parRange(workers, g.NumFactors(), func(lo, hi int) {
-		for f := int32(lo); f < int32(hi); f++ {
-			for e := g.FactorStart[f]; e < g.FactorStart[f+1]; e++ {
-				ef[e] = f
-			}
+	for f := range int32(g.NumFactors()) {
+		for e := g.FactorStart[f]; e < g.FactorStart[f+1]; e++ {
+			ef[e] = f
 		}
-	})
+	}
 	return ef
 }
 
@@ -238,30 +235,23 @@ func (p *Partition) part(g *fg.Graph, q int, facs, vars []int32, keys []int32, s
 
 // wholePart is the one part of g (the partition into one part), in which
 // the local index of every node is its global id: the in-process refiners
-// sign with it. It shares keys and sorted, and g's edge arrays on small
-// graphs; on large ones it reads copies in huge pages (largeClone). It is
-// only read. Its arrays are filled on up to workers goroutines.
-func wholePart(g *fg.Graph, keys []int32, sorted []bool, workers int) *Part {
+// sign with it. It shares g's arrays and keys and sorted (it is only read).
+func wholePart(g *fg.Graph, keys []int32, sorted []bool) *Part {
 	nv, nf := g.NumVars(), g.NumFactors()
-	pt := &Part{Factors: iota32(nf, workers), FactorStart: largeClone(g.FactorStart, workers), FactorVar: largeClone(g.EdgeVar, workers), FactorKey: keys, FactorSorted: sorted,
-		Vars: iota32(nv, workers), VarStart: largeClone(g.VarStart, workers), VarFactor: largeSlice[int32](len(g.VarEdges)), VarKey: largeSlice[int32](len(g.VarEdges))}
-	ef := edgeFactors(g, workers)
-	parRange(workers, len(g.VarEdges), func(lo, hi int) {
-		for k := lo; k < hi; k++ {
-			e := g.VarEdges[k]
-			pt.VarFactor[k], pt.VarKey[k] = ef[e], keys[e]
-		}
-	})
+	pt := &Part{Factors: iota32(nf), FactorStart: g.FactorStart, FactorVar: g.EdgeVar, FactorKey: keys, FactorSorted: sorted,
+		Vars: iota32(nv), VarStart: g.VarStart, VarFactor: make([]int32, len(g.VarEdges)), VarKey: make([]int32, len(g.VarEdges))}
+	ef := edgeFactors(g)
+	for k, e := range g.VarEdges {
+		pt.VarFactor[k], pt.VarKey[k] = ef[e], keys[e]
+	}
 	return pt
 }
 
-func iota32(n, workers int) []int32 {
-	s := largeSlice[int32](n)
-	parRange(workers, n, func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			s[i] = int32(i)
-		}
-	})
+func iota32(n int) []int32 {
+	s := make([]int32, n)
+	for i := range s {
+		s[i] = int32(i)
+	}
 	return s
 }
 

@@ -78,7 +78,7 @@ func NewRecolourer(ctx context.Context, g *fg.Graph, ev fg.Evidence, opt Options
 	if ev != nil {
 		copy(cur, ev)
 	}
-	r := &Recolourer{p: newPassing(g, cur, opt, 1), ev: cur, initCount: map[uint64]int{}}
+	r := &Recolourer{p: newPassing(g, cur, opt), ev: cur, initCount: map[uint64]int{}}
 	rounds, err := r.p.run(ctx, true)
 	if err != nil {
 		return nil, err
@@ -224,16 +224,16 @@ func (r *Recolourer) mergeClasses(ctx context.Context) (rounds, nodes int, err e
 	for x, v := range repV {
 		keys[x] = r.initKey(v, r.ev[v])
 	}
-	qvr := newRefiner(qv, dense(keys, qv), 1)
+	qvr := newRefiner(qv, dense(keys, qv))
 	qf := make([]int32, ny)
 	keys = make([]uint64, ny)
 	for y, f := range repF {
 		keys[y] = p.initF[f]
 	}
-	qfr := newRefiner(qf, dense(keys, qf), 1)
+	qfr := newRefiner(qf, dense(keys, qf))
 	// The quotient as one part: class y of factors has the edges of its
 	// representative, to the classes of their variables.
-	qp := &Part{Factors: iota32(ny, 1), Vars: iota32(nx, 1), FactorStart: make([]int64, 1, ny+1),
+	qp := &Part{Factors: iota32(ny), Vars: iota32(nx), FactorStart: make([]int64, 1, ny+1),
 		FactorSorted: make([]bool, ny), VarStart: make([]int64, 1, nx+1)}
 	for y, f := range repF {
 		for e := g.FactorStart[f]; e < g.FactorStart[f+1]; e++ {

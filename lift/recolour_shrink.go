@@ -60,15 +60,15 @@ func (r *Recolourer) Shrink(ctx context.Context, g2 *fg.Graph, ev2 fg.Evidence, 
 	}
 	// Carry the old classes over; the refiners keep the old class ids
 	// (classes left without members are dead ids).
-	p := newPassing(g2, ev2, opt, 1)
+	p := newPassing(g2, ev2, opt)
 	for v := range p.vc {
 		p.vc[v] = old.vc[varFrom[v]]
 	}
-	p.vr = newRefiner(p.vc, old.vr.numClasses(), 1)
+	p.vr = newRefiner(p.vc, old.vr.numClasses())
 	for f := range p.fc {
 		p.fc[f] = old.fc[factorFrom[f]]
 	}
-	p.fr = newRefiner(p.fc, old.fr.numClasses(), 1)
+	p.fr = newRefiner(p.fc, old.fr.numClasses())
 	initKey := func(v int32, e int32) uint64 { return uint64(uint32(g2.Card[v]))<<32 | uint64(uint32(e)) }
 
 	// Touched factors leave their classes: their signatures are shorter
