@@ -241,9 +241,54 @@ GROUNDSETS = [
 ]
 
 
+def tuffy_copy(name, prog, dbs, query, weight=None):
+    """Writes a Tuffy-readable copy of an Alchemy/Forclift-style dataset under
+    OUTDIR/data/NAME: every predicate not in QUERY is marked closed-world
+    (Tuffy's leading *, Alchemy's default for evidence predicates), formulas
+    written without a weight get WEIGHT (groundbench's DefaultWeight), the
+    evidence files are concatenated, and query.db lists the query predicates
+    over variables. Nothing else is changed: what Tuffy cannot read is
+    reported as its error."""
+    d = f"{outdir}/data/{name}"
+    os.makedirs(d, exist_ok=True)
+    decl = re.compile(r"^([A-Za-z_]\w*)\(\s*[A-Za-z_]\w*(\s*,\s*[A-Za-z_]\w*)*\s*\)\s*$")
+    seen_formula = False
+    arity = {}
+    with open(f"{d}/prog.mln", "w") as out:
+        for l in open(prog):
+            t = l.strip()
+            m = decl.match(t)
+            if t and not t.startswith("//") and m and not seen_formula:
+                arity[m.group(1)] = t.count(",") + 1
+                out.write(("" if m.group(1) in query else "*") + t + "\n")
+            elif t and not t.startswith("//") and "=" not in t.split("(")[0]:
+                seen_formula = True
+                if weight is not None and not re.match(r"^[-+]?\d", t) and not t.endswith("."):
+                    t = f"{weight} {t}"
+                out.write(t + "\n")
+            else:
+                out.write(l)
+    with open(f"{d}/evidence.db", "w") as out:
+        for db in dbs:
+            out.write(open(db).read() + "\n")
+    with open(f"{d}/query.db", "w") as out:
+        for q in query:
+            out.write(f"{q}({','.join(f'v{i}' for i in range(arity.get(q, 1)))})\n")
+    return d
+
+
 def section_ground():
-    extra_sets = json.loads(os.environ.get("EXTRA_GROUNDSETS", "[]"))
-    sets = GROUNDSETS + [tuple(x) for x in extra_sets]
+    extra_sets = [
+        ("WebKB (corn.db, weights 1)", tuffy_copy("webkb", f"{mln}/webkb/forclift/webkb.mln", [f"{mln}/webkb/forclift/corn.db"],
+                                                   ["PageClassCourse", "PageClassFaculty", "PageClassStudent"], 1), "webkb-forclift", {}),
+        ("IMDB (imdb.all.db, weights 1)", tuffy_copy("imdb", f"{mln}/imdb/forclift/formulas.mln", [f"{mln}/imdb/forclift/imdb.all.db"],
+                                                      ["workedUnder"], 1), "imdb-forclift", {}),
+        ("protein (yeast.1.db)", tuffy_copy("protein", f"{mln}/protein/alchemy2/protein.mln", [f"{mln}/protein/lsm-train/yeast.1.db"],
+                                             ["function"]), "protein-alchemy", {}),
+        ("CAVIAR fold 0", tuffy_copy("caviar", f"{mln}/caviar-meet/lomrf-DN-HI/fold_0/meet_trained_func.mln",
+                                     [f"{mln}/caviar-meet/lomrf-DN-HI/fold_0/21-Meet_WalkSplit.id1_id3.db"], ["HoldsAt"]), "caviar-fold0", {}),
+    ]
+    sets = GROUNDSETS + extra_sets
     if os.environ.get("ONLY"):
         sets = [s for s in sets if s[0] in os.environ["ONLY"].split(",")]
     print("| dataset | Tuffy atoms | Tuffy clauses | Tuffy load s | Tuffy ground s (closure + clauses + consolidate) | Tuffy java CPU s (whole run) | + PostgreSQL CPU s | ours: atoms | ours: formulas | ours parse s | ours ground CPU s | ground ratio Tuffy/ours |")
