@@ -22,7 +22,8 @@ map: Tuffy's default MAP (-i prog.mln -e evidence.db -queryFile query.db),
   (the atoms in its answer file true, the others false) and `lifted map`'s
   JSON "objective" is read. The same scoring is applied to lifted's own
   maxwalksat world as a check of the scoring (it must give back the
-  objective that run printed).
+  objective that run printed). TUFFY_MAP_RUNS=PREFIX1,PREFIX2,... scores
+  Tuffy runs made before by tuffy.sh instead of running Tuffy again.
 marginal: Tuffy -marginal (MC-SAT, its defaults) and lifted infer (default),
   the mean and max absolute difference over the query atoms (atoms Tuffy
   does not list count as probability 0, as Tuffy's answer means).
@@ -139,7 +140,17 @@ def section_map():
         for r in range(1, runs + 1):
             # Tuffy
             pre = f"{outdir}/tuffy-map-{name}-{r}"
-            t = tuffy("map", d, pre)
+            given = [x for x in os.environ.get("TUFFY_MAP_RUNS", "").split(",") if x]
+            if given:
+                # Tuffy's runs made before (tuffy.sh output prefixes, e.g. runs
+                # that did not fit in one interleaved loop): scored here
+                if r > len(given):
+                    t = dict(rc=None, errors=["no Tuffy run given"])
+                else:
+                    pre = given[r - 1]
+                    t = json.load(open(pre + ".json"))
+            else:
+                t = tuffy("map", d, pre)
             ent = dict(cpu=t.get("java_cpu_s"), pg=t.get("pg_cpu_s"), wall=t.get("wall_s"), obj=None, tcost=t.get("cost"))
             if t.get("rc") == 0:
                 # the query atoms: those of lifted's maxwalksat run below (made first once)
@@ -152,11 +163,11 @@ def section_map():
                 if unknown:
                     notes.append(f"run {r}: {len(unknown)} Tuffy atoms not among lifted's query atoms, e.g. {sorted(unknown)[:3]}")
                 world = {a: int(atomkey(a) in true) for a in atoms}
-                ent["obj"], err = score(d, q, world, f"tuffy-map-{name}-{r}")
+                ent["obj"], err = score(d, q, world, f"tuffy-map-{name}-{r}-{os.path.basename(pre)}")
                 ent["ntrue"] = sum(world.values())
                 if err:
                     notes.append(f"run {r}: scoring failed: {err}")
-            else:
+            elif t.get("rc") is not None:
                 notes.append(f"Tuffy run {r} failed: {t.get('errors')}")
             rows["Tuffy (default MAP)"].append(ent)
             print(f"[{name} run {r}] Tuffy: {json.dumps(t)} objective {ent['obj']}", file=sys.stderr, flush=True)
