@@ -86,7 +86,7 @@ for line in sys.stdin:
 rc=${PIPESTATUS[0]}
 set -e
 p1=$(pgcpu)
-read -r u s e m <"$tm" || true
+read -r u s e m < <(tail -n 1 "$tm") || true  # first line may be "Command exited with ..."
 rm -f "$tm"
 python3 - "$out.log" "$rc" "$u" "$s" "$e" "$m" "$p0" "$p1" "$tck" "$mode" "$dir" "$out.txt" <<'EOF' >"$out.json"
 import json, re, sys
