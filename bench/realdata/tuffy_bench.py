@@ -8,6 +8,7 @@ usage: bench/realdata/tuffy_bench.py LIFTED GROUNDBENCH OUTDIR SECTION [RUNS]
   OUTDIR       where every run's files go (Tuffy's answers, logs, JSON)
   SECTION      map | marginal | ground
   RUNS         runs of each configuration, interleaved (default 3)
+  env ONLY     dataset names separated by ";" (default all)
 
 Tuffy is run through bench/realdata/tuffy.sh (TUFFY_JAR, TUFFY_CONF, PG_USER:
 an existing installation and a running PostgreSQL). Every row of the output
@@ -30,7 +31,7 @@ marginal: Tuffy -marginal (MC-SAT, its defaults) and lifted infer (default),
 ground: Tuffy's grounding phases (from its console timestamps; inference cut
   to -maxTries 1 -maxFlips 1) beside groundbench's parse and ground.ground.
 """
-import json, os, re, statistics, subprocess, sys, tempfile
+import json, os, re, statistics, subprocess, sys, tempfile, time
 
 here = os.path.dirname(os.path.abspath(__file__))
 lifted, gbench, outdir, section = sys.argv[1:5]
@@ -44,7 +45,7 @@ MAPSETS = [
     ("Cora", f"{mln}/cora-class/tuffy-class", "category", "cora-tuffy"),
 ]
 if os.environ.get("ONLY"):
-    MAPSETS = [s for s in MAPSETS if s[0] in os.environ["ONLY"].split(",")]
+    MAPSETS = [s for s in MAPSETS if s[0] in os.environ["ONLY"].split(";")]
 
 
 def tuffy(mode, d, prefix, extra=(), env=None):
@@ -148,6 +149,9 @@ def section_map():
                     t = dict(rc=None, errors=["no Tuffy run given"])
                 else:
                     pre = given[r - 1]
+                    while not os.path.exists(pre + ".json"):  # a run still going
+                        time.sleep(10)
+                    time.sleep(2)
                     t = json.load(open(pre + ".json"))
             else:
                 t = tuffy("map", d, pre)
@@ -306,7 +310,7 @@ def section_ground():
     ]
     sets = GROUNDSETS + extra_sets
     if os.environ.get("ONLY"):
-        sets = [s for s in sets if s[0] in os.environ["ONLY"].split(",")]
+        sets = [s for s in sets if s[0] in os.environ["ONLY"].split(";")]
     print("| dataset | Tuffy atoms | Tuffy clauses | Tuffy load s (wall) | Tuffy ground s (wall: closure + clauses + consolidate) | Tuffy java CPU s (whole run) | + PostgreSQL CPU s (whole run) | ours: atoms | ours: formulas | ours parse s (wall) | ours ground s (wall) | ours ground CPU s | ground wall ratio Tuffy/ours |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for name, d, gname, env in sets:
