@@ -138,7 +138,8 @@ def f(x, p=2):
 def section_map():
     for name, d, q, _ in MAPSETS:
         configs = [("lifted map (map-auto, default)", "auto", []),
-                   (f"lifted map --method map-auto --time-limit {AUTO_LIMIT}", "auto" + AUTO_LIMIT, ["--time-limit", AUTO_LIMIT]),
+                   (f"lifted map --method map-auto --time-limit {AUTO_LIMIT}" if AUTO_LIMIT != "none" else "lifted map --prop time-limit=none (map-auto)",
+                    "auto" + AUTO_LIMIT, ["--time-limit", AUTO_LIMIT] if AUTO_LIMIT != "none" else ["--prop", "time-limit=none"]),
                    ("lifted map --method maxwalksat", "mws", ["--method", "maxwalksat"])]
         rows = {"Tuffy (default MAP)": []}
         rows.update({c[0]: [] for c in configs})
