@@ -24,11 +24,13 @@
 #
 # Measurements in OUTPREFIX.json: wall_s; java_cpu_s (user+sys of the java
 # process and its threads, from /usr/bin/time); pg_cpu_s (PostgreSQL's CPU
-# over the run, extra to java's); phase times from the timestamps of Tuffy's
-# console lines: load_s (connect, parse, store evidence, KBMC: start ->
-# ">>> Grounding..."), ground_s (">>> Grounding..." -> ">>> Partitioning
-# MRF..."), partition_s (-> ">>> Running ... inference"), infer_s (-> ">>>
-# Writing answer"); Tuffy's own "### total grounding" line (-verbose 1);
+# over the run, extra to java's); phase times (wall) from the timestamps of
+# Tuffy's console lines: load_s (connect, parse, store evidence, KBMC: start
+# -> ">>> Grounding..."), ground_s (">>> Grounding..." -> "### atoms = ..."),
+# split into closure_s (-> ">>> Computing active clauses"), clauses_s (->
+# ">>> Adding unit clauses") and consolidate_s; partition_s (-> ">>> Running
+# ... inference"), infer_s (-> ">>> Writing answer"); Tuffy's own "### total
+# grounding" line (-verbose 1);
 # atoms, clauses, components as Tuffy prints them; cost (MAP: "Best answer
 # has cost"; marginal: "Average Cost").
 set -euo pipefail
