@@ -57,6 +57,7 @@ func main() {
 	only := flag.String("only", "", "comma-separated dataset names (default all)")
 	prof := flag.String("cpuprofile", "", "write a CPU profile of all groundings here")
 	fp := flag.Bool("fingerprint", true, "compute the order-free fingerprint of the ground network")
+	distinct := flag.Bool("distinct", false, "also print, per dataset, the number of distinct factors up to weight (same scope, same set of lowest-valued entries): the count Tuffy's consolidation of identical ground clauses would give")
 	flag.Parse()
 	if *prof != "" {
 		f, err := os.Create(*prof)
@@ -72,13 +73,13 @@ func main() {
 		if *only != "" && !slices.Contains(strings.Split(*only, ","), d.Name) {
 			continue
 		}
-		if err := row(*data, d, *runs, *fp); err != nil {
+		if err := row(*data, d, *runs, *fp, *distinct); err != nil {
 			fmt.Printf("| %s | error: %v |\n", d.Name, strings.ReplaceAll(err.Error(), "|", "/"))
 		}
 	}
 }
 
-func row(data string, d Dataset, runs int, fp bool) error {
+func row(data string, d Dataset, runs int, fp, distinct bool) error {
 	p0 := time.Now()
 	m, err := mlnfile.ParseFile(filepath.Join(data, d.MLN))
 	if err != nil {
@@ -116,7 +117,66 @@ func row(data string, d Dataset, runs int, fp bool) error {
 		f = fingerprint(gr)
 	}
 	fmt.Printf("| %s | %.3f | %d | %d | %d | %.3f | %.3f | %.0f | %s |\n", d.Name, parse, gr.NumAtoms, gr.NumFormulas, gr.Graph.NumFactors(), median(walls), median(cpus), peak, f)
+	if distinct {
+		n, aux := distinctFactors(gr)
+		fmt.Printf("distinct %s: %d distinct factors up to weight (%d of them touch an auxiliary variable)\n", d.Name, n, aux)
+	}
 	return nil
+}
+
+// distinctFactors counts the factors that differ in scope (as a set) or in
+// which joint states have the table's lowest value: two ground clauses
+// over the same literals fall together, as in Tuffy's consolidation, which
+// sums their weights.
+func distinctFactors(gr *ground.Grounding) (n, aux int) {
+	g := gr.Graph
+	seen := make(map[string]bool, g.NumFactors())
+	var b strings.Builder
+	for f := 0; f < g.NumFactors(); f++ {
+		b.Reset()
+		sc := g.Scope(f)
+		perm := make([]int, len(sc))
+		for i := range perm {
+			perm[i] = i
+		}
+		slices.SortFunc(perm, func(x, y int) int { return int(sc[x]) - int(sc[y]) })
+		hasAux := false
+		for _, i := range perm {
+			fmt.Fprintf(&b, "%d,", sc[i])
+			hasAux = hasAux || int(sc[i]) >= gr.NumAtoms
+		}
+		b.WriteByte(':')
+		t := g.Table(f).Values
+		lo := slices.Min(t)
+		// the lowest-valued states, named by each variable's state in
+		// sorted scope order (tables are row-major over the scope order)
+		card := make([]int, len(sc))
+		for i, v := range sc {
+			card[i] = int(g.Card[v])
+		}
+		st := make([]int, len(sc))
+		for k, x := range t {
+			if x == lo {
+				r := k
+				for i := len(sc) - 1; i >= 0; i-- {
+					st[i] = r % card[i]
+					r /= card[i]
+				}
+				for _, i := range perm {
+					fmt.Fprintf(&b, "%d", st[i])
+				}
+				b.WriteByte(';')
+			}
+		}
+		if k := b.String(); !seen[k] {
+			seen[k] = true
+			n++
+			if hasAux {
+				aux++
+			}
+		}
+	}
+	return n, aux
 }
 
 // fingerprint hashes the sorted multiset of factors, each written as the
