@@ -36,6 +36,10 @@ type Auto struct {
 	// DefaultCPUBudget); SamplerTime, when positive, fixes the sampler's
 	// wall time instead.
 	CPUBudget time.Duration
+	// SamplerSamples, when positive, makes the sampler keep this many
+	// samples per chain instead of running for the time (deterministic
+	// under the seed).
+	SamplerSamples int
 	// Tried, when set, says why wfomc did not answer this model in an
 	// earlier try (TryUngrounded): Choose does not run it again.
 	Tried       string
@@ -214,12 +218,13 @@ var autoProps = []infer.Property{
 	{Name: "sampler", Default: "mcsat", Help: "the sampler when BP does not converge in its slice: mcsat, gibbs, bgibbs or tempering"},
 	{Name: "cpu-budget", Default: "10", Help: "the sampler runs until the process has used this many CPU seconds (at least 1 s of wall time)"},
 	{Name: "sampler-time", Default: "0", Help: "seconds of wall time for the sampler instead of the rest of cpu-budget (0: the rest)"},
+	{Name: "sampler-samples", Default: "0", Help: "samples per chain for the sampler instead of a time (0: for the time; deterministic under --seed when set)"},
 	{Name: "max-table", Default: "16777216", Help: "jtree's largest clique table (entries, 8 bytes each) on the grounding and on each component"},
 	{Name: "max-total", Default: "134217728", Help: "jtree's clique tables together (entries)"},
 }
 
 // autoOwn are the properties auto does not pass to lbp.
-var autoOwn = map[string]bool{"budget": true, "budget-per-atom": true, "bp-iter": true, "sampler": true, "cpu-budget": true, "sampler-time": true, "max-table": true, "max-total": true}
+var autoOwn = map[string]bool{"budget": true, "budget-per-atom": true, "bp-iter": true, "sampler": true, "cpu-budget": true, "sampler-time": true, "sampler-samples": true, "max-table": true, "max-total": true}
 
 func init() {
 	infer.Register(infer.Method{
@@ -294,6 +299,12 @@ func newAuto(m infer.Method, p infer.Properties, lbp infer.Algorithm) (*Auto, er
 	}
 	if a.SamplerTime, err = secs("sampler-time", false); err != nil {
 		return nil, err
+	}
+	if a.SamplerSamples, err = p.Int(m, "sampler-samples"); err != nil {
+		return nil, err
+	}
+	if a.SamplerSamples < 0 {
+		return nil, &infer.PropertyError{Method: "auto", Name: "sampler-samples", Msg: fmt.Sprintf("must not be negative, got %d", a.SamplerSamples)}
 	}
 	n, err := p.Int(m, "bp-iter")
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"strconv"
 	"strings"
 	"time"
 
@@ -97,11 +98,12 @@ type bpChain struct {
 	sampler     string        // "" : mcsat
 	samplerTime time.Duration // > 0: fixed; else the rest of cpuBudget
 	cpuBudget   time.Duration // <= 0: DefaultCPUBudget
+	samples     int           // > 0: samples per chain instead of a time
 }
 
 // chain is a's approximate path.
 func (a *Auto) chain() *bpChain {
-	return &bpChain{lbp: a.LBP, bpIter: a.BPIter, sampler: a.Sampler, samplerTime: a.SamplerTime, cpuBudget: a.CPUBudget}
+	return &bpChain{lbp: a.LBP, bpIter: a.BPIter, sampler: a.Sampler, samplerTime: a.SamplerTime, cpuBudget: a.CPUBudget, samples: a.SamplerSamples}
 }
 
 // iterLimiter is BP's iteration limit (infer/bp.Algorithm).
@@ -189,7 +191,16 @@ func (b *bpChain) Run(ctx context.Context, c *lift.Compressed, q infer.Query) (*
 	if name == "" {
 		name = "mcsat"
 	}
-	mc, _, err := infer.New(name, infer.Properties{"time-limit": st.String(), "samples": "0"})
+	props := infer.Properties{"time-limit": st.String(), "samples": "0"}
+	how := "the rest of auto's CPU budget of " + b.budget().String()
+	switch {
+	case b.samples > 0:
+		props = infer.Properties{"samples": strconv.Itoa(b.samples)}
+		how = fmt.Sprintf("%d samples per chain", b.samples)
+	case b.samplerTime > 0:
+		how = "sampler-time"
+	}
+	mc, _, err := infer.New(name, props)
 	if err != nil {
 		return nil, err
 	}
@@ -212,15 +223,15 @@ func (b *bpChain) Run(ctx context.Context, c *lift.Compressed, q infer.Query) (*
 	}
 	s.Stats.Method = name
 	s.Stats.BPIterations, s.Stats.Messages = iters, msgs
-	how := "the rest of auto's CPU budget of " + b.budget().String()
-	if b.samplerTime > 0 {
-		how = "sampler-time"
-	}
 	mixed := "mixed by the diagnostics' rule: rank-normalised R-hat < 1.01, bulk and tail ESS >= 100 per chain"
 	if !s.Converged {
 		mixed = "NOT mixed by the diagnostics' rule (R-hat < 1.01, ESS >= 100 per chain): its standard errors are not to be trusted"
 	}
-	s.Stats.MethodReason = fmt.Sprintf("%s; %s for %v (%s), %s", bpFailed, name, st.Round(time.Millisecond), how, mixed)
+	took := fmt.Sprintf("for %v (%s)", st.Round(time.Millisecond), how)
+	if b.samples > 0 {
+		took = how
+	}
+	s.Stats.MethodReason = fmt.Sprintf("%s; %s %s, %s", bpFailed, name, took, mixed)
 	return s, nil
 }
 
