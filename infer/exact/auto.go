@@ -127,7 +127,7 @@ func (a *Auto) TryUngrounded(ctx context.Context, m *infer.Model, q infer.Query,
 
 // MinWFOMCBudget is the least time wfomc gets (when Budget allows): the
 // textbook models it lifts answer in milliseconds.
-const MinWFOMCBudget = 500 * time.Millisecond
+const MinWFOMCBudget = time.Second
 
 // WFOMCBudget is wfomc's share for a model with unknown unknown ground
 // atoms: Budget, or with BudgetPerAtom set BudgetPerAtom per unknown atom
@@ -213,7 +213,7 @@ func shortError(err error) string {
 
 var autoProps = []infer.Property{
 	{Name: "budget", Default: "5", Help: "the most seconds allowed to wfomc before the ground methods answer instead"},
-	{Name: "budget-per-atom", Default: "1e-4", Help: "wfomc's seconds per unknown ground atom, at least 0.5, at most budget (0: always budget)"},
+	{Name: "budget-per-atom", Default: "1e-4", Help: "wfomc's seconds per unknown ground atom, at least 1, at most budget (0: always budget)"},
 	{Name: "bp-iter", Default: "200", Help: "lifted BP's slice: iterations shared by BP as asked and with damping 0.5 before the sampler answers (0: no BP)"},
 	{Name: "sampler", Default: "mcsat", Help: "the sampler when BP does not converge in its slice: mcsat, gibbs, bgibbs or tempering"},
 	{Name: "cpu-budget", Default: "10", Help: "the sampler runs until the process has used this many CPU seconds (at least 1 s of wall time)"},

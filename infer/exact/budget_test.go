@@ -110,7 +110,7 @@ func TestWFOMCBudget(t *testing.T) {
 	for _, c := range []struct {
 		unknown float64
 		want    time.Duration
-	}{{0, exact.MinWFOMCBudget}, {4624, exact.MinWFOMCBudget}, {9650, 965 * time.Millisecond}, {2e4, 2 * time.Second}, {1e6, 5 * time.Second}, {math.Inf(1), 5 * time.Second}} {
+	}{{0, exact.MinWFOMCBudget}, {4624, exact.MinWFOMCBudget}, {9650, exact.MinWFOMCBudget}, {15000, 1500 * time.Millisecond}, {2e4, 2 * time.Second}, {1e6, 5 * time.Second}, {math.Inf(1), 5 * time.Second}} {
 		if got := a.WFOMCBudget(c.unknown); got != c.want {
 			t.Errorf("%g unknown atoms: %v, want %v", c.unknown, got, c.want)
 		}

@@ -191,11 +191,12 @@ func (b *bpChain) Run(ctx context.Context, c *lift.Compressed, q infer.Query) (*
 	if name == "" {
 		name = "mcsat"
 	}
-	props := infer.Properties{"time-limit": st.String(), "samples": "0"}
+	chains := samplerChains()
+	props := infer.Properties{"time-limit": st.String(), "samples": "0", "chains": strconv.Itoa(chains)}
 	how := "the rest of auto's CPU budget of " + b.budget().String()
 	switch {
 	case b.samples > 0:
-		props = infer.Properties{"samples": strconv.Itoa(b.samples)}
+		props = infer.Properties{"samples": strconv.Itoa(b.samples), "chains": strconv.Itoa(chains)}
 		how = fmt.Sprintf("%d samples per chain", b.samples)
 	case b.samplerTime > 0:
 		how = "sampler-time"
@@ -216,6 +217,7 @@ func (b *bpChain) Run(ctx context.Context, c *lift.Compressed, q infer.Query) (*
 	if err != nil {
 		if ans != nil {
 			ans.Stats.BPIterations, ans.Stats.Messages = iters, msgs
+			ans.Stats.Method = "lbp"
 			ans.Stats.MethodReason = fmt.Sprintf("%s; %s gave no answer (%s): BP's last answer, not converged", bpFailed, name, shortError(err))
 			return ans, nil // BP's last answer, marked not converged
 		}
@@ -258,8 +260,13 @@ func (b *bpChain) samplerWall() time.Duration {
 		return b.samplerTime
 	}
 	left := b.budget() - processCPU()
-	return max(MinSamplerTime, left/time.Duration(runtime.GOMAXPROCS(0)))
+	return max(MinSamplerTime, left/time.Duration(min(samplerChains(), runtime.GOMAXPROCS(0))))
 }
+
+// samplerChains is the number of chains of auto's sampler: one per core,
+// at least 2 (R-hat compares chains), at most 4 (within a CPU budget,
+// longer chains mix better than more of them).
+func samplerChains() int { return max(2, min(4, runtime.GOMAXPROCS(0))) }
 
 // statesText writes a number of joint states (+Inf past 2^1023).
 func statesText(s float64) string {
