@@ -443,7 +443,7 @@ func (r *mlnRun) auto(ctx context.Context) (infer.Algorithm, *Result, string, er
 	}
 	unknown := unknownAtoms(r.m.MLN, model)
 	atoms := func(yield func(int, []int) bool) { r.gopt.QueryAtoms.Each(model.DB, yield) }
-	stop := r.budgetProgress("wfomc", "compiling and evaluating the MLN without grounding it", a.WFOMCBudget(unknown))
+	stop := r.budgetProgress("wfomc", "compiling and evaluating the MLN without grounding it", a.Budget) // the wall bound; the share is CPU time
 	ans, why, err := a.TryUngrounded(ctx, model, r.opt.Query, atoms, unknown)
 	stop()
 	if err != nil {

@@ -150,25 +150,41 @@ func (a *Auto) WFOMCBudget(unknown float64) time.Duration {
 // answered, otherwise why wfomc did not answer; an error only when ctx
 // ends.
 func (a *Auto) try(ctx context.Context, m *infer.Model, budget time.Duration, run func(context.Context) error) (string, error) {
-	// wfomc runs under a context that expires with the budget: compile and
+	// wfomc runs under a context that ends with the budget: compile and
 	// evaluation poll it and stop, so an overrun does not go on computing
-	// beside the fallback.
-	wctx, cancel := context.WithTimeout(ctx, budget)
+	// beside the fallback. A share below Budget (WFOMCBudget) is counted
+	// in the process's CPU time, so that a loaded machine does not cut it
+	// short; the whole Budget bounds the wall time.
+	wall := max(budget, a.Budget)
+	wctx, cancel := context.WithTimeout(ctx, wall)
 	defer cancel()
+	var tick <-chan time.Time
+	cpu0 := processCPU()
+	if budget < wall {
+		t := time.NewTicker(cpuPoll)
+		defer t.Stop()
+		tick = t.C
+	}
 	done := make(chan error, 1)
 	go func() { done <- run(wctx) }()
-	select {
-	case err := <-done:
-		switch {
-		case err == nil:
-			return "", nil
-		case ctx.Err() != nil:
-			return "", ctx.Err()
-		case wctx.Err() != nil && errors.Is(err, wctx.Err()):
-			return a.overBudget(m, budget), nil
+	for {
+		select {
+		case err := <-done:
+			switch {
+			case err == nil:
+				return "", nil
+			case ctx.Err() != nil:
+				return "", ctx.Err()
+			case wctx.Err() != nil && errors.Is(err, wctx.Err()):
+				return a.overBudget(m, budget), nil
+			}
+			return "wfomc cannot answer exactly: " + shortError(err), nil
+		case <-tick:
+			if processCPU()-cpu0 < budget {
+				continue
+			}
+		case <-wctx.Done():
 		}
-		return "wfomc cannot answer exactly: " + shortError(err), nil
-	case <-wctx.Done():
 		cancel()
 		// Wait for wfomc to stop (it polls wctx within milliseconds), so
 		// that the fallback has the processors to itself; a part that does
@@ -186,10 +202,16 @@ func (a *Auto) try(ctx context.Context, m *infer.Model, budget time.Duration, ru
 	}
 }
 
+// cpuPoll is how often try reads the process's CPU time.
+const cpuPoll = 10 * time.Millisecond
+
 // stopGrace bounds the wait for a cancelled wfomc run to return.
 const stopGrace = time.Second
 
 func (a *Auto) overBudget(m *infer.Model, budget time.Duration) string {
+	if budget < a.Budget {
+		return fmt.Sprintf("wfomc did not finish within its share of %v CPU (%s)", budget, DomainText(m))
+	}
 	return fmt.Sprintf("wfomc did not finish within its budget of %v (%s)", budget, DomainText(m))
 }
 
