@@ -30,7 +30,8 @@ type Auto struct {
 	// the sampler answers; < 0 skips BP, 0 is no slice (every fallback to
 	// its own iteration limit).
 	BPIter int
-	// Sampler names the sampler of the approximate path ("": mcsat).
+	// Sampler names the sampler of the approximate path ("" or "auto":
+	// ChooseSampler's).
 	Sampler string
 	// CPUBudget is the process CPU time by which the sampler stops (0:
 	// DefaultCPUBudget); SamplerTime, when positive, fixes the sampler's
@@ -237,7 +238,7 @@ var autoProps = []infer.Property{
 	{Name: "budget", Default: "5", Help: "the most seconds allowed to wfomc before the ground methods answer instead"},
 	{Name: "budget-per-atom", Default: "1e-4", Help: "wfomc's seconds per unknown ground atom, at least 1, at most budget (0: always budget)"},
 	{Name: "bp-iter", Default: "200", Help: "lifted BP's slice: iterations shared by BP as asked and with damping 0.5 before the sampler answers (0: no BP)"},
-	{Name: "sampler", Default: "mcsat", Help: "the sampler when BP does not converge in its slice: mcsat, gibbs, bgibbs or tempering"},
+	{Name: "sampler", Default: "auto", Help: "the sampler when BP does not converge in its slice: mcsat, gibbs, bgibbs, tempering, or auto (mcsat where a factor is (nearly) deterministic, else gibbs)"},
 	{Name: "cpu-budget", Default: "10", Help: "the sampler runs until the process has used this many CPU seconds (at least 1 s of wall time)"},
 	{Name: "sampler-time", Default: "0", Help: "seconds of wall time for the sampler instead of the rest of cpu-budget (0: the rest)"},
 	{Name: "sampler-samples", Default: "0", Help: "samples per chain for the sampler instead of a time (0: for the time; deterministic under --seed when set)"},
@@ -340,10 +341,10 @@ func newAuto(m infer.Method, p infer.Properties, lbp infer.Algorithm) (*Auto, er
 		a.BPIter = -1
 	}
 	switch s := p.String(m, "sampler"); s {
-	case "mcsat", "gibbs", "bgibbs", "tempering":
+	case "auto", "mcsat", "gibbs", "bgibbs", "tempering":
 		a.Sampler = s
 	default:
-		return nil, &infer.PropertyError{Method: "auto", Name: "sampler", Value: s, Want: "mcsat, gibbs, bgibbs or tempering"}
+		return nil, &infer.PropertyError{Method: "auto", Name: "sampler", Value: s, Want: "auto, mcsat, gibbs, bgibbs or tempering"}
 	}
 	for _, c := range []struct {
 		name string

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lifted-dev/lifted/fg"
 	"github.com/lifted-dev/lifted/infer"
 	"github.com/lifted-dev/lifted/infer/exact"
 	"github.com/lifted-dev/lifted/internal/brute"
@@ -87,7 +88,7 @@ func TestAutoBPSlice(t *testing.T) {
 		{"bp-iter 0 skips BP", -1, 1, 1, "", "mcsat", "", 0, "lifted BP skipped"},
 	} {
 		var log []string
-		a := &exact.Auto{LBP: mk(c.asked, c.damped, &log), BPIter: c.slice, SamplerSamples: 50}
+		a := &exact.Auto{LBP: mk(c.asked, c.damped, &log), BPIter: c.slice, SamplerSamples: 50, Sampler: "mcsat"}
 		ans := run(a)
 		if got := strings.Join(log, ","); got != c.wantLog {
 			t.Errorf("%s: tries %q, want %q", c.name, got, c.wantLog)
@@ -138,7 +139,7 @@ func TestAutoProperties(t *testing.T) {
 		t.Fatal(err)
 	}
 	d := def.(*exact.Auto)
-	if d.BPIter != 200 || d.Sampler != "mcsat" || d.CPUBudget != 10*time.Second || d.BudgetPerAtom != 100*time.Microsecond || d.Budget != 5*time.Second || d.SamplerTime != 0 {
+	if d.BPIter != 200 || d.Sampler != "auto" || d.CPUBudget != 10*time.Second || d.BudgetPerAtom != 100*time.Microsecond || d.Budget != 5*time.Second || d.SamplerTime != 0 {
 		t.Errorf("defaults %+v", d)
 	}
 	for k, v := range map[string]string{"bp-iter": "-1", "sampler": "lbp", "cpu-budget": "0", "budget-per-atom": "x", "max-table": "1", "sampler-samples": "-2", "sampler-time": "-1"} {
@@ -157,52 +158,80 @@ func TestAutoProperties(t *testing.T) {
 // is off by more than 0.1 (internal/calib's rule); when it says not
 // mixed, the answer is marked not converged.
 func TestAutoSamplerClaimsHold(t *testing.T) {
-	pairs, within, mixed := 0, 0, 0
-	for i := range 3 {
-		g := isingGrid(4, 5, uint64(27+i), 0.5)
-		truth := brute.Solve(g, nil).Marginals
-		for seed := range uint64(2) {
-			alg, _, err := infer.New("auto", infer.Properties{"max-table": "2", "max-total": "2", "bp-iter": "2", "sampler-samples": "6000"})
-			if err != nil {
-				t.Fatal(err)
-			}
-			ans, err := infer.Run(context.Background(), alg, g, nil, infer.Options{Lifted: true, Query: infer.Query{Task: infer.Marginals, Seed: seed}, Unconverged: infer.Retry})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if ans.Stats.Method != "mcsat" || ans.StdErr == nil {
-				if ans.Stats.Method == "lbp" && ans.Converged {
-					continue // converged BP: its claim is convergence
+	for _, sampler := range []string{"auto", "mcsat"} {
+		pairs, within, mixed := 0, 0, 0
+		for i := range 3 {
+			g := isingGrid(4, 5, uint64(27+i), 0.5)
+			truth := brute.Solve(g, nil).Marginals
+			for seed := range uint64(2) {
+				alg, _, err := infer.New("auto", infer.Properties{"max-table": "2", "max-total": "2", "bp-iter": "2", "sampler-samples": "6000", "sampler": sampler})
+				if err != nil {
+					t.Fatal(err)
 				}
-				t.Fatalf("grid %d: %s (converged %v): %s", i, ans.Stats.Method, ans.Converged, ans.Stats.MethodReason)
-			}
-			if !ans.Converged {
-				t.Logf("grid %d seed %d: %s (R-hat %.3g)", i, seed, ans.Stats.MethodReason, ans.Stats.RHat)
-				if !strings.Contains(ans.Stats.MethodReason, "NOT mixed") {
-					t.Errorf("grid %d seed %d: not mixed but the reason does not say so: %s", i, seed, ans.Stats.MethodReason)
+				ans, err := infer.Run(context.Background(), alg, g, nil, infer.Options{Lifted: true, Query: infer.Query{Task: infer.Marginals, Seed: seed}, Unconverged: infer.Retry})
+				if err != nil {
+					t.Fatal(err)
 				}
-				continue
-			}
-			mixed++
-			n := float64(ans.Stats.Samples)
-			for v := range g.NumVars() {
-				d := math.Abs(ans.Marginal(v)[1] - truth[v][1])
-				se := ans.StdErr[ans.NodeOff[ans.Graph.NodeOf[v]]+1]
-				pairs++
-				if d <= 4*se+1/n {
-					within++
+				want := sampler
+				if want == "auto" {
+					want = "gibbs" // couplings 0.5–0.625: no factor near-deterministic
 				}
-				if d > 0.1 {
-					t.Errorf("grid %d seed %d: labelled mixed, variable %d off by %.3f", i, seed, v, d)
+				if ans.Stats.Method != want || ans.StdErr == nil {
+					if ans.Stats.Method == "lbp" && ans.Converged {
+						continue // converged BP: its claim is convergence
+					}
+					t.Fatalf("grid %d: %s (converged %v): %s", i, ans.Stats.Method, ans.Converged, ans.Stats.MethodReason)
+				}
+				if !ans.Converged {
+					t.Logf("grid %d seed %d: %s (R-hat %.3g)", i, seed, ans.Stats.MethodReason, ans.Stats.RHat)
+					if !strings.Contains(ans.Stats.MethodReason, "NOT mixed") {
+						t.Errorf("grid %d seed %d: not mixed but the reason does not say so: %s", i, seed, ans.Stats.MethodReason)
+					}
+					continue
+				}
+				mixed++
+				n := float64(ans.Stats.Samples)
+				for v := range g.NumVars() {
+					d := math.Abs(ans.Marginal(v)[1] - truth[v][1])
+					se := ans.StdErr[ans.NodeOff[ans.Graph.NodeOf[v]]+1]
+					pairs++
+					if d <= 4*se+1/n {
+						within++
+					}
+					if d > 0.1 {
+						t.Errorf("grid %d seed %d: labelled mixed, variable %d off by %.3f", i, seed, v, d)
+					}
 				}
 			}
 		}
+		if mixed == 0 {
+			t.Fatalf("%s: no run labelled mixed: the check is vacuous", sampler)
+		}
+		if f := float64(within) / float64(pairs); f < 0.95 {
+			t.Errorf("%s: %d/%d marginals within 4 SE + 1/N (%.3f), want ≥ 0.95", sampler, within, pairs, f)
+		}
+		t.Logf("%s: %d mixed runs, %d/%d within 4 SE + 1/N", sampler, mixed, within, pairs)
 	}
-	if mixed == 0 {
-		t.Fatal("no run labelled mixed: the check is vacuous")
+}
+
+// ChooseSampler: MC-SAT where a factor is deterministic (a zero) or
+// nearly so (entries e^5 or more apart), Gibbs otherwise.
+func TestChooseSampler(t *testing.T) {
+	for _, c := range []struct {
+		j    float64
+		want string
+	}{{0.5, "gibbs"}, {2.4, "mcsat"}, {1, "gibbs"}} {
+		g := isingGrid(3, 3, 1, c.j) // couplings j to 1.25·j: entries e^±J
+		if got, why := exact.ChooseSampler(g); got != c.want {
+			t.Errorf("couplings %g: %s (%s), want %s", c.j, got, why, c.want)
+		}
 	}
-	if f := float64(within) / float64(pairs); f < 0.95 {
-		t.Errorf("%d/%d marginals within 4 SE + 1/N (%.3f), want ≥ 0.95", within, pairs, f)
+	b := fg.NewBuilder()
+	b.AddVars(2, 2)
+	if _, err := b.AddFactor([]int32{0, 1}, []float64{1, 0, 1, 1}); err != nil {
+		t.Fatal(err)
 	}
-	t.Logf("%d mixed runs, %d/%d within 4 SE + 1/N", mixed, within, pairs)
+	if got, _ := exact.ChooseSampler(b.Build()); got != "mcsat" {
+		t.Errorf("a zero entry: %s, want mcsat", got)
+	}
 }

@@ -187,9 +187,10 @@ func (b *bpChain) Run(ctx context.Context, c *lift.Compressed, q infer.Query) (*
 		return ans, nil
 	}
 	st := b.samplerWall()
-	name := b.sampler
-	if name == "" {
-		name = "mcsat"
+	name, why := b.sampler, ""
+	if name == "" || name == "auto" {
+		name, why = ChooseSampler(c.Ground)
+		why = " (" + why + ")"
 	}
 	chains := samplerChains()
 	props := infer.Properties{"time-limit": st.String(), "samples": "0", "chains": strconv.Itoa(chains)}
@@ -233,8 +234,32 @@ func (b *bpChain) Run(ctx context.Context, c *lift.Compressed, q infer.Query) (*
 	if b.samples > 0 {
 		took = how
 	}
-	s.Stats.MethodReason = fmt.Sprintf("%s; %s %s, %s", bpFailed, name, took, mixed)
+	s.Stats.MethodReason = fmt.Sprintf("%s; %s%s %s, %s", bpFailed, name, why, took, mixed)
 	return s, nil
+}
+
+// NearDeterministic is the log-ratio within one factor's table (or a zero
+// entry) from which ChooseSampler picks MC-SAT: e^5 ≈ 148.
+const NearDeterministic = 5.0
+
+// ChooseSampler is auto's sampler for g and why: MC-SAT (slice sampling
+// over the satisfying worlds, built for it) when some factor is
+// deterministic or nearly so — a zero entry, or entries more than
+// NearDeterministic apart in log space — where single-site Gibbs stalls;
+// else Gibbs, whose sweeps are cheaper and which crosses between the
+// modes of softly weighted models where MC-SAT's chains stick (UW-CSE:
+// bench/realdata/MARGINALS.md).
+func ChooseSampler(g *fg.Graph) (string, string) {
+	for t := range g.Tables {
+		lo, hi := math.Inf(1), math.Inf(-1)
+		for _, v := range g.Tables[t].Values {
+			lo, hi = min(lo, v), max(hi, v)
+		}
+		if hi > 0 && (lo <= 0 || math.Log(hi)-math.Log(lo) >= NearDeterministic) {
+			return "mcsat", fmt.Sprintf("a factor is deterministic or nearly so: entries at least e^%g apart", NearDeterministic)
+		}
+	}
+	return "gibbs", fmt.Sprintf("no factor's entries are e^%g or more apart", NearDeterministic)
 }
 
 // DefaultCPUBudget is auto's default CPU budget: the sampler runs until
