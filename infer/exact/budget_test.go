@@ -234,4 +234,19 @@ func TestChooseSampler(t *testing.T) {
 	if got, _ := exact.ChooseSampler(b.Build()); got != "mcsat" {
 		t.Errorf("a zero entry: %s, want mcsat", got)
 	}
+	// One deterministic factor among 200 soft ones (an auxiliary atom's
+	// definition in a softly weighted model): Gibbs.
+	b = fg.NewBuilder()
+	b.AddVars(201, 2)
+	if _, err := b.AddFactor([]int32{0, 1}, []float64{1, 0, 1, 1}); err != nil {
+		t.Fatal(err)
+	}
+	for v := range int32(200) {
+		if _, err := b.AddFactor([]int32{v, v + 1}, []float64{2, 1, 1, 2}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got, why := exact.ChooseSampler(b.Build()); got != "gibbs" {
+		t.Errorf("one deterministic factor in 201: %s (%s), want gibbs", got, why)
+	}
 }

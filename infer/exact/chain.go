@@ -239,27 +239,43 @@ func (b *bpChain) Run(ctx context.Context, c *lift.Compressed, q infer.Query) (*
 }
 
 // NearDeterministic is the log-ratio within one factor's table (or a zero
-// entry) from which ChooseSampler picks MC-SAT: e^5 ≈ 148.
+// entry) from which ChooseSampler counts the factor near-deterministic:
+// e^5 ≈ 148.
 const NearDeterministic = 5.0
 
+// NearDeterministicShare is the share of factors near-deterministic from
+// which ChooseSampler picks MC-SAT.
+const NearDeterministicShare = 0.01
+
 // ChooseSampler is auto's sampler for g and why: MC-SAT (slice sampling
-// over the satisfying worlds, built for it) when some factor is
-// deterministic or nearly so — a zero entry, or entries more than
-// NearDeterministic apart in log space — where single-site Gibbs stalls;
-// else Gibbs, whose sweeps are cheaper and which crosses between the
-// modes of softly weighted models where MC-SAT's chains stick (UW-CSE:
-// bench/realdata/MARGINALS.md).
+// over the satisfying worlds, built for it) when at least
+// NearDeterministicShare of the factors are deterministic or nearly so
+// — a zero entry, or entries NearDeterministic or more apart in log
+// space — where single-site Gibbs stalls (Cora: a weight-10 mutual
+// exclusion on every paper); else Gibbs, whose sweeps are cheaper and
+// which crosses between the modes of softly weighted models where
+// MC-SAT's chains stick (UW-CSE, whose few hard factors define the
+// auxiliary atoms of its long clauses: bench/realdata/MARGINALS.md).
 func ChooseSampler(g *fg.Graph) (string, string) {
+	near := make([]bool, len(g.Tables))
 	for t := range g.Tables {
 		lo, hi := math.Inf(1), math.Inf(-1)
 		for _, v := range g.Tables[t].Values {
 			lo, hi = min(lo, v), max(hi, v)
 		}
-		if hi > 0 && (lo <= 0 || math.Log(hi)-math.Log(lo) >= NearDeterministic) {
-			return "mcsat", fmt.Sprintf("a factor is deterministic or nearly so: entries at least e^%g apart", NearDeterministic)
+		near[t] = hi > 0 && (lo <= 0 || math.Log(hi)-math.Log(lo) >= NearDeterministic)
+	}
+	n := 0
+	for _, t := range g.FactorTable {
+		if near[t] {
+			n++
 		}
 	}
-	return "gibbs", fmt.Sprintf("no factor's entries are e^%g or more apart", NearDeterministic)
+	share := float64(n) / float64(max(g.NumFactors(), 1))
+	if n > 0 && share >= NearDeterministicShare {
+		return "mcsat", fmt.Sprintf("%.3g%% of the factors are deterministic or nearly so (entries e^%g or more apart)", 100*share, NearDeterministic)
+	}
+	return "gibbs", fmt.Sprintf("%.3g%% of the factors are deterministic or nearly so (entries e^%g or more apart), under %g%%", 100*share, NearDeterministic, 100*NearDeterministicShare)
 }
 
 // DefaultCPUBudget is auto's default CPU budget: the sampler runs until
