@@ -8,12 +8,19 @@ Per run: CPU s (from RUN.time beside it: user sys wall), method, converged,
 mean and max |p - p_ref| over the reference's atoms, the largest stated
 standard error (sampler answers), and the fraction of atoms with
 |p - p_ref| <= 4 s.e. + 0.01 (atoms without a standard error: exact or BP,
-counted within only when |p - p_ref| <= 0.01). The reference's own largest
+counted within only when |p - p_ref| <= 0.01); a sampled reference's own
+standard error is added in quadrature. The reference's own largest
 standard error is printed first: errors below it are not resolved."""
-import json, os, re, statistics, sys
+import gzip, json, math, os, re, statistics, sys
 
 
 def load(path):
+    if path.endswith(".json.gz"):
+        d = json.load(gzip.open(path, "rt"))
+        d.setdefault("method", "reference")
+        d.setdefault("converged", d.get("diagnostics", {}).get("converged"))
+        d.setdefault("stats", d.get("diagnostics", {}))
+        return d["marginals"], d.get("std_errors") or {}, d
     if path.endswith(".json"):
         d = json.load(open(path))
         return d["marginals"], d.get("std_errors") or {}, d
@@ -47,9 +54,12 @@ for path in sys.argv[2:]:
         e = abs(norm[kk] - p)
         diffs.append(e)
         s = sen.get(kk) or 0
+        r = rse.get(k) or 0
         if s != s:  # NaN
             s = 0
-        if e <= 4 * s + 0.01:
+        if r != r:
+            r = 0
+        if e <= 4 * math.hypot(s, r) + 0.01:
             within += 1
     cpu = ""
     t = path[: -len(".json")] + ".time" if path.endswith(".json") else None

@@ -235,7 +235,7 @@ func TestChooseSampler(t *testing.T) {
 		t.Errorf("a zero entry: %s, want mcsat", got)
 	}
 	// One deterministic factor among 200 soft ones (an auxiliary atom's
-	// definition in a softly weighted model): Gibbs.
+	// definition in a softly weighted model): Gibbs (under 5%).
 	b = fg.NewBuilder()
 	b.AddVars(201, 2)
 	if _, err := b.AddFactor([]int32{0, 1}, []float64{1, 0, 1, 1}); err != nil {
