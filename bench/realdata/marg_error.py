@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Error of `lifted infer` runs (JSON) against a reference (JSON of a lifted
-run, or Tuffy's marginal output: lines `PROB atom`), for MARGINALS.md.
+run, or Tuffy's marginal output: lines `PROB atom`, the atoms it leaves out
+counted as probability 0), for MARGINALS.md.
 
 usage: marg_error.py REFERENCE RUN.json [RUN.json ...]
 
@@ -36,6 +37,7 @@ def load(path):
 
 
 ref, rse, rd = load(sys.argv[1])
+exact = (rd or {}).get("exact") or {}
 if rd:
     st = rd["stats"]
     print(f"reference {sys.argv[1]}: {rd['method']}, converged {rd['converged']}, "
@@ -46,13 +48,17 @@ for path in sys.argv[2:]:
     norm = {re.sub(r"\s+", "", k).replace('"', ""): v for k, v in m.items()}
     sen = {re.sub(r"\s+", "", k).replace('"', ""): v for k, v in se.items()}
     diffs, within, missing = [], 0, 0
+    dex, dsa = [], []
     for k, p in ref.items():
         kk = re.sub(r"\s+", "", k).replace('"', "")
         if kk not in norm:
             missing += 1
-            continue
+            if d is not None:
+                continue
+            norm[kk] = 0.0  # Tuffy's output leaves out atoms of probability 0
         e = abs(norm[kk] - p)
         diffs.append(e)
+        (dex if k in exact else dsa).append(e)
         s = sen.get(kk) or 0
         r = rse.get(k) or 0
         if s != s:  # NaN
@@ -70,3 +76,6 @@ for path in sys.argv[2:]:
     mse = max((v for v in se.values() if v is not None and v == v), default=0)
     print(f"{path}: {cpu}{head}{len(diffs)} atoms ({missing} missing): mean |err| {statistics.mean(diffs):.4f}, "
           f"max {max(diffs):.4f}, max s.e. {mse:.4f}, within 4 s.e.+0.01 {within / len(diffs):.3f}")
+    if exact:
+        print(f"    exact reference atoms {len(dex)}: mean {statistics.mean(dex):.4f} max {max(dex):.4f}; "
+              f"sampled reference atoms {len(dsa)}: mean {statistics.mean(dsa):.4f} max {max(dsa):.4f}")
