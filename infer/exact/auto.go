@@ -30,6 +30,10 @@ type Auto struct {
 	// the sampler answers; < 0 skips BP, 0 is no slice (every fallback to
 	// its own iteration limit).
 	BPIter int
+	// BPWork, when positive, caps the slice at BPWork lifted-edge
+	// updates (iterations × edges of the compressed graph), at least 20
+	// iterations.
+	BPWork float64
 	// Sampler names the sampler of the approximate path ("" or "auto":
 	// ChooseSampler's).
 	Sampler string
@@ -237,7 +241,8 @@ func shortError(err error) string {
 var autoProps = []infer.Property{
 	{Name: "budget", Default: "5", Help: "the most seconds allowed to wfomc before the ground methods answer instead"},
 	{Name: "budget-per-atom", Default: "1e-4", Help: "wfomc's seconds per unknown ground atom, at least 1, at most budget (0: always budget)"},
-	{Name: "bp-iter", Default: "200", Help: "lifted BP's slice: iterations shared by BP as asked and with damping 0.5 before the sampler answers (0: no BP)"},
+	{Name: "bp-iter", Default: "400", Help: "lifted BP's slice: iterations shared by BP as asked and with damping 0.5 (half each) before the sampler answers (0: no BP)"},
+	{Name: "bp-work", Default: "3e7", Help: "caps bp-iter at this many edge updates (iterations × lifted edges), at least 20 iterations (0: no cap)"},
 	{Name: "sampler", Default: "auto", Help: "the sampler when BP does not converge in its slice: mcsat, gibbs, bgibbs, tempering, or auto (mcsat where a factor is (nearly) deterministic, else gibbs)"},
 	{Name: "cpu-budget", Default: "10", Help: "the sampler runs until the process has used this many CPU seconds (at least 1 s of wall time)"},
 	{Name: "sampler-time", Default: "0", Help: "seconds of wall time for the sampler instead of the rest of cpu-budget (0: the rest)"},
@@ -247,7 +252,7 @@ var autoProps = []infer.Property{
 }
 
 // autoOwn are the properties auto does not pass to lbp.
-var autoOwn = map[string]bool{"budget": true, "budget-per-atom": true, "bp-iter": true, "sampler": true, "cpu-budget": true, "sampler-time": true, "sampler-samples": true, "max-table": true, "max-total": true}
+var autoOwn = map[string]bool{"budget": true, "budget-per-atom": true, "bp-iter": true, "bp-work": true, "sampler": true, "cpu-budget": true, "sampler-time": true, "sampler-samples": true, "max-table": true, "max-total": true}
 
 func init() {
 	infer.Register(infer.Method{
@@ -339,6 +344,12 @@ func newAuto(m infer.Method, p infer.Properties, lbp infer.Algorithm) (*Auto, er
 	a.BPIter = n
 	if n == 0 {
 		a.BPIter = -1
+	}
+	if a.BPWork, err = p.Float(m, "bp-work"); err != nil {
+		return nil, err
+	}
+	if !(a.BPWork >= 0) || math.IsInf(a.BPWork, 1) {
+		return nil, &infer.PropertyError{Method: "auto", Name: "bp-work", Msg: "must be a non-negative number of edge updates, got " + p.String(m, "bp-work")}
 	}
 	switch s := p.String(m, "sampler"); s {
 	case "auto", "mcsat", "gibbs", "bgibbs", "tempering":

@@ -86,9 +86,19 @@ func TestAutoBPSlice(t *testing.T) {
 		{"damping needs more than its half", 100, 0, 80, "asked 50,damping=0.5 50", "mcsat", "", 100, "did not converge within its slice of 100 iterations (tried as asked 50 iterations, damping=0.5 50 iterations)"},
 		{"no slice: every fallback to its limit", 0, 0, 0, "asked 1000,damping=0.5 1000,damping=0.9 1000", "lbp", "damping=0.9", 2001, ""},
 		{"bp-iter 0 skips BP", -1, 1, 1, "", "mcsat", "", 0, "lifted BP skipped"},
+		// 900 unary and 1,740 pairwise factors: 4,380 edges (the grid is
+		// not compressed); 2e5 edge updates cap the slice of 200 at 45.
+		{"work cap", -2, 0, 0, "asked 22,damping=0.5 23", "mcsat", "", 45, "slice of 45 iterations"},
+		{"work cap at least 20 iterations", -3, 0, 0, "asked 10,damping=0.5 10", "mcsat", "", 20, "slice of 20 iterations"},
 	} {
 		var log []string
 		a := &exact.Auto{LBP: mk(c.asked, c.damped, &log), BPIter: c.slice, SamplerSamples: 50, Sampler: "mcsat"}
+		switch c.slice {
+		case -2:
+			a.BPIter, a.BPWork = 200, 2e5
+		case -3:
+			a.BPIter, a.BPWork = 200, 1
+		}
 		ans := run(a)
 		if got := strings.Join(log, ","); got != c.wantLog {
 			t.Errorf("%s: tries %q, want %q", c.name, got, c.wantLog)
@@ -139,10 +149,10 @@ func TestAutoProperties(t *testing.T) {
 		t.Fatal(err)
 	}
 	d := def.(*exact.Auto)
-	if d.BPIter != 200 || d.Sampler != "auto" || d.CPUBudget != 10*time.Second || d.BudgetPerAtom != 100*time.Microsecond || d.Budget != 5*time.Second || d.SamplerTime != 0 {
+	if d.BPIter != 400 || d.BPWork != 3e7 || d.Sampler != "auto" || d.CPUBudget != 10*time.Second || d.BudgetPerAtom != 100*time.Microsecond || d.Budget != 5*time.Second || d.SamplerTime != 0 {
 		t.Errorf("defaults %+v", d)
 	}
-	for k, v := range map[string]string{"bp-iter": "-1", "sampler": "lbp", "cpu-budget": "0", "budget-per-atom": "x", "max-table": "1", "sampler-samples": "-2", "sampler-time": "-1"} {
+	for k, v := range map[string]string{"bp-work": "-1", "bp-iter": "-1", "sampler": "lbp", "cpu-budget": "0", "budget-per-atom": "x", "max-table": "1", "sampler-samples": "-2", "sampler-time": "-1"} {
 		if _, _, err := infer.New("auto", infer.Properties{k: v}); err == nil || !strings.Contains(err.Error(), k) {
 			t.Errorf("%s=%s: %v", k, v, err)
 		}

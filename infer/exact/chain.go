@@ -94,7 +94,11 @@ type bpChain struct {
 	lbp infer.Algorithm
 	// bpIter is BP's slice: < 0 skips BP, 0 lets every try (as asked and
 	// all of BP's fallbacks) run to its own iteration limit.
-	bpIter      int
+	bpIter int
+	// bpWork, when positive, caps the slice at bpWork lifted-edge updates
+	// (iterations × the compressed graph's edges), at least minSlice
+	// iterations: a large graph gets fewer iterations.
+	bpWork      float64
 	sampler     string        // "" : mcsat
 	samplerTime time.Duration // > 0: fixed; else the rest of cpuBudget
 	cpuBudget   time.Duration // <= 0: DefaultCPUBudget
@@ -103,7 +107,7 @@ type bpChain struct {
 
 // chain is a's approximate path.
 func (a *Auto) chain() *bpChain {
-	return &bpChain{lbp: a.LBP, bpIter: a.BPIter, sampler: a.Sampler, samplerTime: a.SamplerTime, cpuBudget: a.CPUBudget, samples: a.SamplerSamples}
+	return &bpChain{lbp: a.LBP, bpIter: a.BPIter, sampler: a.Sampler, samplerTime: a.SamplerTime, cpuBudget: a.CPUBudget, samples: a.SamplerSamples, bpWork: a.BPWork}
 }
 
 // iterLimiter is BP's iteration limit (infer/bp.Algorithm).
@@ -115,7 +119,7 @@ type iterLimiter interface {
 // tries is the list of BP runs within the slice: as asked, then (unless
 // the slice is 0, no slice) only the first fallback; each with its share
 // of the slice as its iteration limit where the algorithm has one.
-func (b *bpChain) tries() []infer.Fallback {
+func (b *bpChain) tries(slice int) []infer.Fallback {
 	if b.bpIter < 0 {
 		return nil
 	}
@@ -127,7 +131,7 @@ func (b *bpChain) tries() []infer.Fallback {
 		return out
 	}
 	out = out[:min(len(out), 2)]
-	left := b.bpIter
+	left := slice
 	for i := range out {
 		share := left / (len(out) - i)
 		left -= share
@@ -138,13 +142,26 @@ func (b *bpChain) tries() []infer.Fallback {
 	return out
 }
 
+// minSlice is the fewest BP iterations a work-capped slice allows.
+const minSlice = 20
+
+// slice is BP's slice on c: bpIter, capped by bpWork over c's edges.
+func (b *bpChain) slice(c *lift.Compressed) int {
+	n := b.bpIter
+	if b.bpWork > 0 && n > 0 {
+		n = min(n, max(minSlice, int(b.bpWork/float64(max(c.NumEdges(), 1)))))
+	}
+	return n
+}
+
 func (b *bpChain) Run(ctx context.Context, c *lift.Compressed, q infer.Query) (*infer.Answer, error) {
+	slice := b.slice(c)
 	var tried []string
 	var iters int
 	var msgs int64
 	var ans *infer.Answer
 	var lastErr error
-	for k, t := range b.tries() {
+	for k, t := range b.tries(slice) {
 		next, err := t.Algorithm.Run(ctx, c, q)
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
@@ -174,7 +191,7 @@ func (b *bpChain) Run(ctx context.Context, c *lift.Compressed, q infer.Query) (*
 	if b.bpIter < 0 {
 		bpFailed = "lifted BP skipped (bp-iter 0)"
 	} else if b.bpIter > 0 {
-		bpFailed = fmt.Sprintf("lifted BP did not converge within its slice of %d iterations (tried %s)", b.bpIter, strings.Join(tried, ", "))
+		bpFailed = fmt.Sprintf("lifted BP did not converge within its slice of %d iterations (tried %s)", slice, strings.Join(tried, ", "))
 	}
 	if q.Task != infer.Marginals {
 		if ans == nil {
