@@ -443,8 +443,8 @@ func (r *mlnRun) auto(ctx context.Context) (infer.Algorithm, *Result, string, er
 	}
 	unknown := unknownAtoms(r.m.MLN, model)
 	atoms := func(yield func(int, []int) bool) { r.gopt.QueryAtoms.Each(model.DB, yield) }
-	stop := r.budgetProgress("wfomc", "compiling and evaluating the MLN without grounding it", a.Budget)
-	ans, why, err := a.TryUngrounded(ctx, model, r.opt.Query, atoms)
+	stop := r.budgetProgress("wfomc", "compiling and evaluating the MLN without grounding it", a.Budget) // the wall bound; the share is CPU time
+	ans, why, err := a.TryUngrounded(ctx, model, r.opt.Query, atoms, unknown)
 	stop()
 	if err != nil {
 		return nil, nil, "", mlnError(r.m.Path, err)

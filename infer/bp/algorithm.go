@@ -129,6 +129,17 @@ func (a *Algorithm) WithVarSlice(slice []int32) infer.Algorithm {
 	return New(o)
 }
 
+// WithMaxIter returns BP with its iteration limit set to n (auto's BP
+// slice, package exact).
+func (a *Algorithm) WithMaxIter(n int) infer.Algorithm {
+	o := a.Options
+	o.MaxIter = max(n, 1)
+	return New(o)
+}
+
+// MaxIterations is BP's iteration limit.
+func (a *Algorithm) MaxIterations() int { return a.MaxIter }
+
 // Fallbacks offers the retry variants of a run that did not converge:
 // damping 0.5, then 0.9 (where the run's own damping was lower), then the
 // sequential schedule with damping 0.5 (unless the run was sequential

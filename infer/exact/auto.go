@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -18,12 +19,35 @@ import (
 // the MLN within Budget, lifted BP with the given properties otherwise.
 type Auto struct {
 	LBP    infer.Algorithm // the fallback, "lbp" with auto's BP properties
-	Budget time.Duration   // time allowed to wfomc's compile and evaluation
+	Budget time.Duration   // the most time allowed to wfomc's compile and evaluation
+	// BudgetPerAtom, when positive, shrinks wfomc's share for a model
+	// whose grounding is predicted cheap: wfomc gets BudgetPerAtom per
+	// unknown ground atom, at least MinWFOMCBudget, at most Budget
+	// (WFOMCBudget).
+	BudgetPerAtom time.Duration
+	// BPIter is lifted BP's slice on the approximate path: the iterations
+	// shared by BP as asked and its first fallback (damping 0.5) before
+	// the sampler answers; < 0 skips BP, 0 is no slice (every fallback to
+	// its own iteration limit).
+	BPIter int
+	// BPWork, when positive, caps the slice at BPWork lifted-edge
+	// updates (iterations × edges of the compressed graph), at least 20
+	// iterations.
+	BPWork float64
+	// Sampler names the sampler of the approximate path ("" or "auto":
+	// ChooseSampler's).
+	Sampler string
+	// CPUBudget is the process CPU time by which the sampler stops (0:
+	// DefaultCPUBudget); SamplerTime, when positive, fixes the sampler's
+	// wall time instead.
+	CPUBudget time.Duration
+	// SamplerSamples, when positive, makes the sampler keep this many
+	// samples per chain instead of running for the time (deterministic
+	// under the seed).
+	SamplerSamples int
 	// Tried, when set, says why wfomc did not answer this model in an
 	// earlier try (TryUngrounded): Choose does not run it again.
-	Tried string
-	// SamplerTime is the time MC-SAT gets when BP does not converge
-	// (0: DefaultSamplerTime).
+	Tried       string
 	SamplerTime time.Duration
 	// JTree holds the junction tree's limits for the ground path, the
 	// whole graph's and each component's (zero: jtree's defaults).
@@ -42,7 +66,7 @@ func (a *Auto) Run(ctx context.Context, c *lift.Compressed, q infer.Query) (*inf
 func (a *Auto) Choose(ctx context.Context, m *infer.Model, q infer.Query) (infer.Choice, error) {
 	switch {
 	case m == nil || m.Graph == nil && m.MLN == nil:
-		return infer.Choice{Algorithm: &bpChain{lbp: a.LBP, samplerTime: a.SamplerTime}, Lifted: true}, nil
+		return infer.Choice{Algorithm: a.chain(), Lifted: true}, nil
 	case m.MLN == nil:
 		return a.ground(ctx, m.Graph, m.Evidence, q, "")
 	case q.Task == infer.MAP:
@@ -54,7 +78,16 @@ func (a *Auto) Choose(ctx context.Context, m *infer.Model, q infer.Query) (infer
 		return a.small(ctx, m, q, a.Tried)
 	}
 	var ans *infer.Answer
-	why, err := a.try(ctx, m, func(wctx context.Context) (err error) {
+	unknown := math.Inf(1)
+	if m.Graph != nil {
+		unknown = float64(m.Graph.NumVars())
+		for _, e := range m.Evidence {
+			if e >= 0 {
+				unknown--
+			}
+		}
+	}
+	why, err := a.try(ctx, m, a.WFOMCBudget(unknown), func(wctx context.Context) (err error) {
 		ans, err = WFOMC{}.RunModel(wctx, m, q)
 		return err
 	})
@@ -76,7 +109,9 @@ func (a *Auto) Reason(m *infer.Model) string {
 // query atoms atoms) within the budget. It returns wfomc's answer, with
 // auto's reason in its statistics, or nil and why wfomc did not answer
 // (for Tried).
-func (a *Auto) TryUngrounded(ctx context.Context, m *infer.Model, q infer.Query, atoms iter.Seq2[int, []int]) (*infer.AtomAnswer, string, error) {
+//
+// unknown is the number of unknown ground atoms (WFOMCBudget).
+func (a *Auto) TryUngrounded(ctx context.Context, m *infer.Model, q infer.Query, atoms iter.Seq2[int, []int], unknown float64) (*infer.AtomAnswer, string, error) {
 	switch {
 	case q.Task == infer.MAP:
 		return nil, "wfomc does not answer MAP queries", nil
@@ -84,7 +119,7 @@ func (a *Auto) TryUngrounded(ctx context.Context, m *infer.Model, q infer.Query,
 		return nil, "Alchemy's clause weighting (--alchemy-cnf) is for propositional methods; wfomc follows the MLN semantics", nil
 	}
 	var ans *infer.AtomAnswer
-	why, err := a.try(ctx, m, func(wctx context.Context) (err error) {
+	why, err := a.try(ctx, m, a.WFOMCBudget(unknown), func(wctx context.Context) (err error) {
 		ans, err = WFOMC{}.RunAtoms(wctx, m, q, atoms)
 		return err
 	})
@@ -95,29 +130,66 @@ func (a *Auto) TryUngrounded(ctx context.Context, m *infer.Model, q infer.Query,
 	return ans, "", nil
 }
 
-// try runs run, a wfomc call on m, within the budget. It returns "" when
-// run answered, otherwise why wfomc did not answer; an error only when ctx
+// MinWFOMCBudget is the least time wfomc gets (when Budget allows): the
+// textbook models it lifts answer in milliseconds.
+const MinWFOMCBudget = time.Second
+
+// WFOMCBudget is wfomc's share for a model with unknown unknown ground
+// atoms: Budget, or with BudgetPerAtom set BudgetPerAtom per unknown atom
+// within [MinWFOMCBudget, Budget]. Grounding and the ground methods cost
+// about as much per atom as this share (UW-CSE: 4,624 atoms, 0.05 s to
+// ground), so a model whose grounding is cheap does not wait seconds for a
+// wfomc that cannot lift its evidence.
+func (a *Auto) WFOMCBudget(unknown float64) time.Duration {
+	if a.BudgetPerAtom <= 0 || math.IsNaN(unknown) {
+		return a.Budget
+	}
+	share := float64(a.BudgetPerAtom) * unknown
+	if share >= float64(a.Budget) {
+		return a.Budget
+	}
+	return min(a.Budget, max(MinWFOMCBudget, time.Duration(share)))
+}
+
+// try runs run, a wfomc call on m, within budget. It returns "" when run
+// answered, otherwise why wfomc did not answer; an error only when ctx
 // ends.
-func (a *Auto) try(ctx context.Context, m *infer.Model, run func(context.Context) error) (string, error) {
-	// wfomc runs under a context that expires with the budget: compile and
+func (a *Auto) try(ctx context.Context, m *infer.Model, budget time.Duration, run func(context.Context) error) (string, error) {
+	// wfomc runs under a context that ends with the budget: compile and
 	// evaluation poll it and stop, so an overrun does not go on computing
-	// beside the fallback.
-	wctx, cancel := context.WithTimeout(ctx, a.Budget)
+	// beside the fallback. A share below Budget (WFOMCBudget) is counted
+	// in the process's CPU time, so that a loaded machine does not cut it
+	// short; the whole Budget bounds the wall time.
+	wall := max(budget, a.Budget)
+	wctx, cancel := context.WithTimeout(ctx, wall)
 	defer cancel()
+	var tick <-chan time.Time
+	cpu0 := processCPU()
+	if budget < wall {
+		t := time.NewTicker(cpuPoll)
+		defer t.Stop()
+		tick = t.C
+	}
 	done := make(chan error, 1)
 	go func() { done <- run(wctx) }()
-	select {
-	case err := <-done:
-		switch {
-		case err == nil:
-			return "", nil
-		case ctx.Err() != nil:
-			return "", ctx.Err()
-		case wctx.Err() != nil && errors.Is(err, wctx.Err()):
-			return a.overBudget(m), nil
+	for {
+		select {
+		case err := <-done:
+			switch {
+			case err == nil:
+				return "", nil
+			case ctx.Err() != nil:
+				return "", ctx.Err()
+			case wctx.Err() != nil && errors.Is(err, wctx.Err()):
+				return a.overBudget(m, budget), nil
+			}
+			return "wfomc cannot answer exactly: " + shortError(err), nil
+		case <-tick:
+			if processCPU()-cpu0 < budget {
+				continue
+			}
+		case <-wctx.Done():
 		}
-		return "wfomc cannot answer exactly: " + shortError(err), nil
-	case <-wctx.Done():
 		cancel()
 		// Wait for wfomc to stop (it polls wctx within milliseconds), so
 		// that the fallback has the processors to itself; a part that does
@@ -131,22 +203,28 @@ func (a *Auto) try(ctx context.Context, m *infer.Model, run func(context.Context
 		if ctx.Err() != nil {
 			return "", ctx.Err()
 		}
-		return a.overBudget(m), nil
+		return a.overBudget(m, budget), nil
 	}
 }
+
+// cpuPoll is how often try reads the process's CPU time.
+const cpuPoll = 10 * time.Millisecond
 
 // stopGrace bounds the wait for a cancelled wfomc run to return.
 const stopGrace = time.Second
 
-func (a *Auto) overBudget(m *infer.Model) string {
-	return fmt.Sprintf("wfomc did not finish within its budget of %v (%s)", a.Budget, DomainText(m))
+func (a *Auto) overBudget(m *infer.Model, budget time.Duration) string {
+	if budget < a.Budget {
+		return fmt.Sprintf("wfomc did not finish within its share of %v CPU (%s)", budget, DomainText(m))
+	}
+	return fmt.Sprintf("wfomc did not finish within its budget of %v (%s)", budget, DomainText(m))
 }
 
 // small chooses on m's grounding (Auto.ground); why says why wfomc did
 // not answer.
 func (a *Auto) small(ctx context.Context, m *infer.Model, q infer.Query, why string) (infer.Choice, error) {
 	if m.Graph == nil {
-		return infer.Choice{Name: "lbp", Reason: why, Algorithm: &bpChain{lbp: a.LBP, samplerTime: a.SamplerTime}, Lifted: true}, nil
+		return infer.Choice{Name: "lbp", Reason: why, Algorithm: a.chain(), Lifted: true}, nil
 	}
 	return a.ground(ctx, m.Graph, m.Evidence, q, why)
 }
@@ -161,9 +239,20 @@ func shortError(err error) string {
 }
 
 var autoProps = []infer.Property{
-	{Name: "budget", Default: "5", Help: "seconds allowed to wfomc before the ground methods answer instead"},
-	{Name: "sampler-time", Default: "30", Help: "seconds allowed to MC-SAT when lifted BP does not converge"},
+	{Name: "budget", Default: "5", Help: "the most seconds allowed to wfomc before the ground methods answer instead"},
+	{Name: "budget-per-atom", Default: "1e-4", Help: "wfomc's seconds per unknown ground atom, at least 1, at most budget (0: always budget)"},
+	{Name: "bp-iter", Default: "400", Help: "lifted BP's slice: iterations shared by BP as asked and with damping 0.5 (half each) before the sampler answers (0: no BP)"},
+	{Name: "bp-work", Default: "3e7", Help: "caps bp-iter at this many edge updates (iterations × lifted edges), at least 20 iterations (0: no cap)"},
+	{Name: "sampler", Default: "auto", Help: "the sampler when BP does not converge in its slice: mcsat, gibbs, bgibbs, tempering, or auto (mcsat where a factor is (nearly) deterministic, else gibbs)"},
+	{Name: "cpu-budget", Default: "10", Help: "the sampler runs until the process has used this many CPU seconds (at least 1 s of wall time)"},
+	{Name: "sampler-time", Default: "0", Help: "seconds of wall time for the sampler instead of the rest of cpu-budget (0: the rest)"},
+	{Name: "sampler-samples", Default: "0", Help: "samples per chain for the sampler instead of a time (0: for the time; deterministic under --seed when set)"},
+	{Name: "max-table", Default: "16777216", Help: "jtree's largest clique table (entries, 8 bytes each) on the grounding and on each component"},
+	{Name: "max-total", Default: "134217728", Help: "jtree's clique tables together (entries)"},
 }
+
+// autoOwn are the properties auto does not pass to lbp.
+var autoOwn = map[string]bool{"budget": true, "budget-per-atom": true, "bp-iter": true, "bp-work": true, "sampler": true, "cpu-budget": true, "sampler-time": true, "sampler-samples": true, "max-table": true, "max-total": true}
 
 func init() {
 	infer.Register(infer.Method{
@@ -186,7 +275,7 @@ func init() {
 			m, _ := infer.Lookup("auto")
 			bpProps := infer.Properties{}
 			for k, v := range p {
-				if k != "budget" && k != "sampler-time" {
+				if !autoOwn[k] {
 					bpProps[k] = v
 				}
 			}
@@ -198,15 +287,7 @@ func init() {
 				}
 				return nil, err
 			}
-			b, err := strconv.ParseFloat(p.String(m, "budget"), 64)
-			if err != nil || !(b >= 0) {
-				return nil, &infer.PropertyError{Method: "auto", Name: "budget", Msg: "must be a non-negative number of seconds, got " + p.String(m, "budget")}
-			}
-			st, err := strconv.ParseFloat(p.String(m, "sampler-time"), 64)
-			if err != nil || !(st > 0) {
-				return nil, &infer.PropertyError{Method: "auto", Name: "sampler-time", Msg: "must be a positive number of seconds, got " + p.String(m, "sampler-time")}
-			}
-			return &Auto{LBP: alg, Budget: time.Duration(b * float64(time.Second)), SamplerTime: time.Duration(st * float64(time.Second))}, nil
+			return newAuto(m, p, alg)
 		},
 	})
 }
@@ -218,4 +299,76 @@ func (a *Auto) Fallbacks() []infer.Fallback {
 		return fb.Fallbacks()
 	}
 	return nil
+}
+
+// newAuto reads auto's own properties.
+func newAuto(m infer.Method, p infer.Properties, lbp infer.Algorithm) (*Auto, error) {
+	secs := func(name string, positive bool) (time.Duration, error) {
+		v, err := strconv.ParseFloat(p.String(m, name), 64)
+		if err != nil || !(v >= 0) || positive && v == 0 || v > 1e9 {
+			want := "a non-negative"
+			if positive {
+				want = "a positive"
+			}
+			return 0, &infer.PropertyError{Method: "auto", Name: name, Msg: "must be " + want + " number of seconds, got " + p.String(m, name)}
+		}
+		return time.Duration(v * float64(time.Second)), nil
+	}
+	a := &Auto{LBP: lbp}
+	var err error
+	if a.Budget, err = secs("budget", false); err != nil {
+		return nil, err
+	}
+	if a.BudgetPerAtom, err = secs("budget-per-atom", false); err != nil {
+		return nil, err
+	}
+	if a.CPUBudget, err = secs("cpu-budget", true); err != nil {
+		return nil, err
+	}
+	if a.SamplerTime, err = secs("sampler-time", false); err != nil {
+		return nil, err
+	}
+	if a.SamplerSamples, err = p.Int(m, "sampler-samples"); err != nil {
+		return nil, err
+	}
+	if a.SamplerSamples < 0 {
+		return nil, &infer.PropertyError{Method: "auto", Name: "sampler-samples", Msg: fmt.Sprintf("must not be negative, got %d", a.SamplerSamples)}
+	}
+	n, err := p.Int(m, "bp-iter")
+	if err != nil {
+		return nil, err
+	}
+	if n < 0 {
+		return nil, &infer.PropertyError{Method: "auto", Name: "bp-iter", Msg: fmt.Sprintf("must not be negative, got %d", n)}
+	}
+	a.BPIter = n
+	if n == 0 {
+		a.BPIter = -1
+	}
+	if a.BPWork, err = p.Float(m, "bp-work"); err != nil {
+		return nil, err
+	}
+	if !(a.BPWork >= 0) || math.IsInf(a.BPWork, 1) {
+		return nil, &infer.PropertyError{Method: "auto", Name: "bp-work", Msg: "must be a non-negative number of edge updates, got " + p.String(m, "bp-work")}
+	}
+	switch s := p.String(m, "sampler"); s {
+	case "auto", "mcsat", "gibbs", "bgibbs", "tempering":
+		a.Sampler = s
+	default:
+		return nil, &infer.PropertyError{Method: "auto", Name: "sampler", Value: s, Want: "auto, mcsat, gibbs, bgibbs or tempering"}
+	}
+	for _, c := range []struct {
+		name string
+		to   *float64
+	}{{"max-table", &a.JTree.MaxTable}, {"max-total", &a.JTree.MaxTotal}} {
+		v, err := p.Float(m, c.name)
+		if err != nil {
+			return nil, err
+		}
+		if !(v >= 2) || math.IsInf(v, 1) {
+			return nil, &infer.PropertyError{Method: "auto", Name: c.name, Msg: "must be a number of entries, at least 2, got " + p.String(m, c.name)}
+		}
+		*c.to = v
+	}
+	return a, nil
 }

@@ -128,7 +128,7 @@ cancer(person)
 			}
 		}
 	}
-	got, why, err := a.TryUngrounded(context.Background(), &ung, q, atoms)
+	got, why, err := a.TryUngrounded(context.Background(), &ung, q, atoms, 12)
 	if err != nil || got == nil {
 		t.Fatalf("TryUngrounded: %q, %v", why, err)
 	}

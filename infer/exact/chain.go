@@ -2,8 +2,11 @@ package exact
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
+	"runtime"
+	"strconv"
 	"strings"
 	"time"
 
@@ -24,10 +27,6 @@ const TinyStates = 1 << 16
 // (about a quarter of a second): a graph whose order it does not find
 // within it is not one jtree answers quickly anyway.
 const planWork = 50_000_000
-
-// DefaultSamplerTime is the time auto gives MC-SAT when BP does not
-// converge.
-const DefaultSamplerTime = 30 * time.Second
 
 // ground picks a method for the ground graph g under ev (nil: none),
 // after why (what was tried before, "" for none): enumeration when g has
@@ -75,79 +74,152 @@ func (a *Auto) ground(ctx context.Context, g *fg.Graph, ev fg.Evidence, q infer.
 	if p != nil {
 		too = "jtree refuses: " + p.Describe()
 	}
-	chain := &bpChain{lbp: a.LBP, samplerTime: a.SamplerTime}
+	chain := a.chain()
 	if q.Task == infer.MAP {
 		return infer.Choice{Name: "lbp", Algorithm: chain, Lifted: true, Reason: join(too + "; max-product lifted BP")}, nil
 	}
 	return infer.Choice{Name: "lbp", Algorithm: chain, Lifted: true,
-		Reason: join(too + "; lifted BP (damping and the sequential schedule if it does not converge, then MC-SAT)")}, nil
+		Reason: join(too + "; lifted BP (as asked, then damping 0.5, within its slice of iterations), then the sampler for the rest of the CPU budget")}, nil
 }
 
-// bpChain is auto's approximate path: lifted BP as asked; when it does
-// not converge or fails (messages not normalizable), BP's fallbacks
-// (damping, the sequential schedule), each a BP answer of the same model
-// when it converges; when none converges, MC-SAT on the ground graph
-// within samplerTime, its answer marked converged only when its chains
-// mixed (infer/mcmc/diag's rule). MAP queries stop after BP.
+// bpChain is auto's approximate path: lifted BP as asked, then its first
+// fallback (damping 0.5), within a slice of bpIter BP iterations (half
+// each); a try that converges answers (damping does not change BP's fixed
+// points). When neither converges in the slice — or BP fails (messages not
+// normalizable) — the sampler (MC-SAT by default) on the ground graph for
+// the rest of auto's CPU budget (samplerWall), its answer marked converged
+// only when its chains mixed (infer/mcmc/diag's rule) and carrying its
+// standard errors. MAP queries stop after BP.
 type bpChain struct {
-	lbp         infer.Algorithm
-	samplerTime time.Duration
+	lbp infer.Algorithm
+	// bpIter is BP's slice: < 0 skips BP, 0 lets every try (as asked and
+	// all of BP's fallbacks) run to its own iteration limit.
+	bpIter int
+	// bpWork, when positive, caps the slice at bpWork lifted-edge updates
+	// (iterations × the compressed graph's edges), at least minSlice
+	// iterations: a large graph gets fewer iterations.
+	bpWork      float64
+	sampler     string        // "" : mcsat
+	samplerTime time.Duration // > 0: fixed; else the rest of cpuBudget
+	cpuBudget   time.Duration // <= 0: DefaultCPUBudget
+	samples     int           // > 0: samples per chain instead of a time
+}
+
+// chain is a's approximate path.
+func (a *Auto) chain() *bpChain {
+	return &bpChain{lbp: a.LBP, bpIter: a.BPIter, sampler: a.Sampler, samplerTime: a.SamplerTime, cpuBudget: a.CPUBudget, samples: a.SamplerSamples, bpWork: a.BPWork}
+}
+
+// iterLimiter is BP's iteration limit (infer/bp.Algorithm).
+type iterLimiter interface {
+	WithMaxIter(n int) infer.Algorithm
+	MaxIterations() int
+}
+
+// tries is the list of BP runs within the slice: as asked, then (unless
+// the slice is 0, no slice) only the first fallback; each with its share
+// of the slice as its iteration limit where the algorithm has one.
+func (b *bpChain) tries(slice int) []infer.Fallback {
+	if b.bpIter < 0 {
+		return nil
+	}
+	out := []infer.Fallback{{Name: "as asked", Algorithm: b.lbp}}
+	if fb, ok := b.lbp.(infer.Fallbacks); ok {
+		out = append(out, fb.Fallbacks()...)
+	}
+	if b.bpIter == 0 {
+		return out
+	}
+	out = out[:min(len(out), 2)]
+	left := slice
+	for i := range out {
+		share := left / (len(out) - i)
+		left -= share
+		if l, ok := out[i].Algorithm.(iterLimiter); ok {
+			out[i].Algorithm = l.WithMaxIter(min(l.MaxIterations(), max(share, 1)))
+		}
+	}
+	return out
+}
+
+// minSlice is the fewest BP iterations a work-capped slice allows.
+const minSlice = 20
+
+// slice is BP's slice on c: bpIter, capped by bpWork over c's edges.
+func (b *bpChain) slice(c *lift.Compressed) int {
+	n := b.bpIter
+	if b.bpWork > 0 && n > 0 {
+		n = min(n, max(minSlice, int(b.bpWork/float64(max(c.NumEdges(), 1)))))
+	}
+	return n
 }
 
 func (b *bpChain) Run(ctx context.Context, c *lift.Compressed, q infer.Query) (*infer.Answer, error) {
-	ans, err := b.lbp.Run(ctx, c, q)
-	if err == nil && (ans.Converged || ans.Stats.Interrupted) {
-		return ans, nil
-	}
-	if ctx.Err() != nil {
-		return nil, ctx.Err()
-	}
+	slice := b.slice(c)
 	var tried []string
 	var iters int
 	var msgs int64
-	note := func(name string, a *infer.Answer, err error) {
+	var ans *infer.Answer
+	var lastErr error
+	for k, t := range b.tries(slice) {
+		next, err := t.Algorithm.Run(ctx, c, q)
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
 		if err != nil {
-			tried = append(tried, name+" ("+shortError(err)+")")
-			return
+			tried = append(tried, t.Name+" ("+shortError(err)+")")
+			lastErr = err
+			continue
+		}
+		name := t.Name
+		if l, ok := t.Algorithm.(iterLimiter); ok && b.bpIter > 0 {
+			name += fmt.Sprintf(" %d iterations", l.MaxIterations())
 		}
 		tried = append(tried, name)
-		iters += a.Stats.BPIterations
-		msgs += a.Stats.Messages
-	}
-	note("as asked", ans, err)
-	lastErr := err
-	if fb, ok := b.lbp.(infer.Fallbacks); ok {
-		for _, f := range fb.Fallbacks() {
-			next, err := f.Algorithm.Run(ctx, c, q)
-			if ctx.Err() != nil {
-				return nil, ctx.Err()
+		iters += next.Stats.BPIterations
+		msgs += next.Stats.Messages
+		ans = next
+		if ans.Converged || ans.Stats.Interrupted {
+			if k > 0 {
+				ans.Stats.Fallback = t.Name
 			}
-			note(f.Name, next, err)
-			if err != nil {
-				lastErr = err
-				continue
-			}
-			ans = next
-			if ans.Converged {
-				ans.Stats.Fallback = f.Name
-				ans.Stats.BPIterations, ans.Stats.Messages = iters, msgs
-				return ans, nil
-			}
+			ans.Stats.BPIterations, ans.Stats.Messages = iters, msgs
+			return ans, nil
 		}
 	}
 	bpFailed := "lifted BP did not converge (tried " + strings.Join(tried, ", ") + ")"
+	if b.bpIter < 0 {
+		bpFailed = "lifted BP skipped (bp-iter 0)"
+	} else if b.bpIter > 0 {
+		bpFailed = fmt.Sprintf("lifted BP did not converge within its slice of %d iterations (tried %s)", slice, strings.Join(tried, ", "))
+	}
 	if q.Task != infer.Marginals {
 		if ans == nil {
+			if lastErr == nil {
+				lastErr = errors.New("no BP run")
+			}
 			return nil, fmt.Errorf("%s: %w", bpFailed, lastErr)
 		}
 		ans.Stats.BPIterations, ans.Stats.Messages = iters, msgs
 		return ans, nil
 	}
-	st := b.samplerTime
-	if st <= 0 {
-		st = DefaultSamplerTime
+	st := b.samplerWall()
+	name, why := b.sampler, ""
+	if name == "" || name == "auto" {
+		name, why = ChooseSampler(c.Ground)
+		why = " (" + why + ")"
 	}
-	mc, _, err := infer.New("mcsat", infer.Properties{"time-limit": st.String(), "samples": "100000"})
+	chains := samplerChains()
+	props := infer.Properties{"time-limit": st.String(), "samples": "0", "chains": strconv.Itoa(chains)}
+	how := "the rest of auto's CPU budget of " + b.budget().String()
+	switch {
+	case b.samples > 0:
+		props = infer.Properties{"samples": strconv.Itoa(b.samples), "chains": strconv.Itoa(chains)}
+		how = fmt.Sprintf("%d samples per chain", b.samples)
+	case b.samplerTime > 0:
+		how = "sampler-time"
+	}
+	mc, _, err := infer.New(name, props)
 	if err != nil {
 		return nil, err
 	}
@@ -163,14 +235,98 @@ func (b *bpChain) Run(ctx context.Context, c *lift.Compressed, q infer.Query) (*
 	if err != nil {
 		if ans != nil {
 			ans.Stats.BPIterations, ans.Stats.Messages = iters, msgs
+			ans.Stats.Method = "lbp"
+			ans.Stats.MethodReason = fmt.Sprintf("%s; %s gave no answer (%s): BP's last answer, not converged", bpFailed, name, shortError(err))
 			return ans, nil // BP's last answer, marked not converged
 		}
-		return nil, fmt.Errorf("%s; mcsat: %w", bpFailed, err)
+		return nil, fmt.Errorf("%s; %s: %w", bpFailed, name, err)
 	}
-	s.Stats.Method = "mcsat"
-	s.Stats.MethodReason = fmt.Sprintf("%s; MC-SAT within %v (mixed only by the diagnostics' rule: rank-normalised R-hat < 1.01, bulk and tail ESS >= 100 per chain)", bpFailed, st)
+	s.Stats.Method = name
+	s.Stats.BPIterations, s.Stats.Messages = iters, msgs
+	mixed := "mixed by the diagnostics' rule: rank-normalised R-hat < 1.01, bulk and tail ESS >= 100 per chain"
+	if !s.Converged {
+		mixed = "NOT mixed by the diagnostics' rule (R-hat < 1.01, ESS >= 100 per chain): its standard errors are not to be trusted"
+	}
+	took := fmt.Sprintf("for %v (%s)", st.Round(time.Millisecond), how)
+	if b.samples > 0 {
+		took = how
+	}
+	s.Stats.MethodReason = fmt.Sprintf("%s; %s%s %s, %s", bpFailed, name, why, took, mixed)
 	return s, nil
 }
+
+// NearDeterministic is the log-ratio within one factor's table (or a zero
+// entry) from which ChooseSampler counts the factor near-deterministic:
+// e^5 ≈ 148.
+const NearDeterministic = 5.0
+
+// NearDeterministicShare is the share of factors near-deterministic from
+// which ChooseSampler picks MC-SAT. Measured: Cora 24% (a weight-10
+// exclusion between every two categories of a paper), UW-CSE 1.07% (the
+// hard definitions of the auxiliary atoms of its 68-atom clauses).
+const NearDeterministicShare = 0.05
+
+// ChooseSampler is auto's sampler for g and why: MC-SAT (slice sampling
+// over the satisfying worlds, built for it) when at least
+// NearDeterministicShare of the factors are deterministic or nearly so
+// — a zero entry, or entries NearDeterministic or more apart in log
+// space — where single-site Gibbs stalls (Cora: a weight-10 mutual
+// exclusion on every paper); else Gibbs, whose sweeps are cheaper and
+// which crosses between the modes of softly weighted models where
+// MC-SAT's chains stick (UW-CSE, whose few hard factors define the
+// auxiliary atoms of its long clauses: bench/realdata/MARGINALS.md).
+func ChooseSampler(g *fg.Graph) (string, string) {
+	near := make([]bool, len(g.Tables))
+	for t := range g.Tables {
+		lo, hi := math.Inf(1), math.Inf(-1)
+		for _, v := range g.Tables[t].Values {
+			lo, hi = min(lo, v), max(hi, v)
+		}
+		near[t] = hi > 0 && (lo <= 0 || math.Log(hi)-math.Log(lo) >= NearDeterministic)
+	}
+	n := 0
+	for _, t := range g.FactorTable {
+		if near[t] {
+			n++
+		}
+	}
+	share := float64(n) / float64(max(g.NumFactors(), 1))
+	if n > 0 && share >= NearDeterministicShare {
+		return "mcsat", fmt.Sprintf("%.3g%% of the factors are deterministic or nearly so (entries e^%g or more apart)", 100*share, NearDeterministic)
+	}
+	return "gibbs", fmt.Sprintf("%.3g%% of the factors are deterministic or nearly so (entries e^%g or more apart), under %g%%", 100*share, NearDeterministic, 100*NearDeterministicShare)
+}
+
+// DefaultCPUBudget is auto's default CPU budget: the sampler runs until
+// the process has used about this much CPU time.
+const DefaultCPUBudget = 10 * time.Second
+
+// MinSamplerTime is the least wall time the sampler gets when the budget
+// is spent before it starts.
+const MinSamplerTime = time.Second
+
+func (b *bpChain) budget() time.Duration {
+	if b.cpuBudget > 0 {
+		return b.cpuBudget
+	}
+	return DefaultCPUBudget
+}
+
+// samplerWall is the sampler's wall time: samplerTime when set, else the
+// CPU budget left (budget − the process's CPU time so far) spread over
+// the cores the sampler's chains run on, at least MinSamplerTime.
+func (b *bpChain) samplerWall() time.Duration {
+	if b.samplerTime > 0 {
+		return b.samplerTime
+	}
+	left := b.budget() - processCPU()
+	return max(MinSamplerTime, left/time.Duration(min(samplerChains(), runtime.GOMAXPROCS(0))))
+}
+
+// samplerChains is the number of chains of auto's sampler: one per core,
+// at least 2 (R-hat compares chains), at most 4 (within a CPU budget,
+// longer chains mix better than more of them).
+func samplerChains() int { return max(2, min(4, runtime.GOMAXPROCS(0))) }
 
 // statesText writes a number of joint states (+Inf past 2^1023).
 func statesText(s float64) string {

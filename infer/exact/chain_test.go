@@ -266,7 +266,7 @@ func TestAutoBPFailureFallsThrough(t *testing.T) {
 	}
 	// Every BP variant fails: MC-SAT answers within its time.
 	g = frustratedGrid(30, 30, 5)
-	a = &exact.Auto{LBP: failingBP{[]infer.Fallback{{Name: "damping=0.5", Algorithm: failingBP{}}}}, SamplerTime: time.Second}
+	a = &exact.Auto{LBP: failingBP{[]infer.Fallback{{Name: "damping=0.5", Algorithm: failingBP{}}}}, SamplerTime: time.Second, Sampler: "mcsat"}
 	start := time.Now()
 	ans = run(a)
 	if ans.Stats.Method != "mcsat" || !strings.Contains(ans.Stats.MethodReason, "not normalizable") || ans.Stats.Samples == 0 {

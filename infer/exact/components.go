@@ -54,7 +54,7 @@ func (b *byComponents) Run(ctx context.Context, c *lift.Compressed, q infer.Quer
 	g := c.Ground
 	if c.NumNodes() != g.NumVars() {
 		// Not the trivial compression: nothing to split exactly.
-		return (&bpChain{lbp: b.auto.LBP, samplerTime: b.auto.SamplerTime}).Run(ctx, c, q)
+		return b.auto.chain().Run(ctx, c, q)
 	}
 	ev := make(fg.Evidence, g.NumVars())
 	for v := range ev {
@@ -151,7 +151,7 @@ func (b *byComponents) solve(ctx context.Context, sub *fg.Graph, q infer.Query, 
 	if err != nil {
 		return part{err: err}
 	}
-	ans, err := (&bpChain{lbp: b.auto.LBP, samplerTime: b.auto.SamplerTime}).Run(ctx, cc, sq)
+	ans, err := b.auto.chain().Run(ctx, cc, sq)
 	method := "lbp"
 	if ans != nil && ans.Stats.Method == "mcsat" {
 		method = "mcsat"

@@ -403,31 +403,60 @@ func broadcast(dst []float64, dims []int32, strides []int, src []float64, base i
 		dst[0] += src[base]
 		return
 	}
-	var cntBuf [32]int32
-	cnt := cntBuf[:0]
-	if nd > len(cntBuf) {
-		cnt = make([]int32, nd)
-	} else {
-		cnt = cntBuf[:nd]
+	// Merge neighbouring dimensions that src steps through contiguously
+	// (strides[q] = strides[q+1]·dims[q+1], also both 0), so that the
+	// inner loop runs over long rows instead of rows of 2.
+	var dimBuf [32]int
+	var strBuf [32]int
+	md, ms := dimBuf[:0], strBuf[:0]
+	if nd > len(dimBuf) {
+		md, ms = make([]int, 0, nd), make([]int, 0, nd)
 	}
-	last := nd - 1
-	dl, sl := int(dims[last]), strides[last]
+	for q := range nd {
+		d, st := int(dims[q]), strides[q]
+		if n := len(md); n > 0 && ms[n-1] == st*d {
+			md[n-1] *= d
+			ms[n-1] = st
+			continue
+		}
+		md, ms = append(md, d), append(ms, st)
+	}
+	var cntBuf [32]int
+	cnt := cntBuf[:0]
+	if len(md) > len(cntBuf) {
+		cnt = make([]int, len(md))
+	} else {
+		cnt = cntBuf[:len(md)]
+	}
+	last := len(md) - 1
+	dl, sl := md[last], ms[last]
 	j := base
 	for i := 0; i < len(dst); {
 		row := dst[i : i+dl]
-		jj := j
-		for k := range row {
-			row[k] += src[jj]
-			jj += sl
+		if sl == 0 {
+			x := src[j]
+			for k := range row {
+				row[k] += x
+			}
+		} else if sl == 1 {
+			for k, x := range src[j : j+dl] {
+				row[k] += x
+			}
+		} else {
+			jj := j
+			for k := range row {
+				row[k] += src[jj]
+				jj += sl
+			}
 		}
 		i += dl
 		for q := last - 1; q >= 0; q-- {
 			cnt[q]++
-			j += strides[q]
-			if cnt[q] < dims[q] {
+			j += ms[q]
+			if cnt[q] < md[q] {
 				break
 			}
-			j -= strides[q] * int(dims[q])
+			j -= ms[q] * md[q]
 			cnt[q] = 0
 		}
 	}
@@ -437,6 +466,23 @@ func broadcast(dst []float64, dims []int32, strides []int, src []float64, base i
 // size dv into s (len(t)/dv entries), each entry relative to its own
 // group's maximum.
 func reduceLast(t, s []float64, dv int, maxProduct bool) {
+	if dv == 2 && !maxProduct {
+		// Binary variables: log(e^a + e^b) = max + log1p(e^-|a-b|), one
+		// Exp and one Log1p per entry instead of two Exps and a Log.
+		for k := range s {
+			a, b := t[2*k], t[2*k+1]
+			m, d := a, b-a
+			if b > a {
+				m, d = b, a-b
+			}
+			if math.IsInf(m, -1) {
+				s[k] = m
+				continue
+			}
+			s[k] = m + math.Log1p(math.Exp(d))
+		}
+		return
+	}
 	for k := range s {
 		g := t[k*dv : (k+1)*dv]
 		m := g[0]

@@ -738,14 +738,27 @@ func (r *chainRun) loop(ctx context.Context, cfg Config, deadline time.Time, siz
 	r.sum, r.sumsq = make([]float64, size), make([]float64, size)
 	r.diag = diag.NewTrace(len(point), traceLen(nc, len(point)))
 	r.mu.Unlock()
+	// Sampling until a deadline, the burn-in ends after BurnIn steps or
+	// half the time, whichever comes first, so that a slow chain keeps
+	// samples (and the diagnostics judge them) instead of none.
+	var burnEnd time.Time
+	if cfg.Samples == 0 && !deadline.IsZero() && cfg.TimeLimit > 0 {
+		burnEnd = deadline.Add(-cfg.TimeLimit / 2)
+	}
+	burnt := false
 	for k := 0; cfg.Samples == 0 || k < cfg.BurnIn+cfg.Samples; k++ {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if !deadline.IsZero() && time.Now().After(deadline) {
-			return nil
+		now := time.Time{}
+		if !deadline.IsZero() {
+			now = time.Now()
+			if now.After(deadline) {
+				return nil
+			}
 		}
-		keep := k >= cfg.BurnIn
+		burnt = burnt || k >= cfg.BurnIn || !burnEnd.IsZero() && now.After(burnEnd)
+		keep := burnt
 		c := cond
 		if !keep {
 			c = nil

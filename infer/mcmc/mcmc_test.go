@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/lifted-dev/lifted/fg"
 	mlnfile "github.com/lifted-dev/lifted/format/mlnfile"
@@ -578,4 +579,25 @@ func TestBlockedCrossesZeros(t *testing.T) {
 		t.Fatalf("largest error: bgibbs %.4f (want ≤ 0.02), gibbs %.4f (frozen, want ≥ 0.1)", worstB, worstG)
 	}
 	t.Logf("R-hat gibbs %.3g, bgibbs %.4f; largest error gibbs %.3f, bgibbs %.4f", gres.RHat, bres.RHat, worstG, worstB)
+}
+
+// Sampling until a time limit, the burn-in ends after BurnIn steps or half
+// the time, whichever comes first: a burn-in longer than the time allows
+// still leaves samples (it used to end with "no sample was kept"), and
+// the kept steps are counted after the burn-in's steps.
+func TestBurnInEndsAtHalfTheTime(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 9))
+	g, ev := randomGraph(t, r)
+	res, err := Sample(context.Background(), g, ev, Config{Samples: 0, BurnIn: math.MaxInt32, TimeLimit: 200 * time.Millisecond, Chains: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Samples == 0 || res.Sweeps <= res.Samples {
+		t.Fatalf("%d samples in %d sweeps", res.Samples, res.Sweeps)
+	}
+	// With samples fixed, the burn-in is counted in steps as before.
+	res, err = Sample(context.Background(), g, ev, Config{Samples: 50, BurnIn: 30, Chains: 2})
+	if err != nil || res.Samples != 100 || res.Sweeps != 160 {
+		t.Fatalf("%v: %d samples in %d sweeps, want 100 in 160", err, res.Samples, res.Sweeps)
+	}
 }
