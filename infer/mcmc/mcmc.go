@@ -745,19 +745,27 @@ func (r *chainRun) loop(ctx context.Context, cfg Config, deadline time.Time, siz
 	if cfg.Samples == 0 && !deadline.IsZero() && cfg.TimeLimit > 0 {
 		burnEnd = deadline.Add(-cfg.TimeLimit / 2)
 	}
-	burnt := false
+	// A chain the deadline reaches before it kept a step keeps one more
+	// (a loaded machine can spend a short time limit on the set-up): an
+	// answer whose diagnostics say "not mixed" rather than none.
+	burnt, kept := false, false
 	for k := 0; cfg.Samples == 0 || k < cfg.BurnIn+cfg.Samples; k++ {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		now := time.Time{}
+		late := false
 		if !deadline.IsZero() {
 			now = time.Now()
 			if now.After(deadline) {
-				return nil
+				if kept {
+					return nil
+				}
+				late = true
 			}
 		}
-		burnt = burnt || k >= cfg.BurnIn || !burnEnd.IsZero() && now.After(burnEnd)
+		burnt = burnt || late || k >= cfg.BurnIn || !burnEnd.IsZero() && now.After(burnEnd)
+		kept = kept || burnt
 		keep := burnt
 		c := cond
 		if !keep {
