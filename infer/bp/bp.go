@@ -211,9 +211,10 @@ type engine struct {
 
 	order []int32 // sequential update order of lifted edges
 
-	// Sequential schedule, linear domain: a clusternode whose lifted edges
-	// all have count 1 (every node of a ground graph) keeps, instead of
-	// logT, linP[x] = Π m[x] over its non-zero incoming entries, scaled by
+	// Linear domain: a clusternode without evidence (under the sequential
+	// schedules: whose lifted edges all have count 1, as every node of a
+	// ground graph) keeps, instead of logT, linP[x] = Π m[x]^count over its
+	// non-zero incoming entries, scaled by
 	// a per-node constant (messages to factors are max-normalised, so the
 	// constant cancels); the message to a factor divides its own input
 	// out. A node falls back to the log domain (lin false) when the ratio of
@@ -289,8 +290,12 @@ func (e *engine) initSequential() {
 		e.linP = make([]float64, e.nodeOff[nn])
 		for X := 0; X < nn; X++ {
 			e.lin[X] = c.NodeEvidence[X] < 0
+			// Flooding recomputes the totals from scratch every iteration,
+			// so a lifted edge of count n multiplies them by m^n (linTotals);
+			// the sequential schedules move them edge by edge and keep
+			// counts above 1 in the log domain.
 			for _, s := range c.NodeEdges[c.NodeEdgeStart[X]:c.NodeEdgeStart[X+1]] {
-				if c.EdgeCount[s] != 1 {
+				if c.EdgeCount[s] != 1 && e.opt.Schedule != Flood {
 					e.lin[X] = false
 				}
 			}
@@ -327,16 +332,44 @@ func (e *engine) linTotals(X int) {
 	clear(Z)
 	for _, s := range c.NodeEdges[c.NodeEdgeStart[X]:c.NodeEdgeStart[X+1]] {
 		m := e.f2v[e.edgeOff[s]:e.edgeOff[s+1]]
-		for x, v := range m {
-			if v > 0 {
-				P[x] *= v
-			} else {
-				Z[x]++
+		if n := c.EdgeCount[s]; n != 1 {
+			// A lifted edge of count n (flooding only): m^n, by squaring.
+			// An underflow to 0 or a subnormal leaves a spread that sends
+			// X to the log domain below.
+			for x, v := range m {
+				if v > 0 {
+					P[x] *= powInt(v, n)
+				} else {
+					Z[x] += n
+				}
+			}
+		} else {
+			for x, v := range m {
+				if v > 0 {
+					P[x] *= v
+				} else {
+					Z[x]++
+				}
 			}
 		}
 		if !e.linRescale(X, P) {
 			return
 		}
+	}
+}
+
+// powInt returns v^n for n >= 1 by repeated squaring.
+func powInt(v float64, n int64) float64 {
+	r := 1.0
+	for {
+		if n&1 == 1 {
+			r *= v
+		}
+		n >>= 1
+		if n == 0 {
+			return r
+		}
+		v *= v
 	}
 }
 

@@ -29,6 +29,7 @@ func main() {
 	flag.Float64Var(&o.Tol, "tol", def.Tol, "Tol")
 	flag.Float64Var(&o.Damping, "damping", def.Damping, "Damping")
 	flag.IntVar(&o.SATBudget, "sat-budget", def.SATBudget, "SATBudget")
+	flag.BoolVar(&o.ChoiceReach, "reach", def.ChoiceReach, "ChoiceReach (LBPCount)")
 	flag.Parse()
 	f, err := os.Open(*path)
 	if err != nil {
