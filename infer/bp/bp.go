@@ -309,9 +309,11 @@ func (e *engine) initSequential() {
 			// Flooding recomputes the totals from scratch every iteration,
 			// so a lifted edge of count n multiplies them by m^n (linTotals);
 			// the sequential schedules move them edge by edge and keep
-			// counts above 1 in the log domain.
+			// counts above 1 in the log domain, and so do counts above
+			// maxLinCount (m^n by squaring has a relative error up to about
+			// n ulps).
 			for _, s := range c.NodeEdges[c.NodeEdgeStart[X]:c.NodeEdgeStart[X+1]] {
-				if c.EdgeCount[s] != 1 && e.opt.Schedule != Flood {
+				if n := c.EdgeCount[s]; n != 1 && (e.opt.Schedule != Flood || n > maxLinCount) {
 					e.lin[X] = false
 				}
 			}
@@ -373,6 +375,10 @@ func (e *engine) linTotals(X int) {
 		}
 	}
 }
+
+// maxLinCount is the largest lifted-edge count a flooding clusternode keeps
+// in the linear domain.
+const maxLinCount = 1024
 
 // powInt returns v^n for n >= 1 by repeated squaring.
 func powInt(v float64, n int64) float64 {
