@@ -55,7 +55,11 @@ func (k *satChecker) check(s *unitState, v int32, x int8) satResult {
 		}
 	}
 	left := k.budget
-	switch s.dpll(&left) {
+	var phase []int8 // the newest model guides the search
+	if len(k.models) > 0 {
+		phase = k.models[len(k.models)-1]
+	}
+	switch s.dpll(&left, phase) {
 	case satYes:
 		model := make([]int8, s.nv)
 		for u, y := range s.val {
@@ -117,9 +121,11 @@ func consistent(s *unitState, model []int8) bool {
 }
 
 // dpll searches for a model of s under its assignment, branching on a
-// literal of a shortest open clause, and spends one unit of *left per
-// decision. On satYes the model is left assigned (the caller undoes it).
-func (s *unitState) dpll(left *int) satResult {
+// literal of a shortest open clause (one true in phase, a model of a
+// nearby assignment, when there is one: the search then mostly repairs
+// that model), and spends one unit of *left per decision. On satYes the
+// model is left assigned (the caller undoes it).
+func (s *unitState) dpll(left *int, phase []int8) satResult {
 	best, bestFree := -1, int32(1<<30)
 	for ci := range s.clauses {
 		if s.nTrue[ci] == 0 && s.nFree[ci] < bestFree {
@@ -129,11 +135,16 @@ func (s *unitState) dpll(left *int) satResult {
 	if best < 0 {
 		return satYes // every clause satisfied
 	}
-	var l int32
+	l := int32(-1)
 	for _, y := range s.clauses[best] {
 		if s.val[y>>1] < 0 {
-			l = y
-			break
+			if phase == nil || phase[y>>1] == int8(1-y&1) {
+				l = y
+				break
+			}
+			if l < 0 {
+				l = y
+			}
 		}
 	}
 	unknown := false
@@ -145,7 +156,7 @@ func (s *unitState) dpll(left *int) satResult {
 		m := s.mark()
 		s.queue = append(s.queue[:0], y)
 		if s.propagate() {
-			switch s.dpll(left) {
+			switch s.dpll(left, phase) {
 			case satYes:
 				return satYes
 			case satUnknown:

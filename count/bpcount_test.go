@@ -103,6 +103,8 @@ func TestBPCountExpectationExact(t *testing.T) {
 		} else if i%5 == 4 {
 			opt.ChoiceSlack = 0
 		}
+		// The reach tie-break (the default) and without it.
+		opt.ChoiceReach = i/11%2 == 0
 		opt.Recolour = Recolouring(i / 2 % 3)
 		opt.Probe = i/3%2 == 0
 		opt.ReuseForced = i/5%2 == 0
@@ -367,9 +369,45 @@ func TestLeastSymmetric(t *testing.T) {
 		slack float64
 		want  int
 	}{{1e-12, 1}, {0.015, 1}, {0.021, 3}, {0.03, 3}, {0.5, 4}} {
-		if got := leastSymmetric(p1, open, nodeSize, c.slack); got != c.want {
+		if got := leastSymmetric(p1, open, nodeSize, c.slack, nil); got != c.want {
 			t.Errorf("slack %v: variable %d, want %d", c.slack, got, c.want)
 		}
+	}
+	// With reach: among the smallest clusternodes the largest reach, then
+	// the most balanced; reach never overrides the clusternode size.
+	reach := []int{9, 2, 5, 3, 7, 8}
+	reachOf := func(v int) int { return reach[v] }
+	for _, c := range []struct {
+		slack float64
+		want  int
+	}{{1e-12, 1}, {0.021, 3}, {0.5, 4}, {0.045, 2}} {
+		if got := leastSymmetric(p1, open, nodeSize, c.slack, reachOf); got != c.want {
+			t.Errorf("slack %v with reach: variable %d, want %d", c.slack, got, c.want)
+		}
+	}
+	reach[3] = 5 // a tie in reach between 2 and 3: the more balanced, 3
+	if got := leastSymmetric(p1, open, nodeSize, 0.045, reachOf); got != 3 {
+		t.Errorf("tie in reach: variable %d, want 3", got)
+	}
+}
+
+// TestPropagated: the variables unit propagation assigns for each value,
+// v itself included, and the state left as it was.
+func TestPropagated(t *testing.T) {
+	// x1 → x2 → x3 (true propagates three), ¬x1 → x4 (false propagates two).
+	c := &cnf.CNF{NumVars: 5, Clauses: [][]int32{{-1, 2}, {-2, 3}, {1, 4}, {4, 5, -3}}}
+	s := newUnitState(c)
+	if !s.initial() {
+		t.Fatal("satisfiable formula reported unsatisfiable")
+	}
+	if got := propagated(s, 0); got != 5 {
+		t.Errorf("propagated(x1) = %d, want 3 + 2", got)
+	}
+	if len(s.trail) != 0 {
+		t.Errorf("state changed: trail %v", s.trail)
+	}
+	if got := propagated(s, 4); got != 2 {
+		t.Errorf("propagated(x5) = %d, want 1 + 1", got)
 	}
 }
 

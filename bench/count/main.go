@@ -16,6 +16,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"slices"
 	"strings"
 	"syscall"
@@ -49,6 +50,8 @@ func main() {
 	slack := flag.Float64("slack", count.DefaultChoiceSlack, "LBPCount's ChoiceSlack (0: BPCount's choices)")
 	evidence := flag.Bool("evidence-graph", false, "BP on the whole formula with evidence (LBPCount recolours incrementally)")
 	csvDir := flag.String("csv", "", "write the per-step cumulative ratios of the first trial to DIR/NAME.csv")
+	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of LBPCount's runs (BPCount's with -profile-bpcount) to FILE")
+	profileBP := flag.Bool("profile-bpcount", false, "with -cpuprofile: profile BPCount's runs instead")
 	flag.Parse()
 
 	fmt.Printf("BPCount vs LBPCount: damping %.2g, tol %.0e, %d trials, α = %g, bound %v, seed %d, residual ≤ %d open variables, LBPCount choice slack %g, evidence graph %v, median of %d runs\n\n",
@@ -90,9 +93,19 @@ func main() {
 				if *evidence {
 					opt.Graph = count.EvidenceGraph
 				}
+				prof := *cpuProfile != "" && opt.Lifted != *profileBP
+				if prof {
+					if err := startProfile(*cpuProfile); err != nil {
+						fmt.Fprintln(os.Stderr, err)
+						os.Exit(1)
+					}
+				}
 				cpu0 := cpuSeconds()
 				r, err := count.BPCount(context.Background(), c, opt)
 				cpus[m] = append(cpus[m], cpuSeconds()-cpu0)
+				if prof {
+					pprof.StopCPUProfile()
+				}
 				if err != nil {
 					fmt.Fprintln(os.Stderr, in.name, err)
 					os.Exit(1)
@@ -216,3 +229,23 @@ func cpuSeconds() float64 {
 	}
 	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
 }
+
+var profFile *os.File
+
+// startProfile starts (or, after the first run, resumes into a new file
+// FILE.N) the CPU profile.
+func startProfile(path string) error {
+	if profFile != nil {
+		profFile.Close()
+		path = fmt.Sprintf("%s.%d", path, profRuns)
+	}
+	profRuns++
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	profFile = f
+	return pprof.StartCPUProfile(f)
+}
+
+var profRuns int

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/lifted-dev/lifted/fg"
 	"github.com/lifted-dev/lifted/lift"
 )
 
@@ -66,6 +67,7 @@ type Options struct {
 
 	logDomain bool // sequential: keep every clusternode's totals in log space (tests)
 	perSlot   bool // sequential: recompute the messages into a clusterfactor for every slot (tests)
+	tableWalk bool // evaluate every table entry by entry, also tables with one odd entry (tests)
 }
 
 // DefaultOptions returns the paper's settings: sum-product, flooding, no
@@ -211,9 +213,21 @@ type engine struct {
 
 	order []int32 // sequential update order of lifted edges
 
-	// Sequential schedule, linear domain: a clusternode whose lifted edges
-	// all have count 1 (every node of a ground graph) keeps, instead of
-	// logT, linP[x] = Π m[x] over its non-zero incoming entries, scaled by
+	// Tables of sum-product factors that hold one value c everywhere but
+	// at one entry z (c0 there; a CNF clause: c = 1, c0 = 0) get their
+	// messages in O(arity) (oddMessages): odd[F] >= 0 is the offset of the
+	// digits of z in oddZ (one per position), oddC[F] = {c, c0}.
+	odd  []int32
+	oddZ []int32
+	oddC [][2]float64
+	oddS []float64 // scratch: per position Σ m, m(z_q), Σ_{y≠z_q} m
+	oddM []float64
+	oddN []float64
+
+	// Linear domain: a clusternode without evidence (under the sequential
+	// schedules: whose lifted edges all have count 1, as every node of a
+	// ground graph) keeps, instead of logT, linP[x] = Π m[x]^count over its
+	// non-zero incoming entries, scaled by
 	// a per-node constant (messages to factors are max-normalised, so the
 	// constant cancels); the message to a factor divides its own input
 	// out. A node falls back to the log domain (lin false) when the ratio of
@@ -275,6 +289,9 @@ func newEngine(c *lift.Compressed, opt Options) *engine {
 	e.idx = make([]int32, maxArity)
 	e.inOff = make([]int, maxArity)
 	e.outOff = make([]int, maxArity)
+	if !opt.MaxProduct && !opt.tableWalk {
+		e.initOdd()
+	}
 	e.initSequential()
 	return e
 }
@@ -289,8 +306,14 @@ func (e *engine) initSequential() {
 		e.linP = make([]float64, e.nodeOff[nn])
 		for X := 0; X < nn; X++ {
 			e.lin[X] = c.NodeEvidence[X] < 0
+			// Flooding recomputes the totals from scratch every iteration,
+			// so a lifted edge of count n multiplies them by m^n (linTotals);
+			// the sequential schedules move them edge by edge and keep
+			// counts above 1 in the log domain, and so do counts above
+			// maxLinCount (m^n by squaring has a relative error up to about
+			// n ulps).
 			for _, s := range c.NodeEdges[c.NodeEdgeStart[X]:c.NodeEdgeStart[X+1]] {
-				if c.EdgeCount[s] != 1 {
+				if n := c.EdgeCount[s]; n != 1 && (e.opt.Schedule != Flood || n > maxLinCount) {
 					e.lin[X] = false
 				}
 			}
@@ -327,16 +350,48 @@ func (e *engine) linTotals(X int) {
 	clear(Z)
 	for _, s := range c.NodeEdges[c.NodeEdgeStart[X]:c.NodeEdgeStart[X+1]] {
 		m := e.f2v[e.edgeOff[s]:e.edgeOff[s+1]]
-		for x, v := range m {
-			if v > 0 {
-				P[x] *= v
-			} else {
-				Z[x]++
+		if n := c.EdgeCount[s]; n != 1 {
+			// A lifted edge of count n (flooding only): m^n, by squaring.
+			// An underflow to 0 or a subnormal leaves a spread that sends
+			// X to the log domain below.
+			for x, v := range m {
+				if v > 0 {
+					P[x] *= powInt(v, n)
+				} else {
+					Z[x] += n
+				}
+			}
+		} else {
+			for x, v := range m {
+				if v > 0 {
+					P[x] *= v
+				} else {
+					Z[x]++
+				}
 			}
 		}
 		if !e.linRescale(X, P) {
 			return
 		}
+	}
+}
+
+// maxLinCount is the largest lifted-edge count a flooding clusternode keeps
+// in the linear domain.
+const maxLinCount = 1024
+
+// powInt returns v^n for n >= 1 by repeated squaring.
+func powInt(v float64, n int64) float64 {
+	r := 1.0
+	for {
+		if n&1 == 1 {
+			r *= v
+		}
+		n >>= 1
+		if n == 0 {
+			return r
+		}
+		v *= v
 	}
 }
 
@@ -490,7 +545,130 @@ func (e *engine) factorMessages(F int, only int32, base []float64) {
 		}
 		return
 	}
+	if e.odd != nil && e.odd[F] >= 0 {
+		e.oddMessages(F, t.Dims, a, base)
+		return
+	}
 	e.tableRows(t.Values, t.Dims, a, base)
+}
+
+// initOdd finds the clusterfactors (arity >= 2) whose table holds one value
+// c at every entry but one, z (see engine.odd).
+func (e *engine) initOdd() {
+	c := e.c
+	type oddTable struct {
+		off   int32 // offset of z's digits in oddZ, -1: not such a table
+		c, c0 float64
+	}
+	found := make(map[*fg.Table]oddTable)
+	e.odd = make([]int32, c.NumFactors())
+	e.oddC = make([][2]float64, c.NumFactors())
+	some := false
+	for F := range e.odd {
+		e.odd[F] = -1
+		a := len(c.Positions(F))
+		if a < 2 {
+			continue
+		}
+		t := c.Table(F)
+		ot, ok := found[t]
+		if !ok {
+			ot.off = -1
+			if z, cv, c0, one := oddEntry(t.Values); one {
+				ot = oddTable{int32(len(e.oddZ)), cv, c0}
+				for q := a - 1; q >= 0; q-- { // the last position varies fastest
+					d := int(t.Dims[q])
+					e.oddZ = append(e.oddZ, int32(z%d))
+					z /= d
+				}
+				slices.Reverse(e.oddZ[ot.off:])
+			}
+			found[t] = ot
+		}
+		if ot.off >= 0 {
+			e.odd[F], e.oddC[F] = ot.off, [2]float64{ot.c, ot.c0}
+			some = true
+		}
+	}
+	if !some {
+		e.odd = nil
+		return
+	}
+	n := cap(e.others) + 1
+	e.oddS, e.oddM, e.oddN = make([]float64, n), make([]float64, n), make([]float64, n)
+}
+
+// oddEntry reports whether values (at least 3) hold one value c at every
+// entry but one, z, where they hold c0 != c.
+func oddEntry(values []float64) (z int, c, c0 float64, ok bool) {
+	if len(values) < 3 {
+		return 0, 0, 0, false
+	}
+	c = values[0]
+	if values[1] != c {
+		c = values[2]
+	}
+	z = -1
+	for k, v := range values {
+		if v != c {
+			if z >= 0 {
+				return 0, 0, 0, false
+			}
+			z = k
+		}
+	}
+	if z < 0 {
+		return 0, 0, 0, false
+	}
+	return z, c, values[z], true
+}
+
+// oddMessages writes the sum-product messages of a clusterfactor whose
+// table is c everywhere but c0 at entry z (engine.odd), for the positions
+// with outOff >= 0, in O(arity · states). With S_r = Σ_y m_r(y),
+// Z_r = m_r(z_r) and N_r = Σ_{y≠z_r} m_r(y) over the other positions r,
+//
+//	out_q[y]   = c · Π S_r                      (y ≠ z_q)
+//	out_q[z_q] = c · D_q + c0 · Π Z_r,  D_q = Σ_j (Π_{r<j} Z_r) N_j (Π_{r>j} S_r),
+//
+// D_q being the sum over the assignments of the others that differ from z,
+// split by the first position that differs: every term is non-negative, so
+// nothing cancels (Π S − Π Z would, for near-deterministic messages).
+func (e *engine) oddMessages(F int, dims []int32, a int, base []float64) {
+	z := e.oddZ[e.odd[F] : int(e.odd[F])+a]
+	cv, c0 := e.oddC[F][0], e.oddC[F][1]
+	S, M, N := e.oddS[:a], e.oddM[:a], e.oddN[:a]
+	for q := range a {
+		m := e.v2f[e.inOff[q] : e.inOff[q]+int(dims[q])]
+		var sum, n float64
+		for y, v := range m {
+			sum += v
+			if y != int(z[q]) {
+				n += v
+			}
+		}
+		S[q], M[q], N[q] = sum, m[z[q]], n
+	}
+	for q := range a {
+		o := e.outOff[q]
+		if o < 0 {
+			continue
+		}
+		acc, suf, pz := 0.0, 1.0, 1.0
+		for j := a - 1; j >= 0; j-- {
+			if j == q {
+				continue
+			}
+			acc = N[j]*suf + M[j]*acc
+			suf *= S[j]
+			pz *= M[j]
+		}
+		out := base[o : o+int(dims[q])]
+		for y := range out {
+			out[y] = cv * suf
+		}
+		out[z[q]] = cv*acc + c0*pz
+	}
 }
 
 // tableRows accumulates the messages out of one table of arity a >= 2 row by
