@@ -1,10 +1,13 @@
 package jtree
 
 import (
+	"cmp"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/lifted-dev/lifted/fg"
@@ -202,46 +205,111 @@ func solve(ctx context.Context, g *fg.Graph, ev fg.Evidence, p *Plan, maxProduct
 	}
 	// Potentials: each factor, clamped to the evidence, into the clique of
 	// its first-eliminated unobserved variable; a factor with none is a
-	// constant.
+	// constant. Factors over the same unobserved variables are first summed
+	// into one small table (pots), so that each distinct scope is
+	// broadcast over its clique's table once: on MLN groundings many
+	// formulas share a scope, and a broadcast walks the whole clique table.
 	constant := 0.0
 	varPos := make([]int32, n) // position of a variable in the current clique, -1 if absent
 	for v := range varPos {
 		varPos[v] = -1
 	}
-	strides := make([]int, 0, 64)
+	type pot struct {
+		ci   int
+		vars []int32 // distinct, ascending
+		tab  []float64
+	}
+	var pots []pot
+	potOf := make(map[string]int)
+	var key []byte
+	type free struct {
+		v      int32
+		stride int // in the factor's table, summed over the positions of v
+	}
+	var fv []free
+	var cnt []int32
 	for f := range g.NumFactors() {
 		scope := g.Scope(f)
 		t := g.Table(f)
 		fs := t.Strides()
 		base, first := 0, int32(-1)
+		fv = fv[:0]
+	scan:
 		for k, v := range scope {
 			if ev[v] >= 0 {
 				base += int(ev[v]) * fs[k]
-			} else if first < 0 || p.Pos[v] < p.Pos[first] {
+				continue
+			}
+			if first < 0 || p.Pos[v] < p.Pos[first] {
 				first = v
 			}
+			for i := range fv {
+				if fv[i].v == v {
+					fv[i].stride += fs[k]
+					continue scan
+				}
+			}
+			fv = append(fv, free{v, fs[k]})
 		}
 		lt := logT[g.FactorTable[f]]
 		if first < 0 {
 			constant += lt[base]
 			continue
 		}
+		slices.SortFunc(fv, func(a, b free) int { return cmp.Compare(a.v, b.v) })
 		ci := int(p.Pos[first])
-		cv := p.Clique(ci)
+		key = binary.LittleEndian.AppendUint32(key[:0], uint32(ci))
+		size := 1
+		for _, x := range fv {
+			key = binary.LittleEndian.AppendUint32(key, uint32(x.v))
+			size *= int(g.Card[x.v])
+		}
+		pi, ok := potOf[string(key)]
+		if !ok {
+			pi = len(pots)
+			potOf[string(key)] = pi
+			vars := make([]int32, len(fv))
+			for i, x := range fv {
+				vars[i] = x.v
+			}
+			pots = append(pots, pot{ci: ci, vars: vars, tab: make([]float64, size)})
+		}
+		// Add the factor's entries: an odometer over the free variables,
+		// the last fastest.
+		dst := pots[pi].tab
+		cnt = append(cnt[:0], make([]int32, len(fv))...)
+		j := base
+		for s := range dst {
+			dst[s] += lt[j]
+			for q := len(fv) - 1; q >= 0; q-- {
+				cnt[q]++
+				j += fv[q].stride
+				if cnt[q] < g.Card[fv[q].v] {
+					break
+				}
+				j -= fv[q].stride * int(g.Card[fv[q].v])
+				cnt[q] = 0
+			}
+		}
+	}
+	strides := make([]int, 0, 64)
+	for _, pt := range pots {
+		cv := p.Clique(pt.ci)
 		for k, v := range cv {
 			varPos[v] = int32(k)
 		}
 		strides = strides[:len(cv)]
 		clear(strides)
-		for k, v := range scope {
-			if ev[v] < 0 {
-				strides[varPos[v]] += fs[k]
-			}
+		st := 1
+		for k := len(pt.vars) - 1; k >= 0; k-- {
+			v := pt.vars[k]
+			strides[varPos[v]] = st
+			st *= int(g.Card[v])
 		}
 		for _, v := range cv {
 			varPos[v] = -1
 		}
-		broadcast(tab[tabOff[ci]:tabOff[ci+1]], dims[p.CliqueOff[ci]:p.CliqueOff[ci+1]], strides, lt, base)
+		broadcast(tab[tabOff[pt.ci]:tabOff[pt.ci+1]], dims[p.CliqueOff[pt.ci]:p.CliqueOff[pt.ci+1]], strides, pt.tab, 0)
 	}
 	if math.IsInf(constant, -1) {
 		return nil, ErrNoWorld
