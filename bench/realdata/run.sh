@@ -35,7 +35,10 @@ REFDIR=${REFDIR:-}
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 [ -n "$REFDIR" ] && mkdir -p "$REFDIR"
-if [ "${QUICK:-0}" = 1 ]; then
+# REF_MCSAT, MWS_RUNS and MWS_ARGS may be set to override the reference runs.
+if [ -n "${REF_MCSAT:-}" ]; then
+  MWS_RUNS=${MWS_RUNS:-"1 2 3 4 5"}; MWS_ARGS=${MWS_ARGS:-"--method maxwalksat --tries 10 --max-flips 1000000"}
+elif [ "${QUICK:-0}" = 1 ]; then
   REF_MCSAT="--method mcsat --chains 2 --samples 2000 --burn-in 200 --seed 7"
   MWS_RUNS="1 2"; MWS_ARGS="--method maxwalksat --tries 2 --max-flips 200000"
 else
