@@ -205,10 +205,11 @@ func solve(ctx context.Context, g *fg.Graph, ev fg.Evidence, p *Plan, maxProduct
 	}
 	// Potentials: each factor, clamped to the evidence, into the clique of
 	// its first-eliminated unobserved variable; a factor with none is a
-	// constant. Factors over the same unobserved variables are first summed
-	// into one small table (pots), so that each distinct scope is
-	// broadcast over its clique's table once: on MLN groundings many
-	// formulas share a scope, and a broadcast walks the whole clique table.
+	// constant. A factor whose clique table is more than 8 times its own is
+	// first summed with the factors over the same unobserved variables into
+	// one small table (pots), so that each distinct scope is broadcast over
+	// its clique's table once: on MLN groundings many formulas share a
+	// scope, and a broadcast walks the whole clique table.
 	constant := 0.0
 	varPos := make([]int32, n) // position of a variable in the current clique, -1 if absent
 	for v := range varPos {
@@ -228,6 +229,7 @@ func solve(ctx context.Context, g *fg.Graph, ev fg.Evidence, p *Plan, maxProduct
 	}
 	var fv []free
 	var cnt []int32
+	strides := make([]int, 0, 64)
 	for f := range g.NumFactors() {
 		scope := g.Scope(f)
 		t := g.Table(f)
@@ -256,13 +258,33 @@ func solve(ctx context.Context, g *fg.Graph, ev fg.Evidence, p *Plan, maxProduct
 			constant += lt[base]
 			continue
 		}
-		slices.SortFunc(fv, func(a, b free) int { return cmp.Compare(a.v, b.v) })
 		ci := int(p.Pos[first])
-		key = binary.LittleEndian.AppendUint32(key[:0], uint32(ci))
 		size := 1
 		for _, x := range fv {
-			key = binary.LittleEndian.AppendUint32(key, uint32(x.v))
 			size *= int(g.Card[x.v])
+		}
+		if tabOff[ci+1]-tabOff[ci] <= 8*size {
+			// A clique table not much larger than the factor's: broadcast
+			// the factor directly (merging would cost about as much).
+			cv := p.Clique(ci)
+			for k, v := range cv {
+				varPos[v] = int32(k)
+			}
+			strides = strides[:len(cv)]
+			clear(strides)
+			for _, x := range fv {
+				strides[varPos[x.v]] = x.stride
+			}
+			for _, v := range cv {
+				varPos[v] = -1
+			}
+			broadcast(tab[tabOff[ci]:tabOff[ci+1]], dims[p.CliqueOff[ci]:p.CliqueOff[ci+1]], strides, lt, base)
+			continue
+		}
+		slices.SortFunc(fv, func(a, b free) int { return cmp.Compare(a.v, b.v) })
+		key = binary.LittleEndian.AppendUint32(key[:0], uint32(ci))
+		for _, x := range fv {
+			key = binary.LittleEndian.AppendUint32(key, uint32(x.v))
 		}
 		pi, ok := potOf[string(key)]
 		if !ok {
@@ -292,7 +314,6 @@ func solve(ctx context.Context, g *fg.Graph, ev fg.Evidence, p *Plan, maxProduct
 			}
 		}
 	}
-	strides := make([]int, 0, 64)
 	for _, pt := range pots {
 		cv := p.Clique(pt.ci)
 		for k, v := range cv {
