@@ -134,7 +134,7 @@ var ErrCancelled = errors.New("colour passing cancelled") // errors.Is also find
 type refiner struct {
 	colour    []int32 // class id per node
 	classSize []int32 // members per class id
-	stamp     []int32 // per node: step in which it was last marked dirty
+	stamp     []int32 // per node: step in which it was last marked dirty (made by mark)
 	dirty     []int32 // nodes to re-sign in this step
 	changed   []int32 // nodes whose class id changed in the last step
 
@@ -164,6 +164,9 @@ type refiner struct {
 	keeper   []int32 // per class: the group that keeps the class id, or -1
 	touched  []int32 // classes with dirtyIn > 0
 	signed   int     // nodes re-signed so far
+
+	// The nodes claimed in this step (step, claim), as a bitset.
+	inStep []uint64
 }
 
 // signFunc appends the signature of node i (own class first) to buf. It
@@ -171,13 +174,12 @@ type refiner struct {
 type signFunc func(i int32, buf []uint64) []uint64
 
 func newRefiner(colour []int32, n int) *refiner {
-	r := &refiner{colour: colour, classSize: make([]int32, n), stamp: make([]int32, len(colour)),
+	// Class ids stay below the number of nodes: the per-class arrays are
+	// allocated once at that capacity (reduce appends to classSize).
+	r := &refiner{colour: colour, classSize: make([]int32, n, max(n, len(colour))),
 		dirty: make([]int32, 0, len(colour)), group: make([]int32, 0, len(colour)), workers: 1, minChunk: DefaultMinChunk, words: 4}
 	for _, c := range colour {
 		r.classSize[c]++
-	}
-	for i := range r.stamp {
-		r.stamp[i] = -1
 	}
 	return r
 }
@@ -197,6 +199,12 @@ func (r *refiner) numClasses() int { return len(r.classSize) }
 // mark adds node i to this step's dirty list once. A node alone in its
 // class is never marked: no signature can split a singleton.
 func (r *refiner) mark(i int32, step int32) {
+	if r.stamp == nil {
+		r.stamp = make([]int32, len(r.colour))
+		for i := range r.stamp {
+			r.stamp[i] = -1
+		}
+	}
 	if r.stamp[i] != step && r.classSize[r.colour[i]] > 1 {
 		r.stamp[i] = step
 		r.dirty = append(r.dirty, i)
@@ -323,10 +331,16 @@ func (r *refiner) lookup(k int32, class int32) int32 {
 // dirty order and gives new class ids (the reduce); it fills r.changed.
 func (r *refiner) resign(sign signFunc) {
 	r.sign(sign)
+	r.reduce()
+}
+
+// reduce groups the signed dirty nodes by signature in
+// dirty order, gives new class ids and fills r.changed.
+func (r *refiner) reduce() {
 	nc := r.numClasses()
 	if cap(r.dirtyIn) < nc {
-		r.dirtyIn = make([]int32, nc, 2*nc)
-		r.keeper = make([]int32, nc, 2*nc)
+		r.dirtyIn = make([]int32, nc, max(nc, len(r.colour)))
+		r.keeper = make([]int32, nc, max(nc, len(r.colour)))
 	}
 	r.dirtyIn, r.keeper = r.dirtyIn[:nc], r.keeper[:nc]
 	size := 16
@@ -385,6 +399,11 @@ func (r *refiner) resign(sign signFunc) {
 	for _, c := range r.touched {
 		r.dirtyIn[c] = 0
 	}
+	if len(r.inStep) > 0 {
+		for _, i := range r.dirty {
+			r.inStep[i>>6] &^= 1 << (i & 63)
+		}
+	}
 	r.signed += len(r.dirty)
 	r.dirty = r.dirty[:0]
 }
@@ -413,17 +432,15 @@ func refine(ctx context.Context, g *fg.Graph, ev fg.Evidence, opt Options, worke
 // graph as one part (its variables' edges in sequence), and the refiners of
 // variables and factors.
 type passing struct {
-	g         *fg.Graph
-	opt       Options
-	keys      []int32
-	sorted    []bool
-	initF     []uint64
-	part      *Part
-	varFactor []int32 // factor of each edge, in VarEdges order (part.VarFactor)
-	varKey    []int32 // slot key of each edge, in VarEdges order (part.VarKey)
-	vc, fc    []int32
-	vr, fr    *refiner
-	step      int32 // stamps for marking; grows across runs
+	g      *fg.Graph
+	opt    Options
+	keys   []int32
+	sorted []bool
+	initF  []uint64
+	adj    *adjacency
+	vc, fc []int32
+	vr, fr *refiner
+	step   int32 // stamps for marking; grows across runs
 }
 
 // newPassing prepares colour passing on g from the initial colours of
@@ -432,8 +449,7 @@ func newPassing(g *fg.Graph, ev fg.Evidence, opt Options) *passing {
 	nv, nf := g.NumVars(), g.NumFactors()
 	p := &passing{g: g, opt: opt}
 	p.keys, p.sorted, p.initF = edgeKeys(g, opt)
-	p.part = wholePart(g, p.keys, p.sorted)
-	p.varFactor, p.varKey = p.part.VarFactor, p.part.VarKey
+	p.adj = newAdjacency(g.FactorStart, g.VarStart, g.EdgeVar, g.VarEdges, p.keys, p.sorted)
 	p.vc = make([]int32, nv)
 	p.vr = newRefiner(p.vc, initialVarColours(g, ev, p.vc))
 	p.fc = make([]int32, nf)
@@ -444,14 +460,13 @@ func newPassing(g *fg.Graph, ev fg.Evidence, opt Options) *passing {
 	return p
 }
 
-// signFactor and signVar are the map step (Part.signFactor, signVar) on
-// the whole graph as one part.
+// signFactor and signVar are the map step on the whole graph.
 func (p *passing) signFactor(f int32, buf []uint64) []uint64 {
-	return p.part.signFactor(f, p.fc, p.vc, buf)
+	return p.adj.signFactor(f, p.fc, p.vc, buf)
 }
 
 func (p *passing) signVar(v int32, buf []uint64) []uint64 {
-	return p.part.signVar(v, p.vc, p.fc, buf)
+	return p.adj.signVar(v, p.vc, p.fc, buf)
 }
 
 // run refines until stable (or opt.MaxIter rounds) and returns the number
@@ -459,7 +474,7 @@ func (p *passing) signVar(v int32, buf []uint64) []uint64 {
 // passing from scratch); otherwise it starts next to the variables in
 // p.vr.changed.
 func (p *passing) run(ctx context.Context, all bool) (int, error) {
-	g, vr, fr := p.g, p.vr, p.fr
+	g, vr, fr, a := p.g, p.vr, p.fr, p.adj
 	nv, nf := g.NumVars(), g.NumFactors()
 	signFactor, signVar := p.signFactor, p.signVar
 	rounds := 0
@@ -468,29 +483,28 @@ func (p *passing) run(ctx context.Context, all bool) (int, error) {
 			return rounds, fmt.Errorf("%w: %w", ErrCancelled, err)
 		}
 		rounds++
-		step := p.step
-		// Factors next to variables that changed (all in the first round).
+		// Factors next to variables that changed (all in the first
+		// round), then variables next to factors that changed.
 		if all && rounds == 1 {
 			for f := range int32(nf) {
-				fr.mark(f, step)
+				fr.claim(f)
 			}
 		} else {
 			for _, v := range vr.changed {
-				for _, f := range p.varFactor[g.VarStart[v]:g.VarStart[v+1]] {
-					fr.mark(f, step)
+				for _, w := range a.vAdj[a.vStart[v]:a.vStart[v+1]] {
+					fr.claim(int32(w >> 32))
 				}
 			}
 		}
 		fr.resign(signFactor)
-		// Variables next to factors that changed (all in the first round).
 		if all && rounds == 1 {
 			for v := range int32(nv) {
-				vr.mark(v, step)
+				vr.claim(v)
 			}
 		} else {
 			for _, f := range fr.changed {
-				for _, v := range g.Scope(int(f)) {
-					vr.mark(v, step)
+				for _, w := range a.fAdj[a.fStart[f]:a.fStart[f+1]] {
+					vr.claim(int32(uint32(w)))
 				}
 			}
 		}

@@ -233,20 +233,6 @@ func (p *Partition) part(g *fg.Graph, q int, facs, vars []int32, keys []int32, s
 	return pt
 }
 
-// wholePart is the one part of g (the partition into one part), in which
-// the local index of every node is its global id: the in-process refiners
-// sign with it. It shares g's arrays and keys and sorted (it is only read).
-func wholePart(g *fg.Graph, keys []int32, sorted []bool) *Part {
-	nv, nf := g.NumVars(), g.NumFactors()
-	pt := &Part{Factors: iota32(nf), FactorStart: g.FactorStart, FactorVar: g.EdgeVar, FactorKey: keys, FactorSorted: sorted,
-		Vars: iota32(nv), VarStart: g.VarStart, VarFactor: make([]int32, len(g.VarEdges)), VarKey: make([]int32, len(g.VarEdges))}
-	ef := edgeFactors(g)
-	for k, e := range g.VarEdges {
-		pt.VarFactor[k], pt.VarKey[k] = ef[e], keys[e]
-	}
-	return pt
-}
-
 func iota32(n int) []int32 {
 	s := make([]int32, n)
 	for i := range s {

@@ -245,9 +245,9 @@ func (r *Recolourer) mergeClasses(ctx context.Context) (rounds, nodes int, err e
 	}
 	for _, v := range repV {
 		lo, hi := g.VarStart[v], g.VarStart[v+1]
-		for k, f := range p.varFactor[lo:hi] {
-			qp.VarFactor = append(qp.VarFactor, fIdx[p.fc[f]])
-			qp.VarKey = append(qp.VarKey, p.varKey[lo+int64(k)])
+		for k := lo; k < hi; k++ {
+			qp.VarFactor = append(qp.VarFactor, fIdx[p.fc[p.adj.varFactor(k)]])
+			qp.VarKey = append(qp.VarKey, p.adj.varKey(k))
 		}
 		qp.VarStart = append(qp.VarStart, int64(len(qp.VarFactor)))
 	}

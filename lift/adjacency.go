@@ -1,0 +1,84 @@
+package lift
+
+import "slices"
+
+// adjacency is a graph as colour passing reads it: per edge one word that
+// holds both the neighbour and the slot key, so that a node's signature and
+// the marking of its neighbours read one array of edges instead of two or
+// three (on large graphs every array read on a round's frontier is a cache
+// miss). Factor f's edges are fAdj[fStart[f]:fStart[f+1]], each
+// key<<32 | variable; variable v's edges are vAdj[vStart[v]:vStart[v+1]]
+// (in the graph's VarEdges order), each factor<<32 | key. fSorted is a
+// bitset of the factors whose signature is compared sorted.
+type adjacency struct {
+	fStart, vStart []int64
+	fAdj, vAdj     []uint64
+	fSorted        []uint64
+}
+
+// newAdjacency packs g's edges with slot keys keys and sorted flags sorted.
+func newAdjacency(fStart, vStart []int64, edgeVar []int32, varEdges []int64, keys []int32, sorted []bool) *adjacency {
+	a := &adjacency{fStart: fStart, vStart: vStart, fAdj: make([]uint64, len(edgeVar)),
+		vAdj: make([]uint64, len(varEdges)), fSorted: make([]uint64, (len(sorted)+63)/64)}
+	ef := make([]int32, len(edgeVar))
+	for f := range len(fStart) - 1 {
+		for e := fStart[f]; e < fStart[f+1]; e++ {
+			ef[e] = int32(f)
+			a.fAdj[e] = uint64(uint32(keys[e]))<<32 | uint64(uint32(edgeVar[e]))
+		}
+		if sorted[f] {
+			a.fSorted[f>>6] |= 1 << (f & 63)
+		}
+	}
+	for k, e := range varEdges {
+		a.vAdj[k] = uint64(uint32(ef[e]))<<32 | uint64(uint32(keys[e]))
+	}
+	return a
+}
+
+// varFactor and varKey decode variable edge k.
+func (a *adjacency) varFactor(k int64) int32 { return int32(a.vAdj[k] >> 32) }
+func (a *adjacency) varKey(k int64) int32    { return int32(uint32(a.vAdj[k])) }
+
+// signFactor appends factor f's signature: its own colour, then the (slot
+// key, colour of the variable) pair of each edge, sorted when its positions
+// are compared as a list — the words of appendFactorSig.
+func (a *adjacency) signFactor(f int32, fc, vc []int32, buf []uint64) []uint64 {
+	buf = append(buf, uint64(uint32(fc[f])))
+	start := len(buf)
+	for _, w := range a.fAdj[a.fStart[f]:a.fStart[f+1]] {
+		buf = append(buf, w&^0xffffffff|uint64(uint32(vc[uint32(w)])))
+	}
+	if a.fSorted[f>>6]&(1<<(f&63)) != 0 {
+		slices.Sort(buf[start:])
+	}
+	return buf
+}
+
+// signVar appends variable v's signature: its own colour, then the sorted
+// multiset of (colour of the factor, slot key) over its edges — the words
+// of appendVarSig.
+func (a *adjacency) signVar(v int32, vc, fc []int32, buf []uint64) []uint64 {
+	buf = append(buf, uint64(uint32(vc[v])))
+	start := len(buf)
+	for _, w := range a.vAdj[a.vStart[v]:a.vStart[v+1]] {
+		buf = append(buf, uint64(uint32(fc[w>>32]))<<32|w&0xffffffff)
+	}
+	slices.Sort(buf[start:])
+	return buf
+}
+
+// claim adds node i to this step's dirty nodes unless it is alone in its
+// class or was added before in this step: mark with the step's nodes kept
+// in a bitset (r.inStep, cleared by reduce), which stays in the cache where
+// the per-node stamps of mark would not.
+func (r *refiner) claim(i int32) {
+	if r.inStep == nil {
+		r.inStep = make([]uint64, (len(r.colour)+63)/64)
+	}
+	word, bit := &r.inStep[i>>6], uint64(1)<<(i&63)
+	if *word&bit == 0 && r.classSize[r.colour[i]] > 1 {
+		*word |= bit
+		r.dirty = append(r.dirty, i)
+	}
+}
