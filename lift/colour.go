@@ -165,8 +165,11 @@ type refiner struct {
 	touched  []int32 // classes with dirtyIn > 0
 	signed   int     // nodes re-signed so far
 
-	// The nodes claimed in this step (step, claim), as a bitset.
+	// The nodes claimed in this step (claim, claimShared), as a bitset,
+	// and the state of parallel steps (parStep).
 	inStep []uint64
+	par    *parState
+	pool   *pool
 }
 
 // signFunc appends the signature of node i (own class first) to buf. It
@@ -231,10 +234,11 @@ func hashSig(s []uint64) uint64 {
 	return mix64(h)
 }
 
-// DefaultMinChunk is the fewest dirty nodes a goroutine of the map signs
-// by default: smaller steps (small graphs, the late rounds of colour
-// passing) are signed on the calling goroutine, where a goroutine would
-// cost more than it saves (measured in experiments/mapreduce).
+// DefaultMinChunk sets lift.Parallel's smallest parallel step (2·1024
+// sources) and the fewest dirty nodes a goroutine of a map signs: smaller
+// steps (small graphs, the late rounds of colour passing) run on the
+// calling goroutine, where more goroutines would cost more than they save
+// (measured in experiments/mapreduce and experiments/colourpassing).
 const DefaultMinChunk = 1024
 
 // sign is the map step: it signs the dirty nodes in chunks of at least
@@ -419,6 +423,12 @@ func refine(ctx context.Context, g *fg.Graph, ev fg.Evidence, opt Options, worke
 	p := newPassing(g, ev, opt)
 	p.vr.workers, p.fr.workers = workers, workers
 	p.vr.minChunk, p.fr.minChunk = minChunk, minChunk
+	if workers > 1 {
+		// The helpers of parallel steps start with the first such step.
+		pl := &pool{w: workers}
+		defer pl.close()
+		p.vr.pool, p.fr.pool = pl, pl
+	}
 	rounds, err := p.run(ctx, true)
 	if err != nil {
 		return nil, err
@@ -477,6 +487,23 @@ func (p *passing) run(ctx context.Context, all bool) (int, error) {
 	g, vr, fr, a := p.g, p.vr, p.fr, p.adj
 	nv, nf := g.NumVars(), g.NumFactors()
 	signFactor, signVar := p.signFactor, p.signVar
+	// The sources of parallel steps: every node, or the neighbours of
+	// the changed variables or factors.
+	every := func(j int, d []int32, r *refiner) []int32 { return r.claimShared(int32(j), d) }
+	fromVars := func(j int, d []int32, r *refiner) []int32 {
+		v := vr.changed[j]
+		for _, w := range a.vAdj[a.vStart[v]:a.vStart[v+1]] {
+			d = r.claimShared(int32(w>>32), d)
+		}
+		return d
+	}
+	fromFactors := func(j int, d []int32, r *refiner) []int32 {
+		f := fr.changed[j]
+		for _, w := range a.fAdj[a.fStart[f]:a.fStart[f+1]] {
+			d = r.claimShared(int32(uint32(w)), d)
+		}
+		return d
+	}
 	rounds := 0
 	for ; p.opt.MaxIter == 0 || rounds < p.opt.MaxIter; p.step++ {
 		if err := ctx.Err(); err != nil {
@@ -485,30 +512,43 @@ func (p *passing) run(ctx context.Context, all bool) (int, error) {
 		rounds++
 		// Factors next to variables that changed (all in the first
 		// round), then variables next to factors that changed.
-		if all && rounds == 1 {
+		first := all && rounds == 1
+		switch {
+		case first && fr.parallel(nf):
+			fr.parStep(nf, every, signFactor)
+		case first:
 			for f := range int32(nf) {
 				fr.claim(f)
 			}
-		} else {
+			fr.resign(signFactor)
+		case fr.parallel(len(vr.changed)):
+			fr.parStep(len(vr.changed), fromVars, signFactor)
+		default:
 			for _, v := range vr.changed {
 				for _, w := range a.vAdj[a.vStart[v]:a.vStart[v+1]] {
 					fr.claim(int32(w >> 32))
 				}
 			}
+			fr.resign(signFactor)
 		}
-		fr.resign(signFactor)
-		if all && rounds == 1 {
+		switch {
+		case first && vr.parallel(nv):
+			vr.parStep(nv, every, signVar)
+		case first:
 			for v := range int32(nv) {
 				vr.claim(v)
 			}
-		} else {
+			vr.resign(signVar)
+		case vr.parallel(len(fr.changed)):
+			vr.parStep(len(fr.changed), fromFactors, signVar)
+		default:
 			for _, f := range fr.changed {
 				for _, w := range a.fAdj[a.fStart[f]:a.fStart[f+1]] {
 					vr.claim(int32(uint32(w)))
 				}
 			}
+			vr.resign(signVar)
 		}
-		vr.resign(signVar)
 		if p.opt.Progress != nil {
 			p.opt.Progress(rounds, vr.numClasses(), fr.numClasses())
 		}

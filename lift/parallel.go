@@ -7,26 +7,31 @@ import (
 	"github.com/lifted-dev/lifted/fg"
 )
 
-// Parallel is colour passing with the map step on all cores of one
-// machine: the incremental refinement of ColourPassing (a round re-signs
-// only the nodes next to a node that changed class), whose dirty nodes are
-// signed, whenever there are at least 2·MinChunk of them, in up to 4·Workers
-// contiguous chunks on Workers goroutines (the map step signFactor and
-// signVar of the map/reduce steps, on the graph as one part in shared
-// memory), then grouped by signature in their fixed order and given class
-// ids on the calling goroutine (the reduce). The work does not depend on
-// Workers, so the partition after every round, the number of rounds, the
-// class ids and Progress are those of ColourPassing, bit for bit.
+// Parallel is colour passing on all cores of one machine: the incremental
+// refinement of ColourPassing (a round re-signs only the nodes next to a
+// node that changed class), whose steps with at least 2·MinChunk sources
+// (nodes that changed, or every node in the first round) run on Workers
+// goroutines from start to end: the workers claim the nodes next to their
+// share of the sources and sign them (the map), group them by signature
+// in shards of the signature hashes and name the groups (the reduce); see
+// parstep.go. Smaller steps run as in ColourPassing. Helper goroutines
+// stay running between the phases of a step (spinning briefly, then
+// parked) while Workers ≤ GOMAXPROCS. The partition after every round,
+// the number of rounds, Progress and the colouring (classes numbered by
+// first appearance in the graph's order) are those of ColourPassing; which
+// worker claims a node first, and so the internal class ids during the
+// run, may differ from run to run.
 //
 // The distributed runner (module beam/) runs the paper's synchronous
 // rounds over a Partition with copy nodes instead, re-signing every node
 // every round with the same map step (Signer).
 type Parallel struct {
-	// Workers is the number of goroutines of the map (≤ 0: GOMAXPROCS).
+	// Workers is the number of goroutines of a parallel step (≤ 0:
+	// GOMAXPROCS).
 	Workers int
-	// MinChunk is the fewest dirty nodes a goroutine signs (≤ 0:
-	// DefaultMinChunk); a step with fewer than twice as many is signed on
-	// the calling goroutine. The result does not depend on it.
+	// MinChunk sets the smallest parallel step (≤ 0: DefaultMinChunk): a
+	// step with fewer than 2·MinChunk sources runs on the calling
+	// goroutine. The result does not depend on it.
 	MinChunk int
 }
 
