@@ -414,16 +414,20 @@ func (r *refiner) reduce() {
 
 // Refine implements Refiner.
 func (ColourPassing) Refine(ctx context.Context, g *fg.Graph, ev fg.Evidence, opt Options) (*Colouring, error) {
-	return refine(ctx, g, ev, opt, 1, DefaultMinChunk)
+	return refine(ctx, g, ev, opt, 1, DefaultMinChunk, false)
 }
 
 // refine runs colour passing from scratch with the map step on up to
 // workers goroutines, each signing at least minChunk nodes.
-func refine(ctx context.Context, g *fg.Graph, ev fg.Evidence, opt Options, workers, minChunk int) (*Colouring, error) {
+//
+// With parSteps set and workers > 1, steps with at least 2·minChunk
+// sources run on all workers (parStep); otherwise only the signing of a
+// step's dirty nodes does.
+func refine(ctx context.Context, g *fg.Graph, ev fg.Evidence, opt Options, workers, minChunk int, parSteps bool) (*Colouring, error) {
 	p := newPassing(g, ev, opt)
 	p.vr.workers, p.fr.workers = workers, workers
 	p.vr.minChunk, p.fr.minChunk = minChunk, minChunk
-	if workers > 1 {
+	if workers > 1 && parSteps {
 		// The helpers of parallel steps start with the first such step.
 		pl := &pool{w: workers}
 		defer pl.close()

@@ -11,10 +11,12 @@ import (
 // refinement of ColourPassing (a round re-signs only the nodes next to a
 // node that changed class), whose steps with at least 2·MinChunk sources
 // (nodes that changed, or every node in the first round) run on Workers
-// goroutines from start to end: the workers claim the nodes next to their
+// goroutines from start to end (on graphs of at least ParallelStepNodes
+// nodes, or with MinChunk set): the workers claim the nodes next to their
 // share of the sources and sign them (the map), group them by signature
 // in shards of the signature hashes and name the groups (the reduce); see
-// parstep.go. Smaller steps run as in ColourPassing. Helper goroutines
+// parstep.go. Other steps run as in ColourPassing, with the signing
+// of at least 2·MinChunk dirty nodes on Workers goroutines. Helper goroutines
 // stay running between the phases of a step (spinning briefly, then
 // parked) while Workers ≤ GOMAXPROCS. The partition after every round,
 // the number of rounds, Progress and the colouring (classes numbered by
@@ -35,6 +37,14 @@ type Parallel struct {
 	MinChunk int
 }
 
+// ParallelStepNodes is the fewest nodes (variables and factors) of a graph
+// whose large steps Parallel runs on all workers by default: on smaller
+// graphs the steps are short and the helpers' coordination costs more than
+// the second core gives (experiments/colourpassing/PARALLEL.md: on 2 cores,
+// 0.6–0.8× at 316×316, about even at 1000×1000, 1.5–1.9× at 1826×1826);
+// there only the signing runs on all workers.
+const ParallelStepNodes = 1 << 22
+
 // Refine implements Refiner.
 func (r Parallel) Refine(ctx context.Context, g *fg.Graph, ev fg.Evidence, opt Options) (*Colouring, error) {
 	w := r.Workers
@@ -45,5 +55,8 @@ func (r Parallel) Refine(ctx context.Context, g *fg.Graph, ev fg.Evidence, opt O
 	if c <= 0 {
 		c = DefaultMinChunk
 	}
-	return refine(ctx, g, ev, opt, w, c)
+	// Whole steps in parallel where they were measured to pay: graphs of
+	// ParallelStepNodes nodes and more, or any graph when MinChunk is set.
+	steps := r.MinChunk > 0 || g.NumVars()+g.NumFactors() >= ParallelStepNodes
+	return refine(ctx, g, ev, opt, w, c, steps)
 }

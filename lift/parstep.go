@@ -179,7 +179,9 @@ func (p *pool) close() {
 
 // parallel reports whether a step with n sources runs on several
 // goroutines (parStep).
-func (r *refiner) parallel(n int) bool { return r.workers > 1 && n >= 2*max(1, r.minChunk) }
+func (r *refiner) parallel(n int) bool {
+	return r.pool != nil && r.workers > 1 && n >= 2*max(1, r.minChunk)
+}
 
 // claimShared is claim when several workers claim at once: an atomic or
 // decides which of them adds node i (to d).
