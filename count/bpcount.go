@@ -100,13 +100,6 @@ type BPCountOptions struct {
 	// balanced variable, as BPCount does, and makes LBPCount's choices
 	// BPCount's. Any choice keeps the estimate unbiased.
 	ChoiceSlack float64
-	// WarmStart (residual graph only) starts every BP run of a step after
-	// the first from the messages the last BP run ended with, each clause's
-	// message to each of its variables carried over (by representative on
-	// the compressed graph); messages of clauses new to the graph start
-	// uniform. Any marginals keep the estimate unbiased.
-	WarmStart bool
-	ExpRule   int // experiment
 	// ChoiceReach (LBPCount, with ChoiceSlack > 0) breaks the ties of the
 	// lifting-aware choice among the variables of the smallest clusternode
 	// by unit propagation: the one whose two values, each propagated, fix
@@ -552,11 +545,7 @@ func (r *bpCounter) trial(ctx context.Context, idx int, coin func(q float64) boo
 	sc := &satChecker{ctx: ctx, budget: r.opt.SATBudget, conflicts: r.opt.SATConflicts}
 	defer func() { tr.SATComplete, tr.SATUndecided = sc.cdclRuns, sc.cdclUnknown }()
 	var cs colourState // LBPCount: the colouring kept from step to step
-	var ws *warmState  // WarmStart: the last BP run's messages
-	if r.opt.WarmStart && r.opt.Graph == ResidualGraph {
-		ws = newWarmState(s)
-	}
-	var p1 []float64 // the last BP marginals (P(true) per variable)
+	var p1 []float64   // the last BP marginals (P(true) per variable)
 	var nodeSize func(v int) int
 	reuse := false // the last step was forced: reuse p1 (ReuseForced)
 	logEst := 0.0  // natural log of the product of inverse probabilities
@@ -588,7 +577,7 @@ func (r *bpCounter) trial(ctx context.Context, idx int, coin func(q float64) boo
 			st.Reused = true
 		} else {
 			var err error
-			st, p1, nodeSize, err = r.marginals(ctx, s, ev, &cs, ws)
+			st, p1, nodeSize, err = r.marginals(ctx, s, ev, &cs)
 			if err != nil {
 				return nil, err
 			}
@@ -602,9 +591,6 @@ func (r *bpCounter) trial(ctx context.Context, idx int, coin func(q float64) boo
 				reach = func(v int) int { return propagated(s, int32(v)) }
 			}
 			v = leastSymmetric(p1, open, nodeSize, r.opt.ChoiceSlack, reach)
-			if r.opt.ExpRule > 0 {
-				v = expChoice(r.opt.ExpRule, p1, open, nodeSize, r.opt.ChoiceSlack, func(v int) int { return propagated(s, int32(v)) })
-			}
 		}
 		st.Var, st.Marginal, st.VarNodeSize = v, p1[v], nodeSize(v)
 		st.Balance = math.Abs(p1[mostBalanced(p1, open)] - 0.5)
@@ -765,7 +751,7 @@ func mostBalanced(p1 []float64, open []bool) int {
 // variable's clusternode. LBPCount keeps the colouring in cs (created at
 // the first step) and, unless opt.Recolour is RecolourScratch, recolours
 // only what the newly assigned variables touch.
-func (r *bpCounter) marginals(ctx context.Context, s *unitState, ev fg.Evidence, cs *colourState, ws *warmState) (Step, []float64, func(v int) int, error) {
+func (r *bpCounter) marginals(ctx context.Context, s *unitState, ev fg.Evidence, cs *colourState) (Step, []float64, func(v int) int, error) {
 	t0 := time.Now()
 	g := r.graph
 	var id, from []int32 // residual graph: variable v is id[v]-1 there, its clause k is s.clauses[from[k]]
@@ -808,21 +794,17 @@ func (r *bpCounter) marginals(ctx context.Context, s *unitState, ev fg.Evidence,
 	}
 	d := r.opt.Damping
 	p1 := make([]float64, s.nv)
-	var init []float64
-	if ws != nil && id != nil {
-		init = ws.initial(s, g, c, id, from)
-	}
-	var last *bp.Result
+	var last *infer.Answer
 	for attempt := 0; ; attempt++ {
 		final := attempt == maxDampingRetries
 		sub, cancel := context.WithCancelCause(ctx)
 		var sd stallDetector
-		res, err := bp.Run(sub, c, bp.Options{Damping: d, Tol: r.opt.Tol, MaxIter: r.opt.MaxIter, Schedule: r.opt.Schedule, Init: init,
-			Progress: func(_ int, ch float64) {
-				if sd.add(ch) && !final {
-					cancel(errStalled)
-				}
-			}})
+		var alg infer.Algorithm = bp.New(bp.Options{Damping: d, Tol: r.opt.Tol, MaxIter: r.opt.MaxIter, Schedule: r.opt.Schedule})
+		res, err := alg.Run(sub, c, infer.Query{Task: infer.Marginals, Progress: func(p infer.Progress) {
+			if sd.add(p.MaxChange) && !final {
+				cancel(errStalled)
+			}
+		}})
 		stalled := context.Cause(sub) == errStalled
 		cancel(nil)
 		st.Iterations += sd.iters
@@ -856,9 +838,6 @@ func (r *bpCounter) marginals(ctx context.Context, s *unitState, ev fg.Evidence,
 			case id[v] > 0:
 				p1[v] = last.Marginal(int(id[v] - 1))[1]
 			}
-		}
-		if ws != nil && id != nil {
-			ws.store(s, g, c, id, from, last)
 		}
 	}
 	if testMarginals != nil {
@@ -996,48 +975,4 @@ func (s *stallDetector) add(change float64) bool {
 		recent = math.Min(recent, c)
 	}
 	return recent >= 0.5*s.before
-}
-
-func expChoice(rule int, p1 []float64, open []bool, nodeSize func(v int) int, slack float64, reach func(v int) int) int {
-	best := math.Inf(1)
-	for v, ok := range open {
-		if ok {
-			best = math.Min(best, math.Abs(p1[v]-0.5))
-		}
-	}
-	pick, pickScore := -1, math.Inf(-1)
-	for v, ok := range open {
-		if !ok {
-			continue
-		}
-		d := math.Abs(p1[v] - 0.5)
-		if d > best+slack {
-			continue
-		}
-		n := nodeSize(v)
-		var sc float64
-		switch rule {
-		case 1:
-			sc = float64(reach(v))*1000 - float64(n)
-		case 2:
-			sc = float64(reach(v)) / float64(n)
-		case 4:
-			sc = float64(reach(v)) / float64(n*n)
-		case 5:
-			sc = float64(reach(v)) / math.Sqrt(float64(n))
-		case 3:
-			if n > 2 {
-				continue
-			}
-			sc = float64(reach(v))
-		}
-		sc -= d * 1e-3
-		if sc > pickScore {
-			pick, pickScore = v, sc
-		}
-	}
-	if pick < 0 {
-		return mostBalanced(p1, open)
-	}
-	return pick
 }

@@ -64,11 +64,6 @@ type Options struct {
 	VarSlice []int32
 	// Progress, if set, is called after every iteration.
 	Progress func(iter int, maxChange float64)
-	// Init, if not nil, holds the initial factor-to-variable messages, one
-	// per state of every lifted edge in edge order (Result.F2V's layout);
-	// the default is uniform. Each edge's entries must be non-negative
-	// with a positive sum (they are normalised).
-	Init []float64
 
 	logDomain bool // sequential: keep every clusternode's totals in log space (tests)
 	perSlot   bool // sequential: recompute the messages into a clusterfactor for every slot (tests)
@@ -98,10 +93,6 @@ type Result struct {
 	Messages   int64 // messages computed, both directions
 	Seconds    float64
 	MaxProduct bool
-	// F2V holds the final factor-to-variable messages, per lifted edge s
-	// at F2V[EdgeOff[s]:EdgeOff[s+1]] (normalised to sum 1).
-	F2V     []float64
-	EdgeOff []int
 }
 
 // NodeBelief returns the normalised belief of clusternode X.
@@ -187,7 +178,6 @@ func Run(ctx context.Context, c *lift.Compressed, opt Options) (*Result, error) 
 		}
 	}
 	res.Messages = e.messages
-	res.F2V, res.EdgeOff = e.f2v, e.edgeOff
 	if err := e.beliefs(res); err != nil {
 		return nil, err
 	}
@@ -275,12 +265,6 @@ func newEngine(c *lift.Compressed, opt Options) *engine {
 	e.v2f = make([]float64, n)
 	for s := 0; s < ne; s++ {
 		m := e.f2v[e.edgeOff[s]:e.edgeOff[s+1]]
-		if len(opt.Init) == n {
-			copy(m, opt.Init[e.edgeOff[s]:e.edgeOff[s+1]])
-			if normalise(m) {
-				continue
-			}
-		}
 		for i := range m {
 			m[i] = 1 / float64(len(m))
 		}

@@ -30,8 +30,6 @@ func main() {
 	flag.Float64Var(&o.Damping, "damping", def.Damping, "Damping")
 	flag.IntVar(&o.SATBudget, "sat-budget", def.SATBudget, "SATBudget")
 	flag.BoolVar(&o.ChoiceReach, "reach", def.ChoiceReach, "ChoiceReach (LBPCount)")
-	flag.BoolVar(&o.WarmStart, "warm", def.WarmStart, "WarmStart")
-	flag.IntVar(&o.ExpRule, "rule", 0, "experimental rule")
 	flag.Parse()
 	f, err := os.Open(*path)
 	if err != nil {
