@@ -99,6 +99,11 @@ type Result struct {
 	Messages   int64 // messages computed, both directions
 	Seconds    float64
 	MaxProduct bool
+	// F2V holds the factor-to-variable messages the beliefs were computed
+	// from, per lifted edge s at F2V[EdgeOff[s]:EdgeOff[s+1]] (each sums to
+	// 1): the last iteration's, or their mean (Options.AverageLast).
+	F2V     []float64
+	EdgeOff []int
 }
 
 // NodeBelief returns the normalised belief of clusternode X.
@@ -201,6 +206,7 @@ func Run(ctx context.Context, c *lift.Compressed, opt Options) (*Result, error) 
 		}
 	}
 	res.Messages = e.messages
+	res.F2V, res.EdgeOff = e.f2v, e.edgeOff
 	if err := e.beliefs(res); err != nil {
 		return nil, err
 	}
