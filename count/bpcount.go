@@ -361,10 +361,11 @@ type BPCountResult struct {
 // on the compressed graph. The colouring is kept from step to step and
 // recoloured incrementally (see BPCountOptions.Recolour). Lifted BP
 // computes the ground BP messages; it reports, per step, the lifted and
-// ground edges and messages (Step). By default (DefaultChoiceSlack) it
-// fixes, among the nearly most balanced variables, one in the smallest
-// clusternode, which keeps more symmetry for the later steps; with
-// ChoiceSlack 0 and the same seed it makes BPCount's choices.
+// ground edges and messages (Step). By default (DefaultChoiceSlack,
+// ChoiceReachPerSize) it fixes, among the nearly most balanced variables,
+// the one of largest reach / clusternode size^1.5, which ends the trial
+// sooner while keeping symmetry for the later steps; with ChoiceSlack 0 and
+// the same seed it makes BPCount's choices.
 //
 // The equality holds in exact arithmetic. Where BP's trajectory through the
 // symmetric messages is unstable, the rounding differences between
@@ -412,7 +413,8 @@ func LBPCount(ctx context.Context, c *cnf.CNF, opt BPCountOptions) (*BPCountResu
 // MaxIter iterations, stalls (no progress in 100 iterations, see
 // stallDetector) or is not normalizable reruns BP with damping raised to
 // (1+d)/2, at most twice (0.75 → 0.875 → 0.9375 by default); the last run is not cut
-// short. If it does not converge its marginals are used as they are; if no
+// short. If it does not converge its marginals are used as they are, from
+// the mean of its messages over its last AverageLast iterations; if no
 // run was normalizable every open variable gets marginal ½. Either way the
 // estimate stays unbiased, since that holds for any marginals.
 //
