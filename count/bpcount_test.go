@@ -105,6 +105,11 @@ func TestBPCountExpectationExact(t *testing.T) {
 		}
 		// The reach tie-break (the default) and without it.
 		opt.ChoiceReach = i/11%2 == 0
+		// The reach-per-size choice (the default, overriding the tie-break)
+		// and without it; marginals from the mean of the last iterations
+		// of an unconverged run (the default), of a few, or the last's.
+		opt.ChoiceReachPerSize = i/13%2 == 0
+		opt.AverageLast = []int{DefaultAverageLast, 20, 0}[i/7%3]
 		opt.Recolour = Recolouring(i / 2 % 3)
 		opt.Probe = i/3%2 == 0
 		opt.ReuseForced = i/5%2 == 0
@@ -388,6 +393,40 @@ func TestLeastSymmetric(t *testing.T) {
 	reach[3] = 5 // a tie in reach between 2 and 3: the more balanced, 3
 	if got := leastSymmetric(p1, open, nodeSize, 0.045, reachOf); got != 3 {
 		t.Errorf("tie in reach: variable %d, want 3", got)
+	}
+}
+
+// TestReachPerSize: within the slack, the largest reach / size^1.5, then the
+// most balanced, then the lowest index.
+func TestReachPerSize(t *testing.T) {
+	p1 := []float64{0.5, 0.52, 0.45, 0.46, 0.9, 0.54, 0.48}
+	open := []bool{false, true, true, true, true, true, true}
+	size := []int{1, 4, 2, 2, 1, 3, 1}
+	reach := []int{99, 17, 5, 6, 40, 8, 2}
+	nodeSize := func(v int) int { return size[v] }
+	reachOf := func(v int) int { return reach[v] }
+	// Scores: 1: 17/8 = 2.125, 2: 5/2.83 = 1.77, 3: 6/2.83 = 2.12, 4: 40,
+	// 5: 8/5.20 = 1.54, 6: 2. Distances from ½: 1: .02, 2: .05, 3: .04,
+	// 4: .4, 5: .04, 6: .02.
+	for _, c := range []struct {
+		slack float64
+		want  int
+	}{{1e-12, 1}, {0.015, 1}, {0.021, 1}, {0.5, 4}} {
+		if got := reachPerSize(p1, open, nodeSize, c.slack, reachOf); got != c.want {
+			t.Errorf("slack %v: variable %d, want %d", c.slack, got, c.want)
+		}
+	}
+	reach[1] = 16 // 2.0 < 2.12: variable 3 (within 0.021 of 0.02)
+	if got := reachPerSize(p1, open, nodeSize, 0.021, reachOf); got != 3 {
+		t.Errorf("variable %d, want 3", got)
+	}
+	reach[3] = 4 // 3: 1.41; 1 and 6 tie at 2.0, equally balanced: the lower index, 1
+	if got := reachPerSize(p1, open, nodeSize, 0.021, reachOf); got != 1 {
+		t.Errorf("tie: variable %d, want 1", got)
+	}
+	p1[6] = 0.495 // now 6 is the more balanced of the tie
+	if got := reachPerSize(p1, open, nodeSize, 0.021, reachOf); got != 6 {
+		t.Errorf("tie, 6 more balanced: variable %d, want 6", got)
 	}
 }
 

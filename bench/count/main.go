@@ -52,6 +52,7 @@ func main() {
 	csvDir := flag.String("csv", "", "write the per-step cumulative ratios of the first trial to DIR/NAME.csv")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of LBPCount's runs (BPCount's with -profile-bpcount) to FILE")
 	profileBP := flag.Bool("profile-bpcount", false, "with -cpuprofile: profile BPCount's runs instead")
+	avgBP := flag.Int("bpcount-average-last", count.DefaultAverageLast, "BPCount's AverageLast (0: marginals from the last iteration, as before issue 26's fifth pass)")
 	flag.Parse()
 
 	fmt.Printf("BPCount vs LBPCount: damping %.2g, tol %.0e, %d trials, α = %g, bound %v, seed %d, residual ≤ %d open variables, LBPCount choice slack %g, evidence graph %v, median of %d runs\n\n",
@@ -87,8 +88,10 @@ func main() {
 			for m := range 2 {
 				opt.Lifted = m == 1
 				opt.ChoiceSlack = 0
+				opt.AverageLast = *avgBP
 				if opt.Lifted {
 					opt.ChoiceSlack = *slack
+					opt.AverageLast = count.DefaultAverageLast
 				}
 				if *evidence {
 					opt.Graph = count.EvidenceGraph

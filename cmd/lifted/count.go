@@ -50,9 +50,9 @@ DIMACS CNF, or of a UAI model of binary variables whose tables hold only 0 and 1
   --method lbpcount  the same with lifted BP (colour passing in CNF mode,
                      recoloured incrementally after each fixing), usually with
                      far fewer messages; it fixes, among the variables within
-                     --choice-slack of the most balanced, one in the smallest
-                     clusternode (with --choice-slack 0: the same choices and
-                     bound as bpcount with the same --seed). The default.
+                     --choice-slack of the most balanced, the one of largest
+                     reach / clusternode size^1.5 (--choice-slack 0: bpcount's
+                     choices and bound with the same --seed). The default.
 
 Text output: the bound, e.g. "lower bound 5.8e+28 (log10 28.76) with confidence
 ≥ 0.96875", and the work done. JSON (--output-format json): method,
@@ -84,7 +84,7 @@ BP paper).`,
 	fl.IntVar(&f.o.SATBudget, "sat-budget", def.SATBudget, "decisions of the satisfiability check of each value before drawing it (0: unit propagation only)")
 	fl.Int64Var(&f.o.SATConflicts, "sat-conflicts", def.SATConflicts, "conflicts of the complete (CDCL) satisfiability check of a value that --sat-budget decisions did not decide (0: none)")
 	fl.StringVar(&f.bpGraph, "bp-graph", "residual", "graph BP runs on: residual (the simplified formula) or evidence (the whole formula, assigned variables as evidence); same marginals")
-	fl.Float64Var(&f.o.ChoiceSlack, "choice-slack", def.ChoiceSlack, "lbpcount (ignored by bpcount): fix, among the variables whose marginal is within this of the most balanced, one in the smallest clusternode (0: the most balanced, as bpcount; see experiments/lbpcount)")
+	fl.Float64Var(&f.o.ChoiceSlack, "choice-slack", def.ChoiceSlack, "lbpcount (ignored by bpcount): fix, among the variables whose marginal is within this of the most balanced, the one of largest reach (variables its two values fix by unit propagation) / clusternode size^1.5 (0: the most balanced, as bpcount; see experiments/lbpcount)")
 	fl.StringVar(&f.recolour, "recolour", "incremental", "lbpcount: colour each step's graph incrementally from the previous step's colouring (the same colouring as from scratch), from scratch, or refine (incremental without merging classes: stable, possibly finer)")
 	fl.IntVar(&f.o.Workers, "workers", runtime.NumCPU(), "trials run at once (the results do not depend on it)")
 	fl.DurationVar(&f.timeout, "timeout", 0, "give up after this long (e.g. 30s, 10m; 0: no limit)")

@@ -64,6 +64,12 @@ type Options struct {
 	VarSlice []int32
 	// Progress, if set, is called after every iteration.
 	Progress func(iter int, maxChange float64)
+	// AverageLast, when positive, makes a run that ends unconverged at
+	// MaxIter take its beliefs (and log Z) from the mean of the
+	// factor-to-variable messages of its last AverageLast iterations rather
+	// than from the last iteration's: in a limit cycle, the mean over the
+	// cycle instead of one point of it.
+	AverageLast int
 
 	logDomain bool // sequential: keep every clusternode's totals in log space (tests)
 	perSlot   bool // sequential: recompute the messages into a clusterfactor for every slot (tests)
@@ -93,6 +99,11 @@ type Result struct {
 	Messages   int64 // messages computed, both directions
 	Seconds    float64
 	MaxProduct bool
+	// F2V holds the factor-to-variable messages the beliefs were computed
+	// from, per lifted edge s at F2V[EdgeOff[s]:EdgeOff[s+1]] (each sums to
+	// 1): the last iteration's, or their mean (Options.AverageLast).
+	F2V     []float64
+	EdgeOff []int
 }
 
 // NodeBelief returns the normalised belief of clusternode X.
@@ -154,6 +165,8 @@ func Run(ctx context.Context, c *lift.Compressed, opt Options) (*Result, error) 
 	}
 	res := &Result{Graph: c, MaxProduct: opt.MaxProduct}
 	var err error
+	var sum []float64 // AverageLast: Σ f2v over the last iterations
+	nsum := 0
 	for it := 1; it <= opt.MaxIter; it++ {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -176,8 +189,24 @@ func Run(ctx context.Context, c *lift.Compressed, opt Options) (*Result, error) 
 			res.Converged = true
 			break
 		}
+		if opt.AverageLast > 0 && it > opt.MaxIter-opt.AverageLast {
+			if sum == nil {
+				sum = make([]float64, len(e.f2v))
+			}
+			for i, v := range e.f2v {
+				sum[i] += v
+			}
+			nsum++
+		}
+	}
+	if !res.Converged && nsum > 0 {
+		inv := 1 / float64(nsum)
+		for i, v := range sum {
+			e.f2v[i] = v * inv
+		}
 	}
 	res.Messages = e.messages
+	res.F2V, res.EdgeOff = e.f2v, e.edgeOff
 	if err := e.beliefs(res); err != nil {
 		return nil, err
 	}

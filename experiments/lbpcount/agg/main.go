@@ -30,6 +30,8 @@ func main() {
 	flag.Float64Var(&o.Damping, "damping", def.Damping, "Damping")
 	flag.IntVar(&o.SATBudget, "sat-budget", def.SATBudget, "SATBudget")
 	flag.BoolVar(&o.ChoiceReach, "reach", def.ChoiceReach, "ChoiceReach (LBPCount)")
+	flag.IntVar(&o.AverageLast, "avg", def.AverageLast, "AverageLast")
+	flag.BoolVar(&o.ChoiceReachPerSize, "reach-per-size", def.ChoiceReachPerSize, "ChoiceReachPerSize (LBPCount)")
 	flag.Parse()
 	f, err := os.Open(*path)
 	if err != nil {
