@@ -109,7 +109,13 @@ func (p *pool) helper(k int) {
 	for {
 		t0 := time.Now()
 		for spins := 0; p.epoch.Load() == seen; spins++ {
-			if spins&1023 == 1023 && time.Since(t0) > spinFor {
+			if spins&1023 != 1023 {
+				continue
+			}
+			// Let other goroutines have the processor now and then
+			// (the program may run other work beside this pool).
+			runtime.Gosched()
+			if time.Since(t0) > spinFor {
 				p.slept[k].Store(true)
 				if p.epoch.Load() == seen {
 					<-p.wake[k]
@@ -158,7 +164,11 @@ func (p *pool) run(f func(k int)) {
 		}
 	}
 	f(0)
-	for p.done.Load() != int32(p.w-1) {
+	for spins := 1; p.done.Load() != int32(p.w-1); spins++ {
+		if spins&255 == 0 {
+			// A helper waiting for a processor gets this one.
+			runtime.Gosched()
+		}
 	}
 }
 
