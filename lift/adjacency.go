@@ -82,3 +82,45 @@ func (r *refiner) claim(i int32) {
 		r.dirty = append(r.dirty, i)
 	}
 }
+
+// stepFrom runs one step of colour passing for r's nodes: in the first
+// round (first set) every one of its n nodes, otherwise the neighbours of
+// the nodes src that changed, source s's neighbours being the high (high
+// set) or low halves of the words adj[start[s]:start[s+1]]. It claims
+// them, signs them with sign and groups them, on all workers (parStep)
+// when the step is large enough, else on the calling goroutine.
+func (r *refiner) stepFrom(first bool, n int, src []int32, start []int64, adj []uint64, high bool, sign signFunc) {
+	nbr := func(w uint64) int32 {
+		if high {
+			return int32(w >> 32)
+		}
+		return int32(uint32(w))
+	}
+	if first {
+		if r.parallel(n) {
+			r.parStep(n, func(j int, d []int32, r *refiner) []int32 { return r.claimShared(int32(j), d) }, sign)
+			return
+		}
+		for i := range int32(n) {
+			r.claim(i)
+		}
+		r.resign(sign)
+		return
+	}
+	if r.parallel(len(src)) {
+		r.parStep(len(src), func(j int, d []int32, r *refiner) []int32 {
+			s := src[j]
+			for _, w := range adj[start[s]:start[s+1]] {
+				d = r.claimShared(nbr(w), d)
+			}
+			return d
+		}, sign)
+		return
+	}
+	for _, s := range src {
+		for _, w := range adj[start[s]:start[s+1]] {
+			r.claim(nbr(w))
+		}
+	}
+	r.resign(sign)
+}

@@ -491,23 +491,6 @@ func (p *passing) run(ctx context.Context, all bool) (int, error) {
 	g, vr, fr, a := p.g, p.vr, p.fr, p.adj
 	nv, nf := g.NumVars(), g.NumFactors()
 	signFactor, signVar := p.signFactor, p.signVar
-	// The sources of parallel steps: every node, or the neighbours of
-	// the changed variables or factors.
-	every := func(j int, d []int32, r *refiner) []int32 { return r.claimShared(int32(j), d) }
-	fromVars := func(j int, d []int32, r *refiner) []int32 {
-		v := vr.changed[j]
-		for _, w := range a.vAdj[a.vStart[v]:a.vStart[v+1]] {
-			d = r.claimShared(int32(w>>32), d)
-		}
-		return d
-	}
-	fromFactors := func(j int, d []int32, r *refiner) []int32 {
-		f := fr.changed[j]
-		for _, w := range a.fAdj[a.fStart[f]:a.fStart[f+1]] {
-			d = r.claimShared(int32(uint32(w)), d)
-		}
-		return d
-	}
 	rounds := 0
 	for ; p.opt.MaxIter == 0 || rounds < p.opt.MaxIter; p.step++ {
 		if err := ctx.Err(); err != nil {
@@ -517,42 +500,8 @@ func (p *passing) run(ctx context.Context, all bool) (int, error) {
 		// Factors next to variables that changed (all in the first
 		// round), then variables next to factors that changed.
 		first := all && rounds == 1
-		switch {
-		case first && fr.parallel(nf):
-			fr.parStep(nf, every, signFactor)
-		case first:
-			for f := range int32(nf) {
-				fr.claim(f)
-			}
-			fr.resign(signFactor)
-		case fr.parallel(len(vr.changed)):
-			fr.parStep(len(vr.changed), fromVars, signFactor)
-		default:
-			for _, v := range vr.changed {
-				for _, w := range a.vAdj[a.vStart[v]:a.vStart[v+1]] {
-					fr.claim(int32(w >> 32))
-				}
-			}
-			fr.resign(signFactor)
-		}
-		switch {
-		case first && vr.parallel(nv):
-			vr.parStep(nv, every, signVar)
-		case first:
-			for v := range int32(nv) {
-				vr.claim(v)
-			}
-			vr.resign(signVar)
-		case vr.parallel(len(fr.changed)):
-			vr.parStep(len(fr.changed), fromFactors, signVar)
-		default:
-			for _, f := range fr.changed {
-				for _, w := range a.fAdj[a.fStart[f]:a.fStart[f+1]] {
-					vr.claim(int32(uint32(w)))
-				}
-			}
-			vr.resign(signVar)
-		}
+		fr.stepFrom(first, nf, vr.changed, a.vStart, a.vAdj, true, signFactor)
+		vr.stepFrom(first, nv, fr.changed, a.fStart, a.fAdj, false, signVar)
 		if p.opt.Progress != nil {
 			p.opt.Progress(rounds, vr.numClasses(), fr.numClasses())
 		}
