@@ -1,6 +1,9 @@
 package lift
 
-import "slices"
+import (
+	"slices"
+	"sync"
+)
 
 // adjacency is a graph as colour passing reads it: per edge one word that
 // holds both the neighbour and the slot key, so that a node's signature and
@@ -16,24 +19,53 @@ type adjacency struct {
 	fSorted        []uint64
 }
 
-// newAdjacency packs g's edges with slot keys keys and sorted flags sorted.
-func newAdjacency(fStart, vStart []int64, edgeVar []int32, varEdges []int64, keys []int32, sorted []bool) *adjacency {
+// newAdjacency packs g's edges with slot keys keys and sorted flags
+// sorted, on up to workers goroutines.
+func newAdjacency(fStart, vStart []int64, edgeVar []int32, varEdges []int64, keys []int32, sorted []bool, workers int) *adjacency {
 	a := &adjacency{fStart: fStart, vStart: vStart, fAdj: make([]uint64, len(edgeVar)),
 		vAdj: make([]uint64, len(varEdges)), fSorted: make([]uint64, (len(sorted)+63)/64)}
 	ef := make([]int32, len(edgeVar))
-	for f := range len(fStart) - 1 {
-		for e := fStart[f]; e < fStart[f+1]; e++ {
-			ef[e] = int32(f)
-			a.fAdj[e] = uint64(uint32(keys[e]))<<32 | uint64(uint32(edgeVar[e]))
+	// Factors in runs of whole words of fSorted, so that no two
+	// goroutines write one word.
+	inChunks(len(fStart)-1, 64, workers, func(lo, hi int) {
+		for f := lo; f < hi; f++ {
+			for e := fStart[f]; e < fStart[f+1]; e++ {
+				ef[e] = int32(f)
+				a.fAdj[e] = uint64(uint32(keys[e]))<<32 | uint64(uint32(edgeVar[e]))
+			}
+			if sorted[f] {
+				a.fSorted[f>>6] |= 1 << (f & 63)
+			}
 		}
-		if sorted[f] {
-			a.fSorted[f>>6] |= 1 << (f & 63)
+	})
+	inChunks(len(varEdges), 1, workers, func(lo, hi int) {
+		for k, e := range varEdges[lo:hi] {
+			a.vAdj[lo+k] = uint64(uint32(ef[e]))<<32 | uint64(uint32(keys[e]))
 		}
-	}
-	for k, e := range varEdges {
-		a.vAdj[k] = uint64(uint32(ef[e]))<<32 | uint64(uint32(keys[e]))
-	}
+	})
 	return a
+}
+
+// inChunks calls f on the ranges of 0…n-1 cut into up to workers pieces
+// whose bounds are multiples of align, at once on their own goroutines
+// when there are several (and the pieces are worth one: 1<<16 items).
+func inChunks(n, align, workers int, f func(lo, hi int)) {
+	size := (n + workers - 1) / max(1, workers)
+	size = (size + align - 1) / align * align
+	if workers <= 1 || size < 1<<16 {
+		f(0, n)
+		return
+	}
+	var wg sync.WaitGroup
+	for lo := size; lo < n; lo += size {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			f(lo, min(n, lo+size))
+		}()
+	}
+	f(0, min(n, size))
+	wg.Wait()
 }
 
 // varFactor and varKey decode variable edge k.
@@ -98,7 +130,7 @@ func (r *refiner) stepFrom(first bool, n int, src []int32, start []int64, adj []
 	}
 	if first {
 		if r.parallel(n) {
-			r.parStep(n, func(j int, d []int32, r *refiner) []int32 { return r.claimShared(int32(j), d) }, sign)
+			r.parStep(n, nil, sign)
 			return
 		}
 		for i := range int32(n) {

@@ -424,7 +424,7 @@ func (ColourPassing) Refine(ctx context.Context, g *fg.Graph, ev fg.Evidence, op
 // sources run on all workers (parStep); otherwise only the signing of a
 // step's dirty nodes does.
 func refine(ctx context.Context, g *fg.Graph, ev fg.Evidence, opt Options, workers, minChunk int, parSteps bool) (*Colouring, error) {
-	p := newPassing(g, ev, opt)
+	p := newPassing(g, ev, opt, workers)
 	p.vr.workers, p.fr.workers = workers, workers
 	p.vr.minChunk, p.fr.minChunk = minChunk, minChunk
 	if workers > 1 && parSteps {
@@ -437,8 +437,21 @@ func refine(ctx context.Context, g *fg.Graph, ev fg.Evidence, opt Options, worke
 	if err != nil {
 		return nil, err
 	}
-	nvc := renumber(p.vc, p.vr.numClasses())
-	nfc := renumber(p.fc, p.fr.numClasses())
+	// The two renumberings are independent: on large graphs with several
+	// workers, at once.
+	var nvc, nfc int
+	if workers > 1 && len(p.vc) >= 1<<16 {
+		done := make(chan struct{})
+		go func() {
+			nvc = renumber(p.vc, p.vr.numClasses())
+			close(done)
+		}()
+		nfc = renumber(p.fc, p.fr.numClasses())
+		<-done
+	} else {
+		nvc = renumber(p.vc, p.vr.numClasses())
+		nfc = renumber(p.fc, p.fr.numClasses())
+	}
 	return &Colouring{VarColor: p.vc, NumVarColor: nvc, FactorColor: p.fc, NumFacColor: nfc, EdgeKey: p.keys, Iterations: rounds}, nil
 }
 
@@ -458,12 +471,12 @@ type passing struct {
 }
 
 // newPassing prepares colour passing on g from the initial colours of
-// evidence ev.
-func newPassing(g *fg.Graph, ev fg.Evidence, opt Options) *passing {
+// evidence ev, on up to workers goroutines.
+func newPassing(g *fg.Graph, ev fg.Evidence, opt Options, workers int) *passing {
 	nv, nf := g.NumVars(), g.NumFactors()
 	p := &passing{g: g, opt: opt}
 	p.keys, p.sorted, p.initF = edgeKeys(g, opt)
-	p.adj = newAdjacency(g.FactorStart, g.VarStart, g.EdgeVar, g.VarEdges, p.keys, p.sorted)
+	p.adj = newAdjacency(g.FactorStart, g.VarStart, g.EdgeVar, g.VarEdges, p.keys, p.sorted, workers)
 	p.vc = make([]int32, nv)
 	p.vr = newRefiner(p.vc, initialVarColours(g, ev, p.vc))
 	p.fc = make([]int32, nf)

@@ -130,32 +130,34 @@ func TestCompressWithParallel(t *testing.T) {
 }
 
 // On grids large enough for the default chunks to be signed on several
-// goroutines (and on a random graph of the same size), the all-cores
-// colouring is ColourPassing's.
+// goroutines, for the edges to be packed and the colours renumbered on
+// several (and on a random graph), the all-cores colouring is
+// ColourPassing's, with the default steps and with every step of at least
+// 2·1024 sources on all workers.
 func TestParallelLargeGraphs(t *testing.T) {
 	if testing.Short() {
 		t.Skip("large graphs")
 	}
 	ctx := context.Background()
 	r := rand.New(rand.NewPCG(5, 6))
-	g := gen.SquareGrid(r, 100)
+	g := gen.SquareGrid(r, 300)
 	ev := fg.NoEvidence(g.NumVars())
 	ev[7] = 1
-	graphs := []model{{"grid100", g, nil}, {"grid100+evidence", g, ev},
+	graphs := []model{{"grid300", g, nil}, {"grid300+evidence", g, ev},
 		{"random", gen.Random(r, 10000, 10000, 3, 0), nil}}
 	for _, m := range graphs {
 		want, err := lift.ColourPassing{}.Refine(ctx, m.g, m.ev, lift.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, w := range []int{2, 4} {
-			got, err := lift.Parallel{Workers: w}.Refine(ctx, m.g, m.ev, lift.Options{})
+		for _, p := range []lift.Parallel{{Workers: 2}, {Workers: 4}, {Workers: 2, MinChunk: 1024}, {Workers: 3, MinChunk: 1024}} {
+			got, err := p.Refine(ctx, m.g, m.ev, lift.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
 			if !reflect.DeepEqual(got, want) {
-				t.Fatalf("%s, %d workers: colouring differs from ColourPassing (%d/%d classes in %d rounds, want %d/%d in %d)",
-					m.name, w, got.NumVarColor, got.NumFacColor, got.Iterations, want.NumVarColor, want.NumFacColor, want.Iterations)
+				t.Fatalf("%s, %+v: colouring differs from ColourPassing (%d/%d classes in %d rounds, want %d/%d in %d)",
+					m.name, p, got.NumVarColor, got.NumFacColor, got.Iterations, want.NumVarColor, want.NumFacColor, want.Iterations)
 			}
 		}
 	}

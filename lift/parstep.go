@@ -16,18 +16,22 @@ import (
 //  1. Claim and sign: worker k takes the k-th w-th of the sources (the
 //     nodes that changed, or every node in the first round), claims their
 //     neighbours (an atomic or on the step's bitset: each node goes to one
-//     worker) and signs what it claimed into its own arena.
-//  2. Group: worker s groups the dirty nodes whose signature hash falls in
-//     its shard s (an open-addressing table per shard, verified against
+//     worker), signs what it claimed into its own arena and groups its own
+//     signatures (a table of its own, verified against the signature), so
+//     that equal signatures of one worker cross to another at most once.
+//  2. Group: worker s merges the local groups whose signature hash falls
+//     in its shard s (an open-addressing table per shard, verified against
 //     the signature), so equal signatures meet in one shard; each group
 //     adds its size to its class's dirty count and offers itself as the
 //     class's keeper (an atomic maximum of size, then group).
 //  3. Count: a group keeps its class's id when the whole class was
 //     re-signed and it is the keeper (the serial rule: the largest group);
-//     the others need fresh ids, counted per shard.
-//  4. Name: fresh ids follow per shard (a prefix sum, serial); then every
-//     worker moves the nodes it claimed that change id and lists them, in
-//     the order it claimed them.
+//     the others need fresh ids, counted per shard. The keeper notes how
+//     many of the class's members leave it.
+//  4. Name: fresh ids follow per shard (a prefix sum, serial); the keeper
+//     alone settles its class's size and clears its counts (no other
+//     worker touches them then). Then every worker moves the nodes it
+//     claimed that change id and lists them, in the order it claimed them.
 //
 // The partition after every step is the serial one (the coarsest
 // refinement of the previous partition by signatures); which node is
@@ -41,7 +45,17 @@ type parSeg struct {
 	hash  []uint64
 	end   []int // signature k ends at end[k] in arena
 	arena []uint64
-	_     [64]byte // the workers' headers on separate cache lines
+	// The worker's own grouping of its signatures: dirty node k is in
+	// local group lgroup[k], whose first member is lgFirst and whose
+	// members number lgSize; lgGlobal is its group in its shard;
+	// byShard lists the local groups whose hash falls in each shard.
+	table    []int32 // local group+1 per slot, 0 empty
+	lgroup   []int32
+	lgFirst  []int32
+	lgSize   []int32
+	lgGlobal []int32
+	byShard  [][]int32
+	_        [64]byte // the workers' headers on separate cache lines
 }
 
 // parShard is the grouping state of one shard of a parallel step.
@@ -51,6 +65,7 @@ type parShard struct {
 	grpSize  []int32
 	grpClass []int32
 	grpID    []int32 // new class id, or -1-j for the shard's j-th fresh id
+	leave    []int32 // for a class's largest group: members that leave the class; else -1
 	fresh    int32
 	changed  []int32 // the changed nodes of segment s (not shard s)
 	_        [64]byte
@@ -61,7 +76,6 @@ type parState struct {
 	seg      []parSeg
 	shard    []parShard
 	off      []int   // global dirty index of each segment's first node
-	group    []int32 // per global dirty index: group in its shard
 	dirtyIn  []int32 // per class: dirty members this step
 	keeperAt []uint64
 }
@@ -206,6 +220,15 @@ func (r *refiner) claimShared(i int32, d []int32) []int32 {
 	return d
 }
 
+// segStart is where signature k starts in an arena whose signatures end
+// at end.
+func segStart(end []int, k int) int {
+	if k == 0 {
+		return 0
+	}
+	return end[k-1]
+}
+
 // parSig is the signature of global dirty index k.
 func (ps *parState) sig(k int32) []uint64 {
 	w := 0
@@ -232,8 +255,9 @@ func (ps *parState) hashOf(k int32) uint64 {
 
 // parStep runs one step on r.workers goroutines: the n sources are visited
 // by visit(j, d, r) (which offers the nodes next to source j by
-// r.claimShared, appending the claimed ones to d), the claimed nodes signed with sign, grouped and named; it
-// fills r.changed.
+// r.claimShared, appending the claimed ones to d), or, with visit nil, are
+// the nodes 0…n-1 themselves (the first round); the claimed nodes are
+// signed with sign, grouped and named; it fills r.changed.
 func (r *refiner) parStep(n int, visit func(j int, d []int32, r *refiner) []int32, sign signFunc) {
 	if len(r.inStep) == 0 {
 		r.inStep = make([]uint64, (len(r.colour)+63)/64)
@@ -244,26 +268,87 @@ func (r *refiner) parStep(n int, visit func(j int, d []int32, r *refiner) []int3
 		ps = &parState{seg: make([]parSeg, w), shard: make([]parShard, w), off: make([]int, w+1)}
 		r.par = ps
 	}
+	// A signature's shard: the high half of its hash scaled to w (the
+	// low bits place it in the shard's table).
+	shardOf := func(h uint64) int { return int((h >> 32) * uint64(w) >> 32) }
 	// 1. Claim and sign: worker k takes the k-th w-th of the sources.
 	// The sources are the nodes that changed in the last step, listed
 	// worker by worker, so a worker goes on where it left off: the
 	// colours and edges it reads are those it wrote and read last, in its
-	// own cache, not the other workers'.
+	// own cache, not the other workers'. (Taking chunks from a shared
+	// counter, or from the ends of the others' shares when one's own are
+	// gone, balanced the workers but made each one's work 1.4× dearer,
+	// measured at 1000×1000.)
 	pl.run(func(k int) {
 		// Local slices: appending to the shared headers would bounce
 		// their cache line between the workers.
 		s := &ps.seg[k]
-		d, hs, ends, a := s.dirty[:0], s.hash[:0], s.end[:0], s.arena[:0]
-		for j := k * n / w; j < (k+1)*n/w; j++ {
-			d = visit(j, d, r)
+		lo, hi := k*n/w, (k+1)*n/w
+		d := slices.Grow(s.dirty[:0], hi-lo)
+		if visit == nil {
+			// Every node is its own source, visited once: no claims.
+			for j := lo; j < hi; j++ {
+				if r.classSize[r.colour[j]] > 1 {
+					d = append(d, int32(j))
+				}
+			}
+		} else {
+			for j := lo; j < hi; j++ {
+				d = visit(j, d, r)
+			}
 		}
-		for _, i := range d {
+		// Room for the step's signatures at once (the first round's
+		// would otherwise grow by copying, several times).
+		hs, ends, a := slices.Grow(s.hash[:0], len(d)), slices.Grow(s.end[:0], len(d)), slices.Grow(s.arena[:0], len(d)*r.words)
+		if len(s.byShard) != w {
+			s.byShard = make([][]int32, w)
+		}
+		for t := range s.byShard {
+			s.byShard[t] = s.byShard[t][:0]
+		}
+		tsize := 16
+		for tsize < 2*len(d) {
+			tsize *= 2
+		}
+		table := s.table
+		if cap(table) < tsize {
+			table = make([]int32, tsize)
+		} else {
+			table = table[:tsize]
+			clear(table)
+		}
+		mask := uint64(tsize - 1)
+		lgroup, lgFirst, lgSize := slices.Grow(s.lgroup[:0], len(d)), s.lgFirst[:0], s.lgSize[:0]
+		for j, i := range d {
 			start := len(a)
 			a = sign(i, a)
-			hs = append(hs, hashSig(a[start:]))
+			sig := a[start:]
+			h := hashSig(sig)
+			hs = append(hs, h)
 			ends = append(ends, len(a))
+			// The local group of the signature (verified, so exact).
+			var g int32
+			for t := h & mask; ; t = (t + 1) & mask {
+				g = table[t] - 1
+				if g < 0 {
+					g = int32(len(lgSize))
+					table[t] = g + 1
+					lgFirst = append(lgFirst, int32(j))
+					lgSize = append(lgSize, 0)
+					sh := shardOf(h)
+					s.byShard[sh] = append(s.byShard[sh], g)
+					break
+				}
+				if f := lgFirst[g]; hs[f] == h && slices.Equal(a[segStart(ends, int(f)):ends[f]], sig) {
+					break
+				}
+			}
+			lgSize[g]++
+			lgroup = append(lgroup, g)
 		}
 		s.dirty, s.hash, s.end, s.arena = d, hs, ends, a
+		s.table, s.lgroup, s.lgFirst, s.lgSize = table, lgroup, lgFirst, lgSize
+		s.lgGlobal = slices.Grow(s.lgGlobal[:0], len(lgSize))[:len(lgSize)]
 	})
 	total := 0
 	for k := range w {
@@ -271,7 +356,6 @@ func (r *refiner) parStep(n int, visit func(j int, d []int32, r *refiner) []int3
 		total += len(ps.seg[k].dirty)
 	}
 	ps.off[w] = total
-	ps.group = slices.Grow(ps.group[:0], total)[:total]
 	nc := r.numClasses()
 	if len(ps.dirtyIn) < len(r.colour) {
 		ps.dirtyIn = make([]int32, max(nc, len(r.colour)))
@@ -281,14 +365,17 @@ func (r *refiner) parStep(n int, visit func(j int, d []int32, r *refiner) []int3
 		ps.dirtyIn = append(ps.dirtyIn, make([]int32, nc-len(ps.dirtyIn))...)
 		ps.keeperAt = append(ps.keeperAt, make([]uint64, nc-len(ps.keeperAt))...)
 	}
-	shardOf := func(h uint64) int { return int((h >> 32) % uint64(w)) }
 	// 2. Group.
 	pl.run(func(s int) {
 		sh := &ps.shard[s]
 		grpFirst, grpSize, grpClass := sh.grpFirst[:0], sh.grpSize[:0], sh.grpClass[:0]
 		sh.grpID = sh.grpID[:0]
+		groups := 0
+		for k := range w {
+			groups += len(ps.seg[k].byShard[s])
+		}
 		tsize := 16
-		for tsize < 2*total/w+2 {
+		for tsize < 2*groups {
 			tsize *= 2
 		}
 		table := sh.table
@@ -300,19 +387,13 @@ func (r *refiner) parStep(n int, visit func(j int, d []int32, r *refiner) []int3
 		}
 		sh.table = table
 		mask := uint64(tsize - 1)
-		group := ps.group
 		for k := range w {
 			seg := &ps.seg[k]
-			for j, h := range seg.hash {
-				if shardOf(h) != s {
-					continue
-				}
+			for _, lg := range seg.byShard[s] {
+				j := int(seg.lgFirst[lg])
+				h := seg.hash[j]
 				gk := int32(ps.off[k] + j)
-				lo := 0
-				if j > 0 {
-					lo = seg.end[j-1]
-				}
-				sig := seg.arena[lo:seg.end[j]]
+				sig := seg.arena[segStart(seg.end, j):seg.end[j]]
 				var g int32
 				for t := h & mask; ; t = (t + 1) & mask {
 					g = table[t] - 1
@@ -328,8 +409,8 @@ func (r *refiner) parStep(n int, visit func(j int, d []int32, r *refiner) []int3
 						break
 					}
 				}
-				grpSize[g]++
-				group[gk] = g
+				grpSize[g] += seg.lgSize[lg]
+				seg.lgGlobal[lg] = g
 			}
 		}
 		sh.grpFirst, sh.grpSize, sh.grpClass = grpFirst, grpSize, grpClass
@@ -344,18 +425,30 @@ func (r *refiner) parStep(n int, visit func(j int, d []int32, r *refiner) []int3
 			}
 		}
 	})
-	// 3. Count the fresh ids.
+	// 3. Count the fresh ids. The largest group of a class (one in all
+	// shards) will settle the class's count and clear its bookkeeping,
+	// alone, in the next phase: it notes the members that leave.
 	pl.run(func(s int) {
 		sh := &ps.shard[s]
 		sh.fresh = 0
+		sh.leave = sh.leave[:0]
 		for g, c := range sh.grpClass {
 			key := uint64(sh.grpSize[g])<<32 | uint64(^uint32(s+w*g))
-			if ps.dirtyIn[c] == r.classSize[c] && ps.keeperAt[c] == key {
+			largest, all := ps.keeperAt[c] == key, ps.dirtyIn[c] == r.classSize[c]
+			if largest && all {
 				sh.grpID = append(sh.grpID, c)
 			} else {
 				sh.grpID = append(sh.grpID, -1-sh.fresh)
 				sh.fresh++
 			}
+			leave := int32(-1)
+			if largest {
+				leave = ps.dirtyIn[c]
+				if all {
+					leave -= sh.grpSize[g]
+				}
+			}
+			sh.leave = append(sh.leave, leave)
 		}
 	})
 	base := make([]int32, w)
@@ -371,28 +464,35 @@ func (r *refiner) parStep(n int, visit func(j int, d []int32, r *refiner) []int3
 	pl.run(func(s int) {
 		sh := &ps.shard[s]
 		for g, id := range sh.grpID {
-			c := sh.grpClass[g]
 			if id < 0 {
 				id = base[s] - 1 - id
 				sh.grpID[g] = id
 				r.classSize[id] = sh.grpSize[g]
-				atomic.AddInt32(&r.classSize[c], -sh.grpSize[g])
 			}
-			atomic.StoreInt32(&ps.dirtyIn[c], 0)
-			atomic.StoreUint64(&ps.keeperAt[c], 0)
+			// Only the class's largest group writes the class's entries
+			// (no other worker reads or writes them in this phase).
+			if leave := sh.leave[g]; leave >= 0 {
+				c := sh.grpClass[g]
+				r.classSize[c] -= leave
+				ps.dirtyIn[c] = 0
+				ps.keeperAt[c] = 0
+			}
 		}
 	})
 	pl.run(func(k int) {
 		seg := &ps.seg[k]
 		changed := ps.shard[k].changed[:0]
-		group := ps.group[ps.off[k]:]
 		for j, h := range seg.hash {
 			i := seg.dirty[j]
-			if id := ps.shard[shardOf(h)].grpID[group[j]]; id != r.colour[i] {
+			if id := ps.shard[shardOf(h)].grpID[seg.lgGlobal[seg.lgroup[j]]]; id != r.colour[i] {
 				r.colour[i] = id
 				changed = append(changed, i)
 			}
-			atomic.AndUint64(&r.inStep[i>>6], ^(uint64(1) << (i & 63)))
+			// Every bit of the step's bitset is a dirty node's: the
+			// word goes to 0 whoever clears it, once.
+			if b := &r.inStep[i>>6]; visit != nil && atomic.LoadUint64(b) != 0 {
+				atomic.StoreUint64(b, 0)
+			}
 		}
 		ps.shard[k].changed = changed
 	})

@@ -78,7 +78,7 @@ func NewRecolourer(ctx context.Context, g *fg.Graph, ev fg.Evidence, opt Options
 	if ev != nil {
 		copy(cur, ev)
 	}
-	r := &Recolourer{p: newPassing(g, cur, opt), ev: cur, initCount: map[uint64]int{}}
+	r := &Recolourer{p: newPassing(g, cur, opt, 1), ev: cur, initCount: map[uint64]int{}}
 	rounds, err := r.p.run(ctx, true)
 	if err != nil {
 		return nil, err

@@ -60,7 +60,7 @@ func (r *Recolourer) Shrink(ctx context.Context, g2 *fg.Graph, ev2 fg.Evidence, 
 	}
 	// Carry the old classes over; the refiners keep the old class ids
 	// (classes left without members are dead ids).
-	p := newPassing(g2, ev2, opt)
+	p := newPassing(g2, ev2, opt, 1)
 	for v := range p.vc {
 		p.vc[v] = old.vc[varFrom[v]]
 	}
