@@ -40,10 +40,12 @@ type Parallel struct {
 // ParallelStepNodes is the fewest nodes (variables and factors) of a graph
 // whose large steps Parallel runs on all workers by default: on smaller
 // graphs the steps are short and the helpers' coordination costs more than
-// the second core gives (experiments/colourpassing/PARALLEL.md: on 2 cores,
-// 0.6–0.8× at 316×316, about even at 1000×1000, 1.5–1.9× at 1826×1826);
-// there only the signing runs on all workers.
-const ParallelStepNodes = 1 << 22
+// the second core gives (experiments/colourpassing/PARALLEL.md, session 10:
+// on 2 cores, whole steps 0.80–1.05× at 316×316 (4·10^5 nodes) against
+// 0.98–1.0× signing only; 1.16–1.22× against 1.05–1.11× at 577×577
+// (1.3·10^6); 1.46–1.52× against 1.14–1.16× at 1000×1000); there only the
+// signing runs on all workers.
+const ParallelStepNodes = 1 << 20
 
 // Refine implements Refiner.
 func (r Parallel) Refine(ctx context.Context, g *fg.Graph, ev fg.Evidence, opt Options) (*Colouring, error) {
