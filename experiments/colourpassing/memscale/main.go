@@ -3,8 +3,11 @@
 // made of (issue 26): -mib MiB of random int32 indices, read as -chains
 // independent pointer chases per goroutine (more chains: more misses in
 // flight per core), 1 and 2 goroutines alternately, -reps times; and the
-// same for pure arithmetic. It prints the wall seconds of each run and the
-// median speed-up of 2 goroutines over 1.
+// same for pure arithmetic: one dependent chain of multiply-adds (bound by
+// latency, which two hardware threads of one core would also double), and
+// eight independent ones (bound by the core's one multiplier: two threads
+// of one core would share it, two cores would not). It prints the wall
+// seconds of each run and the median speed-up of 2 goroutines over 1.
 package main
 
 import (
@@ -87,4 +90,23 @@ func main() {
 		r = append(r, t1/t2)
 	}
 	fmt.Printf("  median speed-up of 2 over 1: %.2f\n", median(r))
+	r = r[:0]
+	for range *reps {
+		t1 := timed(1, func(int) { sink += int64(spin8(100_000_000)) })
+		t2 := timed(2, func(int) { sink += int64(spin8(50_000_000)) })
+		fmt.Printf("arithmetic, 8 independent chains: 1 goroutine %.3f s, 2 goroutines %.3f s\n", t1, t2)
+		r = append(r, t1/t2)
+	}
+	fmt.Printf("  median speed-up of 2 over 1: %.2f\n", median(r))
+}
+
+// spin8 runs eight independent multiply-add chains n steps.
+func spin8(n int) uint64 {
+	var x [8]uint64
+	for range n {
+		for j := range x {
+			x[j] = x[j]*6364136223846793005 + uint64(2*j+1)
+		}
+	}
+	return x[0] ^ x[1] ^ x[2] ^ x[3] ^ x[4] ^ x[5] ^ x[6] ^ x[7]
 }
