@@ -130,9 +130,10 @@ func (r *refiner) stepFrom(first bool, n int, src []int32, start []int64, adj []
 	}
 	if first {
 		if r.parallel(n) {
-			r.parStep(n, nil, sign)
+			r.parStep(n, nil, nil, nil, false, sign)
 			return
 		}
+		r.dirty = slices.Grow(r.dirty[:0], n)
 		for i := range int32(n) {
 			r.claim(i)
 		}
@@ -140,13 +141,7 @@ func (r *refiner) stepFrom(first bool, n int, src []int32, start []int64, adj []
 		return
 	}
 	if r.parallel(len(src)) {
-		r.parStep(len(src), func(j int, d []int32, r *refiner) []int32 {
-			s := src[j]
-			for _, w := range adj[start[s]:start[s+1]] {
-				d = r.claimShared(nbr(w), d)
-			}
-			return d
-		}, sign)
+		r.parStep(len(src), src, start, adj, high, sign)
 		return
 	}
 	for _, s := range src {

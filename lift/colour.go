@@ -170,6 +170,9 @@ type refiner struct {
 	inStep []uint64
 	par    *parState
 	pool   *pool
+	// own[i]…own[i+1]-1 are node i's edges (its degree), when known:
+	// parallel steps cut their work by it.
+	own []int64
 }
 
 // signFunc appends the signature of node i (own class first) to buf. It
@@ -179,8 +182,10 @@ type signFunc func(i int32, buf []uint64) []uint64
 func newRefiner(colour []int32, n int) *refiner {
 	// Class ids stay below the number of nodes: the per-class arrays are
 	// allocated once at that capacity (reduce appends to classSize).
+	// The work lists grow with the steps that run on this goroutine (on
+	// large graphs with several workers, only the small ones do).
 	r := &refiner{colour: colour, classSize: make([]int32, n, max(n, len(colour))),
-		dirty: make([]int32, 0, len(colour)), group: make([]int32, 0, len(colour)), workers: 1, minChunk: DefaultMinChunk, words: 4}
+		workers: 1, minChunk: DefaultMinChunk, words: 4}
 	for _, c := range colour {
 		r.classSize[c]++
 	}
@@ -358,7 +363,7 @@ func (r *refiner) reduce() {
 		clear(r.table)
 	}
 	r.grpFirst = r.grpFirst[:0]
-	r.group, r.grpClass, r.grpSize = r.group[:0], r.grpClass[:0], r.grpSize[:0]
+	r.group, r.grpClass, r.grpSize = slices.Grow(r.group[:0], len(r.dirty)), r.grpClass[:0], r.grpSize[:0]
 	r.touched = r.touched[:0]
 	for k, i := range r.dirty {
 		c := r.colour[i]
@@ -481,6 +486,7 @@ func newPassing(g *fg.Graph, ev fg.Evidence, opt Options, workers int) *passing 
 	p.vr = newRefiner(p.vc, initialVarColours(g, ev, p.vc))
 	p.fc = make([]int32, nf)
 	p.fr = newRefiner(p.fc, dense(p.initF, p.fc))
+	p.vr.own, p.fr.own = p.adj.vStart, p.adj.fStart
 	// A signature has a word per edge and one for the own colour.
 	p.vr.words = 2 + g.NumEdges()/max(nv, 1)
 	p.fr.words = 2 + g.NumEdges()/max(nf, 1)
@@ -556,16 +562,24 @@ func initialVarColours(g *fg.Graph, ev fg.Evidence, vc []int32) int {
 	return dense(init, vc)
 }
 
-// dense renumbers keys densely by first appearance into out.
+// dense renumbers keys densely by first appearance into out. Runs of
+// equal keys (the usual case: nodes of one kind, numbered together) skip
+// the map.
 func dense(keys []uint64, out []int32) int {
 	m := make(map[uint64]int32)
+	last, lastID := uint64(0), int32(-1)
 	for i, k := range keys {
+		if k == last && lastID >= 0 {
+			out[i] = lastID
+			continue
+		}
 		id, ok := m[k]
 		if !ok {
 			id = int32(len(m))
 			m[k] = id
 		}
 		out[i] = id
+		last, lastID = k, id
 	}
 	return len(m)
 }

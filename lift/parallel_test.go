@@ -131,9 +131,9 @@ func TestCompressWithParallel(t *testing.T) {
 
 // On grids large enough for the default chunks to be signed on several
 // goroutines, for the edges to be packed and the colours renumbered on
-// several (and on a random graph), the all-cores colouring is
-// ColourPassing's, with the default steps and with every step of at least
-// 2·1024 sources on all workers.
+// several (and on a random graph and friends-and-smokers), the all-cores
+// colouring is ColourPassing's, with the default steps and with every step
+// of at least 2·1024 (or 2·64) sources on all workers.
 func TestParallelLargeGraphs(t *testing.T) {
 	if testing.Short() {
 		t.Skip("large graphs")
@@ -143,14 +143,22 @@ func TestParallelLargeGraphs(t *testing.T) {
 	g := gen.SquareGrid(r, 300)
 	ev := fg.NoEvidence(g.NumVars())
 	ev[7] = 1
+	// Friends-and-smokers: the Smokes variables hold half the edges, so
+	// that the steps are cut by edges, a Smokes variable's between workers.
+	sm := gen.Smokers(200, 1.5, 1.1)
+	smEv := fg.NoEvidence(sm.NumVars())
+	for i := range 3 {
+		smEv[i] = int32(i % 2)
+	}
 	graphs := []model{{"grid300", g, nil}, {"grid300+evidence", g, ev},
-		{"random", gen.Random(r, 10000, 10000, 3, 0), nil}}
+		{"random", gen.Random(r, 10000, 10000, 3, 0), nil}, {"smokers200", sm, smEv}}
 	for _, m := range graphs {
 		want, err := lift.ColourPassing{}.Refine(ctx, m.g, m.ev, lift.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, p := range []lift.Parallel{{Workers: 2}, {Workers: 4}, {Workers: 2, MinChunk: 1024}, {Workers: 3, MinChunk: 1024}} {
+		for _, p := range []lift.Parallel{{Workers: 2}, {Workers: 4}, {Workers: 2, MinChunk: 1024}, {Workers: 3, MinChunk: 1024},
+			{Workers: 2, MinChunk: 64}, {Workers: 5, MinChunk: 64}} {
 			got, err := p.Refine(ctx, m.g, m.ev, lift.Options{})
 			if err != nil {
 				t.Fatal(err)

@@ -78,6 +78,7 @@ type parState struct {
 	off      []int   // global dirty index of each segment's first node
 	dirtyIn  []int32 // per class: dirty members this step
 	keeperAt []uint64
+	cut      shareSet
 }
 
 // pool runs the phases of parallel steps on w-1 helper goroutines that
@@ -253,12 +254,13 @@ func (ps *parState) hashOf(k int32) uint64 {
 	return ps.seg[w].hash[int(k)-ps.off[w]]
 }
 
-// parStep runs one step on r.workers goroutines: the n sources are visited
-// by visit(j, d, r) (which offers the nodes next to source j by
-// r.claimShared, appending the claimed ones to d), or, with visit nil, are
-// the nodes 0…n-1 themselves (the first round); the claimed nodes are
-// signed with sign, grouped and named; it fills r.changed.
-func (r *refiner) parStep(n int, visit func(j int, d []int32, r *refiner) []int32, sign signFunc) {
+// parStep runs one step on r.workers goroutines: the nodes next to the
+// sources src (source s's neighbours being the high, with high set, or low
+// halves of the words adj[start[s]:start[s+1]]) are claimed by
+// r.claimShared or, with src nil, the step is the first round of the
+// nodes 0…n-1 themselves; the claimed nodes are signed with sign, grouped
+// and named; it fills r.changed.
+func (r *refiner) parStep(n int, src []int32, start []int64, adj []uint64, high bool, sign signFunc) {
 	if len(r.inStep) == 0 {
 		r.inStep = make([]uint64, (len(r.colour)+63)/64)
 	}
@@ -271,7 +273,10 @@ func (r *refiner) parStep(n int, visit func(j int, d []int32, r *refiner) []int3
 	// A signature's shard: the high half of its hash scaled to w (the
 	// low bits place it in the shard's table).
 	shardOf := func(h uint64) int { return int((h >> 32) * uint64(w) >> 32) }
-	// 1. Claim and sign: worker k takes the k-th w-th of the sources.
+	// 1. Claim and sign: worker k takes the k-th w-th of the step's work,
+	// counted in edges (a node's or source's degree), not in nodes: on
+	// friends-and-smokers the few Smokes variables hold half the edges,
+	// and shares by count gave one worker all of a step (shares.go).
 	// The sources are the nodes that changed in the last step, listed
 	// worker by worker, so a worker goes on where it left off: the
 	// colours and edges it reads are those it wrote and read last, in its
@@ -279,27 +284,27 @@ func (r *refiner) parStep(n int, visit func(j int, d []int32, r *refiner) []int3
 	// counter, or from the ends of the others' shares when one's own are
 	// gone, balanced the workers but made each one's work 1.4× dearer,
 	// measured at 1000×1000.)
+	sh := ps.shares(r, n, src, start)
 	pl.run(func(k int) {
 		// Local slices: appending to the shared headers would bounce
 		// their cache line between the workers.
 		s := &ps.seg[k]
-		lo, hi := k*n/w, (k+1)*n/w
-		d := slices.Grow(s.dirty[:0], hi-lo)
-		if visit == nil {
+		d := s.dirty[:0]
+		if src == nil {
 			// Every node is its own source, visited once: no claims.
+			lo, hi := sh.nodes(k)
+			d = slices.Grow(d, hi-lo)
 			for j := lo; j < hi; j++ {
 				if r.classSize[r.colour[j]] > 1 {
 					d = append(d, int32(j))
 				}
 			}
 		} else {
-			for j := lo; j < hi; j++ {
-				d = visit(j, d, r)
-			}
+			d = sh.visit(k, d, r, src, start, adj, high)
 		}
 		// Room for the step's signatures at once (the first round's
 		// would otherwise grow by copying, several times).
-		hs, ends, a := slices.Grow(s.hash[:0], len(d)), slices.Grow(s.end[:0], len(d)), slices.Grow(s.arena[:0], len(d)*r.words)
+		hs, ends, a := slices.Grow(s.hash[:0], len(d)), slices.Grow(s.end[:0], len(d)), slices.Grow(s.arena[:0], r.sigWords(d))
 		if len(s.byShard) != w {
 			s.byShard = make([][]int32, w)
 		}
@@ -490,7 +495,7 @@ func (r *refiner) parStep(n int, visit func(j int, d []int32, r *refiner) []int3
 			}
 			// Every bit of the step's bitset is a dirty node's: the
 			// word goes to 0 whoever clears it, once.
-			if b := &r.inStep[i>>6]; visit != nil && atomic.LoadUint64(b) != 0 {
+			if b := &r.inStep[i>>6]; src != nil && atomic.LoadUint64(b) != 0 {
 				atomic.StoreUint64(b, 0)
 			}
 		}

@@ -1,4 +1,5 @@
-// Command prof profiles colour passing on an n×n grid without evidence.
+// Command prof profiles colour passing on an n×n grid without evidence or,
+// with -smokers, on friends-and-smokers of n people with evidence on 3.
 package main
 
 import (
@@ -21,9 +22,20 @@ func main() {
 	w := flag.Int("workers", 1, "workers")
 	reps := flag.Int("reps", 1, "repetitions")
 	out := flag.String("cpuprofile", "", "profile file")
+	smokers := flag.Bool("smokers", false, "friends-and-smokers of -n people, evidence on 3, instead of a grid")
 	flag.Parse()
-	g := gen.SquareGrid(rand.New(rand.NewPCG(1, 1)), *n)
+	var g *fg.Graph
+	if *smokers {
+		g = gen.Smokers(*n, 1.5, 1.1)
+	} else {
+		g = gen.SquareGrid(rand.New(rand.NewPCG(1, 1)), *n)
+	}
 	ev := fg.NoEvidence(g.NumVars())
+	if *smokers {
+		for i := range 3 {
+			ev[i] = int32(i % 2)
+		}
+	}
 	if *out != "" {
 		f, _ := os.Create(*out)
 		pprof.StartCPUProfile(f)
