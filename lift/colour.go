@@ -601,15 +601,46 @@ func edgeKeys(g *fg.Graph, opt Options) (keys []int32, sorted []bool, initF []ui
 	}
 	canons := make([]*canon, len(g.Tables))
 	canonID := map[string]uint64{}
+	canonOf := func(t int32) *canon {
+		if c := canons[t]; c != nil {
+			return c
+		}
+		order, key := canonicalOrder(&g.Tables[t])
+		id, ok := canonID[key]
+		if !ok {
+			id = uint64(len(canonID))
+			canonID[key] = id
+		}
+		c := &canon{key: make([]int32, len(order)), id: id}
+		block := swapBlocks(&g.Tables[t])
+		for p := range c.key {
+			c.key[p] = int32(len(order))
+		}
+		for q, p := range order {
+			b := block[p]
+			c.key[b] = min(c.key[b], int32(q))
+		}
+		for p := range c.key {
+			c.key[p] = c.key[block[p]]
+			if c.key[p] != int32(p) {
+				c.sorted = true
+			}
+		}
+		canons[t] = c
+		return c
+	}
 	for f := 0; f < nf; f++ {
 		t := g.FactorTable[f]
 		lo, hi := g.FactorStart[f], g.FactorStart[f+1]
 		switch {
 		case opt.Mode == Symmetric && int(t) < len(opt.Symmetric) && opt.Symmetric[t]:
+			// Positions do not count, but the table does: factors of
+			// different tables start apart (they shared colour 0 before).
 			sorted[f] = true
 			for e := lo; e < hi; e++ {
 				keys[e] = 0
 			}
+			initF[f] = canonOf(t).id
 			continue
 		case opt.Mode == CNF:
 			neg, ok := clause[t]
@@ -637,31 +668,7 @@ func edgeKeys(g *fg.Graph, opt Options) (keys []int32, sorted []bool, initF []ui
 				continue
 			}
 		}
-		c := canons[t]
-		if c == nil {
-			order, key := canonicalOrder(&g.Tables[t])
-			id, ok := canonID[key]
-			if !ok {
-				id = uint64(len(canonID))
-				canonID[key] = id
-			}
-			c = &canon{key: make([]int32, len(order)), id: id}
-			block := swapBlocks(&g.Tables[t])
-			for p := range c.key {
-				c.key[p] = int32(len(order))
-			}
-			for q, p := range order {
-				b := block[p]
-				c.key[b] = min(c.key[b], int32(q))
-			}
-			for p := range c.key {
-				c.key[p] = c.key[block[p]]
-				if c.key[p] != int32(p) {
-					c.sorted = true
-				}
-			}
-			canons[t] = c
-		}
+		c := canonOf(t)
 		initF[f] = c.id
 		// A position's key is its canonical position, shared by the
 		// positions the table cannot tell apart; sorting a factor's
