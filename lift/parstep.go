@@ -14,8 +14,8 @@ import (
 // serial.
 //
 //  1. Claim and sign: worker k takes the k-th w-th of the sources (the
-//     nodes that changed, or every node in the first round), claims their
-//     neighbours (an atomic or on the step's bitset: each node goes to one
+//     nodes that changed, or every node in the first round), counted in
+//     edges (shares.go), claims their neighbours (an atomic or on the step's bitset: each node goes to one
 //     worker), signs what it claimed into its own arena and groups its own
 //     signatures (a table of its own, verified against the signature), so
 //     that equal signatures of one worker cross to another at most once.
