@@ -519,7 +519,13 @@ func (p *passing) run(ctx context.Context, all bool) (int, error) {
 		// Factors next to variables that changed (all in the first
 		// round), then variables next to factors that changed.
 		first := all && rounds == 1
-		fr.stepFrom(first, nf, vr.changed, a.vStart, a.vAdj, true, signFactor)
+		if src, ok := p.firstFactorSources(first); ok {
+			// Only the factors next to a variable outside the commonest
+			// initial colour can split in the first round.
+			fr.stepFrom(false, nf, src, a.vStart, a.vAdj, true, signFactor)
+		} else {
+			fr.stepFrom(first, nf, vr.changed, a.vStart, a.vAdj, true, signFactor)
+		}
 		vr.stepFrom(first, nv, fr.changed, a.fStart, a.fAdj, false, signVar)
 		if p.opt.Progress != nil {
 			p.opt.Progress(rounds, vr.numClasses(), fr.numClasses())
@@ -530,6 +536,75 @@ func (p *passing) run(ctx context.Context, all bool) (int, error) {
 		}
 	}
 	return rounds, nil
+}
+
+// firstFactorSources decides how the first round's factor step runs (first
+// set): when the factors of every initial class have the same slot keys,
+// in the order their signatures compare them (uniformKeys), two factors of
+// one class whose variables all have the commonest initial colour L have
+// equal signatures, so only the factors next to a variable of another
+// colour need signing: they are the factors next to the returned sources,
+// the variables not coloured L, as if those had just changed colour (the
+// incremental rule of ColourPassing). On a graph without evidence that is
+// none; with evidence on a few variables, the factors around them. It
+// returns false when every factor must be signed.
+func (p *passing) firstFactorSources(first bool) ([]int32, bool) {
+	if !first || !uniformKeys(p.g, p.keys, p.sorted, p.fc, p.fr.numClasses()) {
+		return nil, false
+	}
+	common := int32(0)
+	for c, n := range p.vr.classSize {
+		if n > p.vr.classSize[common] {
+			common = int32(c)
+		}
+	}
+	var src []int32
+	for v, c := range p.vc {
+		if c != common {
+			src = append(src, int32(v))
+		}
+	}
+	return src, true
+}
+
+// uniformKeys reports whether, within every class of the colouring fc of
+// g's factors, all factors have the same slot keys (keys, per edge) in the
+// order in which their signatures are compared: in position order, or
+// sorted where sorted[f] is set. Factors of one table always do (the keys
+// and the flag depend on the table only); others are compared. (The keys
+// of edgeKeys always are: a class is a canonical table, and its factors'
+// keys are canonical positions; this guards the first round against other
+// keys.)
+func uniformKeys(g *fg.Graph, keys []int32, sorted []bool, fc []int32, classes int) bool {
+	first := make([]int32, classes)
+	for i := range first {
+		first[i] = -1
+	}
+	var a, b []int32
+	for f, c := range fc {
+		r := first[c]
+		if r < 0 {
+			first[c] = int32(f)
+			continue
+		}
+		if g.FactorTable[f] == g.FactorTable[r] {
+			continue
+		}
+		// With one colour on every variable a signature's words are
+		// its keys in this order (sorting them sorts by key).
+		a = append(a[:0], keys[g.FactorStart[r]:g.FactorStart[r+1]]...)
+		b = append(b[:0], keys[g.FactorStart[f]:g.FactorStart[f+1]]...)
+		if sorted[r] {
+			slices.Sort(a)
+		}
+		if sorted[f] {
+			slices.Sort(b)
+		}
+		if !slices.Equal(a, b) {
+			return false
+		}
+	}
+	return true
 }
 
 // renumber makes class ids (below n) dense in order of first appearance.
