@@ -120,7 +120,10 @@ func CompressWith(ctx context.Context, r Refiner, g *fg.Graph, ev fg.Evidence, o
 // A node that changed class has a fresh id that no unchanged signature can
 // contain, so grouping stays exact. A round costs time proportional to the
 // edges at the changed nodes, not to the whole graph: colour passing on a
-// grid with one observed corner touches only the advancing frontier.
+// grid with one observed corner touches only the advancing frontier. The
+// first round signs every variable but only the factors next to a
+// variable outside the commonest initial colour: the other factors of a
+// class have equal signatures (see firstFactorSources).
 // Signatures are integer sequences grouped through an open-addressing table
 // keyed by their 64-bit hash and verified against the stored signature, so
 // grouping is exact; nodes alone in their class are never re-signed.
@@ -503,9 +506,9 @@ func (p *passing) signVar(v int32, buf []uint64) []uint64 {
 }
 
 // run refines until stable (or opt.MaxIter rounds) and returns the number
-// of rounds. With all set, the first round re-signs every node (colour
-// passing from scratch); otherwise it starts next to the variables in
-// p.vr.changed.
+// of rounds. With all set, the first round re-signs every variable and
+// the factors that firstFactorSources leaves (colour passing from
+// scratch); otherwise it starts next to the variables in p.vr.changed.
 func (p *passing) run(ctx context.Context, all bool) (int, error) {
 	g, vr, fr, a := p.g, p.vr, p.fr, p.adj
 	nv, nf := g.NumVars(), g.NumFactors()
