@@ -31,6 +31,7 @@ import (
 	"time"
 
 	"github.com/lifted-dev/lifted/fg"
+	"github.com/lifted-dev/lifted/internal/benchstat"
 	"github.com/lifted-dev/lifted/internal/gen"
 	"github.com/lifted-dev/lifted/lift"
 )
@@ -46,18 +47,6 @@ func ints(s string) []int {
 		out = append(out, n)
 	}
 	return out
-}
-
-func median(x []float64) float64 {
-	if len(x) == 0 {
-		return math.NaN()
-	}
-	s := slices.Clone(x)
-	slices.Sort(s)
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
 
 // cpuSeconds is the user and system CPU time of the process (all threads).
@@ -227,18 +216,18 @@ func main() {
 		}
 		for a, set := range alts {
 			altRows = append(altRows, fmt.Sprintf("| %s | %s | %.4g | %.3f | %.4g | %.4g | %.3f | %.4g | %.3f | %.3f |", name, set,
-				median(altCPU1[a]), median(altCPU1[a])/median(cpu1), median(altWall1[a]), median(altWall2[a]),
-				median(altWall1[a])/median(altWall2[a]), median(altCPU2[a]), median(altWall2[a])/median(wall2),
-				median(altWall1[a])/median(wall1)))
+				benchstat.Median(altCPU1[a]), benchstat.Median(altCPU1[a])/benchstat.Median(cpu1), benchstat.Median(altWall1[a]), benchstat.Median(altWall2[a]),
+				benchstat.Median(altWall1[a])/benchstat.Median(altWall2[a]), benchstat.Median(altCPU2[a]), benchstat.Median(altWall2[a])/benchstat.Median(wall2),
+				benchstat.Median(altWall1[a])/benchstat.Median(wall1)))
 		}
-		cpu2Rows = append(cpu2Rows, fmt.Sprintf("| %s | %.4g | %.4g | %.3f |", name, median(cpu1), median(cpu2), median(cpu2)/median(cpu1)))
+		cpu2Rows = append(cpu2Rows, fmt.Sprintf("| %s | %.4g | %.4g | %.3f |", name, benchstat.Median(cpu1), benchstat.Median(cpu2), benchstat.Median(cpu2)/benchstat.Median(cpu1)))
 		N := g.NumVars() + g.NumFactors()
-		c := median(cpu1)
+		c := benchstat.Median(cpu1)
 		logN, logCPU = append(logN, math.Log(float64(N))), append(logCPU, math.Log(c))
 		fmt.Printf("| %s | %d | %d | %.4g | %.3g | %.4g | %.4g | %.3f | %.3f | %s/%s |\n", name, N, ref.col.Iterations, c, c/float64(N)*1e6,
-			median(wall1), median(wall2), median(wall1)/median(wall2), median(ratio), load0, loadavg())
+			benchstat.Median(wall1), benchstat.Median(wall2), benchstat.Median(wall1)/benchstat.Median(wall2), benchstat.Median(ratio), load0, loadavg())
 		if *hugeCmp {
-			o := median(cpuOff)
+			o := benchstat.Median(cpuOff)
 			logOff = append(logOff, math.Log(o))
 			offRows = append(offRows, fmt.Sprintf("| %s | %d | %.4g | %.3g | %.4g | %.3f | %s |", name, N, o, o/float64(N)*1e6, c, o/c, huge))
 		}

@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/lifted-dev/lifted/fg"
+	"github.com/lifted-dev/lifted/internal/benchstat"
 	"github.com/lifted-dev/lifted/internal/gen"
 	"github.com/lifted-dev/lifted/lift"
 )
@@ -69,15 +70,6 @@ func ring(n int) (*fg.Graph, fg.Evidence) {
 	ev := fg.NoEvidence(n)
 	ev[0] = 1
 	return b.Build(), ev
-}
-
-func median(x []float64) float64 {
-	s := slices.Clone(x)
-	slices.Sort(s)
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
 
 func main() {
@@ -158,10 +150,10 @@ func main() {
 			w1, w2, ratio = append(w1, t[0]), append(w2, t[1]), append(ratio, t[0]/t[1])
 		}
 		if *workers < 2 { // profiling one worker: no ratios
-			fmt.Printf("| %s | %d | %d | %.3f | | | |\n", name, g.NumVars()+g.NumFactors(), ref.Iterations, median(w1))
+			fmt.Printf("| %s | %d | %d | %.3f | | | |\n", name, g.NumVars()+g.NumFactors(), ref.Iterations, benchstat.Median(w1))
 			continue
 		}
 		fmt.Printf("| %s | %d | %d | %.3f | %.3f | %.2f | %.2f |\n", name, g.NumVars()+g.NumFactors(), ref.Iterations,
-			median(w1), median(w2), median(w1)/median(w2), median(ratio))
+			benchstat.Median(w1), benchstat.Median(w2), benchstat.Median(w1)/benchstat.Median(w2), benchstat.Median(ratio))
 	}
 }
