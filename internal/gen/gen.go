@@ -241,23 +241,8 @@ func SquareGrid(r *rand.Rand, n int) *fg.Graph {
 // SquareGridTables is SquareGrid with the given pairwise (2×2) and unary
 // (2) tables.
 func SquareGridTables(n int, pairTable, unaryTable []float64) *fg.Graph {
-	b := fg.NewBuilder()
-	b.AddVars(n*n, 2)
-	pair := must(b.Table([]int32{2, 2}, pairTable))
-	un := must(b.Table([]int32{2}, unaryTable))
-	for y := 0; y < n; y++ {
-		for x := 0; x < n; x++ {
-			v := int32(y*n + x)
-			must(b.AddFactorTable([]int32{v}, un))
-			if x+1 < n {
-				must(b.AddFactorTable([]int32{v, v + 1}, pair))
-			}
-			if y+1 < n {
-				must(b.AddFactorTable([]int32{v, v + int32(n)}, pair))
-			}
-		}
-	}
-	return b.Build()
+	g, _ := tiledGrid(n, n, pairTable, unaryTable)
+	return g
 }
 
 // PermuteScopes returns a graph equivalent to g in which every factor lists
@@ -330,4 +315,49 @@ func FrustratedGrid(r *rand.Rand, n int, jlo, jhi, hmax float64) *fg.Graph {
 		}
 	}
 	return b.Build()
+}
+
+// TiledSquareGrid is SquareGrid(r, n) with its variables numbered in t×t
+// tiles (row-major within a tile, tiles row-major) and each variable's
+// factors (unary, right, down) in that order: the same graph relabelled,
+// so that a column of the grid shares a cache line per few rows instead of
+// none. It also returns the variable at each row-major position y·n+x.
+// With t ≥ n it is SquareGrid(r, n) (id[p] = p).
+func TiledSquareGrid(r *rand.Rand, n, t int) (g *fg.Graph, id []int32) {
+	return tiledGrid(n, t, RandomTable(r, 4, 0), RandomTable(r, 2, 0))
+}
+
+func tiledGrid(n, t int, pairT, unT []float64) (g *fg.Graph, id []int32) {
+	b := fg.NewBuilder()
+	b.AddVars(n*n, 2)
+	pair := must(b.Table([]int32{2, 2}, pairT))
+	un := must(b.Table([]int32{2}, unT))
+	t = max(1, min(t, n))
+	id = make([]int32, n*n)
+	k := int32(0)
+	for ty := 0; ty < n; ty += t {
+		for tx := 0; tx < n; tx += t {
+			for y := ty; y < min(n, ty+t); y++ {
+				for x := tx; x < min(n, tx+t); x++ {
+					id[y*n+x] = k
+					k++
+				}
+			}
+		}
+	}
+	pos := make([]int, n*n) // variable → row-major position
+	for p, v := range id {
+		pos[v] = p
+	}
+	for v := range int32(n * n) {
+		y, x := pos[v]/n, pos[v]%n
+		must(b.AddFactorTable([]int32{v}, un))
+		if x+1 < n {
+			must(b.AddFactorTable([]int32{v, id[y*n+x+1]}, pair))
+		}
+		if y+1 < n {
+			must(b.AddFactorTable([]int32{v, id[(y+1)*n+x]}, pair))
+		}
+	}
+	return b.Build(), id
 }

@@ -2,10 +2,11 @@
 // colour passing (issue 26): it runs lift.ColourPassing on an n×n grid
 // (gen.SquareGrid, no evidence) numbered row by row, and on the same grid
 // renumbered — in 8×8 tiles (which needs the grid's coordinates), and by
-// three orders computed from the graph alone: breadth-first blocks of 64
-// variables, breadth-first bands of 8 levels, and rings by distance from the
-// variables of uncommon degree (the boundary) — each factor right after the
-// first of its variables. All runs compute the same partition (checked); it
+// orders computed from the graph alone (-orders): breadth-first blocks of
+// 64 variables, breadth-first bands of 8 levels, rings by distance from the
+// variables of uncommon degree (the boundary), and 8×8 tiles of the
+// distances from two far-apart variables (landmarks) — each factor right
+// after the first of its variables. All runs compute the same partition (checked); it
 // prints the wall seconds of each, -reps times, alternating, and the time to
 // compute each generic order.
 package main
@@ -17,6 +18,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/lifted-dev/lifted/fg"
@@ -267,6 +269,7 @@ func permGraph(g *fg.Graph, varOld, facOld []int32) *fg.Graph {
 func main() {
 	n := flag.Int("n", 1000, "grid side")
 	reps := flag.Int("reps", 2, "repetitions")
+	orders := flag.String("orders", "blocks,bands,rings,landmark", "orders computed from the graph to run besides row-major and 8×8 tiles")
 	flag.Parse()
 	g := gen.SquareGrid(rand.New(rand.NewPCG(1, 1)), *n)
 	type cse struct {
@@ -274,11 +277,20 @@ func main() {
 		g    *fg.Graph
 	}
 	cases := []cse{{"row-major", g}, {"8x8 tiles", permGraph(g, tileOrder(*n, 8), factorsAfter(g, tileOrder(*n, 8)))}}
+	want := map[string]bool{}
+	for _, k := range strings.Split(*orders, ",") {
+		want[k] = true
+	}
 	for _, o := range []struct {
-		name string
-		f    func() []int32
-	}{{"BFS blocks of 64", func() []int32 { v, _ := blockOrder(g, 64); return v }}, {"BFS bands of 8 levels", func() []int32 { return bandOrder(g) }},
-		{"rings from the boundary", func() []int32 { return ringOrder(g) }}} {
+		key, name string
+		f         func() []int32
+	}{{"blocks", "BFS blocks of 64", func() []int32 { v, _ := blockOrder(g, 64); return v }},
+		{"bands", "BFS bands of 8 levels", func() []int32 { return bandOrder(g) }},
+		{"rings", "rings from the boundary", func() []int32 { return ringOrder(g) }},
+		{"landmark", "landmark tiles of 8", func() []int32 { return landmarkOrder(g, 8) }}} {
+		if !want[o.key] {
+			continue
+		}
 		t0 := time.Now()
 		vo := o.f()
 		fo := factorsAfter(g, vo)
@@ -304,4 +316,64 @@ func main() {
 			}
 		}
 	}
+}
+
+// bfsFrom returns the breadth-first distances of the variables from src
+// (-1 unreached) and the variables in the order they were reached.
+func bfsFrom(g *fg.Graph, ef []int32, src int32) (dist, queue []int32) {
+	nv := g.NumVars()
+	dist = make([]int32, nv)
+	for i := range dist {
+		dist[i] = -1
+	}
+	queue = make([]int32, 0, nv)
+	dist[src] = 0
+	queue = append(queue, src)
+	for head := 0; head < len(queue); head++ {
+		v := queue[head]
+		for _, e := range g.VarEdges[g.VarStart[v]:g.VarStart[v+1]] {
+			f := ef[e]
+			for _, u := range g.EdgeVar[g.FactorStart[f]:g.FactorStart[f+1]] {
+				if dist[u] < 0 {
+					dist[u] = dist[v] + 1
+					queue = append(queue, u)
+				}
+			}
+		}
+	}
+	return dist, queue
+}
+
+// landmarkOrder numbers the variables in t×t tiles of the pseudo-coordinates
+// (distance from A, distance from B): A is the last variable reached from
+// variable 0, B the first reached from A at half A's eccentricity. On a
+// grid A is a corner and B the next corner, so the tiles are diamonds of
+// the grid: tiles computed from the graph alone (up to 2^12 tiles a side
+// and 2^28 variables).
+func landmarkOrder(g *fg.Graph, t int32) []int32 {
+	ef := edgeFactors(g)
+	_, q0 := bfsFrom(g, ef, 0)
+	a := q0[len(q0)-1]
+	dA, qA := bfsFrom(g, ef, a)
+	ecc := dA[qA[len(qA)-1]]
+	b := a
+	for _, v := range qA {
+		if dA[v] == ecc/2 {
+			b = v
+			break
+		}
+	}
+	dB, _ := bfsFrom(g, ef, b)
+	nv := g.NumVars()
+	keys := make([]uint64, nv)
+	for v := range nv {
+		u, w := uint64(dA[v]), uint64(dB[v])
+		keys[v] = (u/uint64(t))<<52 | (w/uint64(t))<<40 | (u%uint64(t))<<34 | (w%uint64(t))<<28 | uint64(v)
+	}
+	slices.Sort(keys)
+	vo := make([]int32, nv)
+	for i, k := range keys {
+		vo[i] = int32(k & (1<<28 - 1))
+	}
+	return vo
 }

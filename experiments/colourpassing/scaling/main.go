@@ -125,7 +125,7 @@ func main() {
 			}
 			name = fmt.Sprintf("smokers %d", n)
 		} else if *tile > 0 {
-			g = tiledGrid(n, *tile)
+			g, _ = gen.TiledSquareGrid(rand.New(rand.NewPCG(1, 1)), n, *tile)
 			name = fmt.Sprintf("grid %d², %d×%d tiles", n, *tile, *tile)
 		} else {
 			g = gen.SquareGrid(rand.New(rand.NewPCG(1, 1)), n)
@@ -300,55 +300,4 @@ func slope(x, y []float64) float64 {
 		sxx += (x[i] - mx) * (x[i] - mx)
 	}
 	return sxy / sxx
-}
-
-// tiledGrid is gen.SquareGrid(rand.New(rand.NewPCG(1, 1)), n), the same
-// tables and the same factors per variable (unary, right, down), with the
-// variables numbered in t×t tiles: a column of the grid then shares a cache
-// line of the colours per few rows instead of none.
-func tiledGrid(n, t int) *fg.Graph {
-	r := rand.New(rand.NewPCG(1, 1))
-	pairT, unT := gen.RandomTable(r, 4, 0), gen.RandomTable(r, 2, 0)
-	b := fg.NewBuilder()
-	b.AddVars(n*n, 2)
-	pair, err := b.Table([]int32{2, 2}, pairT)
-	if err != nil {
-		panic(err)
-	}
-	un, err := b.Table([]int32{2}, unT)
-	if err != nil {
-		panic(err)
-	}
-	id := make([]int32, n*n) // row-major position → variable
-	k := int32(0)
-	for ty := 0; ty < n; ty += t {
-		for tx := 0; tx < n; tx += t {
-			for y := ty; y < min(n, ty+t); y++ {
-				for x := tx; x < min(n, tx+t); x++ {
-					id[y*n+x] = k
-					k++
-				}
-			}
-		}
-	}
-	pos := make([]int, n*n) // variable → row-major position
-	for p, v := range id {
-		pos[v] = p
-	}
-	add := func(scope []int32, tab int32) {
-		if _, err := b.AddFactorTable(scope, tab); err != nil {
-			panic(err)
-		}
-	}
-	for v := range int32(n * n) {
-		y, x := pos[v]/n, pos[v]%n
-		add([]int32{v}, un)
-		if x+1 < n {
-			add([]int32{v, id[y*n+x+1]}, pair)
-		}
-		if y+1 < n {
-			add([]int32{v, id[(y+1)*n+x]}, pair)
-		}
-	}
-	return b.Build()
 }
