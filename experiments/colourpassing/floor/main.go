@@ -1,10 +1,12 @@
 // Command floor measures the memory floor under colour passing's growth on
 // n×n grids without evidence (issue 26: CPU ∝ N^1.0 up to 10^7 factors).
 //
-// On such a grid the variables that change colour in round k are those at
+// On such a grid the variables that change colour in round k (take a new
+// class id; the largest part of a split class keeps its id) are those at
 // distance k from a side, two columns and two rows: variable (x, y) learns
 // its distance to the nearer left or right side in one round and to the
-// nearer top or bottom side in another. Every implementation
+// nearer top or bottom side in another (its class is split off the band of
+// variables farther from that side). Every implementation
 // that keeps the graph's numbering must, in round k, read those variables'
 // factors (and the factors' variables' colours) and write their colours.
 // The floor kernel does exactly that and nothing else (no hashing, sorting
