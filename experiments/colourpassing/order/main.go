@@ -287,7 +287,8 @@ func main() {
 	}{{"blocks", "BFS blocks of 64", func() []int32 { v, _ := blockOrder(g, 64); return v }},
 		{"bands", "BFS bands of 8 levels", func() []int32 { return bandOrder(g) }},
 		{"rings", "rings from the boundary", func() []int32 { return ringOrder(g) }},
-		{"landmark", "landmark tiles of 8", func() []int32 { return landmarkOrder(g, 8) }}} {
+		{"landmark", "landmark tiles of 8", func() []int32 { return landmarkOrder(g, 8, false) }},
+		{"rotated", "rotated landmark tiles", func() []int32 { return landmarkOrder(g, 16, true) }}} {
 		if !want[o.key] {
 			continue
 		}
@@ -349,8 +350,10 @@ func bfsFrom(g *fg.Graph, ef []int32, src int32) (dist, queue []int32) {
 // variable 0, B the first reached from A at half A's eccentricity. On a
 // grid A is a corner and B the next corner, so the tiles are diamonds of
 // the grid: tiles computed from the graph alone (up to 2^12 tiles a side
-// and 2^28 variables).
-func landmarkOrder(g *fg.Graph, t int32) []int32 {
+// and 2^28 variables). With rotated set the tiles are taken in (dA+dB,
+// dA−dB), which on a grid is twice (y, x) up to a reflection: with t = 16,
+// the grid's own 8×8 tiles.
+func landmarkOrder(g *fg.Graph, t int32, rotated bool) []int32 {
 	ef := edgeFactors(g)
 	_, q0 := bfsFrom(g, ef, 0)
 	a := q0[len(q0)-1]
@@ -368,6 +371,10 @@ func landmarkOrder(g *fg.Graph, t int32) []int32 {
 	keys := make([]uint64, nv)
 	for v := range nv {
 		u, w := uint64(dA[v]), uint64(dB[v])
+		if rotated {
+			// (dA+dB, dA-dB): on a grid, twice (y, x) up to reflection.
+			u, w = u+w, u-w+uint64(ecc)
+		}
 		keys[v] = (u/uint64(t))<<52 | (w/uint64(t))<<40 | (u%uint64(t))<<34 | (w%uint64(t))<<28 | uint64(v)
 	}
 	slices.Sort(keys)
