@@ -17,6 +17,9 @@
 // prints the CPU seconds (medians of -reps) and the exponent of each in
 // the number of nodes N (least squares of log CPU on log N).
 //
+// With -real=false only the floor kernels run; with -huge their arrays are
+// advised huge pages (what page walks add to the growth).
+//
 // If the floor grows as fast as colour passing, what stands between colour
 // passing and N^1.0 is the memory system reading columns of a row-major
 // grid, not colour passing's own work.
@@ -33,12 +36,30 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"unsafe"
 
 	"github.com/lifted-dev/lifted/fg"
 	"github.com/lifted-dev/lifted/internal/benchstat"
 	"github.com/lifted-dev/lifted/internal/gen"
 	"github.com/lifted-dev/lifted/lift"
 )
+
+// huge, with -huge, advises the kernel to back the arrays the floor kernel
+// reads with huge pages (madvise MADV_HUGEPAGE before first touch).
+var huge bool
+
+func advise[T any](a []T) []T {
+	if huge && len(a) > 0 {
+		const madvHugepage = 14
+		size := uintptr(len(a)) * unsafe.Sizeof(a[0])
+		lo := (uintptr(unsafe.Pointer(&a[0])) + 4095) &^ 4095
+		hi := (uintptr(unsafe.Pointer(&a[0])) + size) &^ 4095
+		if hi > lo {
+			syscall.Syscall(syscall.SYS_MADVISE, lo, hi-lo, madvHugepage)
+		}
+	}
+	return a
+}
 
 func cpuSeconds() float64 {
 	var ru syscall.Rusage
@@ -55,8 +76,10 @@ type packed struct {
 }
 
 func pack(g *fg.Graph) *packed {
-	p := &packed{fStart: g.FactorStart, vStart: g.VarStart,
-		fAdj: make([]uint64, g.NumEdges()), vAdj: make([]uint64, g.NumEdges())}
+	p := &packed{fStart: advise(make([]int64, len(g.FactorStart))), vStart: advise(make([]int64, len(g.VarStart))),
+		fAdj: advise(make([]uint64, g.NumEdges())), vAdj: advise(make([]uint64, g.NumEdges()))}
+	copy(p.fStart, g.FactorStart)
+	copy(p.vStart, g.VarStart)
 	ef := make([]int32, g.NumEdges())
 	for f := range g.NumFactors() {
 		for e := g.FactorStart[f]; e < g.FactorStart[f+1]; e++ {
@@ -100,7 +123,7 @@ func lineVars(line []int32, id []int32, n, k int) []int32 {
 // and reads of neighbours, in the order of the numbering.
 func floor(p *packed, id []int32, n int, seq bool) int {
 	nv, nf := len(p.vStart)-1, len(p.fStart)-1
-	vc, fc := make([]int32, nv), make([]int32, nf)
+	vc, fc := advise(make([]int32, nv)), advise(make([]int32, nf))
 	var line, near []int32
 	visits := 0
 	last := (n - 1) / 2
@@ -168,6 +191,7 @@ func main() {
 	sizes := flag.String("sizes", "100,316,577,1000,1826", "grid sides, comma-separated")
 	reps := flag.Int("reps", 3, "repetitions per size")
 	tile := flag.Int("tile", 8, "tile side of the second numbering")
+	flag.BoolVar(&huge, "huge", false, "advise huge pages for the floor kernel's arrays (Linux)")
 	withCP := flag.Bool("real", true, "also run colour passing (false: the floor kernels alone)")
 	flag.Parse()
 	type series struct {
