@@ -19,11 +19,11 @@ import (
 	"runtime/pprof"
 	"slices"
 	"strings"
-	"syscall"
 
 	"github.com/lifted-dev/lifted/cnf"
 	"github.com/lifted-dev/lifted/count"
 	"github.com/lifted-dev/lifted/format/dimacs"
+	"github.com/lifted-dev/lifted/internal/benchstat"
 )
 
 type instance struct {
@@ -103,9 +103,9 @@ func main() {
 						os.Exit(1)
 					}
 				}
-				cpu0 := cpuSeconds()
+				cpu0 := benchstat.CPUSeconds()
 				r, err := count.BPCount(context.Background(), c, opt)
-				cpus[m] = append(cpus[m], cpuSeconds()-cpu0)
+				cpus[m] = append(cpus[m], benchstat.CPUSeconds()-cpu0)
 				if prof {
 					pprof.StopCPUProfile()
 				}
@@ -221,16 +221,6 @@ func writeCSV(path string, t count.Trial) error {
 			float64(el)/float64(eg), float64(ml)/float64(mg))
 	}
 	return os.WriteFile(path, []byte(b.String()), 0o644)
-}
-
-// cpuSeconds returns the user and system CPU time of the process: on a
-// shared machine it depends far less on the load than wall time does.
-func cpuSeconds() float64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
 }
 
 var profFile *os.File

@@ -23,11 +23,11 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	mlnfile "github.com/lifted-dev/lifted/format/mlnfile"
 	"github.com/lifted-dev/lifted/ground"
+	"github.com/lifted-dev/lifted/internal/benchstat"
 )
 
 // Dataset is one MLN, its evidence and its query predicates.
@@ -102,14 +102,14 @@ func row(data string, d Dataset, runs int, fp, distinct bool) error {
 		runtime.GC()
 		debug.FreeOSMemory()
 		resetPeak()
-		c0 := cpuSeconds()
+		c0 := benchstat.CPUSeconds()
 		t0 := time.Now()
 		gr, err = ground.Ground(context.Background(), m, db, ground.Options{Query: d.Query, MaxGround: -1, DefaultWeight: d.DefaultWeight, UseDefaultWeight: d.DefaultWeight != 0})
 		if err != nil {
 			return err
 		}
 		walls = append(walls, time.Since(t0).Seconds())
-		cpus = append(cpus, cpuSeconds()-c0)
+		cpus = append(cpus, benchstat.CPUSeconds()-c0)
 		peak = max(peak, peakMB())
 	}
 	f := "-"
@@ -225,14 +225,6 @@ func median(x []float64) float64 {
 	s := slices.Clone(x)
 	slices.Sort(s)
 	return s[len(s)/2]
-}
-
-func cpuSeconds() float64 {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return math.NaN()
-	}
-	return float64(ru.Utime.Sec+ru.Stime.Sec) + float64(ru.Utime.Usec+ru.Stime.Usec)/1e6
 }
 
 func resetPeak() { _ = os.WriteFile("/proc/self/clear_refs", []byte("5"), 0) }

@@ -61,14 +61,6 @@ func advise[T any](a []T) []T {
 	return a
 }
 
-func cpuSeconds() float64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
-}
-
 // packed is the graph's edges as lift's colour passing reads them.
 type packed struct {
 	fStart, vStart []int64
@@ -171,22 +163,6 @@ func consecutive(line []int32, k, nv int) {
 	}
 }
 
-func slope(x, y []float64) float64 {
-	var mx, my float64
-	for i := range x {
-		mx += x[i]
-		my += y[i]
-	}
-	mx /= float64(len(x))
-	my /= float64(len(y))
-	var sxy, sxx float64
-	for i := range x {
-		sxy += (x[i] - mx) * (y[i] - my)
-		sxx += (x[i] - mx) * (x[i] - mx)
-	}
-	return sxy / sxx
-}
-
 func main() {
 	sizes := flag.String("sizes", "100,316,577,1000,1826", "grid sides, comma-separated")
 	reps := flag.Int("reps", 3, "repetitions per size")
@@ -237,7 +213,7 @@ func main() {
 					continue
 				}
 				runtime.GC()
-				t0 := cpuSeconds()
+				t0 := benchstat.CPUSeconds()
 				if c == 4 {
 					visits = floor(ps[0], ids[0], n, true)
 				} else if c%2 == 0 {
@@ -248,7 +224,7 @@ func main() {
 				} else {
 					visits = floor(ps[l], ids[l], n, false)
 				}
-				times[c] = append(times[c], cpuSeconds()-t0)
+				times[c] = append(times[c], benchstat.CPUSeconds()-t0)
 			}
 		}
 		row := fmt.Sprintf("| %d² | %d |", n, N)
@@ -269,6 +245,6 @@ func main() {
 		if math.IsNaN(s.logT[0]) {
 			continue
 		}
-		fmt.Printf("%-32s CPU ∝ N^%.2f\n", s.name, slope(s.logN, s.logT))
+		fmt.Printf("%-32s CPU ∝ N^%.2f\n", s.name, benchstat.Slope(s.logN, s.logT))
 	}
 }

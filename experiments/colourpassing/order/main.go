@@ -15,6 +15,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"iter"
 	"math/rand/v2"
 	"os"
 	"slices"
@@ -159,13 +160,10 @@ func bfsLevels(g *fg.Graph) (order, level, rank []int32) {
 			}
 			rank[v] = r
 			r++
-			for _, e := range g.VarEdges[g.VarStart[v]:g.VarStart[v+1]] {
-				f := ef[e]
-				for _, u := range g.EdgeVar[g.FactorStart[f]:g.FactorStart[f+1]] {
-					if level[u] < 0 {
-						level[u] = level[v] + 1
-						order = append(order, u)
-					}
+			for u := range neighbours(g, ef, v) {
+				if level[u] < 0 {
+					level[u] = level[v] + 1
+					order = append(order, u)
 				}
 			}
 		}
@@ -205,33 +203,16 @@ func ringOrder(g *fg.Graph) []int32 {
 			mode, best = d, c
 		}
 	}
-	dist := make([]int32, nv)
-	for i := range dist {
-		dist[i] = -1
-	}
 	var q []int32
 	for v := int32(0); v < int32(nv); v++ {
 		if g.VarStart[v+1]-g.VarStart[v] != mode {
-			dist[v] = 0
 			q = append(q, v)
 		}
 	}
 	if len(q) == 0 && nv > 0 {
-		dist[0] = 0
 		q = append(q, 0)
 	}
-	for head := 0; head < len(q); head++ {
-		v := q[head]
-		for _, e := range g.VarEdges[g.VarStart[v]:g.VarStart[v+1]] {
-			f := ef[e]
-			for _, u := range g.EdgeVar[g.FactorStart[f]:g.FactorStart[f+1]] {
-				if dist[u] < 0 {
-					dist[u] = dist[v] + 1
-					q = append(q, u)
-				}
-			}
-		}
-	}
+	dist, _ := bfsFrom(g, ef, q...)
 	vo := make([]int32, nv)
 	for i := range vo {
 		vo[i] = int32(i)
@@ -269,7 +250,7 @@ func permGraph(g *fg.Graph, varOld, facOld []int32) *fg.Graph {
 func main() {
 	n := flag.Int("n", 1000, "grid side")
 	reps := flag.Int("reps", 2, "repetitions")
-	orders := flag.String("orders", "blocks,bands,rings,landmark", "orders computed from the graph to run besides row-major and 8×8 tiles")
+	orders := flag.String("orders", "blocks,bands,rings,landmark,rotated", "orders computed from the graph to run besides row-major and 8×8 tiles")
 	flag.Parse()
 	g := gen.SquareGrid(rand.New(rand.NewPCG(1, 1)), *n)
 	type cse struct {
@@ -319,26 +300,43 @@ func main() {
 	}
 }
 
-// bfsFrom returns the breadth-first distances of the variables from src
-// (-1 unreached) and the variables in the order they were reached.
-func bfsFrom(g *fg.Graph, ef []int32, src int32) (dist, queue []int32) {
+// neighbours yields the variables of v's factors (v among them), ef being
+// the factor of each edge.
+func neighbours(g *fg.Graph, ef []int32, v int32) iter.Seq[int32] {
+	return func(yield func(int32) bool) {
+		for _, e := range g.VarEdges[g.VarStart[v]:g.VarStart[v+1]] {
+			f := ef[e]
+			for _, u := range g.EdgeVar[g.FactorStart[f]:g.FactorStart[f+1]] {
+				if !yield(u) {
+					return
+				}
+			}
+		}
+	}
+}
+
+// bfsFrom returns the breadth-first distances of the variables from the
+// variables src (-1 unreached) and the variables in the order they were
+// reached.
+func bfsFrom(g *fg.Graph, ef []int32, src ...int32) (dist, queue []int32) {
 	nv := g.NumVars()
 	dist = make([]int32, nv)
 	for i := range dist {
 		dist[i] = -1
 	}
 	queue = make([]int32, 0, nv)
-	dist[src] = 0
-	queue = append(queue, src)
+	for _, v := range src {
+		if dist[v] < 0 {
+			dist[v] = 0
+			queue = append(queue, v)
+		}
+	}
 	for head := 0; head < len(queue); head++ {
 		v := queue[head]
-		for _, e := range g.VarEdges[g.VarStart[v]:g.VarStart[v+1]] {
-			f := ef[e]
-			for _, u := range g.EdgeVar[g.FactorStart[f]:g.FactorStart[f+1]] {
-				if dist[u] < 0 {
-					dist[u] = dist[v] + 1
-					queue = append(queue, u)
-				}
+		for u := range neighbours(g, ef, v) {
+			if dist[u] < 0 {
+				dist[u] = dist[v] + 1
+				queue = append(queue, u)
 			}
 		}
 	}

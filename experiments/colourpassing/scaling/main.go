@@ -27,7 +27,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/lifted-dev/lifted/fg"
@@ -47,15 +46,6 @@ func ints(s string) []int {
 		out = append(out, n)
 	}
 	return out
-}
-
-// cpuSeconds is the user and system CPU time of the process (all threads).
-func cpuSeconds() float64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
 }
 
 func loadavg() string {
@@ -80,9 +70,9 @@ func refine(rf lift.Refiner, g *fg.Graph, ev fg.Evidence) run {
 	var out run
 	opt := lift.Options{Progress: func(r, v, f int) { out.prog = append(out.prog, prog{r, v, f}) }}
 	runtime.GC()
-	c0, t0 := cpuSeconds(), time.Now()
+	c0, t0 := benchstat.CPUSeconds(), time.Now()
 	col, err := rf.Refine(context.Background(), g, ev, opt)
-	out.wall, out.cpu = time.Since(t0).Seconds(), cpuSeconds()-c0
+	out.wall, out.cpu = time.Since(t0).Seconds(), benchstat.CPUSeconds()-c0
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
@@ -241,7 +231,7 @@ func main() {
 			fmt.Println(r)
 		}
 		if len(logN) >= 2 {
-			fmt.Printf("\nCPU seconds with huge pages off grow as N^%.3f\n", slope(logN, logOff))
+			fmt.Printf("\nCPU seconds with huge pages off grow as N^%.3f\n", benchstat.Slope(logN, logOff))
 		}
 	}
 	fmt.Println("\nCPU seconds (process, medians) of 1 and of", *workers, "workers:")
@@ -262,10 +252,10 @@ func main() {
 		}
 	}
 	if len(logN) >= 2 {
-		fmt.Printf("\nCPU seconds of one worker grow as N^%.3f (least squares over all sizes)", slope(logN, logCPU))
+		fmt.Printf("\nCPU seconds of one worker grow as N^%.3f (least squares over all sizes)", benchstat.Slope(logN, logCPU))
 		if len(logN) >= 3 {
 			k := len(logN) / 2
-			fmt.Printf("; N^%.3f over the smaller half, N^%.3f over the larger", slope(logN[:k+1], logCPU[:k+1]), slope(logN[k:], logCPU[k:]))
+			fmt.Printf("; N^%.3f over the smaller half, N^%.3f over the larger", benchstat.Slope(logN[:k+1], logCPU[:k+1]), benchstat.Slope(logN[k:], logCPU[k:]))
 		}
 		fmt.Println()
 	}
@@ -283,21 +273,4 @@ func anonHuge() string {
 		}
 	}
 	return "?"
-}
-
-// slope is the least-squares slope of y on x.
-func slope(x, y []float64) float64 {
-	var mx, my float64
-	for i := range x {
-		mx += x[i]
-		my += y[i]
-	}
-	mx /= float64(len(x))
-	my /= float64(len(y))
-	var sxy, sxx float64
-	for i := range x {
-		sxy += (x[i] - mx) * (y[i] - my)
-		sxx += (x[i] - mx) * (x[i] - mx)
-	}
-	return sxy / sxx
 }

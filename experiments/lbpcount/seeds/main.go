@@ -12,17 +12,16 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"math"
 	"os"
 	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 
 	"github.com/lifted-dev/lifted/count"
 	"github.com/lifted-dev/lifted/format/dimacs"
 	"github.com/lifted-dev/lifted/infer/bp"
+	"github.com/lifted-dev/lifted/internal/benchstat"
 )
 
 func main() {
@@ -85,9 +84,9 @@ func main() {
 			os.Exit(2)
 		}
 		o.Seed = seed
-		cpu0 := cpuSeconds()
+		cpu0 := benchstat.CPUSeconds()
 		r, err := run(context.Background(), c, o)
-		cpu := cpuSeconds() - cpu0
+		cpu := benchstat.CPUSeconds() - cpu0
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
@@ -111,12 +110,4 @@ func median(xs []float64) float64 {
 	s := slices.Clone(xs)
 	slices.Sort(s)
 	return s[len(s)/2]
-}
-
-func cpuSeconds() float64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return math.NaN()
-	}
-	return float64(ru.Utime.Sec+ru.Stime.Sec) + float64(ru.Utime.Usec+ru.Stime.Usec)/1e6
 }
