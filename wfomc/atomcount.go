@@ -74,6 +74,9 @@ func (c *compiler) atomCounting(sub *problem, depth int) (component, error) {
 		c.acTries++
 		lv, err := c.compileLevel(sh.pb, nil, depth+1)
 		if err != nil {
+			if pe := (*pairsError)(nil); errors.As(err, &pe) {
+				return nil, err // the budget is spent: no other candidate can run
+			}
 			continue
 		}
 		lv.sh, lv.parent = sh, sub

@@ -370,8 +370,11 @@ func (b *cellBuilder) buildCase(bodies []*node) (*cellCase, error) {
 	}
 
 	// Pair weights, memoised per (type, projection) pair.
-	memo := map[[4]uint64]int{}
 	u := len(cs.cellGroup)
+	if err := b.pl.spendPairs(int64(u)*int64(u+1)/2, u); err != nil {
+		return nil, err
+	}
+	memo := map[[4]uint64]int{}
 	cs.pair = make([][]int, u)
 	for i := range cs.pair {
 		cs.pair[i] = make([]int, u)

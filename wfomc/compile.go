@@ -33,8 +33,44 @@ type compiler struct {
 // done, poll panics with a cancelled, which CompileContext recovers.
 // Compilation runs on one goroutine, so ticks needs no synchronization.
 type poller struct {
-	ctx   context.Context
-	ticks uint64
+	ctx      context.Context
+	ticks    uint64
+	pairs    int64 // cell-pair weights computed so far (spendPairs)
+	maxPairs int64 // Options.MaxCellPairs (0: defaultMaxCellPairs)
+}
+
+// defaultMaxCellPairs bounds the pair weights the cell algorithm computes
+// in one compilation, over all its cases and attempts (atom counting tries
+// up to maxAtomCountTries models), unless Options.MaxCellPairs says
+// otherwise: each takes microseconds and a word of the case's pair table,
+// so a model whose cells number in the thousands would otherwise run for
+// hours and exhaust memory. The models of the tests and benchmarks need at
+// most 2.8·10^5.
+const defaultMaxCellPairs = 1 << 22
+
+// pairsError refuses a compilation whose cell algorithm would compute
+// more pair weights than the limit.
+type pairsError struct {
+	pairs int64
+	cells int
+	limit int64
+}
+
+func (e *pairsError) Error() string {
+	return fmt.Sprintf("the cell algorithm needs %d pair weights (%d cells in one case), more than the %d supported in one model; fewer unary predicates or named constants in formulas with two variables would lower it", e.pairs, e.cells, e.limit)
+}
+
+// spendPairs counts n more pair weights, or says why they are refused.
+func (p *poller) spendPairs(n int64, cells int) error {
+	p.pairs += n
+	limit := p.maxPairs
+	if limit <= 0 {
+		limit = defaultMaxCellPairs
+	}
+	if p.pairs > limit {
+		return &pairsError{p.pairs, cells, limit}
+	}
+	return nil
 }
 
 // cancelled is the panic value of a poll that found its context done.

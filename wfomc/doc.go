@@ -140,7 +140,12 @@
 // and atom counting do not apply to a component whose types are split by
 // unary evidence or count evidence. The cell sum is polynomial in the domain
 // sizes with a degree that grows with the number of cell classes left after
-// merging; Evaluate refuses sums of more than 2·10^10 terms. Atom counting
+// merging; Evaluate refuses sums of more than 2·10^10 terms. The cell
+// algorithm computes a weight for every pair of cells of a case, and a
+// compilation refuses more than 2^22 of them in all (Options.MaxCellPairs;
+// its cases and atom counting's attempts together; the models of the tests
+// need at most 2.8·10^5): with ground computation allowed, such a part is
+// then grounded. Atom counting
 // multiplies the cost of the counted part by n + 1 (per nested count) and
 // refuses more than 10^7 terms.
 package wfomc

@@ -20,6 +20,7 @@ func FuzzCompile(f *testing.F) {
 	f.Add("person = {A, B, C}\nSmokes(person)\nFriends(person, person)\n1.1 Friends(x, y) ^ Smokes(x) => Smokes(y)\n")
 	f.Add("t = {A, B}\nP(t)\nR(t, t)\nEXIST y R(x, y).\n0.5 R(x, y) => R(y, x)\n")
 	f.Add("t = {A, B}\nP(t)\nR(t, t)\n0.3 R(x, y) ^ R(y, z) => R(x, z)\n")
+	f.Add(cellBlowUp)
 	f.Fuzz(func(t *testing.T, src string) {
 		m, err := mlnfile.Parse("fuzz.mln", []byte(src))
 		if err != nil || len(m.Formulas) == 0 || len(m.Formulas) > 6 {
@@ -40,7 +41,9 @@ func FuzzCompile(f *testing.F) {
 		if len(w.atoms) > 12 {
 			return
 		}
-		mod, err := Compile(m, &Options{AllowGround: true, MaxGroundAtoms: 12})
+		// A small pair budget keeps every input fast (minimizing an input
+		// runs it thousands of times); a refusal falls back to grounding.
+		mod, err := Compile(m, &Options{AllowGround: true, MaxGroundAtoms: 12, MaxCellPairs: 1 << 16})
 		if err != nil {
 			return // refusing is allowed; panicking is not
 		}

@@ -184,13 +184,18 @@ func (c *compiler) compileComponent(pb *problem, fs []*formula, blocks map[int][
 	if !errors.As(err, &beyond) {
 		return nil, err
 	}
+	var acErr error // why atom counting stopped, when not for want of a rule
 	if single && depth < 8 {
 		pc, perr := c.powerRule(sub, depth)
 		if perr == nil {
 			return pc, nil
 		}
-		if ac, aerr := c.atomCounting(sub, depth); aerr == nil {
+		ac, aerr := c.atomCounting(sub, depth)
+		if aerr == nil {
 			return ac, nil
+		}
+		if !errors.Is(aerr, errNoRule) {
+			acErr = aerr
 		}
 		if !errors.Is(perr, errNoRule) {
 			return nil, perr
@@ -202,6 +207,10 @@ func (c *compiler) compileComponent(pb *problem, fs []*formula, blocks map[int][
 	why := "no variable occurs in every atom at a fixed argument position (independent partial grounding), counting the true atoms of a unary predicate (atom counting) does not make the rest liftable, and the formulas do not split into independent parts"
 	if !single {
 		why = "evidence splits the domain, which the power rule and atom counting do not handle"
+	}
+	if acErr != nil {
+		return nil, fmt.Errorf("%s is beyond FO2: %s; no variable occurs in every atom at a fixed argument position (independent partial grounding), and atom counting stopped: %w; allow ground computation (lifted wfomc --allow-ground) for an exact answer on small domains",
+			c.describe(beyond.f), beyond.reason, acErr)
 	}
 	return nil, fmt.Errorf("%s is beyond FO2: %s; %s; allow ground computation (lifted wfomc --allow-ground) for an exact answer on small domains",
 		c.describe(beyond.f), beyond.reason, why)

@@ -36,6 +36,10 @@ type Options struct {
 	// MaxGroundAtoms bounds the unknown ground atoms of one component under
 	// AllowGround (default 24: 16 million worlds).
 	MaxGroundAtoms int
+	// MaxCellPairs bounds the pair weights the cell algorithm computes in
+	// one compilation (default 2^22, some seconds); a model that needs more
+	// is refused, or grounded under AllowGround.
+	MaxCellPairs int64
 }
 
 // Literal is a ground atom with its truth value: Pred(Args...) = Value.
@@ -194,7 +198,7 @@ func CompileContext(ctx context.Context, m *mln.MLN, opt *Options) (mod *Model, 
 	if err := mln.CheckStatic(m); err != nil {
 		return nil, err
 	}
-	c := &compiler{m: m, opt: opt, mod: &Model{m: m, nf: len(m.Formulas)}, pl: &poller{ctx: ctx}}
+	c := &compiler{m: m, opt: opt, mod: &Model{m: m, nf: len(m.Formulas)}, pl: &poller{ctx: ctx, maxPairs: opt.MaxCellPairs}}
 	defer func() {
 		if r := recover(); r != nil {
 			cc, ok := r.(cancelled)
