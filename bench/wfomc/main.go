@@ -17,12 +17,12 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
-	"math"
 	"os"
 	"os/exec"
-	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/lifted-dev/lifted/internal/benchstat"
 )
 
 func main() {
@@ -64,8 +64,8 @@ func main() {
 		if strip(ob) != strip(oa) {
 			same = "DIFFERENT:\n" + ob + "\n" + oa
 		}
-		fmt.Printf("| %d | %.3f (%d) | %.3f (%d) | %.0f× | %s | %s | %s |\n", n, median(tb), len(tb), median(ta), len(ta),
-			median(tb)/median(ta), field(ob, "log Z = "), field(oa, "log Z = "), same)
+		fmt.Printf("| %d | %.3f (%d) | %.3f (%d) | %.0f× | %s | %s | %s |\n", n, benchstat.Median(tb), len(tb), benchstat.Median(ta), len(ta),
+			benchstat.Median(tb)/benchstat.Median(ta), field(ob, "log Z = "), field(oa, "log Z = "), same)
 	}
 	if *lwlBefore == "" {
 		return
@@ -87,7 +87,7 @@ func main() {
 			v, _ := strconv.ParseFloat(row[6], 64)
 			ts = append(ts, v)
 		}
-		med[i] = median(ts)
+		med[i] = benchstat.Median(ts)
 		row := rows[i][0]
 		fmt.Printf("| %s | %.3f (%d) | %s | %s | %s |\n", name, med[i], len(ts), row[7], row[8], row[4])
 	}
@@ -143,16 +143,4 @@ func lastRow(s string) []string {
 		}
 	}
 	return make([]string, 9)
-}
-
-func median(v []float64) float64 {
-	if len(v) == 0 {
-		return math.NaN()
-	}
-	s := slices.Clone(v)
-	slices.Sort(s)
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }

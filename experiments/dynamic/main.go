@@ -20,7 +20,6 @@ import (
 	"runtime"
 	"runtime/pprof"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -36,6 +35,7 @@ import (
 	"github.com/lifted-dev/lifted/infer"
 	"github.com/lifted-dev/lifted/infer/bp"
 	_ "github.com/lifted-dev/lifted/infer/mcmc" // registers mcsat
+	"github.com/lifted-dev/lifted/internal/benchstat"
 	"github.com/lifted-dev/lifted/lift"
 	"github.com/lifted-dev/lifted/mln"
 )
@@ -122,15 +122,6 @@ func do(md *dynamic.Model, lifted bool, s bp.Schedule) run {
 		log.Fatal(err)
 	}
 	return run{st: st, secs: time.Since(start).Seconds()}
-}
-
-func median(x []float64) float64 {
-	y := slices.Clone(x)
-	sort.Float64s(y)
-	if len(y)%2 == 1 {
-		return y[len(y)/2]
-	}
-	return (y[len(y)/2-1] + y[len(y)/2]) / 2
 }
 
 func mean(x []float64) float64 {
@@ -433,23 +424,23 @@ func scaling(out string, quick bool, sizes [][2]int, reps, oneRep, ffMax int) {
 		var ffCols string
 		if runFF {
 			ffCols = fmt.Sprintf("%d | %d | %.3g | %.3g | %.3g | %.3g | %.3f | %d | %d | %d",
-				ff.st.Edges, lff.st.Edges, median(tf), median(tl), median(tlc), median(tlb), median(tl)/median(tf), ff.st.Messages, lff.st.Messages, ff.st.Iterations)
+				ff.st.Edges, lff.st.Edges, benchstat.Median(tf), benchstat.Median(tl), benchstat.Median(tlc), benchstat.Median(tlb), benchstat.Median(tl)/benchstat.Median(tf), ff.st.Messages, lff.st.Messages, ff.st.Iterations)
 		} else {
 			ffCols = fmt.Sprintf("— | %d | — | %.3g | %.3g | %.3g | — | — | %d | —",
-				lff.st.Edges, median(tl), median(tlc), median(tlb), lff.st.Messages)
+				lff.st.Edges, benchstat.Median(tl), benchstat.Median(tlc), benchstat.Median(tlb), lff.st.Messages)
 		}
 		fmt.Printf("| %d | %d | %d | %d | %.3g | %s | %d | %.2f |\n", n, steps, g.NumVars(), g.NumFactors(), groundS, ffCols, lff.st.Iterations, peakRSS())
 		if steps == t0 {
 			if runFF {
-				byPeople.x, byPeople.y = append(byPeople.x, float64(n)), append(byPeople.y, median(tf))
+				byPeople.x, byPeople.y = append(byPeople.x, float64(n)), append(byPeople.y, benchstat.Median(tf))
 			}
-			byPeopleL.x, byPeopleL.y = append(byPeopleL.x, float64(n)), append(byPeopleL.y, median(tl))
+			byPeopleL.x, byPeopleL.y = append(byPeopleL.x, float64(n)), append(byPeopleL.y, benchstat.Median(tl))
 		}
 		if n == p0 {
 			if runFF {
-				bySteps.x, bySteps.y = append(bySteps.x, float64(steps)), append(bySteps.y, median(tf))
+				bySteps.x, bySteps.y = append(bySteps.x, float64(steps)), append(bySteps.y, benchstat.Median(tf))
 			}
-			byStepsL.x, byStepsL.y = append(byStepsL.x, float64(steps)), append(byStepsL.y, median(tl))
+			byStepsL.x, byStepsL.y = append(byStepsL.x, float64(steps)), append(byStepsL.y, benchstat.Median(tl))
 		}
 		runtime.GC()
 		// The plots are rewritten after every size, so that a long run

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/lifted-dev/lifted/dynamic"
+	"github.com/lifted-dev/lifted/internal/benchstat"
 	"github.com/lifted-dev/lifted/lift"
 )
 
@@ -51,7 +52,7 @@ func relift() {
 			if nodes[0][t] != nodes[1][t] {
 				log.Fatalf("step %d: %d vs %d clusternodes", t, nodes[0][t], nodes[1][t])
 			}
-			a, b := median(sec[0][t]), median(sec[1][t])
+			a, b := benchstat.Median(sec[0][t]), benchstat.Median(sec[1][t])
 			ts, ti = ts+a, ti+b
 			fmt.Printf("| %d | %d | %d | %.4f | %.4f | %.3f |\n", t, len(md.Evidence[t]), nodes[0][t], a, b, b/a)
 		}
