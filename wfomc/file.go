@@ -6,6 +6,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"time"
 
 	mlnfile "github.com/lifted-dev/lifted/format/mlnfile"
 	"github.com/lifted-dev/lifted/mln"
@@ -29,7 +30,8 @@ type FileOptions struct {
 }
 
 // FileResult is the answer of RunFile: the model as counted (per-constant
-// formulas expanded), its queries and the result.
+// formulas expanded), its queries and the result, whose Seconds are those
+// of compiling and evaluating the model.
 type FileResult struct {
 	*Result
 	MLN     *mln.MLN
@@ -92,14 +94,17 @@ func RunFile(m *mln.MLN, opt FileOptions) (*FileResult, error) {
 		}
 		copt.Queries = append(copt.Queries, pq)
 	}
+	start := time.Now()
 	mod, err := Compile(m, copt)
 	if err != nil {
 		return nil, err
 	}
+	compiled := time.Since(start).Seconds()
 	res, err := mod.Evaluate(weights, sizes)
 	if err != nil {
 		return nil, err
 	}
+	res.Seconds += compiled
 	return &FileResult{Result: res, MLN: m, Queries: copt.Queries}, nil
 }
 
