@@ -89,6 +89,7 @@ Markov logic networks in Alchemy's format (.mln, with .db evidence).`,
 		newWfomcCmd(),
 		newLearnCmd(),
 		newLoglikCmd(),
+		newScoreCmd(),
 	)
 	alchemyHelp(root)
 	return root

@@ -5,8 +5,8 @@
 // mcmc). It prints a markdown table: per held-out area the number of query
 // atoms and true ones, the conditional log-likelihood (mean log P of the
 // true value, probabilities clipped to [1e-4, 1-1e-4] as in Lowd and
-// Domingos 2007), the area under the precision-recall curve (average
-// precision), the same two for the all-weights-zero model (P = 1/2, the
+// Domingos 2007), the area under the precision-recall curve (Davis and
+// Goadrich's interpolation; both from package score), the same two for the all-weights-zero model (P = 1/2, the
 // baseline), and the wall time of learning and of inference.
 //
 //	go run ./bench/realdata/folds -data /work/shared/data -iter 30
@@ -20,7 +20,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/pprof"
-	"slices"
 	"syscall"
 	"time"
 
@@ -29,6 +28,7 @@ import (
 	"github.com/lifted-dev/lifted/infer/mcmc"
 	"github.com/lifted-dev/lifted/learn"
 	"github.com/lifted-dev/lifted/mln"
+	"github.com/lifted-dev/lifted/score"
 )
 
 func main() {
@@ -105,8 +105,8 @@ func main() {
 		for i := range half {
 			half[i] = 0.5
 		}
-		c, a := cll(probs, labels), aucPR(probs, labels)
-		cz, az := cll(half, labels), aucPR(half, labels)
+		c, a := score.CLL(probs, labels, score.DefaultClip), score.AUCPR(probs, labels)
+		cz, az := score.CLL(half, labels, score.DefaultClip), score.AUCPR(half, labels)
 		sc, sa, sc0, sa0 = sc+c, sa+a, sc0+cz, sa0+az
 		npos := 0
 		for _, l := range labels {
@@ -169,53 +169,6 @@ func predict(m *mln.MLN, w []float64, test *mln.DB, samples int, seed uint64) ([
 		}
 	}
 	return probs, labels, nil
-}
-
-func cll(p []float64, y []bool) float64 {
-	s := 0.0
-	for i := range p {
-		q := min(max(p[i], 1e-4), 1-1e-4)
-		if y[i] {
-			s += math.Log(q)
-		} else {
-			s += math.Log(1 - q)
-		}
-	}
-	return s / float64(len(p))
-}
-
-// aucPR is the average precision: the mean, over the true atoms, of the
-// precision at the rank of each (ties broken against the true atoms).
-func aucPR(p []float64, y []bool) float64 {
-	idx := make([]int, len(p))
-	for i := range idx {
-		idx[i] = i
-	}
-	slices.SortStableFunc(idx, func(a, b int) int {
-		switch {
-		case p[a] > p[b]:
-			return -1
-		case p[a] < p[b]:
-			return 1
-		case !y[a] && y[b]:
-			return -1
-		case y[a] && !y[b]:
-			return 1
-		}
-		return 0
-	})
-	tp, s, npos := 0, 0.0, 0
-	for r, i := range idx {
-		if y[i] {
-			tp++
-			s += float64(tp) / float64(r+1)
-			npos++
-		}
-	}
-	if npos == 0 {
-		return math.NaN()
-	}
-	return s / float64(npos)
 }
 
 // cpu returns the process's CPU time (user and system) in seconds.
