@@ -195,15 +195,17 @@ type Stats struct {
 	// between neighbouring temperatures of replica exchange (tempering),
 	// and whether the run was cancelled, its estimates being those so
 	// far. Omitted when zero, so other methods print what they always did.
-	Samples     int       `json:"samples,omitempty"`
-	Sweeps      int       `json:"sweeps,omitempty"`
-	Chains      int       `json:"chains,omitempty"`
-	RHat        float64   `json:"r_hat,omitempty"`
-	BulkESS     float64   `json:"min_bulk_ess,omitempty"`
-	TailESS     float64   `json:"min_tail_ess,omitempty"`
-	Mixing      string    `json:"not_mixed,omitempty"`
-	SwapRates   []float64 `json:"swap_rates,omitempty"`
-	Interrupted bool      `json:"interrupted,omitempty"`
+	Samples   int       `json:"samples,omitempty"`
+	Sweeps    int       `json:"sweeps,omitempty"`
+	Chains    int       `json:"chains,omitempty"`
+	RHat      float64   `json:"r_hat,omitempty"`
+	BulkESS   float64   `json:"min_bulk_ess,omitempty"`
+	TailESS   float64   `json:"min_tail_ess,omitempty"`
+	Mixing    string    `json:"not_mixed,omitempty"`
+	SwapRates []float64 `json:"swap_rates,omitempty"`
+	// Temperatures is replica exchange's ladder (T₀ = 1 first).
+	Temperatures []float64 `json:"temperatures,omitempty"`
+	Interrupted  bool      `json:"interrupted,omitempty"`
 	// TimeLimited: an anytime method's own time limit (not a
 	// cancellation) cut its work short; its answer is complete and valid
 	// (a MAP world and a bound that holds), but more time could improve it.

@@ -221,4 +221,5 @@ func (res *Result) fillStats(st *infer.Stats) {
 	st.Converged = d.Mixed
 	st.Mixing = d.Why
 	st.SwapRates = res.SwapRates
+	st.Temperatures = res.Temps
 }

@@ -96,7 +96,7 @@ func TestStdErrAndStats(t *testing.T) {
 		if !a.Converged || st.RHat >= 1.01 || st.BulkESS < 800 || st.TailESS < 800 || st.Mixing != "" || st.Chains != DefaultChains {
 			t.Errorf("%s on a weakly coupled grid: %+v", m, st)
 		}
-		if (m == "tempering") != (len(st.SwapRates) == 7) {
+		if (m == "tempering") != (len(st.SwapRates) > 0 && len(st.SwapRates) == len(st.Temperatures)-1) {
 			t.Errorf("%s: swap rates %v", m, st.SwapRates)
 		}
 	}
@@ -111,7 +111,7 @@ func TestTemperingGrid(t *testing.T) {
 	if a := run(t, "gibbs", nil, g, 1); a.Converged {
 		t.Errorf("gibbs labelled mixed on this grid (R-hat %.4f)", a.Stats.RHat)
 	}
-	a := run(t, "tempering", infer.Properties{"samples": "40000"}, g, 1)
+	a := run(t, "tempering", infer.Properties{"samples": "4000"}, g, 1)
 	if !a.Converged {
 		t.Fatalf("tempering not mixed: %s", a.Stats.Mixing)
 	}

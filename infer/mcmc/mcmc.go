@@ -70,8 +70,15 @@ const (
 	// BGibbs is one sweep of blocked Gibbs sampling over the blocks of
 	// gibbs.NewBlocking (gibbs.Chain.BlockSweep).
 	BGibbs
+	// Cluster is one Swendsen–Wang move (bonds on the satisfied Ising
+	// couplings, every cluster flipped by a heat-bath draw on the rest of
+	// the model; see cluster.go) followed by a single-site Gibbs sweep.
+	Cluster
 
-	lbgKernel Kernel = 255 // lifted blocked Gibbs (SampleLBG), for messages
+	lbgKernel     Kernel = 255 // lifted blocked Gibbs (SampleLBG), for messages
+	temperKernel  Kernel = 254 // replica exchange (SampleTempering), for messages
+	clusterKernel Kernel = 253 // Swendsen–Wang (SampleCluster), for messages
+	orbitKernel   Kernel = 252 // orbital moves (SampleOrbital), for messages
 )
 
 // String names the kernel as it is registered.
@@ -81,6 +88,8 @@ func (k Kernel) String() string {
 		return "mcsat"
 	case BGibbs:
 		return "bgibbs"
+	case Cluster:
+		return "swendsen-wang"
 	}
 	return "gibbs"
 }
@@ -168,8 +177,9 @@ type Result struct {
 	// Diag is the run's convergence diagnostics; RHat is Diag.RHat.
 	Diag Diagnostics
 	// SwapRates is, for replica exchange (SampleTempering), the swap
-	// acceptance rate of each neighbouring pair of temperatures.
-	SwapRates []float64
+	// acceptance rate of each neighbouring pair of temperatures, and Temps
+	// the ladder.
+	SwapRates, Temps []float64
 }
 
 // StartError is a chain's failure to find a world in which every factor is
@@ -202,6 +212,8 @@ type chainRun struct {
 	// conditionals at sel, then the state's score) in bounded memory.
 	diag *diag.Trace
 	err  error
+	// clusters counts the clusters of the chain's Swendsen–Wang moves.
+	clusters int64
 }
 
 // Sample runs cfg.Chains chains on g given ev (nil: none) and returns the
@@ -254,6 +266,13 @@ func Sample(ctx context.Context, g *fg.Graph, ev fg.Evidence, cfg Config) (*Resu
 	if bk != nil && cfg.Kernel == BGibbs {
 		res.Clusters = len(bk.Blocks)
 	}
+	if cfg.Kernel == Cluster && res.Sweeps > 0 {
+		n := int64(0)
+		for _, r := range runs {
+			n += r.clusters
+		}
+		res.Clusters = int(n / int64(res.Sweeps)) // per move
+	}
 	res.average(g, runs)
 	res.diagnose(runs, sel, res.Off, cfg.Kernel)
 	return res, nil
@@ -286,8 +305,15 @@ func runChain(ctx context.Context, g *fg.Graph, ev fg.Evidence, bk *gibbs.Blocki
 		return err
 	}
 	size := ch.Offsets()[g.NumVars()]
+	var mv *moves
+	if cfg.Kernel == Cluster {
+		mv = newMoves(g, ev)
+	}
 	return r.loop(ctx, cfg, deadline, size, sel, nc, ch.LogScore, func(cond []float64) error {
 		switch cfg.Kernel {
+		case Cluster:
+			r.clusters += int64(mv.swendsenWang(rng, ch.State(), 1))
+			ch.Sweep(rng, cond)
 		case MCSAT:
 			ch.MCSATBlocks(rng, cfg.SatSweeps, cfg.BlockProb, bk)
 			if cond != nil {
@@ -607,7 +633,7 @@ func newSampler(m infer.Method, k Kernel, p infer.Properties) (infer.Algorithm, 
 }
 
 func init() {
-	var gm, mm, bm infer.Method
+	var gm, mm, bm, cm infer.Method
 	gm = infer.Method{
 		Name:    "gibbs",
 		Summary: "Gibbs sampling: single-site sweeps, several seeded chains, Rao-Blackwellised marginals",
@@ -636,9 +662,17 @@ func init() {
 			infer.Property{Name: "block-states", Default: strconv.Itoa(DefaultBlockStates), Help: "most joint states of a block (a block is enumerated at each step)"}),
 		New: func(p infer.Properties) (infer.Algorithm, error) { return newSampler(bm, BGibbs, p) },
 	}
+	cm = infer.Method{
+		Name:    "swendsen-wang",
+		Summary: "Swendsen-Wang cluster moves on the Ising-like pairwise factors (bonds on satisfied couplings, clusters flipped by heat bath on the rest of the model), each followed by a Gibbs sweep",
+		Tasks:   []infer.Task{infer.Marginals},
+		Props:   props,
+		New:     func(p infer.Properties) (infer.Algorithm, error) { return newSampler(cm, Cluster, p) },
+	}
 	infer.Register(gm)
 	infer.Register(mm)
 	infer.Register(bm)
+	infer.Register(cm)
 }
 
 // runChains runs nc chains at once, chain k by run(k, its record),

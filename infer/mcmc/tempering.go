@@ -30,12 +30,43 @@ import (
 // modes and hand their worlds down. Zero entries stay zero at every
 // temperature (hard constraints are not tempered): tempering helps soft
 // barriers, and blocked Gibbs's blocks the hard ones.
+//
+// With Temps nil the ladder is adaptive (AdaptLadder): its hottest
+// temperature is the one at which no variable's factors can move its log
+// odds by more than 2, and temperatures are inserted between neighbours
+// whose swaps a pilot run accepts less often than SwapLow, until every
+// rate is at least that or the ladder has MaxReplicas rungs.
+//
+// With Copies 2 every chain runs two ladders, and after every step the two
+// replicas at each temperature make a Houdayer cluster exchange (moves'
+// houdayer: the connected set of free binary variables on which they
+// differ is swapped between them), which on Ising-like models crosses
+// the domain walls that single flips and swaps do not; the T = 1
+// estimate averages both copies.
 type Tempering struct {
 	// Base is Gibbs or BGibbs.
 	Base Kernel
-	// Temps is the ladder T₀ = 1 < T₁ < … (at least two).
+	// Temps is the ladder T₀ = 1 < T₁ < … (at least two); nil: adaptive.
 	Temps []float64
+	// Copies is 1 (or 0) or 2: ladders per chain, 2 with Houdayer moves.
+	Copies int
+	// TMax, when above 1, is the hottest temperature of the adaptive
+	// ladder instead of HotTemperature.
+	TMax float64
+	// MaxSamples, when above Config.Samples, lets a run that is not mixed
+	// (and whose chains are not frozen) be repeated with twice the kept
+	// and burn-in steps, up to MaxSamples kept steps per chain.
+	MaxSamples int
 }
+
+// Bounds of the adaptive ladder.
+const (
+	// SwapLow is the swap acceptance rate below which AdaptLadder
+	// inserts a temperature between two neighbours.
+	SwapLow = 0.25
+	// MaxReplicas is the most temperatures of an adaptive ladder.
+	MaxReplicas = 48
+)
 
 // GeometricLadder returns n temperatures from 1 to tmax, evenly spaced in
 // log T (n ≥ 2, tmax > 1).
@@ -45,6 +76,40 @@ func GeometricLadder(n int, tmax float64) []float64 {
 		t[i] = math.Pow(tmax, float64(i)/float64(n-1))
 	}
 	return t
+}
+
+// HotTemperature is the temperature at which no unobserved variable's
+// factors can change its log odds by more than 2 (the largest, over
+// variables, of the sum over its factors of half the spread of their
+// finite log entries, at least 2 and at most 1e4): a replica there is
+// close to independent draws, which single-site moves mix.
+func HotTemperature(g *fg.Graph, ev fg.Evidence) float64 {
+	spread := make([]float64, len(g.Tables))
+	for t, tb := range g.Tables {
+		lo, hi := math.Inf(1), math.Inf(-1)
+		for _, v := range tb.Values {
+			if v > 0 {
+				l := math.Log(v)
+				lo, hi = min(lo, l), max(hi, l)
+			}
+		}
+		if hi > lo {
+			spread[t] = hi - lo
+		}
+	}
+	fOf := g.EdgeFactors()
+	worst := 0.0
+	for v := range g.NumVars() {
+		if ev != nil && ev[v] >= 0 || g.Card[v] < 2 {
+			continue
+		}
+		s := 0.0
+		for i := g.VarStart[v]; i < g.VarStart[v+1]; i++ {
+			s += spread[g.FactorTable[fOf[g.VarEdges[i]]]]
+		}
+		worst = max(worst, s)
+	}
+	return min(max(worst/2/2, 2), 1e4)
 }
 
 // tempered returns g with every table entry raised to the power beta
@@ -67,23 +132,183 @@ func tempered(g *fg.Graph, beta float64) *fg.Graph {
 	return &h
 }
 
+// ladderRun is one chain's replicas: chs[c][i] is copy c's replica at
+// temperature i.
+type ladderRun struct {
+	chs   [][]*gibbs.Chain
+	score [][]float64 // log-scores at T = 1
+	betas []float64
+	bk    *gibbs.Blocking
+	mv    *moves
+	step  int
+	tmp   []float64
+	// swap and Houdayer counts of this chain
+	tried, took []int64
+	icm         int64
+}
+
+func newLadderRun(g *fg.Graph, ev fg.Evidence, temps []float64, copies int, bk *gibbs.Blocking, mv *moves, rng *rand.Rand) (*ladderRun, error) {
+	R := len(temps)
+	lr := &ladderRun{betas: make([]float64, R), bk: bk, mv: mv, tried: make([]int64, R-1), took: make([]int64, R-1)}
+	graphs := make([]*fg.Graph, R)
+	for i, t := range temps {
+		lr.betas[i] = 1 / t
+		graphs[i] = tempered(g, lr.betas[i])
+	}
+	for range copies {
+		chs := make([]*gibbs.Chain, R)
+		for i := range R {
+			x := make([]int32, g.NumVars())
+			if err := gibbs.Start(graphs[i], ev, x, rng); err != nil {
+				var ue *gibbs.UnsatError
+				if errors.As(err, &ue) {
+					return nil, &StartError{Err: ue}
+				}
+				return nil, err
+			}
+			ch, err := gibbs.NewChain(graphs[i], ev, x)
+			if err != nil {
+				return nil, err
+			}
+			chs[i] = ch
+		}
+		lr.chs = append(lr.chs, chs)
+		lr.score = append(lr.score, make([]float64, R))
+	}
+	return lr, nil
+}
+
+// advance makes one step of every replica, the swaps and (two copies) the
+// Houdayer exchanges; cond, when set, gets the T = 1 conditionals (the
+// average over the copies).
+func (lr *ladderRun) advance(rng *rand.Rand, cond []float64) {
+	R := len(lr.betas)
+	for c, chs := range lr.chs {
+		for i, ch := range chs {
+			var cd []float64
+			if i == 0 && cond != nil {
+				cd = cond
+				if c > 0 {
+					if lr.tmp == nil {
+						lr.tmp = make([]float64, len(cond))
+					}
+					cd = lr.tmp
+				}
+			}
+			if lr.bk != nil {
+				ch.BlockSweep(rng, lr.bk, cd)
+			} else {
+				ch.Sweep(rng, cd)
+			}
+		}
+	}
+	if len(lr.chs) == 2 {
+		for i := range R {
+			if lr.mv.houdayer(rng, lr.chs[0][i].State(), lr.chs[1][i].State(), lr.betas[i]) {
+				lr.icm++
+			}
+		}
+		if cond != nil {
+			// the Houdayer move changed the worlds after the sweeps'
+			// conditionals: read both copies' conditionals now
+			lr.chs[0][0].Conditionals(cond)
+			lr.chs[1][0].Conditionals(lr.tmp)
+			for j := range cond {
+				cond[j] = (cond[j] + lr.tmp[j]) / 2
+			}
+		}
+	}
+	for c, chs := range lr.chs {
+		sc := lr.score[c]
+		for i, ch := range chs {
+			sc[i] = ch.LogScore() / lr.betas[i]
+		}
+		for i := lr.step % 2; i+1 < R; i += 2 {
+			lr.tried[i]++
+			a := (lr.betas[i] - lr.betas[i+1]) * (sc[i+1] - sc[i])
+			if a >= 0 || rng.Float64() < math.Exp(a) {
+				lr.took[i]++
+				xi, xj := chs[i].State(), chs[i+1].State()
+				for v := range xi {
+					xi[v], xj[v] = xj[v], xi[v]
+				}
+				sc[i], sc[i+1] = sc[i+1], sc[i]
+			}
+		}
+	}
+	lr.step++
+}
+
+// AdaptLadder returns the temperatures of an adaptive ladder for g given
+// ev (see Tempering): from HotTemperature, a geometric ladder of ratio
+// 1.5, then rounds of a pilot chain (seeded with seed; its steps are
+// discarded) of 100 + 2·(burn-in) steps, each round inserting the
+// geometric mean between every two neighbours whose swaps it accepted
+// less often than SwapLow, until none is or MaxReplicas is reached.
+func AdaptLadder(ctx context.Context, g *fg.Graph, ev fg.Evidence, cfg Config, tp Tempering, bk *gibbs.Blocking, mv *moves) ([]float64, error) {
+	tmax := tp.TMax
+	if !(tmax > 1) {
+		tmax = HotTemperature(g, ev)
+	}
+	n := max(2, int(math.Ceil(math.Log(tmax)/math.Log(1.5)))+1)
+	temps := GeometricLadder(n, tmax)
+	copies := max(tp.Copies, 1)
+	steps := 100 + 2*min(cfg.BurnIn, 500)
+	for round := 0; round < 8 && len(temps) < MaxReplicas; round++ {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		rng := rand.New(rand.NewPCG(cfg.Seed, 1<<40+uint64(round)))
+		lr, err := newLadderRun(g, ev, temps, copies, bk, mv, rng)
+		if err != nil {
+			return nil, err
+		}
+		for range steps {
+			lr.advance(rng, nil)
+		}
+		next := []float64{temps[0]}
+		added := false
+		for i := 0; i+1 < len(temps); i++ {
+			rate := 0.0
+			if lr.tried[i] > 0 {
+				rate = float64(lr.took[i]) / float64(lr.tried[i])
+			}
+			if rate < SwapLow && len(temps)+len(next)-(i+1) < MaxReplicas {
+				next = append(next, math.Sqrt(temps[i]*temps[i+1]))
+				added = true
+			}
+			next = append(next, temps[i+1])
+		}
+		temps = next
+		if !added {
+			break
+		}
+	}
+	return temps, nil
+}
+
 // SampleTempering runs cfg.Chains independent replica-exchange chains of
 // tp on g given ev, each replica from its own random start (gibbs.Start),
 // and returns the T = 1 replicas' Rao-Blackwellised marginals with the
 // diagnostics of Sample, Sweeps counting every replica's steps, and the
 // swap acceptance rate of every neighbouring pair of temperatures (all
-// chains together) in Result.SwapRates.
+// chains together) in Result.SwapRates and the ladder in Result.Temps.
 func SampleTempering(ctx context.Context, g *fg.Graph, ev fg.Evidence, cfg Config, tp Tempering) (*Result, error) {
-	if len(tp.Temps) < 2 || tp.Temps[0] != 1 {
-		return nil, errors.New("tempering: the ladder needs at least two temperatures, the first 1")
-	}
-	for i := 1; i < len(tp.Temps); i++ {
-		if !(tp.Temps[i] > tp.Temps[i-1]) || math.IsInf(tp.Temps[i], 0) {
-			return nil, fmt.Errorf("tempering: temperatures must increase and be finite, got %v", tp.Temps)
+	if tp.Temps != nil {
+		if len(tp.Temps) < 2 || tp.Temps[0] != 1 {
+			return nil, errors.New("tempering: the ladder needs at least two temperatures, the first 1")
+		}
+		for i := 1; i < len(tp.Temps); i++ {
+			if !(tp.Temps[i] > tp.Temps[i-1]) || math.IsInf(tp.Temps[i], 0) {
+				return nil, fmt.Errorf("tempering: temperatures must increase and be finite, got %v", tp.Temps)
+			}
 		}
 	}
 	if tp.Base != Gibbs && tp.Base != BGibbs {
 		return nil, fmt.Errorf("tempering: base kernel must be gibbs or bgibbs, got %s", tp.Base)
+	}
+	if tp.Copies < 0 || tp.Copies > 2 {
+		return nil, fmt.Errorf("tempering: copies must be 1 or 2, got %d", tp.Copies)
 	}
 	if cfg.Samples < 0 || cfg.BurnIn < 0 || cfg.Chains < 0 || cfg.TimeLimit < 0 {
 		return nil, errors.New("tempering: samples, burn-in, chains and time limit must not be negative")
@@ -91,7 +316,6 @@ func SampleTempering(ctx context.Context, g *fg.Graph, ev fg.Evidence, cfg Confi
 	if cfg.Samples == 0 && cfg.TimeLimit == 0 {
 		return nil, errors.New("tempering: samples must be positive (or 0 with a time limit)")
 	}
-	nc := defaultChains(cfg.Chains)
 	ev = cfg.blockDefaults(g, ev)
 	var bk *gibbs.Blocking
 	if tp.Base == BGibbs {
@@ -100,13 +324,38 @@ func SampleTempering(ctx context.Context, g *fg.Graph, ev fg.Evidence, cfg Confi
 			return nil, err
 		}
 	}
-	R := len(tp.Temps)
-	graphs := make([]*fg.Graph, R)
-	betas := make([]float64, R)
-	for i, t := range tp.Temps {
-		betas[i] = 1 / t
-		graphs[i] = tempered(g, betas[i])
+	mv := newMoves(g, ev)
+	copies := max(tp.Copies, 1)
+	if copies == 2 && !mv.hasFree() {
+		copies = 1
 	}
+	temps := tp.Temps
+	if temps == nil {
+		var err error
+		if temps, err = AdaptLadder(ctx, g, ev, cfg, Tempering{Base: tp.Base, Copies: copies, TMax: tp.TMax}, bk, mv); err != nil {
+			return nil, err
+		}
+	}
+	sweeps := 0
+	for {
+		res, err := sampleLadder(ctx, g, ev, cfg, temps, copies, bk, mv)
+		if err != nil {
+			return nil, err
+		}
+		sweeps += res.Sweeps
+		res.Sweeps = sweeps
+		if res.Diag.Mixed || res.Diag.Frozen || res.Interrupted || cfg.Samples == 0 || 2*cfg.Samples > tp.MaxSamples {
+			return res, nil
+		}
+		cfg.Samples *= 2
+		cfg.BurnIn *= 2
+	}
+}
+
+// sampleLadder is one run of SampleTempering on a fixed ladder.
+func sampleLadder(ctx context.Context, g *fg.Graph, ev fg.Evidence, cfg Config, temps []float64, copies int, bk *gibbs.Blocking, mv *moves) (*Result, error) {
+	nc := defaultChains(cfg.Chains)
+	R := len(temps)
 	var deadline time.Time
 	if cfg.TimeLimit > 0 {
 		deadline = time.Now().Add(cfg.TimeLimit)
@@ -116,51 +365,23 @@ func SampleTempering(ctx context.Context, g *fg.Graph, ev fg.Evidence, cfg Confi
 	sel := diagnosed(g, ev)
 	runs, err := runChains(ctx, nc, cfg, func(k int, r *chainRun) error {
 		rng := rand.New(rand.NewPCG(cfg.Seed, uint64(k)))
-		chs := make([]*gibbs.Chain, R)
-		for i := range R {
-			x := make([]int32, g.NumVars())
-			if err := gibbs.Start(graphs[i], ev, x, rng); err != nil {
-				var ue *gibbs.UnsatError
-				if errors.As(err, &ue) {
-					return &StartError{Err: ue}
-				}
-				return err
-			}
-			ch, err := gibbs.NewChain(graphs[i], ev, x)
-			if err != nil {
-				return err
-			}
-			chs[i] = ch
+		kmv := mv
+		if copies == 2 {
+			kmv = newMoves(g, ev) // scratch per chain
 		}
-		score := make([]float64, R) // log-scores at T = 1
-		step := 0
-		size := chs[0].Offsets()[g.NumVars()]
-		return r.loop(ctx, cfg, deadline, size, sel, nc, chs[0].LogScore, func(cond []float64) error {
-			for i, ch := range chs {
-				c := cond
-				if i > 0 {
-					c = nil
-				}
-				if bk != nil {
-					ch.BlockSweep(rng, bk, c)
-				} else {
-					ch.Sweep(rng, c)
-				}
-				score[i] = ch.LogScore() / betas[i]
+		lr, err := newLadderRun(g, ev, temps, copies, bk, kmv, rng)
+		if err != nil {
+			return err
+		}
+		defer func() {
+			for i := range R - 1 {
+				tried[i].Add(lr.tried[i])
+				took[i].Add(lr.took[i])
 			}
-			for i := step % 2; i+1 < R; i += 2 {
-				tried[i].Add(1)
-				a := (betas[i] - betas[i+1]) * (score[i+1] - score[i])
-				if a >= 0 || rng.Float64() < math.Exp(a) {
-					took[i].Add(1)
-					xi, xj := chs[i].State(), chs[i+1].State()
-					for v := range xi {
-						xi[v], xj[v] = xj[v], xi[v]
-					}
-					score[i], score[i+1] = score[i+1], score[i]
-				}
-			}
-			step++
+		}()
+		size := lr.chs[0][0].Offsets()[g.NumVars()]
+		return r.loop(ctx, cfg, deadline, size, sel, nc, lr.chs[0][0].LogScore, func(cond []float64) error {
+			lr.advance(rng, cond)
 			return nil
 		})
 	})
@@ -171,7 +392,7 @@ func SampleTempering(ctx context.Context, g *fg.Graph, ev fg.Evidence, cfg Confi
 	if err != nil {
 		return nil, err
 	}
-	res.Sweeps *= R
+	res.Sweeps *= R * copies
 	if bk != nil {
 		res.Clusters = len(bk.Blocks)
 	}
@@ -182,7 +403,8 @@ func SampleTempering(ctx context.Context, g *fg.Graph, ev fg.Evidence, cfg Confi
 			res.SwapRates[i] = float64(took[i].Load()) / float64(n)
 		}
 	}
-	res.diagnose(runs, sel, res.Off, tp.Base)
+	res.Temps = temps
+	res.diagnose(runs, sel, res.Off, temperKernel)
 	return res, nil
 }
 
@@ -190,13 +412,25 @@ func SampleTempering(ctx context.Context, g *fg.Graph, ev fg.Evidence, cfg Confi
 type temperingSampler struct {
 	cfg Config
 	tp  Tempering
+	// n, when positive, is the number of temperatures of a geometric
+	// ladder up to HotTemperature (temperatures=N, max-temperature=auto).
+	n int
 }
 
 // Run samples the ground graph by replica exchange; the answer is that of
-// the other samplers (sampler.Run) with the swap rates in the statistics.
+// the other samplers (sampler.Run) with the swap rates and the ladder in
+// the statistics.
 func (s temperingSampler) Run(ctx context.Context, c *lift.Compressed, q infer.Query) (*infer.Answer, error) {
 	return runGround(ctx, c, q, "tempering", s.cfg, func(ctx context.Context, g *fg.Graph, ev fg.Evidence, cfg Config) (*Result, error) {
-		return SampleTempering(ctx, g, ev, cfg, s.tp)
+		tp := s.tp
+		if s.n > 0 {
+			tmax := tp.TMax
+			if !(tmax > 1) {
+				tmax = HotTemperature(g, ev)
+			}
+			tp.Temps = GeometricLadder(s.n, tmax)
+		}
+		return SampleTempering(ctx, g, ev, cfg, tp)
 	})
 }
 
@@ -204,13 +438,15 @@ func init() {
 	var tm infer.Method
 	tm = infer.Method{
 		Name:    "tempering",
-		Summary: "replica exchange (parallel tempering): Gibbs or blocked Gibbs at a ladder of temperatures, neighbours swapping worlds; samples from T=1",
+		Summary: "replica exchange (parallel tempering): Gibbs or blocked Gibbs at an adaptive ladder of temperatures, neighbours swapping worlds, two copies per temperature exchanging clusters (Houdayer); samples from T=1, doubling its samples until mixed or max-samples",
 		Tasks:   []infer.Task{infer.Marginals},
 		Props: append(append([]infer.Property(nil), props...),
 			infer.Property{Name: "base", Default: "gibbs", Help: "the kernel of every replica: gibbs or bgibbs"},
-			infer.Property{Name: "temperatures", Default: "8", Help: "replicas per chain (a geometric ladder from 1 to max-temperature)"},
-			infer.Property{Name: "max-temperature", Default: "10", Help: "the hottest replica's temperature"},
+			infer.Property{Name: "temperatures", Default: "auto", Help: "replicas per chain: auto (a ladder grown until every neighbouring pair swaps at least 1 in 4 times, up to 48), or a number (a geometric ladder from 1 to max-temperature)"},
+			infer.Property{Name: "max-temperature", Default: "auto", Help: "the hottest replica's temperature: auto (where no variable's factors move its log odds by more than 2) or a number"},
 			infer.Property{Name: "ladder", Default: "", Help: "explicit temperatures instead, e.g. 1,1.5,2.5,4 (first 1, increasing)"},
+			infer.Property{Name: "copies", Default: "2", Help: "ladders per chain: 2 (the replicas at each temperature exchange clusters of the binary variables on which they differ, Houdayer's move) or 1"},
+			infer.Property{Name: "max-samples", Default: "8000", Help: "a run not mixed is repeated with twice the samples and burn-in while samples stay at most this"},
 			infer.Property{Name: "block-size", Default: strconv.Itoa(DefaultBlockSize), Help: "most variables in a block (base bgibbs)"},
 			infer.Property{Name: "block-states", Default: strconv.Itoa(DefaultBlockStates), Help: "most joint states of a block (base bgibbs)"}),
 		New: func(p infer.Properties) (infer.Algorithm, error) {
@@ -229,6 +465,15 @@ func init() {
 			}
 			s := temperingSampler{cfg: a.(sampler).cfg, tp: Tempering{Base: k}}
 			s.cfg.Kernel = k
+			if s.tp.Copies, err = p.Int(tm, "copies"); err != nil {
+				return nil, err
+			}
+			if s.tp.Copies != 1 && s.tp.Copies != 2 {
+				return nil, &infer.PropertyError{Method: tm.Name, Name: "copies", Msg: fmt.Sprintf("must be 1 or 2, got %d", s.tp.Copies)}
+			}
+			if s.tp.MaxSamples, err = p.Int(tm, "max-samples"); err != nil {
+				return nil, err
+			}
 			if l := p.String(tm, "ladder"); l != "" {
 				for _, f := range strings.Split(l, ",") {
 					t, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
@@ -246,21 +491,25 @@ func init() {
 				}
 				return s, nil
 			}
+			if p.String(tm, "max-temperature") != "auto" {
+				if s.tp.TMax, err = p.Float(tm, "max-temperature"); err != nil {
+					return nil, err
+				}
+				if !(s.tp.TMax > 1) || math.IsInf(s.tp.TMax, 0) {
+					return nil, &infer.PropertyError{Method: tm.Name, Name: "max-temperature", Msg: fmt.Sprintf("must be auto, or finite and above 1, got %v", s.tp.TMax)}
+				}
+			}
+			if p.String(tm, "temperatures") == "auto" {
+				return s, nil
+			}
 			n, err := p.Int(tm, "temperatures")
 			if err != nil {
 				return nil, err
 			}
-			tmax, err := p.Float(tm, "max-temperature")
-			if err != nil {
-				return nil, err
-			}
 			if n < 2 {
-				return nil, &infer.PropertyError{Method: tm.Name, Name: "temperatures", Msg: fmt.Sprintf("must be at least 2, got %d", n)}
+				return nil, &infer.PropertyError{Method: tm.Name, Name: "temperatures", Msg: fmt.Sprintf("must be auto or at least 2, got %d", n)}
 			}
-			if !(tmax > 1) || math.IsInf(tmax, 0) {
-				return nil, &infer.PropertyError{Method: tm.Name, Name: "max-temperature", Msg: fmt.Sprintf("must be finite and above 1, got %v", tmax)}
-			}
-			s.tp.Temps = GeometricLadder(n, tmax)
+			s.n = n
 			return s, nil
 		},
 	}
