@@ -12,6 +12,9 @@ import (
 // the expected formula counts in the stats.
 func WFOMCResult(res *wfomc.FileResult) *Result {
 	r := &Result{Task: LogZ, Method: "wfomc", Converged: true, LogZ: res.LogZ, LogZKind: infer.Exact, Figures: res.Figures()}
+	if !res.Exact() {
+		r.LogZKind = infer.Estimate // digits lost: Figures has the relative error
+	}
 	atoms := make([]Atom, len(res.Queries))
 	for i, q := range res.Queries {
 		atoms[i] = Atom{Name: q.Text, P: res.Marginals[i], StdErr: math.NaN()}

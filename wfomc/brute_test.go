@@ -3,6 +3,7 @@ package wfomc
 import (
 	"fmt"
 	"math"
+	"math/big"
 	"testing"
 
 	mlnfile "github.com/lifted-dev/lifted/format/mlnfile"
@@ -263,10 +264,22 @@ func brute(m *mln.MLN, weights []float64, sizes map[string]int64, ev []Literal, 
 		all = append(all, wt{l, counts, q})
 		maxL = math.Max(maxL, l)
 	}
+	// With huge weights Σ_j w_j·n_j rounds away the small weights: the
+	// log weights relative to the largest are then computed exactly.
+	var rel []float64
+	for j, f := range m.Formulas {
+		if !f.Hard && math.Abs(weights[j]) > 1e6 && len(all) > 0 {
+			rel, maxL = exactRelLogs(m, weights, func(i int) []float64 { return all[i].counts }, len(all))
+			break
+		}
+	}
 	res := bruteResult{counts: make([]float64, len(m.Formulas)), marginal: make([]float64, len(qs))}
 	z := 0.0
-	for _, a := range all {
+	for i, a := range all {
 		p := math.Exp(a.l - maxL)
+		if rel != nil {
+			p = math.Exp(rel[i])
+		}
 		z += p
 		for j := range a.counts {
 			res.counts[j] += p * a.counts[j]
@@ -347,4 +360,35 @@ func mustParse(t *testing.T, src string) *mln.MLN {
 		t.Fatalf("%v\n%s", err, src)
 	}
 	return m
+}
+
+// exactRelLogs returns, for each of k worlds with formula counts
+// counts(i), its log weight Σ_j w_j·n_j minus the largest one, computed
+// exactly (big.Float) and then rounded, and the largest, rounded.
+func exactRelLogs(m *mln.MLN, weights []float64, counts func(i int) []float64, k int) ([]float64, float64) {
+	const prec = 2400 // 10^±308 times counts below 2^64, to the last bit
+	ls := make([]*big.Float, k)
+	var mx *big.Float
+	for i := range k {
+		l := new(big.Float).SetPrec(prec)
+		for j, f := range m.Formulas {
+			if f.Hard {
+				continue
+			}
+			t := new(big.Float).SetPrec(prec).SetFloat64(weights[j])
+			t.Mul(t, new(big.Float).SetPrec(prec).SetFloat64(counts(i)[j]))
+			l.Add(l, t)
+		}
+		ls[i] = l
+		if mx == nil || l.Cmp(mx) > 0 {
+			mx = l
+		}
+	}
+	out := make([]float64, k)
+	for i, l := range ls {
+		d := new(big.Float).SetPrec(prec).Sub(l, mx)
+		out[i], _ = d.Float64()
+	}
+	top, _ := mx.Float64()
+	return out, top
 }

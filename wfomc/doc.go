@@ -127,6 +127,22 @@
 // term it agrees to 1e-13 relative in log Z and 1e-11 in expected counts and
 // marginals (TestWindowMatchesFullSum, up to n = 10^7).
 //
+// The logs of the cell and pair weights are double-doubles too (products of
+// exponents and weights exact by FMA), so the absolute error of a log is
+// about 2^-102 of M = Σ_j |w_j|·G_j + 2·(ground atoms)·ln 2 (G_j the
+// groundings of formula j). Huge weights (huge.go) are reduced to their hard
+// limit first: when the largest weights, integer multiples of the smallest
+// of them β, exceed what everything else can add up to by e^64, only the
+// worlds that maximise their count matter, at β as at any T above that
+// margin, so they are evaluated at T and log Z is shifted by (β − T)·N*
+// exactly; levels of such weights are reduced one after the other. So
+// weights up to ±1e300 are exact (TestHugeWeightsAgainstBruteForce, against
+// enumeration with exact log weights). Result.RelError estimates the
+// relative error (from M and the cancellation); Result.Exact says whether
+// it is at most 1e-9, and Evaluate refuses with a PrecisionError what it
+// cannot reduce below 1e-9 (huge weights of incommensurable magnitudes,
+// or Skolem sums that cancel completely at large weights).
+//
 // # Limits
 //
 // Not supported, each with its own error: per-constant weights (+x),

@@ -204,6 +204,9 @@ func (r *FileResult) WriteText(w io.Writer) error {
 			fmt.Fprintf(w, "  %s\t%s\n", num(r.Marginals[i]), q.Text)
 		}
 	}
+	if !r.Exact() {
+		fmt.Fprintf(w, "not exact: relative error about %.1g (%.0f digits lost to cancellation)\n", r.RelError, r.DigitsLost)
+	}
 	_, err := fmt.Fprintf(w, "seconds = %.3f\n", r.Seconds)
 	return err
 }
@@ -215,7 +218,7 @@ func (r *FileResult) Figures() map[string]any {
 	for j, c := range r.ExpectedCounts {
 		counts[j] = finite(c)
 	}
-	return map[string]any{"expected_counts": counts, "digits_lost": finite(r.DigitsLost), "seconds": r.Seconds}
+	return map[string]any{"expected_counts": counts, "digits_lost": finite(r.DigitsLost), "relative_error": finite(r.RelError), "seconds": r.Seconds}
 }
 
 // finite maps a non-finite number to nil (JSON null).

@@ -290,13 +290,26 @@ func (w *fo2Wrap) eval(ctx context.Context, theta []float64, n []int64, grad []f
 		return 0, 0, fmt.Errorf("%s: %w", w.name, err)
 	}
 	switch {
+	case z.s == 0 && digits > 15 && w.maxWeight(theta) > 20:
+		// Positive and negative terms (Skolem weights) cancelled to the
+		// last digit, which large weights do to a non-zero Z as well.
+		return 0, 0, &PrecisionError{RelError: math.Inf(1), Reason: fmt.Sprintf("%s: the sum over a quantified formula's Skolem terms cancelled completely at weights this large", w.name)}
+	case z.s < 0 || z.s > 0 && digits > 15:
+		return 0, 0, &PrecisionError{RelError: math.Pow(10, digits) * 0x1p-53, Reason: fmt.Sprintf("%s: the weighted model count cancelled to within double precision (%.0f digits lost)", w.name, digits)}
 	case z.s == 0:
 		return 0, 0, &zeroError{fmt.Sprintf("%s: the hard formulas and evidence have no model at these domain sizes (Z = 0)", w.name)}
-	case z.s < 0 || digits > 15:
-		return 0, 0, fmt.Errorf("%s: the weighted model count cancelled to within double precision (%.0f digits lost)", w.name, digits)
 	}
 	for i, p := range w.c.params {
 		grad[p] += z.g[i]
 	}
 	return z.logValue(), digits, nil
+}
+
+// maxWeight is the largest |θ| of the component's parameters.
+func (w *fo2Wrap) maxWeight(theta []float64) float64 {
+	m := 0.0
+	for _, p := range w.c.params {
+		m = max(m, math.Abs(theta[p]))
+	}
+	return m
 }

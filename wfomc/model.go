@@ -175,6 +175,14 @@ type Result struct {
 	// between positive and negative terms (Skolem weights are −1); double
 	// precision has about 15.9.
 	DigitsLost float64
+	// RelError estimates the relative error of the marginals and expected
+	// counts (and the absolute error of log Z): from the cancellation
+	// (DigitsLost) and from the magnitude of the logs that double-double
+	// arithmetic carries (weights times groundings). An answer above 1e-9
+	// is not exact to the digits printed; callers that claim exactness
+	// check it (huge weights are first reduced to their hard limit, and
+	// Evaluate refuses with a PrecisionError what it cannot so reduce).
+	RelError float64
 	// Seconds is the evaluation time.
 	Seconds float64
 }
@@ -261,6 +269,10 @@ func (mod *Model) EvaluateContext(ctx context.Context, weights []float64, sizes 
 			theta[j] = w
 		}
 	}
+	levels, relErr, err := mod.reduceHuge(theta, n)
+	if err != nil {
+		return nil, err
+	}
 	grad := make([]float64, mod.nParams)
 	logZ, digits, err := mod.top.eval(ctx, theta, n, grad)
 	if err != nil {
@@ -269,10 +281,18 @@ func (mod *Model) EvaluateContext(ctx context.Context, weights []float64, sizes 
 		}
 		return nil, err
 	}
+	for i := len(levels) - 1; i >= 0; i-- {
+		s, err := levels[i].shift(grad)
+		if err != nil {
+			return nil, err
+		}
+		logZ += s
+	}
 	logZ += mod.countLogBinom(n)
 	free := mod.top.sh.freeAtoms(mod.p0, n) - mod.fixedUncoveredAt(n)
 	logZ += free * math.Ln2
-	res := &Result{LogZ: logZ, ExpectedCounts: make([]float64, mod.nf), DigitsLost: digits}
+	res := &Result{LogZ: logZ, ExpectedCounts: make([]float64, mod.nf), DigitsLost: digits,
+		RelError: relErr + math.Pow(10, digits)*0x1p-53}
 	for j, f := range mod.m.Formulas {
 		if f.Hard {
 			res.ExpectedCounts[j] = groundings(mod.m, f, n)
@@ -387,4 +407,20 @@ func (mod *Model) fixedUncoveredAt(n []int64) float64 {
 		f += float64(mod.top.restAnon(t, n))
 	}
 	return f
+}
+
+// Exact reports whether the answer is exact to about 1e-9 (RelError): what
+// a caller needs before calling it exact.
+func (r *Result) Exact() bool { return r.RelError <= maxRelError }
+
+// PrecisionError is Evaluate's refusal of weights whose answer double
+// precision cannot give (to about 1e-9): huge weights of incommensurable
+// magnitudes, or a sum that cancels.
+type PrecisionError struct {
+	RelError float64 // the estimated relative error
+	Reason   string
+}
+
+func (e *PrecisionError) Error() string {
+	return fmt.Sprintf("wfomc: the answer would have a relative error of about %.1g (%s); not computed", e.RelError, e.Reason)
 }

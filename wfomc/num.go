@@ -35,6 +35,12 @@ func twoSum(a, b float64) (float64, float64) {
 	return s, (a - (s - bb)) + (b - bb)
 }
 
+// ddAdd returns the double-double (ah + al) + (bh + bl).
+func ddAdd(ah, al, bh, bl float64) (float64, float64) {
+	s, e := twoSum(ah, bh)
+	return twoSum(s, e+al+bl)
+}
+
 // addLog2 adds hi + lo to the log of a number that is not an exact zero.
 func (x *lnum) addLog2(hi, lo float64) {
 	s, e := twoSum(x.l, hi)

@@ -145,13 +145,18 @@ func (q poly) eval(theta []float64, x *lnum, a *acc, tmp *lnum) {
 	}
 	a.reset()
 	for _, m := range q {
-		l := math.Log(math.Abs(m.c))
+		// log|c| + Σ e_j·θ_j as a double-double: each product exactly
+		// (FMA), the sum compensated, so that a weight of 10^16 does not
+		// round log|c| (or the other products) away.
+		var l, lo float64
 		for j, e := range m.e {
 			if e != 0 {
-				l += float64(e) * theta[j]
+				p := float64(e) * theta[j]
+				l, lo = ddAdd(l, lo, p, math.FMA(float64(e), theta[j], -p))
 			}
 		}
-		tmp.l, tmp.lo = l, 0
+		l, lo = ddAdd(l, lo, math.Log(math.Abs(m.c)), 0)
+		tmp.l, tmp.lo = l, lo
 		tmp.s = 1
 		if m.c < 0 {
 			tmp.s = -1

@@ -93,8 +93,8 @@ func runWfomc(f *wfomcFlags, path string, stdout io.Writer) error {
 	if err != nil {
 		return cmdError(path, err)
 	}
-	if res.DigitsLost > 6 && !f.quiet {
-		fmt.Fprintf(os.Stderr, "lifted: warning: %.0f of about 16 significant digits were lost to cancellation\n", res.DigitsLost)
+	if !res.Exact() && !f.quiet {
+		fmt.Fprintf(os.Stderr, "lifted: warning: not exact: relative error about %.1g (%.0f of about 16 significant digits lost to cancellation)\n", res.RelError, res.DigitsLost)
 	}
 	return writeOutput(f.output, stdout, func(w io.Writer) error {
 		if f.outFormat == "json" {

@@ -157,7 +157,11 @@ func (WFOMC) solve(ctx context.Context, m *infer.Model, q infer.Query) (*wfomc.R
 	if err != nil {
 		return nil, err
 	}
-	return mod.EvaluateContext(ctx, m.Weights, Sizes(m))
+	res, err := mod.EvaluateContext(ctx, m.Weights, Sizes(m))
+	if err == nil && !res.Exact() {
+		return nil, &wfomc.PrecisionError{RelError: res.RelError, Reason: fmt.Sprintf("%.0f digits lost to cancellation", res.DigitsLost)}
+	}
+	return res, err
 }
 
 // RunAtoms is RunModel without the grounding: m has no Graph (m.Queries
