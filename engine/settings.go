@@ -46,7 +46,7 @@ var Settings = []Setting{
 	{"max-iter", 1000, "maximum BP iterations", true, true},
 	{"samples", 1000, "samplers: samples each chain keeps after the burn-in (0: until --time-limit)", true, false},
 	{"burn-in", 100, "samplers: steps each chain discards first", true, false},
-	{"chains", 0, "samplers: independent chains (0: one per core)", true, false},
+	{"chains", 0, "samplers: independent chains (0: " + strconv.Itoa(mcmc.DefaultChains) + ", whatever the cores, so that the answer does not depend on the machine)", true, false},
 	{"time-limit", time.Duration(0), "samplers, maxwalksat and lp: stop after this long, e.g. 30s (0: no limit)", true, true},
 	{"tries", 1, "maxwalksat: restarts from a random world", true, true},
 	{"max-flips", 100000, "maxwalksat: steps per try", true, true},

@@ -34,8 +34,9 @@ func newMapCmd() *cobra.Command {
   map-auto    anytime MAP with a bound on real, evidence-heavy data: MaxWalkSAT
               per connected component (--workers), then an LP dual bound
               (clustered MPLP) and exact branch and bound on small
-              components, within --time-limit (default 8s, so that with
-              grounding a real dataset answers in under 10 s).
+              components, within budgets of work (--max-flips, the dual's
+              sweeps: a real dataset answers in seconds, the same answer
+              under any load); --time-limit cuts it shorter (marked).
   maxwalksat  MaxWalkSAT local search (Alchemy's and Tuffy's -m): --tries,
               --max-flips, --noise.
   bp, lbp     max-product belief propagation.

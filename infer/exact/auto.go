@@ -37,13 +37,17 @@ type Auto struct {
 	// Sampler names the sampler of the approximate path ("" or "auto":
 	// ChooseSampler's).
 	Sampler string
-	// CPUBudget is the process CPU time by which the sampler stops (0:
-	// DefaultCPUBudget); SamplerTime, when positive, fixes the sampler's
-	// wall time instead.
+	// SamplerWork is the sampler's budget in edge visits, all chains
+	// together (0: DefaultSamplerWork; SamplerSweeps): deterministic
+	// under the seed, whatever the machine's load.
+	SamplerWork float64
+	// CPUBudget, when positive, makes the sampler run until the process
+	// has used this much CPU time instead (the answer then depends on the
+	// machine's load, and is marked time-limited); SamplerTime, when
+	// positive, fixes the sampler's wall time instead.
 	CPUBudget time.Duration
 	// SamplerSamples, when positive, makes the sampler keep this many
-	// samples per chain instead of running for the time (deterministic
-	// under the seed).
+	// samples per chain instead of SamplerWork's share.
 	SamplerSamples int
 	// Tried, when set, says why wfomc did not answer this model in an
 	// earlier try (TryUngrounded): Choose does not run it again.
@@ -244,15 +248,16 @@ var autoProps = []infer.Property{
 	{Name: "bp-iter", Default: "400", Help: "lifted BP's slice: iterations shared by BP as asked and with damping 0.5 (half each) before the sampler answers (0: no BP)"},
 	{Name: "bp-work", Default: "3e7", Help: "caps bp-iter at this many edge updates (iterations × lifted edges), at least 20 iterations (0: no cap)"},
 	{Name: "sampler", Default: "auto", Help: "the sampler when BP does not converge in its slice: mcsat, gibbs, bgibbs, tempering, or auto (mcsat where a factor is (nearly) deterministic, else gibbs)"},
-	{Name: "cpu-budget", Default: "10", Help: "the sampler runs until the process has used this many CPU seconds (at least 1 s of wall time)"},
-	{Name: "sampler-time", Default: "0", Help: "seconds of wall time for the sampler instead of the rest of cpu-budget (0: the rest)"},
-	{Name: "sampler-samples", Default: "0", Help: "samples per chain for the sampler instead of a time (0: for the time; deterministic under --seed when set)"},
+	{Name: "sampler-work", Default: fmt.Sprintf("%g", DefaultSamplerWork), Help: fmt.Sprintf("the sampler's budget in edge visits (a Gibbs sweep visits each edge of the grounding once), all %d chains together: each keeps %d to %d samples after a burn-in of a quarter of its steps, at most %d (deterministic under --seed, whatever the load)", SamplerChains, MinSamplerSamples, MaxSamplerSamples, maxSamplerBurnIn)},
+	{Name: "cpu-budget", Default: "0", Help: "instead of sampler-work: the sampler runs until the process has used this many CPU seconds (at least 1 s of wall time; the answer then depends on the load, marked time-limited; 0: sampler-work)"},
+	{Name: "sampler-time", Default: "0", Help: "instead of sampler-work: seconds of wall time for the sampler (the answer then depends on the load, marked time-limited; 0: sampler-work)"},
+	{Name: "sampler-samples", Default: "0", Help: "samples per chain for the sampler instead of sampler-work's share (0: sampler-work)"},
 	{Name: "max-table", Default: "16777216", Help: "jtree's largest clique table (entries, 8 bytes each) on the grounding and on each component"},
 	{Name: "max-total", Default: "134217728", Help: "jtree's clique tables together (entries)"},
 }
 
 // autoOwn are the properties auto does not pass to lbp.
-var autoOwn = map[string]bool{"budget": true, "budget-per-atom": true, "bp-iter": true, "bp-work": true, "sampler": true, "cpu-budget": true, "sampler-time": true, "sampler-samples": true, "max-table": true, "max-total": true}
+var autoOwn = map[string]bool{"sampler-work": true, "budget": true, "budget-per-atom": true, "bp-iter": true, "bp-work": true, "sampler": true, "cpu-budget": true, "sampler-time": true, "sampler-samples": true, "max-table": true, "max-total": true}
 
 func init() {
 	infer.Register(infer.Method{
@@ -322,8 +327,14 @@ func newAuto(m infer.Method, p infer.Properties, lbp infer.Algorithm) (*Auto, er
 	if a.BudgetPerAtom, err = secs("budget-per-atom", false); err != nil {
 		return nil, err
 	}
-	if a.CPUBudget, err = secs("cpu-budget", true); err != nil {
+	if a.CPUBudget, err = secs("cpu-budget", false); err != nil {
 		return nil, err
+	}
+	if a.SamplerWork, err = p.Float(m, "sampler-work"); err != nil {
+		return nil, err
+	}
+	if !(a.SamplerWork > 0 && a.SamplerWork <= 1e15) {
+		return nil, &infer.PropertyError{Method: "auto", Name: "sampler-work", Msg: "must be a positive number of edge visits (at most 1e15), got " + p.String(m, "sampler-work")}
 	}
 	if a.SamplerTime, err = secs("sampler-time", false); err != nil {
 		return nil, err

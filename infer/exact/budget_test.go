@@ -3,6 +3,7 @@ package exact_test
 import (
 	"context"
 	"math"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -149,10 +150,10 @@ func TestAutoProperties(t *testing.T) {
 		t.Fatal(err)
 	}
 	d := def.(*exact.Auto)
-	if d.BPIter != 400 || d.BPWork != 3e7 || d.Sampler != "auto" || d.CPUBudget != 10*time.Second || d.BudgetPerAtom != 100*time.Microsecond || d.Budget != 5*time.Second || d.SamplerTime != 0 {
+	if d.BPIter != 400 || d.BPWork != 3e7 || d.Sampler != "auto" || d.CPUBudget != 0 || d.SamplerWork != exact.DefaultSamplerWork || d.BudgetPerAtom != 100*time.Microsecond || d.Budget != 5*time.Second || d.SamplerTime != 0 {
 		t.Errorf("defaults %+v", d)
 	}
-	for k, v := range map[string]string{"bp-work": "-1", "bp-iter": "-1", "sampler": "lbp", "cpu-budget": "0", "budget-per-atom": "x", "max-table": "1", "sampler-samples": "-2", "sampler-time": "-1"} {
+	for k, v := range map[string]string{"bp-work": "-1", "bp-iter": "-1", "sampler": "lbp", "cpu-budget": "-1", "sampler-work": "0", "budget-per-atom": "x", "max-table": "1", "sampler-samples": "-2", "sampler-time": "-1"} {
 		if _, _, err := infer.New("auto", infer.Properties{k: v}); err == nil || !strings.Contains(err.Error(), k) {
 			t.Errorf("%s=%s: %v", k, v, err)
 		}
@@ -258,5 +259,49 @@ func TestChooseSampler(t *testing.T) {
 	}
 	if got, why := exact.ChooseSampler(b.Build()); got != "gibbs" {
 		t.Errorf("one deterministic factor in 201: %s (%s), want gibbs", got, why)
+	}
+}
+
+// The default sampler budget is work, not time: the samples each chain
+// keeps follow from the edges alone (SamplerSweeps), and two runs with the
+// same seed give the same bits whatever the cores (GOMAXPROCS 1 and 4)
+// and however long the machine takes.
+func TestAutoSamplerWorkDeterministic(t *testing.T) {
+	g := isingGrid(4, 5, 27, 0.5)
+	burn, keep := exact.SamplerSweeps(0, exact.SamplerChains, g)
+	steps := int(exact.DefaultSamplerWork / exact.SamplerChains / float64(g.NumEdges()))
+	if keep != exact.MaxSamplerSamples || burn != 100 || steps < burn+keep {
+		t.Errorf("SamplerSweeps on %d edges: burn-in %d, samples %d (steps %d)", g.NumEdges(), burn, keep, steps)
+	}
+	if b, k := exact.SamplerSweeps(4*1e6*100, 4, &fg.Graph{EdgeVar: make([]int32, 1e6)}); b != 25 || k != 75 {
+		t.Errorf("100 steps per chain: burn-in %d, samples %d, want 25 and 75", b, k)
+	}
+	if _, k := exact.SamplerSweeps(1, 4, g); k != exact.MinSamplerSamples {
+		t.Errorf("tiny budget: %d samples, want the floor %d", k, exact.MinSamplerSamples)
+	}
+	run := func(procs int) *infer.Answer {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+		alg, _, err := infer.New("auto", infer.Properties{"max-table": "2", "max-total": "2", "bp-iter": "2", "sampler-work": "2e6"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ans, err := infer.Run(context.Background(), alg, g, nil, infer.Options{Lifted: true, Query: infer.Query{Task: infer.Marginals, Seed: 3}, Unconverged: infer.Retry})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ans
+	}
+	a, b := run(1), run(4)
+	if a.Stats.Method != "gibbs" || a.Stats.TimeLimited {
+		t.Fatalf("%s (time-limited %v): %s", a.Stats.Method, a.Stats.TimeLimited, a.Stats.MethodReason)
+	}
+	_, keep = exact.SamplerSweeps(2e6, exact.SamplerChains, g)
+	if a.Stats.Samples != keep*exact.SamplerChains || a.Stats.Samples != b.Stats.Samples {
+		t.Errorf("samples %d and %d, want %d", a.Stats.Samples, b.Stats.Samples, keep*exact.SamplerChains)
+	}
+	for i := range a.Belief {
+		if math.Float64bits(a.Belief[i]) != math.Float64bits(b.Belief[i]) {
+			t.Fatalf("belief %d: %v with GOMAXPROCS 1, %v with 4", i, a.Belief[i], b.Belief[i])
+		}
 	}
 }

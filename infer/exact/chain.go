@@ -79,7 +79,7 @@ func (a *Auto) ground(ctx context.Context, g *fg.Graph, ev fg.Evidence, q infer.
 		return infer.Choice{Name: "lbp", Algorithm: chain, Lifted: true, Reason: join(too + "; max-product lifted BP")}, nil
 	}
 	return infer.Choice{Name: "lbp", Algorithm: chain, Lifted: true,
-		Reason: join(too + "; lifted BP (as asked, then damping 0.5, within its slice of iterations), then the sampler for the rest of the CPU budget")}, nil
+		Reason: join(too + "; lifted BP (as asked, then damping 0.5, within its slice of iterations), then the sampler within its work budget")}, nil
 }
 
 // bpChain is auto's approximate path: lifted BP as asked, then its first
@@ -100,14 +100,15 @@ type bpChain struct {
 	// iterations: a large graph gets fewer iterations.
 	bpWork      float64
 	sampler     string        // "" : mcsat
-	samplerTime time.Duration // > 0: fixed; else the rest of cpuBudget
-	cpuBudget   time.Duration // <= 0: DefaultCPUBudget
-	samples     int           // > 0: samples per chain instead of a time
+	samplerTime time.Duration // > 0: fixed wall time (asked for: the answer is time-limited)
+	cpuBudget   time.Duration // > 0: the rest of this process CPU time (asked for)
+	samples     int           // > 0: samples per chain
+	work        float64       // <= 0: DefaultSamplerWork (edge visits, all chains)
 }
 
 // chain is a's approximate path.
 func (a *Auto) chain() *bpChain {
-	return &bpChain{lbp: a.LBP, bpIter: a.BPIter, sampler: a.Sampler, samplerTime: a.SamplerTime, cpuBudget: a.CPUBudget, samples: a.SamplerSamples, bpWork: a.BPWork}
+	return &bpChain{lbp: a.LBP, bpIter: a.BPIter, sampler: a.Sampler, samplerTime: a.SamplerTime, cpuBudget: a.CPUBudget, samples: a.SamplerSamples, bpWork: a.BPWork, work: a.SamplerWork}
 }
 
 // iterLimiter is BP's iteration limit (infer/bp.Algorithm).
@@ -203,21 +204,31 @@ func (b *bpChain) Run(ctx context.Context, c *lift.Compressed, q infer.Query) (*
 		ans.Stats.BPIterations, ans.Stats.Messages = iters, msgs
 		return ans, nil
 	}
-	st := b.samplerWall()
 	name, why := b.sampler, ""
 	if name == "" || name == "auto" {
 		name, why = ChooseSampler(c.Ground)
 		why = " (" + why + ")"
 	}
-	chains := samplerChains()
-	props := infer.Properties{"time-limit": st.String(), "samples": "0", "chains": strconv.Itoa(chains)}
-	how := "the rest of auto's CPU budget of " + b.budget().String()
+	chains := SamplerChains
+	var st time.Duration
+	var props infer.Properties
+	var how string
+	timed := false
 	switch {
 	case b.samples > 0:
 		props = infer.Properties{"samples": strconv.Itoa(b.samples), "chains": strconv.Itoa(chains)}
 		how = fmt.Sprintf("%d samples per chain", b.samples)
-	case b.samplerTime > 0:
-		how = "sampler-time"
+	case b.samplerTime > 0 || b.cpuBudget > 0:
+		st, timed = b.samplerWall(), true
+		props = infer.Properties{"time-limit": st.String(), "samples": "0", "chains": strconv.Itoa(chains)}
+		how = fmt.Sprintf("for %v (sampler-time)", st.Round(time.Millisecond))
+		if b.samplerTime <= 0 {
+			how = fmt.Sprintf("for %v (the rest of auto's CPU budget of %v)", st.Round(time.Millisecond), b.cpuBudget)
+		}
+	default:
+		burn, keep := SamplerSweeps(b.work, chains, c.Ground)
+		props = infer.Properties{"samples": strconv.Itoa(keep), "burn-in": strconv.Itoa(burn), "chains": strconv.Itoa(chains)}
+		how = fmt.Sprintf("%d samples per chain after %d burn-in steps (%d chains; sampler-work %.3g edge visits over %d edges)", keep, burn, chains, b.workOrDefault(), c.Ground.NumEdges())
 	}
 	mc, _, err := infer.New(name, props)
 	if err != nil {
@@ -247,11 +258,8 @@ func (b *bpChain) Run(ctx context.Context, c *lift.Compressed, q infer.Query) (*
 	if !s.Converged {
 		mixed = "NOT mixed by the diagnostics' rule (R-hat < 1.01, ESS >= 100 per chain): its standard errors are not to be trusted"
 	}
-	took := fmt.Sprintf("for %v (%s)", st.Round(time.Millisecond), how)
-	if b.samples > 0 {
-		took = how
-	}
-	s.Stats.MethodReason = fmt.Sprintf("%s; %s%s %s, %s", bpFailed, name, why, took, mixed)
+	s.Stats.TimeLimited = s.Stats.TimeLimited || timed
+	s.Stats.MethodReason = fmt.Sprintf("%s; %s%s %s, %s", bpFailed, name, why, how, mixed)
 	return s, nil
 }
 
@@ -297,36 +305,62 @@ func ChooseSampler(g *fg.Graph) (string, string) {
 	return "gibbs", fmt.Sprintf("%.3g%% of the factors are deterministic or nearly so (entries e^%g or more apart), under %g%%", 100*share, NearDeterministic, 100*NearDeterministicShare)
 }
 
-// DefaultCPUBudget is auto's default CPU budget: the sampler runs until
-// the process has used about this much CPU time.
-const DefaultCPUBudget = 10 * time.Second
+// DefaultSamplerWork is auto's default sampler budget, in edge visits
+// (a Gibbs sweep visits every edge of the ground graph once): the chains
+// together make about this many, about 10 CPU seconds of Gibbs on
+// UW-CSE's 680,000 edges. A budget in work rather than time keeps the
+// answer the same under any load (the same seed, the same bytes).
+const DefaultSamplerWork = 2e8
 
-// MinSamplerTime is the least wall time the sampler gets when the budget
-// is spent before it starts.
-const MinSamplerTime = time.Second
+// Bounds of the samples per chain that SamplerSweeps gives.
+const (
+	MinSamplerSamples = 50
+	MaxSamplerSamples = 10000
+	maxSamplerBurnIn  = 100
+)
 
-func (b *bpChain) budget() time.Duration {
-	if b.cpuBudget > 0 {
-		return b.cpuBudget
+// SamplerChains is the number of chains of auto's sampler, whatever the
+// machine (R-hat compares chains; a count that followed the cores would
+// change the answer from one machine to another).
+const SamplerChains = 4
+
+// SamplerSweeps shares work edge visits (<= 0: DefaultSamplerWork) out
+// among chains chains on g: each chain's burn-in steps (a quarter of its
+// steps, at most 100) and kept steps (at least MinSamplerSamples, at most
+// MaxSamplerSamples).
+func SamplerSweeps(work float64, chains int, g *fg.Graph) (burnIn, samples int) {
+	if work <= 0 {
+		work = DefaultSamplerWork
 	}
-	return DefaultCPUBudget
+	steps := work / float64(max(chains, 1)) / float64(max(g.NumEdges(), 1))
+	steps = min(steps, MaxSamplerSamples+maxSamplerBurnIn)
+	burnIn = min(maxSamplerBurnIn, int(steps/4))
+	samples = min(MaxSamplerSamples, max(MinSamplerSamples, int(steps)-burnIn))
+	return burnIn, samples
 }
 
-// samplerWall is the sampler's wall time: samplerTime when set, else the
-// CPU budget left (budget − the process's CPU time so far) spread over
-// the cores the sampler's chains run on, at least MinSamplerTime.
+func (b *bpChain) workOrDefault() float64 {
+	if b.work > 0 {
+		return b.work
+	}
+	return DefaultSamplerWork
+}
+
+// MinSamplerTime is the least wall time the sampler gets when the CPU
+// budget is spent before it starts.
+const MinSamplerTime = time.Second
+
+// samplerWall is the sampler's wall time when the user asked for one:
+// samplerTime when set, else the CPU budget left (cpuBudget − the
+// process's CPU time so far) spread over the cores the sampler's chains
+// run on, at least MinSamplerTime.
 func (b *bpChain) samplerWall() time.Duration {
 	if b.samplerTime > 0 {
 		return b.samplerTime
 	}
-	left := b.budget() - processCPU()
-	return max(MinSamplerTime, left/time.Duration(min(samplerChains(), runtime.GOMAXPROCS(0))))
+	left := b.cpuBudget - processCPU()
+	return max(MinSamplerTime, left/time.Duration(min(SamplerChains, runtime.GOMAXPROCS(0))))
 }
-
-// samplerChains is the number of chains of auto's sampler: one per core,
-// at least 2 (R-hat compares chains), at most 4 (within a CPU budget,
-// longer chains mix better than more of them).
-func samplerChains() int { return max(2, min(4, runtime.GOMAXPROCS(0))) }
 
 // statesText writes a number of joint states (+Inf past 2^1023).
 func statesText(s float64) string {

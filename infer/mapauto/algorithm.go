@@ -61,16 +61,17 @@ func (a Algorithm) Run(ctx context.Context, c *lift.Compressed, q infer.Query) (
 func init() {
 	infer.Register(infer.Method{
 		Name:    Name,
-		Summary: "anytime MAP with a bound: MaxWalkSAT per connected component, then exact branch and bound on small components and an LP dual bound on large ones, within time-limit",
+		Summary: "anytime MAP with a bound: MaxWalkSAT per connected component, then exact branch and bound on small components and an LP dual bound on large ones, within its work budgets (and time-limit when set)",
 		Tasks:   []infer.Task{infer.MAP},
 		Props: []infer.Property{
-			{Name: "time-limit", Default: DefaultTimeLimit.String(), Help: "stop improving the world and the bound after this long, e.g. 1m (the first worlds are always found; 0: the default, so that a command line's unset --time-limit keeps it; none: no limit)"},
+			{Name: "time-limit", Default: "0", Help: "stop improving the world and the bound after this long, e.g. 1m, and mark the answer time-limited (the first worlds are always found; 0 or none: no limit, the work budgets bound the run and the answer does not depend on the load)"},
 			{Name: "tries", Default: "1", Help: "MaxWalkSAT restarts per component"},
 			{Name: "max-flips", Default: "100000", Help: "MaxWalkSAT steps per try, shared out among the components"},
 			{Name: "noise", Default: "0.5", Help: "MaxWalkSAT's probability of a random-walk step"},
 			{Name: "jtree-table", Default: fmt.Sprint(DefaultJTreeTable), Help: "solve components whose junction tree's largest table has at most this many entries exactly by max-product (0: never)"},
 			{Name: "ilp-columns", Default: fmt.Sprint(DefaultILPColumns), Help: "solve components whose LP has at most this many columns exactly by branch and bound (0: never)"},
 			{Name: "max-sweeps", Default: fmt.Sprint(DefaultMaxSweeps), Help: "most dual coordinate-descent sweeps per component"},
+			{Name: "dual-work", Default: fmt.Sprintf("%g", DefaultDualWork), Help: fmt.Sprintf("fewer dual sweeps for a large component: at most this many factor visits (sweeps × its factors), at least %d sweeps (0: max-sweeps only)", MinSweeps)},
 		},
 		New: newAlgorithm,
 	})
@@ -81,13 +82,21 @@ func newAlgorithm(p infer.Properties) (infer.Algorithm, error) {
 	var cfg Config
 	var err error
 	switch tl := p.String(m, "time-limit"); tl {
-	case "none":
-		cfg.TimeLimit = -1
+	case "none", "0":
 	default:
 		if cfg.TimeLimit, err = time.ParseDuration(tl); err != nil || cfg.TimeLimit < 0 {
 			return nil, &infer.PropertyError{Method: m.Name, Name: "time-limit", Value: tl, Msg: fmt.Sprintf("must be a duration such as 10s or 2m, or none, got %q", tl)}
 		}
-	} // 0: Solve's default
+	}
+	if cfg.DualWork, err = p.Float(m, "dual-work"); err != nil {
+		return nil, err
+	}
+	if !(cfg.DualWork >= 0 && cfg.DualWork <= 1e15) {
+		return nil, &infer.PropertyError{Method: m.Name, Name: "dual-work", Msg: "must be a non-negative number of factor visits, got " + p.String(m, "dual-work")}
+	}
+	if cfg.DualWork == 0 {
+		cfg.DualWork = -1
+	}
 	ints := []struct {
 		name string
 		dst  *int

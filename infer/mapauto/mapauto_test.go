@@ -325,3 +325,32 @@ func TestHardComponents(t *testing.T) {
 		t.Fatalf("without the junction tree: error %v, want maxwalksat's after 2 tries of 25600 flips", err)
 	}
 }
+
+// Without a time limit nothing is cut (not TimeLimited), and DualWork
+// bounds a component's sweeps: at most DualWork / factors, at least
+// MinSweeps.
+func TestDualWork(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 9))
+	b := fg.NewBuilder()
+	b.AddVars(60, 2)
+	for range 200 {
+		u, v := int32(r.IntN(60)), int32(r.IntN(60))
+		if u != v {
+			b.AddFactor([]int32{u, v}, []float64{math.Exp(3 * r.NormFloat64()), 1, 1, math.Exp(3 * r.NormFloat64())})
+		}
+	}
+	g := b.Build()
+	for _, c := range []struct {
+		work float64
+		most int
+	}{{float64(g.NumFactors()) * 12.5, 12}, {1, MinSweeps}} {
+		res, err := Solve(context.Background(), g, nil, Config{DualWork: c.work, Seed: 1, JTreeTable: -1, ILPColumns: -1, Search: mws.Config{ExactLimit: -1}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("dual-work %g: %d sweeps", c.work, res.Sweeps)
+		if res.TimeLimited || res.Components != 1 || res.Sweeps != c.most {
+			t.Errorf("dual-work %g: %d sweeps (want %d), time-limited %v, %d components", c.work, res.Sweeps, c.most, res.TimeLimited, res.Components)
+		}
+	}
+}

@@ -11,9 +11,10 @@ import (
 	"github.com/lifted-dev/lifted/infer/mcmc/diag"
 )
 
-// DefaultChains is the number of chains when Config.Chains is 0 and the
-// machine has fewer cores: the diagnostics (diag) compare split chains,
-// and the paper they follow recommends at least four.
+// DefaultChains is the number of chains when Config.Chains is 0, whatever
+// the machine's cores (a count that followed the cores would change the
+// answer from one machine to another): the diagnostics (diag) compare
+// split chains, and the paper they follow recommends at least four.
 const DefaultChains = 8
 
 // ProbTol is the absolute precision to which the diagnostics judge a
@@ -29,7 +30,7 @@ func defaultChains(n int) int {
 	if n > 0 {
 		return n
 	}
-	return max(DefaultChains, runtime.GOMAXPROCS(0))
+	return DefaultChains
 }
 
 // traceBudget bounds the numbers the diagnostic traces keep, all chains

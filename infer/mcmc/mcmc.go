@@ -5,7 +5,7 @@
 // network (package lbg has the clusters and their draws; SampleLBG),
 // registered as "lbg" (an infer.FirstOrder method).
 //
-// All run several independent chains (one per core by default), each with
+// All run several independent chains (DefaultChains by default), each with
 // its own random stream seeded from the query's seed and the chain's index,
 // so a result depends only on the seed, the chain count and the sample
 // count, never on the scheduling. Each chain starts from a world in which
@@ -115,8 +115,8 @@ type Config struct {
 	// Samples is the number of steps each chain keeps after BurnIn
 	// discarded ones; 0 means until TimeLimit.
 	Samples, BurnIn int
-	// Chains is the number of chains; 0 means DefaultChains, or one per
-	// core (runtime.GOMAXPROCS(0)) when there are more.
+	// Chains is the number of chains; 0 means DefaultChains (whatever the
+	// cores: the answer depends on the seed, not on the machine).
 	Chains int
 	// TimeLimit, when positive, stops every chain after that long (its
 	// samples so far are kept).
@@ -556,7 +556,7 @@ func runGround(ctx context.Context, c *lift.Compressed, q infer.Query, name stri
 var props = []infer.Property{
 	{Name: "samples", Default: "1000", Help: "steps each chain keeps after the burn-in (0: until time-limit)"},
 	{Name: "burn-in", Default: "100", Help: "steps each chain discards first"},
-	{Name: "chains", Default: "0", Help: "independent chains, each from its own random start (0: 4, or one per core if more)"},
+	{Name: "chains", Default: "0", Help: "independent chains, each from its own random start (0: " + strconv.Itoa(DefaultChains) + ", whatever the cores)"},
 	{Name: "time-limit", Default: "0", Help: "stop every chain after this long, e.g. 30s (0: none)"},
 }
 
