@@ -86,6 +86,9 @@ func loadMLN(path string, opt LoadOptions) (*Model, error) {
 	popt := mlnfile.Options{Dialect: opt.Dialect}
 	if opt.Dynamic {
 		m, err := mlnfile.ParseFilesWith(popt, path)
+		if err == nil {
+			err = mlnfile.Empty(m, path)
+		}
 		if err != nil {
 			return nil, err
 		}

@@ -21,6 +21,14 @@ const (
 	ModeMAP
 )
 
+// String is the mode's subcommand: "infer" or "map".
+func (m Mode) String() string {
+	if m == ModeMAP {
+		return "map"
+	}
+	return "infer"
+}
+
 // Setting is a method property that the front ends take by its own name
 // (the command's --tol, --samples; the Python keyword tol=, samples=)
 // rather than as a generic NAME=VALUE property, with the default they pass

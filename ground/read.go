@@ -67,6 +67,9 @@ func ReadModel(opt mlnfile.Options, path string, evidence []string) (*Input, err
 		}
 	}
 	in.MLN, in.Warnings, in.Dialect = m, m.Warnings, m.Dialect
+	if err := mlnfile.Empty(m, path); err != nil {
+		return in, err
+	}
 	if len(evidence) > 0 {
 		if in.DB, err = mlnfile.ReadDBFiles(m, evidence...); err != nil {
 			return in, err

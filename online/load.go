@@ -55,6 +55,9 @@ func (e *NEError) Error() string {
 // error after the MLN was parsed, the Data returned hold its warnings.
 func LoadData(input string, train, holdout, ne []string) (*Data, error) {
 	user, err := mlnfile.ParseFile(input)
+	if err == nil {
+		err = mlnfile.Empty(user, input)
+	}
 	if err != nil {
 		return nil, err
 	}

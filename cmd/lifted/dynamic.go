@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -54,6 +55,18 @@ func (d *dynamicFlags) check(fl *pflag.FlagSet, f *inferFlags) error {
 		return usageError{fmt.Errorf("--protocol applies to --method lbp and bp only")}
 	}
 	return nil
+}
+
+// notDynamic refuses the dynamic flags (--plot, --horizon, --smooth, …)
+// in a run without --dynamic, which would ignore them.
+func notDynamic(fl *pflag.FlagSet) error {
+	var err error
+	fl.Visit(func(f *pflag.Flag) {
+		if err == nil && f.Name != "dynamic" && strings.HasPrefix(f.Usage, "dynamic") {
+			err = usageError{fmt.Errorf("--%s applies to dynamic MLNs only: add --dynamic (see 'lifted infer --help', \"Flags of dynamic MLNs\")", f.Name)}
+		}
+	})
+	return err
 }
 
 // apply adds the dynamic options to the request.

@@ -252,6 +252,11 @@ func runInfer(ctx context.Context, cmd *cobra.Command, f *inferFlags, path strin
 	var err error
 	if f.dyn.on {
 		err = f.dyn.check(cmd.Flags(), f)
+	} else {
+		err = notDynamic(cmd.Flags())
+	}
+	if err == nil && !mlnModel {
+		err = notMLN(cmd.Flags(), path)
 	}
 	if err != nil {
 		return err

@@ -24,6 +24,7 @@ func main() {
 	if name := alchemyargs.InvokedAs(os.Args[0]); name != "" {
 		args = append([]string{name}, args...) // a link named infer or learnwts, as Alchemy's programs
 	}
+	called := args
 	args, warnings, err := alchemyArgs(root, args)
 	if err == nil {
 		if !alchemyargs.QuietIn(args) {
@@ -38,7 +39,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "lifted:", err)
 		var ue usageError
 		if errors.As(err, &ue) {
-			fmt.Fprintln(os.Stderr, "Run 'lifted --help' for usage.")
+			fmt.Fprintf(os.Stderr, "Run '%s --help' for usage.\n", helpPath(root, called))
 		}
 		os.Exit(exitCode(err))
 	}
@@ -78,7 +79,10 @@ Markov logic networks in Alchemy's format (.mln, with .db evidence).`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
+	root.SetFlagErrorFunc(flagError)
+	root.Version = version()
+	root.SetVersionTemplate("{{.Version}}\n")
+	root.PersistentPreRunE = func(c *cobra.Command, _ []string) error { return finiteFlags(c) }
 	// Every subcommand, each defined in its own file.
 	root.AddCommand(
 		newInferCmd(),

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/lifted-dev/lifted/engine"
 	"github.com/lifted-dev/lifted/pos"
@@ -41,6 +42,18 @@ func (f *mlnFlags) register(cmd *cobra.Command) {
 	fl.StringVar(&f.construction, "construction", "", "MLN: how lifted BP's counted graph is made: first-order (from the MLN without grounding it, where that applies; otherwise grounded) or ground (ground, then colour passing); by default first-order where the evidence leaves most constants interchangeable")
 	fl.StringVar(&f.dialect, "dialect", "auto", "MLN: the system whose syntax and semantics the model follows: alchemy, tuffy (only *-marked predicates closed-world), pracmln, lomrf, or auto (detected from the syntax, and reported)")
 	fl.BoolVar(&f.mergeDuplicates, "merge-duplicates", false, "MLN: combine ground formulas over the same atoms into one factor, as Alchemy does (default: one factor per ground formula)")
+}
+
+// notMLN refuses the MLN flags (-q, --cw, --max-ground, …) for a factor
+// graph, which would ignore them.
+func notMLN(fl *pflag.FlagSet, path string) error {
+	var err error
+	fl.Visit(func(f *pflag.Flag) {
+		if err == nil && strings.HasPrefix(f.Usage, "MLN:") {
+			err = usageError{fmt.Errorf("--%s applies to Markov logic networks (.mln) only; %s is a factor graph", f.Name, path)}
+		}
+	})
+	return err
 }
 
 // options are the grounding options the flags set.

@@ -69,6 +69,9 @@ unary evidence stays lifted, evidence on binary atoms names their constants.
 // readMLNQuiet parses an MLN and prints its warnings unless quiet.
 func readMLNQuiet(path string, quiet bool) (*mln.MLN, error) {
 	m, err := mlnfile.ParseFile(path)
+	if err == nil {
+		err = mlnfile.Empty(m, path)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -110,7 +110,7 @@ func TestWfomcUsageErrors(t *testing.T) {
 		{"wfomc", wfDir + "friendsmoker.mln", "-q", "smokes(x)"},
 	} {
 		_, stderr, code := run(t, args...)
-		if code == 0 || !strings.Contains(stderr, "lifted --help") {
+		if code == 0 || !strings.Contains(stderr, " --help' for usage") {
 			t.Errorf("%v: exit %d, stderr %q; want a usage error", args, code, stderr)
 		}
 	}
@@ -192,7 +192,7 @@ func TestLearnPLLAndErrors(t *testing.T) {
 		{"loglik", wfDir + "smoking.mln"},
 	} {
 		_, stderr, code := run(t, args...)
-		if code == 0 || !strings.Contains(stderr, "lifted --help") {
+		if code == 0 || !strings.Contains(stderr, " --help' for usage") {
 			t.Errorf("%v: exit %d, stderr %q; want a usage error", args, code, stderr)
 		}
 	}

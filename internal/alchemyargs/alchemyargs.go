@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 	"unicode"
@@ -17,6 +18,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/lifted-dev/lifted/infer"
+	"github.com/lifted-dev/lifted/internal/suggest"
 )
 
 // UsageError is a command line that cannot be read.
@@ -323,6 +325,9 @@ func Rewrite(name string, fl *pflag.FlagSet, args []string) ([]string, []string,
 			if fl.ShorthandLookup(n[:1]) != nil {
 				hint = fmt.Sprintf("; for lifted's -%s with a value write -%s %s", n[:1], n[:1], n[1:])
 			}
+			if hint == "" {
+				hint = closest(name, fl, n)
+			}
 			return nil, nil, &UsageError{fmt.Errorf("unknown Alchemy flag %s: neither one of lifted %s's flags nor one of Alchemy's or Tuffy's that it reads (see 'lifted %s --help' and the table \"Alchemy and Tuffy\" in docs/mln.md)%s", a, name, name, hint)}
 		}
 		if af.no != "" {
@@ -428,15 +433,47 @@ func Rewrite(name string, fl *pflag.FlagSet, args []string) ([]string, []string,
 				val += "s" // Alchemy's -maxSeconds counts seconds
 			}
 			out = append(out, s.af.ours, val)
-		case s.af.to != "":
+		case s.af.to != "" && (bpMethod || takes(name, method, s.af.to)):
 			out = append(out, s.af.to, s.val)
 		case bpMethod || s.af.ours == "":
 			warnings = append(warnings, fmt.Sprintf("%s: %s", s.flag, s.af.ignored))
 		default:
-			warnings = append(warnings, fmt.Sprintf("%s: --method %s has no such setting; ignored", s.flag, method))
+			sets := s.af.ours
+			if s.af.to != "" {
+				sets = s.af.to + " (BP) or " + sets
+			}
+			return nil, nil, &UsageError{fmt.Errorf("%s %s: --method %s does not use it (it sets %s, which --method %s does not have)", s.flag, s.val, method, sets, method)}
 		}
 	}
 	return out, warnings, nil
+}
+
+// closest is a "did you mean" hint for the unknown one-dash flag n of
+// the subcommand name: the nearest Alchemy or Tuffy flag it reads, or the
+// nearest of ours.
+func closest(name string, fl *pflag.FlagSet, n string) string {
+	var names []string
+	for k, af := range alchemyFlags {
+		if c, k2, ok := strings.Cut(k, ":"); ok {
+			if c != name {
+				continue
+			}
+			k = k2
+		}
+		if af.cmd == "" || af.cmd == name {
+			names = append(names, k)
+		}
+	}
+	sort.Strings(names)
+	if s := suggest.Closest(n, names); s != "" {
+		return "; did you mean -" + s + "?"
+	}
+	var ours []string
+	fl.VisitAll(func(f *pflag.Flag) { ours = append(ours, f.Name) })
+	if s := suggest.Closest(n, ours); s != "" {
+		return "; did you mean --" + s + "?"
+	}
+	return ""
 }
 
 // takes reports whether the flag of ours (a method property's flag, or

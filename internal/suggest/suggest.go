@@ -24,6 +24,26 @@ func Closest(name string, candidates []string) string {
 	return best
 }
 
+// Flag returns the flag name (without dashes) that the unknown name was
+// probably meant to be: the closest by edit distance, else the one flag
+// that name is a prefix or an extension of (max-iterations: max-iter),
+// or "".
+func Flag(name string, flags []string) string {
+	if s := Closest(name, flags); s != "" {
+		return s
+	}
+	var found []string
+	for _, n := range flags {
+		if len(name) >= 3 && n != name && (strings.HasPrefix(n, name) || strings.HasPrefix(name, n)) {
+			found = append(found, n)
+		}
+	}
+	if len(found) == 1 {
+		return found[0]
+	}
+	return ""
+}
+
 func editDistance(a, b string) int {
 	prev := make([]int, len(b)+1)
 	cur := make([]int, len(b)+1)

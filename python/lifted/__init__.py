@@ -132,7 +132,9 @@ def find_binary():
 
 # --- running the command ---------------------------------------------------
 
-_USAGE_HINT = "Run 'lifted --help' for usage."
+# The command's last line after a usage error: "Run 'lifted infer --help'
+# for usage." (the subcommand's help, or the root's).
+_USAGE_HINT = re.compile(r"^Run 'lifted( [a-z-]+)* --help' for usage\.$")
 
 
 def run(args, quiet=True):
@@ -177,8 +179,8 @@ def run(args, quiet=True):
 
 def _error(stderr, returncode, cmd):
     lines = [ln.rstrip("\r") for ln in stderr.splitlines() if ln.strip()]
-    usage = _USAGE_HINT in lines
-    lines = [ln for ln in lines if ln != _USAGE_HINT]
+    usage = any(_USAGE_HINT.match(ln) for ln in lines)
+    lines = [ln for ln in lines if not _USAGE_HINT.match(ln)]
     # The error is the command's last line; earlier ones are progress or warnings.
     msg = lines[-1] if lines else f"lifted exited with status {returncode} and no message"
     if msg.startswith("lifted: "):

@@ -15,6 +15,7 @@ import (
 
 	"github.com/lifted-dev/lifted/engine"
 	"github.com/lifted-dev/lifted/infer"
+	"github.com/lifted-dev/lifted/internal/suggest"
 	"github.com/lifted-dev/lifted/pos"
 )
 
@@ -284,7 +285,7 @@ func request(m *engine.Model, rr *runRequest) (engine.Request, error) {
 		case meth.HasProperty(k):
 			req.Properties[k] = rr.Properties[k]
 		case !anyHasProperty(k):
-			return req, usagef("unknown flag: --%s", k)
+			return req, usagef("unknown flag --%s for 'lifted %s'%s", k, mode, didYouMean(k))
 		default:
 			return req, usagef("--%s does not apply to --method %s", k, meth.Name)
 		}
@@ -341,6 +342,26 @@ func anyHasProperty(name string) bool {
 		}
 	}
 	return false
+}
+
+// didYouMean is " (did you mean --NAME?)" for the setting or property
+// nearest to the unknown name, or "".
+func didYouMean(name string) string {
+	var names []string
+	for _, s := range engine.Settings {
+		names = append(names, s.Name)
+	}
+	for _, n := range infer.Names() {
+		if m, ok := infer.Lookup(n); ok {
+			for _, p := range m.Props {
+				names = append(names, p.Name)
+			}
+		}
+	}
+	if s := suggest.Flag(name, names); s != "" {
+		return " (did you mean --" + s + "?)"
+	}
+	return ""
 }
 
 // splitAll splits comma-separated items, as the command's string-slice

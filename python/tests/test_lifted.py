@@ -285,7 +285,7 @@ class Errors(NeedsBinary):
         self.assertIsNone(c.exception.line)
         with self.assertRaises(lifted.UsageError) as c:
             lifted.infer(SMOKERS, SMOKERS_DB, "Smokes", no_such_flag=1)
-        self.assertIn("unknown flag: --no-such-flag", c.exception.message)
+        self.assertIn("unknown flag --no-such-flag", c.exception.message)
         with self.assertRaises(lifted.UsageError):
             lifted.infer(SMOKERS, SMOKERS_DB, "Nope")
         with self.assertRaises(TypeError):
