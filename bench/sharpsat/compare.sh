@@ -24,7 +24,7 @@ while [ $# -gt 0 ]; do
 	esac
 done
 [ $# -ge 1 ] || { echo "usage: $0 [-rounds N] [-timeout S] SHARPSAT_BIN [LIFTED_BIN]" >&2; exit 2; }
-sharp=$1
+sharp=$(realpath "$1")
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(git -C "$here" rev-parse --show-toplevel)
 data=${DATA:-$repo/../shared/data}
@@ -42,7 +42,9 @@ run() {
 		/usr/bin/time -f "%U %S %M" -o "$out.time" timeout "$limit" "$lifted" count --method exact --timeout "${limit}s" "$f" >"$out.log" 2>&1 || rc=$?
 		sed -n 's/^count \([0-9]*\).*/\1/p' "$out.log" | head -1 >"$out.count"
 	else
-		/usr/bin/time -f "%U %S %M" -o "$out.time" timeout "$limit" "$sharp" "$f" >"$out.log" 2>&1 || rc=$?
+		# sharpSAT appends an HTML row of statistics to ./data.out: run it in
+		# the scratch directory, not wherever the script was called from.
+		(cd "$tmp" && /usr/bin/time -f "%U %S %M" -o "$out.time" timeout "$limit" "$sharp" "$f" >"$out.log" 2>&1) || rc=$?
 		awk '/# solutions/{getline; print; exit}' "$out.log" >"$out.count"
 	fi
 	[ -s "$out.count" ] || echo timeout >"$out.count"
