@@ -6,8 +6,8 @@ import (
 	"github.com/lifted-dev/lifted/engine"
 )
 
-// newMapCmd is "lifted map": infer --max-product with --method lp by
-// default (issue 12's MAP command).
+// newMapCmd is "lifted map": infer --max-product with --method
+// engine.DefaultMAPMethod by default (issue 12's MAP command).
 func newMapCmd() *cobra.Command {
 	var f inferFlags
 	cmd := &cobra.Command{Args: exactArgs(1), RunE: func(cmd *cobra.Command, args []string) error {
@@ -16,9 +16,9 @@ func newMapCmd() *cobra.Command {
 	f.register(cmd, engine.ModeMAP)
 	groupFlags(cmd, append([]flagGroup{prefixed(cmd, "Flags of MLNs", "MLN:")}, settingGroups(engine.ModeMAP)...)...)
 	cmd.Use = "map [flags] MODEL"
-	cmd.Short = "MAP assignment (the most probable world): LP relaxation with a bound by default"
+	cmd.Short = "MAP assignment (the most probable world): --method " + engine.DefaultMAPMethod + " by default, with a bound"
 	cmd.Long = `map prints a most probable world of MODEL given the evidence: "lifted infer
---max-product" with --method lp by default. Methods:
+--max-product" with --method ` + engine.DefaultMAPMethod + ` by default. Methods:
 
   lp          the MAP LP relaxation: the local polytope (--relaxation local) or,
               by default, the local polytope tightened by cycle inequalities
