@@ -74,6 +74,11 @@ type Request struct {
 	ColourMode string
 	// Workers is the number of cores colour passing uses (0: all).
 	Workers int
+	// Tolerance > 0 lets lifted BP on a grounding or factor graph lift
+	// approximately (infer.Options.Tolerance): the mean |marginal −
+	// ground BP| accepted, the error estimated and reported in the
+	// Stats. 0, the default, is exact lifting.
+	Tolerance float64
 	// TimeLimit, if set, is the time-limit property of methods that have
 	// one (samplers, MaxWalkSAT, LP), unless Properties sets it.
 	TimeLimit time.Duration

@@ -411,6 +411,31 @@ func summaryLine(method string, st infer.Stats, groundAtoms int, groundSeconds f
 	if !st.Converged {
 		conv = "not converged"
 	}
-	return fmt.Sprintf("%s, %d factors; %d clusternodes, %d clusterfactors (compression %s); %s: %d iterations, %s; %s s",
-		size, st.Factors, st.Clusternodes, st.Clusterfactors, ratio, method, st.BPIterations, conv, secs)
+	return fmt.Sprintf("%s, %d factors; %d clusternodes, %d clusterfactors (compression %s)%s; %s: %d iterations, %s; %s s",
+		size, st.Factors, st.Clusternodes, st.Clusterfactors, ratio, approxText(st), method, st.BPIterations, conv, secs)
+}
+
+// approxText is the summary's statement of approximate lifting (a run
+// under a tolerance): the approximation, the factor compression and the
+// estimated error, or that exact lifting answered.
+func approxText(st infer.Stats) string {
+	if st.Tolerance <= 0 {
+		return ""
+	}
+	if st.Approximation == "" {
+		return fmt.Sprintf(", exact lifting (no approximation met --tolerance %g)", st.Tolerance)
+	}
+	fc := "-"
+	if st.Clusterfactors > 0 {
+		fc = strconv.FormatFloat(float64(st.Factors)/float64(st.Clusterfactors), 'f', 1, 64) + "x"
+	}
+	return fmt.Sprintf(", approximate lifting (%s; factors %s): estimated mean |marginal - ground BP| %.2g, largest %.2g, within --tolerance %g",
+		st.Approximation, fc, deref(st.ErrorEstimate), deref(st.ErrorEstimateMax), st.Tolerance)
+}
+
+func deref(p *float64) float64 {
+	if p == nil {
+		return 0
+	}
+	return *p
 }

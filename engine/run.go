@@ -100,6 +100,10 @@ func (m *Model) setup(req Request) (*setup, error) {
 		s.opt.Unconverged = infer.Retry
 	}
 	s.opt.Query.Workers = req.Workers
+	if !(req.Tolerance >= 0 && req.Tolerance < 1) {
+		return nil, requestErrorf("--tolerance must be in [0, 1), got %v", req.Tolerance)
+	}
+	s.opt.Tolerance = req.Tolerance
 	if s.opt.Refiner, err = Refiner(req.Workers); err != nil {
 		return nil, err
 	}

@@ -140,6 +140,12 @@ type Answer struct {
 	Converged bool
 	MaxChange float64
 
+	// F2V and EdgeOff are, for belief propagation, the factor-to-variable
+	// messages of every lifted edge s at F2V[EdgeOff[s]:EdgeOff[s+1]]
+	// (nil for other methods): what an ErrorEstimator starts from.
+	F2V     []float64
+	EdgeOff []int
+
 	Stats Stats
 }
 
@@ -249,4 +255,14 @@ type Stats struct {
 	Components      int            `json:"components,omitempty"`
 	ExactComponents int            `json:"exact_components,omitempty"`
 	ComponentSizes  []fg.SizeCount `json:"component_sizes,omitempty"`
+
+	// Approximate lifting (Options.Tolerance): the tolerance asked for,
+	// the approximation that answered ("" when exact lifting did) and
+	// the estimated mean and largest |marginal − ground BP| of its
+	// answer (ErrorEstimator), with the approximations tried.
+	Tolerance        float64  `json:"tolerance,omitempty"`
+	Approximation    string   `json:"approximation,omitempty"`
+	ErrorEstimate    *float64 `json:"error_estimate,omitempty"`
+	ErrorEstimateMax *float64 `json:"error_estimate_max,omitempty"`
+	ApproxTried      []string `json:"approximations_tried,omitempty"`
 }

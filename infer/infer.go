@@ -47,6 +47,10 @@ type Options struct {
 	// Converged false; Retry and Refuse try the method's Fallbacks first,
 	// and Refuse returns a *NotConvergedError when none converged.
 	Unconverged Unconverged
+	// Tolerance > 0 allows approximate lifting (RunApprox) when Lifted and
+	// the algorithm is an ErrorEstimator: the mean |marginal − ground BP|
+	// the caller accepts. 0 is exact lifting.
+	Tolerance float64
 }
 
 // Compress returns the counted graph for g (the trivial one unless
@@ -92,6 +96,14 @@ func Run(ctx context.Context, alg Algorithm, g *fg.Graph, ev fg.Evidence, opt Op
 		}
 		choice = &x
 		alg, opt.Lifted = x.Algorithm, x.Lifted
+	}
+	if est, ok := alg.(ErrorEstimator); ok && opt.Lifted && opt.Tolerance > 0 && opt.Query.Task != MAP {
+		ans, err := runApprox(ctx, alg, est, g, ev, opt)
+		if ans != nil {
+			ans.Stats.chosen(choice)
+			ans.Stats.Seconds = time.Since(start).Seconds()
+		}
+		return ans, err
 	}
 	c, st, err := CompressWith(ctx, opt.Refiner, g, ev, opt.Lifted, opt.Colour)
 	if err != nil {

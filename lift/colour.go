@@ -51,6 +51,12 @@ type Options struct {
 	Symmetric []bool
 	// MaxIter bounds the refinement rounds; 0 means until stable.
 	MaxIter int
+	// CountTolerance ε > 0 makes colour passing approximate: variables
+	// that meet the same factor colours with counts within a factor 1+ε
+	// of each other are not told apart (see approx.go); the counted
+	// graph then carries rounded mean counts and is marked Approximate.
+	// 0 is exact colour passing.
+	CountTolerance float64
 	// Progress, if set, is called after every round with the numbers of
 	// variable and factor colours.
 	Progress func(round, varColors, factorColors int)
@@ -72,6 +78,10 @@ type Colouring struct {
 	NumFacColor int
 	EdgeKey     []int32 // per ground edge: canonical position, 0, or literal sign
 	Iterations  int
+	// Approximate: the variables were refined with a count tolerance
+	// (Options.CountTolerance), so the colouring is stable only up to
+	// the counts.
+	Approximate bool
 }
 
 // Refiner computes the coarsest stable colouring of a graph. ColourPassing is
@@ -96,7 +106,7 @@ func CompressWith(ctx context.Context, r Refiner, g *fg.Graph, ev fg.Evidence, o
 	if err != nil {
 		return nil, Stats{}, err
 	}
-	c, err := build(g, ev, col.VarColor, col.NumVarColor, col.FactorColor, col.NumFacColor, col.EdgeKey)
+	c, err := build(g, ev, col.VarColor, col.NumVarColor, col.FactorColor, col.NumFacColor, col.EdgeKey, col.Approximate)
 	if err != nil {
 		return nil, Stats{}, err
 	}
@@ -445,6 +455,12 @@ func refine(ctx context.Context, g *fg.Graph, ev fg.Evidence, opt Options, worke
 	if err != nil {
 		return nil, err
 	}
+	if p.bucket != nil && len(p.vr.changed) > 0 {
+		// Approximate colour passing stopped by MaxIter: the factors
+		// follow the last variable step, so that every factor of a
+		// clusterfactor sees the same clusternodes.
+		p.fr.stepFrom(false, g.NumFactors(), p.vr.changed, p.adj.vStart, p.adj.vAdj, true, p.signFactor)
+	}
 	// The two renumberings are independent: on large graphs with several
 	// workers, at once.
 	var nvc, nfc int
@@ -460,7 +476,8 @@ func refine(ctx context.Context, g *fg.Graph, ev fg.Evidence, opt Options, worke
 		nvc = renumber(p.vc, p.vr.numClasses())
 		nfc = renumber(p.fc, p.fr.numClasses())
 	}
-	return &Colouring{VarColor: p.vc, NumVarColor: nvc, FactorColor: p.fc, NumFacColor: nfc, EdgeKey: p.keys, Iterations: rounds}, nil
+	return &Colouring{VarColor: p.vc, NumVarColor: nvc, FactorColor: p.fc, NumFacColor: nfc, EdgeKey: p.keys, Iterations: rounds,
+		Approximate: opt.CountTolerance > 0}, nil
 }
 
 // passing is the state of colour passing on one graph: slot keys, the
@@ -476,6 +493,9 @@ type passing struct {
 	vc, fc []int32
 	vr, fr *refiner
 	step   int32 // stamps for marking; grows across runs
+	// bucket, when set, is the count bucket of approximate colour
+	// passing (Options.CountTolerance).
+	bucket func(int64) uint64
 }
 
 // newPassing prepares colour passing on g from the initial colours of
@@ -483,6 +503,9 @@ type passing struct {
 func newPassing(g *fg.Graph, ev fg.Evidence, opt Options, workers int) *passing {
 	nv, nf := g.NumVars(), g.NumFactors()
 	p := &passing{g: g, opt: opt}
+	if opt.CountTolerance > 0 {
+		p.bucket = countBuckets(opt.CountTolerance)
+	}
 	p.keys, p.sorted, p.initF = edgeKeys(g, opt)
 	p.adj = newAdjacency(g.FactorStart, g.VarStart, g.EdgeVar, g.VarEdges, p.keys, p.sorted, workers)
 	p.vc = make([]int32, nv)
@@ -502,6 +525,9 @@ func (p *passing) signFactor(f int32, buf []uint64) []uint64 {
 }
 
 func (p *passing) signVar(v int32, buf []uint64) []uint64 {
+	if p.bucket != nil {
+		return p.adj.signVarApprox(v, p.vc, p.fc, buf, p.bucket)
+	}
 	return p.adj.signVar(v, p.vc, p.fc, buf)
 }
 

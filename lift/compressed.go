@@ -42,6 +42,14 @@ type Compressed struct {
 	// EdgeCount[s] is c(F, X, s): the number of ground edges of slot s at each
 	// ground variable of X.
 	EdgeCount []int64
+
+	// Approximate says that the colouring was stable only up to counts
+	// (approximate colour passing, lift.Options.CountTolerance): some
+	// EdgeCount is a rounded mean, and BP on this graph approximates
+	// ground BP rather than equalling it. GroundSlot then maps every
+	// ground edge of Ground to its lifted edge (nil otherwise).
+	Approximate bool
+	GroundSlot  []int32
 }
 
 // NumNodes returns the number of clusternodes.
@@ -91,13 +99,14 @@ func Ground(g *fg.Graph, ev fg.Evidence) (*Compressed, error) {
 			keys[e] = int32(e - g.FactorStart[f])
 		}
 	}
-	return build(g, ev, vc, nv, fcol, nf, keys)
+	return build(g, ev, vc, nv, fcol, nf, keys, false)
 }
 
 // build assembles the counted graph from a stable colouring: varColor and
 // factorColor dense in 0..nvc-1 and 0..nfc-1, numbered by first appearance;
-// edgeKey the slot key of each ground edge.
-func build(g *fg.Graph, ev fg.Evidence, varColor []int32, nvc int, factorColor []int32, nfc int, edgeKey []int32) (*Compressed, error) {
+// edgeKey the slot key of each ground edge; approx when the colouring
+// is stable only up to counts (approximate colour passing).
+func build(g *fg.Graph, ev fg.Evidence, varColor []int32, nvc int, factorColor []int32, nfc int, edgeKey []int32, approx bool) (*Compressed, error) {
 	c := &Compressed{
 		Ground:       g,
 		NodeCard:     make([]int32, nvc),
@@ -133,8 +142,15 @@ func build(g *fg.Graph, ev fg.Evidence, varColor []int32, nvc int, factorColor [
 			c.FactorRep[F] = int32(f)
 		}
 	}
-	if err := c.FinishSlots(edgeKey); err != nil {
+	if err := c.finishSlots(edgeKey, approx); err != nil {
 		return nil, err
+	}
+	if approx {
+		s, err := c.groundSlots(edgeKey)
+		if err != nil {
+			return nil, err
+		}
+		c.GroundSlot = s
 	}
 	return c, nil
 }
@@ -148,6 +164,13 @@ func build(g *fg.Graph, ev fg.Evidence, varColor []int32, nvc int, factorColor [
 // A slot whose ground edges do not divide evenly over its clusternode's
 // variables means the colouring was not stable: an error.
 func (c *Compressed) FinishSlots(edgeKey []int32) error {
+	return c.finishSlots(edgeKey, false)
+}
+
+// finishSlots is FinishSlots; with approx, a slot whose ground edges do
+// not divide evenly gets the rounded mean count (roundedCount) and marks
+// the graph Approximate.
+func (c *Compressed) finishSlots(edgeKey []int32, approx bool) error {
 	g := c.Ground
 	nvc, nfc := len(c.NodeSize), len(c.FactorSize)
 	c.EdgeFactor, c.EdgeNode, c.EdgePos, c.EdgeMult = nil, nil, nil, nil
@@ -191,6 +214,11 @@ func (c *Compressed) FinishSlots(edgeKey []int32) error {
 		hi, lo := bits.Mul64(uint64(c.FactorSize[c.EdgeFactor[s]]), uint64(c.EdgeMult[s]))
 		if hi == 0 && lo <= math.MaxInt64 {
 			tot := int64(lo)
+			if tot%n != 0 && approx {
+				c.EdgeCount[s] = roundedCount(tot, n)
+				c.Approximate = true
+				continue
+			}
 			if tot%n != 0 {
 				return fmt.Errorf("lift: colouring is not stable: slot %d has %d ground edges over %d variables", s, tot, n)
 			}

@@ -71,6 +71,9 @@ func NewRecolourer(ctx context.Context, g *fg.Graph, ev fg.Evidence, opt Options
 	if opt.MaxIter != 0 {
 		return nil, ErrRecolourMaxIter
 	}
+	if opt.CountTolerance != 0 {
+		return nil, errors.New("lift: a Recolourer keeps an exact colouring (CountTolerance must be 0)")
+	}
 	if err := g.CheckEvidence(ev); err != nil {
 		return nil, err
 	}
@@ -329,5 +332,5 @@ func (r *Recolourer) Colouring() *Colouring {
 // Compress returns the counted graph of the current colouring and evidence.
 func (r *Recolourer) Compress() (*Compressed, error) {
 	col := r.Colouring()
-	return build(r.p.g, slices.Clone(r.ev), col.VarColor, col.NumVarColor, col.FactorColor, col.NumFacColor, col.EdgeKey)
+	return build(r.p.g, slices.Clone(r.ev), col.VarColor, col.NumVarColor, col.FactorColor, col.NumFacColor, col.EdgeKey, false)
 }

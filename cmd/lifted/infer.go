@@ -50,6 +50,8 @@ type inferFlags struct {
 	// allowUnconverged prints the answer of an iterative method that did
 	// not converge (marked as such) instead of failing with exit status 3.
 	allowUnconverged bool
+	// tolerance is the mean marginal error approximate lifting may add.
+	tolerance float64
 	// allowPartial prints the answer of a run interrupted by Ctrl-C (or
 	// stopped by its context) instead of failing with exit status 130.
 	allowPartial bool
@@ -138,6 +140,9 @@ func (f *inferFlags) register(cmd *cobra.Command, mode engine.Mode) {
 		fl.BoolVar(&f.maxProduct, "max-product", false, "max-product BP: print a MAP assignment (UAI MPE format)")
 	}
 	fl.StringArrayVar(&f.props, "prop", nil, "set a property of the method, NAME=VALUE (repeatable; see the methods' properties above), e.g. --prop max-states=1e7")
+	if mode == engine.ModeInfer {
+		fl.Float64Var(&f.tolerance, "tolerance", 0, "lbp (and auto where it runs lbp) on a grounding or factor graph: the mean |marginal - ground BP| accepted; > 0 lifts approximately (pooling nearly equal evidence and neighbourhoods), with the error estimated and reported; 0 = exact lifting")
+	}
 	fl.BoolVar(&f.allowUnconverged, "allow-unconverged", false, "print the answer of BP that did not converge even with its fallbacks (marked as not converged) instead of failing with exit status 3")
 	seedHelp, partialHelp := "samplers and maxwalksat: random seed (the same seed, and for samplers --chains, give the same answer)", ": \"interrupted after N samples\""
 	if mode == engine.ModeMAP {
@@ -166,7 +171,7 @@ func exactArgs(n int) cobra.PositionalArgs {
 func (f *inferFlags) request(fl *pflag.FlagSet, path string) (engine.Request, error) {
 	req := engine.Request{Model: path, Format: f.format, Evidence: f.evidence, Method: f.method,
 		Query: f.query, QueryFiles: f.queryFiles, Ground: f.mlnFlags.options(), ColourMode: f.colorMode,
-		Workers: f.workers, Seed: f.seed, AllowUnconverged: f.allowUnconverged, LogZ: f.outFormat == "json"}
+		Workers: f.workers, Seed: f.seed, AllowUnconverged: f.allowUnconverged, LogZ: f.outFormat == "json", Tolerance: f.tolerance}
 	d, err := mlnfile.ParseDialect(f.dialect)
 	if err != nil {
 		return req, usageError{err}

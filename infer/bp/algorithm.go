@@ -48,6 +48,7 @@ func (r *Result) Answer(t infer.Task) *infer.Answer {
 		Belief: r.Belief, NodeOff: r.NodeOff,
 		Converged: r.Converged, MaxChange: r.MaxChange,
 		Stats: infer.Stats{BPIterations: r.Iterations, Messages: r.Messages, Converged: r.Converged, Seconds: r.Seconds},
+		F2V:   r.F2V, EdgeOff: r.EdgeOff,
 	}
 	if r.MaxProduct {
 		ans.Assignment = r.Assignment()

@@ -70,6 +70,12 @@ type Options struct {
 	// than from the last iteration's: in a limit cycle, the mean over the
 	// cycle instead of one point of it.
 	AverageLast int
+	// Init, when set, holds the factor-to-variable messages to start from
+	// instead of uniform ones, laid out as Result.F2V (per lifted edge,
+	// each summing to 1): a warm start (EstimateError runs ground BP from
+	// the messages of lifted BP on an approximate compression). Flood
+	// schedule only.
+	Init []float64
 
 	logDomain bool // sequential: keep every clusternode's totals in log space (tests)
 	perSlot   bool // sequential: recompute the messages into a clusterfactor for every slot (tests)
@@ -156,6 +162,12 @@ func Run(ctx context.Context, c *lift.Compressed, opt Options) (*Result, error) 
 	}
 	start := time.Now()
 	e := newEngine(c, opt)
+	if opt.Init != nil {
+		if len(opt.Init) != len(e.f2v) || opt.Schedule != Flood {
+			return nil, fmt.Errorf("bp: Init needs %d message entries and the flood schedule, got %d and %v", len(e.f2v), len(opt.Init), opt.Schedule)
+		}
+		copy(e.f2v, opt.Init)
+	}
 	if opt.Schedule == ForwardBackward {
 		order, err := frontierOrder(c, opt.VarSlice)
 		if err != nil {
