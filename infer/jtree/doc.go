@@ -21,21 +21,41 @@
 //     2^27 entries), saying both the prediction and the property. The
 //     planner stops at the first clique over the limit, so refusing a
 //     large model is cheap.
-//  3. Tables in log space: each factor's log table is added into the clique
-//     of its first-eliminated variable; an upward pass sends each clique's
-//     log-sum-exp (max for MAP) over its own variable (the table's last,
-//     contiguous, dimension) to its parent; the roots give log Z (one root
-//     per connected component); a downward Hugin pass adds to each child
-//     the parent's new separator marginal less the child's own upward
-//     message (0/0 = 0 where the upward message is zero); every variable's
-//     marginal is read from its own clique. Every log-sum-exp is relative to
-//     the maximum of the entries summed into that one output entry, so no
-//     entry underflows relative to its group: weights of e^±700 in one
-//     table and hard zeros are exact (see TestUnderflowGroups). A model
-//     with no world of positive weight is ErrNoWorld.
-//  4. MAP: decoding from the upward max tables in reverse elimination order
-//     (a clique's other variables are eliminated later, so they are
-//     assigned already), lowest state on ties.
+//  3. Maximal cliques: an elimination clique whose parent's clique is
+//     its own separator absorbs that parent (a subset of it), so a chain
+//     of such cliques is one table that eliminates several variables; the
+//     table lists its separator with its parent first (in the parent's
+//     order), then the variables it eliminates, so a message is a sum
+//     over contiguous rows.
+//  4. Tables in the linear domain with per-table scaling: factor tables
+//     are divided by their maximum (its log kept as the table's scale),
+//     each clique table is the product of its factors and of its
+//     children's messages (children with the same separator multiplied
+//     together first), each message is divided by its maximum, and only
+//     the scales are logs — no exp per table entry. A product of many
+//     items is built by splitting the dimensions where fewest items span
+//     the split, multiplying each side's items into a small table, and
+//     broadcasting only the spanning items over the clique table. Factors
+//     over the same unobserved variables of a much larger clique are
+//     first summed in log space into one small table (one exp per entry of
+//     that small table). The upward pass sends each clique's row sums (max
+//     for MAP) to its parent; the roots give log Z; a downward Hugin pass
+//     multiplies each child's rows by the parent's new separator marginal
+//     over the child's own message (0/0 = 0), one reduction of the parent
+//     per distinct separator; a clique's table summed onto its eliminated
+//     variables is halved recursively into their marginals (about two
+//     passes for any number of them).
+//  5. Exactness of the linear domain: the dynamic range ln(max/min) of
+//     every factor table and message is known, so before a clique table
+//     is built its range is bounded by their sum; where the bound exceeds
+//     690 (a nonzero entry could flush to zero below e^-708) the model is
+//     solved in log space instead: each log-sum-exp relative to the
+//     maximum of its own group, so weights of e^±700 in one table and hard
+//     zeros are exact (TestUnderflowGroups, TestLinearAgreesWithLog). A
+//     model with no world of positive weight is ErrNoWorld.
+//  6. MAP: decoding roots first from the upward max tables (a clique's
+//     separator variables are assigned already; the best row entry
+//     assigns the variables it eliminates).
 //
 // The hot loops run over flat []float64 tables with precomputed strides
 // (an odometer over the clique's dimensions); no maps. Run checks ctx

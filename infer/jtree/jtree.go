@@ -26,8 +26,9 @@ const DefaultMaxTotal = 1 << 27
 // JTree is the method "jtree": exact inference by a junction tree over a
 // min-fill elimination order of the unobserved variables. It answers
 // marginals of every variable and the exact log Z (sum-product), or a
-// most probable assignment with the max-marginals (max-product), in log
-// space. It needs the ground graph (the trivial compression) and refuses,
+// most probable assignment with the max-marginals (max-product), with
+// scaled linear tables (log space where a table's range demands it). It
+// needs the ground graph (the trivial compression) and refuses,
 // naming the predicted sizes, a plan whose largest clique table has more
 // than MaxTable entries or whose tables together have more than MaxTotal.
 type JTree struct {
@@ -102,7 +103,7 @@ func (j JTree) Run(ctx context.Context, c *lift.Compressed, q infer.Query) (*inf
 	if err != nil {
 		return nil, err
 	}
-	r, err := solve(ctx, g, ev, p, q.Task == infer.MAP)
+	r, err := solveAny(ctx, g, ev, p, q.Task == infer.MAP)
 	if err != nil {
 		return nil, err
 	}
@@ -145,11 +146,21 @@ func (j JTree) MAP(ctx context.Context, g *fg.Graph, ev fg.Evidence, work int64)
 	if err != nil {
 		return nil, err
 	}
-	r, err := solve(ctx, g, ev, p, true)
+	r, err := solveAny(ctx, g, ev, p, true)
 	if err != nil {
 		return nil, err
 	}
 	return r.assign, nil
+}
+
+// solveAny answers with solveLinear, or with solve (log space) where a
+// table's dynamic range is too wide for the linear domain.
+func solveAny(ctx context.Context, g *fg.Graph, ev fg.Evidence, p *Plan, maxProduct bool) (*result, error) {
+	r, err := solveLinear(ctx, g, ev, p, maxProduct)
+	if errors.Is(err, errLinearRange) {
+		return solve(ctx, g, ev, p, maxProduct)
+	}
+	return r, err
 }
 
 // result is what solve computes: per-variable normalised (max-)marginals
