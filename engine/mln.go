@@ -188,6 +188,7 @@ func (r *mlnRun) onGrounding(ctx context.Context, alg infer.Algorithm, gr *groun
 				if ans.StdErr != nil {
 					a.StdErr = ans.StdErr[ans.NodeOff[X]+1]
 				}
+				a.AtomStatus = res.entryStatus(ans, ans.NodeOff[X]+1, a.P, a.StdErr)
 			}
 			if !yield(a) {
 				return
@@ -303,6 +304,7 @@ func (r *mlnRun) onNetwork(ctx context.Context, alg infer.Algorithm, net *firsto
 			if ans.StdErr != nil {
 				a.StdErr = ans.StdErr[ans.NodeOff[X]+1]
 			}
+			a.AtomStatus = res.entryStatus(ans, ans.NodeOff[X]+1, a.P, a.StdErr)
 			return yield(a)
 		})
 	}
@@ -374,12 +376,17 @@ func (r *mlnRun) ungrounded(ctx context.Context) (*Result, error) {
 		return nil, mlnError(r.m.Path, err)
 	}
 	st := infer.MLNStats{Stats: ans.Stats, GroundAtoms: int64(ans.Stats.Variables), GroundFormulas: int64(ans.Stats.Factors), LiftedConstruction: true}
+	if !ans.Converged && !ans.Stats.Interrupted && r.opt.Unconverged == infer.Refuse {
+		// lbg's chains that have not mixed are refused as any sampler's.
+		return nil, &infer.NotConvergedError{Tried: []string{"as asked"}, Answer: &infer.Answer{Task: r.opt.Query.Task, Stats: ans.Stats}}
+	}
 	return r.atomResult(ans, st), nil
 }
 
 // atomResult is the Result of an ungrounded answer.
 func (r *mlnRun) atomResult(ans *infer.AtomAnswer, st infer.MLNStats) *Result {
-	res := &Result{Task: r.opt.Query.Task, Method: r.method.Name, Converged: ans.Converged, Route: RouteUngrounded, Stats: st}
+	res := &Result{Task: r.opt.Query.Task, Method: r.method.Name, Converged: ans.Converged, Route: RouteUngrounded, Stats: st,
+		answers: AlwaysAnswers(r.method.Name, r.req)}
 	if ans.Stats.Method != "" {
 		res.Method = ans.Stats.Method
 	}
@@ -398,7 +405,15 @@ func (r *mlnRun) atomResult(ans *infer.AtomAnswer, st infer.MLNStats) *Result {
 				return true
 			}
 			buf = ground.AppendAtomName(buf[:0], m, db, pred, args)
-			return yield(Atom{Name: string(buf), P: p, StdErr: math.NaN()})
+			a := Atom{Name: string(buf), P: p, StdErr: math.NaN()}
+			if ans.Detail != nil && !res.isExact() {
+				d := ans.Detail(pred, args)
+				a.StdErr = d.StdErr
+				a.AtomStatus = chainStatus(d.Mixed && !ans.Stats.Interrupted, p, d.StdErr, d.Lo, d.Hi, d.RHat, ans.Stats.Interrupted)
+			} else {
+				a.AtomStatus = res.entryStatus(nil, 0, p, math.NaN())
+			}
+			return yield(a)
 		})
 	}
 	return res

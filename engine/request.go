@@ -89,6 +89,14 @@ type Request struct {
 	// otherwise Run returns a *infer.NotConvergedError (or, for a dynamic
 	// run, a *StepsNotConvergedError).
 	AllowUnconverged bool
+	// RequireConverged makes the default method (auto) strict: without
+	// it auto always answers when some method produced an answer, each
+	// marginal with its own status (exact, mixed, unresolved with an
+	// interval, or a BP fixed point: Atom.AtomStatus, Result.VarStatus),
+	// and only a method named explicitly refuses an answer that did not
+	// converge (unless AllowUnconverged). With it auto refuses as the
+	// other methods do.
+	RequireConverged bool
 	// LogZ asks for log Z also where it costs extra work (the evidence
 	// offset of the first-order construction).
 	LogZ bool

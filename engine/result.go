@@ -66,6 +66,9 @@ type Result struct {
 	// figures; a factor graph's leave those zero).
 	Stats infer.MLNStats
 
+	// answers: the run always answers (AlwaysAnswers: auto without
+	// RequireConverged); what did not converge is said per marginal.
+	answers     bool
 	dialectNote bool   // say which dialect and closed-world rule applied
 	worldText   string // the closed-world rule in words
 	// Dynamic are a dynamic run's totals; Steps its filtered steps and,
@@ -102,6 +105,8 @@ type Atom struct {
 	// StdErr is the Monte Carlo standard error of P (samplers); NaN when
 	// the method gives none.
 	StdErr float64
+	// AtomStatus is how far P can be trusted (NoStatus for MAP).
+	AtomStatus
 
 	node int32 // its clusternode + 1 on a first-order network (0: none)
 }
@@ -282,6 +287,18 @@ func (r *Result) notConvergedNote() string {
 	switch {
 	case r.Converged:
 		return ""
+	case r.answers:
+		n := r.StatusCounts()
+		total := 0
+		for _, k := range n {
+			total += k
+		}
+		what := "its chains have not mixed"
+		if st.Chains == 0 {
+			what = "BP did not converge"
+		}
+		return fmt.Sprintf("NOT CONVERGED everywhere: %s (%s); %d of %d marginals are unresolved, each printed with the interval its chains span; --require-converged refuses such an answer",
+			r.Method, what, n[StatusUnresolved], total)
 	case st.Chains > 0: // a sampler
 		why := st.Mixing
 		if why == "" {
@@ -311,6 +328,9 @@ func (r *Result) notConvergedNote() string {
 // converged, and the seconds (grounding included).
 func (r *Result) Summary() string {
 	s := r.summary()
+	if line := r.StatusLine(); line != "" {
+		s += "; " + line
+	}
 	if r.dialectNote { // not Alchemy's rule, or the dialect was given
 		s += "; closed world: " + r.Stats.ClosedWorld
 	}
@@ -324,7 +344,7 @@ func (r *Result) summary() string {
 		d := r.Dynamic
 		return fmt.Sprintf("dynamic: %d steps, %d ground atoms; %d runs, %d messages, %d edges", d.Horizon+1, d.GroundAtoms, d.Runs, d.Messages, d.Edges)
 	case RouteFirstOrder:
-		conv := "converged"
+		conv := "messages converged"
 		if !st.Converged {
 			conv = "not converged"
 		}
@@ -407,7 +427,7 @@ func summaryLine(method string, st infer.Stats, groundAtoms int, groundSeconds f
 	if st.Clusternodes > 0 {
 		ratio = strconv.FormatFloat(float64(st.Variables)/float64(st.Clusternodes), 'f', 1, 64) + "x"
 	}
-	conv := "converged"
+	conv := "messages converged"
 	if !st.Converged {
 		conv = "not converged"
 	}

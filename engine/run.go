@@ -96,7 +96,7 @@ func (m *Model) setup(req Request) (*setup, error) {
 	s.opt.Lifted = meth.Lifted
 	s.opt.Query = infer.Query{Task: req.Task, Seed: req.Seed}
 	s.opt.Unconverged = infer.Refuse
-	if req.AllowUnconverged {
+	if req.AllowUnconverged || AlwaysAnswers(name, req) {
 		s.opt.Unconverged = infer.Retry
 	}
 	s.opt.Query.Workers = req.Workers
@@ -117,6 +117,16 @@ func (m *Model) setup(req Request) (*setup, error) {
 		}
 	}
 	return s, nil
+}
+
+// AlwaysAnswers reports whether method (the request's, resolved) answers
+// whatever its methods' convergence: auto, the default, prints every
+// marginal with its own status (exact, mixed, unresolved with an interval,
+// BP fixed point) unless req.RequireConverged; a method named explicitly
+// keeps the rule that an answer that did not converge is refused (unless
+// req.AllowUnconverged). MAP and dynamic runs keep the rule too.
+func AlwaysAnswers(method string, req Request) bool {
+	return method == "auto" && !req.RequireConverged && req.Task == Marginals && req.Dynamic == nil
 }
 
 // iterationProgress words an inference method's report.
@@ -250,7 +260,8 @@ func (e *noWorldError) Unwrap() error { return e.err }
 
 // newResult fills the fields every route shares from an Answer.
 func newResult(s *setup, ans *infer.Answer) *Result {
-	r := &Result{Task: s.opt.Query.Task, Method: s.method.Name, Converged: ans.Converged, MaxChange: ans.MaxChange, LogZKind: ans.LogZKind, Answer: ans}
+	r := &Result{Task: s.opt.Query.Task, Method: s.method.Name, Converged: ans.Converged, MaxChange: ans.MaxChange, LogZKind: ans.LogZKind, Answer: ans,
+		answers: AlwaysAnswers(s.method.Name, s.req)}
 	if ans.Stats.Method != "" {
 		r.Method, r.MethodReason = ans.Stats.Method, ans.Stats.MethodReason
 	} else if _, ok := s.alg.(*exact.Auto); ok {

@@ -58,6 +58,7 @@ func WriteAlchemy(w io.Writer, r *Result) error {
 		default:
 			line = append(line, FormatProb(a.P)...)
 		}
+		line = appendStatus(line, a)
 		line = append(line, '\n')
 		if _, err := bw.Write(line); err != nil {
 			return err
@@ -67,6 +68,31 @@ func WriteAlchemy(w io.Writer, r *Result) error {
 		fmt.Fprintf(bw, "// %s\n", note)
 	}
 	return bw.Flush()
+}
+
+// appendStatus appends to an Alchemy result line the status of a
+// marginal that carries more than its value, as a comment after it
+// (readers of the format take the first two fields): a mixed sampler
+// estimate's standard error, an unresolved marginal's interval and why.
+// Exact answers and BP fixed points (said once, in the summary) add
+// nothing.
+func appendStatus(line []byte, a Atom) []byte {
+	switch a.Status {
+	case StatusMixed:
+		if math.IsNaN(a.StdErr) || math.IsInf(a.StdErr, 0) {
+			return append(line, " // mixed"...)
+		}
+		line = append(line, " // mixed ±"...)
+		return strconv.AppendFloat(line, a.StdErr, 'g', 2, 64)
+	case StatusUnresolved:
+		line = append(line, " // unresolved ["...)
+		line = strconv.AppendFloat(line, a.Lo, 'f', 3, 64)
+		line = append(line, ", "...)
+		line = strconv.AppendFloat(line, a.Hi, 'f', 3, 64)
+		line = append(line, "]: "...)
+		return append(line, a.Why...)
+	}
+	return line
 }
 
 // FormatProb prints a probability with six significant digits, as Alchemy
@@ -89,7 +115,7 @@ func WriteUAI(w io.Writer, r *Result) error {
 
 // WriteJSON prints the Result as one JSON object (result.schema.json):
 // schema_version, task, method, method_reason, converged, marginals,
-// std_errors, assignment, log_z, log_z_kind, objective, bound, gap and
+// std_errors, assignment, status, log_z, log_z_kind, objective, bound, gap and
 // stats, always in this order and always present (null where they do not
 // apply); a dynamic run adds steps, each with the same fields and its
 // step and kind. Query atoms are written in query order.
@@ -180,6 +206,12 @@ func (j *jsonWriter) fields(r *Result) {
 		} else {
 			j.raw("null")
 		}
+		j.raw(`,"status":`)
+		if r.StatusCounts() == nil {
+			j.raw("null")
+		} else {
+			atoms(func(a Atom) { j.status(a.AtomStatus) })
+		}
 	} else {
 		j.raw(`,"marginals":`)
 		j.matrix(r.Marginals)
@@ -190,6 +222,19 @@ func (j *jsonWriter) fields(r *Result) {
 			j.raw("null")
 		} else {
 			j.value(r.Assignment)
+		}
+		j.raw(`,"status":`)
+		if r.StatusCounts() == nil || r.Answer == nil {
+			j.raw("null")
+		} else {
+			j.raw("[")
+			for v := range r.Answer.Graph.NodeOf {
+				if v > 0 {
+					j.raw(",")
+				}
+				j.status(r.VarStatus(v))
+			}
+			j.raw("]")
 		}
 	}
 	j.raw(`,"log_z":`)
@@ -222,6 +267,22 @@ func (j *jsonWriter) fields(r *Result) {
 	default:
 		j.value(r.Stats.Stats)
 	}
+}
+
+// status writes a marginal's status: {"status": "mixed"} and, when
+// unresolved, its interval "lo", "hi" and "why".
+func (j *jsonWriter) status(s AtomStatus) {
+	j.raw(`{"status":`)
+	j.str(s.Status.String())
+	if s.Status == StatusUnresolved {
+		j.raw(`,"lo":`)
+		j.num(s.Lo, 'g')
+		j.raw(`,"hi":`)
+		j.num(s.Hi, 'g')
+		j.raw(`,"why":`)
+		j.str(s.Why)
+	}
+	j.raw("}")
 }
 
 // jsonWriter writes JSON by hand, in a fixed key order, keeping the first

@@ -131,6 +131,16 @@ type Answer struct {
 	// error of each belief entry (samplers, from the effective sample
 	// size). Nil for methods whose beliefs carry no sampling error.
 	StdErr []float64
+	// EntryMixed, when set (samplers), is parallel to Belief: whether that
+	// entry's own diagnostics passed the rule that Converged applies to
+	// every entry together (rank-normalised R-hat, bulk and tail ESS).
+	// ChainLo and ChainHi are the lowest and highest of the chains' own
+	// estimates of the entry, and EntryRHat its R-hat (math.MaxFloat64:
+	// a chain has not moved): the spread an answer that has not mixed
+	// reports. Nil for methods without chains.
+	EntryMixed       []bool
+	ChainLo, ChainHi []float64
+	EntryRHat        []float64
 
 	LogZ     float64
 	LogZKind LogZKind

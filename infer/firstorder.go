@@ -83,12 +83,25 @@ type AtomAnswer struct {
 	// is true (pred an index into MLN.Preds, args indices into the
 	// evidence database's domains) and whether the atom is unknown (false:
 	// the evidence, or the closed world, fixes it; p is its value).
-	Marginal  func(pred int, args []int) (p float64, unknown bool)
+	Marginal func(pred int, args []int) (p float64, unknown bool)
+	// Detail, when set (samplers), returns an unknown atom's own
+	// diagnostics, as Answer's per-entry fields.
+	Detail    func(pred int, args []int) AtomDetail
 	Converged bool
 	Stats     Stats
 	// LogZ, when set, is log Z of the MLN given the evidence (an exact
 	// method's); nil when the method does not compute it.
 	LogZ *float64
+}
+
+// AtomDetail is a sampler's diagnostics of one atom's marginal: its
+// Monte Carlo standard error, whether its own diagnostics passed, its
+// R-hat and the lowest and highest of the chains' own estimates.
+type AtomDetail struct {
+	StdErr float64
+	Mixed  bool
+	RHat   float64
+	Lo, Hi float64
 }
 
 // Chooser is implemented by methods that pick another method for each
@@ -135,6 +148,11 @@ func RunModel(ctx context.Context, alg Algorithm, m *Model, opt Options) (*Answe
 		ans = choice.Answer
 	case ok:
 		ans, err = fo.RunModel(ctx, m, opt.Query)
+		if err == nil && !ans.Converged && opt.Unconverged == Refuse && !ans.Stats.Interrupted {
+			// A method on the model (lbg) has no fallbacks: its answer
+			// that did not converge is refused as any other.
+			err = &NotConvergedError{Tried: []string{"as asked"}, Iterations: ans.Stats.BPIterations, Answer: ans}
+		}
 	default:
 		ans, err = Run(ctx, alg, m.Graph, nil, opt)
 		var nc *NotConvergedError

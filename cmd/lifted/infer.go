@@ -52,6 +52,9 @@ type inferFlags struct {
 	allowUnconverged bool
 	// tolerance is the mean marginal error approximate lifting may add.
 	tolerance float64
+	// requireConverged makes the default (auto) refuse an answer some
+	// marginal of which is unresolved, as an explicit --method does.
+	requireConverged bool
 	// allowPartial prints the answer of a run interrupted by Ctrl-C (or
 	// stopped by its context) instead of failing with exit status 130.
 	allowPartial bool
@@ -92,11 +95,20 @@ exactly the ground BP answer) with its fallbacks, and when BP does not
 converge, MC-SAT within a time budget. It says which method answered and why
 on stderr.
 
-BP that does not converge is retried with damping 0.5, then 0.9, then the
-sequential schedule; if none converges, infer prints nothing and exits with
-status 3, unless --allow-unconverged (the answer is then marked as not
-converged). Samplers whose chains have not mixed (rank-normalised R-hat ≥ 1.01
-or bulk/tail ESS < 100 per chain on some marginal) are treated the same way.
+The default always answers when some method produced a sample or a fixed
+point: every marginal is printed with its own status — exact, mixed (a
+sampler's chains mixed on it: "// mixed ±SE" after it), unresolved (the
+interval its chains span and why: "// unresolved [lo, hi]: why"), or a BP
+fixed point (BP's messages converged; BP gives no accuracy statement) — and
+the summary on stderr counts each kind (--output-format json: "status" per
+atom); --require-converged makes it fail with status 3 instead.
+
+With an explicit --method, BP that does not converge is retried with damping
+0.5, then 0.9, then the sequential schedule; if none converges, infer prints
+nothing and exits with status 3, unless --allow-unconverged (the answer is
+then marked as not converged). Samplers whose chains have not mixed
+(rank-normalised R-hat ≥ 1.01 or bulk/tail ESS < 100 per chain on some
+marginal) are treated the same way.
 Ctrl-C stops a run with status 130; --allow-partial prints the answer so far,
 marked as interrupted.
 
@@ -143,7 +155,14 @@ func (f *inferFlags) register(cmd *cobra.Command, mode engine.Mode) {
 	if mode == engine.ModeInfer {
 		fl.Float64Var(&f.tolerance, "tolerance", 0, "lbp (and auto where it runs lbp) on a grounding or factor graph: the mean |marginal - ground BP| accepted; > 0 lifts approximately (pooling nearly equal evidence and neighbourhoods), with the error estimated and reported; 0 = exact lifting")
 	}
-	fl.BoolVar(&f.allowUnconverged, "allow-unconverged", false, "print the answer of BP that did not converge even with its fallbacks (marked as not converged) instead of failing with exit status 3")
+	unconvHelp := "print the answer of BP that did not converge even with its fallbacks (marked as not converged) instead of failing with exit status 3"
+	if mode == engine.ModeInfer {
+		unconvHelp = "with an explicit --method: print the answer of BP that did not converge even with its fallbacks, or of a sampler whose chains have not mixed (marked as such), instead of failing with exit status 3"
+	}
+	fl.BoolVar(&f.allowUnconverged, "allow-unconverged", false, unconvHelp)
+	if mode == engine.ModeInfer {
+		fl.BoolVar(&f.requireConverged, "require-converged", false, "the default method (auto) fails with exit status 3, as an explicit --method does, instead of printing an answer some marginals of which are unresolved (each with its interval)")
+	}
 	seedHelp, partialHelp := "samplers and maxwalksat: random seed (the same seed, and for samplers --chains, give the same answer)", ": \"interrupted after N samples\""
 	if mode == engine.ModeMAP {
 		seedHelp, partialHelp = "maxwalksat: random seed (the same seed gives the same answer)", ""
@@ -171,7 +190,7 @@ func exactArgs(n int) cobra.PositionalArgs {
 func (f *inferFlags) request(fl *pflag.FlagSet, path string) (engine.Request, error) {
 	req := engine.Request{Model: path, Format: f.format, Evidence: f.evidence, Method: f.method,
 		Query: f.query, QueryFiles: f.queryFiles, Ground: f.mlnFlags.options(), ColourMode: f.colorMode,
-		Workers: f.workers, Seed: f.seed, AllowUnconverged: f.allowUnconverged, LogZ: f.outFormat == "json", Tolerance: f.tolerance}
+		Workers: f.workers, Seed: f.seed, AllowUnconverged: f.allowUnconverged, RequireConverged: f.requireConverged, LogZ: f.outFormat == "json", Tolerance: f.tolerance}
 	d, err := mlnfile.ParseDialect(f.dialect)
 	if err != nil {
 		return req, usageError{err}

@@ -22,7 +22,7 @@ func TestLBGCommandRS(t *testing.T) {
 		{"alpha=0", "clusters {R,S} lifted; {T} lifted", 2},
 		{"clusters=R,S,T", "clusters {R} lifted; {S} lifted; {T} lifted", 3},
 	} {
-		out, err := runCLI(t, "infer", "--method", "lbg", "--seed", "1", "--samples", "50", "--chains", "1", "--prop", tc.prop, "--output-format", "json", "-q", "R", model)
+		out, err := runCLI(t, "infer", "--method", "lbg", "--seed", "1", "--samples", "50", "--chains", "1", "--allow-unconverged", "--prop", tc.prop, "--output-format", "json", "-q", "R", model)
 		if err != nil {
 			t.Fatal(err)
 		}

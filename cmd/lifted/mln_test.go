@@ -23,7 +23,10 @@ const (
 // alchemyLines parses Alchemy's result format into names and values.
 func alchemyLines(t *testing.T, out string) ([]string, map[string]float64) {
 	t.Helper()
-	line := regexp.MustCompile(`^(\S+\)|[A-Za-z]\w*) (\S+)$`)
+	// A marginal with more than its value carries its status in a
+	// comment: "// mixed ±SE", or "// unresolved [lo, hi]: why" with
+	// lo ≤ p ≤ hi.
+	line := regexp.MustCompile(`^(\S+\)|[A-Za-z]\w*) (\S+)(?: // mixed(?: ±\S+)?| // unresolved \[(\S+), (\S+)\]: .+)?$`)
 	var names []string
 	vals := map[string]float64{}
 	for _, l := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
@@ -37,6 +40,13 @@ func alchemyLines(t *testing.T, out string) ([]string, map[string]float64) {
 		p, err := strconv.ParseFloat(m[2], 64)
 		if err != nil || p < 0 || p > 1 {
 			t.Fatalf("bad probability in %q", l)
+		}
+		if m[3] != "" {
+			lo, _ := strconv.ParseFloat(m[3], 64)
+			hi, _ := strconv.ParseFloat(m[4], 64)
+			if !(0 <= lo && lo <= p+5e-4 && p <= hi+5e-4 && hi <= 1) {
+				t.Fatalf("interval not around the probability in %q", l)
+			}
 		}
 		names = append(names, m[1])
 		vals[m[1]] = p

@@ -46,8 +46,8 @@ func TestStatusLinesNameTheMethod(t *testing.T) {
 		args []string
 		want *regexp.Regexp
 	}{
-		{[]string{"--method", "lbp"}, regexp.MustCompile(`; lbp: \d+ iterations, converged; `)},
-		{[]string{"--method", "bp"}, regexp.MustCompile(`; bp: \d+ iterations, converged; `)},
+		{[]string{"--method", "lbp"}, regexp.MustCompile(`; lbp: \d+ iterations, messages converged; .*\d+ fixed-point`)},
+		{[]string{"--method", "bp"}, regexp.MustCompile(`; bp: \d+ iterations, messages converged; .*\d+ fixed-point`)},
 		{[]string{"--method", "mcsat", "--samples", "20", "--chains", "2", "--seed", "1", "--allow-unconverged"}, regexp.MustCompile(`(?s)NOT CONVERGED: mcsat's chains have not mixed .*; mcsat: 40 samples in 2 chains(, worst R-hat [0-9.]+)?, NOT mixed; `)},
 		{[]string{"--method", "gibbs", "--samples", "200", "--chains", "2", "--seed", "1", "--allow-unconverged"}, regexp.MustCompile(`; gibbs: 400 samples in 2 chains`)},
 	} {

@@ -99,7 +99,7 @@ func TestLBGUngrounded(t *testing.T) {
 	}
 
 	hard := writeTemp(t, "hard.mln", hardConjunctionMLN)
-	out, err := runCLI(t, "infer", "--method", "lbg", "--seed", "1", "--samples", "100", "--quiet", "--output-format", "json", "-q", "H,S,T", hard)
+	out, err := runCLI(t, "infer", "--method", "lbg", "--seed", "1", "--samples", "100", "--allow-unconverged", "--quiet", "--output-format", "json", "-q", "H,S,T", hard)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -105,12 +105,16 @@ func (res *Result) diagnose(runs []*chainRun, sel []int, off []int, k Kernel) {
 	}
 	size := len(res.Mean)
 	res.StdErr = make([]float64, size)
+	res.Pass, res.EntryRHat = make([]bool, size), make([]float64, size)
+	for i := range size {
+		res.Pass[i], res.EntryRHat[i] = true, 1
+	}
 	d := Diagnostics{RHat: 1, BulkESS: math.Inf(1), TailESS: math.Inf(1), Mixed: true}
 	if len(ts) < 2 {
 		d = Diagnostics{RHat: math.MaxFloat64, Why: fmt.Sprintf("%d chain(s) kept samples; the diagnostics compare at least two", len(ts))}
 		res.Diag, res.RHat = d, d.RHat
 		for i := range res.StdErr {
-			res.StdErr[i] = math.Inf(1)
+			res.StdErr[i], res.Pass[i], res.EntryRHat[i] = math.Inf(1), false, math.MaxFloat64
 		}
 		return
 	}
@@ -158,6 +162,7 @@ func (res *Result) diagnose(runs []*chainRun, sel []int, off []int, k Kernel) {
 		}
 		if j < len(sel) {
 			res.StdErr[sel[j]] = s.MCSE
+			res.Pass[sel[j]], res.EntryRHat[sel[j]] = s.Pass(), min(s.RHat, math.MaxFloat64)
 		}
 	}
 	// A binary variable's state 0 has the standard error of its state 1.
@@ -165,6 +170,7 @@ func (res *Result) diagnose(runs []*chainRun, sel []int, off []int, k Kernel) {
 		for v := 0; v+1 < len(off); v++ {
 			if off[v+1]-off[v] == 2 {
 				res.StdErr[off[v]] = res.StdErr[off[v]+1]
+				res.Pass[off[v]], res.EntryRHat[off[v]] = res.Pass[off[v]+1], res.EntryRHat[off[v]+1]
 			}
 		}
 	}

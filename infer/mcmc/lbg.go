@@ -126,6 +126,15 @@ func (s lbgSampler) RunModel(ctx context.Context, m *infer.Model, q infer.Query)
 	for i := range ans.StdErr {
 		ans.StdErr[i] = math.NaN()
 	}
+	res.entries(ans, func(yield func(at, i int) bool) {
+		for _, qa := range m.Queries {
+			i, ok := md.Index(qa.Name)
+			X := c.NodeOf[qa.Var]
+			if ok && ans.NodeOff[X+1]-ans.NodeOff[X] == 2 && !yield(ans.NodeOff[X]+1, i) {
+				return
+			}
+		}
+	})
 	for _, qa := range m.Queries {
 		i, ok := md.Index(qa.Name)
 		if !ok {
@@ -134,8 +143,12 @@ func (s lbgSampler) RunModel(ctx context.Context, m *infer.Model, q infer.Query)
 		b := ans.NodeBelief(int(c.NodeOf[qa.Var]))
 		if len(b) == 2 {
 			b[0], b[1] = 1-res.Mean[i], res.Mean[i]
-			se := ans.StdErr[ans.NodeOff[c.NodeOf[qa.Var]]:]
+			o := ans.NodeOff[c.NodeOf[qa.Var]]
+			se := ans.StdErr[o:]
 			se[0], se[1] = res.StdErr[i], res.StdErr[i]
+			// state 0: the complement of state 1
+			ans.EntryMixed[o], ans.EntryRHat[o] = ans.EntryMixed[o+1], ans.EntryRHat[o+1]
+			ans.ChainLo[o], ans.ChainHi[o] = 1-ans.ChainHi[o+1], 1-ans.ChainLo[o+1]
 		}
 	}
 	g := m.Graph
@@ -167,6 +180,19 @@ func (s lbgSampler) RunUngrounded(ctx context.Context, m *infer.Model, q infer.Q
 			return float64(e), false
 		}
 		return res.Mean[i], true
+	}
+	ans.Detail = func(pred int, args []int) infer.AtomDetail {
+		i := md.Offset(pred, args)
+		d := infer.AtomDetail{StdErr: res.StdErr[i], Mixed: res.Pass[i], RHat: res.EntryRHat[i], Lo: math.Inf(1), Hi: math.Inf(-1)}
+		for k, sum := range res.ChainSum {
+			if n := res.ChainSamples[k]; n > 0 {
+				d.Lo, d.Hi = min(d.Lo, sum[i]/float64(n)), max(d.Hi, sum[i]/float64(n))
+			}
+		}
+		if d.Lo > d.Hi {
+			d.Lo, d.Hi = math.NaN(), math.NaN()
+		}
+		return d
 	}
 	ans.Stats = lbgStats(md, res, start, "lifted blocked Gibbs on the MLN, not grounded (every cluster lifted, no hard formula), clusters "+md.Describe())
 	ans.Stats.Variables = md.NumUnknown()

@@ -46,6 +46,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"iter"
 	"math"
 	"math/rand/v2"
 	"strconv"
@@ -174,6 +175,11 @@ type Result struct {
 	// error, from its effective sample size (diag.Summary.MCSE; 0 for an
 	// observed variable).
 	StdErr []float64
+	// Pass and EntryRHat, parallel to Mean, are each estimate's own
+	// verdict of the diagnostics' rule and its R-hat (an observed
+	// variable passes, R-hat 1).
+	Pass      []bool
+	EntryRHat []float64
 	// Diag is the run's convergence diagnostics; RHat is Diag.RHat.
 	Diag Diagnostics
 	// SwapRates is, for replica exchange (SampleTempering), the swap
@@ -545,6 +551,15 @@ func runGround(ctx context.Context, c *lift.Compressed, q infer.Query, name stri
 		copy(ans.NodeBelief(int(X)), res.Mean[res.Off[v]:res.Off[v+1]])
 		copy(ans.StdErr[ans.NodeOff[X]:ans.NodeOff[X+1]], res.StdErr[res.Off[v]:res.Off[v+1]])
 	}
+	res.entries(ans, func(yield func(at, i int) bool) {
+		for v, X := range c.NodeOf {
+			for s := range res.Off[v+1] - res.Off[v] {
+				if !yield(ans.NodeOff[X]+s, res.Off[v]+s) {
+					return
+				}
+			}
+		}
+	})
 	ans.Stats = infer.Stats{Converged: ans.Converged, Samples: res.Samples, Sweeps: res.Sweeps,
 		Chains: len(res.ChainSamples), Interrupted: res.Interrupted, Clusters: res.Clusters}
 	res.fillStats(&ans.Stats)
@@ -850,4 +865,32 @@ func (cfg *Config) blockDefaults(g *fg.Graph, ev fg.Evidence) fg.Evidence {
 		ev = fg.NoEvidence(g.NumVars())
 	}
 	return ev
+}
+
+// entries copies the per-entry diagnostics (Pass, EntryRHat and the
+// spread of the chains' own estimates) into ans: each pair of each names
+// an entry of ans.Belief and the entry of Mean it holds.
+func (res *Result) entries(ans *infer.Answer, each iter.Seq2[int, int]) {
+	n := len(ans.Belief)
+	ans.EntryMixed, ans.EntryRHat = make([]bool, n), make([]float64, n)
+	ans.ChainLo, ans.ChainHi = make([]float64, n), make([]float64, n)
+	for i := range n {
+		ans.EntryRHat[i] = math.NaN()
+		ans.ChainLo[i], ans.ChainHi[i] = math.NaN(), math.NaN()
+	}
+	for at, i := range each {
+		if res.Pass != nil {
+			ans.EntryMixed[at], ans.EntryRHat[at] = res.Pass[i], res.EntryRHat[i]
+		}
+		lo, hi := math.Inf(1), math.Inf(-1)
+		for k, sum := range res.ChainSum {
+			if n := res.ChainSamples[k]; n > 0 && i < len(sum) {
+				m := sum[i] / float64(n)
+				lo, hi = min(lo, m), max(hi, m)
+			}
+		}
+		if lo <= hi {
+			ans.ChainLo[at], ans.ChainHi[at] = lo, hi
+		}
+	}
 }

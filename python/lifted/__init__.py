@@ -519,7 +519,7 @@ def load(model, evidence=None, *, format=None, dynamic=False, quiet=True):
 # the library's run request (python/native/api.go's runRequest).
 _RUN_OPTIONS = {
     "seed": "seed", "workers": "workers", "color_mode": "color_mode",
-    "allow_unconverged": "allow_unconverged", "cw": "cw", "ow": "ow",
+    "allow_unconverged": "allow_unconverged", "require_converged": "require_converged", "cw": "cw", "ow": "ow",
     "default_weight": "default_weight", "max_ground": "max_ground",
     "alchemy_cnf": "alchemy_cnf", "merge_duplicates": "merge_duplicates",
     "construction": "construction", "query_file": "query_files",

@@ -51,6 +51,7 @@ type runRequest struct {
 	Workers          int               `json:"workers"`
 	ColourMode       string            `json:"color_mode"`
 	AllowUnconverged bool              `json:"allow_unconverged"`
+	RequireConverged bool              `json:"require_converged"`
 	ClosedWorld      []string          `json:"cw"`
 	OpenWorld        []string          `json:"ow"`
 	DefaultWeight    *float64          `json:"default_weight"`
@@ -222,7 +223,7 @@ func run(h int64, reqJSON []byte) (out, msgs []byte) {
 // defaults are engine.SettingProperties, as there.
 func request(m *engine.Model, rr *runRequest) (engine.Request, error) {
 	req := engine.Request{Query: rr.Query, QueryFiles: rr.QueryFiles, Seed: rr.Seed,
-		Workers: rr.Workers, ColourMode: rr.ColourMode, AllowUnconverged: rr.AllowUnconverged, LogZ: true,
+		Workers: rr.Workers, ColourMode: rr.ColourMode, AllowUnconverged: rr.AllowUnconverged, RequireConverged: rr.RequireConverged, LogZ: true,
 		Ground: engine.GroundOptions{ClosedWorld: splitAll(rr.ClosedWorld), OpenWorld: splitAll(rr.OpenWorld),
 			DefaultWeight: rr.DefaultWeight, MaxGround: rr.MaxGround, AlchemyCNF: rr.AlchemyCNF,
 			MergeDuplicates: rr.MergeDuplicates, Construction: rr.Construction}}
