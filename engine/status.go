@@ -120,7 +120,7 @@ func chainStatus(mixed bool, p, se, lo, hi, rhat float64, interrupted bool) Atom
 	case rhat >= math.MaxFloat64:
 		why = "a chain has not moved"
 	case rhat >= 1.01:
-		why = fmt.Sprintf("the chains disagree (R-hat %.3g)", rhat)
+		why = fmt.Sprintf("the chains disagree, R-hat %.3g", rhat)
 	default:
 		why = "too few effective samples"
 	}

@@ -64,6 +64,11 @@ func ReadAnswer(r io.Reader, name string) (*Answer, error) {
 		if line == "" || strings.HasPrefix(line, "//") || strings.HasPrefix(line, "#") {
 			continue
 		}
+		if i := strings.Index(line, " //"); i > 0 {
+			// lifted's status comment after the probability:
+			// "// mixed ±0.002", "// unresolved [0.2, 0.7]: why"
+			line = strings.TrimSpace(line[:i])
+		}
 		at, format, err := parseLine(line)
 		if err != nil {
 			return nil, fmt.Errorf("%s:%d: %v", name, ln, err)
