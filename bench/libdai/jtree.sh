@@ -5,7 +5,11 @@
 # sides), medians of ROUNDS runs taken in turn, the ratio libDAI/lifted
 # (> 1: lifted faster), the largest |marginal difference| and |Δ log Z|.
 #
-#   bench/libdai/jtree.sh [-rounds N] LIBDAI_DIR [OUT_DIR]
+#   bench/libdai/jtree.sh [-rounds N] [-base BIN] LIBDAI_DIR [OUT_DIR]
+#
+# -base BIN adds columns for another lifted binary (e.g. main before a
+# change), run in turn with the other two: its CPU seconds and
+# libDAI/base.
 #
 # LIBDAI_DIR is a built libDAI checkout (lib/libdai.a, include/; WITH_JTREE,
 # no DEBUG). Both programs read the same .fg, written by ./tofg with the
@@ -18,15 +22,17 @@
 set -euo pipefail
 
 rounds=3
+base=
 while [ $# -gt 0 ]; do
 	case $1 in
 	-rounds) rounds=$2; shift 2 ;;
-	-h|--help) sed -n '2,20p' "$0"; exit 0 ;;
+	-base) base=$(cd "$(dirname "$2")" && pwd)/$(basename "$2"); shift 2 ;;
+	-h|--help) sed -n '2,25p' "$0"; exit 0 ;;
 	*) break ;;
 	esac
 done
 if [ $# -lt 1 ]; then
-	echo "usage: $0 [-rounds N] LIBDAI_DIR [OUT_DIR]" >&2
+	echo "usage: $0 [-rounds N] [-base BIN] LIBDAI_DIR [OUT_DIR]" >&2
 	exit 2
 fi
 dai=$(cd "$1" && pwd)
@@ -53,18 +59,25 @@ cpu() { # CMD...: user + sys seconds, or "fail"; output in $out/last
 median() { tr ' ' '\n' | grep . | sort -g | awk '/fail/ {f = 1} {a[NR]=$1} END {print f ? "fail" : a[int((NR+1)/2)]}'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN {if (a !~ /^[0-9.]+$/ || b !~ /^[0-9.]+$/ || b + 0 == 0) print "-"; else printf "%.2f", a / b}'; }
 
-printf "| model | libDAI s | lifted s | libDAI/lifted | max |Δ marginal| | |Δ log Z| | treewidth (lifted) |\n|---|---|---|---|---|---|---|\n"
+if [ -n "$base" ]; then
+	printf "| model | libDAI s | lifted s | libDAI/lifted | max |Δ marginal| | |Δ log Z| | treewidth (lifted) | base s | libDAI/base |\n|---|---|---|---|---|---|---|---|---|\n"
+else
+	printf "| model | libDAI s | lifted s | libDAI/lifted | max |Δ marginal| | |Δ log Z| | treewidth (lifted) |\n|---|---|---|---|---|---|---|\n"
+fi
 for m in $models; do
 	[ -f "$data/uai/$m.uai" ] || continue
 	ev=()
 	[ -f "$data/uai/$m.uai.evid" ] && ev=("$data/uai/$m.uai.evid")
 	"$out/tofg" "$data/uai/$m.uai" "${ev[@]}" > "$out/$m.fg"
-	td=() tl=()
+	td=() tl=() tb=()
 	for _ in $(seq "$rounds"); do
 		td+=("$(cpu "$out/dai_bench" jtree "$out/$m.fg")")
 		[ "${td[-1]}" != fail ] && cp "$out/last" "$out/$m.dai"
 		tl+=("$(cpu "$out/lifted" infer --method jtree --prop "$props" --quiet --output-format json "$out/$m.fg")")
 		if [ "${tl[-1]}" != fail ]; then cp "$out/last" "$out/$m.lifted"; else cp "$out/last.err" "$out/$m.lifted.err"; fi
+		if [ -n "$base" ]; then
+			tb+=("$(cpu "$base" infer --method jtree --prop "$props" --quiet --output-format json "$out/$m.fg")")
+		fi
 	done
 	md=$(echo "${td[@]}" | median)
 	ml=$(echo "${tl[@]}" | median)
@@ -82,6 +95,12 @@ print("%.0e" % abs(d - l))' "$out/$m.dai" "$out/$m.lifted")
 		grep -q "exceeds the limit" "$out/$m.lifted.err" || ml="fail"
 		tw=$(grep -o "treewidth at least [0-9]*" "$out/$m.lifted.err" | head -1 | sed 's/treewidth //')
 	fi
-	printf "| %s | %s | %s | %s | %s | %s | %s |\n" "$m" "$md" "$ml" "$(ratio "$md" "$ml")" "$agree" "$dz" "$tw"
+	if [ -n "$base" ]; then
+		mb=$(echo "${tb[@]}" | median)
+		[ "$mb" = fail ] && mb=refused/fail
+		printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n" "$m" "$md" "$ml" "$(ratio "$md" "$ml")" "$agree" "$dz" "$tw" "$mb" "$(ratio "$md" "$mb")"
+	else
+		printf "| %s | %s | %s | %s | %s | %s | %s |\n" "$m" "$md" "$ml" "$(ratio "$md" "$ml")" "$agree" "$dz" "$tw"
+	fi
 done
 echo "ratio: libDAI CPU seconds / lifted CPU seconds (median of $rounds); outputs in $out"

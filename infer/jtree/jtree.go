@@ -103,7 +103,7 @@ func (j JTree) Run(ctx context.Context, c *lift.Compressed, q infer.Query) (*inf
 	if err != nil {
 		return nil, err
 	}
-	r, err := solveAny(ctx, g, ev, p, q.Task == infer.MAP)
+	r, err := j.solveAny(ctx, g, ev, p, q.Task == infer.MAP)
 	if err != nil {
 		return nil, err
 	}
@@ -146,7 +146,7 @@ func (j JTree) MAP(ctx context.Context, g *fg.Graph, ev fg.Evidence, work int64)
 	if err != nil {
 		return nil, err
 	}
-	r, err := solveAny(ctx, g, ev, p, true)
+	r, err := j.solveAny(ctx, g, ev, p, true)
 	if err != nil {
 		return nil, err
 	}
@@ -154,13 +154,29 @@ func (j JTree) MAP(ctx context.Context, g *fg.Graph, ev fg.Evidence, work int64)
 }
 
 // solveAny answers with solveLinear, or with solve (log space) where a
-// table's dynamic range is too wide for the linear domain.
-func solveAny(ctx context.Context, g *fg.Graph, ev fg.Evidence, p *Plan, maxProduct bool) (*result, error) {
+// table's dynamic range is too wide for the linear domain. solve's
+// tables are the elimination cliques, more than the plan's Total (the
+// maximal cliques): beyond MaxTotal it is refused with that size.
+func (j JTree) solveAny(ctx context.Context, g *fg.Graph, ev fg.Evidence, p *Plan, maxProduct bool) (*result, error) {
 	r, err := solveLinear(ctx, g, ev, p, maxProduct)
-	if errors.Is(err, errLinearRange) {
-		return solve(ctx, g, ev, p, maxProduct)
+	if !errors.Is(err, errLinearRange) {
+		return r, err
 	}
-	return r, err
+	_, tt := j.limits()
+	need := 0.0
+	for i := range p.Order {
+		w := 1.0
+		for _, v := range p.Clique(i) {
+			w *= float64(g.Card[v])
+		}
+		need += w
+	}
+	if need > tt {
+		q := *p
+		q.Total = need
+		return nil, &TooLargeError{Plan: &q, What: "all tables in log space (the model's weights span more than e^690 in one table)", Limit: tt, Prop: "max-total"}
+	}
+	return solve(ctx, g, ev, p, maxProduct)
 }
 
 // result is what solve computes: per-variable normalised (max-)marginals

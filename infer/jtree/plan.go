@@ -35,6 +35,8 @@ type Plan struct {
 	// OutOfWork is set when the order stopped because it used up the
 	// work it was allowed (NewPlanWithin): the sizes are then unknown.
 	OutOfWork bool
+
+	work int64 // adjacency steps the planning took
 }
 
 // Clique returns the variables of clique i (eliminated variable last).
@@ -97,21 +99,64 @@ func NewPlan(ctx context.Context, g *fg.Graph, ev fg.Evidence, limit float64) (*
 //
 // Greedy min-fill is sensitive to how ties are broken (on Pedigree_11 the
 // smallest-table tie-break gives treewidth 24, the lowest-id one 21), so
-// both are tried and the plan with the smaller largest table (then the
-// smaller total) is kept.
+// several orders are tried and the plan with the smaller largest table
+// (then the smaller total) is kept: min-fill with ties by the smallest
+// table and by the lowest id, weighted min-fill (a fill edge costs the
+// product of its ends' cardinalities), then min-fill with ties broken by
+// a fixed pseudo-random rank (seeds 1, 2, ...; the same plan on every
+// run) while the planning work spent stays below the best plan's total
+// entries and under planRestarts tries. A restart stops at its first
+// clique larger than the best plan's largest, so a losing one is cheap.
+// On the UAI 2014 models the restarts shrink the largest table by 2–8
+// times (Promedus_14: 2^27 entries with either deterministic tie-break,
+// 2^24 after the restarts).
 func NewPlanWithin(ctx context.Context, g *fg.Graph, ev fg.Evidence, limit float64, work int64) (*Plan, error) {
-	a, err := newPlan(ctx, g, ev, limit, work, true)
-	if err != nil {
-		return nil, err
+	var best *Plan
+	var spent int64
+	try := func(h heuristic, seed uint64, lim float64) error {
+		w := work
+		if work > 0 {
+			w = work - spent
+			if w <= 0 {
+				w = 1
+			}
+		}
+		p, err := newPlan(ctx, g, ev, lim, w, h, seed)
+		if err != nil {
+			return err
+		}
+		spent += p.work
+		if best == nil || better(p, best) {
+			best = p
+		}
+		return nil
 	}
-	b, err := newPlan(ctx, g, ev, limit, work, false)
-	if err != nil {
-		return nil, err
+	for _, h := range []heuristic{minFillByWeight, minFillByID, weightedMinFill} {
+		if err := try(h, 0, limit); err != nil {
+			return nil, err
+		}
 	}
-	if better(b, a) {
-		return b, nil
+	for seed := uint64(1); seed <= planRestarts && !best.OutOfWork; seed++ {
+		// The budget: the best plan's tables (or, while no plan fits,
+		// the limit's), in adjacency steps.
+		budget := best.Total
+		if !best.Complete {
+			budget = limitOrInf(limit)
+		}
+		if float64(spent) > budget || (work > 0 && spent >= work) {
+			break
+		}
+		// A restart whose clique is larger than the best's largest
+		// cannot win: it stops there.
+		lim := limitOrInf(limit)
+		if best.Complete {
+			lim = min(lim, best.Largest)
+		}
+		if err := try(minFillByID, seed, lim); err != nil {
+			return nil, err
+		}
 	}
-	return a, nil
+	return best, nil
 }
 
 // better reports whether plan p is preferable to q.
@@ -119,9 +164,12 @@ func better(p, q *Plan) bool {
 	if p.Complete != q.Complete {
 		return p.Complete
 	}
-	if !p.Complete { // both stopped: the one that got further
+	if !p.Complete { // both stopped: the smaller clique it stopped at, then the one that got further
 		if p.OutOfWork != q.OutOfWork {
 			return !p.OutOfWork
+		}
+		if p.Largest != q.Largest && !p.OutOfWork {
+			return p.Largest < q.Largest
 		}
 		return len(p.Order) > len(q.Order)
 	}
@@ -131,7 +179,36 @@ func better(p, q *Plan) bool {
 	return p.Total < q.Total
 }
 
-func newPlan(ctx context.Context, g *fg.Graph, ev fg.Evidence, limit float64, work int64, byWeight bool) (*Plan, error) {
+// planRestarts bounds the pseudo-random tie-break restarts of
+// NewPlanWithin.
+const planRestarts = 48
+
+func limitOrInf(limit float64) float64 {
+	if limit <= 0 {
+		return math.Inf(1)
+	}
+	return limit
+}
+
+// heuristic is a greedy elimination cost with its tie-break.
+type heuristic int
+
+const (
+	minFillByWeight heuristic = iota // fill edges; ties by the smallest table
+	minFillByID                      // fill edges; ties by the lowest id (or a seeded rank)
+	weightedMinFill                  // Σ card(a)·card(b) over fill edges; ties by the smallest table
+)
+
+// rank is a fixed pseudo-random tie-break of variable v under seed.
+func rank(v int32, seed uint64) float64 {
+	x := uint64(v)*0x9E3779B97F4A7C15 ^ seed*0xD1B54A32D192ED03
+	x ^= x >> 31
+	x *= 0xBF58476D1CE4E5B9
+	x ^= x >> 29
+	return float64(x >> 11)
+}
+
+func newPlan(ctx context.Context, g *fg.Graph, ev fg.Evidence, limit float64, work int64, heur heuristic, seed uint64) (*Plan, error) {
 	if work <= 0 {
 		work = math.MaxInt64
 	}
@@ -163,6 +240,7 @@ func newPlan(ctx context.Context, g *fg.Graph, ev fg.Evidence, limit float64, wo
 		adj[v] = slices.Compact(adj[v])
 	}
 	p := &Plan{Pos: make([]int32, n), CliqueOff: []int32{0}, Treewidth: -1, Complete: true}
+	defer func() { p.work = done }()
 	for v := range n {
 		p.Pos[v] = -1
 	}
@@ -176,9 +254,12 @@ func newPlan(ctx context.Context, g *fg.Graph, ev fg.Evidence, limit float64, wo
 			w *= float64(g.Card[u])
 		}
 		e := entry{v: v, weight: w, version: version[v]}
-		if !byWeight {
+		switch {
+		case heur == minFillByID && seed != 0:
+			e.tie = rank(v, seed)
+		case heur == minFillByID:
 			e.tie = 0
-		} else {
+		default:
 			e.tie = w
 		}
 		if w > limit {
@@ -194,7 +275,11 @@ func newPlan(ctx context.Context, g *fg.Graph, ev fg.Evidence, limit float64, wo
 			}
 			for _, b := range nb[i+1:] {
 				if mark[b] != stamp {
-					e.fill++
+					if heur == weightedMinFill {
+						e.fill += int(g.Card[a]) * int(g.Card[b])
+					} else {
+						e.fill++
+					}
 				}
 			}
 		}
@@ -240,6 +325,7 @@ func newPlan(ctx context.Context, g *fg.Graph, ev fg.Evidence, limit float64, wo
 		filled := false
 		for _, a := range nb {
 			a2 := adj[a]
+			done += int64(len(nb) + len(a2))
 			if i, ok := slices.BinarySearch(a2, v); ok {
 				a2 = slices.Delete(a2, i, i+1)
 			}
@@ -288,6 +374,8 @@ func newPlan(ctx context.Context, g *fg.Graph, ev fg.Evidence, limit float64, wo
 		}
 		p.Parent[i] = par
 	}
+	// The solver's tables are the maximal cliques (nodes): predict those.
+	p.Total = p.maximalTotal(g.Card)
 	return p, nil
 }
 
