@@ -369,6 +369,9 @@ func summaryLine(method string, st infer.Stats, groundAtoms int, groundSeconds f
 		}
 	}
 	secs := strconv.FormatFloat(st.Seconds+groundSeconds, 'g', 3, 64)
+	if st.TimeLimited && (st.Bound == nil || st.Components == 0) { // map-auto says so in its own words
+		secs = "time limit reached (--time-limit: the answer so far); " + secs
+	}
 	exact := func(m string) bool { // wfomc, enumerate, jtree, or components answered by them ("enumerate+jtree")
 		for p := range strings.SplitSeq(m, "+") {
 			if p != "wfomc" && p != "enumerate" && p != "jtree" {

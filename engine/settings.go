@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/lifted-dev/lifted/infer"
@@ -131,7 +132,21 @@ type NotApplicableError struct{ Name, Method string }
 
 // Error returns the message of the NotApplicableError.
 func (e *NotApplicableError) Error() string {
+	if e.Name == "time-limit" {
+		return fmt.Sprintf("--time-limit refused: --method %s cannot stop early with an answer so far (methods with a time limit: %s)", e.Method, strings.Join(timeLimitMethods(), ", "))
+	}
 	return fmt.Sprintf("--%s does not apply to --method %s", e.Name, e.Method)
+}
+
+// timeLimitMethods names the registered methods with a time-limit.
+func timeLimitMethods() []string {
+	var out []string
+	for _, m := range infer.Methods() {
+		if m.HasProperty("time-limit") {
+			out = append(out, m.Name)
+		}
+	}
+	return out
 }
 
 // SettingProperties is the one rule for a front end's settings: the

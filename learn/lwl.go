@@ -36,6 +36,9 @@ type Options struct {
 	Init []float64
 	// Progress, if set, is called after every L-BFGS iteration.
 	Progress func(iter int, objective float64)
+	// Context, when set, stops L-BFGS when it ends (Ctrl-C): the result
+	// then has the weights of the last iteration, Interrupted set.
+	Context context.Context
 	// Stage, if set, reports the work before the first iteration: stage
 	// names it ("pll terms", "counting"), done of total steps (total ≤ 0:
 	// not known), detail its figures. It is called often; throttle in the
@@ -85,7 +88,10 @@ type Result struct {
 	Status      string
 	// Converged: the learner's convergence test passed (Discriminative).
 	Converged bool
-	Seconds   float64
+	// Interrupted: Options.Context ended the run; Weights are those of
+	// the last iteration (the initial ones before the first).
+	Interrupted bool
+	Seconds     float64
 }
 
 // learnable lists the formulas whose weights are learned.
@@ -182,13 +188,32 @@ func maximise(m *mln.MLN, f objective, opt Options, start time.Time) (*Result, e
 	}
 	settings := optim.Settings{GradTol: opt.GradTol, MaxIter: opt.MaxIter,
 		FuncAbsTol: opt.FuncTol, FuncRelTol: opt.FuncTol, FuncIters: 10}
-	if opt.Progress != nil {
-		settings.Progress = func(iter int, _ []float64, v float64) error {
+	lastX, lastV, iters := x0, math.NaN(), 0
+	settings.Progress = func(iter int, x []float64, v float64) error {
+		lastX, lastV, iters = append([]float64(nil), x...), v, iter
+		if opt.Progress != nil {
 			opt.Progress(iter, -v)
-			return nil
 		}
+		return nil
 	}
-	out, err := optim.Minimize(context.Background(), neg, x0, settings)
+	ctx := opt.Context
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	out, err := optim.Minimize(ctx, neg, x0, settings)
+	if err != nil && ctx.Err() != nil {
+		// Interrupted: the weights of the last iteration, and its
+		// objective (not evaluated again: the caller is stopping).
+		for i, j := range idx {
+			w[j] = lastX[i]
+		}
+		res.Iterations, res.Interrupted = iters, true
+		res.Objective = -lastV
+		res.LogLik = res.Objective - prior(lastX, nil)
+		res.Status = fmt.Sprintf("interrupted after %d iterations: the weights of the last one", iters)
+		res.Seconds = time.Since(start).Seconds()
+		return res, nil
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package learn
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -57,7 +58,11 @@ func PLL(m *mln.MLN, dbs []*mln.DB, names []string, opt *Options) (*Result, erro
 			}
 			tick = func(stage string, done, total int64) { o.Stage(stage, done, total, detail) }
 		}
-		if err := pllDeltasProgress(m, db, name, !o.UnweightedPLL, groups, tick); err != nil {
+		ctx := o.Context
+		if ctx == nil {
+			ctx = context.Background()
+		}
+		if err := pllDeltasProgress(ctx, m, db, name, !o.UnweightedPLL, groups, tick); err != nil {
 			return nil, err
 		}
 	}
@@ -148,12 +153,13 @@ func sigmoid(x float64) float64 {
 
 // pllDeltas adds the Δ vectors of every ground atom of db to groups.
 func pllDeltas(m *mln.MLN, db *mln.DB, name string, equalPredWeights bool, groups map[string]*pllGroup) error {
-	return pllDeltasProgress(m, db, name, equalPredWeights, groups, nil)
+	return pllDeltasProgress(context.Background(), m, db, name, equalPredWeights, groups, nil)
 }
 
 // pllDeltasProgress is pllDeltas reporting its progress to tick (if not
-// nil): the hard formulas checked, then the ground atoms done.
-func pllDeltasProgress(m *mln.MLN, db *mln.DB, name string, equalPredWeights bool, groups map[string]*pllGroup, tick func(stage string, done, total int64)) error {
+// nil): the hard formulas checked, then the ground atoms done. It stops
+// with ctx's error when ctx ends (checked at every ground atom).
+func pllDeltasProgress(ctx context.Context, m *mln.MLN, db *mln.DB, name string, equalPredWeights bool, groups map[string]*pllGroup, tick func(stage string, done, total int64)) error {
 	if tick == nil {
 		tick = func(string, int64, int64) {}
 	}
@@ -172,6 +178,9 @@ func pllDeltasProgress(m *mln.MLN, db *mln.DB, name string, equalPredWeights boo
 		}
 		tick("pll: checking the hard formulas", checked, nhard)
 		checked++
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		c, err := w.count(j)
 		if err != nil {
 			return fmt.Errorf("%s: formula %d (%s): %w", name, j+1, f.Text, err)
@@ -239,6 +248,9 @@ func pllDeltasProgress(m *mln.MLN, db *mln.DB, name string, equalPredWeights boo
 			if i == len(args) {
 				if done++; done&255 == 0 {
 					tick(stage, done, total)
+				}
+				if err := ctx.Err(); err != nil {
+					return err
 				}
 				d, ok, err := w.flipDelta(m, []atomRef{{pi, args}}, byPred[pi])
 				if err != nil {

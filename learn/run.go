@@ -114,6 +114,7 @@ func (r *Run) Learn(ctx context.Context, m *mln.MLN) (*Learned, error) {
 		progress(r.Method, int64(it), int64(maxIter), fmt.Sprintf("L-BFGS iteration %d, objective %.10g", it, obj))
 	}
 	opt.Stage = progress
+	opt.Context = ctx
 	m, res, err := Files(m, r.Method, r.Train, opt)
 	if err != nil {
 		return nil, err
@@ -122,11 +123,15 @@ func (r *Run) Learn(ctx context.Context, m *mln.MLN) (*Learned, error) {
 	if r.Method == "pll" {
 		what = "pseudo-log-likelihood"
 	}
+	stopped := ""
+	if res.Interrupted {
+		stopped = "\nINTERRUPTED: " + res.Status
+	}
 	return &Learned{MLN: m, Result: res,
 		Summary: fmt.Sprintf("%s: %d iterations, %d evaluations, training %s %.10g, %.3f s (%s)",
 			r.Method, res.Iterations, res.Evaluations, what, res.LogLik, res.Seconds, res.Status),
-		Header: fmt.Sprintf("Learned by lifted learn --method %s from %s\ntraining %s %.10g, prior N(%g, %g²)",
-			r.Method, TrainNames(r.Train), what, res.LogLik, r.PriorMean, r.PriorStdDev)}, nil
+		Header: fmt.Sprintf("Learned by lifted learn --method %s from %s\ntraining %s %.10g, prior N(%g, %g²)%s",
+			r.Method, TrainNames(r.Train), what, res.LogLik, r.PriorMean, r.PriorStdDev, stopped)}, nil
 }
 
 // TrainNames lists the training files by their base names, for a learned

@@ -70,3 +70,48 @@ func TestRunIsFilesAndDiscFiles(t *testing.T) {
 		}
 	}
 }
+
+// A run whose context ends (Ctrl-C) returns the weights of the last
+// L-BFGS iteration, as Progress saw them, marked Interrupted, and a
+// header that says so; before the first iteration the initial weights.
+func TestLearnInterrupted(t *testing.T) {
+	dir := t.TempDir()
+	train := filepath.Join(dir, "train.db")
+	os.WriteFile(train, []byte("Smokes(A)\nCancer(A)\nSmokes(B)\nFriends(A,B)\nFriends(B,C)\nCancer(C)\n"), 0o644)
+	src := "Smokes(person)\nCancer(person)\nFriends(person,person)\n0 Smokes(x) => Cancer(x)\n0 Smokes(x)\n0 Friends(x,y) ^ Smokes(x) => Smokes(y)\n"
+	for _, method := range []string{"lwl", "pll"} {
+		m, err := mlnfile.Parse("s.mln", []byte(src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		var seen []float64
+		r := Run{Method: method, Train: []string{train}, PriorStdDev: 100, Tol: 1e-12}
+		r.Progress = func(stage string, done, total int64, detail string) {
+			if strings.HasPrefix(detail, "L-BFGS iteration 2,") {
+				cancel()
+			}
+		}
+		l, err := r.Learn(ctx, m)
+		if err != nil {
+			t.Fatalf("%s: %v", method, err)
+		}
+		if !l.Interrupted || l.Iterations != 2 || !strings.Contains(l.Header, "INTERRUPTED") {
+			t.Errorf("%s: interrupted %v after %d iterations, header %q", method, l.Interrupted, l.Iterations, l.Header)
+		}
+		// The same run stopped by MaxIter at 2 gives the same weights.
+		m2, _ := mlnfile.Parse("s.mln", []byte(src))
+		r2 := Run{Method: method, Train: []string{train}, PriorStdDev: 100, Tol: 1e-12, MaxIter: 2}
+		want, err := r2.Learn(context.Background(), m2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		seen = want.Weights
+		for j := range seen {
+			if l.Weights[j] != seen[j] {
+				t.Errorf("%s: weight %d = %v, 2 iterations give %v", method, j, l.Weights[j], seen[j])
+			}
+		}
+		cancel()
+	}
+}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"strings"
 	"time"
 
@@ -254,11 +253,11 @@ func runInfer(ctx context.Context, cmd *cobra.Command, f *inferFlags, path strin
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	// Ctrl-C cancels the run (samplers then print their estimates so far);
-	// a second one kills the process as usual.
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
-	defer stop()
-	context.AfterFunc(ctx, stop)
+	// Ctrl-C or SIGTERM cancels ctx (main's handleSignals): samplers then
+	// give their estimates so far.
+	if f.allowPartial {
+		partialGrace.Store(true)
+	}
 	mlnModel := format.IsMLN(path, f.format)
 	switch {
 	case f.outFormat == "" && mlnModel:

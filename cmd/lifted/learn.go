@@ -25,6 +25,7 @@ type learnFlags struct {
 	tol           float64
 	pllUnweighted bool
 	quiet         bool
+	allowPartial  bool
 }
 
 func newLearnCmd() *cobra.Command {
@@ -95,10 +96,12 @@ lwl and pll use L-BFGS with a Gaussian prior N(--prior-mean,
 	fl.Float64Var(&f.tol, "tol", 1e-8, "stop when the largest gradient component is below this")
 	fl.BoolVar(&f.pllUnweighted, "pll-unweighted", false, "pll: weight all ground atoms alike instead of all predicates alike")
 	fl.BoolVar(&f.quiet, "quiet", false, "no progress or summary on stderr")
+	fl.BoolVar(&f.allowPartial, "allow-partial", false, "lwl, pll: on Ctrl-C or SIGTERM write the weights of the last iteration (marked INTERRUPTED in the header) instead of failing with exit status 130")
 	f.online.register(fl)
 	groupFlags(cmd,
 		flagGroup{"Flags of lwl, pll, dn, scg and lbfgs-bp", []string{"max-iter", "prior-stddev"}},
 		flagGroup{"Flags of lwl, pll, scg and lbfgs-bp", []string{"tol"}},
+		flagGroup{"Flags of lwl and pll", []string{"allow-partial"}},
 		flagGroup{"Flags of lwl, pll and dn", []string{"prior-mean"}},
 		flagGroup{"Flags of pll", []string{"pll-unweighted"}},
 		flagGroup{"Flags of dn, smd, sgd, scg and lbfgs-bp", []string{"ne", "seed"}},
@@ -126,6 +129,9 @@ func runLearn(ctx context.Context, cmd *cobra.Command, f *learnFlags, stdout io.
 	if err := r.Check(); err != nil {
 		return usageError{err}
 	}
+	if f.allowPartial && f.method != "lwl" && f.method != "pll" {
+		return usageError{fmt.Errorf("--allow-partial applies to --method lwl and pll (the weights of the last L-BFGS iteration), not %s", f.method)}
+	}
 	out, err := openOutput(f.output)
 	if err != nil {
 		return err
@@ -136,10 +142,19 @@ func runLearn(ctx context.Context, cmd *cobra.Command, f *learnFlags, stdout io.
 	}
 	prog := newProgress(f.quiet)
 	r.Progress = prog.update
+	if f.allowPartial {
+		partialGrace.Store(true)
+	}
 	l, err := r.Learn(ctx, m)
 	prog.done()
 	if err != nil {
 		return err
+	}
+	if l.Interrupted {
+		if !f.allowPartial {
+			return &interruptedError{fmt.Sprintf("%s: learning %s; nothing written (--allow-partial writes the weights so far, marked as such)", f.input, l.Status)}
+		}
+		fmt.Fprintf(os.Stderr, "lifted: warning: learning %s (--allow-partial): the weights written are not the optimum\n", l.Status)
 	}
 	if !f.quiet {
 		fmt.Fprintln(os.Stderr, "lifted: "+l.Summary)

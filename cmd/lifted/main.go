@@ -5,14 +5,20 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
+	"os/signal"
+	"sync/atomic"
+	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/lifted-dev/lifted/infer"
 	"github.com/lifted-dev/lifted/internal/alchemyargs"
+	"github.com/lifted-dev/lifted/internal/outfile"
 )
 
 // usageError marks errors caused by how the command was called.
@@ -33,7 +39,15 @@ func main() {
 			}
 		}
 		root.SetArgs(args)
-		err = root.Execute()
+		ctx, stop := handleSignals()
+		err = root.ExecuteContext(ctx)
+		stop()
+	}
+	if sig := signalled.Load(); err != nil && sig != nil && errors.Is(err, context.Canceled) {
+		var ie *interruptedError
+		if !errors.As(err, &ie) {
+			err = &interruptedError{signalName(*sig) + ": stopped; nothing printed"}
+		}
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "lifted:", err)
@@ -47,8 +61,8 @@ func main() {
 
 // Exit statuses: 1 for errors, 3 when an iterative method did not converge,
 // not even with its fallbacks (see infer.NotConvergedError and
-// --allow-unconverged), 130 when Ctrl-C interrupted the run (see
-// --allow-partial).
+// --allow-unconverged), 130 when Ctrl-C or SIGTERM interrupted the run
+// (see --allow-partial).
 const (
 	exitNotConverged = 3
 	exitInterrupted  = 130
@@ -60,10 +74,73 @@ func exitCode(err error) int {
 	switch {
 	case errors.As(err, &nc):
 		return exitNotConverged
-	case errors.As(err, &ie):
+	case errors.As(err, &ie), signalled.Load() != nil && errors.Is(err, context.Canceled):
 		return exitInterrupted
 	}
 	return 1
+}
+
+// The one signal handler of every command: the first SIGINT (Ctrl-C) or
+// SIGTERM cancels the command's context, which every library loop polls;
+// the command then stops with its message (or, with --allow-partial, its
+// answer so far) and exit status 130. A command that has not returned
+// within stopGrace (partialGrace with --allow-partial: the answer so far
+// is being written) is ended anyway, with a message, its temporary output
+// files removed and status 130; so is one that gets a second signal.
+var (
+	signalled    atomic.Pointer[os.Signal]
+	partialGrace atomic.Bool // set by a command given --allow-partial
+)
+
+const (
+	stopGrace        = 450 * time.Millisecond
+	partialStopGrace = 10 * time.Second
+)
+
+// handleSignals returns the commands' context and the function that
+// stops handling signals.
+func handleSignals() (context.Context, func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	ch := make(chan os.Signal, 2)
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() {
+		var sig os.Signal
+		select {
+		case sig = <-ch:
+		case <-done:
+			return
+		}
+		signalled.Store(&sig)
+		cancel()
+		grace := stopGrace
+		if partialGrace.Load() {
+			grace = partialStopGrace
+		}
+		t := time.NewTimer(grace)
+		select {
+		case <-done:
+			return
+		case <-ch:
+		case <-t.C:
+		}
+		outfile.RemoveTemps()
+		fmt.Fprintf(os.Stderr, "lifted: %s: ended after %v (the command had not stopped by itself); nothing printed\n", signalName(sig), grace)
+		os.Exit(exitInterrupted)
+	}()
+	return ctx, func() {
+		signal.Stop(ch)
+		close(done)
+		cancel()
+	}
+}
+
+// signalName names a signal as a user sends it.
+func signalName(sig os.Signal) string {
+	if sig == os.Interrupt {
+		return "interrupted (SIGINT, Ctrl-C)"
+	}
+	return "terminated (SIGTERM)"
 }
 
 func newRoot() *cobra.Command {

@@ -40,6 +40,7 @@ func (a Algorithm) Run(ctx context.Context, c *lift.Compressed, q infer.Query) (
 	for v := range ev {
 		ev[v] = c.NodeEvidence[c.NodeOf[v]]
 	}
+	parent := ctx
 	if a.TimeLimit > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, a.TimeLimit)
@@ -56,6 +57,10 @@ func (a Algorithm) Run(ctx context.Context, c *lift.Compressed, q infer.Query) (
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
+	// The time limit, not the caller, stopped it: the best so far, marked
+	// time-limited (exit 0), not interrupted.
+	timeLimited := res.Interrupted && parent.Err() == nil
+	interrupted := res.Interrupted && !timeLimited
 	obj, bound, gap := res.Objective, res.Bound, res.Gap
 	// Converged: the relaxation asked for is solved (no violated cycle
 	// inequality left), or the world is proved a MAP world (an integral
@@ -64,12 +69,15 @@ func (a Algorithm) Run(ctx context.Context, c *lift.Compressed, q infer.Query) (
 	if cfg.ILP {
 		converged = res.Optimal
 	}
+	// Cut by the time limit: a valid world and bound, the best so far, as
+	// map-auto's (the answer is marked time-limited instead).
+	converged = converged || timeLimited
 	return &infer.Answer{
 		Graph: c, Task: q.Task, Assignment: res.X, LogZKind: infer.NoLogZ, Converged: converged,
 		Stats: infer.Stats{
 			Converged: converged, BPIterations: res.CutRounds, Objective: &obj, Bound: &bound, Gap: &gap,
 			Orbits: res.VarClasses, LPVariables: res.LPVariables, LPConstraints: res.LPConstraints,
-			Cuts: res.Cuts, CutRounds: res.CutRounds, Interrupted: res.Interrupted,
+			Cuts: res.Cuts, CutRounds: res.CutRounds, Interrupted: interrupted, TimeLimited: timeLimited,
 		},
 	}, nil
 }

@@ -164,6 +164,9 @@ func (s PDLP) Solve(ctx context.Context, p *LP) (*Solution, error) {
 	v, w, u := ones(n), make([]float64, m), make([]float64, n)
 	norm := 1.0
 	for it := 0; it < 60; it++ {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		nv := math.Sqrt(dot(v, v))
 		if nv == 0 {
 			break
@@ -276,11 +279,13 @@ func (s PDLP) Solve(ctx context.Context, p *LP) (*Solution, error) {
 		}
 		count++
 		sinceRestart++
-		if it%64 != 0 {
-			continue
-		}
+		// Every iteration (two products with K, milliseconds on a large
+		// LP): Ctrl-C stops within one.
 		if err := ctx.Err(); err != nil {
 			return nil, err
+		}
+		if it%64 != 0 {
+			continue
 		}
 		for j := range xa {
 			xa[j] = xs[j] / float64(count)

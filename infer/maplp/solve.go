@@ -132,6 +132,11 @@ func Solve(ctx context.Context, g *fg.Graph, ev fg.Evidence, cfg Config) (*Resul
 	}
 	res := &Result{VarClasses: part.NumVarClasses, FactorClasses: part.NumFactorClasses, Solver: solver.Name()}
 	sol, err := solveLP(ctx, solver, m.lp)
+	if err != nil && ctx.Err() != nil {
+		// Stopped before the first LP: a world by greedy search from
+		// every variable's first allowed state, and the trivial bound.
+		return stoppedEarly(g, ev, res, start), nil
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -229,6 +234,46 @@ func Solve(ctx context.Context, g *fg.Graph, ev fg.Evidence, cfg Config) (*Resul
 	res.Gap = math.Max(0, res.Bound-res.Objective)
 	res.Seconds = time.Since(start).Seconds()
 	return res, nil
+}
+
+// stoppedEarly is the answer of a run stopped before its first LP: the
+// world of greedy one-variable search from each unobserved variable's
+// first state, and the trivial bound Σ_f max ln φ_f over the entries that
+// agree with the evidence; Interrupted.
+func stoppedEarly(g *fg.Graph, ev fg.Evidence, res *Result, start time.Time) *Result {
+	res.X = make([]int32, g.NumVars())
+	for v, e := range ev {
+		res.X[v] = max(e, 0)
+	}
+	improve(g, ev, res.X)
+	res.Objective = Score(g, res.X)
+	res.Bound = 0
+	for f := range g.NumFactors() {
+		t := g.Table(f)
+		scope := g.Scope(f)
+		st := t.Strides()
+		best := 0.0
+		for k, val := range t.Values {
+			ok := true
+			for q, v := range scope {
+				if e := ev[v]; e >= 0 && int32(k/st[q]%int(t.Dims[q])) != e {
+					ok = false
+					break
+				}
+			}
+			if ok {
+				best = math.Max(best, val)
+			}
+		}
+		res.Bound += math.Log(best)
+	}
+	res.Gap = math.Max(0, res.Bound-res.Objective)
+	if math.IsNaN(res.Gap) {
+		res.Gap = math.Inf(1)
+	}
+	res.Interrupted = true
+	res.Seconds = time.Since(start).Seconds()
+	return res
 }
 
 // cbcSolve is set by the coin build: a MAP world of the ground model m by

@@ -169,8 +169,9 @@ type Result struct {
 	// Config.Trace).
 	Trace [][][]float64
 	// Interrupted says that ctx was cancelled before the chains finished;
-	// the estimate is that of the samples so far.
-	Interrupted bool
+	// the estimate is that of the samples so far. TimeLimited says that
+	// Config.TimeLimit ended a chain (always so with Samples 0).
+	Interrupted, TimeLimited bool
 	// StdErr, parallel to Mean, is each estimate's Monte Carlo standard
 	// error, from its effective sample size (diag.Summary.MCSE; 0 for an
 	// observed variable).
@@ -220,6 +221,7 @@ type chainRun struct {
 	err  error
 	// clusters counts the clusters of the chain's Swendsen–Wang moves.
 	clusters int64
+	cut      bool // the deadline ended the chain
 }
 
 // Sample runs cfg.Chains chains on g given ev (nil: none) and returns the
@@ -561,7 +563,7 @@ func runGround(ctx context.Context, c *lift.Compressed, q infer.Query, name stri
 		}
 	})
 	ans.Stats = infer.Stats{Converged: ans.Converged, Samples: res.Samples, Sweeps: res.Sweeps,
-		Chains: len(res.ChainSamples), Interrupted: res.Interrupted, Clusters: res.Clusters}
+		Chains: len(res.ChainSamples), Interrupted: res.Interrupted, TimeLimited: res.TimeLimited && !res.Interrupted, Clusters: res.Clusters}
 	res.fillStats(&ans.Stats)
 	return ans, nil
 }
@@ -741,6 +743,7 @@ func collect(ctx context.Context, runs []*chainRun, cfg Config, who string) (*Re
 		res.ChainSamples[k] = r.n
 		res.Samples += r.n
 		res.Sweeps += r.steps
+		res.TimeLimited = res.TimeLimited || r.cut
 		if cfg.Trace {
 			res.Trace = append(res.Trace, r.trace)
 		}
@@ -808,6 +811,7 @@ func (r *chainRun) loop(ctx context.Context, cfg Config, deadline time.Time, siz
 			now = time.Now()
 			if now.After(deadline) {
 				if kept {
+					r.cut = true
 					return nil
 				}
 				late = true

@@ -43,7 +43,7 @@ func (a Algorithm) Run(ctx context.Context, c *lift.Compressed, q infer.Query) (
 	obj := res.Objective
 	return &infer.Answer{
 		Graph: c, Task: q.Task, Assignment: res.X, LogZKind: infer.NoLogZ, Converged: true,
-		Stats: infer.Stats{Converged: true, BPIterations: int(res.Flips), Objective: &obj, Interrupted: res.Interrupted,
+		Stats: infer.Stats{Converged: true, BPIterations: int(res.Flips), Objective: &obj, Interrupted: res.Interrupted, TimeLimited: res.TimeLimited,
 			Components: res.Components, ExactComponents: res.Exact, ComponentSizes: res.Sizes},
 	}, nil
 }

@@ -121,9 +121,10 @@ type Result struct {
 	// Optimal says that X is provably a MAP world: every component was
 	// enumerated or reached cost 0.
 	Optimal bool
-	// Interrupted says that ctx was cancelled or the time limit passed
-	// before the search ended (the best world so far is returned).
-	Interrupted bool
+	// Interrupted says that ctx was cancelled before the search ended,
+	// TimeLimited that the time limit (Config.TimeLimit) passed; either way
+	// the best world so far is returned.
+	Interrupted, TimeLimited bool
 	// Components is the number of connected components searched (1 with
 	// Whole), Exact those solved by enumeration, Sizes their size
 	// histogram (numbers of variables).
@@ -267,6 +268,9 @@ func Solve(ctx context.Context, g *fg.Graph, ev fg.Evidence, cfg Config) (*Resul
 		return nil, ctx.Err()
 	}
 	res.Interrupted = res.Interrupted || ctx.Err() != nil
+	if res.Interrupted && ctx.Err() == nil {
+		res.Interrupted, res.TimeLimited = false, true // the time limit, not ctx, stopped it
+	}
 	res.Objective, res.Cost = Score(g, res.X)
 	if math.IsInf(res.Objective, -1) {
 		for f := range g.NumFactors() {
@@ -362,16 +366,21 @@ tries:
 			}
 			if flip&1023 == 1023 && stop() {
 				cr.interrupted = true
-				break tries
+				break
 			}
 			s.step(r, cfg.Noise)
 			cr.flips++
 		}
-		// Descend from the best world of the try to a local optimum.
+		// Descend from the best world of the try to a local optimum (also
+		// when stopped: the descent is one pass of improving moves, and
+		// the best world so far is the descended one).
 		s.load(best)
 		s.reset()
 		s.greedy()
 		keep()
+		if cr.interrupted {
+			break
+		}
 	}
 	if best != nil {
 		p.setHidden(best)

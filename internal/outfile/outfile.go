@@ -16,6 +16,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sync"
 )
 
 // File is an output file checked by Open and written by Write.
@@ -62,6 +63,7 @@ func Open(path string) (*File, error) {
 	}
 	fh.Close()
 	os.Remove(fh.Name())
+	temps.Delete(fh.Name())
 	return &File{path: path, target: target}, nil
 }
 
@@ -74,15 +76,33 @@ func Write(path string, stdout io.Writer, fn func(io.Writer) error) error {
 	return f.Write(stdout, fn)
 }
 
+// temps are the temporary files being written, for RemoveTemps.
+var temps sync.Map // name → struct{}
+
+// RemoveTemps removes every temporary file a Write has not yet renamed or
+// removed: a process that must exit at once (a signal) calls it so that no
+// hidden .NAME.PID.N.tmp is left beside the target.
+func RemoveTemps() {
+	temps.Range(func(k, _ any) bool {
+		os.Remove(k.(string))
+		temps.Delete(k)
+		return true
+	})
+}
+
 // createTemp creates a new temporary file next to path (hidden, with the
-// permissions os.Create gives).
+// permissions os.Create gives), registered for RemoveTemps until done.
 func createTemp(path string) (*os.File, error) {
 	dir, base := filepath.Split(path)
 	var err error
 	for i := 0; i < 100; i++ {
 		name := filepath.Join(dir, fmt.Sprintf(".%s.%d.%d.tmp", base, os.Getpid(), i))
 		var fh *os.File
+		temps.Store(name, struct{}{})
 		fh, err = os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
+		if err != nil {
+			temps.Delete(name)
+		}
 		if !errors.Is(err, os.ErrExist) {
 			return fh, err
 		}
@@ -135,6 +155,9 @@ func (o *File) Write(stdout io.Writer, fn func(io.Writer) error) error {
 	}
 	if err != nil {
 		os.Remove(tmp.Name())
+	}
+	temps.Delete(tmp.Name())
+	if err != nil {
 		return fmt.Errorf("cannot write output %s: %w", o.path, unwrapPath(err))
 	}
 	return nil

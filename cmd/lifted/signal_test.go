@@ -1,0 +1,184 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// writeGrid writes an n×n Ising grid with random couplings and fields
+// (UAI): BP, the samplers, the LP and MaxWalkSAT all take seconds on it
+// for n = 60.
+func writeGrid(t *testing.T, dir string, n int) string {
+	t.Helper()
+	r := rand.New(rand.NewPCG(1, 1))
+	var pairs [][2]int
+	for i := range n {
+		for j := range n {
+			v := i*n + j
+			if j+1 < n {
+				pairs = append(pairs, [2]int{v, v + 1})
+			}
+			if i+1 < n {
+				pairs = append(pairs, [2]int{v, v + n})
+			}
+		}
+	}
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "MARKOV\n%d\n%s\n%d\n", n*n, strings.TrimSpace(strings.Repeat("2 ", n*n)), len(pairs)+n*n)
+	for _, p := range pairs {
+		fmt.Fprintf(&b, "2 %d %d\n", p[0], p[1])
+	}
+	for v := range n * n {
+		fmt.Fprintf(&b, "1 %d\n", v)
+	}
+	for range pairs {
+		j := r.NormFloat64()
+		fmt.Fprintf(&b, "4\n %g %g %g %g\n", math.Exp(j), math.Exp(-j), math.Exp(-j), math.Exp(j))
+	}
+	for range n * n {
+		h := 0.3 * r.NormFloat64()
+		fmt.Fprintf(&b, "2\n %g %g\n", math.Exp(h), math.Exp(-h))
+	}
+	path := filepath.Join(dir, "grid.uai")
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// writeHardCNF writes a random 3-SAT formula at the threshold, whose exact
+// count takes minutes.
+func writeHardCNF(t *testing.T, dir string, n int) string {
+	t.Helper()
+	r := rand.New(rand.NewPCG(2, 2))
+	m := 4 * n
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "p cnf %d %d\n", n, m)
+	for range m {
+		p := r.Perm(n)[:3]
+		for _, v := range p {
+			if r.IntN(2) == 0 {
+				v = -v - 1
+			} else {
+				v++
+			}
+			fmt.Fprintf(&b, "%d ", v)
+		}
+		b.WriteString("0\n")
+	}
+	path := filepath.Join(dir, "hard.cnf")
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// Issue 39.3: Ctrl-C (SIGINT) and SIGTERM stop every kind of command — the
+// grounding, BP, a sampler, the LP, MaxWalkSAT, exact counting — with a
+// message and exit status 130, soon, and leave no hidden temporary output
+// file behind. (The time from the signal to the exit is checked loosely,
+// 3 s, since CI machines are loaded; main's handler ends a command that
+// has not stopped by itself after 0.45 s.)
+func TestSignalStopsEveryCommand(t *testing.T) {
+	dir := t.TempDir()
+	grid := writeGrid(t, dir, 60)
+	cnf := writeHardCNF(t, dir, 200)
+	mlnPath := filepath.Join(dir, "big.mln")
+	var consts []string
+	for i := range 200 {
+		consts = append(consts, fmt.Sprint("P", i))
+	}
+	os.WriteFile(mlnPath, []byte("person = {"+strings.Join(consts, ", ")+"}\nFriends(person, person)\nSmokes(person)\n"+
+		"0.5 Friends(x,y) ^ Friends(y,z) => Friends(x,z)\n1.0 Smokes(x) ^ Friends(x,y) => Smokes(y)\n"), 0o644)
+	out := filepath.Join(dir, "out")
+	cases := []struct {
+		name string
+		sig  syscall.Signal
+		args []string
+	}{
+		{"grounding", syscall.SIGINT, []string{"infer", mlnPath, "-q", "Friends", "--construction", "ground", "--method", "bp", "--max-ground", "100000000"}},
+		{"BP", syscall.SIGTERM, []string{"infer", grid, "--method", "bp", "--tol", "0", "--max-iter", "100000000"}},
+		{"sampler", syscall.SIGINT, []string{"infer", grid, "--method", "gibbs", "--samples", "100000000"}},
+		{"LP", syscall.SIGTERM, []string{"map", grid, "--method", "lp"}},
+		{"maxwalksat", syscall.SIGINT, []string{"map", grid, "--method", "maxwalksat", "--max-flips", "2000000000"}},
+		{"count", syscall.SIGTERM, []string{"count", cnf}},
+	}
+	if testing.Short() {
+		cases = cases[1:3]
+	}
+	for _, c := range cases {
+		cmd := exec.Command(binary, append(c.args, "-o", out)...)
+		var errb bytes.Buffer
+		cmd.Stderr = &errb
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(700 * time.Millisecond)
+		sent := time.Now()
+		if err := cmd.Process.Signal(c.sig); err != nil {
+			t.Fatalf("%s: %v (%s)", c.name, err, errb.String())
+		}
+		err := cmd.Wait()
+		took := time.Since(sent)
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		}
+		msg := dropTimedProgress(errb.String())
+		t.Logf("%s (%v): exit %d after %v: %s", c.name, c.sig, code, took.Round(time.Millisecond), strings.TrimSpace(msg))
+		if code != 130 || !strings.Contains(msg, "interrupted") && !strings.Contains(msg, "terminated") {
+			t.Errorf("%s: exit %d, stderr %q; want 130 and a message", c.name, code, msg)
+		}
+		if took > 3*time.Second {
+			t.Errorf("%s: exited %v after the signal", c.name, took)
+		}
+		ents, _ := os.ReadDir(dir)
+		for _, e := range ents {
+			if strings.HasSuffix(e.Name(), ".tmp") || e.Name() == "out" {
+				t.Errorf("%s: left %s", c.name, e.Name())
+			}
+		}
+	}
+}
+
+// Issue 39.4: --time-limit is "the best answer so far, exit 0, marked
+// time-limited" for lp, ilp and maxwalksat (it was exit 1 "context
+// deadline exceeded" for lp and ilp, exit 130 for maxwalksat): a world
+// whose objective is its score, and for lp and ilp a bound above it.
+func TestTimeLimitBestSoFar(t *testing.T) {
+	grid := writeGrid(t, t.TempDir(), 60)
+	for _, m := range [][]string{{"lp"}, {"ilp"}, {"maxwalksat", "--max-flips", "2000000000"}} {
+		stdout, stderr, code := run(t, append([]string{"map", grid, "--output-format", "json", "--time-limit", "300ms", "--method"}, m...)...)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", m[0], code, stderr)
+		}
+		var js struct {
+			Objective *float64
+			Bound     *float64
+			Stats     map[string]any
+		}
+		if err := json.Unmarshal([]byte(stdout), &js); err != nil {
+			t.Fatal(err)
+		}
+		if js.Stats["time_limited"] != true || js.Stats["interrupted"] != nil || js.Objective == nil || m[0] != "maxwalksat" && (js.Bound == nil || *js.Bound < *js.Objective) {
+			t.Errorf("%s: stats %v, objective %v, bound %v", m[0], js.Stats, js.Objective, js.Bound)
+		}
+		if !strings.Contains(stderr, "time limit reached") {
+			t.Errorf("%s: the summary does not say the time limit cut it: %s", m[0], stderr)
+		}
+	}
+	_, stderr, code := run(t, "infer", grid, "--method", "bp", "--time-limit", "1s")
+	if code == 0 || !strings.Contains(stderr, "--time-limit refused: --method bp cannot stop early") {
+		t.Errorf("bp with --time-limit: exit %d, %s", code, stderr)
+	}
+}
