@@ -140,7 +140,7 @@ func TestRoman(t *testing.T) {
 		// Hate(Marcus,Marcus) only meets !Hate(x,x) (weight 1) and the
 		// clause Roman(Marcus) => Loyal(Marcus,Caesar) v Hate(Marcus,Caesar),
 		// which it does not enter: P = 1/(1+e).
-		if want := 1 / (1 + math.E); math.Abs(res.Marginals[2]-want) > 1e-12 {
+		if want := 1 / (1 + math.E); len(qs) > 2 && math.Abs(res.Marginals[2]-want) > 1e-12 {
 			t.Errorf("%s: P(Hate(Marcus,Marcus)) = %.15g, want 1/(1+e) = %.15g", db, res.Marginals[2], want)
 		}
 		t.Logf("%s: log Z = %.12g, marginals %v", db, res.LogZ, res.Marginals)
