@@ -16,6 +16,7 @@ import (
 	"github.com/lifted-dev/lifted/lift/firstorder"
 	"github.com/lifted-dev/lifted/mln"
 	"github.com/lifted-dev/lifted/pos"
+	"github.com/lifted-dev/lifted/wfomc"
 )
 
 // An MLN query goes, in order, to the first of these that answers it:
@@ -458,9 +459,14 @@ func (r *mlnRun) auto(ctx context.Context) (infer.Algorithm, *Result, string, er
 	}
 	unknown := unknownAtoms(r.m.MLN, model)
 	atoms := func(yield func(int, []int) bool) { r.gopt.QueryAtoms.Each(model.DB, yield) }
-	stop := r.budgetProgress("wfomc", "compiling and evaluating the MLN without grounding it", a.Budget) // the wall bound; the share is CPU time
-	ans, why, err := a.TryUngrounded(ctx, model, r.opt.Query, atoms, unknown)
-	stop()
+	wctx := ctx
+	if p := r.req.Progress; p != nil {
+		// wfomc's own work units (pair weights, terms), not its budget.
+		wctx = wfomc.WithProgress(ctx, 500*time.Millisecond, func(w wfomc.Progress) {
+			p(Progress{Stage: "wfomc " + w.Phase, Done: w.Done, Total: w.Total, Detail: w.Detail()})
+		})
+	}
+	ans, why, err := a.TryUngrounded(wctx, model, r.opt.Query, atoms, unknown)
 	if err != nil {
 		return nil, nil, "", mlnError(r.m.Path, err)
 	}
@@ -513,32 +519,4 @@ func unknownAtoms(m *mln.MLN, model *infer.Model) float64 {
 		n += size - known[p]
 	}
 	return n
-}
-
-// budgetProgress reports, every half second until stop is called, how
-// much of a stage's time budget is spent: a stage (wfomc's compile and
-// evaluation) that cannot say how far it is but ends by its budget.
-func (r *mlnRun) budgetProgress(stage, detail string, budget time.Duration) (stop func()) {
-	p := r.req.Progress
-	if p == nil || budget <= 0 {
-		return func() {}
-	}
-	done := make(chan struct{})
-	finished := make(chan struct{})
-	start := time.Now()
-	go func() {
-		defer close(finished)
-		t := time.NewTicker(500 * time.Millisecond)
-		defer t.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-t.C:
-				ms := min(time.Since(start), budget).Milliseconds()
-				p(Progress{Stage: stage, Done: ms, Total: budget.Milliseconds(), Detail: fmt.Sprintf("%s (%.1f of at most %v)", detail, float64(ms)/1000, budget)})
-			}
-		}
-	}()
-	return func() { close(done); <-finished }
 }

@@ -64,6 +64,7 @@ type fo2Comp struct {
 	// emptyOnly, when set, says why the cases hold only for sizes at which
 	// every group is empty (nullary.go, emptyRestOnly).
 	emptyOnly error
+	maxTerms  float64 // Options.MaxTerms (0: DefaultMaxTerms)
 }
 
 type cellBuilder struct {
@@ -98,7 +99,7 @@ func compileFO2(pl *poller, pb *problem, dim int, blocks map[int][]blockSpec, re
 			nullary = append(nullary, pi)
 		}
 	}
-	comp := &fo2Comp{pb: pb, groups: b.groups, restFixed: restFixed}
+	comp := &fo2Comp{pb: pb, groups: b.groups, restFixed: restFixed, maxTerms: pl.maxTerms}
 	if b.tooWide != nil {
 		// Too many atoms per element for cells: the component is computed
 		// where it has no anonymous element (all named), and refused

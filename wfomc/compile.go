@@ -35,8 +35,10 @@ type compiler struct {
 type poller struct {
 	ctx      context.Context
 	ticks    uint64
-	pairs    int64 // cell-pair weights computed so far (spendPairs)
-	maxPairs int64 // Options.MaxCellPairs (0: defaultMaxCellPairs)
+	pairs    int64   // cell-pair weights computed so far (spendPairs)
+	maxPairs int64   // Options.MaxCellPairs (0: defaultMaxCellPairs)
+	maxTerms float64 // Options.MaxTerms (0: DefaultMaxTerms)
+	meter    *meter
 }
 
 // defaultMaxCellPairs bounds the pair weights the cell algorithm computes
@@ -63,6 +65,7 @@ func (e *pairsError) Error() string {
 // spendPairs counts n more pair weights, or says why they are refused.
 func (p *poller) spendPairs(n int64, cells int) error {
 	p.pairs += n
+	p.meter.add(n)
 	limit := p.maxPairs
 	if limit <= 0 {
 		limit = defaultMaxCellPairs
@@ -82,6 +85,7 @@ func (p *poller) poll() {
 		if err := p.ctx.Err(); err != nil {
 			panic(cancelled{err})
 		}
+		p.meter.add(0)
 	}
 }
 

@@ -156,7 +156,17 @@
 // and atom counting do not apply to a component whose types are split by
 // unary evidence or count evidence. The cell sum is polynomial in the domain
 // sizes with a degree that grows with the number of cell classes left after
-// merging; Evaluate refuses sums of more than 2·10^10 terms. The cell
+// merging; Evaluate refuses, before starting, sums of more than
+// Options.MaxTerms terms (default 10^9; at most 2·10^10) with a TermsError.
+//
+// # Progress and cancellation
+//
+// WithProgress attaches a progress callback to the context of
+// CompileContext, EvaluateContext and RunFileContext: work units with a
+// total (cell-pair weights while compiling; terms of the cell sums while
+// evaluating). All three poll the context in their long loops and stop
+// within milliseconds of its end; RunFileContext then returns a
+// StoppedError saying in which phase and after how long. The cell
 // algorithm computes a weight for every pair of cells of a case, and a
 // compilation refuses more than 2^22 of them in all (Options.MaxCellPairs;
 // its cases and atom counting's attempts together; the models of the tests

@@ -1,6 +1,8 @@
 package wfomc
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -27,6 +29,8 @@ type FileOptions struct {
 	AllowGround bool
 	// DefaultWeight, if set, weighs formulas written without a weight.
 	DefaultWeight *float64
+	// MaxTerms is Options.MaxTerms.
+	MaxTerms float64
 }
 
 // FileResult is the answer of RunFile: the model as counted (per-constant
@@ -53,6 +57,14 @@ func inputErrorf(format string, args ...any) error { return &InputError{fmt.Erro
 // RunFile computes log Z, the expected counts and the query probabilities
 // of the parsed MLN m (mlnfile.ParseFile) under opt.
 func RunFile(m *mln.MLN, opt FileOptions) (*FileResult, error) {
+	return RunFileContext(context.Background(), m, opt)
+}
+
+// RunFileContext is RunFile under a context: compilation and evaluation
+// poll ctx and, once it is done, stop within milliseconds and return its
+// error (context.Canceled, unwrapped), with the seconds spent so far in an
+// *StoppedError around it.
+func RunFileContext(ctx context.Context, m *mln.MLN, opt FileOptions) (*FileResult, error) {
 	sizes, err := ParseDomains(m, opt.Domains)
 	if err != nil {
 		return nil, err
@@ -80,7 +92,7 @@ func RunFile(m *mln.MLN, opt FileOptions) (*FileResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	copt := &Options{AllowGround: opt.AllowGround}
+	copt := &Options{AllowGround: opt.AllowGround, MaxTerms: opt.MaxTerms}
 	if copt.Evidence, err = EvidenceLiterals(m, opt.Evidence); err != nil {
 		return nil, err
 	}
@@ -95,17 +107,39 @@ func RunFile(m *mln.MLN, opt FileOptions) (*FileResult, error) {
 		copt.Queries = append(copt.Queries, pq)
 	}
 	start := time.Now()
-	mod, err := Compile(m, copt)
+	mod, err := CompileContext(ctx, m, copt)
 	if err != nil {
-		return nil, err
+		return nil, stopped(ctx, err, "compiling", start)
 	}
 	compiled := time.Since(start).Seconds()
-	res, err := mod.Evaluate(weights, sizes)
+	res, err := mod.EvaluateContext(ctx, weights, sizes)
 	if err != nil {
-		return nil, err
+		return nil, stopped(ctx, err, "evaluating", start)
 	}
 	res.Seconds += compiled
 	return &FileResult{Result: res, MLN: m, Queries: copt.Queries}, nil
+}
+
+// StoppedError is a run of RunFileContext that ctx stopped: where and
+// after how long. It unwraps to ctx's error.
+type StoppedError struct {
+	Phase   string // "compiling" or "evaluating"
+	Seconds float64
+	Err     error
+}
+
+func (e *StoppedError) Error() string {
+	return fmt.Sprintf("wfomc stopped while %s, after %.2f s: %v", e.Phase, e.Seconds, e.Err)
+}
+
+// Unwrap returns ctx's error.
+func (e *StoppedError) Unwrap() error { return e.Err }
+
+func stopped(ctx context.Context, err error, phase string, start time.Time) error {
+	if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+		return &StoppedError{Phase: phase, Seconds: time.Since(start).Seconds(), Err: err}
+	}
+	return err
 }
 
 // ParseDomains reads domain sizes written TYPE=N.

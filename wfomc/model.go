@@ -40,6 +40,25 @@ type Options struct {
 	// one compilation (default 2^22, some seconds); a model that needs more
 	// is refused, or grounded under AllowGround.
 	MaxCellPairs int64
+	// MaxTerms bounds the terms of one sum over cell counts that Evaluate
+	// computes (default DefaultMaxTerms, tens of minutes); a sum predicted
+	// larger is refused at once with its size (a *TermsError).
+	MaxTerms float64
+}
+
+// DefaultMaxTerms is the default Options.MaxTerms: about a microsecond per
+// term per core.
+const DefaultMaxTerms = 1e9
+
+// TermsError is an evaluation refused before it starts: its sum over cell
+// counts would have Terms terms, more than Limit (Options.MaxTerms).
+type TermsError struct {
+	Terms, Limit float64
+	Classes      int // explicit cell classes after merging: the degree
+}
+
+func (e *TermsError) Error() string {
+	return fmt.Sprintf("the sum over cell counts has about %.3g terms (%d cell classes after merging: a polynomial of degree %d in the domain size), more than the limit of %.3g (Options.MaxTerms, --max-terms)", e.Terms, e.Classes, e.Classes, e.Limit)
 }
 
 // Literal is a ground atom with its truth value: Pred(Args...) = Value.
@@ -206,7 +225,10 @@ func CompileContext(ctx context.Context, m *mln.MLN, opt *Options) (mod *Model, 
 	if err := mln.CheckStatic(m); err != nil {
 		return nil, err
 	}
-	c := &compiler{m: m, opt: opt, mod: &Model{m: m, nf: len(m.Formulas)}, pl: &poller{ctx: ctx, maxPairs: opt.MaxCellPairs}}
+	mt := meterOf(ctx)
+	mt.begin("compiling")
+	defer mt.end()
+	c := &compiler{m: m, opt: opt, mod: &Model{m: m, nf: len(m.Formulas)}, pl: &poller{ctx: ctx, maxPairs: opt.MaxCellPairs, maxTerms: opt.MaxTerms, meter: mt}}
 	defer func() {
 		if r := recover(); r != nil {
 			cc, ok := r.(cancelled)
@@ -269,6 +291,9 @@ func (mod *Model) EvaluateContext(ctx context.Context, weights []float64, sizes 
 			theta[j] = w
 		}
 	}
+	mt := meterOf(ctx)
+	mt.begin("evaluating")
+	defer mt.end()
 	levels, relErr, err := mod.reduceHuge(theta, n)
 	if err != nil {
 		return nil, err

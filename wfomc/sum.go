@@ -187,8 +187,9 @@ func makePlan(c *fo2Comp, cs *cellCase) plan {
 	return p
 }
 
-// maxTerms bounds the number of terms of one sum (a guard against plans
-// that are polynomial of too high a degree for the domain sizes).
+// maxTerms bounds the number of terms of one sum whatever Options.MaxTerms
+// says (a guard against plans that are polynomial of too high a degree for
+// the domain sizes).
 const maxTerms = 2e10
 
 // countTerms estimates the number of leaves of the summation.
@@ -234,6 +235,17 @@ type sumState struct {
 	ctx   context.Context
 	ticks uint64
 	err   error
+	// leaves counts the terms added since the last report to the meter.
+	leaves int64
+	meter  *meter
+}
+
+// flush reports the terms summed since the last flush.
+func (s *sumState) flush() {
+	if s.leaves > 0 {
+		s.meter.add(s.leaves)
+		s.leaves = 0
+	}
 }
 
 // ctxEvery is how many steps of a long loop (terms of a sum, ground worlds)
@@ -288,7 +300,7 @@ func newSumState(ctx context.Context, c *fo2Comp, cs *cellCase, vals []lnum, lf 
 	p := &cs.plan
 	depth := len(p.explicit)
 	u := len(p.classes)
-	s := &sumState{ctx: ctx, c: c, cs: cs, p: p, vals: vals, lf: lf, rem: append([]int64(nil), rem...),
+	s := &sumState{ctx: ctx, meter: meterOf(ctx), c: c, cs: cs, p: p, vals: vals, lf: lf, rem: append([]int64(nil), rem...),
 		lw: make([][]lnum, depth+1), term: make([]lnum, depth+1),
 		leaf: newLnum(dim), w: newLnum(dim), wacc: newAcc(dim), acc: newAcc(dim)}
 	for t := range s.lw {
@@ -327,6 +339,7 @@ func (s *sumState) level(t int, lo, hi int64) {
 			if s.err = s.ctx.Err(); s.err != nil {
 				return
 			}
+			s.flush()
 		}
 		next.copyFrom(cur)
 		next.addLog(logBinom(s.lf, R, k))
@@ -355,6 +368,7 @@ func (s *sumState) level(t int, lo, hi int64) {
 func (s *sumState) leafTerm() {
 	p := s.p
 	lw := s.lw[len(p.explicit)]
+	s.leaves++
 	x := &s.leaf
 	x.copyFrom(&s.term[len(p.explicit)])
 	for g, set := range p.collapsed {
@@ -392,8 +406,9 @@ const chunk = 1 << 12
 // sumCase adds the terms of one case to a. It returns ctx's error if ctx
 // is done before the sum is.
 func sumCase(ctx context.Context, c *fo2Comp, cs *cellCase, vals []lnum, lf []float64, sizes []int64, a *acc) error {
-	if n := countTerms(c, cs, sizes); n > maxTerms {
-		return fmt.Errorf("the sum over cell counts has about %.3g terms (%d explicit cell classes after merging); too many", n, len(cs.plan.explicit))
+	terms := countTerms(c, cs, sizes)
+	if terms > maxTerms {
+		return &TermsError{Terms: terms, Limit: maxTerms, Classes: len(cs.plan.explicit)}
 	}
 	p := &cs.plan
 	// A group with elements but no cell has no world.
@@ -419,6 +434,7 @@ func sumCase(ctx context.Context, c *fo2Comp, cs *cellCase, vals []lnum, lf []fl
 	if len(p.explicit) == 0 {
 		s := newSumState(ctx, c, cs, vals, lf, sizes, start, classW)
 		s.level(0, 0, 0)
+		s.flush()
 		a.merge(s.acc)
 		return nil
 	}
@@ -441,14 +457,24 @@ func sumCase(ctx context.Context, c *fo2Comp, cs *cellCase, vals []lnum, lf []fl
 			windowHook(st)
 		}
 		if ok {
+			s.meter.add(int64(min(countTerms(c, cs, sizes), maxTerms))) // the window certified the rest
 			a.merge(s.acc)
 			return nil
 		}
+	}
+	// The terms are summed one by one: refused at once beyond the budget.
+	limit := c.maxTerms
+	if limit <= 0 {
+		limit = DefaultMaxTerms
+	}
+	if terms > limit {
+		return &TermsError{Terms: terms, Limit: limit, Classes: len(cs.plan.explicit)}
 	}
 	nchunks := int(top/chunk) + 1
 	if nchunks == 1 {
 		s := newSumState(ctx, c, cs, vals, lf, sizes, start, classW)
 		s.level(0, 0, top)
+		s.flush()
 		if s.err != nil {
 			return s.err
 		}
@@ -471,6 +497,7 @@ func sumCase(ctx context.Context, c *fo2Comp, cs *cellCase, vals []lnum, lf []fl
 				s.acc = newAcc(len(c.params))
 				lo := int64(i) * chunk
 				s.level(0, lo, lo+chunk-1)
+				s.flush()
 				results[i] = s.acc
 			}
 		}()
@@ -542,6 +569,11 @@ func (c *fo2Comp) eval(ctx context.Context, theta []float64, n []int64, z *lnum)
 	ensureLogFact(maxN)
 	lf := logFactTable()
 	a := newAcc(dim)
+	if m := meterOf(ctx); m != nil {
+		for _, cs := range c.cases {
+			m.addTotal(int64(min(countTerms(c, cs, sizes), maxTerms)))
+		}
+	}
 	for _, cs := range c.cases {
 		if err := ctx.Err(); err != nil {
 			return 0, err

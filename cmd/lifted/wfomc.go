@@ -1,9 +1,13 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
+	"time"
 	"strconv"
 
 	"github.com/spf13/cobra"
@@ -24,6 +28,7 @@ type wfomcFlags struct {
 	allowGround   bool
 	defaultWeight optFloat
 	quiet         bool
+	maxTerms      float64
 }
 
 func newWfomcCmd() *cobra.Command {
@@ -50,7 +55,7 @@ unary evidence stays lifted, evidence on binary atoms names their constants.
   lifted wfomc transitive.mln --allow-ground --domain person=4`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runWfomc(&f, args[0], cmd.OutOrStdout())
+			return runWfomc(cmd.Context(), &f, args[0], cmd.OutOrStdout())
 		},
 	}
 	fl := cmd.Flags()
@@ -63,6 +68,7 @@ unary evidence stays lifted, evidence on binary atoms names their constants.
 	fl.BoolVar(&f.allowGround, "allow-ground", false, "compute parts that no lifting rule handles by enumerating their ground worlds (small domains only)")
 	fl.Var(&f.defaultWeight, "default-weight", "weight for formulas written without one (otherwise they are an error)")
 	fl.BoolVar(&f.quiet, "quiet", false, "no warnings on stderr")
+	fl.Float64Var(&f.maxTerms, "max-terms", wfomc.DefaultMaxTerms, "refuse, before starting, a sum over cell counts of more terms (about a microsecond each per core; at most 2e10)")
 	return cmd
 }
 
@@ -83,7 +89,15 @@ func readMLNQuiet(path string, quiet bool) (*mln.MLN, error) {
 	return m, nil
 }
 
-func runWfomc(f *wfomcFlags, path string, stdout io.Writer) error {
+func runWfomc(ctx context.Context, f *wfomcFlags, path string, stdout io.Writer) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	// Ctrl-C stops compiling or evaluating within milliseconds: exit 130
+	// with a message; a second one kills the process as usual.
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
+	defer stop()
+	context.AfterFunc(ctx, stop)
 	if f.outFormat != "text" && f.outFormat != "json" {
 		return usageError{fmt.Errorf("unknown --output-format %q (want text or json)", f.outFormat)}
 	}
@@ -91,8 +105,17 @@ func runWfomc(f *wfomcFlags, path string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	res, err := wfomc.RunFile(m, wfomc.FileOptions{Evidence: f.evidence, Domains: f.domains, Queries: f.queries,
-		Counts: f.counts, AllowGround: f.allowGround, DefaultWeight: f.defaultWeight.value()})
+	prog := newProgress(f.quiet)
+	ctx = wfomc.WithProgress(ctx, 250*time.Millisecond, func(p wfomc.Progress) {
+		prog.update("wfomc "+p.Phase, p.Done, p.Total, p.Detail())
+	})
+	res, err := wfomc.RunFileContext(ctx, m, wfomc.FileOptions{Evidence: f.evidence, Domains: f.domains, Queries: f.queries,
+		Counts: f.counts, AllowGround: f.allowGround, DefaultWeight: f.defaultWeight.value(), MaxTerms: f.maxTerms})
+	prog.done()
+	var se *wfomc.StoppedError
+	if errors.As(err, &se) && errors.Is(err, context.Canceled) {
+		return &interruptedError{fmt.Sprintf("%s: interrupted: %v; nothing printed", path, se)}
+	}
 	if err != nil {
 		return cmdError(path, err)
 	}
