@@ -54,6 +54,8 @@ func Explain(path string, err error) error {
 		}
 		x.Msg = fmt.Sprintf("%s: the chains of %s have not mixed after %d samples: %s; or use --allow-unconverged to print the estimates (marked as such)",
 			path, who, nc.Answer.Stats.Samples, nc.Answer.Stats.Mixing)
+	case errors.As(err, &nc) && nc.Answer.Stats.Mixing != "":
+		x.Msg = fmt.Sprintf("%s: BP %v: its messages settled, but %s; the default method (auto) answers with a sampler, or use --allow-unconverged to print BP's answer (marked as such)", path, nc, nc.Answer.Stats.Mixing)
 	case errors.As(err, &nc):
 		x.Msg = fmt.Sprintf("%s: BP %v; raise --max-iter, or use --allow-unconverged to print the non-converged answer (marked as such)", path, nc)
 	case errors.As(err, &snc):

@@ -317,6 +317,8 @@ func (r *Result) notConvergedNote() string {
 			return fmt.Sprintf("NOT PROVED OPTIMAL: %s's time ran out with %d of %d components proved; the world is feasible and the bound holds (gap %.3g)", r.Method, st.ExactComponents, st.Components, gap)
 		}
 		return fmt.Sprintf("NOT CONVERGED: %s's cutting planes stopped after %d rounds (max-rounds) with cycle inequalities still violated; the world is feasible and the bound holds (gap %.3g)", r.Method, st.CutRounds, gap)
+	case st.Mixing != "" && (r.Method == "bp" || r.Method == "lbp"):
+		return fmt.Sprintf("NOT CONVERGED: %s (belief propagation): its messages settled, but %s; the answer is not to be trusted", r.Method, st.Mixing)
 	case r.Method == "bp" || r.Method == "lbp" || st.Objective == nil && st.BPIterations > 0:
 		return fmt.Sprintf("NOT CONVERGED: %s (belief propagation) stopped after %d iterations (last max change %.3g), fallbacks included; the answer is not a BP fixed point", r.Method, st.BPIterations, r.MaxChange)
 	}

@@ -95,7 +95,11 @@ func (r *Result) entryStatus(ans *infer.Answer, i int, p, se float64) AtomStatus
 	case r.Converged:
 		return AtomStatus{Status: StatusFixedPoint, Lo: nan, Hi: nan}
 	}
-	return AtomStatus{Status: StatusUnresolved, Lo: 0, Hi: 1, Why: "BP did not converge"}
+	why := "BP did not converge"
+	if r.Stats.Mixing != "" {
+		why = "BP's fixed point violates a hard constraint"
+	}
+	return AtomStatus{Status: StatusUnresolved, Lo: 0, Hi: 1, Why: why}
 }
 
 // chainStatus is a sampler's status of a marginal p with standard error
@@ -197,7 +201,7 @@ func (r *Result) StatusLine() string {
 		line += " (fixed-point: BP's messages converged; BP gives no accuracy statement)"
 	}
 	if n[StatusUnresolved] > 0 {
-		line += " (unresolved: the interval the chains span is printed with each)"
+		line += " (unresolved: each printed with an interval and why)"
 	}
 	return line
 }

@@ -217,7 +217,7 @@ type Stats struct {
 	RHat      float64   `json:"r_hat,omitempty"`
 	BulkESS   float64   `json:"min_bulk_ess,omitempty"`
 	TailESS   float64   `json:"min_tail_ess,omitempty"`
-	Mixing    string    `json:"not_mixed,omitempty"`
+	Mixing    string    `json:"not_mixed,omitempty"` // also BP's, when messages that settled are no answer (a hard factor violated)
 	SwapRates []float64 `json:"swap_rates,omitempty"`
 	// Temperatures is replica exchange's ladder (T₀ = 1 first).
 	Temperatures []float64 `json:"temperatures,omitempty"`

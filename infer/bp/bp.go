@@ -110,6 +110,77 @@ type Result struct {
 	// 1): the last iteration's, or their mean (Options.AverageLast).
 	F2V     []float64
 	EdgeOff []int
+	// Violated, when set, says why messages that converged are no BP
+	// answer: the beliefs violate a hard factor (Converged is false).
+	Violated string
+}
+
+// ViolatedMass is the share of the product of a hard factor's variable
+// beliefs on the factor's zeros above which a fixed point counts as
+// violating the factor: every state of an EXIST clause ≈ 0, say.
+const ViolatedMass = 0.99
+
+// maxCheckEntries bounds the table size violated checks entry by entry.
+const maxCheckEntries = 1 << 12
+
+// violated returns a clusterfactor with zero entries on whose zeros the
+// product of its variables' beliefs puts more than ViolatedMass, and that
+// mass; -1 when there is none.
+func (e *engine) violated(res *Result) (int, float64) {
+	c := e.c
+	for F := range c.NumFactors() {
+		t := c.Table(F)
+		pos := c.Positions(F)
+		if len(pos) < 2 || len(t.Values) > maxCheckEntries {
+			continue
+		}
+		b := func(q, x int) float64 { return res.NodeBelief(int(c.EdgeNode[pos[q]]))[x] }
+		var mass float64
+		if e.odd != nil && e.odd[F] >= 0 {
+			cv, c0 := e.oddC[F][0], e.oddC[F][1]
+			if cv != 0 && c0 != 0 {
+				continue
+			}
+			z := e.oddZ[e.odd[F] : int(e.odd[F])+len(pos)]
+			pz := 1.0
+			for q := range pos {
+				pz *= b(q, int(z[q]))
+			}
+			mass = pz // zero at z only (a clause)
+			if cv == 0 {
+				mass = 1 - pz // zero everywhere but z
+			}
+		} else {
+			hasZero := false
+			for _, v := range t.Values {
+				hasZero = hasZero || v == 0
+			}
+			if !hasZero {
+				continue
+			}
+			idx := make([]int, len(pos))
+			for _, v := range t.Values {
+				if v == 0 {
+					p := 1.0
+					for q := range pos {
+						p *= b(q, idx[q])
+					}
+					mass += p
+				}
+				for q := len(pos) - 1; q >= 0; q-- { // the last position varies fastest
+					idx[q]++
+					if idx[q] < int(t.Dims[q]) {
+						break
+					}
+					idx[q] = 0
+				}
+			}
+		}
+		if mass > ViolatedMass {
+			return F, mass
+		}
+	}
+	return -1, 0
 }
 
 // NodeBelief returns the normalised belief of clusternode X.
@@ -224,6 +295,14 @@ func Run(ctx context.Context, c *lift.Compressed, opt Options) (*Result, error) 
 	}
 	if !opt.MaxProduct {
 		res.LogZ = e.bethe(res)
+		if res.Converged {
+			if F, mass := e.violated(res); F >= 0 {
+				// Messages that settled on beliefs a hard factor forbids
+				// (every state of a clause ≈ false) are no answer.
+				res.Converged = false
+				res.Violated = fmt.Sprintf("the fixed point's marginals put %.3g of their product's mass on the zeros of hard factor %d (a constraint every world satisfies)", mass, c.FactorRep[F])
+			}
+		}
 	}
 	res.Seconds = time.Since(start).Seconds()
 	return res, nil
@@ -282,6 +361,55 @@ type engine struct {
 	simple []bool
 
 	messages int64
+
+	// scaled holds, for tables whose largest entry exceeds bigEntry, the
+	// table divided by that entry (BP's messages do not depend on a
+	// factor's scale; sums of entries near MaxFloat64 would overflow),
+	// and logScale the log of the divisor, for the Bethe estimate.
+	scaled map[*fg.Table]scaledTable
+}
+
+// scaledTable is a table divided by its largest entry.
+type scaledTable struct {
+	values   []float64
+	logScale float64
+}
+
+// bigEntry is the largest table entry used as it is (see engine.scaled).
+const bigEntry = 1e150
+
+// tableValues returns factor F's table entries as BP uses them and the
+// log of the scale they were divided by.
+func (e *engine) tableValues(t *fg.Table) ([]float64, float64) {
+	if st, ok := e.scaled[t]; ok {
+		return st.values, st.logScale
+	}
+	return t.Values, 0
+}
+
+// scaleTables fills engine.scaled.
+func (e *engine) scaleTables() {
+	c := e.c
+	for F := range c.NumFactors() {
+		t := c.Table(F)
+		if _, ok := e.scaled[t]; ok {
+			continue
+		}
+		hi := 0.0
+		for _, v := range t.Values {
+			hi = max(hi, v)
+		}
+		if hi > bigEntry && !math.IsInf(hi, 1) {
+			if e.scaled == nil {
+				e.scaled = map[*fg.Table]scaledTable{}
+			}
+			st := scaledTable{values: make([]float64, len(t.Values)), logScale: math.Log(hi)}
+			for k, v := range t.Values {
+				st.values[k] = v / hi
+			}
+			e.scaled[t] = st
+		}
+	}
 }
 
 // Scaling of linP: the largest entry is kept within [2^-linScale,
@@ -330,6 +458,7 @@ func newEngine(c *lift.Compressed, opt Options) *engine {
 	e.idx = make([]int32, maxArity)
 	e.inOff = make([]int, maxArity)
 	e.outOff = make([]int, maxArity)
+	e.scaleTables()
 	if !opt.MaxProduct && !opt.tableWalk {
 		e.initOdd()
 	}
@@ -484,13 +613,13 @@ func (e *engine) seqVarMessage(s int32, dst []float64) error {
 			z--
 		}
 		if z > 0 {
-			v = 0
+			v = -1 // a zero of the model
 		}
 		dst[x] = v
 		best = max(best, v)
 	}
 	if !(best > 0) || math.IsInf(best, 1) {
-		if best == 0 {
+		if best == 0 && !e.someAllowed(X, m) {
 			return fmt.Errorf("%w: every state of a variable in clusternode %d is excluded", ErrNotNormalizable, X)
 		}
 		e.lin[X] = false
@@ -498,10 +627,43 @@ func (e *engine) seqVarMessage(s int32, dst []float64) error {
 		return e.varMessage(s, dst)
 	}
 	for x, v := range dst {
-		dst[x] = v / best
+		if v < 0 {
+			dst[x] = 0
+			continue
+		}
+		dst[x] = max(v/best, MessageFloor) // 0 here is underflow
 	}
 	return nil
 }
+
+// someAllowed reports whether some state of clusternode X is not excluded
+// by a zero of the incoming messages other than m (the message on the
+// edge out of which the message is sent).
+func (e *engine) someAllowed(X int, m []float64) bool {
+	Z := e.zeros[e.nodeOff[X]:e.nodeOff[X+1]]
+	for x := range Z {
+		z := Z[x]
+		if !(m[x] > 0) {
+			z--
+		}
+		if z <= 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// MessageFloor is the least entry of a variable-to-factor message (max-
+// normalised, so its largest entry is 1) at a state no zero of the model
+// excludes: exp or a product that underflows to 0 would otherwise read as
+// a zero of the model, which on a satisfiable model can exclude every
+// state of a variable ("not normalizable") or give a hard constraint's
+// states probability ≈ 0 everywhere. The messages of tables with one odd
+// entry (clauses, oddMessages) never multiply two entries that are both
+// small (a max-normalised message has an entry 1), so the floor keeps
+// them positive at any arity; it changes a marginal by at most about
+// 1e-300 per message.
+const MessageFloor = 1e-300
 
 // nodeTotals recomputes logT and zeros of clusternode X from f2v.
 func (e *engine) nodeTotals(X int) {
@@ -557,7 +719,11 @@ func (e *engine) varMessage(s int32, dst []float64) error {
 		return fmt.Errorf("%w: every state of a variable in clusternode %d is excluded", ErrNotNormalizable, X)
 	}
 	for x, l := range dst {
-		dst[x] = math.Exp(l - best)
+		if math.IsInf(l, -1) {
+			dst[x] = 0 // a zero of the model
+			continue
+		}
+		dst[x] = max(math.Exp(l-best), MessageFloor)
 	}
 	return nil
 }
@@ -568,6 +734,7 @@ func (e *engine) varMessage(s int32, dst []float64) error {
 func (e *engine) factorMessages(F int, only int32, base []float64) {
 	c := e.c
 	t := c.Table(F)
+	values, _ := e.tableValues(t)
 	pos := c.Positions(F)
 	a := len(pos)
 	for q, s := range pos {
@@ -580,7 +747,7 @@ func (e *engine) factorMessages(F int, only int32, base []float64) {
 	}
 	if a < 2 {
 		if o := e.outOff[0]; o >= 0 {
-			for x, phi := range t.Values {
+			for x, phi := range values {
 				base[o+x] = phi
 			}
 		}
@@ -590,7 +757,7 @@ func (e *engine) factorMessages(F int, only int32, base []float64) {
 		e.oddMessages(F, t.Dims, a, base)
 		return
 	}
-	e.tableRows(t.Values, t.Dims, a, base)
+	e.tableRows(values, t.Dims, a, base)
 }
 
 // initOdd finds the clusterfactors (arity >= 2) whose table holds one value
@@ -615,7 +782,8 @@ func (e *engine) initOdd() {
 		ot, ok := found[t]
 		if !ok {
 			ot.off = -1
-			if z, cv, c0, one := oddEntry(t.Values); one {
+			values, _ := e.tableValues(t)
+			if z, cv, c0, one := oddEntry(values); one {
 				ot = oddTable{int32(len(e.oddZ)), cv, c0}
 				for q := a - 1; q >= 0; q-- { // the last position varies fastest
 					d := int(t.Dims[q])
@@ -1058,11 +1226,12 @@ func (e *engine) bethe(res *Result) float64 {
 func (e *engine) factorTerm(F int) float64 {
 	c := e.c
 	t := c.Table(F)
+	values, logScale := e.tableValues(t)
 	pos := c.Positions(F)
 	a := len(pos)
 	idx := e.idx[:a]
 	weight := func(k int) float64 {
-		w := t.Values[k]
+		w := values[k]
 		for q := 0; q < a; q++ {
 			w *= e.v2f[e.edgeOff[pos[q]]+int(idx[q])]
 		}
@@ -1078,10 +1247,10 @@ func (e *engine) factorTerm(F int) float64 {
 		w := weight(k)
 		if w > 0 {
 			b := w / z
-			term += b * (math.Log(t.Values[k]) - math.Log(b))
+			term += b * (math.Log(values[k]) - math.Log(b))
 		}
 	})
-	return term
+	return term + logScale
 }
 
 // forEntries calls fn for every table entry with e.idx holding its states.
