@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"time"
 	"strconv"
 
@@ -93,11 +92,8 @@ func runWfomc(ctx context.Context, f *wfomcFlags, path string, stdout io.Writer)
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	// Ctrl-C stops compiling or evaluating within milliseconds: exit 130
-	// with a message; a second one kills the process as usual.
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
-	defer stop()
-	context.AfterFunc(ctx, stop)
+	// Ctrl-C (main's handler cancels ctx) stops compiling or evaluating
+	// within milliseconds: exit 130 with where it stopped.
 	if f.outFormat != "text" && f.outFormat != "json" {
 		return usageError{fmt.Errorf("unknown --output-format %q (want text or json)", f.outFormat)}
 	}
