@@ -12,6 +12,7 @@ import (
 	"github.com/lifted-dev/lifted/cnf"
 	"github.com/lifted-dev/lifted/fg"
 	"github.com/lifted-dev/lifted/format/uai"
+	"github.com/lifted-dev/lifted/internal/memlimit"
 )
 
 // Kind tells what a format's files hold.
@@ -221,7 +222,7 @@ func Load(path string, opt Options) (*Model, error) {
 		return nil, err
 	}
 	defer fh.Close()
-	return f.Read(fh, path, opt)
+	return f.Read(memlimit.Reader(fh, path), path, opt)
 }
 
 // Read is Load for a model already open: name stands for the path, both in
@@ -253,5 +254,5 @@ func LoadEvidence(paths []string, g *fg.Graph) (fg.Evidence, error) {
 		return nil, err
 	}
 	defer f.Close()
-	return uai.ReadEvidence(f, path, g)
+	return uai.ReadEvidence(memlimit.Reader(f, path), path, g)
 }

@@ -1,54 +1,25 @@
 package ground
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"math"
-	"os"
-	"strconv"
-	"strings"
 
+	"github.com/lifted-dev/lifted/internal/memlimit"
 	"github.com/lifted-dev/lifted/mln"
 )
 
 // Memory model behind DefaultMaxGround, measured on friends-and-smokers
 // groundings (ternary factors) through grounding, colour passing and BP:
-// bytes per ground formula, and the share of the available memory that
-// grounding may plan to use.
-const (
-	bytesPerFormula = 1200
-	memoryShare     = 0.6
-	fallbackMemory  = 8 << 30
-)
+// bytes per ground formula.
+const bytesPerFormula = 1200
 
 // DefaultMaxGround returns the default limit on ground formulas (and ground
-// atoms): what fits in a share of the available memory (MemAvailable in
-// /proc/meminfo, or 8 GiB where that cannot be read) at about 1.2 kB per
-// ground formula for grounding, colour passing and BP together.
+// atoms): what fits in the memory budget (memlimit.Limit: --max-memory, by
+// default 60% of MemAvailable) at about 1.2 kB per ground formula for
+// grounding, colour passing and BP together.
 func DefaultMaxGround() int64 {
-	mem := availableMemory()
-	return int64(float64(mem) * memoryShare / bytesPerFormula)
-}
-
-// availableMemory reads MemAvailable from /proc/meminfo.
-func availableMemory() int64 {
-	f, err := os.Open("/proc/meminfo")
-	if err != nil {
-		return fallbackMemory
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		fields := strings.Fields(sc.Text())
-		if len(fields) >= 2 && fields[0] == "MemAvailable:" {
-			kb, err := strconv.ParseInt(fields[1], 10, 64)
-			if err == nil && kb > 0 {
-				return kb << 10
-			}
-		}
-	}
-	return fallbackMemory
+	return memlimit.Limit() / bytesPerFormula
 }
 
 // Size is a prediction of a grounding's size, made before building it.

@@ -5,6 +5,7 @@ import (
 	"os"
 
 	mlnfile "github.com/lifted-dev/lifted/format/mlnfile"
+	"github.com/lifted-dev/lifted/internal/memlimit"
 	"github.com/lifted-dev/lifted/mln"
 	"github.com/lifted-dev/lifted/pos"
 )
@@ -94,7 +95,7 @@ func ReadQueryFiles(m *mln.MLN, paths []string) ([]string, error) {
 		if err != nil {
 			return nil, err
 		}
-		atoms, err := mlnfile.ReadQuery(fh, p, m)
+		atoms, err := mlnfile.ReadQuery(memlimit.Reader(fh, p), p, m)
 		fh.Close()
 		if err != nil {
 			return nil, err

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/lifted-dev/lifted/internal/memlimit"
 	"github.com/lifted-dev/lifted/internal/suggest"
 )
 
@@ -165,3 +166,30 @@ func version() string {
 	}
 	return fmt.Sprintf("lifted %s\n%s\nbuilt with %s", v, commit, bi.GoVersion)
 }
+
+// maxMemory is --max-memory (0: memlimit's default).
+var maxMemory sizeFlag
+
+// sizeFlag is a size in bytes written with a unit (memlimit.Parse).
+type sizeFlag int64
+
+func (s *sizeFlag) String() string {
+	if *s == 0 {
+		return ""
+	}
+	return memlimit.Bytes(float64(*s))
+}
+
+func (s *sizeFlag) Set(v string) error {
+	n, err := memlimit.Parse(v)
+	if err != nil {
+		return err
+	}
+	if n < 1<<20 {
+		return fmt.Errorf("want at least 1MB, got %q", v)
+	}
+	*s = sizeFlag(n)
+	return nil
+}
+
+func (s *sizeFlag) Type() string { return "size" }

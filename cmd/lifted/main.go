@@ -18,6 +18,7 @@ import (
 
 	"github.com/lifted-dev/lifted/infer"
 	"github.com/lifted-dev/lifted/internal/alchemyargs"
+	"github.com/lifted-dev/lifted/internal/memlimit"
 	"github.com/lifted-dev/lifted/internal/outfile"
 )
 
@@ -159,7 +160,11 @@ Markov logic networks in Alchemy's format (.mln, with .db evidence).`,
 	root.SetFlagErrorFunc(flagError)
 	root.Version = version()
 	root.SetVersionTemplate("{{.Version}}\n")
-	root.PersistentPreRunE = func(c *cobra.Command, _ []string) error { return finiteFlags(c) }
+	root.PersistentFlags().Var(&maxMemory, "max-memory", "memory budget, e.g. 4GB or 512MB: size estimates (a grounding, a factor graph, a DIMACS header, --horizon) and text inputs beyond it are refused before allocating (default: 60% of the available memory)")
+	root.PersistentPreRunE = func(c *cobra.Command, _ []string) error {
+		memlimit.Set(int64(maxMemory))
+		return finiteFlags(c)
+	}
 	// Every subcommand, each defined in its own file.
 	root.AddCommand(
 		newInferCmd(),

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/lifted-dev/lifted/cnf"
+	"github.com/lifted-dev/lifted/internal/memlimit"
 )
 
 func FuzzRead(f *testing.F) {
@@ -20,9 +21,15 @@ func FuzzRead(f *testing.F) {
 		"1 2 0\n",
 		"p cnf 2 2\n1 0 -2 0",
 		"\r\np\tcnf 2 1\r\n+2 -1 0\r\n",
+		"p cnf 268435456 1\n1 0\n", // the variable limit: refused by the memory budget
+		"p cnf 10000000 1\n1 -2 0\n",
 	} {
 		f.Add([]byte(s))
 	}
+	// A budget of 64 MB: headers declaring more are refused (about 450,000
+	// variables), so that no input makes the fuzzer allocate gigabytes.
+	memlimit.Set(64 << 20)
+	defer memlimit.Set(0)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		c, err := Read(bytes.NewReader(data), "fuzz")
 		if err != nil {

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/lifted-dev/lifted/internal/memlimit"
 	"github.com/lifted-dev/lifted/internal/suggest"
 	"github.com/lifted-dev/lifted/mln"
 	"github.com/lifted-dev/lifted/pos"
@@ -28,7 +29,7 @@ func ReadDBFiles(m *mln.MLN, filenames ...string) (*mln.DB, error) {
 			errs.Add(pos.Position{File: name}, "cannot read file: %s", errText(err))
 			continue
 		}
-		err = ReadDBInto(db, f, name)
+		err = ReadDBInto(db, memlimit.Reader(f, name), name)
 		f.Close()
 		if el, ok := err.(pos.ErrorList); ok {
 			errs = append(errs, el...)

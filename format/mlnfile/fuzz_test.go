@@ -36,6 +36,11 @@ func FuzzParse(f *testing.F) {
 		"p(t)\nq(t)\nlog(0.9/0.1) p(x) => q(x)\n#fixweight\n2*3 q(x)\nP(p(x)) = 0.5\n",
 		"g(t, u)\nt = {a1, b2}\n-5.5 g(?c, FLAKES_00.000_) ^ g(?c, ja!_) ^ ?c =/= a1\n#unique{+?a,+?b}\n0 g(+?a, x) ^ g(+?b, x)\n",
 		"P(t)\nQ(t)\n*R(t)\n2 Q(x) :- P(x) ^ !R(x)\nQ(A) :- P(B).\nH(t)\nH(t) => H(t++).\n",
+		// Nesting past MaxDepth: a positioned error, not a stack overflow.
+		"P\n1 " + strings.Repeat("(", 2*MaxDepth) + "P" + strings.Repeat(")", 2*MaxDepth) + "\n",
+		"P\n1 " + strings.Repeat("!", 3*MaxDepth) + "P\n",
+		"t f(t)\nP(t)\n1 P(" + strings.Repeat("f(", 2*MaxDepth) + "x" + strings.Repeat(")", 2*MaxDepth) + ")\n",
+		"P\n1 " + strings.Repeat("!(", MaxDepth/2) + "P" + strings.Repeat(")", MaxDepth/2) + "\n",
 	}
 	addSeeds(f, "testdata/*.mln", seeds)
 	f.Fuzz(func(t *testing.T, src []byte) {

@@ -5,12 +5,12 @@ import (
 	"fmt"
 	"io/fs"
 	"math"
-	"os"
 	"path"
 	"path/filepath"
 	"strconv"
 	"strings"
 
+	"github.com/lifted-dev/lifted/internal/memlimit"
 	"github.com/lifted-dev/lifted/internal/suggest"
 	"github.com/lifted-dev/lifted/mln"
 	"github.com/lifted-dev/lifted/pos"
@@ -86,7 +86,7 @@ type fileSystem interface {
 type osFS struct{}
 
 // ReadFile reads name.
-func (osFS) ReadFile(name string) ([]byte, error) { return os.ReadFile(name) }
+func (osFS) ReadFile(name string) ([]byte, error) { return memlimit.ReadFile(name) }
 
 // Join resolves name relative to the directory of from.
 func (osFS) Join(from, name string) string {
@@ -149,8 +149,29 @@ type parser struct {
 	// declarations that may be mistyped formulas).
 	sawFormula bool
 
+	// depth is the nesting of the formula being parsed (parentheses,
+	// negations, quantifiers, function terms), bounded by MaxDepth.
+	depth int
+
 	dialectState
 }
+
+// MaxDepth bounds how deeply a formula may nest parentheses, negations,
+// quantifiers and function terms: deeper is an error at the token that
+// passes it (not a stack overflow of this recursive-descent parser, or of
+// the passes over the formula after it).
+const MaxDepth = 1000
+
+// enter counts one level of nesting at t, failing past MaxDepth; the
+// caller defers p.leave().
+func (p *parser) enter(t token) {
+	p.depth++
+	if p.depth > MaxDepth {
+		p.fail(t, "formula nested more than %d deep (parentheses, negations, quantifiers, function terms); write it with fewer levels", MaxDepth)
+	}
+}
+
+func (p *parser) leave() { p.depth-- }
 
 func newParser(fsys fileSystem, opt Options) *parser {
 	b := mln.NewBuilder()
@@ -923,6 +944,8 @@ func (p *parser) parseAnd() mln.Expr {
 
 func (p *parser) parseUnary() mln.Expr {
 	t := p.tok()
+	p.enter(t)
+	defer p.leave()
 	switch t.kind {
 	case tNot:
 		p.next()
@@ -1179,6 +1202,8 @@ func (p *parser) parseSuccSuffix(term *mln.Term) {
 
 func (p *parser) parseFuncTerm() mln.Term {
 	t := p.tok()
+	p.enter(t)
+	defer p.leave()
 	if p.m.Func(t.text) == nil {
 		if p.m.Pred(t.text) != nil {
 			p.fail(t, "%q is a predicate, so %s(...) cannot be an argument; only functions can be nested", t.text, t.text)

@@ -120,7 +120,7 @@ var alchemyFlags = map[string]alchemyFlag{
 	"queryEvidence":             {cmd: "infer", no: "taking the query atoms missing from the .db as false evidence would leave nothing to infer; to close a predicate's world use -cw PRED"},
 	"lazy":                      {no: "lazy grounding is not built; -lifted builds lifted BP's network from the MLN without grounding where the evidence allows, and --max-ground N bounds a grounding"},
 	"lazyNoApprox":              {no: "lazy grounding is not built (see -lazy); use -lifted, or --max-ground N to bound a grounding"},
-	"memLimit":                  {no: "there is no memory limit in kilobytes; --max-ground N bounds the ground formulas and atoms (by default sized to the available memory)"},
+	"memLimit":                  {value: true, to: "--max-memory"}, // kilobytes: KiB appended
 	"PrintSamplePerIteration":   {no: "samples are not printed; the marginals are estimated from them (--output-format json adds their standard errors)"},
 	"hybrid":                    {no: "hybrid MLNs (continuous variables) are not supported"},
 	"SA":                        {no: "hybrid MLNs' simulated annealing is not built: hybrid MLNs (continuous variables) are not supported"},
@@ -386,6 +386,8 @@ func Rewrite(name string, fl *pflag.FlagSet, args []string) ([]string, []string,
 					out = append(out, "-t", line)
 				}
 			}
+		case af.to == "--max-memory":
+			out = append(out, af.to, val+"KiB") // Alchemy's -memLimit counts kilobytes
 		case strings.HasSuffix(af.to, "="):
 			out = append(out, af.to+val)
 		case af.to == "":

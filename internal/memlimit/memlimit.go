@@ -1,0 +1,181 @@
+// Package memlimit is the process's memory budget (the command's
+// --max-memory): size estimates made before allocating are checked
+// against it, and text inputs are read through it (no more bytes than a
+// share of it, no binary data), so that a declared size, a garbage file or
+// an endless input is refused at once with the size and the flag that
+// raises the limit, not after the machine has run out of memory.
+package memlimit
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"sync/atomic"
+)
+
+// Share is the part of the available memory that the default budget
+// takes; fallback is the memory assumed where /proc/meminfo cannot be
+// read.
+const (
+	Share    = 0.6
+	fallback = 8 << 30
+	// InputShare: a text input may be at most Limit()/InputShare bytes
+	// (its parse takes several times its size).
+	InputShare = 8
+)
+
+var limit atomic.Int64 // 0: the default
+
+// Set sets the budget in bytes (0: the default, a share of the available
+// memory). It applies to the whole process.
+func Set(bytes int64) { limit.Store(bytes) }
+
+// Limit is the budget in bytes: Set's, else Share of MemAvailable.
+func Limit() int64 {
+	if n := limit.Load(); n > 0 {
+		return n
+	}
+	return int64(float64(Available()) * Share)
+}
+
+// Available reads MemAvailable from /proc/meminfo (8 GiB where it cannot
+// be read).
+func Available() int64 {
+	f, err := os.Open("/proc/meminfo")
+	if err != nil {
+		return fallback
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		fields := strings.Fields(sc.Text())
+		if len(fields) >= 2 && fields[0] == "MemAvailable:" {
+			kb, err := strconv.ParseInt(fields[1], 10, 64)
+			if err == nil && kb > 0 {
+				return kb << 10
+			}
+		}
+	}
+	return fallback
+}
+
+// Error is a size estimate over the budget.
+type Error struct {
+	What        string  // what would need it: "a factor graph of 10000000 variables"
+	Need, Limit float64 // bytes
+}
+
+// Error returns the message of the Error.
+func (e *Error) Error() string {
+	return fmt.Sprintf("%s would need about %s of memory, more than the limit of %s (--max-memory; by default %.0f%% of the available memory)",
+		e.What, Bytes(e.Need), Bytes(e.Limit), Share*100)
+}
+
+// Check is an *Error where need bytes exceed the budget, else nil.
+func Check(what string, need float64) error {
+	if l := float64(Limit()); need > l {
+		return &Error{What: what, Need: need, Limit: l}
+	}
+	return nil
+}
+
+// Bytes prints a size: 512 B, 3.2 MB, 14.6 GB.
+func Bytes(n float64) string {
+	units := []string{"B", "kB", "MB", "GB", "TB", "PB", "EB"}
+	i := 0
+	for n >= 1000 && i < len(units)-1 {
+		n /= 1000
+		i++
+	}
+	if i == 0 {
+		return fmt.Sprintf("%.0f B", n)
+	}
+	return fmt.Sprintf("%.3g %s", n, units[i])
+}
+
+// InputError is a text input refused while reading: binary data, or more
+// bytes than the input limit.
+type InputError struct {
+	Name   string
+	Offset int64 // the NUL byte's offset, or the limit
+	Binary bool
+}
+
+// Error returns the message of the InputError.
+func (e *InputError) Error() string {
+	if e.Binary {
+		return fmt.Sprintf("%s: byte %d is NUL: binary data, not a text model or evidence file", e.Name, e.Offset+1)
+	}
+	return fmt.Sprintf("%s: more than %s: larger than a text input may be (1/%d of the memory limit; raise --max-memory to read it)", e.Name, Bytes(float64(e.Offset)), InputShare)
+}
+
+// InputLimit is the most bytes a text input may have.
+func InputLimit() int64 { return Limit() / InputShare }
+
+// Reader reads r (named name in errors) as a text input: an *InputError
+// at the first NUL byte, or once more than InputLimit bytes have come (an
+// endless input such as /dev/zero or a pipe that never closes ends there).
+func Reader(r io.Reader, name string) io.Reader {
+	return &reader{r: r, name: name, left: InputLimit()}
+}
+
+type reader struct {
+	r    io.Reader
+	name string
+	off  int64
+	left int64
+}
+
+func (r *reader) Read(p []byte) (int, error) {
+	if r.left <= 0 {
+		return 0, &InputError{Name: r.name, Offset: InputLimit()}
+	}
+	if int64(len(p)) > r.left {
+		p = p[:r.left]
+	}
+	n, err := r.r.Read(p)
+	if i := bytes.IndexByte(p[:n], 0); i >= 0 {
+		return 0, &InputError{Name: r.name, Offset: r.off + int64(i), Binary: true}
+	}
+	r.off += int64(n)
+	r.left -= int64(n)
+	return n, err
+}
+
+// ReadFile reads the text input at path whole through Reader, refusing a
+// regular file larger than InputLimit before reading it.
+func ReadFile(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() > InputLimit() {
+		return nil, &InputError{Name: path, Offset: InputLimit()}
+	}
+	return io.ReadAll(Reader(f, path))
+}
+
+// Parse reads a size: a number of bytes, or a number with a unit (kB, MB,
+// GB, TB: powers of 1000; KiB, MiB, GiB, TiB: of 1024; K, M, G, T alone
+// are the binary ones, as ulimit and the Go runtime's GOMEMLIMIT read
+// them).
+func Parse(s string) (int64, error) {
+	t := strings.TrimSpace(s)
+	i := len(t)
+	for i > 0 && (t[i-1] < '0' || t[i-1] > '9') && t[i-1] != '.' {
+		i--
+	}
+	num, unit := t[:i], strings.ToLower(strings.TrimSpace(t[i:]))
+	v, err := strconv.ParseFloat(num, 64)
+	mult := map[string]float64{"": 1, "b": 1, "kb": 1e3, "mb": 1e6, "gb": 1e9, "tb": 1e12,
+		"k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40, "kib": 1 << 10, "mib": 1 << 20, "gib": 1 << 30, "tib": 1 << 40}[unit]
+	if err != nil || mult == 0 || v < 0 || v*mult > 1<<62 || v != v {
+		return 0, fmt.Errorf("want a size such as 4GB, 512MB or 2GiB, got %q", s)
+	}
+	return int64(v * mult), nil
+}

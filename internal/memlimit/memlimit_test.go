@@ -1,0 +1,44 @@
+package memlimit
+
+import (
+	"errors"
+	"io"
+	"strings"
+	"testing"
+)
+
+func TestParse(t *testing.T) {
+	for s, want := range map[string]int64{"4GB": 4e9, "512MB": 512e6, "2GiB": 2 << 30, "1.5G": 3 << 29, "1000": 1000, "64 kB": 64000} {
+		if got, err := Parse(s); err != nil || got != want {
+			t.Errorf("Parse(%q) = %d, %v; want %d", s, got, err, want)
+		}
+	}
+	for _, s := range []string{"", "GB", "4XB", "-1GB", "NaN"} {
+		if _, err := Parse(s); err == nil {
+			t.Errorf("Parse(%q): no error", s)
+		}
+	}
+}
+
+func TestCheckAndReader(t *testing.T) {
+	Set(1000 * InputShare)
+	defer Set(0)
+	if err := Check("x", 1001*InputShare); err == nil || !strings.Contains(err.Error(), "--max-memory") {
+		t.Errorf("Check over the limit: %v", err)
+	}
+	if err := Check("x", 999); err != nil {
+		t.Errorf("Check under the limit: %v", err)
+	}
+	var ie *InputError
+	_, err := io.ReadAll(Reader(strings.NewReader(strings.Repeat("a", 2000)), "long"))
+	if !errors.As(err, &ie) || ie.Binary {
+		t.Errorf("endless input: %v", err)
+	}
+	_, err = io.ReadAll(Reader(strings.NewReader("abc\x00def"), "bin"))
+	if !errors.As(err, &ie) || !ie.Binary || ie.Offset != 3 || !strings.Contains(err.Error(), "byte 4 is NUL") {
+		t.Errorf("NUL byte: %v", err)
+	}
+	if b, err := io.ReadAll(Reader(strings.NewReader("P(A)\n"), "ok")); err != nil || string(b) != "P(A)\n" {
+		t.Errorf("text: %q, %v", b, err)
+	}
+}
