@@ -31,8 +31,9 @@ type LoadOptions struct {
 }
 
 // Model is a model read and parsed once, with its evidence, to be queried
-// many times by Run. It is not changed by Run, and several Runs may share
-// it one at a time.
+// many times by Run. It is not changed by Run, and any number of Runs may
+// query it at once, from as many goroutines (TestConcurrentRun, run under
+// the race detector in CI).
 type Model struct {
 	// Path is the file the model was read from.
 	Path string

@@ -166,8 +166,20 @@ func (db *DB) ConstIndex(typ, name string) int {
 // predicate with index pred.
 func (db *DB) Count(pred int) int { return db.perPred[pred] }
 
+// key is the map key of an atom or function value, built in the
+// database's buffer: for writers only (AddAtomAt, …), which may not run
+// concurrently with anything. Readers (Lookup, LookupFunc) build theirs
+// with appendKey on their own stack, so that any number of goroutines may
+// read one database at once.
 func (db *DB) key(tag byte, head int, args []int, skip []int) []byte {
-	b := append(db.buf[:0], tag)
+	db.buf = appendKey(db.buf[:0], tag, head, args, skip)
+	return db.buf
+}
+
+// appendKey appends the key of tag, head and args (less the positions in
+// skip) to b.
+func appendKey(b []byte, tag byte, head int, args []int, skip []int) []byte {
+	b = append(b, tag)
 	b = binary.AppendUvarint(b, uint64(head))
 outer:
 	for i, a := range args {
@@ -178,14 +190,14 @@ outer:
 		}
 		b = binary.AppendUvarint(b, uint64(a))
 	}
-	db.buf = b
 	return b
 }
 
 // Lookup returns the truth value of the ground atom pred(args...), args
 // being domain indices, and whether the database has it.
 func (db *DB) Lookup(pred int, args []int) (Truth, bool) {
-	if i, ok := db.index[string(db.key('a', pred, args, nil))]; ok {
+	var buf [64]byte
+	if i, ok := db.index[string(appendKey(buf[:0], 'a', pred, args, nil))]; ok {
 		return db.Atoms[i].Truth, true
 	}
 	return False, false
@@ -211,7 +223,8 @@ func (db *DB) LookupAtom(pred string, args ...string) (Truth, bool) {
 // FuncValueOf returns the value (a domain index of the return type) of
 // function fn at args, and whether the evidence defines it.
 func (db *DB) FuncValueOf(fn int, args []int) (int, bool) {
-	if i, ok := db.fIndex[string(db.key('f', fn, args, nil))]; ok {
+	var buf [64]byte
+	if i, ok := db.fIndex[string(appendKey(buf[:0], 'f', fn, args, nil))]; ok {
 		return db.Funcs[i].Value, true
 	}
 	return 0, false
