@@ -6,7 +6,12 @@
 // an existing file is replaced only by a complete one). The path "" or
 // "-" is standard output. A path that is not a regular file (/dev/null,
 // /dev/stdout, a named pipe) is written directly, never replaced; a
-// symbolic link is followed, and the file it names is replaced.
+// symbolic link is followed (a dangling one to the file it names, a loop
+// refused), and the file it names is replaced. As with a shell's >, a
+// file that may not be written is refused before the work, and the file
+// that replaces an existing one keeps its permissions and owner (one that
+// cannot be given them, or one with other hard links, is written in
+// place).
 package outfile
 
 import (
@@ -17,6 +22,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"syscall"
 )
 
 // File is an output file checked by Open and written by Write.
@@ -24,6 +30,11 @@ type File struct {
 	path   string // the user's path; "" for stdout
 	target string // the file written: path with symbolic links resolved
 	direct bool   // not a regular file (a device, a pipe): written in place
+	// An existing regular target: its permissions and owner, given to
+	// the file that replaces it.
+	exists   bool
+	mode     os.FileMode
+	uid, gid int
 }
 
 // DirError is an output path that names a directory.
@@ -53,18 +64,67 @@ func Open(path string) (*File, error) {
 		fh.Close()
 		return &File{path: path, target: path, direct: true}, nil
 	}
-	target := path
-	if t, err := filepath.EvalSymlinks(path); err == nil {
-		target = t
+	// Symbolic links are followed to the file they name, existing or
+	// not, as a shell's > does; a loop is refused.
+	target, err := resolveLinks(path)
+	if err != nil {
+		return nil, fmt.Errorf("cannot write output %s: %w", path, err)
+	}
+	out := &File{path: path, target: target}
+	if fi, err := os.Stat(target); err == nil && fi.Mode().IsRegular() {
+		// What a shell's > would refuse (a read-only file, one we may not
+		// write) is refused; what it keeps (the mode, the owner, other
+		// hard links) is kept.
+		fh, err := os.OpenFile(target, os.O_WRONLY, 0)
+		if err != nil {
+			return nil, fmt.Errorf("cannot write output %s: %w", path, unwrapPath(err))
+		}
+		fh.Close()
+		out.exists, out.mode = true, fi.Mode().Perm()
+		if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+			out.uid, out.gid = int(st.Uid), int(st.Gid)
+			if st.Nlink > 1 {
+				out.direct = true // replacing it would split its hard links
+			}
+		}
 	}
 	fh, err := createTemp(target)
 	if err != nil {
 		return nil, fmt.Errorf("cannot write output %s: %w", path, unwrapPath(err))
 	}
+	if out.exists {
+		// A file owned by another user (or group) that we may write
+		// cannot be replaced by one of ours: written in place instead.
+		if err := fh.Chown(out.uid, out.gid); err != nil {
+			out.direct = true
+		}
+	}
 	fh.Close()
 	os.Remove(fh.Name())
 	temps.Delete(fh.Name())
-	return &File{path: path, target: target}, nil
+	return out, nil
+}
+
+// resolveLinks follows the symbolic links of path to the file they name,
+// which need not exist (a dangling link names the file to create); a loop
+// or a chain of more than 40 links is an error.
+func resolveLinks(path string) (string, error) {
+	p := path
+	for range 40 {
+		fi, err := os.Lstat(p)
+		if err != nil || fi.Mode()&os.ModeSymlink == 0 {
+			return p, nil
+		}
+		l, err := os.Readlink(p)
+		if err != nil {
+			return "", unwrapPath(err)
+		}
+		if !filepath.IsAbs(l) {
+			l = filepath.Join(filepath.Dir(p), l)
+		}
+		p = l
+	}
+	return "", fmt.Errorf("too many levels of symbolic links (a loop?)")
 }
 
 // Write opens path (Open) and writes it with fn (File.Write).
@@ -121,7 +181,11 @@ func (o *File) Write(stdout io.Writer, fn func(io.Writer) error) error {
 		return bw.Flush()
 	}
 	if o.direct {
-		fh, err := os.OpenFile(o.path, os.O_WRONLY, 0)
+		flags := os.O_WRONLY
+		if o.exists {
+			flags |= os.O_TRUNC // a regular file written in place, as > does
+		}
+		fh, err := os.OpenFile(o.target, flags, 0)
 		if err != nil {
 			return fmt.Errorf("cannot write output %s: %w", o.path, unwrapPath(err))
 		}
@@ -149,6 +213,12 @@ func (o *File) Write(stdout io.Writer, fn func(io.Writer) error) error {
 	}
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
+	}
+	if err == nil && o.exists {
+		err = os.Chmod(tmp.Name(), o.mode)
+		if err == nil {
+			err = os.Chown(tmp.Name(), o.uid, o.gid)
+		}
 	}
 	if err == nil {
 		err = os.Rename(tmp.Name(), o.target)

@@ -130,3 +130,81 @@ func TestSymlinkFollowed(t *testing.T) {
 		t.Errorf("target %q", b)
 	}
 }
+
+// As a shell's > does: the replaced file keeps its mode, owner and hard
+// links; a dangling symbolic link is followed to the file it names; a
+// loop and a file that may not be written are refused before the work.
+func TestLikeShellRedirect(t *testing.T) {
+	dir := t.TempDir()
+	write := func(path, text string) error {
+		return Write(path, nil, func(w io.Writer) error { _, err := io.WriteString(w, text); return err })
+	}
+	private := filepath.Join(dir, "private")
+	if err := os.WriteFile(private, []byte("old"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := write(private, "new"); err != nil {
+		t.Fatal(err)
+	}
+	if fi, _ := os.Stat(private); fi.Mode().Perm() != 0o600 {
+		t.Errorf("mode %v after the write, want -rw-------", fi.Mode().Perm())
+	}
+	if os.Geteuid() == 0 {
+		owned := filepath.Join(dir, "owned")
+		if err := os.WriteFile(owned, []byte("old"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chown(owned, 65534, 65534); err != nil {
+			t.Fatal(err)
+		}
+		if err := write(owned, "new"); err != nil {
+			t.Fatal(err)
+		}
+		fi, _ := os.Stat(owned)
+		if st := fi.Sys().(*syscall.Stat_t); st.Uid != 65534 || st.Gid != 65534 {
+			t.Errorf("owner %d:%d after the write, want 65534:65534", st.Uid, st.Gid)
+		}
+	}
+	linked, other := filepath.Join(dir, "linked"), filepath.Join(dir, "other")
+	if err := os.WriteFile(linked, []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Link(linked, other); err != nil {
+		t.Fatal(err)
+	}
+	if err := write(linked, "new"); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(other); string(b) != "new" {
+		t.Errorf("the other hard link reads %q, want the new text", b)
+	}
+	dangling, named := filepath.Join(dir, "dangling"), filepath.Join(dir, "named")
+	if err := os.Symlink("named", dangling); err != nil {
+		t.Fatal(err)
+	}
+	if err := write(dangling, "via link"); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Lstat(dangling); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("the dangling link was replaced: %v", err)
+	}
+	if b, _ := os.ReadFile(named); string(b) != "via link" {
+		t.Errorf("the file the link names reads %q", b)
+	}
+	loop := filepath.Join(dir, "loop")
+	if err := os.Symlink("loop", loop); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Open(loop); err == nil || !strings.Contains(err.Error(), "symbolic links") {
+		t.Errorf("a looping link: %v", err)
+	}
+	if os.Geteuid() != 0 { // root may write a read-only file, with > too
+		ro := filepath.Join(dir, "ro")
+		if err := os.WriteFile(ro, []byte("old"), 0o444); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Open(ro); err == nil || !strings.Contains(err.Error(), "permission denied") {
+			t.Errorf("a read-only file: %v", err)
+		}
+	}
+}
