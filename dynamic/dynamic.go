@@ -8,6 +8,7 @@ import (
 
 	"github.com/lifted-dev/lifted/fg"
 	"github.com/lifted-dev/lifted/ground"
+	"github.com/lifted-dev/lifted/internal/memlimit"
 	"github.com/lifted-dev/lifted/mln"
 )
 
@@ -73,6 +74,45 @@ type QueryAtom struct {
 // ErrNotDynamic reports an MLN without a time type.
 var ErrNotDynamic = errors.New("not a dynamic MLN: no successor term succ(t), t+1 or t++ and no type named time")
 
+// horizonSize refuses, before unrolling anything, a horizon whose ground
+// atoms (steps × the fluents' atoms per step, from the domains the MLN
+// declares) pass the grounding limit (maxGround, 0: ground.DefaultMaxGround,
+// which the memory budget sizes; -1: the memory budget alone).
+func horizonSize(m *mln.MLN, tt string, horizon int, maxGround int64) error {
+	if horizon < 0 {
+		return nil
+	}
+	perStep := 0.0
+	for _, d := range m.Preds {
+		n := len(d.ArgTypes)
+		if n == 0 || d.ArgTypes[n-1] != tt {
+			continue
+		}
+		atoms := 1.0
+		for _, a := range d.ArgTypes[:n-1] {
+			if td := m.Type(a); td != nil && len(td.Constants) > 0 {
+				atoms *= float64(len(td.Constants))
+			}
+		}
+		perStep += atoms
+	}
+	perStep = max(perStep, 1)
+	atoms := perStep * (float64(horizon) + 1)
+	limit := float64(maxGround)
+	if maxGround == 0 {
+		limit = float64(ground.DefaultMaxGround())
+	}
+	if maxGround >= 0 && atoms > limit {
+		return fmt.Errorf("--horizon %d: unrolling would create at least %.3g ground atoms (%.3g per step over %d steps), more than the grounding limit %.0f; raise --max-ground or --max-memory, or lower --horizon",
+			horizon, atoms, perStep, horizon+1, limit)
+	}
+	return memlimit.Check(fmt.Sprintf("--horizon %d: unrolling %.3g ground atoms (%.3g per step over %d steps)", horizon, atoms, perStep, horizon+1), atoms*bytesPerAtom)
+}
+
+// bytesPerAtom is what an unrolled ground atom takes at least (its
+// name, its variable, its share of the ground formulas), for horizonSize.
+const bytesPerAtom = 200
+
 // Unroll unrolls the DMLN m over its steps (mln.Unroll), reads the evidence
 // through read (called with the unrolled MLN, so that evidence files name
 // steps as constants of the time type; nil for none), and grounds the result
@@ -85,6 +125,9 @@ func Unroll(ctx context.Context, m *mln.MLN, read func(static *mln.MLN) (*mln.DB
 	}
 	if tt == "" {
 		return nil, ErrNotDynamic
+	}
+	if err := horizonSize(m, tt, opt.Horizon, opt.Ground.MaxGround); err != nil {
+		return nil, err
 	}
 	static, origin, err := mln.Unroll(m, tt, opt.Horizon)
 	if err != nil {
