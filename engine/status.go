@@ -85,6 +85,17 @@ func (r *Result) entryStatus(ans *infer.Answer, i int, p, se float64) AtomStatus
 		return AtomStatus{Status: NoStatus, Lo: nan, Hi: nan}
 	case r.isExact():
 		return AtomStatus{Status: StatusExact, Lo: nan, Hi: nan}
+	case ans != nil && ans.Kind != nil && i < len(ans.Kind):
+		switch ans.Kind[i] {
+		case infer.KindExact, infer.KindUnknown:
+			return AtomStatus{Status: StatusExact, Lo: nan, Hi: nan}
+		case infer.KindSampled:
+			return chainStatus(ans.EntryMixed[i] && !ans.Stats.Interrupted, p, se, ans.ChainLo[i], ans.ChainHi[i], ans.EntryRHat[i], ans.Stats.Interrupted)
+		}
+		if ans.EntryMixed[i] {
+			return AtomStatus{Status: StatusFixedPoint, Lo: nan, Hi: nan}
+		}
+		return AtomStatus{Status: StatusUnresolved, Lo: 0, Hi: 1, Why: "BP did not converge"}
 	case ans != nil && ans.EntryMixed != nil && i < len(ans.EntryMixed):
 		return chainStatus(ans.EntryMixed[i] && !ans.Stats.Interrupted, p, se, ans.ChainLo[i], ans.ChainHi[i], ans.EntryRHat[i], ans.Stats.Interrupted)
 	case ans != nil && ans.StdErr != nil || r.Stats.Chains > 0: // a sampler without per-entry diagnostics

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/lifted-dev/lifted/infer"
@@ -115,5 +116,41 @@ func TestLBGRefusesNotMixed(t *testing.T) {
 				t.Errorf("construction %q: %s status %v", c, a.Name, a.Status)
 			}
 		}
+	}
+}
+
+// Where lifted BP's messages converge, auto's sampler still answers and
+// BP is checked against it (smokers10 without evidence, one component:
+// BP converges); with bp-check 0 BP's fixed point answers, marked
+// fixed-point. With evidence the components answered exactly say so.
+func TestAutoChecksConvergedBP(t *testing.T) {
+	req := Request{Model: smokersUAI, Method: "auto", Seed: 1,
+		Properties: infer.Properties{"max-table": "2", "max-total": "2", "sampler": "gibbs", "sampler-samples": "3000"}}
+	res, err := Run(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Method != "gibbs" || !strings.Contains(res.MethodReason, "messages converged") || !strings.Contains(res.MethodReason, "BP's fixed point agrees with the sampler on") {
+		t.Errorf("method %s: %s", res.Method, res.MethodReason)
+	}
+	n := res.StatusCounts()
+	if n[StatusFixedPoint] != 0 || n[StatusMixed] == 0 {
+		t.Errorf("statuses %v", n)
+	}
+	req.Properties["bp-check"] = "0"
+	res, err = Run(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := res.StatusCounts(); res.Method != "lbp" || n[StatusFixedPoint] != 120 {
+		t.Errorf("bp-check 0: method %s, statuses %v", res.Method, n)
+	}
+	req.Evidence = []string{smokersUAI + ".evid"}
+	res, err = Run(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := res.StatusCounts(); res.Method != "enumerate+lbp" || n[StatusExact] == 0 || n[StatusFixedPoint] == 0 || n[StatusExact]+n[StatusFixedPoint] != 120 {
+		t.Errorf("components: method %s, statuses %v", res.Method, n)
 	}
 }

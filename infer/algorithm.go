@@ -141,6 +141,11 @@ type Answer struct {
 	EntryMixed       []bool
 	ChainLo, ChainHi []float64
 	EntryRHat        []float64
+	// Kind, when set (an answer assembled from parts that different
+	// methods answered: auto's components), is parallel to Belief: what
+	// answered each entry. There EntryMixed says, of a BP entry, whether
+	// its part's messages converged.
+	Kind []EntryKind
 
 	LogZ     float64
 	LogZKind LogZKind
@@ -158,6 +163,17 @@ type Answer struct {
 
 	Stats Stats
 }
+
+// EntryKind is what answered one entry of an assembled Answer.
+type EntryKind uint8
+
+// The kinds.
+const (
+	KindUnknown EntryKind = iota // evidence, or not said
+	KindExact                    // an exact method
+	KindSampled                  // a sampler (EntryMixed, ChainLo, ChainHi, EntryRHat)
+	KindBP                       // belief propagation (EntryMixed: its messages converged)
+)
 
 // NodeBelief returns the belief of clusternode X (aliasing the Answer).
 func (a *Answer) NodeBelief(X int) []float64 { return a.Belief[a.NodeOff[X]:a.NodeOff[X+1]] }

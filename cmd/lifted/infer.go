@@ -90,9 +90,10 @@ first-order model counting (wfomc) without grounding it when that lifts the
 model within its budget; otherwise, on the grounding or the factor graph, by
 enumeration (tiny models) or a junction tree (jtree) when its largest table
 fits; else by lifted BP (colour passing, then BP on the compressed graph:
-exactly the ground BP answer) with its fallbacks, and when BP does not
-converge, MC-SAT within a time budget. It says which method answered and why
-on stderr.
+exactly the ground BP answer) within a slice of iterations, then a sampler
+within a budget of work, which answers (a BP fixed point is checked against
+it: converged messages say nothing of the marginals' accuracy). It says which
+method answered and why on stderr.
 
 The default always answers when some method produced a sample or a fixed
 point: every marginal is printed with its own status — exact, mixed (a

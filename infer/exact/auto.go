@@ -49,6 +49,10 @@ type Auto struct {
 	// SamplerSamples, when positive, makes the sampler keep this many
 	// samples per chain instead of SamplerWork's share.
 	SamplerSamples int
+	// NoBPCheck returns lifted BP's converged answer as it is (marked a
+	// fixed point, with no accuracy statement) instead of running the
+	// sampler to check it against (property bp-check 0).
+	NoBPCheck bool
 	// Tried, when set, says why wfomc did not answer this model in an
 	// earlier try (TryUngrounded): Choose does not run it again.
 	Tried       string
@@ -247,6 +251,7 @@ var autoProps = []infer.Property{
 	{Name: "budget-per-atom", Default: "1e-4", Help: "wfomc's seconds per unknown ground atom, at least 1, at most budget (0: always budget)"},
 	{Name: "bp-iter", Default: "400", Help: "lifted BP's slice: iterations shared by BP as asked and with damping 0.5 (half each) before the sampler answers (0: no BP)"},
 	{Name: "bp-work", Default: "3e7", Help: "caps bp-iter at this many edge updates (iterations × lifted edges), at least 20 iterations (0: no cap)"},
+	{Name: "bp-check", Default: "1", Help: "1: when lifted BP's messages converge the sampler runs too and answers, BP's fixed point checked against it (converged messages say nothing of the marginals' accuracy); 0: BP's fixed point answers"},
 	{Name: "sampler", Default: "auto", Help: "the sampler when BP does not converge in its slice: mcsat, gibbs, bgibbs, tempering, or auto (mcsat where a factor is (nearly) deterministic, else gibbs)"},
 	{Name: "sampler-work", Default: fmt.Sprintf("%g", DefaultSamplerWork), Help: fmt.Sprintf("the sampler's budget in edge visits (a Gibbs sweep visits each edge of the grounding once), all %d chains together: each keeps %d to %d samples after a burn-in of a quarter of its steps, at most %d (deterministic under --seed, whatever the load)", SamplerChains, MinSamplerSamples, MaxSamplerSamples, maxSamplerBurnIn)},
 	{Name: "cpu-budget", Default: "0", Help: "instead of sampler-work: the sampler runs until the process has used this many CPU seconds (at least 1 s of wall time; the answer then depends on the load, marked time-limited; 0: sampler-work)"},
@@ -257,7 +262,7 @@ var autoProps = []infer.Property{
 }
 
 // autoOwn are the properties auto does not pass to lbp.
-var autoOwn = map[string]bool{"sampler-work": true, "budget": true, "budget-per-atom": true, "bp-iter": true, "bp-work": true, "sampler": true, "cpu-budget": true, "sampler-time": true, "sampler-samples": true, "max-table": true, "max-total": true}
+var autoOwn = map[string]bool{"bp-check": true, "sampler-work": true, "budget": true, "budget-per-atom": true, "bp-iter": true, "bp-work": true, "sampler": true, "cpu-budget": true, "sampler-time": true, "sampler-samples": true, "max-table": true, "max-total": true}
 
 func init() {
 	infer.Register(infer.Method{
@@ -355,6 +360,12 @@ func newAuto(m infer.Method, p infer.Properties, lbp infer.Algorithm) (*Auto, er
 	a.BPIter = n
 	if n == 0 {
 		a.BPIter = -1
+	}
+	switch v := p.String(m, "bp-check"); v {
+	case "0", "1":
+		a.NoBPCheck = v == "0"
+	default:
+		return nil, &infer.PropertyError{Method: "auto", Name: "bp-check", Value: v, Want: "0 or 1"}
 	}
 	if a.BPWork, err = p.Float(m, "bp-work"); err != nil {
 		return nil, err

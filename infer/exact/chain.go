@@ -104,11 +104,14 @@ type bpChain struct {
 	cpuBudget   time.Duration // > 0: the rest of this process CPU time (asked for)
 	samples     int           // > 0: samples per chain
 	work        float64       // <= 0: DefaultSamplerWork (edge visits, all chains)
+	// noCheck returns BP's converged answer without running the sampler
+	// to check it (bp-check 0).
+	noCheck bool
 }
 
 // chain is a's approximate path.
 func (a *Auto) chain() *bpChain {
-	return &bpChain{lbp: a.LBP, bpIter: a.BPIter, sampler: a.Sampler, samplerTime: a.SamplerTime, cpuBudget: a.CPUBudget, samples: a.SamplerSamples, bpWork: a.BPWork, work: a.SamplerWork}
+	return &bpChain{lbp: a.LBP, bpIter: a.BPIter, sampler: a.Sampler, samplerTime: a.SamplerTime, cpuBudget: a.CPUBudget, samples: a.SamplerSamples, bpWork: a.BPWork, work: a.SamplerWork, noCheck: a.NoBPCheck}
 }
 
 // iterLimiter is BP's iteration limit (infer/bp.Algorithm).
@@ -160,7 +163,7 @@ func (b *bpChain) Run(ctx context.Context, c *lift.Compressed, q infer.Query) (*
 	var tried []string
 	var iters int
 	var msgs int64
-	var ans *infer.Answer
+	var ans, bpAns *infer.Answer
 	var lastErr error
 	for k, t := range b.tries(slice) {
 		next, err := t.Algorithm.Run(ctx, c, q)
@@ -185,13 +188,23 @@ func (b *bpChain) Run(ctx context.Context, c *lift.Compressed, q infer.Query) (*
 				ans.Stats.Fallback = t.Name
 			}
 			ans.Stats.BPIterations, ans.Stats.Messages = iters, msgs
-			return ans, nil
+			if q.Task != infer.Marginals || ans.Stats.Interrupted || b.noCheck {
+				return ans, nil
+			}
+			// BP's messages converged, which says nothing of the
+			// marginals' accuracy: the sampler answers, and BP's fixed
+			// point is checked against it.
+			bpAns = ans
+			break
 		}
 	}
 	bpFailed := "lifted BP did not converge (tried " + strings.Join(tried, ", ") + ")"
-	if b.bpIter < 0 {
+	switch {
+	case bpAns != nil:
+		bpFailed = fmt.Sprintf("lifted BP's messages converged (tried %s; %d iterations), which says nothing of the marginals' accuracy", strings.Join(tried, ", then "), iters)
+	case b.bpIter < 0:
 		bpFailed = "lifted BP skipped (bp-iter 0)"
-	} else if b.bpIter > 0 {
+	case b.bpIter > 0:
 		bpFailed = fmt.Sprintf("lifted BP did not converge within its slice of %d iterations (tried %s)", slice, strings.Join(tried, ", "))
 	}
 	if q.Task != infer.Marginals {
@@ -243,6 +256,11 @@ func (b *bpChain) Run(ctx context.Context, c *lift.Compressed, q infer.Query) (*
 		return nil, err
 	}
 	s, err := mc.Run(ctx, gc, q)
+	if err != nil && bpAns != nil {
+		bpAns.Stats.Method = "lbp"
+		bpAns.Stats.MethodReason = fmt.Sprintf("%s; %s gave no answer to check it against (%s): BP's fixed point", bpFailed, name, shortError(err))
+		return bpAns, nil
+	}
 	if err != nil {
 		if ans != nil {
 			ans.Stats.BPIterations, ans.Stats.Messages = iters, msgs
@@ -260,7 +278,68 @@ func (b *bpChain) Run(ctx context.Context, c *lift.Compressed, q infer.Query) (*
 	}
 	s.Stats.TimeLimited = s.Stats.TimeLimited || timed
 	s.Stats.MethodReason = fmt.Sprintf("%s; %s%s %s, %s", bpFailed, name, why, how, mixed)
+	if bpAns != nil {
+		s.Stats.MethodReason += "; " + checkBP(s, bpAns)
+	}
 	return s, nil
+}
+
+// BPAgree is how far (beyond four standard errors) BP's fixed point may
+// lie from a sampler's mixed estimate and count as agreeing with it.
+const BPAgree = 0.01
+
+// checkBP compares BP's converged beliefs (on its counted graph) with the
+// sampler's answer s (on the ground graph) entry by entry: where the
+// chains mixed the sampler's estimate stands, and BP agrees when within
+// four standard errors plus BPAgree; where they did not, BP's belief,
+// when inside the interval the chains span (two standard errors wider),
+// replaces the chains' pooled mean as the point estimate (the entry stays
+// unresolved). It returns what it found, in words.
+func checkBP(s, bpAns *infer.Answer) string {
+	c := bpAns.Graph
+	var mixed, agree, unresolved, used int
+	worst := 0.0
+	for v := range s.Graph.NodeOf {
+		X, Y := int(s.Graph.NodeOf[v]), int(c.NodeOf[v])
+		sb, bb := s.NodeBelief(X), bpAns.NodeBelief(Y)
+		o := s.NodeOff[X]
+		if c.NodeEvidence[Y] >= 0 || len(sb) != len(bb) {
+			continue
+		}
+		inside := true
+		for x := range sb {
+			i := o + x
+			se := s.StdErr[i]
+			if s.EntryMixed == nil || s.EntryMixed[i] {
+				mixed++
+				d := math.Abs(bb[x] - sb[x])
+				worst = max(worst, d)
+				if d <= 4*se+BPAgree {
+					agree++
+				}
+				inside = false
+				continue
+			}
+			unresolved++
+			w := 0.0
+			if se >= 0 && !math.IsInf(se, 0) {
+				w = 2 * se
+			}
+			lo, hi := min(s.ChainLo[i], sb[x])-w, max(s.ChainHi[i], sb[x])+w
+			if !(bb[x] >= lo && bb[x] <= hi) {
+				inside = false
+			}
+		}
+		if inside && len(sb) > 0 {
+			copy(sb, bb)
+			used++
+		}
+	}
+	msg := fmt.Sprintf("BP's fixed point agrees with the sampler on %d of its %d mixed entries (within 4 standard errors + %g; largest difference %.3g)", agree, mixed, BPAgree, worst)
+	if unresolved > 0 {
+		msg += fmt.Sprintf("; on %d variables the chains have not mixed but span BP's belief, which is printed there (still unresolved)", used)
+	}
+	return msg
 }
 
 // NearDeterministic is the log-ratio within one factor's table (or a zero

@@ -153,8 +153,8 @@ func (b *byComponents) solve(ctx context.Context, sub *fg.Graph, q infer.Query, 
 	}
 	ans, err := b.auto.chain().Run(ctx, cc, sq)
 	method := "lbp"
-	if ans != nil && ans.Stats.Method == "mcsat" {
-		method = "mcsat"
+	if ans != nil && ans.Stats.Chains > 0 && ans.Stats.Method != "" {
+		method = ans.Stats.Method // the sampler that answered
 	}
 	return part{method: method, ans: ans, refuse: refuse, err: err}
 }
@@ -197,9 +197,31 @@ func (b *byComponents) assemble(c *lift.Compressed, q infer.Query, comps *fg.Com
 		if refuse == "" && p.refuse != "" {
 			refuse = p.refuse // the largest such component's (lowest number among equals)
 		}
+		kind := infer.KindBP
+		switch {
+		case p.method == "enumerate" || p.method == "jtree":
+			kind = infer.KindExact
+		case a.Stats.Chains > 0:
+			kind = infer.KindSampled
+		}
+		if ans.Kind == nil {
+			n := len(ans.Belief)
+			ans.Kind, ans.EntryMixed = make([]infer.EntryKind, n), make([]bool, n)
+			ans.ChainLo, ans.ChainHi, ans.EntryRHat = make([]float64, n), make([]float64, n), make([]float64, n)
+		}
 		for j, v := range comps.CompVars(i) {
 			X := a.Graph.NodeOf[j]
 			copy(ans.Marginal(int(v)), a.NodeBelief(int(X)))
+			o, ao := ans.NodeOff[c.NodeOf[v]], a.NodeOff[X]
+			for x := range int(g.Card[v]) {
+				ans.Kind[o+x] = kind
+				ans.EntryMixed[o+x] = a.Converged
+				ans.ChainLo[o+x], ans.ChainHi[o+x], ans.EntryRHat[o+x] = math.NaN(), math.NaN(), math.NaN()
+				if kind == infer.KindSampled && a.EntryMixed != nil {
+					ans.EntryMixed[o+x] = a.EntryMixed[ao+x]
+					ans.ChainLo[o+x], ans.ChainHi[o+x], ans.EntryRHat[o+x] = a.ChainLo[ao+x], a.ChainHi[ao+x], a.EntryRHat[ao+x]
+				}
+			}
 			if a.StdErr != nil {
 				if ans.StdErr == nil {
 					ans.StdErr = make([]float64, len(ans.Belief))
@@ -241,7 +263,8 @@ func (b *byComponents) assemble(c *lift.Compressed, q infer.Query, comps *fg.Com
 	var what []string
 	for _, m := range []struct{ name, text string }{
 		{"enumerate", "exact by enumeration"}, {"jtree", "exact by jtree"},
-		{"lbp", "by lifted BP"}, {"mcsat", "by MC-SAT"},
+		{"lbp", "by lifted BP"}, {"mcsat", "by MC-SAT"}, {"gibbs", "by Gibbs"}, {"bgibbs", "by blocked Gibbs"},
+		{"tempering", "by tempering"}, {"swendsen-wang", "by Swendsen-Wang"},
 	} {
 		n := count[m.name]
 		if n == 0 {
@@ -250,7 +273,7 @@ func (b *byComponents) assemble(c *lift.Compressed, q infer.Query, comps *fg.Com
 		methods = append(methods, m.name)
 		t := fmt.Sprintf("%d %s", n, m.text)
 		ok, yes, no := converged[m.name], "converged", "not converged"
-		if m.name == "mcsat" {
+		if m.name != "lbp" {
 			yes, no = "mixed", "not mixed"
 		}
 		switch {
