@@ -62,10 +62,14 @@ func (m *Model) mlnRunFor(req Request) (*mlnRun, error) {
 // Compress runs colour passing only and returns a Result with the sizes
 // of the counted graph in Stats (the inference fields zero): for an MLN
 // the first-order network's where the construction applies, else the
-// grounding's.
+// grounding's. Under req.Tolerance it compresses approximately, which
+// takes lifted BP to choose the approximation (compressApprox).
 func (m *Model) Compress(ctx context.Context, req Request) (*Result, error) {
 	if ctx == nil {
 		ctx = context.Background()
+	}
+	if req.Tolerance > 0 {
+		return m.compressApprox(ctx, req)
 	}
 	ref, err := Refiner(req.Workers)
 	if err != nil {
@@ -134,4 +138,18 @@ func checkConstruction(c string) error {
 		return nil
 	}
 	return requestErrorf("unknown construction %q (want first-order or ground)", c)
+}
+
+// compressApprox is Compress under a tolerance: the approximation that
+// lifted BP (req.Method "lbp" unless set, req.Properties) takes under it
+// (infer.Query.Tolerance), found by running it; the Stats are that
+// run's, the inference fields included (an unconverged run is reported,
+// not refused).
+func (m *Model) compressApprox(ctx context.Context, req Request) (*Result, error) {
+	if req.Method == "" {
+		req.Method = "lbp"
+	}
+	req.Task = Marginals
+	req.AllowUnconverged = true
+	return m.Run(ctx, req)
 }

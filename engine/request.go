@@ -75,7 +75,7 @@ type Request struct {
 	// Workers is the number of cores colour passing uses (0: all).
 	Workers int
 	// Tolerance > 0 lets lifted BP on a grounding or factor graph lift
-	// approximately (infer.Options.Tolerance): the mean |marginal −
+	// approximately (infer.Query.Tolerance): the mean |marginal −
 	// ground BP| accepted, the error estimated and reported in the
 	// Stats. 0, the default, is exact lifting.
 	Tolerance float64

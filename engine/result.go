@@ -450,11 +450,11 @@ func approxText(st infer.Stats) string {
 	if st.Approximation == "" {
 		return fmt.Sprintf(", exact lifting (no approximation met --tolerance %g)", st.Tolerance)
 	}
-	fc := "-"
-	if st.Clusterfactors > 0 {
-		fc = strconv.FormatFloat(float64(st.Factors)/float64(st.Clusterfactors), 'f', 1, 64) + "x"
+	fc := ""
+	if st.Clusterfactors > 0 && st.Clusterfactors < st.Factors {
+		fc = "; factors " + strconv.FormatFloat(float64(st.Factors)/float64(st.Clusterfactors), 'f', 1, 64) + "x"
 	}
-	return fmt.Sprintf(", approximate lifting (%s; factors %s): estimated mean |marginal - ground BP| %.2g, largest %.2g, within --tolerance %g",
+	return fmt.Sprintf(", approximate lifting (%s%s): estimated mean |marginal - ground BP| %.2g, largest %.2g, within --tolerance %g",
 		st.Approximation, fc, deref(st.ErrorEstimate), deref(st.ErrorEstimateMax), st.Tolerance)
 }
 

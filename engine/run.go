@@ -120,7 +120,7 @@ func (m *Model) setup(req Request) (*setup, error) {
 	if !(req.Tolerance >= 0 && req.Tolerance < 1) {
 		return nil, requestErrorf("--tolerance must be in [0, 1), got %v", req.Tolerance)
 	}
-	s.opt.Tolerance = req.Tolerance
+	s.opt.Query.Tolerance = req.Tolerance
 	if s.opt.Refiner, err = Refiner(req.Workers); err != nil {
 		return nil, err
 	}

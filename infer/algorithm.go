@@ -59,6 +59,11 @@ type Query struct {
 	// splits (the components of MAP search); 0: one per core. Answers
 	// do not depend on it.
 	Workers int
+	// Tolerance > 0 allows approximate lifting: the mean |marginal −
+	// ground BP| the caller accepts. Run then lifts approximately where
+	// the method is an ErrorEstimator (runApprox), and auto's components
+	// answered by lifted BP do the same. 0 is exact lifting.
+	Tolerance float64
 }
 
 // Progress is what an iterative method reports after a step.
@@ -282,7 +287,7 @@ type Stats struct {
 	ExactComponents int            `json:"exact_components,omitempty"`
 	ComponentSizes  []fg.SizeCount `json:"component_sizes,omitempty"`
 
-	// Approximate lifting (Options.Tolerance): the tolerance asked for,
+	// Approximate lifting (Query.Tolerance): the tolerance asked for,
 	// the approximation that answered ("" when exact lifting did) and
 	// the estimated mean and largest |marginal − ground BP| of its
 	// answer (ErrorEstimator), with the approximations tried.

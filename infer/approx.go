@@ -24,7 +24,7 @@ type ErrorEstimate struct {
 
 // ErrorEstimator is implemented by methods that can estimate the error of
 // their answer on an approximate compression of g (lifted BP: package
-// infer/bp); Run then lifts approximately under Options.Tolerance.
+// infer/bp); Run then lifts approximately under Query.Tolerance.
 type ErrorEstimator interface {
 	EstimateError(ctx context.Context, ans *Answer, g *fg.Graph, ev fg.Evidence) (ErrorEstimate, error)
 }
@@ -70,9 +70,16 @@ func (a Approximation) Compress(ctx context.Context, r lift.Refiner, g *fg.Graph
 	return c, st, err
 }
 
+// ExactEnough is the factor compression of exact lifting from which
+// runApprox tries no approximation: there lifted BP is already cheap, and
+// the error estimate (a few ground BP iterations) would cost more than
+// it saves.
+const ExactEnough = 10
+
 // runApprox answers with the coarsest approximation whose estimated mean
-// error is within opt.Tolerance, trying Approximations in order and
-// ending with exact lifting (error 0). The Stats hold the sizes of the
+// error is within opt.Query.Tolerance, trying Approximations in order and
+// ending with exact lifting (error 0); where exact lifting compresses
+// the factors ExactEnough times or more it answers at once. The Stats hold the sizes of the
 // compression that answered and its estimate; seconds and iterations
 // count every attempt.
 func runApprox(ctx context.Context, alg Algorithm, est ErrorEstimator, g *fg.Graph, ev fg.Evidence, opt Options) (*Answer, error) {
@@ -83,7 +90,7 @@ func runApprox(ctx context.Context, alg Algorithm, est ErrorEstimator, g *fg.Gra
 		ans.Stats.BPIterations += iters
 		ans.Stats.Messages += msgs
 		ans.Stats.ColorSeconds += colourSec
-		ans.Stats.Tolerance, ans.Stats.Approximation, ans.Stats.ApproxTried = opt.Tolerance, name, tried
+		ans.Stats.Tolerance, ans.Stats.Approximation, ans.Stats.ApproxTried = opt.Query.Tolerance, name, tried
 		mean, worst := 0.0, 0.0
 		if e != nil {
 			mean, worst = e.Mean, e.Max
@@ -91,7 +98,18 @@ func runApprox(ctx context.Context, alg Algorithm, est ErrorEstimator, g *fg.Gra
 		ans.Stats.ErrorEstimate, ans.Stats.ErrorEstimateMax = &mean, &worst
 		return ans
 	}
-	for _, a := range Approximations {
+	c, st, err := CompressWith(ctx, opt.Refiner, g, ev, true, opt.Colour)
+	if err != nil {
+		return nil, err
+	}
+	exact := st.Clusterfactors
+	try := Approximations
+	if st.Clusterfactors*ExactEnough <= st.Factors {
+		tried = append(tried, fmt.Sprintf("none: exact lifting compresses the factors %.0fx", float64(st.Factors)/float64(max(1, st.Clusterfactors))))
+		try = nil
+	}
+	colourSec += st.ColorSeconds
+	for _, a := range try {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
@@ -100,7 +118,12 @@ func runApprox(ctx context.Context, alg Algorithm, est ErrorEstimator, g *fg.Gra
 			return nil, err
 		}
 		name := a.String()
-		ans, err := alg.Run(ctx, c, opt.Query)
+		if c.NumFactors() >= exact {
+			tried = append(tried, fmt.Sprintf("%s: %d clusterfactors, no fewer than exact lifting's", name, c.NumFactors()))
+			colourSec += st.ColorSeconds
+			continue
+		}
+		ans, est, err := converge(ctx, alg, est, c, opt.Query)
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil, err
@@ -115,7 +138,7 @@ func runApprox(ctx context.Context, alg Algorithm, est ErrorEstimator, g *fg.Gra
 			tried = append(tried, name+": "+err.Error())
 		} else if !e.OK {
 			tried = append(tried, fmt.Sprintf("%s: no estimate (ground iterations contract at %.3g)", name, e.Ratio))
-		} else if e.Mean > opt.Tolerance {
+		} else if e.Mean > opt.Query.Tolerance {
 			tried = append(tried, fmt.Sprintf("%s: estimated mean error %.3g", name, e.Mean))
 		} else {
 			return finish(ans, st, name, &e), nil
@@ -124,10 +147,7 @@ func runApprox(ctx context.Context, alg Algorithm, est ErrorEstimator, g *fg.Gra
 		msgs += ans.Stats.Messages
 		colourSec += st.ColorSeconds
 	}
-	c, st, err := CompressWith(ctx, opt.Refiner, g, ev, true, opt.Colour)
-	if err != nil {
-		return nil, err
-	}
+	colourSec -= st.ColorSeconds // counted once, by finish
 	ans, err := runConverging(ctx, alg, c, opt.Query, opt.Unconverged)
 	if err != nil {
 		var nc *NotConvergedError
@@ -137,4 +157,43 @@ func runApprox(ctx context.Context, alg Algorithm, est ErrorEstimator, g *fg.Gra
 		return nil, err
 	}
 	return finish(ans, st, "", nil), nil
+}
+
+// converge runs alg on c and, when it does not converge, its Fallbacks
+// in order, as runConverging does; it returns the first converged answer
+// (else the last) with the estimator of the variant that gave it (the
+// error estimate runs ground BP with that variant's damping). Iterations
+// and messages count every attempt.
+func converge(ctx context.Context, alg Algorithm, est ErrorEstimator, c *lift.Compressed, q Query) (*Answer, ErrorEstimator, error) {
+	ans, err := alg.Run(ctx, c, q)
+	if err != nil || ans.Converged {
+		return ans, est, err
+	}
+	fb, ok := alg.(Fallbacks)
+	if !ok {
+		return ans, est, nil
+	}
+	iters, msgs := ans.Stats.BPIterations, ans.Stats.Messages
+	for _, f := range fb.Fallbacks() {
+		e, ok := f.Algorithm.(ErrorEstimator)
+		if !ok {
+			continue
+		}
+		next, err := f.Algorithm.Run(ctx, c, q)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, nil, ctx.Err()
+			}
+			continue
+		}
+		iters += next.Stats.BPIterations
+		msgs += next.Stats.Messages
+		ans, est = next, e
+		if ans.Converged {
+			ans.Stats.Fallback = f.Name
+			break
+		}
+	}
+	ans.Stats.BPIterations, ans.Stats.Messages = iters, msgs
+	return ans, est, nil
 }

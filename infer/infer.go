@@ -47,10 +47,6 @@ type Options struct {
 	// Converged false; Retry and Refuse try the method's Fallbacks first,
 	// and Refuse returns a *NotConvergedError when none converged.
 	Unconverged Unconverged
-	// Tolerance > 0 allows approximate lifting (RunApprox) when Lifted and
-	// the algorithm is an ErrorEstimator: the mean |marginal − ground BP|
-	// the caller accepts. 0 is exact lifting.
-	Tolerance float64
 }
 
 // Compress returns the counted graph for g (the trivial one unless
@@ -97,7 +93,7 @@ func Run(ctx context.Context, alg Algorithm, g *fg.Graph, ev fg.Evidence, opt Op
 		choice = &x
 		alg, opt.Lifted = x.Algorithm, x.Lifted
 	}
-	if est, ok := alg.(ErrorEstimator); ok && opt.Lifted && opt.Tolerance > 0 && opt.Query.Task != MAP {
+	if est, ok := alg.(ErrorEstimator); ok && opt.Lifted && opt.Query.Tolerance > 0 && opt.Query.Task != MAP {
 		ans, err := runApprox(ctx, alg, est, g, ev, opt)
 		if ans != nil {
 			ans.Stats.chosen(choice)

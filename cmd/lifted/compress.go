@@ -13,6 +13,8 @@ func newCompressCmd() *cobra.Command {
 	var f graphFlags
 	var mf mlnFlags
 	var output string
+	var tolerance float64
+	var damping string
 	cmd := &cobra.Command{
 		Use:   "compress [flags] MODEL",
 		Short: "Colour passing only: print the sizes of the compressed graph as JSON",
@@ -20,12 +22,18 @@ func newCompressCmd() *cobra.Command {
 an Alchemy .mln with .db evidence, which is grounded first) and prints the
 statistics of the compressed (lifted) graph as JSON: variables, factors, edges,
 clusternodes, clusterfactors, lifted_edges, color_iterations and color_seconds
-(the BP fields are zero), plus ground_atoms and ground_formulas for an MLN.`,
+(the BP fields are zero), plus ground_atoms and ground_formulas for an MLN.
+With --tolerance E it compresses approximately as lifted infer --method lbp
+--tolerance E does, running lifted BP to choose (its figures and the error
+estimate are in the JSON).`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			prog := newProgress(f.quiet)
 			req := engine.Request{ColourMode: f.colorMode, Workers: f.workers,
-				Query: mf.query, QueryFiles: mf.queryFiles, Ground: mf.options(), Progress: prog.report}
+				Query: mf.query, QueryFiles: mf.queryFiles, Ground: mf.options(), Progress: prog.report, Tolerance: tolerance}
+			if tolerance > 0 && damping != "" {
+				req.Properties = map[string]string{"damping": damping}
+			}
 			if err := engine.CheckOptions(req); err != nil {
 				return cmdError(args[0], err)
 			}
@@ -49,6 +57,8 @@ clusternodes, clusterfactors, lifted_edges, color_iterations and color_seconds
 	f.register(cmd)
 	mf.register(cmd)
 	cmd.Flags().StringVarP(&output, "output", "o", "", "output file (default stdout)")
+	cmd.Flags().Float64Var(&tolerance, "tolerance", 0, "compress approximately, accepting this mean |marginal - ground BP| (as lifted infer --method lbp --tolerance; runs lifted BP to choose); 0 = exact colour passing")
+	cmd.Flags().StringVar(&damping, "damping", "", "with --tolerance: lifted BP's damping")
 	groupFlags(cmd, prefixed(cmd, "Flags of MLNs", "MLN:"))
 	return cmd
 }

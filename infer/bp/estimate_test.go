@@ -120,7 +120,7 @@ func TestRunTolerance(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tiny, err := infer.Run(ctx, alg, g, nil, infer.Options{Lifted: true, Tolerance: 1e-15})
+	tiny, err := infer.Run(ctx, alg, g, nil, infer.Options{Lifted: true, Query: infer.Query{Tolerance: 1e-15}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,7 +132,7 @@ func TestRunTolerance(t *testing.T) {
 			t.Fatalf("exact fallback differs from exact lifting at %d", v)
 		}
 	}
-	loose, err := infer.Run(ctx, alg, g, nil, infer.Options{Lifted: true, Tolerance: 0.05})
+	loose, err := infer.Run(ctx, alg, g, nil, infer.Options{Lifted: true, Query: infer.Query{Tolerance: 0.05}})
 	if err != nil {
 		t.Fatal(err)
 	}

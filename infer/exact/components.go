@@ -123,7 +123,7 @@ func (b *byComponents) Run(ctx context.Context, c *lift.Compressed, q infer.Quer
 
 // solve answers component i, the graph sub.
 func (b *byComponents) solve(ctx context.Context, sub *fg.Graph, q infer.Query, i int) part {
-	sq := infer.Query{Task: q.Task, Seed: q.Seed + uint64(i)*golden, Workers: 1}
+	sq := infer.Query{Task: q.Task, Seed: q.Seed + uint64(i)*golden, Workers: 1, Tolerance: q.Tolerance}
 	run := func(method string, alg infer.Algorithm) part {
 		gc, err := lift.Ground(sub, nil)
 		if err != nil {
@@ -146,6 +146,18 @@ func (b *byComponents) solve(ctx context.Context, sub *fg.Graph, q infer.Query, 
 	refuse := "exact inference is too large"
 	if p != nil {
 		refuse = "jtree refuses: " + p.Describe()
+	}
+	if sq.Tolerance > 0 && sq.Task != infer.MAP {
+		// Approximate lifting under the tolerance (infer.Run tries the
+		// approximations, then exact lifting); an answer that did not
+		// converge goes to the chain below, with its MC-SAT fallback.
+		ans, err := infer.Run(ctx, b.auto.LBP, sub, nil, infer.Options{Lifted: true, Query: sq})
+		if err == nil && ans.Converged {
+			return part{method: "lbp", ans: ans, refuse: refuse}
+		}
+		if ctx.Err() != nil {
+			return part{err: ctx.Err()}
+		}
 	}
 	cc, _, err := infer.CompressWith(ctx, nil, sub, nil, true, lift.Options{})
 	if err != nil {
@@ -185,6 +197,7 @@ func (b *byComponents) assemble(c *lift.Compressed, q infer.Query, comps *fg.Com
 	converged := map[string]int{}
 	var refuse string
 	var mixing []string
+	approxSum, approxMax, approxNames := 0.0, 0.0, map[string]int{}
 	for i, p := range parts {
 		a := p.ans
 		count[p.method]++
@@ -251,11 +264,30 @@ func (b *byComponents) assemble(c *lift.Compressed, q infer.Query, comps *fg.Com
 			mixing = append(mixing, fmt.Sprintf("component %d: %s", i+1, s.Mixing))
 		}
 		st.Interrupted = st.Interrupted || s.Interrupted
+		if s.ErrorEstimate != nil { // approximate lifting (Query.Tolerance)
+			n := float64(len(comps.CompVars(i)))
+			approxSum += *s.ErrorEstimate * n
+			approxMax = max(approxMax, *s.ErrorEstimateMax)
+			if s.Approximation != "" {
+				approxNames[s.Approximation]++
+			}
+		}
 		st.Treewidth = max(st.Treewidth, s.Treewidth)
 		st.LargestTable = max(st.LargestTable, s.LargestTable)
 	}
 	if ans.LogZKind == infer.NoLogZ {
 		ans.LogZ = 0
+	}
+	if q.Tolerance > 0 && q.Task != infer.MAP {
+		// The estimate over all variables: exact components add 0.
+		mean := approxSum / float64(max(1, g.NumVars()))
+		st.Tolerance, st.ErrorEstimate, st.ErrorEstimateMax = q.Tolerance, &mean, &approxMax
+		var names []string
+		for name, n := range approxNames {
+			names = append(names, fmt.Sprintf("%s (%d components)", name, n))
+		}
+		slices.Sort(names)
+		st.Approximation = strings.Join(names, "; ")
 	}
 	st.Mixing = strings.Join(mixing, "; ")
 	st.Converged = ans.Converged
