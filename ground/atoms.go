@@ -41,6 +41,64 @@ type predStore struct {
 	// byMask indexes nonFalse by the values of a subset of the arguments
 	// (a bit mask of positions): key (the partial local index) → atoms.
 	byMask map[uint64]map[int64][]int64
+
+	// For the size estimate of an open-world predicate with evidence:
+	// its atoms that are not false (unknown or true), built on demand,
+	// and per argument mask the size-biased mean of the number of such
+	// atoms that share a key (Σ n_key² / Σ n_key).
+	estNonFalse []int64
+	estBuilt    bool
+	estPerKey   map[uint64]float64
+}
+
+// openNonFalse returns the atoms of an open-world predicate that are not
+// false by evidence (nil when none is: then no atom prunes).
+func (s *predStore) openNonFalse() []int64 {
+	if s.estBuilt {
+		return s.estNonFalse
+	}
+	s.estBuilt = true
+	anyFalse := false
+	for i := range s.n {
+		if s.state(i) == stFalse {
+			anyFalse = true
+			continue
+		}
+		s.estNonFalse = append(s.estNonFalse, i)
+	}
+	if !anyFalse {
+		s.estNonFalse = nil
+	}
+	return s.estNonFalse
+}
+
+// openPerKey returns, over the atoms of openNonFalse, the mean number of
+// them that share an atom's key for mask (each atom weighs one, so a key
+// with many atoms counts as often as it has atoms: on a query predicate
+// whose unknown atoms gather on a few keys, the plain mean per key
+// would miss most of a self-join).
+func (s *predStore) openPerKey(mask uint64) float64 {
+	if n, ok := s.estPerKey[mask]; ok {
+		return n
+	}
+	if s.estPerKey == nil {
+		s.estPerKey = map[uint64]float64{}
+	}
+	count := map[int64]float64{}
+	nf := s.openNonFalse()
+	for _, a := range nf {
+		count[s.maskKey(a, mask)]++
+	}
+	sq := 0.0
+	for _, n := range count {
+		sq += n * n
+	}
+	m := 0.0
+	if len(nf) > 0 {
+		m = sq / float64(len(nf))
+	}
+	s.estPerKey[mask] = m
+	return m
 }
 
 // state returns the state of the atom with local index i.

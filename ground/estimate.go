@@ -82,7 +82,9 @@ func (p *prepared) size() *Size {
 }
 
 // estimate predicts the ground formulas of f by a greedy join over its
-// drivers (closed-world occurrences that fix the formula when false):
+// drivers (closed-world occurrences that fix the formula when false, and
+// occurrences of open-world predicates with false evidence, whose
+// candidates are their atoms not false by evidence):
 // starting from all bindings unbound, take the driver with the fewest
 // expected candidate atoms given the arguments already bound (the
 // predicate's non-false atoms divided by the number of distinct values of
@@ -102,8 +104,11 @@ func (g *grounder) estimate(f *formula) float64 {
 	}
 	var drivers []int32
 	for o := range f.prog.occs {
-		if g.occLeft[o] == 0 || !g.at.preds[f.prog.occs[o].pred].closed {
+		if g.occLeft[o] == 0 {
 			continue
+		}
+		if s := &g.at.preds[f.prog.occs[o].pred]; !s.closed && s.openNonFalse() == nil {
+			continue // open-world without false evidence: prunes nothing
 		}
 		g.occVal[o] = vFalse
 		v := f.prog.eval(g.occVal, g.eqVal, g.vals)
@@ -165,6 +170,23 @@ func (g *grounder) expectedCandidates(o occurrence, bound []bool) (float64, bool
 	}
 	if !open {
 		return 0, false
+	}
+	if !s.closed {
+		// Open-world with evidence: the atoms not false by evidence.
+		nf := s.openNonFalse()
+		if mask == 0 {
+			return float64(len(nf)), true
+		}
+		if constOnly {
+			n := 0
+			for _, a := range nf {
+				if s.maskKey(a, mask) == key {
+					n++
+				}
+			}
+			return float64(n), true
+		}
+		return s.openPerKey(mask), true
 	}
 	if mask == 0 {
 		return float64(len(s.nonFalse)), true
