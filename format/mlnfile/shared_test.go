@@ -63,6 +63,8 @@ var sharedMLNs = []mlnCase{
 	{glob: "univ/lomrf/*.mln"},     // person={1,...,10000}
 	{glob: "uwcse/forclift/*.mln"}, // empty types "level= {}"
 	{glob: "uwcse/tuffy-cse/prog.mln"},
+	{glob: "uwcse/alchemy/*.mln"}, // Alchemy's UW-CSE knowledge base (94 formulas) and its advisedBy subset
+	{glob: "misc/fo2-five-unary.mln"},
 	{glob: "webkb/*/*.mln"},
 }
 
@@ -159,6 +161,7 @@ var sharedDBs = []dbCase{
 	{glob: "uwcse/forclift/uwcse_fold*.db", mln: []string{"{dir}/convergencetest.mln"}},
 	{glob: "uwcse/tuffy-cse/evidence.db", mln: []string{"{dir}/prog.mln"}},
 	{glob: "uwcse/tuffy-cse/query.db", mln: []string{"{dir}/prog.mln"}, query: true},
+	{glob: "uwcse/alchemy/*.db", mln: []string{"{dir}/uw-cse.mln"}},
 	{glob: "webkb/forclift/corn.db", mln: []string{"{dir}/webkb.mln"}},
 	{glob: "webkb/forclift/corn20.db", mln: []string{"{dir}/webkb_bug3.mln"}},
 	{glob: "webkb/forclift/corn20_bug1.db", mln: []string{"{dir}/webkb_bug1.mln"}},
@@ -172,6 +175,8 @@ var sharedDBs = []dbCase{
 // sharedOther lists files that are neither .mln nor .db input.
 var sharedOther = []struct{ glob, why string }{
 	{"*/SOURCE.txt", "provenance notes"},
+	{"*/*/SOURCE.txt", "provenance notes"},
+	{"cora-er/expressgnn/S*/*", "ExpressGNN's split format for Cora entity resolution (facts, predicates, queries, rules), not yet read as an MLN"},
 	{"lsm-misc/lsm/readme", "prose"},
 	{"*/lsm*/*.type", "LSM's list of type names, one per line"},
 	{"caviar-meet/lomrf-DN-HI/fold_*/*.golden", "LoMRF's expected inference output (atom and probability per line)"},
