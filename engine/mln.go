@@ -88,6 +88,7 @@ func (m *Model) runMLN(ctx context.Context, s *setup) (*Result, error) {
 		res.Stats.Dialect, res.Stats.ClosedWorld = d.String(), d.Dialect.WorldRule()
 		res.dialectNote = d.Dialect != mln.DialectAlchemy || d.Given
 		res.worldText = d.Dialect.WorldRuleText()
+		res.Stats.World = s.world
 	}
 	return res, err
 }
@@ -105,6 +106,9 @@ func (m *Model) runMLNQuery(ctx context.Context, s *setup) (*Result, error) {
 	}
 	r := &mlnRun{setup: s, m: m, gopt: groundOptions(s.req.Ground)}
 	r.gopt.QueryAtoms = q
+	if w, err := mln.World(m.MLN, m.DB, q.Preds(), s.req.Ground.ClosedWorld, s.req.Ground.OpenWorld); err == nil {
+		s.world = w
+	}
 	r.gopt.ExactMax = s.opt.Query.Task == infer.MAP
 	res, why, err := r.firstOrder(ctx)
 	if res != nil || err != nil {

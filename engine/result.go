@@ -225,6 +225,11 @@ func (r *Result) Messages() []Message {
 	if r.dialectNote {
 		out = append(out, Message{Info, fmt.Sprintf("dialect %s; closed world: %s", st.Dialect, r.worldText)})
 	}
+	if strings.HasPrefix(st.World, "closed world: ") {
+		// Some predicate's missing atoms were taken as false: say which,
+		// and why (the answer depends on it).
+		out = append(out, Message{Info, st.World})
+	}
 	if st.Method != "" {
 		out = append(out, Message{Info, fmt.Sprintf("method %s: %s", st.Method, st.MethodReason)})
 	}

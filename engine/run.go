@@ -68,6 +68,7 @@ type setup struct {
 	method infer.Method
 	alg    infer.Algorithm
 	opt    infer.Options
+	world  string // an MLN's world assumption per predicate (mln.World)
 }
 
 // MethodFor is the method that answers task when the request names none.

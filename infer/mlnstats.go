@@ -24,4 +24,9 @@ type MLNStats struct {
 	// applied: "alchemy", "tuffy" or "open" (mln.Dialect.WorldRule).
 	Dialect     string `json:"dialect,omitempty"`
 	ClosedWorld string `json:"closed_world,omitempty"`
+	// World says which predicates were closed- and which open-world, and
+	// why (mln.World): "closed world: Smokes, Friends (not queried, with
+	// evidence: Alchemy's rule; --ow opens it); open world: Cancer
+	// (queried)".
+	World string `json:"world,omitempty"`
 }

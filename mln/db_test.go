@@ -164,3 +164,35 @@ func TestDBSharesTypeIndex(t *testing.T) {
 		t.Errorf("LookupAtom(Smokes, B) = %v, %v", v, ok)
 	}
 }
+
+// World names each predicate's world and why, in agreement with
+// ClosedWorld, under each dialect's rule and the --cw/--ow lists.
+func TestWorld(t *testing.T) {
+	m := mustParse(t, "w.mln", "Friends(p, p)\nSmokes(p)\nCancer(p)\nAsthma(p)\n*Knows(p, p)\nTall(p)\n")
+	db, err := mlnfile.ReadDB(strings.NewReader("Friends(A, B)\nSmokes(A)\n?Asthma(B)\n"), "w.db", m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		dialect mln.Dialect
+		cw, ow  []string
+		want    string
+	}{
+		{mln.DialectAlchemy, nil, nil, "closed world: Friends, Asthma (not queried, with evidence: Alchemy's rule; --ow opens it); Knows (marked *); open world: Smokes, Cancer (queried); Tall (no evidence)"},
+		{mln.DialectAlchemy, []string{"Tall"}, []string{"Friends"}, "closed world: Asthma (not queried, with evidence: Alchemy's rule; --ow opens it); Knows (marked *); Tall (--cw); open world: Friends (--ow); Smokes, Cancer (queried)"},
+		{mln.DialectTuffy, nil, nil, "closed world: Knows (marked * (Tuffy's rule)); open world: Friends, Asthma, Tall (not marked * (Tuffy's rule)); Smokes, Cancer (queried)"},
+		{mln.DialectPracmln, nil, nil, "open world: Friends, Asthma, Knows, Tall (pracmln's rule: every predicate open); Smokes, Cancer (queried)"},
+	} {
+		m.Dialect.Dialect = c.dialect
+		got, err := mln.World(m, db, []string{"Smokes(x)", "Cancer"}, c.cw, c.ow)
+		if err != nil || got != c.want {
+			t.Errorf("%v cw %v ow %v:\n got %q, %v\nwant %q", c.dialect, c.cw, c.ow, got, err, c.want)
+		}
+		cw, _ := mln.ClosedWorld(m, db, []string{"Smokes(x)", "Cancer"}, c.cw, c.ow)
+		for p, closed := range cw {
+			if in := strings.Contains(strings.Split(got, "open world:")[0], p); in != closed {
+				t.Errorf("%v: %s closed %v by ClosedWorld, but World says %q", c.dialect, p, closed, got)
+			}
+		}
+	}
+}
