@@ -165,6 +165,16 @@ func (res *Result) diagnose(runs []*chainRun, sel []int, off []int, k Kernel) {
 			res.Pass[sel[j]], res.EntryRHat[sel[j]] = s.Pass(), min(s.RHat, math.MaxFloat64)
 		}
 	}
+	// An entry counts as mixed on its own only when the state as a whole
+	// did too (the score's diagnostics pass, no chain frozen): chains
+	// that hard constraints hold in different worlds can agree on an
+	// atom whose conditional those worlds share (calibration: Gibbs on
+	// MLNs with hard formulas had such atoms 0.2 off).
+	if !sums[len(sel)].Pass() || d.Frozen {
+		for _, i := range sel {
+			res.Pass[i] = false
+		}
+	}
 	// A binary variable's state 0 has the standard error of its state 1.
 	if off != nil {
 		for v := 0; v+1 < len(off); v++ {
