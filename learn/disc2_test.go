@@ -182,7 +182,7 @@ func TestDiscRecoversWeights(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := Discriminative(context.Background(), m, []*mln.DB{db}, nil, DiscOptions{NE: []string{"Cancer"}, PriorStdDev: -1, Seed: 4})
+	r, err := Discriminative(context.Background(), m, []*mln.DB{db}, nil, DiscOptions{NE: []string{"Cancer"}, PriorStdDev: -1, Seed: 4, NoPLLInit: true, MaxIter: 100})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -252,3 +252,66 @@ func TestDiscriminativeUWCSECounts(t *testing.T) {
 		t.Error("no ground formula with an auxiliary variable: the EXIST formulas should have some")
 	}
 }
+
+// Where the query atoms are independent given the evidence (no formula
+// has two Cancer atoms), the conditional pseudo-likelihood is the
+// conditional likelihood: Discriminative's starting weights alone
+// (MaxIter < 0) are the exact optimum, checked by the enumerated gradient.
+func TestDiscriminativePLLStartIndependent(t *testing.T) {
+	model := `Smokes(person)
+Cancer(person)
+Friends(person, person)
+0.5 Smokes(x) => Cancer(x)
+-0.2 Cancer(x)
+Cancer(x) ^ Friends(x,y) ^ Smokes(y)
+`
+	m := parse(t, model)
+	db, err := mlnfile.ReadDB(strings.NewReader(discData), "data.db", m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Discriminative(context.Background(), m, []*mln.DB{db}, nil, DiscOptions{NE: []string{"Cancer"}, PriorStdDev: 2, MaxIter: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Iterations != 0 || !strings.Contains(r.Status, "conditional pseudo-likelihood") {
+		t.Errorf("status %q after %d iterations", r.Status, r.Iterations)
+	}
+	if _, g := exactCLL(t, m, discData, "Cancer", r.Weights, 2); maxAbs(g) > 1e-5 {
+		t.Errorf("exact conditional gradient at the pseudo-likelihood's optimum %v: %v, want ≈ 0", r.Weights, g)
+	}
+	// with coupled query atoms it is only a start: not the optimum
+	m = parse(t, discModel)
+	db, _ = mlnfile.ReadDB(strings.NewReader(discData), "data.db", m)
+	r, err = Discriminative(context.Background(), m, []*mln.DB{db}, nil, DiscOptions{NE: []string{"Cancer"}, PriorStdDev: 2, MaxIter: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, g := exactCLL(t, m, discData, "Cancer", r.Weights, 2); maxAbs(g) < 1e-3 {
+		t.Errorf("coupled model: the pseudo-likelihood's optimum has exact gradient %v: the test cannot tell them apart", g)
+	}
+}
+
+// Cancelling the context mid-learning returns the weights so far, marked
+// interrupted.
+func TestDiscriminativeInterrupted(t *testing.T) {
+	m := parse(t, discModel)
+	db, err := mlnfile.ReadDB(strings.NewReader(discData), "data.db", m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	r, err := Discriminative(ctx, m, []*mln.DB{db}, nil, DiscOptions{NE: []string{"Cancer"}, ExactVars: -1, Samples: 20, MaxIter: 50, Seed: 1, NoPLLInit: true, StepTol: 1e-12,
+		Progress: func(it int, _ float64) {
+			if it == 2 {
+				cancel()
+			}
+		}})
+	if err != nil || r == nil || !r.Interrupted {
+		t.Fatalf("got %+v, %v; want the weights so far, marked interrupted", r, err)
+	}
+	if len(r.Weights) != len(m.Formulas) || !strings.HasPrefix(r.Status, "interrupted after 2 iterations") {
+		t.Errorf("weights %v, status %q", r.Weights, r.Status)
+	}
+}

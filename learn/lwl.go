@@ -49,6 +49,12 @@ type Options struct {
 	// are weighted by one over their number, so that every predicate counts
 	// the same.
 	UnweightedPLL bool
+	// Predicates, if not empty, restricts PLL to the atoms of these
+	// predicates: the sum of log P(X = its value | all other atoms) over
+	// their ground atoms only, every other atom given — the conditional
+	// (discriminative) pseudo-likelihood of a query predicate given the
+	// evidence, which Discriminative starts from.
+	Predicates []string
 }
 
 func (o *Options) defaults() Options {

@@ -44,6 +44,17 @@ func PLL(m *mln.MLN, dbs []*mln.DB, names []string, opt *Options) (*Result, erro
 	if err := checkExpanded(m); err != nil {
 		return nil, err
 	}
+	var only []bool
+	if len(o.Predicates) > 0 {
+		only = make([]bool, len(m.Preds))
+		for _, n := range o.Predicates {
+			p := m.PredIndex(n)
+			if p < 0 {
+				return nil, fmt.Errorf("unknown predicate %q", n)
+			}
+			only[p] = true
+		}
+	}
 	groups := map[string]*pllGroup{}
 	for i, db := range dbs {
 		name := fmt.Sprintf("database %d", i+1)
@@ -62,7 +73,7 @@ func PLL(m *mln.MLN, dbs []*mln.DB, names []string, opt *Options) (*Result, erro
 		if ctx == nil {
 			ctx = context.Background()
 		}
-		if err := pllDeltasProgress(ctx, m, db, name, !o.UnweightedPLL, groups, tick); err != nil {
+		if err := pllDeltasOnly(ctx, m, db, name, !o.UnweightedPLL, only, groups, tick); err != nil {
 			return nil, err
 		}
 	}
@@ -160,6 +171,12 @@ func pllDeltas(m *mln.MLN, db *mln.DB, name string, equalPredWeights bool, group
 // nil): the hard formulas checked, then the ground atoms done. It stops
 // with ctx's error when ctx ends (checked at every ground atom).
 func pllDeltasProgress(ctx context.Context, m *mln.MLN, db *mln.DB, name string, equalPredWeights bool, groups map[string]*pllGroup, tick func(stage string, done, total int64)) error {
+	return pllDeltasOnly(ctx, m, db, name, equalPredWeights, nil, groups, tick)
+}
+
+// pllDeltasOnly is pllDeltasProgress over the atoms of the predicates
+// only marks (nil: all).
+func pllDeltasOnly(ctx context.Context, m *mln.MLN, db *mln.DB, name string, equalPredWeights bool, only []bool, groups map[string]*pllGroup, tick func(stage string, done, total int64)) error {
 	if tick == nil {
 		tick = func(string, int64, int64) {}
 	}
@@ -206,7 +223,10 @@ func pllDeltasProgress(ctx context.Context, m *mln.MLN, db *mln.DB, name string,
 	}
 	// Progress: the ground atoms whose conditional likelihood is done.
 	total, done := int64(0), int64(0)
-	for _, p := range m.Preds {
+	for pi, p := range m.Preds {
+		if only != nil && !only[pi] {
+			continue
+		}
 		n := int64(1)
 		for _, t := range p.TypeIdx {
 			n *= int64(len(w.dom[t]))
@@ -216,6 +236,9 @@ func pllDeltasProgress(ctx context.Context, m *mln.MLN, db *mln.DB, name string,
 	const stage = "pll: conditional likelihood terms (ground atoms)"
 	tick(stage, 0, total)
 	for pi, p := range m.Preds {
+		if only != nil && !only[pi] {
+			continue
+		}
 		n := int64(1)
 		for _, t := range p.TypeIdx {
 			n *= int64(len(w.dom[t]))

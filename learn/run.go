@@ -24,15 +24,15 @@ type Run struct {
 	// (PriorStdDev < 0: none).
 	PriorMean, PriorStdDev float64
 	// MaxIter bounds the iterations: L-BFGS's for lwl and pll, diagonal
-	// Newton's for dn; 0 is the method's default (1000 for L-BFGS, 100
-	// for diagonal Newton).
+	// Newton's for dn; 0 is the method's default (1000 for L-BFGS, 5
+	// for diagonal Newton after its pseudo-likelihood start).
 	MaxIter int
 	// Tol is L-BFGS's gradient tolerance (lwl, pll).
 	Tol float64
 	// UnweightedPLL weighs all ground atoms alike in pll (Options).
 	UnweightedPLL bool
-	// NE are the query predicates of dn (required there); Seed seeds its
-	// MC-SAT.
+	// NE are the query predicates of dn (none: every predicate, the
+	// likelihood); Seed seeds its MC-SAT.
 	NE   []string
 	Seed uint64
 	// Progress, if set, reports the work: the stage (the method, or the
@@ -58,7 +58,7 @@ func (r *Run) maxIter() int {
 	case r.MaxIter != 0:
 		return r.MaxIter
 	case r.Method == "dn":
-		return 100
+		return 5 // DiscOptions' default
 	}
 	return 1000
 }
@@ -76,9 +76,6 @@ func (r *Run) Check() error {
 	case "lwl", "pll":
 		return r.options().Check()
 	case "dn":
-		if len(r.NE) == 0 {
-			return fmt.Errorf("--method dn needs the query predicates: --ne P[,Q…]")
-		}
 		return nil
 	}
 	return fmt.Errorf("unknown --method %q (want lwl, pll, dn, smd, sgd, scg or lbfgs-bp)", r.Method)
@@ -95,8 +92,14 @@ func (r *Run) Learn(ctx context.Context, m *mln.MLN) (*Learned, error) {
 	}
 	maxIter := r.maxIter()
 	if r.Method == "dn" {
+		ne := r.NE
+		if len(ne) == 0 { // every predicate is a query: the likelihood (as the online learners without --ne)
+			for _, p := range m.Preds {
+				ne = append(ne, p.Name)
+			}
+		}
 		m, res, err := DiscFiles(ctx, m, r.Train, DiscOptions{
-			NE: r.NE, PriorMean: r.PriorMean, PriorStdDev: r.PriorStdDev, MaxIter: maxIter, Seed: r.Seed,
+			NE: ne, PriorMean: r.PriorMean, PriorStdDev: r.PriorStdDev, MaxIter: maxIter, Seed: r.Seed,
 			Progress: func(it int, step float64) {
 				progress("dn", int64(it), int64(maxIter), fmt.Sprintf("diagonal Newton iteration %d, largest Newton step not yet converged %.3g", it, step))
 			},
@@ -104,10 +107,14 @@ func (r *Run) Learn(ctx context.Context, m *mln.MLN) (*Learned, error) {
 		if err != nil {
 			return nil, err
 		}
+		status := res.Status
+		if res.Interrupted {
+			status = "INTERRUPTED: " + status
+		}
 		return &Learned{MLN: m, Result: res,
 			Summary: fmt.Sprintf("dn: %d iterations, %d evaluations, %.3f s (%s)", res.Iterations, res.Evaluations, res.Seconds, res.Status),
-			Header: fmt.Sprintf("Learned by lifted learn --method dn --ne %s from %s\nconditional likelihood, diagonal Newton with MC-SAT counts, prior N(%g, %g²)",
-				strings.Join(r.NE, ","), TrainNames(r.Train), r.PriorMean, r.PriorStdDev)}, nil
+			Header: fmt.Sprintf("Learned by lifted learn --method dn --ne %s from %s\nconditional likelihood, diagonal Newton with MC-SAT counts from the conditional pseudo-likelihood's optimum, prior N(%g, %g²)\n%s",
+				strings.Join(ne, ","), TrainNames(r.Train), r.PriorMean, r.PriorStdDev, status)}, nil
 	}
 	opt := r.options()
 	opt.Progress = func(it int, obj float64) {

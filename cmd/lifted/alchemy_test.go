@@ -170,8 +170,8 @@ func TestAlchemyTutorialCommands(t *testing.T) {
 	for _, c := range []struct{ alchemy, ours []string }{
 		{[]string{"learnwts", "-g"}, []string{"learn", "--method", "pll"}},
 		{[]string{"learn", "-g", "-noPrior", "-gMaxIter", "5"}, []string{"learn", "--method", "pll", "--prior-stddev", "-1", "--max-iter", "5"}},
-		{[]string{"learnwts", "-d", "-ne", "Smokes,Cancer", "-dNumIter", "10", "-priorStdDev", "2"}, []string{"learn", "--method", "scg", "--ne", "Smokes,Cancer", "--max-iter", "10", "--prior-stddev", "2"}},
-		{[]string{"learnwts", "-d", "-multipleDatabases", "-seed", "5"}, []string{"learn", "--method", "scg", "--seed", "5"}},
+		{[]string{"learnwts", "-d", "-ne", "Smokes,Cancer", "-dNumIter", "10", "-priorStdDev", "2"}, []string{"learn", "--method", "dn", "--ne", "Smokes,Cancer", "--max-iter", "10", "--prior-stddev", "2"}},
+		{[]string{"learnwts", "-d", "-multipleDatabases", "-seed", "5"}, []string{"learn", "--method", "dn", "--seed", "5"}},
 	} {
 		a := append(c.alchemy, "-i", smokersMLN, "-o", "OUT", "-t", smokersDB)
 		o := append(c.ours, "-i", smokersMLN, "-o", "OUT", "-t", smokersDB)
@@ -264,7 +264,7 @@ func TestAlchemyArgs(t *testing.T) {
 		{"infer -ow F -cw G -f q.db -bp -m m.mln", "infer --ow F --cw G --query-file q.db m.mln --method bp --max-product"},
 		{"infer m.mln -- -i", "infer m.mln -- -i"},
 		{"learnwts -g -i m.mln -t a.db,b.db -o out -noPrior", "learnwts --method=pll -i m.mln -t a.db,b.db -o out --prior-stddev=-1"},
-		{"learn -d -ne P,Q -seed 3 -i m.mln -t a.db", "learn --method=scg --ne P,Q -i m.mln -t a.db --seed 3"},
+		{"learn -d -ne P,Q -seed 3 -i m.mln -t a.db", "learn --method=dn --ne P,Q -i m.mln -t a.db --seed 3"},
 		{"count -foo x.cnf", "count -foo x.cnf"},
 	} {
 		got, _, err := alchemyArgs(root, strings.Fields(c.in))

@@ -48,11 +48,13 @@ Methods:
   pll  maximises the pseudo-log-likelihood on the ground model, Alchemy's
        default generative learner (predicates weighted equally unless
        --pll-unweighted).
-  dn   discriminative: maximises the conditional likelihood of the --ne
-       predicates given the others by diagonal Newton with expected counts
-       from MC-SAT on the ground network (Lowd and Domingos 2007; Alchemy's
-       and Tuffy's setting; no limit on the size of a ground clause; scg
-       falls back to it when a ground clause is too large for BP).
+  dn   discriminative (Alchemy's learnwts -d): maximises the conditional
+       likelihood of the --ne predicates given the others, starting from
+       the conditional pseudo-likelihood's optimum, by diagonal Newton with
+       expected counts from MC-SAT on the ground network, chains started at
+       the data (Lowd and Domingos 2007; no limit on the size of a ground
+       clause; scg falls back to it when a ground clause is too large for
+       BP); prior N(0, 2²) unless --prior-stddev.
   smd, sgd, scg, lbfgs-bp
        online and BP-based discriminative learners over the non-evidence
        predicates given by --ne (their flags are listed below); without
@@ -66,6 +68,9 @@ lwl and pll use L-BFGS with a Gaussian prior N(--prior-mean,
   lifted learn -i model.mln -t a.db -t b.db --prior-stddev 10`,
 		Args: exactArgs(0),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if !cmd.Flags().Changed("prior-stddev") && (f.method == "scg" || f.method == "lbfgs-bp") {
+				f.priorStdDev = 2 // as below, for the BP-based discriminative learners
+			}
 			if online.IsMethod(f.method) {
 				err := runOnlineLearn(cmd.Context(), &f, cmd.OutOrStdout())
 				if f.method != "scg" || !errors.Is(err, online.ErrClauseTooLarge) {
@@ -76,6 +81,10 @@ lwl and pll use L-BFGS with a Gaussian prior N(--prior-mean,
 					fmt.Fprintf(os.Stderr, "lifted: scg: %v; learning with --method dn (diagonal Newton, MC-SAT counts) instead\n", err)
 				}
 				f.method = "dn"
+			}
+			if !cmd.Flags().Changed("prior-stddev") && (f.method == "dn" || f.method == "scg" || f.method == "lbfgs-bp") {
+				// Alchemy's learnwts: 2 for discriminative learning, 100 for generative (DISC_DEFAULT_STD_DEV, GEN_DEFAULT_STD_DEV)
+				f.priorStdDev = 2
 			}
 			for _, n := range []string{"plot", "plot-with", "log", "holdout", "eval-every"} {
 				if f.method != "dn" && cmd.Flags().Changed(n) {
@@ -91,18 +100,17 @@ lwl and pll use L-BFGS with a Gaussian prior N(--prior-mean,
 	fl.StringSliceVarP(&f.train, "train", "t", nil, "training databases, comma-separated or repeated (required)")
 	fl.StringVarP(&f.output, "output", "o", "", "learned MLN file (default stdout)")
 	fl.Float64Var(&f.priorMean, "prior-mean", 0, "mean of the Gaussian prior on weights")
-	fl.Float64Var(&f.priorStdDev, "prior-stddev", 100, "standard deviation of the Gaussian prior (negative: no prior)")
-	fl.IntVar(&f.maxIter, "max-iter", 1000, "maximum iterations (lwl, pll, scg, lbfgs-bp: of L-BFGS or SCG; dn: of diagonal Newton, default 100)")
+	fl.Float64Var(&f.priorStdDev, "prior-stddev", 100, "standard deviation of the Gaussian prior (negative: no prior); default 100 for lwl and pll, 2 for the discriminative dn, scg and lbfgs-bp (Alchemy's learnwts: 100 with -g, 2 with -d)")
+	fl.IntVar(&f.maxIter, "max-iter", 1000, "maximum iterations (lwl, pll, scg, lbfgs-bp: of L-BFGS or SCG; dn: of diagonal Newton after the pseudo-likelihood start, default 5; negative: none)")
 	fl.Float64Var(&f.tol, "tol", 1e-8, "stop when the largest gradient component is below this")
 	fl.BoolVar(&f.pllUnweighted, "pll-unweighted", false, "pll: weight all ground atoms alike instead of all predicates alike")
 	fl.BoolVar(&f.quiet, "quiet", false, "no progress or summary on stderr")
-	fl.BoolVar(&f.allowPartial, "allow-partial", false, "lwl, pll: on Ctrl-C or SIGTERM write the weights of the last iteration (marked INTERRUPTED in the header) instead of failing with exit status 130")
+	fl.BoolVar(&f.allowPartial, "allow-partial", false, "lwl, pll, dn: on Ctrl-C or SIGTERM write the weights of the last iteration (marked INTERRUPTED in the header) instead of failing with exit status 130")
 	f.online.register(fl)
 	groupFlags(cmd,
 		flagGroup{"Flags of lwl, pll, dn, scg and lbfgs-bp", []string{"max-iter", "prior-stddev"}},
 		flagGroup{"Flags of lwl, pll, scg and lbfgs-bp", []string{"tol"}},
-		flagGroup{"Flags of lwl and pll", []string{"allow-partial"}},
-		flagGroup{"Flags of lwl, pll and dn", []string{"prior-mean"}},
+		flagGroup{"Flags of lwl, pll and dn", []string{"prior-mean", "allow-partial"}},
 		flagGroup{"Flags of pll", []string{"pll-unweighted"}},
 		flagGroup{"Flags of dn, smd, sgd, scg and lbfgs-bp", []string{"ne", "seed"}},
 		flagGroup{"Flags of the online and BP-based learners: smd, sgd, scg and lbfgs-bp", []string{"holdout", "eval-every", "log", "plot", "plot-with", "ground-bp", "workers", "shards"}},
@@ -129,8 +137,8 @@ func runLearn(ctx context.Context, cmd *cobra.Command, f *learnFlags, stdout io.
 	if err := r.Check(); err != nil {
 		return usageError{err}
 	}
-	if f.allowPartial && f.method != "lwl" && f.method != "pll" {
-		return usageError{fmt.Errorf("--allow-partial applies to --method lwl and pll (the weights of the last L-BFGS iteration), not %s", f.method)}
+	if f.allowPartial && f.method != "lwl" && f.method != "pll" && f.method != "dn" {
+		return usageError{fmt.Errorf("--allow-partial applies to --method lwl, pll and dn (the weights of the last iteration), not %s", f.method)}
 	}
 	out, err := openOutput(f.output)
 	if err != nil {

@@ -40,10 +40,13 @@ and Tuffy"): -i MODEL, -e A.db,B.db, -r FILE, -q, -f or -queryFile FILE, -cw,
 -tries, -mwsMaxSteps, Tuffy's -maxTries and -maxFlips (--tries, --max-flips)
 and -seed. A link to lifted named infer runs as "lifted infer".`,
 	"learn": `Alchemy's learnwts spellings work too ("lifted learnwts", or a link to lifted
-named learnwts): -g (--method pll), -d (--method scg), -i, -o, -t, -ne,
--gMaxIter and -dNumIter (--max-iter), -priorMean, -priorStdDev, -noPrior
-(--prior-stddev -1), -seed, -multipleDatabases (lwl and pll always learn
-from each -t database as its own example).`,
+named learnwts): -g (--method pll), -d and -dNewton (--method dn:
+discriminative, diagonal Newton with MC-SAT counts, started from the
+conditional pseudo-likelihood's optimum; Alchemy's -d is scaled conjugate
+gradient), -dCG (--method scg, BP counts, falling back to dn), -i, -o, -t,
+-ne, -gMaxIter and -dNumIter (--max-iter), -priorMean, -priorStdDev (default
+2 for -d, 100 for -g, as Alchemy), -noPrior (--prior-stddev -1), -seed,
+-multipleDatabases (every -t database is always its own example).`,
 }
 
 // Alchemy's and Tuffy's command lines: "lifted infer" and "lifted learn"
@@ -227,10 +230,10 @@ var alchemyFlags = map[string]alchemyFlag{
 	"l":                      {cmd: "learn", value: true, to: "DBLIST"},
 	"ne":                     {cmd: "learn", value: true, to: "--ne"},
 	"g":                      {cmd: "learn", to: "--method=pll"},
-	"d":                      {cmd: "learn", to: "--method=scg"},
+	"d":                      {cmd: "learn", to: "--method=dn"},
 	"dCG":                    {cmd: "learn", to: "--method=scg"},
 	"dVP":                    {cmd: "learn", no: "the voted perceptron is not built; -d (scaled conjugate gradient, --method scg) or --method sgd"},
-	"dNewton":                {cmd: "learn", no: "diagonal Newton is not built; -d (scaled conjugate gradient, --method scg)"},
+	"dNewton":                {cmd: "learn", to: "--method=dn"},
 	"gMaxIter":               {cmd: "learn", value: true, to: "--max-iter"},
 	"dNumIter":               {cmd: "learn", value: true, to: "--max-iter"},
 	"dMaxIter":               {cmd: "learn", value: true, to: "--max-iter"}, // Tuffy's learnwt mode
