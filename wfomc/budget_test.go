@@ -25,7 +25,7 @@ func TestCellPairBudget(t *testing.T) {
 	}
 	_, err = Compile(m, &Options{})
 	var pe *pairsError
-	if !errors.As(err, &pe) || pe.pairs <= defaultMaxCellPairs {
+	if !errors.As(err, &pe) || pe.pairs <= DefaultMaxCellPairs {
 		t.Fatalf("lifted only: want the pair budget's refusal, got %v", err)
 	}
 	for _, s := range []string{"pair weights", "cells in one case", "--allow-ground"} {
@@ -62,7 +62,7 @@ func TestCellPairBudget(t *testing.T) {
 		t.Fatalf("friends and smokers: %v", err)
 	}
 	_, err = Compile(fs, &Options{MaxCellPairs: 1})
-	if !errors.As(err, &pe) || pe.limit != 1 || !strings.Contains(err.Error(), "more than the 1 supported") {
+	if !errors.As(err, &pe) || pe.limit != 1 || !strings.Contains(err.Error(), "more than the 1 allowed in one model (Options.MaxCellPairs, --max-cell-pairs") {
 		t.Fatalf("friends and smokers with MaxCellPairs 1: %v", err)
 	}
 }

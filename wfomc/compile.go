@@ -36,19 +36,19 @@ type poller struct {
 	ctx      context.Context
 	ticks    uint64
 	pairs    int64   // cell-pair weights computed so far (spendPairs)
-	maxPairs int64   // Options.MaxCellPairs (0: defaultMaxCellPairs)
+	maxPairs int64   // Options.MaxCellPairs (0: DefaultMaxCellPairs)
 	maxTerms float64 // Options.MaxTerms (0: DefaultMaxTerms)
 	meter    *meter
 }
 
-// defaultMaxCellPairs bounds the pair weights the cell algorithm computes
+// DefaultMaxCellPairs, the default Options.MaxCellPairs, bounds the pair weights the cell algorithm computes
 // in one compilation, over all its cases and attempts (atom counting tries
 // up to maxAtomCountTries models), unless Options.MaxCellPairs says
 // otherwise: each takes microseconds and a word of the case's pair table,
 // so a model whose cells number in the thousands would otherwise run for
 // hours and exhaust memory. The models of the tests and benchmarks need at
 // most 2.8·10^5.
-const defaultMaxCellPairs = 1 << 22
+const DefaultMaxCellPairs = 1 << 22
 
 // pairsError refuses a compilation whose cell algorithm would compute
 // more pair weights than the limit.
@@ -59,7 +59,7 @@ type pairsError struct {
 }
 
 func (e *pairsError) Error() string {
-	return fmt.Sprintf("the cell algorithm needs %d pair weights (%d cells in one case), more than the %d supported in one model; fewer unary predicates or named constants in formulas with two variables would lower it", e.pairs, e.cells, e.limit)
+	return fmt.Sprintf("the cell algorithm needs %d pair weights (%d cells in one case), more than the %d allowed in one model (Options.MaxCellPairs, --max-cell-pairs; about a microsecond and 8 bytes each); fewer unary predicates or named constants in formulas with two variables would lower it", e.pairs, e.cells, e.limit)
 }
 
 // spendPairs counts n more pair weights, or says why they are refused.
@@ -68,7 +68,7 @@ func (p *poller) spendPairs(n int64, cells int) error {
 	p.meter.add(n)
 	limit := p.maxPairs
 	if limit <= 0 {
-		limit = defaultMaxCellPairs
+		limit = DefaultMaxCellPairs
 	}
 	if p.pairs > limit {
 		return &pairsError{p.pairs, cells, limit}

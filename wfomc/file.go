@@ -31,6 +31,8 @@ type FileOptions struct {
 	DefaultWeight *float64
 	// MaxTerms is Options.MaxTerms.
 	MaxTerms float64
+	// MaxCellPairs is Options.MaxCellPairs.
+	MaxCellPairs int64
 }
 
 // FileResult is the answer of RunFile: the model as counted (per-constant
@@ -92,7 +94,7 @@ func RunFileContext(ctx context.Context, m *mln.MLN, opt FileOptions) (*FileResu
 	if err != nil {
 		return nil, err
 	}
-	copt := &Options{AllowGround: opt.AllowGround, MaxTerms: opt.MaxTerms}
+	copt := &Options{AllowGround: opt.AllowGround, MaxTerms: opt.MaxTerms, MaxCellPairs: opt.MaxCellPairs}
 	if copt.Evidence, err = EvidenceLiterals(m, opt.Evidence); err != nil {
 		return nil, err
 	}

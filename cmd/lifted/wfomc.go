@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"time"
 	"strconv"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -28,6 +28,7 @@ type wfomcFlags struct {
 	defaultWeight optFloat
 	quiet         bool
 	maxTerms      float64
+	maxCellPairs  int64
 }
 
 func newWfomcCmd() *cobra.Command {
@@ -67,6 +68,7 @@ unary evidence stays lifted, evidence on binary atoms names their constants.
 	fl.BoolVar(&f.allowGround, "allow-ground", false, "compute parts that no lifting rule handles by enumerating their ground worlds (small domains only)")
 	fl.Var(&f.defaultWeight, "default-weight", "weight for formulas written without one (otherwise they are an error)")
 	fl.BoolVar(&f.quiet, "quiet", false, "no warnings on stderr")
+	fl.Int64Var(&f.maxCellPairs, "max-cell-pairs", wfomc.DefaultMaxCellPairs, "refuse a compilation whose cell algorithm needs more cell-pair weights (about a microsecond and 8 bytes each)")
 	fl.Float64Var(&f.maxTerms, "max-terms", wfomc.DefaultMaxTerms, "refuse, before starting, a sum over cell counts of more terms (about a microsecond each per core; at most 2e10)")
 	return cmd
 }
@@ -106,7 +108,7 @@ func runWfomc(ctx context.Context, f *wfomcFlags, path string, stdout io.Writer)
 		prog.update("wfomc "+p.Phase, p.Done, p.Total, p.Detail())
 	})
 	res, err := wfomc.RunFileContext(ctx, m, wfomc.FileOptions{Evidence: f.evidence, Domains: f.domains, Queries: f.queries,
-		Counts: f.counts, AllowGround: f.allowGround, DefaultWeight: f.defaultWeight.value(), MaxTerms: f.maxTerms})
+		Counts: f.counts, AllowGround: f.allowGround, DefaultWeight: f.defaultWeight.value(), MaxTerms: f.maxTerms, MaxCellPairs: f.maxCellPairs})
 	prog.done()
 	var se *wfomc.StoppedError
 	if errors.As(err, &se) && errors.Is(err, context.Canceled) {
