@@ -124,18 +124,21 @@ func Skipf(t testing.TB, format string, args ...any) {
 // Skipped returns the number of tests skipped through Need and Skipf so far.
 func Skipped() int { return int(skipped.Load()) }
 
-// Report returns the line Main prints for a package (named pkg) whose n tests
-// were skipped, or "" when there is nothing to say.
+// Report is the line that says what a test binary of package pkg skipped
+// for lack of the shared data (n tests), or "" when it skipped none.
+// The go command shows one such line per run (announce), for the first
+// package that skipped: the others skip the same way, for the same
+// reason.
 func Report(pkg string, n int) string {
 	if n == 0 {
 		return ""
 	}
-	tests, verb := "tests", "compare"
+	tests := "tests"
 	if n == 1 {
-		tests, verb = "test", "compares"
+		tests = "test"
 	}
-	return fmt.Sprintf("lifted: %s not found: %d %s of %s that %s against reference data skipped (set %s or put the shared data beside the repository)",
-		Path(), n, tests, pkg, verb, Env)
+	return fmt.Sprintf("lifted: %s not found: tests that compare against reference data skipped (%d %s of %s, and likewise in every other package that has them); set %s or put the shared data set beside the repository (README.md, \"Tests and data\")",
+		Path(), n, tests, pkg, Env)
 }
 
 // Main runs the package's tests and, when some were skipped for want of the
@@ -164,36 +167,59 @@ func pkgName() string {
 	return filepath.Base(os.Args[0])
 }
 
-// announce writes line where the user sees it: the go command's stderr when
-// go test would otherwise discard the binary's output, else os.Stderr.
+// announce writes line where the user sees it, once per go command (the
+// first test binary to skip writes it; a marker file named after the go
+// process tells the others): into the go command's own stderr, shared
+// through pidfd_getfd so that the line lands in order whether that is a
+// terminal, a pipe or a file (go test discards a passing package's
+// output, and without -v says nothing of its skips); where that cannot be
+// had, into a terminal or pipe opened through /proc, else os.Stderr.
 func announce(line string) {
-	if !testing.Verbose() {
-		if f := goStderr(); f != nil {
-			fmt.Fprintln(f, line)
-			f.Close()
-			return
-		}
+	if testing.Verbose() {
+		fmt.Fprintln(os.Stderr, line)
+		return
+	}
+	ppid := os.Getppid()
+	if !isGo(ppid) {
+		fmt.Fprintln(os.Stderr, line)
+		return
+	}
+	if !firstOfRun(ppid) {
+		return
+	}
+	if f := goStderr(ppid); f != nil {
+		fmt.Fprintln(f, line)
+		f.Close()
+		return
 	}
 	fmt.Fprintln(os.Stderr, line)
 }
 
-// goStderr opens the parent go command's stderr when it is a terminal or a
-// pipe (a regular file is left alone: the go command's own writes, at its own
-// offset, would overwrite what another descriptor appended).
-func goStderr() *os.File {
-	ppid := strconv.Itoa(os.Getppid())
-	comm, err := os.ReadFile("/proc/" + ppid + "/comm")
-	if err != nil || strings.TrimSpace(string(comm)) != "go" {
-		return nil
-	}
-	f, err := os.OpenFile("/proc/"+ppid+"/fd/2", os.O_WRONLY, 0)
+// isGo reports whether process pid is the go command.
+func isGo(pid int) bool {
+	comm, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/comm")
+	return err == nil && strings.TrimSpace(string(comm)) == "go"
+}
+
+// firstOfRun reports whether this is the first test binary of the go
+// command pid to announce (a marker file in the temporary directory,
+// named after the process and its start time, created exclusively).
+func firstOfRun(pid int) bool {
+	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	if err != nil {
-		return nil
+		return true
 	}
-	fi, err := f.Stat()
-	if err != nil || fi.Mode()&(os.ModeCharDevice|os.ModeNamedPipe) == 0 {
-		f.Close()
-		return nil
+	start := ""
+	if i := strings.LastIndexByte(string(stat), ')'); i >= 0 {
+		if f := strings.Fields(string(stat)[i+1:]); len(f) > 19 {
+			start = f[19] // field 22: the start time
+		}
 	}
-	return f
+	name := filepath.Join(os.TempDir(), fmt.Sprintf("lifted-shareddata-%d-%s", pid, start))
+	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return !os.IsExist(err)
+	}
+	f.Close()
+	return true
 }

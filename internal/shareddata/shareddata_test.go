@@ -44,7 +44,10 @@ func TestDefaultBesideRoot(t *testing.T) {
 
 // TestGoTestSaysSkipped runs `go test` (without -v) on this package with the
 // shared directory pointed at nothing, as on a fresh clone, and checks that its
-// output names the skipped test although the package passes.
+// output names the skipped test although the package passes: once with the
+// output read through a pipe, once redirected to a file (as `go test ./... >
+// log 2>&1`), where the line must land whole, in order, and not be
+// overwritten by the go command's own lines.
 func TestGoTestSaysSkipped(t *testing.T) {
 	if os.Getenv("LIFTED_SHAREDDATA_INNER") != "" {
 		t.Skip("inner run")
@@ -53,18 +56,31 @@ func TestGoTestSaysSkipped(t *testing.T) {
 		t.Skip("runs go test")
 	}
 	absent := filepath.Join(t.TempDir(), "absent")
-	cmd := exec.Command("go", "test", "-count=1", ".")
-	cmd.Env = append(os.Environ(), Env+"="+absent, "LIFTED_SHAREDDATA_INNER=1")
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("go test: %v\n%s", err, out)
-	}
 	want := regexp.MustCompile(`(?m)^lifted: ` + regexp.QuoteMeta(filepath.Join(absent, "data")) +
-		` not found: 1 test of internal/shareddata that compares against reference data skipped`)
-	if !want.Match(out) {
-		t.Fatalf("go test's output lacks the skip line:\n%s", out)
-	}
-	if !regexp.MustCompile(`(?m)^ok\s+github.com/lifted-dev/lifted/internal/shareddata`).Match(out) {
-		t.Fatalf("the package did not pass:\n%s", out)
+		` not found: tests that compare against reference data skipped \(1 test of internal/shareddata, and likewise in every other package that has them\); set LIFTED_SHARED`)
+	pass := regexp.MustCompile(`(?m)^ok\s+github.com/lifted-dev/lifted/internal/shareddata`)
+	for _, toFile := range []bool{false, true} {
+		cmd := exec.Command("go", "test", "-count=1", ".")
+		cmd.Env = append(os.Environ(), Env+"="+absent, "LIFTED_SHAREDDATA_INNER=1")
+		var out []byte
+		var err error
+		if toFile {
+			log, ferr := os.Create(filepath.Join(t.TempDir(), "log"))
+			if ferr != nil {
+				t.Fatal(ferr)
+			}
+			cmd.Stdout, cmd.Stderr = log, log
+			err = cmd.Run()
+			log.Close()
+			out, _ = os.ReadFile(log.Name())
+		} else {
+			out, err = cmd.CombinedOutput()
+		}
+		if err != nil {
+			t.Fatalf("go test (to a file: %v): %v\n%s", toFile, err, out)
+		}
+		if !want.Match(out) || !pass.Match(out) {
+			t.Fatalf("go test's output (to a file: %v) lacks the skip line or the pass:\n%s", toFile, out)
+		}
 	}
 }
