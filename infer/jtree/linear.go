@@ -675,17 +675,40 @@ func reduceRows(t, s []float64, rl int, maxProduct bool) {
 	for k := range s {
 		row := t[k*rl : (k+1)*rl]
 		acc := row[0]
-		if maxProduct {
+		switch {
+		case maxProduct:
 			for _, x := range row[1:] {
 				acc = max(acc, x)
 			}
-		} else {
+		case rl > sumBlock:
+			acc = blockedSum(row)
+		default:
 			for _, x := range row[1:] {
 				acc += x
 			}
 		}
 		s[k] = acc
 	}
+}
+
+// sumBlock is the block length of blockedSum.
+const sumBlock = 256
+
+// blockedSum sums x in blocks of sumBlock entries, then the blocks' sums:
+// the rounding error grows with sumBlock + len(x)/sumBlock instead of
+// len(x) (a root's row can have 2^20 entries and more).
+func blockedSum(x []float64) float64 {
+	total := 0.0
+	for len(x) > 0 {
+		b := x[:min(sumBlock, len(x))]
+		acc := 0.0
+		for _, v := range b {
+			acc += v
+		}
+		total += acc
+		x = x[len(b):]
+	}
+	return total
 }
 
 // reduceInto sums (maximises) src, a table with dimensions dims, onto
