@@ -28,6 +28,10 @@ type moves struct {
 	stack   []int32
 	cluster []int32
 	facs    []int32
+	// swap moves: factors with a zero entry, the free binary variables in
+	// them (per variable and as a list)
+	hardFac, hardVar []bool
+	hardList         []int32
 	// Swendsen–Wang scratch: union-find over variables and per root its
 	// cluster's members
 	parent []int32
@@ -298,4 +302,142 @@ func (m *moves) rest(x []int32) float64 {
 		s += l
 	}
 	return s
+}
+
+// prepareSwaps marks the variables the swap move may flip: free binary
+// variables in some factor with a zero entry (a hard constraint).
+func (m *moves) prepareSwaps() {
+	if m.hardVar != nil {
+		return
+	}
+	g := m.g
+	m.hardFac = make([]bool, g.NumFactors())
+	m.hardVar = make([]bool, g.NumVars())
+	for f := range g.NumFactors() {
+		for _, v := range g.Table(f).Values {
+			if v == 0 {
+				m.hardFac[f] = true
+				break
+			}
+		}
+		if m.hardFac[f] {
+			for _, v := range g.Scope(f) {
+				if m.free[v] {
+					m.hardVar[v] = true
+				}
+			}
+		}
+	}
+	for v, h := range m.hardVar {
+		if h {
+			m.hardList = append(m.hardList, int32(v))
+		}
+	}
+}
+
+// partners collects into m.stack the variables of hard factors shared by
+// u and w that are in state 0 and may be swapped (u, w excluded).
+func (m *moves) partners(x []int32, u, w int32) {
+	g := m.g
+	if m.stamp >= math.MaxUint32-4 {
+		clear(m.mark)
+		clear(m.fmark)
+		m.stamp = 0
+	}
+	m.stamp++
+	for i := g.VarStart[u]; i < g.VarStart[u+1]; i++ {
+		f := m.fOf[g.VarEdges[i]]
+		if m.hardFac[f] {
+			for _, v := range g.Scope(int(f)) {
+				m.mark[v] = m.stamp
+			}
+		}
+	}
+	m.stamp++ // a second stamp: added already
+	m.stack = m.stack[:0]
+	for i := g.VarStart[w]; i < g.VarStart[w+1]; i++ {
+		f := m.fOf[g.VarEdges[i]]
+		if !m.hardFac[f] {
+			continue
+		}
+		for _, v := range g.Scope(int(f)) {
+			if m.mark[v] == m.stamp-1 && v != u && v != w && m.hardVar[v] && x[v] == 0 {
+				m.mark[v] = m.stamp
+				m.stack = append(m.stack, v)
+			}
+		}
+	}
+	m.stamp++
+}
+
+// swap is one Metropolis–Hastings partner swap for hard constraints of the
+// assignment kind (exactly one per row and per column; matchings whose
+// units are single atoms), which single flips can never leave: two true
+// constrained variables a, b are drawn, then two false ones c, d among
+// those that share a hard factor with both (p(r₁,c₂) and p(r₂,c₁) for a
+// = p(r₁,c₁), b = p(r₂,c₂)), and the four flip together, accepted with
+// probability min(1, p(x')/p(x) · C(|S|,2)/C(|S'|,2)), S and S' the
+// candidate sets before and after (the Hastings correction of the
+// reverse draw, which picks c, d and then a, b). It reports whether the
+// world changed.
+func (m *moves) swap(rng *rand.Rand, x []int32, beta float64) bool {
+	m.prepareSwaps()
+	m.cluster = m.cluster[:0]
+	for _, v := range m.hardList {
+		if x[v] == 1 {
+			m.cluster = append(m.cluster, v)
+		}
+	}
+	T := len(m.cluster)
+	if T < 2 {
+		return false
+	}
+	i := rng.IntN(T)
+	j := rng.IntN(T - 1)
+	if j >= i {
+		j++
+	}
+	a, b := m.cluster[i], m.cluster[j]
+	m.partners(x, a, b)
+	S := len(m.stack)
+	if S < 2 {
+		return false
+	}
+	k := rng.IntN(S)
+	l := rng.IntN(S - 1)
+	if l >= k {
+		l++
+	}
+	c, d := m.stack[k], m.stack[l]
+	quad := [4]int32{a, b, c, d}
+	m.cluster = append(m.cluster[:0], quad[:]...)
+	m.next()
+	m.touching()
+	before := 0.0
+	for _, f := range m.facs {
+		before += m.entry(f, x)
+	}
+	for _, v := range quad {
+		x[v] = 1 - x[v]
+	}
+	after := 0.0
+	for _, f := range m.facs {
+		after += m.entry(f, x)
+	}
+	if math.IsInf(after, -1) {
+		for _, v := range quad {
+			x[v] = 1 - x[v]
+		}
+		return false
+	}
+	m.partners(x, c, d)
+	S2 := len(m.stack)
+	a0 := beta*(after-before) + math.Log(float64(S*(S-1))) - math.Log(float64(S2*(S2-1)))
+	if a0 >= 0 || rng.Float64() < math.Exp(a0) {
+		return true
+	}
+	for _, v := range quad {
+		x[v] = 1 - x[v]
+	}
+	return false
 }

@@ -206,11 +206,13 @@ func (res *Result) diagnose(runs []*chainRun, sel []int, off []int, k Kernel) {
 		need := float64(diag.ESSPerChain * len(ts))
 		switch {
 		case d.Frozen && k == Gibbs:
-			d.Why = fmt.Sprintf("the chains sit in different states that single-site moves cannot leave (%s is constant in each chain but differs between them): hard constraints (zero entries) separate the worlds, and more samples will not help; use --method mcsat or bgibbs (or tempering with base bgibbs), whose block moves cross them", name(worst))
+			d.Why = fmt.Sprintf("the chains sit in different states that single-site moves cannot leave (%s is constant in each chain but differs between them): hard constraints (zero entries) separate the worlds, and more samples will not help; %s", name(worst), frozenHint)
 		case d.Frozen:
-			d.Why = fmt.Sprintf("the chains sit in different states they never left (%s is constant in each chain but differs between them); more samples will not help; try --method tempering, or larger blocks", name(worst))
+			d.Why = fmt.Sprintf("the chains sit in different states they never left (%s is constant in each chain but differs between them); more samples will not help; %s", name(worst), frozenHint)
+		case s.RHat >= diag.RHatMax && k == temperKernel:
+			d.Why = fmt.Sprintf("the chains disagree: R-hat %.4g ≥ %.2f on %s (bulk ESS %.0f, tail ESS %.0f) after the samples were doubled up to max-samples; raise --prop max-samples (or --samples), and for pairwise models try --prop base=tree-gibbs", s.RHat, diag.RHatMax, name(worst), s.BulkESS, s.TailESS)
 		case s.RHat >= diag.RHatMax:
-			d.Why = fmt.Sprintf("the chains disagree: R-hat %.4g ≥ %.2f on %s (bulk ESS %.0f, tail ESS %.0f); the model may have several modes the chains do not cross between: raise --samples and --burn-in, or use --method tempering", s.RHat, diag.RHatMax, name(worst), s.BulkESS, s.TailESS)
+			d.Why = fmt.Sprintf("the chains disagree: R-hat %.4g ≥ %.2f on %s (bulk ESS %.0f, tail ESS %.0f); the model may have several modes the chains do not cross between: raise --samples and --burn-in, or use --method tempering (an adaptive ladder that doubles its samples until mixed)", s.RHat, diag.RHatMax, name(worst), s.BulkESS, s.TailESS)
 		default:
 			d.Why = fmt.Sprintf("too few effective samples: bulk ESS %.0f, tail ESS %.0f on %s, need %.0f (%d per chain); raise --samples", s.BulkESS, s.TailESS, name(worst), need, diag.ESSPerChain)
 		}
@@ -221,6 +223,12 @@ func (res *Result) diagnose(runs []*chainRun, sel []int, off []int, k Kernel) {
 		res.RHat = math.MaxFloat64
 	}
 }
+
+// frozenHint is what the diagnostics advise when chains never leave their
+// states: the moves measured to cross hard constraints of each kind
+// (internal/calib's classes: orbital on perfect matchings, swap on
+// permutations; mcsat and bgibbs on small constrained blocks).
+const frozenHint = "for matching or permutation constraints (exactly one per row and column) use --method swap (partner swaps); when the model is symmetric (interchangeable constants, as in a matching) --method orbital (moves along its symmetries); for small tied blocks --method bgibbs or mcsat"
 
 // fillStats copies the diagnostics into a run's statistics (infinite
 // sizes, of quantities that never vary, as the number of samples: JSON

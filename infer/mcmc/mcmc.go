@@ -58,6 +58,7 @@ import (
 	"github.com/lifted-dev/lifted/infer"
 	"github.com/lifted-dev/lifted/infer/mcmc/diag"
 	"github.com/lifted-dev/lifted/lift"
+	"github.com/lifted-dev/lifted/lift/orbit"
 )
 
 // Kernel is the Markov chain's step.
@@ -75,6 +76,20 @@ const (
 	// couplings, every cluster flipped by a heat-bath draw on the rest of
 	// the model; see cluster.go) followed by a single-site Gibbs sweep.
 	Cluster
+	// Orbital is one orbit move — the world mapped by a random symmetry of
+	// the model (an automorphism of the factor graph with its evidence,
+	// from lift/orbit; Niepert 2012) — followed by a Gibbs sweep.
+	Orbital
+	// Tree is one sweep of tree-blocked Gibbs sampling: every block of a
+	// cover by forests drawn exactly given the rest (tree.go; Hamze and de
+	// Freitas 2004), on models whose factors hold at most two unobserved
+	// variables.
+	Tree
+	// Swap is a Gibbs sweep after partner swaps (moves' swap: two true and
+	// two false variables of the hard constraints flipped together, as
+	// exchanging the columns of two rows of a permutation), which keep
+	// assignment constraints satisfied where single flips cannot move.
+	Swap
 
 	lbgKernel     Kernel = 255 // lifted blocked Gibbs (SampleLBG), for messages
 	temperKernel  Kernel = 254 // replica exchange (SampleTempering), for messages
@@ -91,6 +106,12 @@ func (k Kernel) String() string {
 		return "bgibbs"
 	case Cluster:
 		return "swendsen-wang"
+	case Orbital:
+		return "orbital"
+	case Tree:
+		return "tree-gibbs"
+	case Swap:
+		return "swap"
 	}
 	return "gibbs"
 }
@@ -116,6 +137,12 @@ type Config struct {
 	// Samples is the number of steps each chain keeps after BurnIn
 	// discarded ones; 0 means until TimeLimit.
 	Samples, BurnIn int
+	// MaxSamples, when at least twice Samples, lets a run that is not
+	// mixed (and not frozen, not interrupted) be repeated with twice the
+	// kept and burn-in steps while they stay at most MaxSamples (the
+	// methods swendsen-wang, orbital, swap and tree-gibbs; tempering has
+	// its own).
+	MaxSamples int
 	// Chains is the number of chains; 0 means DefaultChains (whatever the
 	// cores: the answer depends on the seed, not on the machine).
 	Chains int
@@ -229,6 +256,24 @@ type chainRun struct {
 // estimate so far is returned with Interrupted set, or ctx's error when no
 // chain has kept a sample yet.
 func Sample(ctx context.Context, g *fg.Graph, ev fg.Evidence, cfg Config) (*Result, error) {
+	sweeps := 0
+	for {
+		res, err := sample(ctx, g, ev, cfg)
+		if err != nil {
+			return nil, err
+		}
+		sweeps += res.Sweeps
+		res.Sweeps = sweeps
+		if res.Diag.Mixed || res.Diag.Frozen || res.Interrupted || cfg.Samples == 0 || 2*cfg.Samples > cfg.MaxSamples {
+			return res, nil
+		}
+		cfg.Samples *= 2
+		cfg.BurnIn *= 2
+	}
+}
+
+// sample is one run of Sample.
+func sample(ctx context.Context, g *fg.Graph, ev fg.Evidence, cfg Config) (*Result, error) {
 	if cfg.Samples < 0 || cfg.BurnIn < 0 || cfg.Chains < 0 || cfg.TimeLimit < 0 {
 		return nil, errors.New("mcmc: samples, burn-in, chains and time limit must not be negative")
 	}
@@ -260,9 +305,23 @@ func Sample(ctx context.Context, g *fg.Graph, ev fg.Evidence, cfg Config) (*Resu
 	if cfg.TimeLimit > 0 {
 		deadline = time.Now().Add(cfg.TimeLimit)
 	}
+	var gens []orbit.Perm
+	note := ""
+	var tb *treeBlocks
+	if cfg.Kernel == Tree {
+		if tb = newTreeBlocks(g, ev); tb == nil {
+			return nil, errors.New("tree-gibbs: a factor holds three or more unobserved variables, so no forest of blocks covers the model; use bgibbs or mcsat")
+		}
+	}
+	if cfg.Kernel == Orbital {
+		var err error
+		if gens, note, err = modelSymmetries(ctx, g, ev); err != nil {
+			return nil, err
+		}
+	}
 	sel := diagnosed(g, ev)
 	runs, err := runChains(ctx, nc, cfg, func(k int, r *chainRun) error {
-		return runChain(ctx, g, ev, bk, cfg, uint64(k), deadline, r, sel, nc)
+		return runChain(ctx, g, ev, bk, gens, tb, cfg, uint64(k), deadline, r, sel, nc)
 	})
 	if err != nil {
 		return nil, err
@@ -274,7 +333,7 @@ func Sample(ctx context.Context, g *fg.Graph, ev fg.Evidence, cfg Config) (*Resu
 	if bk != nil && cfg.Kernel == BGibbs {
 		res.Clusters = len(bk.Blocks)
 	}
-	if cfg.Kernel == Cluster && res.Sweeps > 0 {
+	if (cfg.Kernel == Cluster || cfg.Kernel == Swap) && res.Sweeps > 0 {
 		n := int64(0)
 		for _, r := range runs {
 			n += r.clusters
@@ -283,6 +342,9 @@ func Sample(ctx context.Context, g *fg.Graph, ev fg.Evidence, cfg Config) (*Resu
 	}
 	res.average(g, runs)
 	res.diagnose(runs, sel, res.Off, cfg.Kernel)
+	if note != "" && !res.Diag.Mixed {
+		res.Diag.Why += " (" + note + ")"
+	}
 	return res, nil
 }
 
@@ -302,7 +364,7 @@ func cheapBlocks(bk *gibbs.Blocking) bool {
 
 // runChain runs chain k, seeded with (seed, k); bk is blocked Gibbs's
 // blocks.
-func runChain(ctx context.Context, g *fg.Graph, ev fg.Evidence, bk *gibbs.Blocking, cfg Config, k uint64, deadline time.Time, r *chainRun, sel []int, nc int) error {
+func runChain(ctx context.Context, g *fg.Graph, ev fg.Evidence, bk *gibbs.Blocking, gens []orbit.Perm, tb *treeBlocks, cfg Config, k uint64, deadline time.Time, r *chainRun, sel []int, nc int) error {
 	rng := rand.New(rand.NewPCG(cfg.Seed, k))
 	x, err := start(g, ev, cfg.Seed, k, rng)
 	if err != nil {
@@ -314,13 +376,44 @@ func runChain(ctx context.Context, g *fg.Graph, ev fg.Evidence, bk *gibbs.Blocki
 	}
 	size := ch.Offsets()[g.NumVars()]
 	var mv *moves
-	if cfg.Kernel == Cluster {
+	if cfg.Kernel == Cluster || cfg.Kernel == Swap || tb != nil {
 		mv = newMoves(g, ev)
+		if cfg.Kernel == Swap {
+			mv.prepareSwaps()
+		}
+	}
+	var ts treeScratch
+	var syms *symmetries
+	var scratch []int32
+	if len(gens) > 0 {
+		syms = newSymmetries(gens, g.NumVars(), rand.New(rand.NewPCG(cfg.Seed, k|1<<41)))
+		scratch = make([]int32, g.NumVars())
 	}
 	return r.loop(ctx, cfg, deadline, size, sel, nc, ch.LogScore, func(cond []float64) error {
 		switch cfg.Kernel {
 		case Cluster:
 			r.clusters += int64(mv.swendsenWang(rng, ch.State(), 1))
+			ch.Sweep(rng, cond)
+		case Swap:
+			x := ch.State()
+			for range len(mv.hardList)/4 + 1 {
+				if mv.swap(rng, x, 1) {
+					r.clusters++
+				}
+			}
+			ch.Sweep(rng, cond)
+		case Tree:
+			x := ch.State()
+			for i := range tb.blocks {
+				mv.drawTree(rng, &tb.blocks[i], x, &ts, 1)
+			}
+			if cond != nil {
+				ch.Conditionals(cond)
+			}
+		case Orbital:
+			if syms != nil {
+				apply(ch.State(), syms.next(), scratch)
+			}
 			ch.Sweep(rng, cond)
 		case MCSAT:
 			ch.MCSATBlocks(rng, cfg.SatSweeps, cfg.BlockProb, bk)
@@ -577,6 +670,11 @@ var props = []infer.Property{
 	{Name: "time-limit", Default: "0", Help: "stop every chain after this long, e.g. 30s (0: none)"},
 }
 
+// growProps are the properties of the samplers that double their samples
+// until mixed.
+var growProps = append(append([]infer.Property(nil), props...),
+	infer.Property{Name: "max-samples", Default: "8000", Help: "a run not mixed is repeated with twice the samples and burn-in while samples stay at most this"})
+
 func newSampler(m infer.Method, k Kernel, p infer.Properties) (infer.Algorithm, error) {
 	cfg := Config{Kernel: k}
 	var err error
@@ -618,6 +716,11 @@ func newSampler(m infer.Method, k Kernel, p infer.Properties) (infer.Algorithm, 
 			return nil, &infer.PropertyError{Method: m.Name, Name: "sat-blocks", Value: sb, Msg: fmt.Sprintf("must be auto, on or off, got %q", sb)}
 		}
 	}
+	if k == Cluster || k == Orbital || k == Tree || k == Swap {
+		if cfg.MaxSamples, err = p.Int(m, "max-samples"); err != nil {
+			return nil, err
+		}
+	}
 	if k == BGibbs || k == MCSAT {
 		if cfg.BlockSize, err = p.Int(m, "block-size"); err != nil {
 			return nil, err
@@ -650,7 +753,7 @@ func newSampler(m infer.Method, k Kernel, p infer.Properties) (infer.Algorithm, 
 }
 
 func init() {
-	var gm, mm, bm, cm infer.Method
+	var gm, mm, bm, cm, om, tm, sm infer.Method
 	gm = infer.Method{
 		Name:    "gibbs",
 		Summary: "Gibbs sampling: single-site sweeps, several seeded chains, Rao-Blackwellised marginals",
@@ -683,13 +786,37 @@ func init() {
 		Name:    "swendsen-wang",
 		Summary: "Swendsen-Wang cluster moves on the Ising-like pairwise factors (bonds on satisfied couplings, clusters flipped by heat bath on the rest of the model), each followed by a Gibbs sweep",
 		Tasks:   []infer.Task{infer.Marginals},
-		Props:   props,
+		Props:   growProps,
 		New:     func(p infer.Properties) (infer.Algorithm, error) { return newSampler(cm, Cluster, p) },
 	}
 	infer.Register(gm)
 	infer.Register(mm)
 	infer.Register(bm)
+	om = infer.Method{
+		Name:    "orbital",
+		Summary: "orbital MCMC (Niepert 2012): Gibbs sweeps, each after an orbit move that maps the world by a random symmetry of the model (automorphisms of the factor graph with its evidence); jumps between symmetric modes and between the solutions of symmetric hard constraints (matchings, permutations)",
+		Tasks:   []infer.Task{infer.Marginals},
+		Props:   growProps,
+		New:     func(p infer.Properties) (infer.Algorithm, error) { return newSampler(om, Orbital, p) },
+	}
+	tm = infer.Method{
+		Name:    "tree-gibbs",
+		Summary: "tree-blocked Gibbs sampling (Hamze and de Freitas 2004): the variables covered by a few forests, each drawn exactly given the rest by forward filtering and backward sampling; for pairwise models (grids) with strong couplings",
+		Tasks:   []infer.Task{infer.Marginals},
+		Props:   growProps,
+		New:     func(p infer.Properties) (infer.Algorithm, error) { return newSampler(tm, Tree, p) },
+	}
+	sm = infer.Method{
+		Name:    "swap",
+		Summary: "Gibbs sweeps after partner swaps: two true and two false atoms of the hard constraints flipped together (Metropolis-Hastings), which keep permutation and assignment constraints (exactly one per row and column) satisfied where single flips never move",
+		Tasks:   []infer.Task{infer.Marginals},
+		Props:   growProps,
+		New:     func(p infer.Properties) (infer.Algorithm, error) { return newSampler(sm, Swap, p) },
+	}
 	infer.Register(cm)
+	infer.Register(om)
+	infer.Register(tm)
+	infer.Register(sm)
 }
 
 // runChains runs nc chains at once, chain k by run(k, its record),

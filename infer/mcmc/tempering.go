@@ -140,6 +140,8 @@ type ladderRun struct {
 	betas []float64
 	bk    *gibbs.Blocking
 	mv    *moves
+	tree  *treeBlocks
+	ts    treeScratch
 	step  int
 	tmp   []float64
 	// swap and Houdayer counts of this chain
@@ -147,9 +149,9 @@ type ladderRun struct {
 	icm         int64
 }
 
-func newLadderRun(g *fg.Graph, ev fg.Evidence, temps []float64, copies int, bk *gibbs.Blocking, mv *moves, rng *rand.Rand) (*ladderRun, error) {
+func newLadderRun(g *fg.Graph, ev fg.Evidence, temps []float64, copies int, bk *gibbs.Blocking, tb *treeBlocks, mv *moves, rng *rand.Rand) (*ladderRun, error) {
 	R := len(temps)
-	lr := &ladderRun{betas: make([]float64, R), bk: bk, mv: mv, tried: make([]int64, R-1), took: make([]int64, R-1)}
+	lr := &ladderRun{betas: make([]float64, R), bk: bk, tree: tb, mv: mv, tried: make([]int64, R-1), took: make([]int64, R-1)}
 	graphs := make([]*fg.Graph, R)
 	for i, t := range temps {
 		lr.betas[i] = 1 / t
@@ -195,9 +197,18 @@ func (lr *ladderRun) advance(rng *rand.Rand, cond []float64) {
 					cd = lr.tmp
 				}
 			}
-			if lr.bk != nil {
+			switch {
+			case lr.tree != nil:
+				x := ch.State()
+				for b := range lr.tree.blocks {
+					lr.mv.drawTree(rng, &lr.tree.blocks[b], x, &lr.ts, lr.betas[i])
+				}
+				if cd != nil {
+					ch.Conditionals(cd)
+				}
+			case lr.bk != nil:
 				ch.BlockSweep(rng, lr.bk, cd)
-			} else {
+			default:
 				ch.Sweep(rng, cd)
 			}
 		}
@@ -245,7 +256,7 @@ func (lr *ladderRun) advance(rng *rand.Rand, cond []float64) {
 // discarded) of 100 + 2·(burn-in) steps, each round inserting the
 // geometric mean between every two neighbours whose swaps it accepted
 // less often than SwapLow, until none is or MaxReplicas is reached.
-func AdaptLadder(ctx context.Context, g *fg.Graph, ev fg.Evidence, cfg Config, tp Tempering, bk *gibbs.Blocking, mv *moves) ([]float64, error) {
+func AdaptLadder(ctx context.Context, g *fg.Graph, ev fg.Evidence, cfg Config, tp Tempering, bk *gibbs.Blocking, tb *treeBlocks, mv *moves) ([]float64, error) {
 	tmax := tp.TMax
 	if !(tmax > 1) {
 		tmax = HotTemperature(g, ev)
@@ -259,7 +270,7 @@ func AdaptLadder(ctx context.Context, g *fg.Graph, ev fg.Evidence, cfg Config, t
 			return nil, err
 		}
 		rng := rand.New(rand.NewPCG(cfg.Seed, 1<<40+uint64(round)))
-		lr, err := newLadderRun(g, ev, temps, copies, bk, mv, rng)
+		lr, err := newLadderRun(g, ev, temps, copies, bk, tb, mv, rng)
 		if err != nil {
 			return nil, err
 		}
@@ -304,8 +315,8 @@ func SampleTempering(ctx context.Context, g *fg.Graph, ev fg.Evidence, cfg Confi
 			}
 		}
 	}
-	if tp.Base != Gibbs && tp.Base != BGibbs {
-		return nil, fmt.Errorf("tempering: base kernel must be gibbs or bgibbs, got %s", tp.Base)
+	if tp.Base != Gibbs && tp.Base != BGibbs && tp.Base != Tree {
+		return nil, fmt.Errorf("tempering: base kernel must be gibbs, bgibbs or tree-gibbs, got %s", tp.Base)
 	}
 	if tp.Copies < 0 || tp.Copies > 2 {
 		return nil, fmt.Errorf("tempering: copies must be 1 or 2, got %d", tp.Copies)
@@ -324,6 +335,12 @@ func SampleTempering(ctx context.Context, g *fg.Graph, ev fg.Evidence, cfg Confi
 			return nil, err
 		}
 	}
+	var tb *treeBlocks
+	if tp.Base == Tree {
+		if tb = newTreeBlocks(g, ev); tb == nil {
+			return nil, errors.New("tempering: base tree-gibbs needs factors of at most two unobserved variables")
+		}
+	}
 	mv := newMoves(g, ev)
 	copies := max(tp.Copies, 1)
 	if copies == 2 && !mv.hasFree() {
@@ -332,13 +349,13 @@ func SampleTempering(ctx context.Context, g *fg.Graph, ev fg.Evidence, cfg Confi
 	temps := tp.Temps
 	if temps == nil {
 		var err error
-		if temps, err = AdaptLadder(ctx, g, ev, cfg, Tempering{Base: tp.Base, Copies: copies, TMax: tp.TMax}, bk, mv); err != nil {
+		if temps, err = AdaptLadder(ctx, g, ev, cfg, Tempering{Base: tp.Base, Copies: copies, TMax: tp.TMax}, bk, tb, mv); err != nil {
 			return nil, err
 		}
 	}
 	sweeps := 0
 	for {
-		res, err := sampleLadder(ctx, g, ev, cfg, temps, copies, bk, mv)
+		res, err := sampleLadder(ctx, g, ev, cfg, temps, copies, bk, tb, mv)
 		if err != nil {
 			return nil, err
 		}
@@ -353,7 +370,7 @@ func SampleTempering(ctx context.Context, g *fg.Graph, ev fg.Evidence, cfg Confi
 }
 
 // sampleLadder is one run of SampleTempering on a fixed ladder.
-func sampleLadder(ctx context.Context, g *fg.Graph, ev fg.Evidence, cfg Config, temps []float64, copies int, bk *gibbs.Blocking, mv *moves) (*Result, error) {
+func sampleLadder(ctx context.Context, g *fg.Graph, ev fg.Evidence, cfg Config, temps []float64, copies int, bk *gibbs.Blocking, tb *treeBlocks, mv *moves) (*Result, error) {
 	nc := defaultChains(cfg.Chains)
 	R := len(temps)
 	var deadline time.Time
@@ -369,7 +386,7 @@ func sampleLadder(ctx context.Context, g *fg.Graph, ev fg.Evidence, cfg Config, 
 		if copies == 2 {
 			kmv = newMoves(g, ev) // scratch per chain
 		}
-		lr, err := newLadderRun(g, ev, temps, copies, bk, kmv, rng)
+		lr, err := newLadderRun(g, ev, temps, copies, bk, tb, kmv, rng)
 		if err != nil {
 			return err
 		}
@@ -441,7 +458,7 @@ func init() {
 		Summary: "replica exchange (parallel tempering): Gibbs or blocked Gibbs at an adaptive ladder of temperatures, neighbours swapping worlds, two copies per temperature exchanging clusters (Houdayer); samples from T=1, doubling its samples until mixed or max-samples",
 		Tasks:   []infer.Task{infer.Marginals},
 		Props: append(append([]infer.Property(nil), props...),
-			infer.Property{Name: "base", Default: "gibbs", Help: "the kernel of every replica: gibbs or bgibbs"},
+			infer.Property{Name: "base", Default: "gibbs", Help: "the kernel of every replica: gibbs, bgibbs or tree-gibbs (forests drawn exactly; factors of at most two unobserved variables)"},
 			infer.Property{Name: "temperatures", Default: "auto", Help: "replicas per chain: auto (a ladder grown until every neighbouring pair swaps at least 1 in 4 times, up to 48), or a number (a geometric ladder from 1 to max-temperature)"},
 			infer.Property{Name: "max-temperature", Default: "auto", Help: "the hottest replica's temperature: auto (where no variable's factors move its log odds by more than 2) or a number"},
 			infer.Property{Name: "ladder", Default: "", Help: "explicit temperatures instead, e.g. 1,1.5,2.5,4 (first 1, increasing)"},
@@ -456,8 +473,10 @@ func init() {
 			case "gibbs":
 			case "bgibbs":
 				k = BGibbs
+			case "tree-gibbs":
+				k = Tree
 			default:
-				return nil, &infer.PropertyError{Method: tm.Name, Name: "base", Value: base, Msg: fmt.Sprintf("must be gibbs or bgibbs, got %q", base)}
+				return nil, &infer.PropertyError{Method: tm.Name, Name: "base", Value: base, Msg: fmt.Sprintf("must be gibbs, bgibbs or tree-gibbs, got %q", base)}
 			}
 			a, err := newSampler(tm, BGibbs, p) // reads the common and the block properties
 			if err != nil {

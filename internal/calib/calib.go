@@ -95,6 +95,139 @@ func MLNs(seed uint64, count int) ([]Model, error) {
 	return out, nil
 }
 
+// mlnModel parses and grounds an MLN (no evidence: db may be "") and
+// returns it as a Model of family whose exact marginals are exact(name of
+// the atom) for every ground atom, or, with exact nil, enumeration's
+// (at most 22 variables). ok is false when the grounding is contradictory.
+func mlnModel(family string, index int, src, db string, exact func(atom string) float64) (Model, bool, error) {
+	m, err := mlnfile.Parse(family+".mln", []byte(src))
+	if err != nil {
+		return Model{}, false, err
+	}
+	d, err := mlnfile.ReadDB(strings.NewReader(db), family+".db", m)
+	if err != nil {
+		return Model{}, false, err
+	}
+	var preds []string
+	for _, p := range m.Preds {
+		preds = append(preds, p.Name)
+	}
+	gr, err := ground.Ground(context.Background(), m, d, ground.Options{Query: preds})
+	if errors.Is(err, ground.ErrContradiction) {
+		return Model{}, false, nil
+	}
+	if err != nil {
+		return Model{}, false, fmt.Errorf("%v\n%s", err, src)
+	}
+	g := gr.Graph
+	md := &infer.Model{MLN: m, DB: d, Closed: gr.Closed, Graph: g, Weights: make([]float64, len(m.Formulas)), Grounding: gr}
+	for j, f := range m.Formulas {
+		md.Weights[j] = f.Weight
+	}
+	for v := range gr.NumAtoms {
+		md.Queries = append(md.Queries, infer.QueryAtom{Name: gr.AtomName(int32(v)), Var: int32(v)})
+	}
+	var ex [][]float64
+	if exact == nil {
+		if g.NumVars() > 22 {
+			return Model{}, false, fmt.Errorf("calib: %s has %d variables, too many to enumerate", family, g.NumVars())
+		}
+		sol := brute.Solve(g, nil)
+		if math.IsInf(sol.LogZ, -1) || math.IsNaN(sol.LogZ) {
+			return Model{}, false, nil
+		}
+		ex = sol.Marginals
+	} else {
+		ex = make([][]float64, g.NumVars())
+		for v := range ex {
+			ex[v] = make([]float64, g.Card[v])
+			for s := range ex[v] {
+				ex[v][s] = math.NaN() // auxiliary variables: not compared
+			}
+			if v < gr.NumAtoms {
+				p := exact(gr.AtomName(int32(v)))
+				ex[v][0], ex[v][1] = 1-p, p
+			}
+		}
+	}
+	return Model{Family: family, Index: index, Graph: g, Exact: ex, MLN: md}, true, nil
+}
+
+// Matchings returns the perfect-matching models gen.Deskmate(n, w) for
+// each n (even), with their closed-form marginals
+// (gen.DeskmateMarginal): hard constraints whose solutions single flips
+// never leave.
+func Matchings(w float64, ns ...int) ([]Model, error) {
+	var out []Model
+	for i, n := range ns {
+		m, ok, err := mlnModel(fmt.Sprintf("matching%d", n), i, gen.Deskmate(n, w), "", func(a string) float64 { return gen.DeskmateMarginal(n, w, a) })
+		if err != nil || !ok {
+			return nil, fmt.Errorf("calib: matching %d: %v", n, err)
+		}
+		out = append(out, m)
+	}
+	return out, nil
+}
+
+// Permutations returns count random permutation models on n×n atoms
+// p(r,c) (exactly one true per row and per column: n! worlds), each atom
+// with a random soft weight in [−1, 1], from seed; exact by enumeration
+// (n ≤ 4).
+func Permutations(seed uint64, n, count int) ([]Model, error) {
+	r := rand.New(rand.NewPCG(seed, 35))
+	var out []Model
+	for i := range count {
+		var b strings.Builder
+		b.WriteString("row = {")
+		for j := range n {
+			if j > 0 {
+				b.WriteString(",")
+			}
+			fmt.Fprintf(&b, "R%d", j+1)
+		}
+		b.WriteString("}\ncol = {")
+		for j := range n {
+			if j > 0 {
+				b.WriteString(",")
+			}
+			fmt.Fprintf(&b, "C%d", j+1)
+		}
+		b.WriteString("}\np(row, col)\n\nEXIST c p(x,c).\nEXIST x p(x,c).\np(x,c) ^ p(x,d) => c = d.\np(x,c) ^ p(y,c) => x = y.\n")
+		for a := range n {
+			for c := range n {
+				fmt.Fprintf(&b, "%.3f p(R%d,C%d)\n", 2*r.Float64()-1, a+1, c+1)
+			}
+		}
+		m, ok, err := mlnModel(fmt.Sprintf("perm%d", n), i, b.String(), "", nil)
+		if err != nil || !ok {
+			return nil, fmt.Errorf("calib: permutation model: %v", err)
+		}
+		out = append(out, m)
+	}
+	return out, nil
+}
+
+// SymmetricPairs returns count UW-CSE-style models with symmetric pairs:
+// three people, advisedBy at most one adviser each (hard), advisedBy(x,y)
+// => student(x) ^ professor(y) and unit formulas with random weights, and
+// no evidence, so that people are interchangeable and the modes (who
+// advises whom) are images of one another under renaming; exact by
+// enumeration (15 atoms).
+func SymmetricPairs(seed uint64, count int) ([]Model, error) {
+	r := rand.New(rand.NewPCG(seed, 36))
+	var out []Model
+	for i := range count {
+		src := fmt.Sprintf("person = {P1,P2,P3}\nadvisedBy(person, person)\nstudent(person)\nprofessor(person)\n\n!advisedBy(x,x).\nadvisedBy(x,y) ^ advisedBy(x,z) => y = z.\n%.3f advisedBy(x,y) => student(x) ^ professor(y)\n%.3f student(x) ^ professor(x)\n%.3f advisedBy(x,y)\n%.3f student(x)\n%.3f advisedBy(x,y) => !advisedBy(y,x)\n",
+			2+r.Float64(), -2-r.Float64(), 1+r.Float64(), r.Float64()-0.5, 2+r.Float64())
+		m, ok, err := mlnModel("sympairs", i, src, "", nil)
+		if err != nil || !ok {
+			return nil, fmt.Errorf("calib: symmetric pairs: %v", err)
+		}
+		out = append(out, m)
+	}
+	return out, nil
+}
+
 // Run is one sampler run on one model and its comparison with the truth.
 type Run struct {
 	Family, Method string
@@ -162,7 +295,7 @@ func Do(ctx context.Context, m Model, method string, props infer.Properties, see
 			}
 		}
 		for _, s := range states {
-			if math.IsNaN(b[s]) {
+			if math.IsNaN(b[s]) || math.IsNaN(m.Exact[v][s]) {
 				continue
 			}
 			d := math.Abs(b[s] - m.Exact[v][s])
