@@ -82,8 +82,7 @@ const (
 	Orbital
 	// Tree is one sweep of tree-blocked Gibbs sampling: every block of a
 	// cover by forests drawn exactly given the rest (tree.go; Hamze and de
-	// Freitas 2004), on models whose factors hold at most two unobserved
-	// variables.
+	// Freitas 2004); a block holds at most two variables of any factor.
 	Tree
 	// Swap is a Gibbs sweep after partner swaps (moves' swap: two true and
 	// two false variables of the hard constraints flipped together, as
@@ -309,9 +308,7 @@ func sample(ctx context.Context, g *fg.Graph, ev fg.Evidence, cfg Config) (*Resu
 	note := ""
 	var tb *treeBlocks
 	if cfg.Kernel == Tree {
-		if tb = newTreeBlocks(g, ev); tb == nil {
-			return nil, errors.New("tree-gibbs: a factor holds three or more unobserved variables, so no forest of blocks covers the model; use bgibbs or mcsat")
-		}
+		tb = newTreeBlocks(g, ev)
 	}
 	if cfg.Kernel == Orbital {
 		var err error
@@ -332,6 +329,9 @@ func sample(ctx context.Context, g *fg.Graph, ev fg.Evidence, cfg Config) (*Resu
 	}
 	if bk != nil && cfg.Kernel == BGibbs {
 		res.Clusters = len(bk.Blocks)
+	}
+	if tb != nil {
+		res.Clusters = len(tb.blocks)
 	}
 	if (cfg.Kernel == Cluster || cfg.Kernel == Swap) && res.Sweeps > 0 {
 		n := int64(0)

@@ -337,9 +337,7 @@ func SampleTempering(ctx context.Context, g *fg.Graph, ev fg.Evidence, cfg Confi
 	}
 	var tb *treeBlocks
 	if tp.Base == Tree {
-		if tb = newTreeBlocks(g, ev); tb == nil {
-			return nil, errors.New("tempering: base tree-gibbs needs factors of at most two unobserved variables")
-		}
+		tb = newTreeBlocks(g, ev)
 	}
 	mv := newMoves(g, ev)
 	copies := max(tp.Copies, 1)
@@ -458,7 +456,7 @@ func init() {
 		Summary: "replica exchange (parallel tempering): Gibbs or blocked Gibbs at an adaptive ladder of temperatures, neighbours swapping worlds, two copies per temperature exchanging clusters (Houdayer); samples from T=1, doubling its samples until mixed or max-samples",
 		Tasks:   []infer.Task{infer.Marginals},
 		Props: append(append([]infer.Property(nil), props...),
-			infer.Property{Name: "base", Default: "gibbs", Help: "the kernel of every replica: gibbs, bgibbs or tree-gibbs (forests drawn exactly; factors of at most two unobserved variables)"},
+			infer.Property{Name: "base", Default: "gibbs", Help: "the kernel of every replica: gibbs, bgibbs or tree-gibbs (forests drawn exactly)"},
 			infer.Property{Name: "temperatures", Default: "auto", Help: "replicas per chain: auto (a ladder grown until every neighbouring pair swaps at least 1 in 4 times, up to 48), or a number (a geometric ladder from 1 to max-temperature)"},
 			infer.Property{Name: "max-temperature", Default: "auto", Help: "the hottest replica's temperature: auto (where no variable's factors move its log odds by more than 2) or a number"},
 			infer.Property{Name: "ladder", Default: "", Help: "explicit temperatures instead, e.g. 1,1.5,2.5,4 (first 1, increasing)"},

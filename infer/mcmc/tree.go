@@ -33,25 +33,15 @@ type treeBlock struct {
 }
 
 // newTreeBlocks covers the unobserved variables of g by forests, built
-// greedily (at most 8): each block takes, first, the variables no block
-// has yet (in order), then the others, every one it can add without a
-// cycle. It returns nil when some factor holds three or more unobserved
-// variables (no forest block could redraw them together), or when 8
-// blocks do not cover every variable.
+// greedily: each block takes, first, the variables no block has yet (in
+// order), then the others, every one it can add while every factor holds
+// at most two of the block's variables and the factors that hold two make
+// no cycle (a factor on more variables joins the two it holds, the others
+// fixed). Every block takes at least one uncovered variable, so the cover
+// ends; on pairwise grids two blocks (combs) cover everything.
 func newTreeBlocks(g *fg.Graph, ev fg.Evidence) *treeBlocks {
 	nv := g.NumVars()
 	free := func(v int32) bool { return (ev == nil || ev[v] < 0) && g.Card[v] > 1 }
-	for f := range g.NumFactors() {
-		n := 0
-		for _, v := range g.Scope(f) {
-			if free(v) {
-				n++
-			}
-		}
-		if n > 2 {
-			return nil
-		}
-	}
 	fOf := g.EdgeFactors()
 	covered := make([]bool, nv)
 	left := 0
@@ -75,7 +65,7 @@ func newTreeBlocks(g *fg.Graph, ev fg.Evidence) *treeBlocks {
 	}
 	stamp := int32(0)
 	var nbr []int32
-	for left > 0 && len(tb.blocks) < 8 {
+	for left > 0 {
 		stamp++
 		var members []int32
 		try := func(v int32) {
@@ -85,8 +75,12 @@ func newTreeBlocks(g *fg.Graph, ev fg.Evidence) *treeBlocks {
 			// the block variables v's factors would join it to
 			nbr = nbr[:0]
 			for i := g.VarStart[v]; i < g.VarStart[v+1]; i++ {
+				k := 0
 				for _, u := range g.Scope(int(fOf[g.VarEdges[i]])) {
 					if u != v && in[u] == stamp {
+						if k++; k > 1 {
+							return // the factor would hold three of the block's variables
+						}
 						dup := false
 						for _, w := range nbr {
 							dup = dup || w == u
@@ -132,9 +126,6 @@ func newTreeBlocks(g *fg.Graph, ev fg.Evidence) *treeBlocks {
 			}
 		}
 		tb.blocks = append(tb.blocks, orderForest(g, fOf, members, in, stamp))
-	}
-	if left > 0 {
-		return nil
 	}
 	return tb
 }
