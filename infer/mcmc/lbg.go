@@ -192,6 +192,9 @@ func (s lbgSampler) RunUngrounded(ctx context.Context, m *infer.Model, q infer.Q
 		if d.Lo > d.Hi {
 			d.Lo, d.Hi = math.NaN(), math.NaN()
 		}
+		if res.Diag.Frozen { // as Result.entries
+			d.Lo, d.Hi, d.RHat = 0, 1, math.MaxFloat64
+		}
 		return d
 	}
 	ans.Stats = lbgStats(md, res, start, "lifted blocked Gibbs on the MLN, not grounded (every cluster lifted, no hard formula), clusters "+md.Describe())

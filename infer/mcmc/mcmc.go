@@ -1023,5 +1023,12 @@ func (res *Result) entries(ans *infer.Answer, each iter.Seq2[int, int]) {
 		if lo <= hi {
 			ans.ChainLo[at], ans.ChainHi[at] = lo, hi
 		}
+		if res.Diag.Frozen {
+			// Some chain never left a world: the chains' spread says
+			// nothing of where the marginal lies (MC-SAT on a perfect
+			// matching: the spread missed the exact marginal on half
+			// the atoms).
+			ans.ChainLo[at], ans.ChainHi[at], ans.EntryRHat[at] = 0, 1, math.MaxFloat64
+		}
 	}
 }
