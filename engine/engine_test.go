@@ -73,6 +73,19 @@ func checkJSON(t *testing.T, s *jsonschema.Schema, name string, r *Result) map[s
 	if js["method"] == "" {
 		t.Errorf("%s: no method", name)
 	}
+	// Issue 39.2: the time reported is the whole run, split by stage.
+	if st, ok := js["stats"].(map[string]any); ok && st["stages"] != nil {
+		total, _ := st["total_seconds"].(float64)
+		sum := 0.0
+		stages := st["stages"].([]any)
+		for _, x := range stages {
+			sum += x.(map[string]any)["seconds"].(float64)
+		}
+		first := stages[0].(map[string]any)["stage"]
+		if secs, _ := st["seconds"].(float64); total < secs || math.Abs(sum-total) > 1e-9*(1+total) || first != "read" {
+			t.Errorf("%s: total_seconds %v, seconds %v, stages %v (sum %v)", name, total, secs, stages, sum)
+		}
+	}
 	return js
 }
 

@@ -470,7 +470,11 @@ func (r *mlnRun) auto(ctx context.Context) (infer.Algorithm, *Result, string, er
 			p(Progress{Stage: "wfomc " + w.Phase, Done: w.Done, Total: w.Total, Detail: w.Detail()})
 		})
 	}
+	t0 := time.Now()
 	ans, why, err := a.TryUngrounded(wctx, model, r.opt.Query, atoms, unknown)
+	if ans == nil && err == nil {
+		r.attempts = append(r.attempts, infer.StageTime{Stage: "wfomc (gave up)", Seconds: time.Since(t0).Seconds()})
+	}
 	if err != nil {
 		return nil, nil, "", mlnError(r.m.Path, err)
 	}

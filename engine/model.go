@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/lifted-dev/lifted/infer"
 	"os"
 	"path/filepath"
 	"sort"
+	"time"
 
 	"github.com/lifted-dev/lifted/fg"
 	"github.com/lifted-dev/lifted/format"
@@ -134,12 +136,22 @@ func evidenceFiles(paths []string) ([]string, error) {
 // (*Model).Run.
 func Run(ctx context.Context, req Request) (*Result, error) {
 	dyn := req.Dynamic != nil
+	start := time.Now()
 	m, err := Load(req.Model, LoadOptions{Format: req.Format, Evidence: req.Evidence, Dynamic: dyn, Dialect: req.Dialect})
+	read := time.Since(start).Seconds()
 	if m != nil && req.Warn != nil && len(m.Warnings) > 0 {
 		req.Warn(m.Warnings)
 	}
 	if err != nil {
 		return nil, err
 	}
-	return m.Run(ctx, req)
+	res, err := m.Run(ctx, req)
+	if res != nil {
+		// The whole run: reading the model and its evidence too.
+		res.Stats.TotalSeconds += read
+		if res.Stats.Stages != nil {
+			res.Stats.Stages = append([]infer.StageTime{{Stage: "read", Seconds: read}}, res.Stats.Stages...)
+		}
+	}
+	return res, err
 }

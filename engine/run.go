@@ -7,6 +7,7 @@ import (
 	"math"
 	"runtime"
 	"strings"
+	"time"
 
 	"github.com/lifted-dev/lifted/fg"
 	"github.com/lifted-dev/lifted/infer"
@@ -29,25 +30,67 @@ func (m *Model) Run(ctx context.Context, req Request) (*Result, error) {
 	if ctx == nil {
 		ctx = context.Background()
 	}
+	start := time.Now()
 	if req.Dynamic != nil {
-		return m.runDynamic(ctx, req)
+		res, err := m.runDynamic(ctx, req)
+		if res != nil {
+			res.Stats.TotalSeconds = time.Since(start).Seconds()
+		}
+		return res, err
 	}
 	s, err := m.setup(req)
 	if err != nil {
 		return nil, err
 	}
+	var res *Result
 	if m.IsMLN() {
 		if m.DB == nil {
 			return nil, requestErrorf("%s: the model was loaded for a dynamic run", m.Path)
 		}
-		return m.runMLN(ctx, s)
+		res, err = m.runMLN(ctx, s)
+	} else {
+		g := m.Graph
+		if err := memlimit.Check(fmt.Sprintf("%s: answering a factor graph of %d variables and %d factors", m.Path, g.NumVars(), g.NumFactors()),
+			graphBytesPerVar*float64(g.NumVars())+graphBytesPerFactor*float64(g.NumFactors())+graphBytesPerEdge*float64(g.NumEdges())); err != nil {
+			return nil, err
+		}
+		res, err = m.runGraph(ctx, s)
 	}
-	g := m.Graph
-	if err := memlimit.Check(fmt.Sprintf("%s: answering a factor graph of %d variables and %d factors", m.Path, g.NumVars(), g.NumFactors()),
-		graphBytesPerVar*float64(g.NumVars())+graphBytesPerFactor*float64(g.NumFactors())+graphBytesPerEdge*float64(g.NumEdges())); err != nil {
-		return nil, err
+	if res != nil {
+		res.timeStages(time.Since(start).Seconds(), s.attempts)
 	}
-	return m.runGraph(ctx, s)
+	return res, err
+}
+
+// timeStages sets the run's total wall time and its stages: the attempts
+// that gave up (a wfomc try), grounding, colour passing, the method, and
+// the rest as "other".
+func (r *Result) timeStages(total float64, attempts []infer.StageTime) {
+	st := &r.Stats
+	st.TotalSeconds = total
+	st.Stages = nil
+	left := total
+	// add appends a stage, within what is left of the total (a route
+	// whose figures overlap, as the first-order construction's colour
+	// passing within its grounding, is not counted twice).
+	add := func(name string, secs float64) {
+		secs = min(secs, left)
+		if secs > 0 {
+			st.Stages = append(st.Stages, infer.StageTime{Stage: name, Seconds: secs})
+			left -= secs
+		}
+	}
+	for _, a := range attempts {
+		add(a.Stage, a.Seconds)
+	}
+	add("ground", st.GroundSeconds)
+	add("colour passing", st.ColorSeconds)
+	method := r.Method
+	if method == "" {
+		method = "inference"
+	}
+	add(method, st.Seconds-st.ColorSeconds)
+	add("other", left)
 }
 
 // Memory a query on a factor graph takes per variable, factor and edge
@@ -69,6 +112,9 @@ type setup struct {
 	alg    infer.Algorithm
 	opt    infer.Options
 	world  string // an MLN's world assumption per predicate (mln.World)
+	// attempts are the stages that gave up before the answer (a wfomc
+	// try), for Stats.Stages.
+	attempts []infer.StageTime
 }
 
 // MethodFor is the method that answers task when the request names none.

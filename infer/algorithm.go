@@ -195,6 +195,12 @@ func (a *Answer) Marginals() [][]float64 {
 	return out
 }
 
+// StageTime is a stage of a run and its wall time (Stats.Stages).
+type StageTime struct {
+	Stage   string  `json:"stage"`
+	Seconds float64 `json:"seconds"`
+}
+
 // Stats are the figures of a run, under the JSON keys the command prints:
 // the sizes of the ground and the counted graph, colour passing, and the
 // algorithm's own work. Every method fills the same fields so ground and
@@ -212,6 +218,13 @@ type Stats struct {
 	Messages       int64   `json:"messages"`
 	Converged      bool    `json:"converged"`
 	Seconds        float64 `json:"seconds"`
+	// TotalSeconds is the whole run's wall time (set by the engine):
+	// reading the model when the engine read it, every attempt (a wfomc
+	// try that gave up included), grounding, colour passing and the
+	// method; Stages splits it, in order, with "other" for the rest
+	// (parsing the query, the closed world, diagnostics).
+	TotalSeconds float64     `json:"total_seconds,omitempty"`
+	Stages       []StageTime `json:"stages,omitempty"`
 	// Fallback names the retry variant that converged when the run as
 	// asked did not (see Fallbacks); then BPIterations and Messages count
 	// every attempt.
