@@ -3,10 +3,7 @@ package dynamic
 import (
 	"io"
 
-	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
-	"gonum.org/v1/plot/vg"
+	"github.com/lifted-dev/lifted/internal/svgplot"
 )
 
 // Series is one curve of a plot over time steps.
@@ -16,39 +13,19 @@ type Series struct {
 	P     []float64
 }
 
-// WritePlot draws the series (a probability per step) with gonum/plot in the
-// given format ("png", "svg" or "pdf").
-func WritePlot(w io.Writer, format, title string, series []Series) error {
-	p := plot.New()
-	p.Title.Text = title
-	p.X.Label.Text = "time step t"
-	p.Y.Label.Text = "probability"
-	p.Y.Min, p.Y.Max = 0, 1
-	p.Legend.Top = true
-	p.Add(plotter.NewGrid())
-	for i, s := range series {
-		xy := make(plotter.XYs, len(s.Steps))
-		for k := range s.Steps {
-			xy[k] = plotter.XY{X: float64(s.Steps[k]), Y: s.P[k]}
+// WriteSVG draws the series (a probability per step) as a self-contained
+// SVG image (internal/svgplot: no plotting library). PNG and PDF are
+// package dynplot's (gonum/plot).
+func WriteSVG(w io.Writer, title string, series []Series) error {
+	c := svgplot.Chart{Title: title, XLabel: "time step t", YLabel: "probability", YMin: 0, YMax: 1}
+	for _, s := range series {
+		x := make([]float64, len(s.Steps))
+		for k, t := range s.Steps {
+			x[k] = float64(t)
 		}
-		line, points, err := plotter.NewLinePoints(xy)
-		if err != nil {
-			return err
-		}
-		line.Color = plotutil.Color(i)
-		line.Width = vg.Points(1.5)
-		line.Dashes = plotutil.Dashes(i / 7)
-		points.Color = plotutil.Color(i)
-		points.Shape = plotutil.Shape(i)
-		p.Add(line, points)
-		p.Legend.Add(s.Label, line, points)
+		c.Series = append(c.Series, svgplot.Series{Label: s.Label, X: x, Y: s.P})
 	}
-	wt, err := p.WriterTo(7*vg.Inch, 4.5*vg.Inch, format)
-	if err != nil {
-		return err
-	}
-	_, err = wt.WriteTo(w)
-	return err
+	return svgplot.Write(w, c)
 }
 
 // SeriesOf groups the query atoms by their atom without the time argument

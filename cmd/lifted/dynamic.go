@@ -32,7 +32,7 @@ func (d *dynamicFlags) register(cmd *cobra.Command) {
 	fl.StringVar(&d.protocol, "protocol", "fb", "dynamic: message protocol: fb (forwards-backwards, the factored frontier) or flood")
 	fl.BoolVar(&d.filter, "filter", false, "dynamic: only the filtered marginals P(X_t | evidence of steps 0..t), step by step")
 	fl.BoolVar(&d.smooth, "smooth", false, "dynamic: only the smoothed marginals (all evidence)")
-	fl.StringVar(&d.plot, "plot", "", "dynamic: draw the marginals of the query fluents over time with gonum/plot (.png, .svg or .pdf)")
+	fl.StringVar(&d.plot, "plot", "", "dynamic: draw the marginals of the query fluents over time (.svg; .png and .pdf in a build with -tags plot)")
 	fl.StringArrayVar(&d.plotAtom, "plot-atom", nil, "dynamic: atoms to draw, without the time argument, e.g. 'Cancer(A)' (repeatable; default: the first 8)")
 }
 
@@ -100,5 +100,10 @@ func (d *dynamicFlags) writePlot(res *engine.Result, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	return writeOutput(d.plot, stdout, func(w io.Writer) error { return dynamic.WritePlot(w, d.plotFmt, title, series) })
+	return writeOutput(d.plot, stdout, func(w io.Writer) error {
+		if d.plotFmt == "svg" {
+			return dynamic.WriteSVG(w, title, series)
+		}
+		return writeGonumPlot(w, d.plotFmt, title, series)
+	})
 }

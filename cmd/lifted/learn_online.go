@@ -7,12 +7,14 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/spf13/pflag"
 
+	"github.com/lifted-dev/lifted/internal/svgplot"
 	"github.com/lifted-dev/lifted/learn"
 	"github.com/lifted-dev/lifted/online"
-	"github.com/lifted-dev/lifted/online/curveplot"
 	"github.com/lifted-dev/lifted/pos"
 )
 
@@ -128,15 +130,49 @@ func writeCurve(o *onlineFlags, c *online.Curve, plotFmt string, stdout io.Write
 		curves = append(curves, l)
 	}
 	curves = append(curves, c)
-	return writeOutput(o.plot, stdout, func(w io.Writer) error { return curveplot.Write(w, plotFmt, curves) })
+	return writeOutput(o.plot, stdout, func(w io.Writer) error {
+		if plotFmt == "svg" {
+			return writeCurvesSVG(w, curves)
+		}
+		return writeGonumCurves(w, plotFmt, curves)
+	})
 }
 
-// plotFormat returns the gonum/plot format for a --plot file name
-// (curveplot.Format); a wrong extension is a usage error.
+// plotFormat returns the format of a --plot file name by its extension:
+// svg in every build (internal/svgplot), png and pdf in a build with
+// -tags plot (gonum/plot: plot_gonum.go); anything else is a usage error.
 func plotFormat(path string) (string, error) {
-	f, err := curveplot.Format(path)
-	if err != nil {
-		return "", usageError{err}
+	switch ext := strings.ToLower(strings.TrimPrefix(filepath.Ext(path), ".")); {
+	case ext == "svg", (ext == "png" || ext == "pdf") && gonumPlots:
+		return ext, nil
+	case ext == "png" || ext == "pdf":
+		return "", usageError{fmt.Errorf("--plot %s: PNG and PDF plots need a build with -tags plot (go run -tags plot ./cmd/lifted …, or go install -tags plot ./cmd/lifted), which adds gonum/plot's font, LaTeX and PDF modules; .svg works in every build", path)}
 	}
-	return f, nil
+	return "", usageError{fmt.Errorf("--plot %s: write .svg (or .png, .pdf in a build with -tags plot)", path)}
+}
+
+// writeCurvesSVG draws learning curves (test CMLL against passes over the
+// mega-example, a dashed line at one pass) as SVG.
+func writeCurvesSVG(w io.Writer, curves []*online.Curve) error {
+	c := svgplot.Chart{Title: "Learning curve", XLabel: "passes over the mega-example", YLabel: "test CMLL", VLines: []float64{1}}
+	for _, l := range curves {
+		var s svgplot.Series
+		for _, pt := range l.Points {
+			if pt.CMLL != nil {
+				s.X, s.Y = append(s.X, pt.Passes), append(s.Y, *pt.CMLL)
+			}
+		}
+		if len(s.X) == 0 {
+			continue
+		}
+		s.Label = l.Label
+		if s.Label == "" {
+			s.Label = l.Method
+		}
+		c.Series = append(c.Series, s)
+	}
+	if len(c.Series) == 0 {
+		c.Title, c.VLines = "no test CMLL (run with --holdout)", nil
+	}
+	return svgplot.Write(w, c)
 }

@@ -30,6 +30,7 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"github.com/lifted-dev/lifted/dynamic"
+	"github.com/lifted-dev/lifted/dynamic/dynplot"
 	mlnfile "github.com/lifted-dev/lifted/format/mlnfile"
 	"github.com/lifted-dev/lifted/ground"
 	"github.com/lifted-dev/lifted/infer"
@@ -328,7 +329,7 @@ func cancer(out string, mcsatSamples int) {
 	if err != nil {
 		log.Fatal(err)
 	}
-	if err := dynamic.WritePlot(f, "png", "LFF: P(Cancer(x,t)), Smokes(A,2) observed", series); err != nil {
+	if err := dynplot.WritePlot(f, "png", "LFF: P(Cancer(x,t)), Smokes(A,2) observed", series); err != nil {
 		log.Fatal(err)
 	}
 	f.Close()
