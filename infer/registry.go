@@ -2,6 +2,7 @@ package infer
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"sync"
@@ -186,8 +187,8 @@ func (p Properties) String(m Method, name string) string {
 func (p Properties) Float(m Method, name string) (float64, error) {
 	s := p.String(m, name)
 	v, err := strconv.ParseFloat(s, 64)
-	if err != nil {
-		return 0, &PropertyError{Method: m.Name, Name: name, Value: s, Msg: fmt.Sprintf("must be a number, got %q", s)}
+	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0, &PropertyError{Method: m.Name, Name: name, Value: s, Msg: fmt.Sprintf("must be a finite number, got %q", s)}
 	}
 	return v, nil
 }

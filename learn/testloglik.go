@@ -142,6 +142,10 @@ func (o *Options) Check() error {
 	switch {
 	case o.PriorStdDev == 0:
 		return fmt.Errorf("--prior-stddev must not be 0")
+	case math.IsNaN(o.PriorStdDev) || math.IsInf(o.PriorStdDev, 0):
+		return fmt.Errorf("--prior-stddev must be a finite number, got %v", o.PriorStdDev)
+	case math.IsNaN(o.PriorMean) || math.IsInf(o.PriorMean, 0):
+		return fmt.Errorf("--prior-mean must be a finite number, got %v", o.PriorMean)
 	case o.MaxIter < 1:
 		return fmt.Errorf("--max-iter must be at least 1, got %d", o.MaxIter)
 	case !(o.GradTol > 0):

@@ -32,16 +32,16 @@ func Flag(name string, flags []string) string {
 	if s := Closest(name, flags); s != "" {
 		return s
 	}
-	var found []string
+	found := ""
 	for _, n := range flags {
 		if len(name) >= 3 && n != name && (strings.HasPrefix(n, name) || strings.HasPrefix(name, n)) {
-			found = append(found, n)
+			if found != "" && found != n {
+				return "" // two flags: no guess
+			}
+			found = n
 		}
 	}
-	if len(found) == 1 {
-		return found[0]
-	}
-	return ""
+	return found
 }
 
 func editDistance(a, b string) int {

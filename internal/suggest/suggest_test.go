@@ -3,7 +3,7 @@ package suggest
 import "testing"
 
 func TestFlag(t *testing.T) {
-	flags := []string{"method", "max-iter", "max-ground", "samples", "seed", "tries"}
+	flags := []string{"method", "max-iter", "max-ground", "samples", "seed", "tries", "max-iter"}
 	for name, want := range map[string]string{
 		"methd":          "method",
 		"max-iterations": "max-iter",

@@ -245,6 +245,26 @@ class NativeErrors(NeedsLibrary):
             self.assertTrue(c.exception.message.startswith("model.mln:2:11: "), c.exception.message)
             self.assertEqual((c.exception.file, c.exception.line, c.exception.column), ("model.mln", 2, 11))
 
+    def test_deep_formula_is_an_error_not_an_abort(self):
+        # A formula nested 300,000 deep (or 1,000,000 "!") overflowed the
+        # parser's stack: "fatal error: stack overflow" killed the Python
+        # host (exit 134). Now the parser's depth limit gives a LiftedError
+        # at the token past the limit, on both paths.
+        with tempfile.TemporaryDirectory() as tmp:
+            for name, formula in (("parens", "(" * 300000 + "P" + ")" * 300000),
+                                  ("nots", "!" * 1000000 + "P")):
+                path = os.path.join(tmp, name + ".mln")
+                with open(path, "w") as f:
+                    f.write("P\n1 " + formula + "\n")
+                with self.assertRaises(lifted.LiftedError) as c:
+                    lifted.load(path)
+                self.assertNotIsInstance(c.exception, lifted.UsageError)
+                self.assertIn("nested more than", c.exception.message)
+                self.assertEqual((c.exception.line, c.exception.column), (2, 1003))
+                with self.assertRaises(lifted.LiftedError) as c:
+                    lifted.infer(path, query="P", native=False)
+                self.assertIn("nested more than", c.exception.message)
+
     def test_evidence_error_position(self):
         with tempfile.TemporaryDirectory() as tmp:
             db = os.path.join(tmp, "bad.db")
