@@ -140,8 +140,12 @@
 // enumeration with exact log weights). Result.RelError estimates the
 // relative error (from M and the cancellation); Result.Exact says whether
 // it is at most 1e-9, and Evaluate refuses with a PrecisionError what it
-// cannot reduce below 1e-9 (huge weights of incommensurable magnitudes,
-// or Skolem sums that cancel completely at large weights).
+// cannot reduce below 1e-9 (huge weights of incommensurable magnitudes).
+// Where the Skolem sum of a quantified formula with a huge weight cancels
+// completely, the formulas far above the rest are made hard (φ, or ¬φ for
+// a negative weight) and the model recompiled: when it has a world, those
+// are the dominant worlds; otherwise (the extreme counts conflict) the
+// PrecisionError stands.
 //
 // # Limits
 //

@@ -1,9 +1,13 @@
 package wfomc
 
 import (
+	"cmp"
+	"context"
 	"fmt"
 	"math"
 	"slices"
+
+	"github.com/lifted-dev/lifted/mln"
 )
 
 // Huge weights. Every log that the evaluation forms is a double-double,
@@ -181,4 +185,74 @@ func (lv *hugeLevel) shift(grad []float64) (float64, error) {
 		return 0, &PrecisionError{RelError: math.Abs(N - r), Reason: fmt.Sprintf("the near-hard formulas' count %g is not an integer at the limit", N)}
 	}
 	return (lv.beta - lv.t) * r, nil
+}
+
+// hardenHuge answers weights whose Skolem sums cancel completely (a
+// quantified formula with a weight far beyond the rest: e^-w next to 1) by
+// the hard limit itself: the formulas H whose |w_j| exceeds what all other
+// weights and the number of worlds can add up to, by e^64, become hard —
+// φ_j where w_j > 0, ¬φ_j where w_j < 0. When that model has a world,
+// those worlds are exactly the ones that dominate (each formula of H at
+// its extreme count, which no other world reaches), so its marginals and
+// expected counts are the answer to e^-64 and log Z is its log Z plus
+// Σ_{w_j > 0} w_j·G_j. ok is false when no such H exists or the hardened
+// model has no world (then the extremes conflict and the caller's
+// PrecisionError stands). The hardened model's own huge weights are
+// hardened in turn (each level makes at least one more formula hard).
+func (mod *Model) hardenHuge(ctx context.Context, weights []float64, sizes map[string]int64, n []int64) (*Result, bool) {
+	g, logWorlds := mod.magnitudes(n)
+	var idx []int
+	for j, x := range g {
+		if x > 0 && weights[j] != 0 {
+			idx = append(idx, j)
+		}
+	}
+	slices.SortFunc(idx, func(a, b int) int { return cmp.Compare(math.Abs(weights[b]), math.Abs(weights[a])) })
+	k := 0
+	for k = 1; k <= len(idx); k++ {
+		if k < len(idx) && math.Abs(weights[idx[k]]) == math.Abs(weights[idx[k-1]]) {
+			continue
+		}
+		rest := logWorlds
+		for _, j := range idx[k:] {
+			rest += 2 * math.Abs(weights[j]) * g[j]
+		}
+		gs := 1.0
+		for _, j := range idx[:k] {
+			gs += g[j]
+		}
+		if math.Abs(weights[idx[k-1]]) >= rest+64+math.Log(gs) {
+			break
+		}
+	}
+	if k > len(idx) {
+		return nil, false
+	}
+	m2 := *mod.m
+	m2.Formulas = slices.Clone(mod.m.Formulas)
+	for _, j := range idx[:k] {
+		f := *m2.Formulas[j]
+		f.Hard = true
+		if weights[j] < 0 {
+			f.Expr = &mln.Not{X: f.Expr, Pos: f.Pos}
+		}
+		m2.Formulas[j] = &f
+	}
+	opt := mod.opt
+	m3, err := CompileContext(ctx, &m2, &opt)
+	if err != nil {
+		return nil, false
+	}
+	res, err := m3.EvaluateContext(ctx, weights, sizes)
+	if err != nil {
+		return nil, false
+	}
+	for _, j := range idx[:k] {
+		if weights[j] > 0 {
+			res.LogZ += weights[j] * g[j]
+		} else {
+			res.ExpectedCounts[j] = 0 // ¬φ_j held at every grounding
+		}
+	}
+	return res, true
 }

@@ -147,8 +147,9 @@ func ParseQueries(m *mln.MLN, texts []string) ([]Query, error) {
 // database. A Model is safe for concurrent use.
 type Model struct {
 	m        *mln.MLN
-	nf       int // formulas of m
-	nParams  int // formulas + queries
+	opt      Options // as compiled (hardenHuge recompiles with them)
+	nf       int     // formulas of m
+	nParams  int     // formulas + queries
 	p0       *problem
 	top      *level
 	named    []map[string]bool // per MLN type: constants that must be elements
@@ -241,6 +242,7 @@ func CompileContext(ctx context.Context, m *mln.MLN, opt *Options) (mod *Model, 
 	if err := c.compile(); err != nil {
 		return nil, err
 	}
+	c.mod.opt = *opt
 	return c.mod, nil
 }
 
@@ -300,6 +302,13 @@ func (mod *Model) EvaluateContext(ctx context.Context, weights []float64, sizes 
 	}
 	grad := make([]float64, mod.nParams)
 	logZ, digits, err := mod.top.eval(ctx, theta, n, grad)
+	var pe *PrecisionError
+	if err != nil && errors.As(err, &pe) && ctx.Err() == nil {
+		if res, ok := mod.hardenHuge(ctx, weights, sizes, n); ok {
+			res.Seconds = time.Since(start).Seconds()
+			return res, nil
+		}
+	}
 	if err != nil {
 		if cerr := ctx.Err(); cerr != nil {
 			return nil, cerr
