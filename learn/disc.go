@@ -86,6 +86,9 @@ type DiscOptions struct {
 	// Newton step |g_j|/H_jj among the weights that the convergence test
 	// does not pass yet (0 when converged).
 	Progress func(iter int, maxStep float64)
+	// Stage, if set, reports the pseudo-likelihood start's setup (its
+	// terms, atom by atom) as Options.Stage does.
+	Stage func(stage string, done, total int64, detail string)
 }
 
 func (o DiscOptions) defaults() DiscOptions {
@@ -189,7 +192,7 @@ func Discriminative(ctx context.Context, m *mln.MLN, dbs []*mln.DB, names []stri
 		if sd < 0 {
 			sd = -1
 		}
-		pr, err := PLL(m, dbs, names, &Options{PriorMean: o.PriorMean, PriorStdDev: sd, UnweightedPLL: true, Predicates: o.NE, Init: w, Context: ctx})
+		pr, err := PLL(m, dbs, names, &Options{PriorMean: o.PriorMean, PriorStdDev: sd, UnweightedPLL: true, Predicates: o.NE, Init: w, Context: ctx, Stage: o.Stage})
 		if err != nil {
 			return nil, fmt.Errorf("conditional pseudo-likelihood (the starting weights): %w", err)
 		}

@@ -103,6 +103,7 @@ func (r *Run) Learn(ctx context.Context, m *mln.MLN) (*Learned, error) {
 			Progress: func(it int, step float64) {
 				progress("dn", int64(it), int64(maxIter), fmt.Sprintf("diagonal Newton iteration %d, largest Newton step not yet converged %.3g", it, step))
 			},
+			Stage: progress,
 		})
 		if err != nil {
 			return nil, err
