@@ -29,6 +29,15 @@ type ErrorEstimator interface {
 	EstimateError(ctx context.Context, ans *Answer, g *fg.Graph, ev fg.Evidence) (ErrorEstimate, error)
 }
 
+// Approximator is implemented by methods that run lifted BP among other
+// things (auto's BP chain, package infer/exact): under Query.Tolerance Run
+// tries the approximations with ApproxAlgorithm (an ErrorEstimator) and,
+// when none meets the tolerance, runs the method itself on the exact
+// compression.
+type Approximator interface {
+	ApproxAlgorithm() Algorithm
+}
+
 // Approximation is one setting of approximate lifting: unary log-potentials
 // rounded to multiples of Fields (lift.QuantiseFields; 0: kept), counts
 // pooled within a factor 1+Counts (lift.Options.CountTolerance) and
@@ -78,11 +87,12 @@ const ExactEnough = 10
 
 // runApprox answers with the coarsest approximation whose estimated mean
 // error is within opt.Query.Tolerance, trying Approximations in order and
-// ending with exact lifting (error 0); where exact lifting compresses
-// the factors ExactEnough times or more it answers at once. The Stats hold the sizes of the
+// ending with exactAlg on the exact compression (error 0 where it is
+// lifted BP); where exact lifting compresses the factors ExactEnough
+// times or more that answers at once. The Stats hold the sizes of the
 // compression that answered and its estimate; seconds and iterations
 // count every attempt.
-func runApprox(ctx context.Context, alg Algorithm, est ErrorEstimator, g *fg.Graph, ev fg.Evidence, opt Options) (*Answer, error) {
+func runApprox(ctx context.Context, alg Algorithm, est ErrorEstimator, exactAlg Algorithm, g *fg.Graph, ev fg.Evidence, opt Options) (*Answer, error) {
 	var tried []string
 	iters, msgs, colourSec := 0, int64(0), 0.0
 	finish := func(ans *Answer, st Stats, name string, e *ErrorEstimate) *Answer {
@@ -155,7 +165,7 @@ func runApprox(ctx context.Context, alg Algorithm, est ErrorEstimator, g *fg.Gra
 		colourSec += st.ColorSeconds
 	}
 	colourSec -= st.ColorSeconds // counted once, by finish
-	ans, err := runConverging(ctx, alg, c, opt.Query, opt.Unconverged)
+	ans, err := runConverging(ctx, exactAlg, c, opt.Query, opt.Unconverged)
 	if err != nil {
 		var nc *NotConvergedError
 		if errors.As(err, &nc) && nc.Answer != nil {

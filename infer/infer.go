@@ -93,8 +93,12 @@ func Run(ctx context.Context, alg Algorithm, g *fg.Graph, ev fg.Evidence, opt Op
 		choice = &x
 		alg, opt.Lifted = x.Algorithm, x.Lifted
 	}
-	if est, ok := alg.(ErrorEstimator); ok && opt.Lifted && opt.Query.Tolerance > 0 && opt.Query.Task != MAP {
-		ans, err := runApprox(ctx, alg, est, g, ev, opt)
+	approx := alg
+	if a, ok := alg.(Approximator); ok {
+		approx = a.ApproxAlgorithm()
+	}
+	if est, ok := approx.(ErrorEstimator); ok && opt.Lifted && opt.Query.Tolerance > 0 && opt.Query.Task != MAP {
+		ans, err := runApprox(ctx, approx, est, alg, g, ev, opt)
 		if ans != nil {
 			ans.Stats.chosen(choice)
 			ans.Stats.Seconds = time.Since(start).Seconds()

@@ -109,6 +109,11 @@ type bpChain struct {
 	noCheck bool
 }
 
+// ApproxAlgorithm implements infer.Approximator: under a tolerance the
+// approximate liftings run lifted BP as asked (with its fallbacks), and
+// the chain answers on the exact compression when none meets it.
+func (b *bpChain) ApproxAlgorithm() infer.Algorithm { return b.lbp }
+
 // chain is a's approximate path.
 func (a *Auto) chain() *bpChain {
 	return &bpChain{lbp: a.LBP, bpIter: a.BPIter, sampler: a.Sampler, samplerTime: a.SamplerTime, cpuBudget: a.CPUBudget, samples: a.SamplerSamples, bpWork: a.BPWork, work: a.SamplerWork, noCheck: a.NoBPCheck}

@@ -147,23 +147,19 @@ func (b *byComponents) solve(ctx context.Context, sub *fg.Graph, q infer.Query, 
 	if p != nil {
 		refuse = "jtree refuses: " + p.Describe()
 	}
+	var ans *infer.Answer
 	if sq.Tolerance > 0 && sq.Task != infer.MAP {
-		// Approximate lifting under the tolerance (infer.Run tries the
-		// approximations, then exact lifting); an answer that did not
-		// converge goes to the chain below, with its MC-SAT fallback.
-		ans, err := infer.Run(ctx, b.auto.LBP, sub, nil, infer.Options{Lifted: true, Query: sq})
-		if err == nil && ans.Converged {
-			return part{method: "lbp", ans: ans, refuse: refuse}
+		// Approximate lifting under the tolerance: infer.Run tries the
+		// approximations with lifted BP, then the chain on the exact
+		// compression (infer.Approximator).
+		ans, err = infer.Run(ctx, b.auto.chain(), sub, nil, infer.Options{Lifted: true, Query: sq})
+	} else {
+		cc, _, cerr := infer.CompressWith(ctx, nil, sub, nil, true, lift.Options{})
+		if cerr != nil {
+			return part{err: cerr}
 		}
-		if ctx.Err() != nil {
-			return part{err: ctx.Err()}
-		}
+		ans, err = b.auto.chain().Run(ctx, cc, sq)
 	}
-	cc, _, err := infer.CompressWith(ctx, nil, sub, nil, true, lift.Options{})
-	if err != nil {
-		return part{err: err}
-	}
-	ans, err := b.auto.chain().Run(ctx, cc, sq)
 	method := "lbp"
 	if ans != nil && ans.Stats.Chains > 0 && ans.Stats.Method != "" {
 		method = ans.Stats.Method // the sampler that answered
