@@ -58,7 +58,11 @@ type TermsError struct {
 }
 
 func (e *TermsError) Error() string {
-	return fmt.Sprintf("the sum over cell counts has about %.3g terms (%d cell classes after merging: a polynomial of degree %d in the domain size), more than the limit of %.3g (Options.MaxTerms, --max-terms)", e.Terms, e.Classes, e.Classes, e.Limit)
+	limit := "Options.MaxTerms, --max-terms"
+	if e.Limit >= maxTerms {
+		limit = "the most supported"
+	}
+	return fmt.Sprintf("the sum over cell counts has about %.3g terms (%d cell classes after merging: a polynomial of degree %d in the domain size), more than the limit of %.3g (%s)", e.Terms, e.Classes, e.Classes, e.Limit, limit)
 }
 
 // Literal is a ground atom with its truth value: Pred(Args...) = Value.
