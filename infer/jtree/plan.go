@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/lifted-dev/lifted/fg"
+	"github.com/lifted-dev/lifted/internal/memlimit"
 )
 
 // Plan is an elimination order of the unobserved variables of a graph and
@@ -64,22 +65,8 @@ func Count(n float64) string {
 	return fmt.Sprintf("2^%.1f", math.Log2(n))
 }
 
-// Bytes prints a size in bytes with a binary unit.
-func Bytes(b float64) string {
-	units := []string{"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"}
-	i := 0
-	for b >= 1024 && i < len(units)-1 {
-		b /= 1024
-		i++
-	}
-	if i == 0 {
-		return fmt.Sprintf("%.0f B", b)
-	}
-	if b >= 1e4 {
-		return fmt.Sprintf("%.3g %s", b, units[i])
-	}
-	return fmt.Sprintf("%.1f %s", b, units[i])
-}
+// Bytes prints a size in bytes with a binary unit (memlimit.Bytes).
+func Bytes(b float64) string { return memlimit.Bytes(b) }
 
 // NewPlan finds a min-fill elimination order (ties by min-weight: the
 // smallest clique table, then the lowest variable id) of the variables

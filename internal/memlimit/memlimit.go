@@ -83,18 +83,22 @@ func Check(what string, need float64) error {
 	return nil
 }
 
-// Bytes prints a size: 512 B, 3.2 MB, 14.6 GB.
-func Bytes(n float64) string {
-	units := []string{"B", "kB", "MB", "GB", "TB", "PB", "EB"}
+// Bytes prints a size in bytes with a binary unit: 512 B, 3.2 MiB, 14.6
+// GiB (the one printer of sizes: jtree's plans use it too).
+func Bytes(b float64) string {
+	units := []string{"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"}
 	i := 0
-	for n >= 1000 && i < len(units)-1 {
-		n /= 1000
+	for b >= 1024 && i < len(units)-1 {
+		b /= 1024
 		i++
 	}
 	if i == 0 {
-		return fmt.Sprintf("%.0f B", n)
+		return fmt.Sprintf("%.0f B", b)
 	}
-	return fmt.Sprintf("%.3g %s", n, units[i])
+	if b >= 1e4 {
+		return fmt.Sprintf("%.3g %s", b, units[i])
+	}
+	return fmt.Sprintf("%.1f %s", b, units[i])
 }
 
 // InputError is a text input refused while reading: binary data, or more
