@@ -84,7 +84,7 @@ func wantOf(f *pflag.Flag, cause error) string {
 
 // example is the flag's default as an example value, or 1.
 func example(f *pflag.Flag) string {
-	if f.DefValue != "" && f.DefValue != "0" {
+	if f.DefValue != "" && f.DefValue != "0" && !strings.HasPrefix(f.DefValue, "-") {
 		return f.DefValue
 	}
 	return "1"
