@@ -84,6 +84,16 @@ func index(g *fg.Graph, x []int32) int {
 	return i
 }
 
+// totalVariation is the distance between the histogram h of n draws and
+// the distribution ps.
+func totalVariation(h, ps []float64, n int) float64 {
+	tv := 0.0
+	for i, p := range ps {
+		tv += math.Abs(h[i]/float64(n) - p)
+	}
+	return tv / 2
+}
+
 func draw(r *rand.Rand, ps []float64) int {
 	u := r.Float64()
 	for i, p := range ps {
@@ -128,12 +138,7 @@ func TestClusterMovesInvariant(t *testing.T) {
 				hb[index(g, xb)]++
 			}
 			for name, h := range map[string][]float64{"swendsen-wang": hsw, "houdayer first": ha, "houdayer second": hb} {
-				tv := 0.0
-				for i, p := range ps {
-					tv += math.Abs(h[i]/float64(n) - p)
-				}
-				tv /= 2
-				if tv > tol {
+				if tv := totalVariation(h, ps, n); tv > tol {
 					t.Errorf("model %d β %.1f %s: total variation %.4f > %.4f", model, beta, name, tv, tol)
 				}
 			}
@@ -266,11 +271,7 @@ func TestTreeBlocksInvariant(t *testing.T) {
 					mv.drawTree(r, &tb.blocks[bi], x, &ts, beta)
 					h[index(g, x)]++
 				}
-				tv := 0.0
-				for i, p := range ps {
-					tv += math.Abs(h[i]/float64(n) - p)
-				}
-				if tv /= 2; tv > tol {
+				if tv := totalVariation(h, ps, n); tv > tol {
 					t.Errorf("model %d β %.1f block %d (%d variables): total variation %.4f > %.4f", model, beta, bi, len(tb.blocks[bi].vars), tv, tol)
 				}
 			}
@@ -334,11 +335,7 @@ func TestSwapInvariant(t *testing.T) {
 			}
 			h[index(g, x)]++
 		}
-		tv := 0.0
-		for i, p := range ps {
-			tv += math.Abs(h[i]/float64(n) - p)
-		}
-		if tv /= 2; tv > tol || moved == 0 {
+		if tv := totalVariation(h, ps, n); tv > tol || moved == 0 {
 			t.Errorf("model %d: total variation %.4f (tolerance %.4f), %d of %d swaps accepted", model, tv, tol, moved, n)
 		}
 	}

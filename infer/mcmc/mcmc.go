@@ -3,7 +3,14 @@
 // gibbs has the kernels), registered with package infer as "gibbs",
 // "mcsat" and "bgibbs", and lifted blocked Gibbs sampling on a Markov logic
 // network (package lbg has the clusters and their draws; SampleLBG),
-// registered as "lbg" (an infer.FirstOrder method).
+// registered as "lbg" (an infer.FirstOrder method). Moves for the models
+// those do not mix on (issue 35) are registered beside them: replica
+// exchange on an adaptive ladder with Houdayer cluster exchanges
+// ("tempering", tempering.go), Swendsen–Wang cluster moves on Ising-like
+// factors ("swendsen-wang", cluster.go), tree-blocked Gibbs ("tree-gibbs",
+// tree.go), orbit moves along the model's automorphisms ("orbital",
+// orbital.go) and partner swaps for permutation constraints ("swap",
+// cluster.go).
 //
 // All run several independent chains (DefaultChains by default), each with
 // its own random stream seeded from the query's seed and the chain's index,
@@ -255,15 +262,23 @@ type chainRun struct {
 // estimate so far is returned with Interrupted set, or ctx's error when no
 // chain has kept a sample yet.
 func Sample(ctx context.Context, g *fg.Graph, ev fg.Evidence, cfg Config) (*Result, error) {
+	return grow(cfg, cfg.MaxSamples, func(cfg Config) (*Result, error) { return sample(ctx, g, ev, cfg) })
+}
+
+// grow runs run(cfg) and, while its result is not mixed (nor frozen, nor
+// interrupted) and twice cfg.Samples is at most maxSamples, again with
+// twice the samples and burn-in; the last result is returned with Sweeps
+// counting every run's steps.
+func grow(cfg Config, maxSamples int, run func(Config) (*Result, error)) (*Result, error) {
 	sweeps := 0
 	for {
-		res, err := sample(ctx, g, ev, cfg)
+		res, err := run(cfg)
 		if err != nil {
 			return nil, err
 		}
 		sweeps += res.Sweeps
 		res.Sweeps = sweeps
-		if res.Diag.Mixed || res.Diag.Frozen || res.Interrupted || cfg.Samples == 0 || 2*cfg.Samples > cfg.MaxSamples {
+		if res.Diag.Mixed || res.Diag.Frozen || res.Interrupted || cfg.Samples == 0 || 2*cfg.Samples > maxSamples {
 			return res, nil
 		}
 		cfg.Samples *= 2

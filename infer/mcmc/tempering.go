@@ -351,20 +351,9 @@ func SampleTempering(ctx context.Context, g *fg.Graph, ev fg.Evidence, cfg Confi
 			return nil, err
 		}
 	}
-	sweeps := 0
-	for {
-		res, err := sampleLadder(ctx, g, ev, cfg, temps, copies, bk, tb, mv)
-		if err != nil {
-			return nil, err
-		}
-		sweeps += res.Sweeps
-		res.Sweeps = sweeps
-		if res.Diag.Mixed || res.Diag.Frozen || res.Interrupted || cfg.Samples == 0 || 2*cfg.Samples > tp.MaxSamples {
-			return res, nil
-		}
-		cfg.Samples *= 2
-		cfg.BurnIn *= 2
-	}
+	return grow(cfg, tp.MaxSamples, func(cfg Config) (*Result, error) {
+		return sampleLadder(ctx, g, ev, cfg, temps, copies, bk, tb, mv)
+	})
 }
 
 // sampleLadder is one run of SampleTempering on a fixed ladder.
