@@ -6,7 +6,7 @@
 // -runs runs, process CPU time), the CPU seconds of the error estimate,
 // the estimated mean and largest |marginal − ground BP| (bp.EstimateError)
 // and the actual ones against ground BP run with the same options to
-// convergence; and which setting --tolerance picks.
+// convergence; and which setting --tolerance picks. RESULTS.md holds a run.
 //
 //	go run ./bench/approx -data ../shared/data -runs 3
 package main
