@@ -197,9 +197,9 @@ func AlwaysAnswers(method string, req Request) bool {
 func iterationProgress(it infer.Progress) Progress {
 	switch {
 	case it.Samples > 0 && it.RHat > 0:
-		return Progress{Stage: "sampling", Detail: fmt.Sprintf("%d samples, worst R-hat %s", it.Samples, RHatText(it.RHat))}
+		return Progress{Stage: "sampling", Done: int64(it.Samples), Total: int64(it.SamplesTotal), Detail: fmt.Sprintf("%d samples, worst R-hat %s", it.Samples, RHatText(it.RHat))}
 	case it.Samples > 0:
-		return Progress{Stage: "sampling", Detail: fmt.Sprintf("%d samples", it.Samples)}
+		return Progress{Stage: "sampling", Done: int64(it.Samples), Total: int64(it.SamplesTotal), Detail: fmt.Sprintf("%d samples", it.Samples)}
 	case it.Sampling:
 		return Progress{Stage: "sampling", Detail: "burn-in"}
 	case it.Objective != nil && it.Bound != nil: // map-auto

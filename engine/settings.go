@@ -56,7 +56,7 @@ var Settings = []Setting{
 	{"samples", 1000, "samplers: samples each chain keeps after the burn-in (0: until --time-limit)", true, false},
 	{"burn-in", 100, "samplers: steps each chain discards first", true, false},
 	{"chains", 0, "samplers: independent chains (0: " + strconv.Itoa(mcmc.DefaultChains) + ", whatever the cores, so that the answer does not depend on the machine)", true, false},
-	{"time-limit", time.Duration(0), "samplers, maxwalksat and lp: stop after this long, e.g. 30s (0: no limit)", true, true},
+	{"time-limit", time.Duration(0), "samplers, maxwalksat, lp, ilp, map-auto: the answer so far after this long, e.g. 30s, marked time-limited, exit 0 (0: no limit: every default budget counts work, so the same seed gives the same bytes under any load; with a limit the answer depends on the machine's speed and load)", true, true},
 	{"tries", 1, "maxwalksat: restarts from a random world", true, true},
 	{"max-flips", 100000, "maxwalksat: steps per try", true, true},
 	{"noise", 0.5, "maxwalksat: probability of a random-walk step", true, true},
@@ -69,7 +69,7 @@ var Settings = []Setting{
 // mapHelp are the helps of settings that say less in lifted map, which
 // has no samplers.
 var mapHelp = map[string]string{
-	"time-limit": "maxwalksat and lp: stop after this long, e.g. 30s (0: no limit)",
+	"time-limit": "maxwalksat, lp, ilp, map-auto: the answer so far after this long, e.g. 30s, marked time-limited, exit 0 (0: no limit: every default budget counts work, so the same seed gives the same bytes under any load; with a limit the answer depends on the machine's speed and load)",
 	"tol":        "BP: convergence tolerance on the largest message change; lp, ilp: a cut violated by less counts as satisfied (their default: 1e-6)",
 }
 

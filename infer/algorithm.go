@@ -75,8 +75,11 @@ type Progress struct {
 	// Gelman–Rubin R-hat over the variables (0 when not known).
 	Samples int
 	RHat    float64
-	// Sampling marks a sampler's report (Samples is 0 during burn-in).
-	Sampling bool
+	// Sampling marks a sampler's report (Samples is 0 during burn-in);
+	// SamplesTotal is the samples it will keep, all chains (0: not known,
+	// a run until a time limit).
+	Sampling     bool
+	SamplesTotal int
 
 	// LP relaxations report the LP value after every cutting-plane round
 	// (Iteration is the round, 0 the LOCAL LP, MaxChange the worst

@@ -641,7 +641,10 @@ func runGround(ctx context.Context, c *lift.Compressed, q infer.Query, name stri
 	}
 	cfg.Seed = q.Seed
 	if q.Progress != nil {
-		cfg.Progress = func(n int, r float64) { q.Progress(infer.Progress{Samples: n, RHat: r, Sampling: true}) }
+		total := defaultChains(cfg.Chains) * cfg.Samples
+		cfg.Progress = func(n int, r float64) {
+			q.Progress(infer.Progress{Samples: n, RHat: r, Sampling: true, SamplesTotal: total})
+		}
 	}
 	res, err := sample(ctx, g, ev, cfg)
 	if err != nil {

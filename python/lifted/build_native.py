@@ -63,13 +63,53 @@ def build(repo=None, output=None, go="go", verbose=True):
     cmd = [go, "build", "-buildmode=c-shared", "-o", out, "./python/native"]
     if verbose:
         print("+ (cd %s && %s)" % (root, " ".join(cmd)), file=sys.stderr)
-    p = subprocess.run(cmd, cwd=root, env=env)
-    if p.returncode != 0:
+    if not verbose:
+        p = subprocess.run(cmd, cwd=root, env=env)
+        returncode = p.returncode
+    else:
+        returncode = _build_with_progress(cmd, root, env, go)
+    if returncode != 0:
         raise RuntimeError("go build failed (cgo needs a C compiler: gcc or clang)")
     header = os.path.splitext(out)[0] + ".h"
     if os.path.isfile(header):
         os.remove(header)  # the C header; Python does not need it
     return out
+
+
+def _build_with_progress(cmd, root, env, go):
+    """Runs go build -v, reporting on stderr how many of the packages it
+    compiled so far (at most once a second), with the elapsed time and the
+    time left at the rate so far; go's own messages pass through. Returns
+    the exit status."""
+    import time
+
+    start = time.monotonic()
+    print("lifted.build_native: listing the packages (a first build downloads the Go modules)...", file=sys.stderr, flush=True)
+    lst = subprocess.run([go, "list", "-deps", "./python/native"], cwd=root, env=env,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    pkgs = set(lst.stdout.split()) if lst.returncode == 0 else set()
+    total = len(pkgs)
+    p = subprocess.Popen(cmd[:2] + ["-v"] + cmd[2:], cwd=root, env=env, stderr=subprocess.PIPE, text=True)
+    done, last = 0, 0.0
+    for line in p.stderr:
+        name = line.strip()
+        if name in pkgs:
+            done += 1
+            now = time.monotonic()
+            if now - last >= 1.0:
+                last = now
+                ran = now - start
+                left = ""
+                if 0 < done < total:
+                    left = ", about %.0f s left" % (ran * (total - done) / done)
+                print("lifted.build_native: [%.0f s] compiled %d of at most %d packages%s (cached ones are skipped)"
+                      % (ran, done, total, left), file=sys.stderr, flush=True)
+        else:
+            sys.stderr.write(line)
+    p.wait()
+    if p.returncode == 0:
+        print("lifted.build_native: built in %.0f s" % (time.monotonic() - start), file=sys.stderr, flush=True)
+    return p.returncode
 
 
 def main(argv=None):
