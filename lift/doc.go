@@ -31,6 +31,14 @@
 // the changed variables, and yields exactly the colouring, class ids
 // included, that colour passing from scratch gives on the new evidence.
 //
+// Approximate colour passing (Options.CountTolerance, with MaxIter as an
+// early stop, and QuantiseFields in front of it) pools variables whose
+// neighbourhoods differ only in counts within a factor 1+ε or in slightly
+// different local evidence; its counted graph carries rounded mean counts
+// (Compressed.Approximate) and maps every ground edge to its slot
+// (GroundSlot), from which infer/bp estimates the error against ground BP.
+// CountTolerance 0 is exact colour passing, unchanged.
+//
 // Where the paper's Eq. (8) raises the incoming messages of a clusterfactor to
 // powers, we instead evaluate the representative ground factor with the
 // message of each position's slot: that is exactly the ground computation, and
