@@ -205,6 +205,8 @@ func (res *Result) diagnose(runs []*chainRun, sel []int, off []int, k Kernel) {
 		s := sums[worst]
 		need := float64(diag.ESSPerChain * len(ts))
 		switch {
+		case d.Frozen && res.soft && k != temperKernel:
+			d.Why = fmt.Sprintf("the chains sit in different states they never left (%s is constant in each chain but differs between them): the model has no hard constraints, so strong couplings separate its modes; more samples will not help; use --method tempering (an adaptive ladder that doubles its samples until mixed)", name(worst))
 		case d.Frozen && k == Gibbs:
 			d.Why = fmt.Sprintf("the chains sit in different states that single-site moves cannot leave (%s is constant in each chain but differs between them): hard constraints (zero entries) separate the worlds, and more samples will not help; %s", name(worst), frozenHint)
 		case d.Frozen:
@@ -222,6 +224,20 @@ func (res *Result) diagnose(runs []*chainRun, sel []int, off []int, k Kernel) {
 	if math.IsInf(res.RHat, 1) {
 		res.RHat = math.MaxFloat64
 	}
+}
+
+// noZeros reports whether no table of g has a zero entry (no hard
+// constraints: chains that never leave their states are held by strong
+// couplings, which tempering crosses, not by zeros).
+func noZeros(g *fg.Graph) bool {
+	for _, t := range g.Tables {
+		for _, v := range t.Values {
+			if v == 0 {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // frozenHint is what the diagnostics advise when chains never leave their

@@ -110,6 +110,8 @@ func TestTemperingGrid(t *testing.T) {
 	ex := brute.Solve(g, nil)
 	if a := run(t, "gibbs", nil, g, 1); a.Converged {
 		t.Errorf("gibbs labelled mixed on this grid (R-hat %.4f)", a.Stats.RHat)
+	} else if !strings.Contains(a.Stats.Mixing, "--method tempering") {
+		t.Errorf("gibbs's refusal on a soft grid does not name tempering: %s", a.Stats.Mixing)
 	}
 	a := run(t, "tempering", infer.Properties{"samples": "4000"}, g, 1)
 	if !a.Converged {

@@ -216,6 +216,9 @@ type Result struct {
 	EntryRHat []float64
 	// Diag is the run's convergence diagnostics; RHat is Diag.RHat.
 	Diag Diagnostics
+	// soft says the graph has no zero entries (for the diagnostics'
+	// advice).
+	soft bool
 	// SwapRates is, for replica exchange (SampleTempering), the swap
 	// acceptance rate of each neighbouring pair of temperatures, and Temps
 	// the ladder.
@@ -356,6 +359,7 @@ func sample(ctx context.Context, g *fg.Graph, ev fg.Evidence, cfg Config) (*Resu
 		res.Clusters = int(n / int64(res.Sweeps)) // per move
 	}
 	res.average(g, runs)
+	res.soft = noZeros(g)
 	res.diagnose(runs, sel, res.Off, cfg.Kernel)
 	if note != "" && !res.Diag.Mixed {
 		res.Diag.Why += " (" + note + ")"

@@ -408,6 +408,7 @@ func sampleLadder(ctx context.Context, g *fg.Graph, ev fg.Evidence, cfg Config, 
 		}
 	}
 	res.Temps = temps
+	res.soft = noZeros(g)
 	res.diagnose(runs, sel, res.Off, temperKernel)
 	return res, nil
 }
