@@ -21,11 +21,11 @@ import (
 // chains' spread widened by two standard errors, which chains stuck in
 // the same wrong mode do not cover).
 func TestStatusCalibration(t *testing.T) {
-	models, seeds := 2, 2 // about 30 s on 2 cores
+	models, seeds := 1, 2 // about 15 s on 2 loaded cores
 	if os.Getenv("CALIB_BIG") != "" {
 		models, seeds = 6, 4
 	} else if testing.Short() {
-		models, seeds = 1, 2
+		models, seeds = 1, 1
 	}
 	var all []Model
 	all = append(all, Grids(21, 3, models)...)
