@@ -10,6 +10,7 @@ import (
 	"github.com/lifted-dev/lifted/cnf"
 	"github.com/lifted-dev/lifted/count"
 	"github.com/lifted-dev/lifted/infer"
+	"github.com/lifted-dev/lifted/internal/suggest"
 )
 
 // CountOptions configure Count.
@@ -51,7 +52,7 @@ func Count(ctx context.Context, c *cnf.CNF, o CountOptions) (res *Result, text f
 		return res, func(w io.Writer) error { return count.WriteExactText(w, n, secs) }, nil
 	case "bpcount", "lbpcount":
 	default:
-		return nil, nil, requestErrorf("unknown --method %q (want exact, bpcount or lbpcount)", o.Method)
+		return nil, nil, requestErrorf("unknown --method %q (want exact, bpcount or lbpcount)%s", o.Method, suggest.Hint(o.Method, []string{"exact", "bpcount", "lbpcount"}))
 	}
 	opt := o.BP
 	opt.Lifted = o.Method == "lbpcount"

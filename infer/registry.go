@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/lifted-dev/lifted/internal/suggest"
 )
 
 // Method is a registered inference method: a name the command line's
@@ -135,7 +137,7 @@ type UnknownMethodError struct {
 
 // Error returns the message of the UnknownMethodError.
 func (e *UnknownMethodError) Error() string {
-	return fmt.Sprintf("unknown method %q (want %s)", e.Name, OrList(e.Known))
+	return fmt.Sprintf("unknown method %q (want %s)%s", e.Name, OrList(e.Known), suggest.Hint(e.Name, e.Known))
 }
 
 // OrList joins names as "a, b or c".

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/lifted-dev/lifted/internal/suggest"
 	"github.com/lifted-dev/lifted/mln"
 )
 
@@ -78,7 +79,7 @@ func (r *Run) Check() error {
 	case "dn":
 		return nil
 	}
-	return fmt.Errorf("unknown --method %q (want lwl, pll, dn, smd, sgd, scg or lbfgs-bp)", r.Method)
+	return fmt.Errorf("unknown --method %q (want lwl, pll, dn, smd, sgd, scg or lbfgs-bp)%s", r.Method, suggest.Hint(r.Method, []string{"lwl", "pll", "dn", "smd", "sgd", "scg", "lbfgs-bp"}))
 }
 
 // Learn learns the weights of m's formulas from the training files.

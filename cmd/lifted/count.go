@@ -12,6 +12,7 @@ import (
 
 	"github.com/lifted-dev/lifted/count"
 	"github.com/lifted-dev/lifted/engine"
+	"github.com/lifted-dev/lifted/internal/suggest"
 )
 
 type countFlags struct {
@@ -105,7 +106,7 @@ func (f *countFlags) options() (count.BPCountOptions, error) {
 	case "lbpcount":
 		o.Lifted = true
 	default:
-		return o, usageError{fmt.Errorf("unknown --method %q (want exact, bpcount or lbpcount)", f.method)}
+		return o, usageError{fmt.Errorf("unknown --method %q (want exact, bpcount or lbpcount)%s", f.method, suggest.Hint(f.method, []string{"exact", "bpcount", "lbpcount"}))}
 	}
 	var oe *count.OptionError
 	if err := o.Check(); errors.As(err, &oe) {

@@ -22,6 +22,8 @@ func TestFlagMistakes(t *testing.T) {
 		{[]string{"map", smokersMLN, "-q", "Cancer", "--tris", "3"}, []string{"did you mean --tries?", "Run 'lifted map --help'"}},
 		{[]string{"infer", smokersMLN, "-q", "Cancer", "-maxStep", "5"}, []string{"did you mean -maxSteps?", "Run 'lifted infer --help'"}},
 		{[]string{"infer", "-i", smokersMLN, "-q", "Cancer", "-maxSteps", "5", "--method", "jtree"}, []string{"-maxSteps 5: --method jtree does not use it"}},
+		{[]string{"infer", smokersMLN, "-q", "Cancer", "--method", "jtre"}, []string{`unknown --method "jtre"`, "(did you mean jtree?)"}},
+		{[]string{"count", "--method", "exat", smokers}, []string{"(did you mean exact?)"}},
 		{[]string{"infer", smokersMLN, "-q", "Cancer", "--samples", "abc"}, []string{`--samples "abc": want a whole number`}},
 		{[]string{"infer", smokersMLN, "-q", "Cancer", "--time-limit", "5"}, []string{`--time-limit "5": want a duration`}},
 		{[]string{"infer", smokersMLN, "-q", "Cancer", "--tol", "NaN"}, []string{"--tol NaN: want a finite number"}},

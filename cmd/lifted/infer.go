@@ -17,6 +17,7 @@ import (
 	mlnfile "github.com/lifted-dev/lifted/format/mlnfile"
 	"github.com/lifted-dev/lifted/infer"
 	"github.com/lifted-dev/lifted/internal/outfile"
+	"github.com/lifted-dev/lifted/internal/suggest"
 	"github.com/lifted-dev/lifted/pos"
 )
 
@@ -198,7 +199,7 @@ func (f *inferFlags) request(fl *pflag.FlagSet, path string) (engine.Request, er
 	req.Dialect = d
 	m, ok := infer.Lookup(f.method)
 	if !ok {
-		return req, usageError{fmt.Errorf("unknown --method %q (want %s)", f.method, infer.OrList(infer.Names()))}
+		return req, usageError{fmt.Errorf("unknown --method %q (want %s)%s", f.method, infer.OrList(infer.Names()), suggest.Hint(f.method, infer.Names()))}
 	}
 	given := map[string]string{}
 	fl.Visit(func(fg *pflag.Flag) { given[fg.Name] = fg.Value.String() })

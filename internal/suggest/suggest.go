@@ -24,6 +24,15 @@ func Closest(name string, candidates []string) string {
 	return best
 }
 
+// Hint is " (did you mean NAME?)" for the candidate Closest to name, or
+// "": the end of an "unknown …" message.
+func Hint(name string, candidates []string) string {
+	if s := Closest(name, candidates); s != "" {
+		return " (did you mean " + s + "?)"
+	}
+	return ""
+}
+
 // Flag returns the flag name (without dashes) that the unknown name was
 // probably meant to be: the closest by edit distance, else the one flag
 // that name is a prefix or an extension of (max-iterations: max-iter),

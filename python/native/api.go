@@ -257,7 +257,7 @@ func request(m *engine.Model, rr *runRequest) (engine.Request, error) {
 	}
 	meth, ok := infer.Lookup(method)
 	if !ok {
-		return req, usagef("unknown --method %q (want %s)", method, infer.OrList(infer.Names()))
+		return req, usagef("unknown --method %q (want %s)%s", method, infer.OrList(infer.Names()), suggest.Hint(method, infer.Names()))
 	}
 	req.Method = method
 	// The settings (tol, samples, …) with their defaults, by the engine's
