@@ -108,6 +108,9 @@ func (s PDLP) Solve(ctx context.Context, p *LP) (*Solution, error) {
 		}
 	}
 	for it := 0; it < 10; it++ { // Ruiz: by the largest entry of each row and column
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		clear(rmax)
 		clear(cmax)
 		for i := 0; i < m; i++ {
