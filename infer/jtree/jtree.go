@@ -250,36 +250,13 @@ func solve(ctx context.Context, g *fg.Graph, ev fg.Evidence, p *Plan, maxProduct
 	var pots []pot
 	potOf := make(map[string]int)
 	var key []byte
-	type free struct {
-		v      int32
-		stride int // in the factor's table, summed over the positions of v
-	}
 	var fv []free
 	var cnt []int32
 	strides := make([]int, 0, 64)
 	for f := range g.NumFactors() {
-		scope := g.Scope(f)
-		t := g.Table(f)
-		fs := t.Strides()
-		base, first := 0, int32(-1)
-		fv = fv[:0]
-	scan:
-		for k, v := range scope {
-			if ev[v] >= 0 {
-				base += int(ev[v]) * fs[k]
-				continue
-			}
-			if first < 0 || p.Pos[v] < p.Pos[first] {
-				first = v
-			}
-			for i := range fv {
-				if fv[i].v == v {
-					fv[i].stride += fs[k]
-					continue scan
-				}
-			}
-			fv = append(fv, free{v, fs[k]})
-		}
+		var base int
+		var first int32
+		base, first, fv = clampScope(g, f, ev, p.Pos, fv)
 		lt := logT[g.FactorTable[f]]
 		if first < 0 {
 			constant += lt[base]
@@ -326,20 +303,7 @@ func solve(ctx context.Context, g *fg.Graph, ev fg.Evidence, p *Plan, maxProduct
 		// Add the factor's entries: an odometer over the free variables,
 		// the last fastest.
 		dst := pots[pi].tab
-		cnt = append(cnt[:0], make([]int32, len(fv))...)
-		j := base
-		for s := range dst {
-			dst[s] += lt[j]
-			for q := len(fv) - 1; q >= 0; q-- {
-				cnt[q]++
-				j += fv[q].stride
-				if cnt[q] < g.Card[fv[q].v] {
-					break
-				}
-				j -= fv[q].stride * int(g.Card[fv[q].v])
-				cnt[q] = 0
-			}
-		}
+		cnt = addEntries(dst, g.Card, fv, base, cnt, func(j int) float64 { return lt[j] })
 	}
 	for _, pt := range pots {
 		cv := p.Clique(pt.ci)

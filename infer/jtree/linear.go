@@ -251,35 +251,13 @@ func solveLinear(ctx context.Context, g *fg.Graph, ev fg.Evidence, p *Plan, maxP
 	var pots []pot
 	potOf := make(map[string]int)
 	var key []byte
-	type free struct {
-		v      int32
-		stride int
-	}
 	var fv []free
 	var cnt []int32
 	for f := range g.NumFactors() {
-		scope := g.Scope(f)
 		t := g.Table(f)
-		fs := t.Strides()
-		base, firstV := 0, int32(-1)
-		fv = fv[:0]
-	scan:
-		for q, v := range scope {
-			if ev[v] >= 0 {
-				base += int(ev[v]) * fs[q]
-				continue
-			}
-			if firstV < 0 || p.Pos[v] < p.Pos[firstV] {
-				firstV = v
-			}
-			for i := range fv {
-				if fv[i].v == v {
-					fv[i].stride += fs[q]
-					continue scan
-				}
-			}
-			fv = append(fv, free{v, fs[q]})
-		}
+		var base int
+		var firstV int32
+		base, firstV, fv = clampScope(g, f, ev, p.Pos, fv)
 		s := scaledOf(g.FactorTable[f])
 		if firstV < 0 {
 			if t.Values[base] == 0 {
@@ -328,21 +306,7 @@ func solveLinear(ctx context.Context, g *fg.Graph, ev fg.Evidence, p *Plan, maxP
 			}
 			pots = append(pots, pot{k: k, vars: vars, tab: make([]float64, size)})
 		}
-		dst := pots[pi].tab
-		cnt = append(cnt[:0], make([]int32, len(fv))...)
-		j := base
-		for e := range dst {
-			dst[e] += math.Log(t.Values[j])
-			for q := len(fv) - 1; q >= 0; q-- {
-				cnt[q]++
-				j += fv[q].stride
-				if cnt[q] < g.Card[fv[q].v] {
-					break
-				}
-				j -= fv[q].stride * int(g.Card[fv[q].v])
-				cnt[q] = 0
-			}
-		}
+		cnt = addEntries(pots[pi].tab, g.Card, fv, base, cnt, func(j int) float64 { return math.Log(t.Values[j]) })
 	}
 	for _, pt := range pots {
 		nd := &nodes[pt.k]
@@ -591,6 +555,61 @@ func solveLinear(ctx context.Context, g *fg.Graph, ev fg.Evidence, p *Plan, maxP
 		}
 	}
 	return r, nil
+}
+
+// free is an unobserved variable of a factor and its stride in the
+// factor's table (summed over the positions where it occurs).
+type free struct {
+	v      int32
+	stride int
+}
+
+// clampScope reads factor f's scope under ev: the table offset of the
+// observed variables' states, the distinct unobserved variables (into
+// fv) and the one of them eliminated first by pos (-1: none).
+func clampScope(g *fg.Graph, f int, ev fg.Evidence, pos []int32, fv []free) (base int, first int32, out []free) {
+	fs := g.Table(f).Strides()
+	first = -1
+	fv = fv[:0]
+scan:
+	for q, v := range g.Scope(f) {
+		if ev[v] >= 0 {
+			base += int(ev[v]) * fs[q]
+			continue
+		}
+		if first < 0 || pos[v] < pos[first] {
+			first = v
+		}
+		for i := range fv {
+			if fv[i].v == v {
+				fv[i].stride += fs[q]
+				continue scan
+			}
+		}
+		fv = append(fv, free{v, fs[q]})
+	}
+	return base, first, fv
+}
+
+// addEntries adds entry(j) to dst[e] for each state e of the variables fv
+// (an odometer, the last fastest), j the factor-table index from base;
+// cnt is scratch, returned for reuse.
+func addEntries(dst []float64, card []int32, fv []free, base int, cnt []int32, entry func(j int) float64) []int32 {
+	cnt = append(cnt[:0], make([]int32, len(fv))...)
+	j := base
+	for e := range dst {
+		dst[e] += entry(j)
+		for q := len(fv) - 1; q >= 0; q-- {
+			cnt[q]++
+			j += fv[q].stride
+			if cnt[q] < card[fv[q].v] {
+				break
+			}
+			j -= fv[q].stride * int(card[fv[q].v])
+			cnt[q] = 0
+		}
+	}
+	return cnt
 }
 
 // rangeOf returns ln(max/min) over the nonzero entries of m (0 when none).
