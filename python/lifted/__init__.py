@@ -45,6 +45,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 
 __version__ = "0.1.0"
 
@@ -475,11 +476,22 @@ def _use_native(flag):
 def _native_once(_mode, _model, _evidence, _fmt, _quiet, _dynamic, **kw):
     """Load, one query, free: the module's functions with native=True."""
     mode, quiet = _mode, _quiet
+    start = time.monotonic()
     m = load(_model, _evidence, format=_fmt, dynamic=bool(_dynamic), quiet=quiet)
+    read = time.monotonic() - start
     try:
-        return getattr(m, mode)(quiet=quiet, **kw)
+        r = getattr(m, mode)(quiet=quiet, **kw)
     finally:
         m.close()
+    # The whole run, as the command reports it (engine.Run): reading the
+    # model and its evidence is the first stage and counts in the total.
+    stats = r.get("stats") if isinstance(r, dict) else None
+    if isinstance(stats, dict):
+        if isinstance(stats.get("total_seconds"), (int, float)):
+            stats["total_seconds"] += read
+        if isinstance(stats.get("stages"), list):
+            stats["stages"].insert(0, {"stage": "read", "seconds": read})
+    return r
 
 
 def load(model, evidence=None, *, format=None, dynamic=False, quiet=True):

@@ -131,8 +131,22 @@ class SameAnswers(NeedsLibrary):
                       lifted.infer(mln, db, "Cancer", dynamic=True, horizon=2, filter=True))
 
 
+def unread(v):
+    """A whole run's answer without its "read" stage: a model loaded once
+    answers each query without reading it again."""
+    st = v.get("stats") if isinstance(v, dict) else None
+    if isinstance(st, dict) and isinstance(st.get("stages"), list):
+        st = dict(st, stages=[x for x in st["stages"] if x.get("stage") != "read"])
+        v = dict(v, stats=st)
+    return v
+
+
 class LoadOnce(NeedsLibrary):
-    """A model loaded once answers many queries, each as a fresh run would."""
+    """A model loaded once answers many queries, each as a fresh run would
+    (less the reading, which it does once)."""
+
+    def same(self, native, sub):
+        super().same(native, unread(sub))
 
     def test_many_queries(self):
         with lifted.load(SMOKERS, evidence=SMOKERS_DB) as m:
@@ -194,7 +208,7 @@ class LoadOnce(NeedsLibrary):
         self.assertEqual(_native.live_models(), base)
 
     def test_threads(self):
-        want = untimed(lifted.infer(SMOKERS, SMOKERS_DB, "Smokes,Cancer", method="lbp", native=False))
+        want = untimed(unread(lifted.infer(SMOKERS, SMOKERS_DB, "Smokes,Cancer", method="lbp", native=False)))
         with lifted.load(SMOKERS, SMOKERS_DB) as m:
             got, errs = [], []
 
