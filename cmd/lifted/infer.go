@@ -310,6 +310,11 @@ func runInfer(ctx context.Context, cmd *cobra.Command, f *inferFlags, path strin
 	if res.Interrupted() && !f.allowPartial {
 		return &interruptedError{fmt.Sprintf("%s: %s; nothing printed (--allow-partial prints the answer so far, marked as such)", path, res.InterruptedNote())}
 	}
+	if sig := signalled.Load(); sig != nil && !f.allowPartial {
+		// A route that answered with what it had when the signal came
+		// (auto's BP slice, cut short) is still an interrupted run.
+		return &interruptedError{fmt.Sprintf("%s: %s: nothing printed (--allow-partial prints the answer so far)", path, signalName(*sig))}
+	}
 	report(res, f.quiet)
 	if f.dyn.on {
 		if !f.quiet {
