@@ -39,9 +39,11 @@ SMOKERS_DB = os.path.join(MLN, "smokers.db")
 
 
 def untimed(v):
-    """v without the timings (keys ending in 'seconds'), which differ between runs."""
+    """v without the timings (keys ending in 'seconds', and the stages, a
+    list of timings in which a stage appears only where it took time), which
+    differ between runs."""
     if isinstance(v, dict):
-        return {k: untimed(x) for k, x in v.items() if not k.endswith("seconds")}
+        return {k: untimed(x) for k, x in v.items() if not k.endswith("seconds") and k != "stages"}
     if isinstance(v, list):
         return [untimed(x) for x in v]
     return v
