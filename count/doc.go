@@ -7,8 +7,9 @@
 // counted independently, and a bounded cache of component counts keyed by
 // the component's variables and partially assigned clauses. Counts are
 // exact big integers. A conflict-driven satisfiability check runs first, so
-// unsatisfiable formulas are answered quickly, and its learned clauses help
-// the counting search.
+// unsatisfiable formulas are answered quickly; then, as in sharpSAT's
+// preprocessing, every literal is tested at the root (failed literals) and
+// the formula is reduced by the values found before the counting search.
 //
 // Condition restricts a formula by a partial assignment, for counting the
 // models that extend it.

@@ -107,7 +107,6 @@ func ExactWithOptions(ctx context.Context, c *cnf.CNF, opts Options) (*big.Int, 
 			defer debug.SetMemoryLimit(old)
 		}
 	}
-	k := newCounter(ctx, c, opts)
-	n, err := k.run()
+	k, n, err := newCounter(ctx, c, opts).run()
 	return n, k.stats(), err
 }

@@ -15,7 +15,7 @@ func newCounter(ctx context.Context, c *cnf.CNF, opts Options) *counter {
 	used := usedVars(c)
 	nv := len(used)
 	s := newSolver(nv)
-	k := &counter{solver: s, ctx: ctx, opts: opts, litAct: make([]float64, 2*nv), candOK: make([]bool, 2*nv)}
+	k := &counter{solver: s, ctx: ctx, opts: opts, src: c, used: used, litAct: make([]float64, 2*nv), candOK: make([]bool, 2*nv)}
 	k.cache = newCompCache(opts.cacheBytes())
 	k.unused = c.NumVars - nv
 	var units, buf []lit

@@ -112,3 +112,69 @@ func (k *counter) failed(t lit) bool {
 	}
 	return true
 }
+
+// presolve simplifies the formula at the root, as sharpSAT's preprocessing
+// does: it tests every unassigned literal (failed literals: a literal whose
+// propagation fails is false in every model), repeating until a round
+// finds nothing, and then, if any variable is assigned at the root, loads
+// the residual formula — satisfied clauses and assigned variables gone,
+// false literals removed — into a fresh counter, so that the search never
+// walks them again. It returns that counter, k itself when nothing was
+// assigned, or nil when the formula has no models.
+func (k *counter) presolve() (*counter, error) {
+	k.presolved = true
+	for changed := true; changed; {
+		changed = false
+		for v := range int32(k.nv) {
+			if v&63 == 0 {
+				if err := k.checkpoint(); err != nil {
+					return nil, err
+				}
+			}
+			for _, t := range [2]lit{lit(2 * v), lit(2*v + 1)} {
+				if k.val[t] != unknown {
+					break
+				}
+				k.newLevel()
+				k.assign(t, noReason)
+				ok := k.propagate()
+				k.backtrack(0)
+				if ok {
+					continue
+				}
+				k.conflicts++
+				changed = true
+				k.assign(t.not(), noReason)
+				if !k.propagate() {
+					return nil, nil
+				}
+			}
+		}
+	}
+	if len(k.trail) == 0 {
+		return k, nil
+	}
+	assign := make([]int8, k.src.NumVars)
+	for _, l := range k.trail {
+		a := int8(1)
+		if l&1 == 1 {
+			a = -1
+		}
+		assign[k.used[l.variable()]-1] = a
+	}
+	res, err := Condition(k.src, assign)
+	if err != nil {
+		return nil, err
+	}
+	if res.Unsat { // not expected: propagation would have failed
+		return nil, nil
+	}
+	r := newCounter(k.ctx, res.CNF, k.opts)
+	r.presolved = true
+	r.start, r.lastTick = k.start, k.lastTick
+	r.decisions, r.conflicts, r.propagations = k.decisions, k.conflicts, k.propagations
+	if r.unsat {
+		return nil, nil
+	}
+	return r, nil
+}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math/big"
 	"time"
+
+	"github.com/lifted-dev/lifted/cnf"
 )
 
 // counter is the model-counting search: DPLL with clause learning,
@@ -20,6 +22,10 @@ type counter struct {
 	candOK []bool    // per literal: already a candidate
 	scores []float64
 
+	src       *cnf.CNF // the formula loaded
+	used      []int32  // used[v]: src's number of variable v
+	presolved bool     // the root has been simplified (see presolve)
+
 	ctx       context.Context
 	opts      Options
 	start     time.Time
@@ -32,23 +38,35 @@ type counter struct {
 
 var bigZero = new(big.Int)
 
-// run counts the models.
-func (k *counter) run() (*big.Int, error) {
+// run counts the models. It returns the counter that did the counting:
+// k, or the counter of the formula that presolve reduced k's to.
+func (k *counter) run() (*counter, *big.Int, error) {
 	if k.unsat {
-		return new(big.Int), nil
+		return k, new(big.Int), nil
 	}
-	k.start = time.Now()
-	k.lastTick = k.start
-	if !k.opts.NoSATCheck {
+	if k.start.IsZero() {
+		k.start = time.Now()
+		k.lastTick = k.start
+	}
+	if !k.opts.NoSATCheck && !k.presolved {
 		sat, err := k.satisfiable(k.checkpoint)
 		if err != nil {
-			return nil, err
+			return k, nil, err
 		}
 		if !sat {
-			return new(big.Int), nil
+			return k, new(big.Int), nil
 		}
 		if !k.propagate() { // learned units at level 0
-			return new(big.Int), nil
+			return k, new(big.Int), nil
+		}
+	}
+	if !k.presolved && !k.opts.noProbe {
+		r, err := k.presolve()
+		if err != nil || r == nil {
+			return k, new(big.Int), err
+		}
+		if r != k {
+			return r.run()
 		}
 	}
 	k.bump = k.bumpLit
@@ -59,9 +77,9 @@ func (k *counter) run() (*big.Int, error) {
 	}
 	n := k.countChildren(vs, int32(len(k.compVars)))
 	if k.err != nil {
-		return nil, k.err
+		return k, nil, k.err
 	}
-	return new(big.Int).Lsh(n, uint(k.unused)), nil
+	return k, new(big.Int).Lsh(n, uint(k.unused)), nil
 }
 
 // checkpoint reports cancellation and calls the progress callback.

@@ -441,3 +441,22 @@ func TestExactEviction(t *testing.T) {
 		t.Errorf("cache holds %d bytes, bound %d", st.CacheBytes, limit)
 	}
 }
+
+// TestExactPresolve checks that failed literals found at the root reduce
+// the formula before the search, and that the reduced count is right.
+func TestExactPresolve(t *testing.T) {
+	// x1 fails (it implies x2 and ¬x2); x1 false then satisfies the
+	// clauses with ¬x1 and leaves (x3 ∨ x4 ∨ x5) with x6 free.
+	c := &cnf.CNF{NumVars: 6, Clauses: [][]int32{{-1, 2}, {-1, -2}, {-1, 3, 6}, {3, 4, 5}, {1, 6, -4, 2}}}
+	k := newCounter(context.Background(), c, Options{NoSATCheck: true})
+	r, n, err := k.run()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := bruteForce(c); !n.IsInt64() || n.Int64() != want {
+		t.Fatalf("count %v, brute force %d", n, want)
+	}
+	if r == k || r.nv >= k.nv {
+		t.Errorf("presolve did not reduce the formula: %d variables, was %d", r.nv, k.nv)
+	}
+}
