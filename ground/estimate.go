@@ -221,8 +221,8 @@ func (p *prepared) checkAtoms() error {
 		}
 	}
 	if n > float64(p.maxGr) {
-		return sizeErrorf("grounding would create about %.2g ground atoms (%s: %.2g); limit %d; raise --max-ground to allow it",
-			n, big, bigN, p.maxGr)
+		return sizeErrorf("grounding would create about %.2g ground atoms (%s: %.2g); %s",
+			n, big, bigN, p.limitText())
 	}
 	return nil
 }
@@ -242,8 +242,27 @@ func (p *prepared) checkSize() error {
 			big = f
 		}
 	}
-	return sizeErrorf("grounding would create about %.2g ground formulas (formula %d %q: %.2g; %.2g bindings before evidence pruning); limit %d; raise --max-ground to allow it",
-		sz.Estimate, big.Formula+1, big.Text, big.Estimate, sz.Upper, p.maxGr)
+	return sizeErrorf("grounding would create about %.2g ground formulas (formula %d %q: %.2g; %.2g bindings before evidence pruning); %s",
+		sz.Estimate, big.Formula+1, big.Text, big.Estimate, sz.Upper, p.limitText())
+}
+
+// limitText states the limit a grounding was refused at and the flag
+// that raises it: --max-ground where it was given, else --max-memory,
+// whose budget sizes the default limit (DefaultMaxGround).
+func (p *prepared) limitText() string {
+	if p.opt.MaxGround > 0 {
+		return fmt.Sprintf("limit %d; %s", p.maxGr, p.raiseText())
+	}
+	return fmt.Sprintf("limit %d (%s of memory at about %s per ground formula); %s",
+		p.maxGr, memlimit.Bytes(float64(memlimit.Limit())), memlimit.Bytes(bytesPerFormula), p.raiseText())
+}
+
+// raiseText names the flag that raises the limit.
+func (p *prepared) raiseText() string {
+	if p.opt.MaxGround > 0 {
+		return "raise --max-ground to allow it"
+	}
+	return "raise --max-memory (or --max-ground) to allow it"
 }
 
 // sizeError is an ErrTooLarge with its own message.

@@ -175,8 +175,8 @@ func (g *grounder) apply(ent *entry) error {
 	g.res.NumFormulas++
 	g.st.Kept++
 	if g.p.maxGr > 0 && g.res.NumFormulas > g.p.maxGr {
-		return sizeErrorf("grounding has passed %d ground formulas (at %s) and would create more; raise --max-ground to allow it",
-			g.p.maxGr, describe(g.f))
+		return sizeErrorf("grounding has passed %d ground formulas (at %s) and would create more; %s",
+			g.p.maxGr, describe(g.f), g.p.raiseText())
 	}
 	return g.tick()
 }

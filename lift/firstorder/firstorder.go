@@ -123,7 +123,11 @@ type foClass struct {
 //
 // It returns an error wrapping ErrNotApplicable when the model has
 // quantifiers over a type with interchangeable constants, functions, mutually exclusive arguments, formulas that need
-// auxiliary variables or counts beyond int64.
+// auxiliary variables or counts beyond int64, and one wrapping
+// ground.ErrTooLarge too, with the predicted size and the flag that raises
+// the limit, when the reduced model's grounding is predicted to exceed
+// Options.Ground.MaxGround (0: sized to the memory budget, as a grounding
+// of the full model; -1: no limit), before it is built.
 func Build(ctx context.Context, m *mln.MLN, db *mln.DB, opt Options) (*Network, error) {
 	start := time.Now()
 	if ctx == nil {
@@ -165,7 +169,9 @@ func Build(ctx context.Context, m *mln.MLN, db *mln.DB, opt Options) (*Network, 
 		gopt.QueryAtoms = nil
 	}
 	gopt.Progress = nil
-	gopt.MaxGround = -1
+	// The reduced model is checked against the caller's limit (by default
+	// the memory budget) before it is grounded: where the evidence tells
+	// most constants apart it is nearly the full model.
 	var labels []int32
 	gopt.Restrict = &ground.Restriction{Keep: keep, OnFactor: func(formula int, slotTypes []int, binding []int32, f int32) {
 		if f < 0 {
@@ -228,7 +234,7 @@ func Build(ctx context.Context, m *mln.MLN, db *mln.DB, opt Options) (*Network, 
 		if errors.Is(err, ground.ErrContradiction) || ctx.Err() != nil {
 			return nil, err
 		}
-		return nil, fmt.Errorf("%w: grounding the reduced model: %v", ErrNotApplicable, err)
+		return nil, fmt.Errorf("%w: grounding the reduced model: %w", ErrNotApplicable, err)
 	}
 	if aux {
 		return nil, fmt.Errorf("%w: a ground formula needs an auxiliary variable", ErrNotApplicable)

@@ -405,3 +405,31 @@ Likes(person, person)
 		t.Fatalf("EXIST over people: %v", err)
 	}
 }
+
+// The reduced model is grounded under the caller's limit: where the
+// evidence tells every constant apart (a chain of Friends) it is the full
+// model, and a limit below its size refuses it before it is built, with
+// the size, as grounding the full model does; a model whose classes
+// reduce stays under the same limit.
+func TestFirstOrderReducedModelLimit(t *testing.T) {
+	const n = 30
+	var chain strings.Builder
+	for i := 0; i+1 < n; i++ {
+		fmt.Fprintf(&chain, "Friends(P%d, P%d)\n", i, i+1)
+	}
+	m, db := parseModel(t, smokersSrc(n), chain.String())
+	opt := firstorder.Options{Ground: ground.Options{Query: []string{"Smokes", "Cancer"}, OpenWorld: []string{"Friends"}, MaxGround: 500}}
+	_, err := firstorder.Build(context.Background(), m, db, opt)
+	if !errors.Is(err, ground.ErrTooLarge) || !errors.Is(err, firstorder.ErrNotApplicable) || !strings.Contains(err.Error(), "raise --max-ground") {
+		t.Fatalf("the full-size reduced model under a limit of 500 ground formulas: %v", err)
+	}
+	opt.Ground.MaxGround = -1
+	if _, err := firstorder.Build(context.Background(), m, db, opt); err != nil {
+		t.Fatalf("without a limit: %v", err)
+	}
+	m, db = parseModel(t, smokersSrc(n), "Smokes(P0)\n")
+	opt.Ground.MaxGround = 500
+	if _, err := firstorder.Build(context.Background(), m, db, opt); err != nil {
+		t.Fatalf("a reduced model under the limit: %v", err)
+	}
+}

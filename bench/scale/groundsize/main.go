@@ -10,13 +10,16 @@
 //
 // A grounding over the memory-sized limit (ground.DefaultMaxGround) is
 // refused before any ground formula is made, with the predicted size, as
-// in lifted's commands; -max-ground raises the limit.
+// in lifted's commands, and one with more ground atoms than the limit
+// before the prediction allocates its atom tables; -max-ground raises the
+// limit.
 package main
 
 import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"runtime"
 	"strings"
@@ -27,47 +30,66 @@ import (
 	"github.com/lifted-dev/lifted/internal/benchstat"
 )
 
-func main() {
-	mlnPath := flag.String("mln", "", "the program")
-	dbPath := flag.String("db", "", "the evidence database")
-	query := flag.String("q", "", "comma-separated query predicates")
-	maxGround := flag.Int64("max-ground", 0, "ground.Options.MaxGround (0: sized to memory)")
-	flag.Parse()
+func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
+
+// run is the command: the prediction first, under the same limit as the
+// grounding (a grounding with more ground atoms than the limit is refused
+// there, before its atom tables are allocated), then the grounding.
+func run(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("groundsize", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	mlnPath := fs.String("mln", "", "the program")
+	dbPath := fs.String("db", "", "the evidence database")
+	query := fs.String("q", "", "comma-separated query predicates")
+	maxGround := fs.Int64("max-ground", 0, "ground.Options.MaxGround (0: sized to memory)")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
 	if *mlnPath == "" || *dbPath == "" {
-		fmt.Fprintln(os.Stderr, "usage: groundsize -mln PROG.mln -db EVIDENCE.db [-q PRED,...]")
-		os.Exit(2)
+		fmt.Fprintln(stderr, "usage: groundsize -mln PROG.mln -db EVIDENCE.db [-q PRED,...]")
+		return 2
+	}
+	fail := func(err error) int {
+		fmt.Fprintln(stderr, "groundsize:", err)
+		return 1
 	}
 	m, err := mlnfile.ParseFile(*mlnPath)
 	if err != nil {
-		fail(err)
+		return fail(err)
 	}
 	db, err := mlnfile.ReadDBFiles(m, *dbPath)
 	if err != nil {
-		fail(err)
+		return fail(err)
 	}
 	var q []string
 	if *query != "" {
 		q = strings.Split(*query, ",")
 	}
-	sz, err := ground.Estimate(m, db, ground.Options{Query: q, MaxGround: -1})
+	opt := ground.Options{Query: q, MaxGround: *maxGround}
+	sz, err := ground.Estimate(m, db, opt)
 	if err != nil {
-		fail(err)
+		return fail(err)
 	}
-	fmt.Printf("predicted formulas %.0f (upper bound %.3g) limit %d\n", sz.Estimate, sz.Upper, ground.DefaultMaxGround())
+	limit := *maxGround
+	if limit == 0 {
+		limit = ground.DefaultMaxGround()
+	}
+	fmt.Fprintf(stdout, "predicted formulas %.0f (upper bound %.3g) limit %d\n", sz.Estimate, sz.Upper, limit)
 	before := live()
 	c0 := benchstat.CPUSeconds()
 	t0 := time.Now()
-	gr, err := ground.Ground(context.Background(), m, db, ground.Options{Query: q, MaxGround: *maxGround})
+	gr, err := ground.Ground(context.Background(), m, db, opt)
 	if err != nil {
-		fail(err)
+		return fail(err)
 	}
 	wall, cpu := time.Since(t0).Seconds(), benchstat.CPUSeconds()-c0
 	net := live() - before
-	fmt.Printf("atoms %d formulas %d factors %d wall_s %.3f cpu_s %.3f network_bytes %d bytes_per_formula %.1f\n",
+	fmt.Fprintf(stdout, "atoms %d formulas %d factors %d wall_s %.3f cpu_s %.3f network_bytes %d bytes_per_formula %.1f\n",
 		gr.NumAtoms, gr.NumFormulas, gr.Graph.NumFactors(), wall, cpu, net, float64(net)/float64(max(gr.NumFormulas, 1)))
 	runtime.KeepAlive(gr)
 	runtime.KeepAlive(m)
 	runtime.KeepAlive(db)
+	return 0
 }
 
 // live returns the live heap bytes after a collection.
@@ -76,9 +98,4 @@ func live() int64 {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	return int64(ms.HeapAlloc)
-}
-
-func fail(err error) {
-	fmt.Fprintln(os.Stderr, "groundsize:", err)
-	os.Exit(1)
 }
