@@ -487,6 +487,9 @@ func (c *compiler) expr(e mln.Expr) int32 {
 	case *mln.Iff:
 		return c.mkIff(c.expr(x.L), c.expr(x.R))
 	case *mln.Exists:
+		if x.Cmp != "" {
+			return c.quantifiedWith(x.Vars, x.Body, func(kids []int32) int32 { return c.mkCount(kids, x.Cmp, x.K) })
+		}
 		return c.quantified(x.Vars, x.Body, false)
 	case *mln.Forall:
 		return c.quantified(x.Vars, x.Body, true)
@@ -496,6 +499,43 @@ func (c *compiler) expr(e mln.Expr) int32 {
 
 // quantified expands FORALL (and=true) or EXIST over the domains of vars.
 func (c *compiler) quantified(vars []*mln.Var, body mln.Expr, and bool) int32 {
+	return c.quantifiedWith(vars, body, func(kids []int32) int32 { return c.mkJunction(and, kids) })
+}
+
+// mkCount builds a C2 counting quantifier (cmp "=", "<=" or ">=" k) over
+// the groundings kids of its body from "at least j of kids[i:]" nodes,
+// shared: at most (len(kids)+1)·(k+2) of them.
+func (c *progBuilder) mkCount(kids []int32, cmp string, k int) int32 {
+	m := len(kids)
+	memo := map[[2]int]int32{}
+	var atLeast func(i, j int) int32
+	atLeast = func(i, j int) int32 {
+		if j <= 0 {
+			return c.constNode(true)
+		}
+		if m-i < j {
+			return c.constNode(false)
+		}
+		if v, ok := memo[[2]int{i, j}]; ok {
+			return v
+		}
+		take := c.mkJunction(true, []int32{kids[i], atLeast(i+1, j-1)})
+		v := c.mkJunction(false, []int32{take, atLeast(i+1, j)})
+		memo[[2]int{i, j}] = v
+		return v
+	}
+	switch cmp {
+	case "=":
+		return c.mkJunction(true, []int32{atLeast(0, k), c.mkNot(atLeast(0, k+1))})
+	case "<=":
+		return c.mkNot(atLeast(0, k+1))
+	}
+	return atLeast(0, k)
+}
+
+// quantifiedWith expands a quantifier over the domains of vars and joins
+// the groundings of its body with combine.
+func (c *compiler) quantifiedWith(vars []*mln.Var, body mln.Expr, combine func([]int32) int32) int32 {
 	doms := make([]int, len(vars))
 	total := 1.0
 	for i, v := range vars {
@@ -530,7 +570,7 @@ func (c *compiler) quantified(vars []*mln.Var, body mln.Expr, and bool) int32 {
 	for _, v := range vars {
 		delete(c.env, v.Name)
 	}
-	return c.mkJunction(and, kids)
+	return combine(kids)
 }
 
 // funcTerms gives every function term of e a fresh slot (see funcTerm).

@@ -387,6 +387,12 @@ func (b *Builder) Or(kids ...Node) Node { return Node(b.pb.mkJunction(false, b.n
 // Iff returns x <=> y.
 func (b *Builder) Iff(x, y Node) Node { return Node(b.pb.mkIff(int32(x), int32(y))) }
 
+// Count is true when the number of true kids is cmp ("=", "<=", ">=") k:
+// a counting quantifier of C2 over the groundings kids of its body.
+func (b *Builder) Count(cmp string, k int, kids ...Node) Node {
+	return Node(b.pb.mkCount(b.nodes(kids), cmp, k))
+}
+
 // Formula finishes the formula with root; the Builder must not be used
 // afterwards. It fails when the formula grew too large.
 func (b *Builder) Formula(root Node) (*Formula, error) {

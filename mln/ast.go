@@ -259,10 +259,31 @@ type Iff struct {
 
 // Exists is existential quantification; the body extends as far right as
 // possible.
+//
+// With Cmp set it is a counting quantifier of C2: "EXIST=k y body" (exactly
+// k values of y satisfy body), "EXIST<=k y body" (at most k) and
+// "EXIST>=k y body" (at least k), over a single variable. Cmp is "=", "<="
+// or ">=" and K the bound (K ≥ 0); a plain EXIST has Cmp "".
 type Exists struct {
 	Vars []*Var
 	Body Expr
+	Cmp  string
+	K    int
 	Pos  pos.Position
+}
+
+// Counts reports whether n of the domain's values satisfying the body make
+// the quantifier true: n ≥ 1 for a plain EXIST, else n Cmp K.
+func (e *Exists) Counts(n int) bool {
+	switch e.Cmp {
+	case "=":
+		return n == e.K
+	case "<=":
+		return n <= e.K
+	case ">=":
+		return n >= e.K
+	}
+	return n >= 1
 }
 
 // Forall is universal quantification; the body extends as far right as

@@ -87,7 +87,7 @@ func writeExpr(b *strings.Builder, e Expr) {
 	case *Iff:
 		writeBinary(b, e.L, e.R, " <=> ", precIff)
 	case *Exists:
-		writeQuant(b, "EXIST ", e.Vars, e.Body)
+		writeQuant(b, "EXIST"+e.Cmp+countText(e)+" ", e.Vars, e.Body)
 	case *Forall:
 		writeQuant(b, "FORALL ", e.Vars, e.Body)
 	}
@@ -178,7 +178,16 @@ func (e *Implies) String() string { return exprString(e) }
 // String prints "l <=> r".
 func (e *Iff) String() string { return exprString(e) }
 
-// String prints "EXIST x,y body".
+// countText is the bound of a counting quantifier ("" for a plain EXIST).
+func countText(e *Exists) string {
+	if e.Cmp == "" {
+		return ""
+	}
+	return strconv.Itoa(e.K)
+}
+
+// String prints "EXIST x,y body", or "EXIST=k y body" for a counting
+// quantifier.
 func (e *Exists) String() string { return exprString(e) }
 
 // String prints "FORALL x,y body".

@@ -145,6 +145,17 @@ func (w *bruteWorld) compile(e mln.Expr, env map[string]string) bfn {
 			}
 		}
 		rec(0)
+		if q, ok := e.(*mln.Exists); ok && q.Cmp != "" {
+			return func(x uint64) bool {
+				n := 0
+				for _, k := range ks {
+					if k(x) {
+						n++
+					}
+				}
+				return q.Counts(n)
+			}
+		}
 		return func(x uint64) bool {
 			for _, k := range ks {
 				if k(x) == exists {

@@ -51,6 +51,7 @@ type cellCase struct {
 	cellPoly  []int // per cell
 	pair      [][]int
 	plan      plan
+	proj      []uint64 // per cell: its projection (the atoms pair factors read)
 }
 
 // fo2Comp is a compiled FO2 component.
@@ -369,6 +370,7 @@ func (b *cellBuilder) buildCase(bodies []*node) (*cellCase, error) {
 		cs.cellPoly = append(cs.cellPoly, b.intern(cellPolys[k].poly()))
 		cellProj = append(cellProj, k.proj)
 	}
+	cs.proj = cellProj
 
 	// Pair weights, memoised per (type, projection) pair.
 	u := len(cs.cellGroup)
@@ -419,6 +421,19 @@ func consistent(a uint64, ev map[int]bool, cellBit map[int]int) bool {
 // pairPoly computes the pair weight between an element a of type ta with
 // projected cell pa and a distinct element b of type tb with cell pb.
 func (b *cellBuilder) pairPoly(ta int, pa uint64, tb int, pbits uint64, two []ff) (poly, error) {
+	ps, err := b.pairPolys(ta, pa, tb, pbits, two, nil)
+	if err != nil {
+		return nil, err
+	}
+	return ps[0], nil
+}
+
+// pairPolys is pairPoly split by the counted atoms of the counting
+// constraints cons (count.go): class bit 2q is set when the atom of cons[q]
+// counted for a is true (P(a,b), or P(b,a) when the constraint counts the
+// first argument), bit 2q+1 when the one counted for b is; 4^len(cons)
+// polys, their sum the pair weight.
+func (b *cellBuilder) pairPolys(ta int, pa uint64, tb int, pbits uint64, two []ff, cons []countCons) ([]poly, error) {
 	ma := uint(len(b.cellPred[ta]))
 	mb := uint(len(b.cellPred[tb]))
 	// Binary atoms between a and b.
@@ -478,11 +493,29 @@ func (b *cellBuilder) pairPoly(ta int, pa uint64, tb int, pbits uint64, two []ff
 			facs = append(facs, factor{param: f.param, eval: compileEval(x.body, slot, eq)})
 		}
 	}
-	pbd := newPolyBuilder(b.dim)
+	// The slots of the counted atoms: for a, then for b.
+	countSlot := make([][2]uint, len(cons))
+	for q, cc := range cons {
+		sa, okA := slots[slotKey{cc.pred, cc.dir == 0}]
+		sb, okB := slots[slotKey{cc.pred, cc.dir != 0}]
+		if !okA || !okB {
+			return nil, fmt.Errorf("counted predicate %s is not binary over one type", b.pb.preds[cc.pred].name)
+		}
+		countSlot[q] = [2]uint{base + uint(sa), base + uint(sb)}
+	}
+	pbds := make([]*polyBuilder, 1<<(2*len(cons)))
+	for i := range pbds {
+		pbds[i] = newPolyBuilder(b.dim)
+	}
 	e := make([]int32, b.dim)
 	fixed := pa | pbits<<ma
 	for s := uint64(0); s < 1<<len(slotPreds); s++ {
 		x := fixed | s<<base
+		class := 0
+		for q, cs := range countSlot {
+			class |= int(x>>cs[0]&1)<<(2*q) | int(x>>cs[1]&1)<<(2*q+1)
+		}
+		pbd := pbds[class]
 		clear(e)
 		ok := true
 		for _, fc := range facs {
@@ -500,7 +533,11 @@ func (b *cellBuilder) pairPoly(ta int, pa uint64, tb int, pbits uint64, two []ff
 			pbd.add(1, e)
 		}
 	}
-	return pbd.poly(), nil
+	out := make([]poly, len(pbds))
+	for i, pbd := range pbds {
+		out[i] = pbd.poly()
+	}
+	return out, nil
 }
 
 // finish restricts the polys to the parameters they use and plans the

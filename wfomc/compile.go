@@ -165,6 +165,22 @@ func (c *compiler) compile() error {
 	if err := c.countEvidence(); err != nil {
 		return err
 	}
+	for _, f := range p0.formulas {
+		var bad error
+		var walk func(n *node)
+		walk = func(n *node) {
+			if n.k == nExists && n.cmp != "" && len(c.specials[f.vars[n.qv].typ]) > 0 && bad == nil {
+				bad = fmt.Errorf("formula %d (%s): a counting quantifier over type %s, whose constant %s is named (in a formula or evidence): not supported by wfomc", f.src+1, f.text, m.Types[f.vars[n.qv].typ].Name, c.specials[f.vars[n.qv].typ][0])
+			}
+			for _, k := range n.kids {
+				walk(k)
+			}
+		}
+		walk(f.body)
+		if bad != nil {
+			return bad
+		}
+	}
 	sh := shatter(c.pl, p0, c.specials)
 	lv, err := c.compileLevel(sh.pb, c.blockSpecsTop(sh), 0)
 	if err != nil {

@@ -147,6 +147,9 @@ func (w *groundWorld) compile(f *formula) (*ground.Formula, error) {
 				env[n.qv] = e
 				kids = append(kids, walk(n.kids[0]))
 			}
+			if n.k == nExists && n.cmp != "" {
+				return b.Count(n.cmp, n.cnt, kids...)
+			}
 			if n.k == nExists {
 				return b.Or(kids...)
 			}

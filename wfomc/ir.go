@@ -43,6 +43,10 @@ type node struct {
 	args []term // nAtom: the arguments; nEq: the two sides
 	kids []*node
 	qv   int // nExists, nForall: the bound variable
+	// nExists: a counting quantifier of C2 when cmp is "=", "<=" or ">="
+	// (cnt the bound); "" for a plain ∃.
+	cmp string
+	cnt int
 }
 
 var (
@@ -116,6 +120,9 @@ type problem struct {
 	types    []ptype
 	preds    []pred
 	formulas []*formula
+	// counts are the counting constraints of C2 that normalize took out
+	// of the formulas (count.go); only a normalized problem has them.
+	counts []countCons
 }
 
 // size returns the number of elements of type t for base sizes n.
@@ -167,7 +174,14 @@ func fromMLN(m *mln.MLN, e mln.Expr, f *formula, vars map[string]int) (*node, er
 	case *mln.Iff:
 		return binNode(m, nIff, e.L, e.R, f, vars, false)
 	case *mln.Exists:
-		return quantNode(m, nExists, e.Vars, e.Body, f, vars)
+		n, err := quantNode(m, nExists, e.Vars, e.Body, f, vars)
+		if err == nil && e.Cmp != "" {
+			if len(e.Vars) != 1 {
+				return nil, fmt.Errorf("a counting quantifier binds exactly one variable")
+			}
+			n.cmp, n.cnt = e.Cmp, e.K
+		}
+		return n, err
 	case *mln.Forall:
 		return quantNode(m, nForall, e.Vars, e.Body, f, vars)
 	}
@@ -351,6 +365,19 @@ func freeVarsOf(n *node) map[int]bool {
 	}
 	walk(n, map[int]bool{})
 	return set
+}
+
+// hasCounting reports whether n has a counting quantifier.
+func hasCounting(n *node) bool {
+	if n.k == nExists && n.cmp != "" {
+		return true
+	}
+	for _, k := range n.kids {
+		if hasCounting(k) {
+			return true
+		}
+	}
+	return false
 }
 
 func hasQuantifier(n *node) bool {

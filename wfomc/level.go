@@ -173,6 +173,16 @@ func (c *compiler) compileComponent(pb *problem, fs []*formula, blocks map[int][
 	sub, pmap := extract(c.pl, pb, fs)
 	specs, restFixed, single := componentBlocks(sub, pmap, blocks)
 	norm, err := normalize(c.pl, sub)
+	if err == nil && len(norm.counts) > 0 {
+		comp, err := compileCount(c.pl, norm, c.numParamsSoFar(), specs, restFixed)
+		if err == nil {
+			return &countWrap{comp, c.partName(fs)}, nil
+		}
+		if !c.opt.AllowGround || c.liftOnly > 0 {
+			return nil, fmt.Errorf("%s: %w", c.describe(fs[0]), err)
+		}
+		return c.groundComponent(sub, specs, restFixed)
+	}
 	if err == nil {
 		comp, err := compileFO2(c.pl, norm, c.numParamsSoFar(), specs, restFixed)
 		if err != nil {
@@ -185,7 +195,11 @@ func (c *compiler) compileComponent(pb *problem, fs []*formula, blocks map[int][
 		return nil, err
 	}
 	var acErr error // why atom counting stopped, when not for want of a rule
-	if single && depth < 8 {
+	counting := false
+	for _, f := range sub.formulas {
+		counting = counting || hasCounting(f.body)
+	}
+	if single && depth < 8 && !counting {
 		pc, perr := c.powerRule(sub, depth)
 		if perr == nil {
 			return pc, nil
@@ -283,32 +297,51 @@ type fo2Wrap struct {
 func (w *fo2Wrap) eval(ctx context.Context, theta []float64, n []int64, grad []float64) (float64, float64, error) {
 	z := newLnum(len(w.c.params))
 	digits, err := w.c.eval(ctx, theta, n, &z)
+	return finishComp(ctx, w.name, w.c.params, theta, grad, &z, digits, err)
+}
+
+// countWrap adapts a compiled component with counting quantifiers
+// (count.go) to the component interface.
+type countWrap struct {
+	c    *countComp
+	name string
+}
+
+func (w *countWrap) eval(ctx context.Context, theta []float64, n []int64, grad []float64) (float64, float64, error) {
+	z := newLnum(len(w.c.params))
+	digits, err := w.c.eval(ctx, theta, n, &z)
+	return finishComp(ctx, w.name, w.c.params, theta, grad, &z, digits, err)
+}
+
+// finishComp turns the sum z of a component over params (or the error of
+// computing it) into log Z, its gradient added to grad, and the digits lost.
+func finishComp(ctx context.Context, name string, params []int, theta, grad []float64, z *lnum, digits float64, err error) (float64, float64, error) {
 	if err != nil {
 		if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
 			return 0, 0, err // cancelled: the context's error, as is
 		}
-		return 0, 0, fmt.Errorf("%s: %w", w.name, err)
+		return 0, 0, fmt.Errorf("%s: %w", name, err)
 	}
 	switch {
-	case z.s == 0 && digits > 15 && w.maxWeight(theta) > 20:
+	case z.s == 0 && digits > 15 && maxWeight(params, theta) > 20:
 		// Positive and negative terms (Skolem weights) cancelled to the
 		// last digit, which large weights do to a non-zero Z as well.
-		return 0, 0, &PrecisionError{RelError: math.Inf(1), Reason: fmt.Sprintf("%s: the sum over a quantified formula's Skolem terms cancelled completely at weights this large", w.name)}
+		return 0, 0, &PrecisionError{RelError: math.Inf(1), Reason: fmt.Sprintf("%s: the sum over a quantified formula's Skolem terms cancelled completely at weights this large", name)}
 	case z.s < 0 || z.s > 0 && digits > 15:
-		return 0, 0, &PrecisionError{RelError: math.Pow(10, digits) * 0x1p-53, Reason: fmt.Sprintf("%s: the weighted model count cancelled to within double precision (%.0f digits lost)", w.name, digits)}
+		return 0, 0, &PrecisionError{RelError: math.Pow(10, digits) * 0x1p-53, Reason: fmt.Sprintf("%s: the weighted model count cancelled to within double precision (%.0f digits lost)", name, digits)}
 	case z.s == 0:
-		return 0, 0, &zeroError{fmt.Sprintf("%s: the hard formulas and evidence have no model at these domain sizes (Z = 0)", w.name)}
+		return 0, 0, &zeroError{fmt.Sprintf("%s: the hard formulas and evidence have no model at these domain sizes (Z = 0)", name)}
 	}
-	for i, p := range w.c.params {
+	for i, p := range params {
 		grad[p] += z.g[i]
 	}
 	return z.logValue(), digits, nil
 }
 
-// maxWeight is the largest |θ| of the component's parameters.
-func (w *fo2Wrap) maxWeight(theta []float64) float64 {
+// maxWeight is the largest |θ| of params.
+func maxWeight(params []int, theta []float64) float64 {
 	m := 0.0
-	for _, p := range w.c.params {
+	for _, p := range params {
 		m = max(m, math.Abs(theta[p]))
 	}
 	return m

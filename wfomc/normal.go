@@ -33,12 +33,20 @@ func (e *errBeyondFO2) Error() string { return e.reason }
 type normalizer struct {
 	pb  *problem
 	out []*formula
+	// c2: the problem has counting constraints (count.go), so a hard
+	// ∀x ∃y ψ(x,y) becomes the constraint ∃≥1 too, summed without Skolem
+	// predicates and their cancellation.
+	c2 bool
 }
 
 // normalize returns pb with quantifier-free formulas (new auxiliary and
 // Skolem predicates appended to pb.preds), or an *errBeyondFO2.
 func normalize(pl *poller, pb *problem) (*problem, error) {
 	nz := &normalizer{pb: &problem{types: pb.types, preds: append([]pred(nil), pb.preds...)}}
+	for _, f := range pb.formulas {
+		_, fn := functional(pb, f)
+		nz.c2 = nz.c2 || fn || hasCounting(f.body)
+	}
 	for _, f := range pb.formulas {
 		pl.poll()
 		if err := nz.formula(f); err != nil {
@@ -57,6 +65,10 @@ func normalize(pl *poller, pb *problem) (*problem, error) {
 
 func (nz *normalizer) formula(f *formula) error {
 	if !hasQuantifier(f.body) {
+		if cc, ok := functional(nz.pb, f); ok {
+			nz.pb.counts = append(nz.pb.counts, cc)
+			return nil
+		}
 		nz.out = append(nz.out, f)
 		return nil
 	}
@@ -95,6 +107,9 @@ func (nz *normalizer) hard(f *formula, n *node, free []int) error {
 		case nNot:
 			return nz.hard(f, x.kids[0], free)
 		case nExists:
+			if x.cmp != "" {
+				return nz.beyond(f, "a negated counting quantifier (write the complementary bound instead)")
+			}
 			return nz.hard(f, &node{k: nForall, qv: x.qv, kids: []*node{not(x.kids[0])}}, free)
 		case nForall:
 			return nz.hard(f, &node{k: nExists, qv: x.qv, kids: []*node{not(x.kids[0])}}, free)
@@ -106,6 +121,12 @@ func (nz *normalizer) hard(f *formula, n *node, free []int) error {
 			return nz.hard(f, &node{k: nAnd, kids: kids}, free)
 		}
 	case nExists:
+		if n.cmp != "" {
+			return nz.counting(f, n, free)
+		}
+		if fv := usedFree(n, free); nz.c2 && len(fv) == 1 && f.vars[fv[0]].typ == f.vars[n.qv].typ {
+			return nz.counting(f, &node{k: nExists, qv: n.qv, kids: n.kids, cmp: ">=", cnt: 1}, free)
+		}
 		psi, err := nz.exact(f, n.kids[0])
 		if err != nil {
 			return err
@@ -170,6 +191,9 @@ func (nz *normalizer) exact(f *formula, n *node) (*node, error) {
 	c.kids = kids
 	if n.k != nExists && n.k != nForall {
 		return &c, nil
+	}
+	if n.cmp != "" {
+		return nil, nz.beyond(f, "a counting quantifier (EXIST"+n.cmp+itoa(n.cnt)+") is supported only at the top of a hard formula, under FORALL and ^")
 	}
 	z := n.qv
 	psi := kids[0]

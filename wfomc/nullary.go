@@ -267,7 +267,7 @@ func nodeKey(b *strings.Builder, n *node) {
 			}
 		}
 	case nExists, nForall:
-		b.WriteString(itoa(n.qv))
+		b.WriteString(itoa(n.qv) + n.cmp + itoa(n.cnt))
 	}
 	if len(n.kids) > 0 {
 		b.WriteByte('(')

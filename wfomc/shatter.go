@@ -205,7 +205,7 @@ func (s *shatterer) rewrite(f *formula, n *node, sub map[int]string) *node {
 			sub2[v] = c
 			kids = append(kids, s.rewrite(f, n.kids[0], sub2))
 		}
-		q := &node{k: n.k, qv: v, kids: []*node{s.rewrite(f, n.kids[0], sub)}}
+		q := &node{k: n.k, qv: v, cmp: n.cmp, cnt: n.cnt, kids: []*node{s.rewrite(f, n.kids[0], sub)}}
 		if len(kids) == 0 {
 			return q
 		}

@@ -980,6 +980,9 @@ func (p *parser) parseUnary() mln.Expr {
 		if exists, ok := isQuantifier(t.text); ok && (p.peek(1).kind == tIdent || p.peek(1).kind == tQuestion) {
 			return p.parseQuantifier(exists)
 		}
+		if exists, ok := isQuantifier(t.text); ok && exists && isCountOp(p.peek(1).kind) && p.peek(2).kind == tNumber {
+			return p.parseCounting()
+		}
 		return p.parseAtomOrEquality()
 	case tNumber, tString, tPlus, tQuestion:
 		l := p.parseTerm()
@@ -1028,6 +1031,28 @@ func (p *parser) parseQuantifier(exists bool) mln.Expr {
 		return &mln.Exists{Vars: vars, Body: body, Pos: p.pos(kw)}
 	}
 	return &mln.Forall{Vars: vars, Body: body, Pos: p.pos(kw)}
+}
+
+func isCountOp(k tokKind) bool { return k == tEq || k == tLe || k == tGe }
+
+// parseCounting parses a counting quantifier of C2: EXIST=k, EXIST<=k or
+// EXIST>=k, then one variable and the body.
+func (p *parser) parseCounting() mln.Expr {
+	kw := p.tok()
+	p.next()
+	op := p.tok()
+	p.next()
+	num := p.tok()
+	k, err := strconv.Atoi(num.text)
+	if err != nil || k < 0 {
+		p.fail(num, "the bound of a counting quantifier must be a whole number at least 0, not %s", num.text)
+	}
+	// parseQuantifier steps over the number as over a keyword.
+	e := p.parseQuantifier(true).(*mln.Exists)
+	e.Pos = p.pos(kw)
+	e.Cmp = map[tokKind]string{tEq: "=", tLe: "<=", tGe: ">="}[op.kind]
+	e.K = k
+	return e
 }
 
 // parseAtomOrEquality parses an atom, or an equality whose left side is an
