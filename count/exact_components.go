@@ -23,9 +23,11 @@ type structure struct {
 func (st *structure) clause(c int32) []lit { return st.clLits[st.clStart[c]:st.clStart[c+1]] }
 
 // component is a set of unassigned variables closed under the unsatisfied
-// original clauses, with its cache key.
+// original clauses, with those of its clauses that are long and its cache
+// key.
 type component struct {
 	vs, ve int32 // variables: compVars[vs:ve], sorted
+	cs, ce int32 // long clauses unsatisfied when it was found: compCls[cs:ce]
 	ks, ke int32 // cache key: keys[ks:ke]
 }
 
@@ -42,16 +44,18 @@ type decomposer struct {
 	compOf   []int32 // component index in the current decomposition, -1 free
 
 	compVars []int32 // arena of component variable lists
+	compCls  []int32 // arena of component long-clause lists
 	comps    []component
 	keys     []byte // arena of cache keys
 
 	// scratch of one decomposition
 	queue []int32    // variables of all components found, in search order
 	clBuf []int32    // partially assigned clauses of all components
-	found []foundRec // per component: ranges in queue and clBuf
+	clAll []int32    // unsatisfied long clauses of all components
+	found []foundRec // per component: ranges in queue, clBuf and clAll
 }
 
-type foundRec struct{ qs, qe, cs, ce int32 }
+type foundRec struct{ qs, qe, cs, ce, as, ae int32 }
 
 func newDecomposer(st *structure, val []int8, nv int) *decomposer {
 	return &decomposer{
@@ -64,27 +68,36 @@ func newDecomposer(st *structure, val []int8, nv int) *decomposer {
 	}
 }
 
+// nextStamp starts a decomposition: variables seen are marked d.stamp,
+// the parent's clauses 2·d.stamp and the clauses visited 2·d.stamp+1.
 func (d *decomposer) nextStamp() {
 	d.stamp++
-	if d.stamp == 0 {
+	if d.stamp >= 1<<31-1 {
 		clear(d.varStamp)
 		clear(d.clStamp)
 		d.stamp = 1
 	}
 }
 
-// decompose splits the unassigned variables of compVars[vs:ve] (sorted)
+// decompose splits the unassigned variables of the parent component p
 // into components, appended to d.comps with sorted variable lists, and
 // returns how many of the variables are free (in no unsatisfied clause).
-func (d *decomposer) decompose(vs, ve int32) (free int) {
+// Only p's long clauses are visited: those outside it were satisfied when
+// p was found.
+func (d *decomposer) decompose(p component) (free int) {
 	d.nextStamp()
-	d.queue, d.clBuf, d.found = d.queue[:0], d.clBuf[:0], d.found[:0]
+	inParent := 2 * d.stamp
+	for _, c := range d.compCls[p.cs:p.ce] {
+		d.clStamp[c] = inParent
+	}
+	vs, ve := p.vs, p.ve
+	d.queue, d.clBuf, d.clAll, d.found = d.queue[:0], d.clBuf[:0], d.clAll[:0], d.found[:0]
 	for i := vs; i < ve; i++ {
 		v := d.compVars[i]
 		if d.value[2*v] != unknown || d.varStamp[v] == d.stamp {
 			continue
 		}
-		qs, cs := int32(len(d.queue)), int32(len(d.clBuf))
+		qs, cs, as := int32(len(d.queue)), int32(len(d.clBuf)), int32(len(d.clAll))
 		id := int32(len(d.found))
 		d.add(v, id)
 		d.explore(qs, id)
@@ -94,7 +107,7 @@ func (d *decomposer) decompose(vs, ve int32) (free int) {
 			d.queue = d.queue[:qs]
 			continue
 		}
-		d.found = append(d.found, foundRec{qs, int32(len(d.queue)), cs, int32(len(d.clBuf))})
+		d.found = append(d.found, foundRec{qs, int32(len(d.queue)), cs, int32(len(d.clBuf)), as, int32(len(d.clAll))})
 	}
 	if len(d.found) == 0 {
 		return free
@@ -123,7 +136,11 @@ func (d *decomposer) decompose(vs, ve int32) (free int) {
 		}
 	}
 	for id, f := range d.found {
-		comps[id].ks, comps[id].ke = d.encodeKey(comps[id], d.clBuf[f.cs:f.ce])
+		c := &comps[id]
+		c.cs = int32(len(d.compCls))
+		d.compCls = append(d.compCls, d.clAll[f.as:f.ae]...)
+		c.ce = int32(len(d.compCls))
+		c.ks, c.ke = d.encodeKey(*c, d.clBuf[f.cs:f.ce])
 	}
 	return free
 }
@@ -140,6 +157,7 @@ func (d *decomposer) add(v, id int32) {
 // have an assigned literal (the others are implied by the variable set).
 func (d *decomposer) explore(start, id int32) {
 	st, val, stamp, freq := d.st, d.value, d.stamp, d.freq
+	inParent, visited := 2*stamp, 2*stamp+1
 	for q := int(start); q < len(d.queue); q++ {
 		u := d.queue[q]
 		for _, w := range st.binNbr[st.binStart[u]:st.binStart[u+1]] {
@@ -153,16 +171,17 @@ func (d *decomposer) explore(start, id int32) {
 		}
 	clauses:
 		for _, c := range st.occ[st.occStart[u]:st.occStart[u+1]] {
-			if d.clStamp[c] == stamp {
-				continue
+			if d.clStamp[c] != inParent {
+				continue // visited, or satisfied before the parent was found
 			}
-			d.clStamp[c] = stamp
+			d.clStamp[c] = visited
 			lits := st.clLits[st.clStart[c]:st.clStart[c+1]]
 			for _, l := range lits {
 				if val[l] == isTrue {
 					continue clauses
 				}
 			}
+			d.clAll = append(d.clAll, c)
 			partial := false
 			for _, l := range lits {
 				if val[l] != unknown {

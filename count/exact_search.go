@@ -71,11 +71,15 @@ func (k *counter) run() (*counter, *big.Int, error) {
 	}
 	k.bump = k.bumpLit
 	k.bumpClause = k.bumpClauseActivity
-	vs := int32(len(k.compVars))
+	root := component{vs: int32(len(k.compVars)), cs: int32(len(k.compCls))}
 	for v := range k.nv {
 		k.compVars = append(k.compVars, int32(v))
 	}
-	n := k.countChildren(vs, int32(len(k.compVars)))
+	for c := range len(k.st.clStart) - 1 {
+		k.compCls = append(k.compCls, int32(c))
+	}
+	root.ve, root.ce = int32(len(k.compVars)), int32(len(k.compCls))
+	n := k.countChildren(root)
 	if k.err != nil {
 		return k, nil, k.err
 	}
@@ -119,17 +123,18 @@ func (k *counter) stats() Stats {
 // bumpLit raises the activity of a literal met in conflict analysis.
 func (k *counter) bumpLit(l lit) { k.litAct[l]++ }
 
-// countChildren decomposes the unassigned variables of compVars[vs:ve] and
+// countChildren decomposes the unassigned variables of component p and
 // returns the product of the counts of the components times 2 per free
 // variable. The result must not be modified.
-func (k *counter) countChildren(vs, ve int32) *big.Int {
-	markComps, markVars, markKeys := len(k.comps), len(k.compVars), len(k.keys)
+func (k *counter) countChildren(p component) *big.Int {
+	markComps, markVars, markCls, markKeys := len(k.comps), len(k.compVars), len(k.compCls), len(k.keys)
 	defer func() {
 		k.comps = k.comps[:markComps]
 		k.compVars = k.compVars[:markVars]
+		k.compCls = k.compCls[:markCls]
 		k.keys = k.keys[:markKeys]
 	}()
-	free := k.decompose(vs, ve)
+	free := k.decompose(p)
 	result := new(big.Int).Lsh(big.NewInt(1), uint(free))
 	subs := k.comps[markComps:]
 	sortComponents(subs)
@@ -194,7 +199,7 @@ func (k *counter) countComp(c component) *big.Int {
 	}
 	d, ok := k.pickLiteral(c)
 	if !ok { // all variables assigned meanwhile (not expected)
-		return k.countChildren(c.vs, c.ve)
+		return k.countChildren(c)
 	}
 	total := new(big.Int)
 	flip := noReason
@@ -214,7 +219,7 @@ func (k *counter) countComp(c component) *big.Int {
 		} else if !k.propagate() || (!k.opts.noProbe && !k.probe()) {
 			learned = k.analyze() >= 0
 		} else {
-			n = k.countChildren(c.vs, c.ve)
+			n = k.countChildren(c)
 		}
 		k.backtrack(lvl)
 		if k.err != nil {
