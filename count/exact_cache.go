@@ -1,19 +1,32 @@
 package count
 
 import (
+	"bytes"
+	"encoding/binary"
 	"math/big"
+	"math/bits"
 	"slices"
 )
 
-// compCache maps component keys to model counts. Its estimated memory use
-// is kept below a limit by evicting the least recently used half when the
-// limit is exceeded. Insertions are logged so that the entries made while
-// exploring a branch that turned out unsatisfiable can be withdrawn (their
-// counts may be wrong, see counter.countComp).
+// compCache maps component keys to model counts. It is a flat hash table
+// (open addressing with linear probing) over a slice of entries whose keys
+// live in one byte arena and whose counts are held inline when they fit in
+// 64 bits, so that an entry costs no allocation of its own. Its estimated
+// memory use is kept below a limit by evicting the least recently used half
+// when the limit is exceeded. Insertions are logged so that the entries made
+// while exploring a branch that turned out unsatisfiable can be withdrawn
+// (their counts may be wrong, see counter.countComp).
 type compCache struct {
-	index   map[string]int32
+	// slots: 0 for an empty slot, else the key's tag (the high 32 bits of
+	// its hash, whose low bits also give the home slot) above the entry
+	// index + 1.
+	slots   []uint64
+	mask    uint64
+	live    int // entries cached
 	entries []cacheEntry
-	free    []int32    // unused entry slots
+	arena   []byte // the keys of the entries, and holes left by removed ones
+	holes   int    // bytes of arena that no live entry uses
+	free    []int32
 	log     []logEntry // insertions that can still be rolled back, oldest first
 	puts    int64      // insertions so far (log positions are numbered by it)
 	bytes   int64
@@ -24,10 +37,12 @@ type compCache struct {
 }
 
 type cacheEntry struct {
-	key   string
-	count *big.Int // nil for a free slot
-	used  uint64   // clock at the last insertion or hit
-	gen   uint32   // incremented whenever the slot is freed
+	koff  int64  // key: arena[koff : koff+klen]
+	klen  int32  // -1 for a free slot
+	gen   uint32 // incremented whenever the slot is freed
+	small uint64 // the count, when big is nil
+	big   *big.Int
+	used  uint64 // clock at the last insertion or hit
 }
 
 type logEntry struct {
@@ -36,50 +51,113 @@ type logEntry struct {
 	put  int64 // the insertion's number
 }
 
-// entryOverhead bounds the bytes an entry costs beyond its key and count
-// words, counting the slack of slices and of the map that grow by doubling
-// (which keep their peak capacity after evictions): the big.Int header
-// (32), the entry (40, twice for the slice's growth), its log entry (16,
-// twice), and the index map's slot (key header and slot number, 24, with
-// control byte and load factor 7/8 and doubling about 60). Measured on
-// wff.3.100.150 (keys of about 40 bytes, counts of one or two words), the
-// live heap grew by 215 to 245 bytes per cached entry while entryBytes
-// gave 297.
-const entryOverhead = 32 + 2*40 + 2*16 + 60
+// entryOverhead bounds the bytes an entry costs beyond its key, counting
+// the slack of the slices that grow by doubling and keep their peak
+// capacity after evictions: the entry (40, twice), its log entry (16,
+// twice) and its share of the slot table (8 bytes a slot, between a quarter
+// and a half full: 32). The key is counted twice (arena growth and the
+// holes removals leave until it is compacted).
+const entryOverhead = 2*40 + 2*16 + 32
+
+// bigOverhead is what a count held as a big.Int costs beyond its words:
+// the header and the allocator's rounding.
+const bigOverhead = 48
 
 func newCompCache(limit int64) *compCache {
-	return &compCache{index: map[string]int32{}, limit: limit}
+	return &compCache{limit: limit}
 }
 
-// entryBytes bounds the memory an entry costs: its key and count words
-// rounded up to the allocator's 16-byte granule, plus entryOverhead.
-func entryBytes(key string, c *big.Int) int64 {
-	return roundUp16(int64(len(key))) + roundUp16(int64(cap(c.Bits()))*8) + entryOverhead
+// entryBytes bounds the memory of an entry with a key of klen bytes and
+// count b (nil for a count held inline).
+func entryBytes(klen int32, b *big.Int) int64 {
+	n := 2*int64(klen) + entryOverhead
+	if b != nil {
+		n += bigOverhead + roundUp16(int64(cap(b.Bits()))*8)
+	}
+	return n
 }
 
 func roundUp16(n int64) int64 { return (n + 15) &^ 15 }
 
-// get returns the count cached for key, or nil.
-func (c *compCache) get(key []byte) *big.Int {
-	slot, ok := c.index[string(key)]
-	if !ok {
+// hashKey is a fast 64-bit hash of a key (multiply-xorshift over 8-byte
+// words); fixed, so that runs are reproducible.
+func hashKey(b []byte) uint64 {
+	h := uint64(len(b))*0x9e3779b97f4a7c15 + 0x632be59bd9b4e019
+	for len(b) >= 8 {
+		h = (h ^ binary.LittleEndian.Uint64(b)) * 0xbf58476d1ce4e5b9
+		h ^= h >> 31
+		b = b[8:]
+	}
+	var t uint64
+	for i, x := range b {
+		t |= uint64(x) << (8 * i)
+	}
+	h = (h ^ t) * 0x94d049bb133111eb
+	h ^= h >> 29
+	h *= 0xbf58476d1ce4e5b9
+	return h ^ h>>32
+}
+
+func (c *compCache) key(e *cacheEntry) []byte { return c.arena[e.koff : e.koff+int64(e.klen)] }
+
+// find returns the slot holding key, or -1.
+func (c *compCache) find(key []byte, tag uint32) int {
+	if c.slots == nil {
+		return -1
+	}
+	for i := uint64(tag) & c.mask; ; i = (i + 1) & c.mask {
+		s := c.slots[i]
+		if s == 0 {
+			return -1
+		}
+		if uint32(s>>32) == tag {
+			e := &c.entries[uint32(s)-1]
+			if bytes.Equal(c.key(e), key) {
+				return int(i)
+			}
+		}
+	}
+}
+
+// len returns the number of cached entries.
+func (c *compCache) len() int { return c.live }
+
+// get returns the count cached for key, or nil. A count held inline is
+// set in scratch and scratch returned; the result must not be modified.
+func (c *compCache) get(key []byte, scratch *big.Int) *big.Int {
+	i := c.find(key, uint32(hashKey(key)>>32))
+	if i < 0 {
 		c.misses++
 		return nil
 	}
 	c.hits++
 	c.clock++
-	e := &c.entries[slot]
+	e := &c.entries[uint32(c.slots[i])-1]
 	e.used = c.clock
-	return e.count
+	if e.big != nil {
+		return e.big
+	}
+	return scratch.SetUint64(e.small)
 }
 
-// put caches count (which must not be modified afterwards) under key.
+// put caches count under key. A count that does not fit in 64 bits is
+// kept by reference and must not be modified afterwards.
 func (c *compCache) put(key []byte, count *big.Int) {
-	if _, ok := c.index[string(key)]; ok {
+	tag := uint32(hashKey(key) >> 32)
+	if c.find(key, tag) >= 0 {
 		return
 	}
+	if 2*(c.live+1) > len(c.slots) {
+		c.rehash(max(16, 2*len(c.slots)))
+	}
 	c.clock++
-	e := cacheEntry{key: string(key), count: count, used: c.clock}
+	e := cacheEntry{koff: int64(len(c.arena)), klen: int32(len(key)), used: c.clock}
+	c.arena = append(c.arena, key...)
+	if count.IsUint64() {
+		e.small = count.Uint64()
+	} else {
+		e.big = count
+	}
 	var slot int32
 	if n := len(c.free); n > 0 {
 		slot = c.free[n-1]
@@ -90,23 +168,93 @@ func (c *compCache) put(key []byte, count *big.Int) {
 		slot = int32(len(c.entries))
 		c.entries = append(c.entries, e)
 	}
-	c.index[e.key] = slot
+	c.insertSlot(tag, slot)
+	c.live++
 	c.log = append(c.log, logEntry{slot, e.gen, c.puts})
 	c.puts++
-	c.bytes += entryBytes(e.key, count)
+	c.bytes += entryBytes(e.klen, e.big)
 	if c.bytes > c.limit {
 		c.evict()
 	}
 }
 
-// remove frees a slot.
-func (c *compCache) remove(slot int32) {
+// insertSlot places entry index slot, whose key has the given tag, in the
+// table.
+func (c *compCache) insertSlot(tag uint32, slot int32) {
+	i := uint64(tag) & c.mask
+	for c.slots[i] != 0 {
+		i = (i + 1) & c.mask
+	}
+	c.slots[i] = uint64(tag)<<32 | uint64(slot+1)
+}
+
+// rehash rebuilds the table with n slots (a power of two) from the live
+// entries.
+func (c *compCache) rehash(n int) {
+	if n&(n-1) != 0 {
+		n = 1 << bits.Len(uint(n))
+	}
+	if len(c.slots) == n {
+		clear(c.slots)
+	} else {
+		c.slots = make([]uint64, n)
+	}
+	c.mask = uint64(n - 1)
+	for i := range c.entries {
+		if e := &c.entries[i]; e.klen >= 0 {
+			c.insertSlot(uint32(hashKey(c.key(e))>>32), int32(i))
+		}
+	}
+}
+
+// remove frees entry slot, which is cached; table says whether to take it
+// out of the slot table (evict rebuilds the table instead).
+func (c *compCache) remove(slot int32, table bool) {
 	e := &c.entries[slot]
-	c.bytes -= entryBytes(e.key, e.count)
-	delete(c.index, e.key)
-	e.key, e.count = "", nil
+	if table {
+		key := c.key(e)
+		c.deleteSlot(c.find(key, uint32(hashKey(key)>>32)))
+	}
+	c.bytes -= entryBytes(e.klen, e.big)
+	c.holes += int(e.klen)
+	e.klen, e.big, e.small = -1, nil, 0
 	e.gen++
 	c.free = append(c.free, slot)
+	c.live--
+	if c.holes > 1<<16 && 2*c.holes > len(c.arena) {
+		c.compactArena()
+	}
+}
+
+// deleteSlot empties table slot i, shifting back the entries after it
+// that would otherwise no longer be found (linear probing).
+func (c *compCache) deleteSlot(i int) {
+	m := c.mask
+	hole := uint64(i)
+	c.slots[hole] = 0
+	for j := (hole + 1) & m; c.slots[j] != 0; j = (j + 1) & m {
+		home := uint64(uint32(c.slots[j]>>32)) & m
+		// Move the entry at j into the hole unless its home lies
+		// cyclically in (hole, j].
+		if (j-home)&m >= (j-hole)&m {
+			c.slots[hole] = c.slots[j]
+			c.slots[j] = 0
+			hole = j
+		}
+	}
+}
+
+// compactArena rewrites the keys of the live entries without holes.
+func (c *compCache) compactArena() {
+	arena := make([]byte, 0, len(c.arena)-c.holes)
+	for i := range c.entries {
+		if e := &c.entries[i]; e.klen >= 0 {
+			off := int64(len(arena))
+			arena = append(arena, c.key(e)...)
+			e.koff = off
+		}
+	}
+	c.arena, c.holes = arena, 0
 }
 
 // mark returns the number of the next insertion, for rollback.
@@ -117,17 +265,17 @@ func (c *compCache) rollback(m int64) {
 	i := len(c.log)
 	for i > 0 && c.log[i-1].put >= m {
 		i--
-		if le := c.log[i]; c.live(le) {
-			c.remove(le.slot)
+		if le := c.log[i]; c.logged(le) {
+			c.remove(le.slot, true)
 		}
 	}
 	c.log = c.log[:i]
 }
 
-// live reports whether the insertion le logged is still cached.
-func (c *compCache) live(le logEntry) bool {
+// logged reports whether the insertion le logged is still cached.
+func (c *compCache) logged(le logEntry) bool {
 	e := &c.entries[le.slot]
-	return e.count != nil && e.gen == le.gen
+	return e.klen >= 0 && e.gen == le.gen
 }
 
 // forgetLog drops the insertion log; entries made so far can no longer be
@@ -136,9 +284,9 @@ func (c *compCache) forgetLog() { c.log = c.log[:0] }
 
 // evict removes the least recently used half of the entries.
 func (c *compCache) evict() {
-	used := make([]uint64, 0, len(c.index))
+	used := make([]uint64, 0, c.live)
 	for i := range c.entries {
-		if c.entries[i].count != nil {
+		if c.entries[i].klen >= 0 {
 			used = append(used, c.entries[i].used)
 		}
 	}
@@ -148,12 +296,14 @@ func (c *compCache) evict() {
 	slices.Sort(used)
 	median := used[len(used)/2]
 	for i := range c.entries {
-		if e := &c.entries[i]; e.count != nil && e.used <= median {
-			c.remove(int32(i))
+		if e := &c.entries[i]; e.klen >= 0 && e.used <= median {
+			c.remove(int32(i), false)
 			c.evictions++
 		}
 	}
+	c.compactArena()
+	c.rehash(len(c.slots))
 	// Drop the log entries of evicted insertions, keeping the order, so
 	// that the log never holds more entries than the cache.
-	c.log = slices.DeleteFunc(c.log, func(le logEntry) bool { return !c.live(le) })
+	c.log = slices.DeleteFunc(c.log, func(le logEntry) bool { return !c.logged(le) })
 }

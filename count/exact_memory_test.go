@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"strconv"
@@ -112,8 +113,8 @@ func TestCacheLogBounded(t *testing.T) {
 	outer := c.mark()
 	for i := range 20000 {
 		c.put(key(i), big.NewInt(int64(i+1)))
-		if len(c.log) > len(c.index) {
-			t.Fatalf("after %d insertions: log %d entries, cache %d", i+1, len(c.log), len(c.index))
+		if len(c.log) > c.len() {
+			t.Fatalf("after %d insertions: log %d entries, cache %d", i+1, len(c.log), c.len())
 		}
 		if c.bytes > limit {
 			t.Fatalf("after %d insertions: %d bytes, bound %d", i+1, c.bytes, limit)
@@ -123,31 +124,104 @@ func TestCacheLogBounded(t *testing.T) {
 		t.Fatal("no evictions: the test tests nothing")
 	}
 	// A nested branch whose insertions are evicted in part, then withdrawn.
-	before := map[string]bool{}
-	for k := range c.index {
-		before[k] = true
-	}
+	before := c.keySet()
 	inner := c.mark()
 	for i := 20000; i < 20000+len(before); i++ {
 		c.put(key(i), big.NewInt(int64(i+1)))
 	}
 	survivors := 0
+	var scratch big.Int
 	for k := range before {
-		if _, ok := c.index[k]; ok {
+		if c.get([]byte(k), &scratch) != nil {
 			survivors++
 		}
 	}
 	c.rollback(inner)
-	for k := range c.index {
+	for k := range c.keySet() {
 		if !before[k] {
 			t.Fatalf("%s, inserted after the inner mark, survived its rollback", k)
 		}
 	}
-	if len(c.index) != survivors {
-		t.Errorf("%d entries after the rollback, want the %d older ones that were not evicted", len(c.index), survivors)
+	if c.len() != survivors {
+		t.Errorf("%d entries after the rollback, want the %d older ones that were not evicted", c.len(), survivors)
+	}
+	for k := range c.keySet() {
+		if c.get([]byte(k), &scratch) == nil {
+			t.Fatalf("%s is cached but not found", k)
+		}
 	}
 	c.rollback(outer)
-	if len(c.index) != 0 || len(c.log) != 0 || c.bytes != 0 {
-		t.Errorf("after the outer rollback: %d entries, %d logged, %d bytes", len(c.index), len(c.log), c.bytes)
+	if c.len() != 0 || len(c.log) != 0 || c.bytes != 0 {
+		t.Errorf("after the outer rollback: %d entries, %d logged, %d bytes", c.len(), len(c.log), c.bytes)
+	}
+}
+
+// TestCacheAgainstMap runs random insertions, lookups, marks and rollbacks
+// on the cache and on a map: without evictions the two hold the same
+// entries with the same counts (inline and big), and with a small bound
+// every count found is the one inserted.
+func TestCacheAgainstMap(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for _, limit := range []int64{1 << 40, 16 << 10} {
+		c := newCompCache(limit)
+		model := map[string]*big.Int{}
+		type put struct {
+			key string
+			n   int64
+		}
+		var puts []put
+		var marks []int64
+		var scratch big.Int
+		for step := range 40000 {
+			key := fmt.Sprintf("k%d", r.IntN(3000))
+			if r.IntN(3) == 0 {
+				key += strings.Repeat("x", r.IntN(40))
+			}
+			switch op := r.IntN(20); {
+			case op < 8:
+				n := new(big.Int).SetUint64(r.Uint64())
+				if r.IntN(2) == 0 {
+					n.Lsh(n, uint(r.IntN(200)))
+				}
+				if _, ok := model[key]; !ok || limit < 1<<40 {
+					if c.get([]byte(key), &scratch) == nil {
+						model[key] = n
+						puts = append(puts, put{key, c.mark()})
+					}
+				}
+				c.put([]byte(key), n)
+			case op < 17:
+				got := c.get([]byte(key), &scratch)
+				want, ok := model[key]
+				if got == nil && ok && limit == 1<<40 {
+					t.Fatalf("step %d: %s not found", step, key)
+				}
+				if got != nil && (!ok || got.Cmp(want) != 0) {
+					t.Fatalf("step %d: %s = %v, want %v", step, key, got, want)
+				}
+			case op < 19:
+				marks = append(marks, c.mark())
+			default:
+				if len(marks) == 0 {
+					continue
+				}
+				m := marks[len(marks)-1]
+				marks = marks[:len(marks)-1]
+				c.rollback(m)
+				for len(puts) > 0 && puts[len(puts)-1].n >= m {
+					delete(model, puts[len(puts)-1].key)
+					puts = puts[:len(puts)-1]
+				}
+			}
+			if limit == 1<<40 && c.len() != len(model) {
+				t.Fatalf("step %d: %d entries, model %d", step, c.len(), len(model))
+			}
+			if c.bytes > limit {
+				t.Fatalf("step %d: %d bytes above the bound %d", step, c.bytes, limit)
+			}
+		}
+		if limit < 1<<40 && c.evictions == 0 {
+			t.Fatal("no evictions: the small bound tests nothing")
+		}
 	}
 }

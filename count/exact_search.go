@@ -14,13 +14,14 @@ import (
 type counter struct {
 	*solver
 	*decomposer
-	st     structure
-	cache  *compCache
-	litAct []float64 // sharpSAT-style literal activity for the heuristic
-	units  []lit     // unit clauses learned during counting
-	cands  []lit     // failed-literal candidates
-	candOK []bool    // per literal: already a candidate
-	scores []float64
+	st      structure
+	cache   *compCache
+	litAct  []float64 // sharpSAT-style literal activity for the heuristic
+	units   []lit     // unit clauses learned during counting
+	cands   []lit     // failed-literal candidates
+	candOK  []bool    // per literal: already a candidate
+	scores  []float64
+	scratch big.Int // holds a count the cache keeps inline
 
 	src       *cnf.CNF // the formula loaded
 	used      []int32  // used[v]: src's number of variable v
@@ -111,7 +112,7 @@ func (k *counter) stats() Stats {
 		Conflicts:    k.conflicts,
 		Propagations: k.propagations,
 		Learned:      len(k.learnts),
-		CacheEntries: len(k.cache.index),
+		CacheEntries: k.cache.len(),
 		CacheBytes:   k.cache.bytes,
 		CacheHits:    k.cache.hits,
 		CacheMisses:  k.cache.misses,
@@ -140,7 +141,7 @@ func (k *counter) countChildren(p component) *big.Int {
 	sortComponents(subs)
 	j := 0
 	for _, c := range subs {
-		if n := k.cache.get(k.key(c)); n != nil {
+		if n := k.cache.get(k.key(c), &k.scratch); n != nil {
 			if n.Sign() == 0 {
 				return bigZero
 			}
