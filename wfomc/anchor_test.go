@@ -29,8 +29,17 @@ func TestAnchorWFOMCTool(t *testing.T) {
 		{"employment-evidence", "person=6", "27.03274004183786706727205274"},
 		{"2-colored-graph-evidence", "vertex=10", "16.75331536909507088055236502"},
 		{"sanity-check", "domain=4", "2.079441541679835928251696364"},
+		// C2: counting quantifiers.
+		{"deskmate", "student=6", "57.22315265965023266755563856"},
+		{"deskmate", "student=12", "240.1858821177042169499826233"},
+		{"function-no-fix-sc2", "domain=5", "6.931471805599453094172321215"},
+		{"permutation-no-fix-sc2", "domain=5", "3.784189633918261162896407821"},
+		{"2-regular-graph-sc2", "v=10", "12.56683323185385813711817475"},
 	} {
 		path := filepath.Join("testdata", "anchor", c.model)
+		if c.model == "deskmate" {
+			path = filepath.Join("..", "examples", "mln", "wfomc", c.model) // also a user's example
+		}
 		m, err := mlnfile.ParseFile(path + ".mln")
 		if err != nil {
 			t.Fatal(err)

@@ -2,10 +2,9 @@ package wfomc
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
 	"math"
-	"strconv"
-	"strings"
 )
 
 // Counting quantifiers of C2. A hard formula ∀x ∃=k y ψ(x,y) (also ∃≤k,
@@ -385,15 +384,23 @@ func (c *countComp) eval(ctx context.Context, theta []float64, n []int64, z *lnu
 	if limit <= 0 {
 		limit = DefaultMaxTerms
 	}
-	key := func(s []int32) string {
-		var sb strings.Builder
-		for _, x := range s {
-			sb.WriteString(strconv.Itoa(int(x)))
-			sb.WriteByte(',')
-		}
-		return sb.String()
-	}
 	val := newLnum(dim)
+	depth := 2
+	for g := range moves {
+		most := 0
+		for j := range moves[g] {
+			most = max(most, len(moves[g][j]))
+		}
+		depth += most + 1
+	}
+	lnums := make([]lnum, depth)
+	ints := make([][]int, depth)
+	for i := range lnums {
+		lnums[i] = newLnum(dim)
+		ints[i] = make([]int, nq)
+	}
+	ns := make([]int32, G)
+	kbuf := make([]byte, 4*G)
 	for step := int64(0); step < N; step++ {
 		if err := ctx.Err(); err != nil {
 			return 0, err
@@ -418,84 +425,73 @@ func (c *countComp) eval(ctx context.Context, theta []float64, n []int64, z *lnu
 				if !okb {
 					continue
 				}
-				coef := newLnum(dim)
+				// Scratch per recursion depth (one level per group and
+				// per move), so that the enumeration allocates nothing.
+				coef := &lnums[0]
 				coef.copyFrom(&val)
 				coef.mulPow(wj, 1)
-				ns := make([]int32, G)
-				var rec func(g int, coef *lnum, bc []int)
-				var split func(g, mi int, left int32, coef *lnum, bc []int)
-				rec = func(g int, coef *lnum, bc []int) {
+				var rec func(g, d int, coef *lnum, bc []int)
+				var split func(g, mi, d int, left int32, coef *lnum, bc []int)
+				rec = func(g, d int, coef *lnum, bc []int) {
 					for g < G && s.sizes[g] == 0 {
 						g++
 					}
 					if g == G {
-						for q := range nq {
-							if bc[q] > caps[q] {
-								return
-							}
-						}
 						terms++
 						bg := encode(j, bc)
 						ns[bg]++
-						k := key(ns)
-						t, ok := next[k]
+						for i, x := range ns {
+							binary.LittleEndian.PutUint32(kbuf[4*i:], uint32(x))
+						}
+						t, ok := next[string(kbuf)]
 						if !ok {
 							t = &countState{sizes: append([]int32(nil), ns...), a: newAcc(dim)}
-							next[k] = t
+							next[string(kbuf)] = t
 						}
 						t.a.add(coef)
 						ns[bg]--
 						return
 					}
-					x := newLnum(dim)
+					x := &lnums[d]
 					x.copyFrom(coef)
 					x.addLog(lf[s.sizes[g]])
-					split(g, 0, s.sizes[g], &x, bc)
+					split(g, 0, d+1, s.sizes[g], x, bc)
 				}
 				// split distributes the left elements of group g among its
-				// moves mi, mi+1, ….
-				split = func(g, mi int, left int32, coef *lnum, bc []int) {
+				// moves mi, mi+1, … (the last takes all that are left).
+				split = func(g, mi, d int, left int32, coef *lnum, bc []int) {
 					mv := moves[g][j]
 					if left == 0 {
-						rec(g+1, coef, bc)
+						rec(g+1, d, coef, bc)
 						return
 					}
 					if mi == len(mv) {
 						return
 					}
-					last := mi == len(mv)-1
-					for k := int32(0); k <= left; k++ {
-						if last && k != left {
-							continue
+					lo, hi := int32(0), left
+					if mi == len(mv)-1 {
+						lo = left
+					}
+					for q := range nq {
+						if mv[mi].bInc[q] > 0 && c.cons[q].cmp != ">=" {
+							hi = min(hi, int32(caps[q]-bc[q]))
 						}
-						nb := bc
-						if k > 0 {
-							nb = make([]int, nq)
-							over := false
-							for q := range nq {
-								nb[q] = bc[q] + int(k)*mv[mi].bInc[q]
-								if nb[q] > caps[q] {
-									if c.cons[q].cmp == ">=" {
-										nb[q] = caps[q]
-									} else {
-										over = true
-									}
-								}
-							}
-							if over {
-								break
-							}
+					}
+					nb := ints[d]
+					x := &lnums[d]
+					for k := lo; k <= hi; k++ {
+						for q := range nq {
+							nb[q] = min(bc[q]+int(k)*mv[mi].bInc[q], caps[q])
 						}
-						x := newLnum(dim)
 						x.copyFrom(coef)
 						x.mulPow(mv[mi].val, int64(k))
 						x.addLog(-lf[k])
 						ns[mv[mi].to] += k
-						split(g, mi+1, left-k, &x, nb)
+						split(g, mi+1, d+1, left-k, x, nb)
 						ns[mv[mi].to] -= k
 					}
 				}
-				rec(0, &coef, bc)
+				rec(0, 1, coef, bc)
 				if terms > limit {
 					return 0, &TermsError{Terms: terms, Limit: limit, Classes: G}
 				}

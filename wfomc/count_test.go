@@ -90,13 +90,13 @@ func TestCountingGroundFallback(t *testing.T) {
 	checkAgainstBrute(t, "ground fallback", m, weightsOf(m), map[string]int64{"d": 3}, ev, []string{"P(E1_d,E2_d)"}, &Options{AllowGround: true})
 }
 
-// TestDeskmateClosedForm: the deskmate model (testdata/c2; the WFOMC
+// TestDeskmateClosedForm: the deskmate model (examples/mln/wfomc; the WFOMC
 // tool's) has Z = (n−1)!!·(1+e)^n·(2e)^(n(n−2))·e^n: a perfect matching,
 // each of its n ordered pairs with fr free (1 + e), every other ordered
 // pair of distinct students with fr free (2e), every x = y grounding true.
 // Odd n has no perfect matching.
 func TestDeskmateClosedForm(t *testing.T) {
-	m, err := mlnfile.ParseFile(filepath.Join("testdata", "c2", "deskmate.mln"))
+	m, err := mlnfile.ParseFile(filepath.Join("..", "examples", "mln", "wfomc", "deskmate.mln"))
 	if err != nil {
 		t.Fatal(err)
 	}

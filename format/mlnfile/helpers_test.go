@@ -62,7 +62,7 @@ func dumpExpr(e mln.Expr) string {
 		case *mln.Iff:
 			bin("<=>", e.L, e.R)
 		case *mln.Exists:
-			quant("E", e.Vars, e.Body)
+			quant("E"+e.Cmp+map[bool]string{true: fmt.Sprint(e.K)}[e.Cmp != ""], e.Vars, e.Body)
 		case *mln.Forall:
 			quant("A", e.Vars, e.Body)
 		default:

@@ -165,6 +165,11 @@ func TestPrecedence(t *testing.T) {
 		{"v(x) v v(v)", "(v v[?x:t] v[?v:t])"},
 		{"*A(x) v !A(x)", "(v *A[?x:t] (! A[?x:t]))"},
 		{"P =>\n  Q", "(=> P[] Q[])"},
+		// Counting quantifiers of C2.
+		{"EXIST=1 y A(y)", "(E=1 [y:t] A[?y:t])"},
+		{"EXIST<=2 y A(y) ^ B(y)", "(E<=2 [y:t] (^ A[?y:t] B[?y:t]))"},
+		{"exists>=0 y A(y)", "(E>=0 [y:t] A[?y:t])"},
+		{"P ^ EXIST = 3 y A(y)", "(^ P[] (E=3 [y:t] A[?y:t]))"},
 	}
 	for _, tt := range tests {
 		m, err := Parse("p.mln", []byte(decls+tt.src))
@@ -279,6 +284,10 @@ func TestErrors(t *testing.T) {
 		name, src string
 		want      []string
 	}{
+		{"counting bound", "EXIST=1.5 y Friends(x, y).", []string{
+			"e.mln:6:7: the bound of a counting quantifier must be a whole number at least 0, not 1.5"}},
+		{"counting two variables", "EXIST>=1 y,z Friends(y, z).", []string{
+			"e.mln:6:1: a counting quantifier (EXIST>=1) binds exactly one variable; nest one per variable"}},
 		{"unknown predicate", "1.5 Smoke(x) => Cancer(x)", []string{
 			"e.mln:6:5: unknown predicate \"Smoke\"; declare it, e.g. Smoke(person), or did you mean \"Smokes\"?"}},
 		{"unknown predicate, no suggestion", "Zorg(x, Anna) ^ Smokes(x)", []string{
