@@ -60,16 +60,21 @@ func (o *Options) progressInterval() time.Duration {
 
 // Stats describes a counting run.
 type Stats struct {
-	Decisions    int64 // branching decisions of the counting search
-	Conflicts    int64 // conflicts, in the satisfiability check and the search
-	Propagations int64 // literals propagated
-	Learned      int   // learned clauses of three or more literals kept
-	CacheEntries int   // components in the cache
-	CacheBytes   int64 // estimated cache memory
-	CacheHits    int64 // components found in the cache
-	CacheMisses  int64 // components looked up and not found
-	CacheEvicted int64 // entries evicted to respect MaxCacheBytes
-	Elapsed      time.Duration
+	Decisions int64 // branching decisions of the counting search
+	Conflicts int64 // conflicts, in the satisfiability check and the search
+	// FailedLiterals counts the literals found failed (their propagation
+	// fails) by the tests at the root and after each decision; each is
+	// also one of Conflicts. sharpSAT reports them apart from its
+	// conflicts.
+	FailedLiterals int64
+	Propagations   int64 // literals propagated
+	Learned        int   // learned clauses of three or more literals kept
+	CacheEntries   int   // components in the cache
+	CacheBytes     int64 // estimated cache memory
+	CacheHits      int64 // components found in the cache
+	CacheMisses    int64 // components looked up and not found
+	CacheEvicted   int64 // entries evicted to respect MaxCacheBytes
+	Elapsed        time.Duration
 }
 
 // Exact returns the number of models of c: the assignments to its

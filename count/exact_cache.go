@@ -122,27 +122,23 @@ func (c *compCache) find(key []byte, tag uint32) int {
 // len returns the number of cached entries.
 func (c *compCache) len() int { return c.live }
 
-// get returns the count cached for key, or nil. A count held inline is
-// set in scratch and scratch returned; the result must not be modified.
-func (c *compCache) get(key []byte, scratch *big.Int) *big.Int {
+// get returns the count cached for key, and whether there is one.
+func (c *compCache) get(key []byte) (num, bool) {
 	i := c.find(key, uint32(hashKey(key)>>32))
 	if i < 0 {
 		c.misses++
-		return nil
+		return num{}, false
 	}
 	c.hits++
 	c.clock++
 	e := &c.entries[uint32(c.slots[i])-1]
 	e.used = c.clock
-	if e.big != nil {
-		return e.big
-	}
-	return scratch.SetUint64(e.small)
+	return num{e.small, e.big}, true
 }
 
-// put caches count under key. A count that does not fit in 64 bits is
-// kept by reference and must not be modified afterwards.
-func (c *compCache) put(key []byte, count *big.Int) {
+// put caches count under key. A count held in a big.Int is kept by
+// reference and must not be modified afterwards.
+func (c *compCache) put(key []byte, count num) {
 	tag := uint32(hashKey(key) >> 32)
 	if c.find(key, tag) >= 0 {
 		return
@@ -153,11 +149,7 @@ func (c *compCache) put(key []byte, count *big.Int) {
 	c.clock++
 	e := cacheEntry{koff: int64(len(c.arena)), klen: int32(len(key)), used: c.clock}
 	c.arena = append(c.arena, key...)
-	if count.IsUint64() {
-		e.small = count.Uint64()
-	} else {
-		e.big = count
-	}
+	e.small, e.big = count.small, count.big
 	var slot int32
 	if n := len(c.free); n > 0 {
 		slot = c.free[n-1]

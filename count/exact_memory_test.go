@@ -112,7 +112,7 @@ func TestCacheLogBounded(t *testing.T) {
 	key := func(i int) []byte { return []byte(fmt.Sprintf("component-%08d", i)) }
 	outer := c.mark()
 	for i := range 20000 {
-		c.put(key(i), big.NewInt(int64(i+1)))
+		c.put(key(i), numOf(big.NewInt(int64(i+1))))
 		if len(c.log) > c.len() {
 			t.Fatalf("after %d insertions: log %d entries, cache %d", i+1, len(c.log), c.len())
 		}
@@ -127,12 +127,11 @@ func TestCacheLogBounded(t *testing.T) {
 	before := c.keySet()
 	inner := c.mark()
 	for i := 20000; i < 20000+len(before); i++ {
-		c.put(key(i), big.NewInt(int64(i+1)))
+		c.put(key(i), numOf(big.NewInt(int64(i+1))))
 	}
 	survivors := 0
-	var scratch big.Int
 	for k := range before {
-		if c.get([]byte(k), &scratch) != nil {
+		if _, ok := c.get([]byte(k)); ok {
 			survivors++
 		}
 	}
@@ -146,7 +145,7 @@ func TestCacheLogBounded(t *testing.T) {
 		t.Errorf("%d entries after the rollback, want the %d older ones that were not evicted", c.len(), survivors)
 	}
 	for k := range c.keySet() {
-		if c.get([]byte(k), &scratch) == nil {
+		if _, ok := c.get([]byte(k)); !ok {
 			t.Fatalf("%s is cached but not found", k)
 		}
 	}
@@ -171,7 +170,6 @@ func TestCacheAgainstMap(t *testing.T) {
 		}
 		var puts []put
 		var marks []int64
-		var scratch big.Int
 		for step := range 40000 {
 			key := fmt.Sprintf("k%d", r.IntN(3000))
 			if r.IntN(3) == 0 {
@@ -184,19 +182,19 @@ func TestCacheAgainstMap(t *testing.T) {
 					n.Lsh(n, uint(r.IntN(200)))
 				}
 				if _, ok := model[key]; !ok || limit < 1<<40 {
-					if c.get([]byte(key), &scratch) == nil {
+					if _, ok := c.get([]byte(key)); !ok {
 						model[key] = n
 						puts = append(puts, put{key, c.mark()})
 					}
 				}
-				c.put([]byte(key), n)
+				c.put([]byte(key), numOf(n))
 			case op < 17:
-				got := c.get([]byte(key), &scratch)
+				n, found := c.get([]byte(key))
 				want, ok := model[key]
-				if got == nil && ok && limit == 1<<40 {
+				if !found && ok && limit == 1<<40 {
 					t.Fatalf("step %d: %s not found", step, key)
 				}
-				if got != nil && (!ok || got.Cmp(want) != 0) {
+				if got := n.toBig(); found && (!ok || got.Cmp(want) != 0) {
 					t.Fatalf("step %d: %s = %v, want %v", step, key, got, want)
 				}
 			case op < 19:

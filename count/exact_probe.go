@@ -100,6 +100,7 @@ func (k *counter) failed(t lit) bool {
 	}
 	bt := k.analyze()
 	k.backtrack(lvl)
+	k.failedLits++
 	switch {
 	case bt < 0:
 		return false
@@ -143,6 +144,7 @@ func (k *counter) presolve() (*counter, error) {
 					continue
 				}
 				k.conflicts++
+				k.failedLits++
 				changed = true
 				k.assign(t.not(), noReason)
 				if !k.propagate() {
@@ -172,7 +174,7 @@ func (k *counter) presolve() (*counter, error) {
 	r := newCounter(k.ctx, res.CNF, k.opts)
 	r.presolved = true
 	r.start, r.lastTick = k.start, k.lastTick
-	r.decisions, r.conflicts, r.propagations = k.decisions, k.conflicts, k.propagations
+	r.decisions, r.conflicts, r.propagations, r.failedLits = k.decisions, k.conflicts, k.propagations, k.failedLits
 	if r.unsat {
 		return nil, nil
 	}

@@ -14,30 +14,28 @@ import (
 type counter struct {
 	*solver
 	*decomposer
-	st      structure
-	cache   *compCache
-	litAct  []float64 // sharpSAT-style literal activity for the heuristic
-	units   []lit     // unit clauses learned during counting
-	cands   []lit     // failed-literal candidates
-	candOK  []bool    // per literal: already a candidate
-	scores  []float64
-	scratch big.Int // holds a count the cache keeps inline
+	st     structure
+	cache  *compCache
+	litAct []float64 // sharpSAT-style literal activity for the heuristic
+	units  []lit     // unit clauses learned during counting
+	cands  []lit     // failed-literal candidates
+	candOK []bool    // per literal: already a candidate
+	scores []float64
 
 	src       *cnf.CNF // the formula loaded
 	used      []int32  // used[v]: src's number of variable v
 	presolved bool     // the root has been simplified (see presolve)
 
-	ctx       context.Context
-	opts      Options
-	start     time.Time
-	lastTick  time.Time
-	decisions int64
-	err       error
-	unsat     bool // an empty clause or a root-level conflict was found
-	unused    int  // variables of the formula that occur in no clause
+	ctx        context.Context
+	opts       Options
+	start      time.Time
+	lastTick   time.Time
+	decisions  int64
+	failedLits int64
+	err        error
+	unsat      bool // an empty clause or a root-level conflict was found
+	unused     int  // variables of the formula that occur in no clause
 }
-
-var bigZero = new(big.Int)
 
 // run counts the models. It returns the counter that did the counting:
 // k, or the counter of the formula that presolve reduced k's to.
@@ -84,7 +82,7 @@ func (k *counter) run() (*counter, *big.Int, error) {
 	if k.err != nil {
 		return k, nil, k.err
 	}
-	return k, new(big.Int).Lsh(n, uint(k.unused)), nil
+	return k, new(big.Int).Lsh(n.toBig(), uint(k.unused)), nil
 }
 
 // checkpoint reports cancellation and calls the progress callback.
@@ -108,16 +106,17 @@ func (k *counter) checkpoint() error {
 
 func (k *counter) stats() Stats {
 	return Stats{
-		Decisions:    k.decisions,
-		Conflicts:    k.conflicts,
-		Propagations: k.propagations,
-		Learned:      len(k.learnts),
-		CacheEntries: k.cache.len(),
-		CacheBytes:   k.cache.bytes,
-		CacheHits:    k.cache.hits,
-		CacheMisses:  k.cache.misses,
-		CacheEvicted: k.cache.evictions,
-		Elapsed:      time.Since(k.start),
+		Decisions:      k.decisions,
+		Conflicts:      k.conflicts,
+		FailedLiterals: k.failedLits,
+		Propagations:   k.propagations,
+		Learned:        len(k.learnts),
+		CacheEntries:   k.cache.len(),
+		CacheBytes:     k.cache.bytes,
+		CacheHits:      k.cache.hits,
+		CacheMisses:    k.cache.misses,
+		CacheEvicted:   k.cache.evictions,
+		Elapsed:        time.Since(k.start),
 	}
 }
 
@@ -126,8 +125,8 @@ func (k *counter) bumpLit(l lit) { k.litAct[l]++ }
 
 // countChildren decomposes the unassigned variables of component p and
 // returns the product of the counts of the components times 2 per free
-// variable. The result must not be modified.
-func (k *counter) countChildren(p component) *big.Int {
+// variable.
+func (k *counter) countChildren(p component) num {
 	markComps, markVars, markCls, markKeys := len(k.comps), len(k.compVars), len(k.compCls), len(k.keys)
 	defer func() {
 		k.comps = k.comps[:markComps]
@@ -136,16 +135,18 @@ func (k *counter) countChildren(p component) *big.Int {
 		k.keys = k.keys[:markKeys]
 	}()
 	free := k.decompose(p)
-	result := new(big.Int).Lsh(big.NewInt(1), uint(free))
+	var result acc
+	result.small = 1
+	result.shl(free)
 	subs := k.comps[markComps:]
 	sortComponents(subs)
 	j := 0
 	for _, c := range subs {
-		if n := k.cache.get(k.key(c), &k.scratch); n != nil {
-			if n.Sign() == 0 {
-				return bigZero
+		if n, ok := k.cache.get(k.key(c)); ok {
+			if n.isZero() {
+				return num{}
 			}
-			result.Mul(result, n)
+			result.mul(n)
 			continue
 		}
 		subs[j] = c
@@ -158,15 +159,12 @@ func (k *counter) countChildren(p component) *big.Int {
 			k.cache.forgetLog()
 		}
 		n := k.countComp(subs[i])
-		if k.err != nil {
-			return bigZero
+		if k.err != nil || n.isZero() {
+			return num{}
 		}
-		if n.Sign() == 0 {
-			return bigZero
-		}
-		result.Mul(result, n)
+		result.mul(n)
 	}
-	return result
+	return result.num
 }
 
 // sortComponents orders components by size, smallest first, so that an
@@ -188,10 +186,10 @@ func sortComponents(cs []component) {
 // product but may be wrong for the components counted inside it; the cache
 // entries made during a branch that yields zero are therefore withdrawn
 // (as in sharpSAT).
-func (k *counter) countComp(c component) *big.Int {
+func (k *counter) countComp(c component) num {
 	k.decisions++
 	if k.decisions&15 == 0 && k.checkpoint() != nil {
-		return bigZero
+		return num{}
 	}
 	if k.decisions&127 == 0 {
 		for i := range k.litAct {
@@ -202,7 +200,7 @@ func (k *counter) countComp(c component) *big.Int {
 	if !ok { // all variables assigned meanwhile (not expected)
 		return k.countChildren(c)
 	}
-	total := new(big.Int)
+	var total acc
 	flip := noReason
 	lvl := k.decisionLevel()
 	for branch := range 2 {
@@ -213,7 +211,7 @@ func (k *counter) countComp(c component) *big.Int {
 		mark := k.cache.mark()
 		k.newLevel()
 		k.assign(l, reason)
-		n := bigZero
+		var n num
 		learned := false
 		if !k.assertUnits() {
 			// A learned fact contradicts the path: no models, nothing to learn.
@@ -224,7 +222,7 @@ func (k *counter) countComp(c component) *big.Int {
 		}
 		k.backtrack(lvl)
 		if k.err != nil {
-			return bigZero
+			return num{}
 		}
 		switch {
 		case !learned:
@@ -240,14 +238,14 @@ func (k *counter) countComp(c component) *big.Int {
 				flip = r
 			}
 		}
-		if n.Sign() == 0 {
+		if n.isZero() {
 			k.cache.rollback(mark)
 		} else {
-			total.Add(total, n)
+			total.add(n)
 		}
 	}
-	k.cache.put(k.key(c), total)
-	return total
+	k.cache.put(k.key(c), total.num)
+	return total.num
 }
 
 // maybeReduce halves the learned clauses when there are too many: a small
