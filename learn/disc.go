@@ -82,6 +82,16 @@ type DiscOptions struct {
 	// from the weights written in the MLN, or 0).
 	Init []float64
 	Seed uint64
+	// Method is the optimiser: "dn" (the default: Lowd and Domingos's
+	// diagonal Newton), "scg" (their scaled conjugate gradient, Alchemy's
+	// learnwts -d default: Polak–Ribière directions preconditioned by the
+	// inverse diagonal Hessian, the same trust-region step) or "vp" (voted
+	// perceptron, Singla and Domingos 2005, Alchemy's -dVP: steps of
+	// LearningRate times the gradient, the answer the mean of all iterates).
+	Method string
+	// LearningRate is the voted perceptron's step per unit of gradient
+	// (default 0.001, Alchemy's -dLearningRate).
+	LearningRate float64
 	// Progress, if set, is called after every iteration with the largest
 	// Newton step |g_j|/H_jj among the weights that the convergence test
 	// does not pass yet (0 when converged).
@@ -89,6 +99,8 @@ type DiscOptions struct {
 	// Stage, if set, reports the pseudo-likelihood start's setup (its
 	// terms, atom by atom) as Options.Stage does.
 	Stage func(stage string, done, total int64, detail string)
+
+	frozen bool // tests: the chains make no moves (discProblem.frozen)
 }
 
 func (o DiscOptions) defaults() DiscOptions {
@@ -122,6 +134,12 @@ func (o DiscOptions) defaults() DiscOptions {
 	}
 	if o.MaxStep <= 0 {
 		o.MaxStep = 2
+	}
+	if o.Method == "" {
+		o.Method = "dn"
+	}
+	if o.LearningRate <= 0 {
+		o.LearningRate = 0.001
 	}
 	return o
 }
@@ -167,6 +185,9 @@ func Discriminative(ctx context.Context, m *mln.MLN, dbs []*mln.DB, names []stri
 	o := opt.defaults()
 	if len(o.NE) == 0 {
 		return nil, errors.New("discriminative learning needs the non-evidence predicates")
+	}
+	if o.Method != "dn" && o.Method != "scg" && o.Method != "vp" {
+		return nil, fmt.Errorf("unknown discriminative optimiser %q (want dn, scg or vp)", o.Method)
 	}
 	for _, n := range o.NE {
 		if m.PredIndex(n) < 0 {
@@ -226,6 +247,7 @@ func Discriminative(ctx context.Context, m *mln.MLN, dbs []*mln.DB, names []stri
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
+		p.frozen = o.frozen
 		probs = append(probs, p)
 	}
 	nf := len(m.Formulas)
@@ -243,11 +265,13 @@ func Discriminative(ctx context.Context, m *mln.MLN, dbs []*mln.DB, names []stri
 		inv = 1 / (o.PriorStdDev * o.PriorStdDev)
 	}
 	// gradient at w: data − E[n] − prior; samples of n for the Hessian.
-	eval := func(w []float64) ([]float64, momentSet, error) {
+	// check: from fresh chains started at the query atoms all false (the
+	// convergence check), not the kept ones.
+	eval := func(w []float64, check bool) ([]float64, momentSet, error) {
 		var mo momentSet
 		for _, p := range probs {
 			mp := &moments{}
-			if err := p.expect(ctx, w, o, rng, mp); err != nil {
+			if err := p.expect(ctx, w, o, rng, mp, check); err != nil {
 				return nil, nil, err
 			}
 			mo = append(mo, mp)
@@ -274,7 +298,7 @@ func Discriminative(ctx context.Context, m *mln.MLN, dbs []*mln.DB, names []stri
 		res.Seconds = time.Since(start).Seconds()
 		return res, nil
 	}
-	g, mo, err := eval(w)
+	g, mo, err := eval(w, false)
 	if err != nil {
 		return partial(err)
 	}
@@ -296,45 +320,110 @@ func Discriminative(ctx context.Context, m *mln.MLN, dbs []*mln.DB, names []stri
 		}
 		return worst == 0, worst
 	}
-	res.Status = "iteration limit"
-	var tail [][]float64 // the weights after each iteration of the last half
 	sampled := false
 	for _, m := range mo {
 		sampled = sampled || !m.exact
 	}
+	// confirm calibrates the convergence test where the counts are
+	// sampled: the kept chains started at the data, and a chain that does
+	// not move gives the data's own counts, a gradient of about zero that
+	// the test would take for convergence. So the test must pass again on
+	// the gradient from fresh chains started elsewhere (every query atom
+	// false), BurnIn steps discarded; converged only if it does.
+	checks, failed := 0, 0
+	confirm := func() (bool, error) {
+		if ok, _ := converged(g, mo); !ok {
+			return false, nil
+		}
+		if !sampled {
+			return true, nil
+		}
+		checks++
+		cg, cmo, err := eval(w, true)
+		if err != nil {
+			return false, err
+		}
+		res.Evaluations++
+		ok, _ := converged(cg, cmo)
+		if !ok {
+			failed++
+		}
+		return ok, nil
+	}
+	res.Status = "iteration limit"
+	var tail [][]float64 // the weights after each iteration of the last half
+	var all []float64    // vp: the sum of the iterates
+	var prevG, prevD []float64
 	for it := 1; it <= o.MaxIter; it++ {
-		if ok, _ := converged(g, mo); ok {
-			res.Status = "converged"
-			res.Converged = true
+		ok, err := confirm()
+		if err != nil {
+			return partial(err)
+		}
+		if ok {
+			res.Status, res.Converged = "converged", true
 			break
 		}
 		if err := ctx.Err(); err != nil {
 			return partial(err)
 		}
 		res.Iterations = it
-		d := make([]float64, nf)
-		dg, dd := 0.0, 0.0
-		for _, j := range learn {
-			h := mo.variance(j) + inv
-			d[j] = g[j] / max(h, 1e-6)
-			dg += d[j] * g[j]
-			dd += d[j] * d[j]
-		}
-		dHd := mo.varianceAlong(d) + inv*dd
-		alpha := dg / (dHd + lambda*dd)
 		step := make([]float64, nf)
-		ss := 0.0
+		ss, pred := 0.0, 0.0
+		d := make([]float64, nf)
+		if o.Method == "vp" {
+			// voted perceptron: a fixed step along the gradient
+			for _, j := range learn {
+				step[j] = max(-o.MaxStep, min(o.MaxStep, o.LearningRate*g[j]))
+			}
+		} else {
+			dg, dd := 0.0, 0.0
+			for _, j := range learn {
+				d[j] = g[j] / max(mo.variance(j)+inv, 1e-6)
+			}
+			if o.Method == "scg" && prevG != nil {
+				// Polak–Ribière, preconditioned by the inverse diagonal
+				// Hessian (Lowd and Domingos 2007; Alchemy's
+				// discriminativelearner.h); β < 0 or a direction that
+				// does not ascend restarts from the preconditioned gradient
+				num, den := 0.0, 0.0
+				for _, j := range learn {
+					pj := 1 / max(mo.variance(j)+inv, 1e-6)
+					num += g[j] * pj * (g[j] - prevG[j])
+					den += prevG[j] * pj * prevG[j]
+				}
+				if beta := num / den; den > 0 && beta > 0 {
+					cd := slices.Clone(d)
+					for _, j := range learn {
+						cd[j] += beta * prevD[j]
+					}
+					if dotv(cd, g) > 0 {
+						d = cd
+					}
+				}
+			}
+			for _, j := range learn {
+				dg += d[j] * g[j]
+				dd += d[j] * d[j]
+			}
+			dHd := mo.varianceAlong(d) + inv*dd
+			alpha := 0.0
+			if dd > 0 {
+				alpha = dg / (dHd + lambda*dd)
+			}
+			for _, j := range learn {
+				step[j] = max(-o.MaxStep, min(o.MaxStep, alpha*d[j]))
+			}
+		}
 		for _, j := range learn {
-			step[j] = max(-o.MaxStep, min(o.MaxStep, alpha*d[j]))
 			ss += step[j] * step[j]
 		}
 		// the improvement the quadratic model predicts for the step
-		pred := dotv(step, g) - 0.5*(mo.varianceAlong(step)+inv*ss)
+		pred = dotv(step, g) - 0.5*(mo.varianceAlong(step)+inv*ss)
 		nw := slices.Clone(w)
 		for _, j := range learn {
 			nw[j] += step[j]
 		}
-		ng, nmo, err := eval(nw)
+		ng, nmo, err := eval(nw, false)
 		if err != nil {
 			return partial(err)
 		}
@@ -343,28 +432,59 @@ func Discriminative(ctx context.Context, m *mln.MLN, dbs []*mln.DB, names []stri
 		for _, j := range learn {
 			act += step[j] * (g[j] + ng[j]) / 2
 		}
-		if act < 0 {
+		switch {
+		case o.Method == "vp":
+			w, g, mo = nw, ng, nmo // the perceptron takes every step
+		case act < 0:
 			lambda *= 4 // overshoot: undo the step
-		} else {
+			prevG, prevD = nil, nil
+		default:
 			switch r := act / pred; {
 			case r > 0.75:
 				lambda /= 2
 			case r < 0.25:
 				lambda *= 4
 			}
+			prevG, prevD = g, d
 			w, g, mo = nw, ng, nmo
 		}
 		lambda = min(max(lambda, 1e-8), 1e8)
 		if it > o.MaxIter/2 {
 			tail = append(tail, slices.Clone(w))
 		}
+		if all == nil {
+			all = make([]float64, nf)
+		}
+		for j := range nf {
+			all[j] += w[j]
+		}
 		if o.Progress != nil {
 			_, worst := converged(g, mo)
 			o.Progress(it, worst)
 		}
 	}
+	if !res.Converged && res.Iterations == o.MaxIter && o.MaxIter > 0 {
+		// the test at the last iterate
+		ok, err := confirm()
+		if err != nil {
+			return partial(err)
+		}
+		if ok {
+			res.Status, res.Converged = "converged", true
+		}
+	}
 	res.Weights = w
-	if sampled && !res.Converged && len(tail) > 1 {
+	switch {
+	case res.Converged:
+	case o.Method == "vp" && res.Iterations > 0:
+		// the voted perceptron's answer: the mean of its iterates
+		avg := slices.Clone(w)
+		for _, j := range learn {
+			avg[j] = all[j] / float64(res.Iterations)
+		}
+		res.Weights = avg
+		res.Status += fmt.Sprintf(", weights averaged over the %d iterations (voted perceptron)", res.Iterations)
+	case sampled && len(tail) > 1:
 		// Polyak–Ruppert: the mean of the iterates of the last half
 		// averages out the Monte Carlo noise of the steps
 		avg := make([]float64, nf)
@@ -378,6 +498,14 @@ func Discriminative(ctx context.Context, m *mln.MLN, dbs []*mln.DB, names []stri
 		}
 		res.Weights = avg
 		res.Status += fmt.Sprintf(", weights averaged over the last %d iterations", len(tail))
+	}
+	if sampled {
+		switch {
+		case res.Converged:
+			res.Status += fmt.Sprintf(" (the test passed on the kept chains and on fresh chains started with every query atom false; %d of %d such checks failed before)", failed, checks)
+		case checks > 0:
+			res.Status += fmt.Sprintf("; the test passed on the kept chains %d times, but not on fresh chains started with every query atom false", failed)
+		}
 	}
 	if plls != "" {
 		res.Status += "; " + plls
@@ -552,6 +680,7 @@ type discProblem struct {
 	sg      fg.Graph
 	bk      *gibbs.Blocking
 	state   []int32 // the chain's world, kept across iterations (warm start)
+	frozen  bool    // tests: the chains make no moves (a chain that never mixes)
 
 	// incremental counts: tabOf[f] is factor f's index in tabFactor or -1;
 	// tabTrue the truth of each; tabCount the counts of those over
@@ -923,7 +1052,12 @@ func (p *discProblem) starCounts(x []int32, out []float64) {
 // The chain's world is kept: the next call starts from it (a warm start,
 // as Alchemy's learner does), with o.WarmBurnIn steps discarded instead of
 // o.BurnIn.
-func (p *discProblem) expect(ctx context.Context, w []float64, o DiscOptions, rng *rand.Rand, mo *moments) error {
+//
+// With check, the samples come from a fresh chain started with every
+// query atom false (auxiliary variables made consistent by StartAt), after
+// o.BurnIn steps, and the kept chain is left as it was: the convergence
+// check of Discriminative.
+func (p *discProblem) expect(ctx context.Context, w []float64, o DiscOptions, rng *rand.Rand, mo *moments, check bool) error {
 	p.reweight(w)
 	g := &p.sg
 	nv := g.NumVars()
@@ -932,7 +1066,14 @@ func (p *discProblem) expect(ctx context.Context, w []float64, o DiscOptions, rn
 		return p.enumerate(g, nf, mo)
 	}
 	burn := o.WarmBurnIn
-	if p.state == nil {
+	state := p.state
+	if check {
+		state = make([]int32, nv) // every query atom false
+		if err := gibbs.StartAt(g, nil, state, rng); err != nil {
+			return err
+		}
+		burn = o.BurnIn
+	} else if p.state == nil {
 		p.state = make([]int32, nv)
 		start := gibbs.StartAt
 		if o.RandomStart {
@@ -950,8 +1091,9 @@ func (p *discProblem) expect(ctx context.Context, w []float64, o DiscOptions, rn
 			}
 		}
 		burn = o.BurnIn
+		state = p.state
 	}
-	ch, err := gibbs.NewChain(g, nil, p.state)
+	ch, err := gibbs.NewChain(g, nil, state)
 	if err != nil {
 		return err
 	}
@@ -962,7 +1104,9 @@ func (p *discProblem) expect(ctx context.Context, w []float64, o DiscOptions, rn
 				return err
 			}
 		}
-		ch.MCSATBlocks(rng, 1, 0.1, p.bk)
+		if !p.frozen {
+			ch.MCSATBlocks(rng, 1, 0.1, p.bk)
+		}
 		if i >= burn {
 			mo.add(1, p.countsInc(ch.State(), make([]float64, nf)))
 		}

@@ -50,7 +50,7 @@ func TestDiscIncrementalCounts(t *testing.T) {
 	nf := len(m.Formulas)
 	for step := range 300 {
 		mo := &moments{}
-		if err := p.expect(context.Background(), w, o, rng, mo); err != nil {
+		if err := p.expect(context.Background(), w, o, rng, mo, false); err != nil {
 			t.Fatal(err)
 		}
 		// expect recounts in full at its first sample: count on from here
@@ -71,7 +71,7 @@ func TestDiscIncrementalCounts(t *testing.T) {
 	p.prev = nil
 	o.Samples = 200
 	mo := &moments{}
-	if err := p.expect(context.Background(), w, o, rng, mo); err != nil {
+	if err := p.expect(context.Background(), w, o, rng, mo, false); err != nil {
 		t.Fatal(err)
 	}
 	moves := 0
@@ -124,7 +124,7 @@ func TestDiscMCSATCounts(t *testing.T) {
 	}
 	o := DiscOptions{NE: []string{"Cancer"}, Samples: 40000, ExactVars: -1}.defaults()
 	mc := &moments{}
-	if err := p.expect(context.Background(), w, o, rand.New(rand.NewPCG(1, 2)), mc); err != nil {
+	if err := p.expect(context.Background(), w, o, rand.New(rand.NewPCG(1, 2)), mc, false); err != nil {
 		t.Fatal(err)
 	}
 	ms := momentSet{mc}
@@ -192,5 +192,128 @@ func TestDiscRecoversWeights(t *testing.T) {
 	}
 	if !r.Converged {
 		t.Errorf("not converged: %s", r.Status)
+	}
+}
+
+// discOptimum is the exact optimum of the conditional likelihood of
+// discModel's Cancer given discData (prior σ = 2), by Newton's method on
+// the enumerated objective (exactCLL, independent of the learner).
+func discOptimum(t *testing.T, m *mln.MLN) []float64 {
+	t.Helper()
+	k := len(m.Formulas)
+	w := make([]float64, k)
+	for range 30 {
+		_, g := exactCLL(t, m, discData, "Cancer", w, 2)
+		h := make([][]float64, k)
+		for a := range k {
+			wp := append([]float64(nil), w...)
+			wp[a] += 1e-5
+			_, gp := exactCLL(t, m, discData, "Cancer", wp, 2)
+			h[a] = make([]float64, k)
+			for b := range k {
+				h[a][b] = (gp[b] - g[b]) / 1e-5
+			}
+		}
+		step := solve(h, g)
+		for j := range k {
+			w[j] -= step[j]
+		}
+	}
+	if _, g := exactCLL(t, m, discData, "Cancer", w, 2); maxAbs(g) > 1e-8 {
+		t.Fatalf("reference Newton did not converge: gradient %v", g)
+	}
+	return w
+}
+
+// TestDiscOptimisers: scaled conjugate gradient and the voted perceptron
+// reach the exact optimum with exact counts (enumeration), and SCG with
+// MC-SAT counts comes near it.
+func TestDiscOptimisers(t *testing.T) {
+	m := parse(t, discModel)
+	db, err := mlnfile.ReadDB(strings.NewReader(discData), "data.db", m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wOpt := discOptimum(t, m)
+	cllOpt, _ := exactCLL(t, m, discData, "Cancer", wOpt, 2)
+	for _, c := range []struct {
+		name string
+		o    DiscOptions
+		tol  float64 // on the weights
+	}{
+		{"scg exact", DiscOptions{Method: "scg", GradTol: 1e-9, StepTol: 1e-9, MaxIter: 500}, 1e-5},
+		{"vp exact", DiscOptions{Method: "vp", LearningRate: 0.2, NoPLLInit: true, MaxIter: 3000, GradTol: 1e-9, StepTol: 1e-4}, 0.01},
+		{"scg MC-SAT", DiscOptions{Method: "scg", ExactVars: -1, Samples: 2000, MaxIter: 40, Seed: 3}, 0.5},
+	} {
+		c.o.NE, c.o.PriorStdDev = []string{"Cancer"}, 2
+		r, err := Discriminative(context.Background(), m, []*mln.DB{db}, nil, c.o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cll, g := exactCLL(t, m, discData, "Cancer", r.Weights, 2)
+		t.Logf("%s: %v (%s, %d iterations), CLL %.6f, optimum %v CLL %.6f, exact gradient %v", c.name, r.Weights, r.Status, r.Iterations, cll, wOpt, cllOpt, g)
+		for j := range wOpt {
+			if math.Abs(r.Weights[j]-wOpt[j]) > c.tol {
+				t.Errorf("%s: weight %d: learned %v, optimum %v", c.name, j, r.Weights[j], wOpt[j])
+			}
+		}
+		if cllOpt-cll > 0.01 {
+			t.Errorf("%s: CLL %.5f, optimum %.5f", c.name, cll, cllOpt)
+		}
+	}
+	if _, err := Discriminative(context.Background(), m, []*mln.DB{db}, nil, DiscOptions{NE: []string{"Cancer"}, Method: "newton"}); err == nil {
+		t.Error("an unknown optimiser was accepted")
+	}
+}
+
+// TestDiscConvergenceCalibrated: the convergence test is not fooled by a
+// chain that never moves. Started at the data, such a chain's counts are
+// the data's, so at the prior mean (weights 0, no pseudo-likelihood start)
+// the gradient is exactly 0 — the uncalibrated test said "converged" at
+// once. The check chains start with every query atom false and disagree.
+// With chains that do move, a claim of convergence is checked against the
+// exact optimum.
+func TestDiscConvergenceCalibrated(t *testing.T) {
+	m := parse(t, discModel)
+	db, err := mlnfile.ReadDB(strings.NewReader(discData), "data.db", m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zero := make([]float64, len(m.Formulas))
+	o := DiscOptions{NE: []string{"Cancer"}, PriorStdDev: 2, ExactVars: -1, Init: zero, MaxIter: 3, Samples: 200, frozen: true}
+	r, err := Discriminative(context.Background(), m, []*mln.DB{db}, nil, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("frozen chains: %v (%s)", r.Weights, r.Status)
+	if r.Converged {
+		t.Errorf("chains that never move: claimed converged (%s)", r.Status)
+	}
+	if !strings.Contains(r.Status, "not on fresh chains") {
+		t.Errorf("status does not say the check failed: %s", r.Status)
+	}
+	wOpt := discOptimum(t, m)
+	conv := 0
+	for seed := range uint64(4) {
+		r, err := Discriminative(context.Background(), m, []*mln.DB{db}, nil, DiscOptions{NE: []string{"Cancer"}, PriorStdDev: 2, ExactVars: -1, Samples: 2000, MaxIter: 40, Seed: 10 + seed})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("seed %d: %v (%s, %d iterations), optimum %v", seed, r.Weights, r.Status, r.Iterations, wOpt)
+		if !r.Converged {
+			continue
+		}
+		conv++
+		// converged: every gradient component within two standard errors
+		// of 0 on two independent chains, so each weight is within a few
+		// Newton steps of that size of the optimum
+		for j := range wOpt {
+			if math.Abs(r.Weights[j]-wOpt[j]) > 0.3 {
+				t.Errorf("seed %d: claimed converged at weight %d = %v, optimum %v", seed, j, r.Weights[j], wOpt[j])
+			}
+		}
+	}
+	if conv == 0 {
+		t.Error("never converged with 2000 MC-SAT samples per iteration on a 4-atom model")
 	}
 }

@@ -10,14 +10,18 @@ import (
 	"github.com/lifted-dev/lifted/mln"
 )
 
-// Run is one learning run on training files by method lwl, pll or dn:
+// Run is one learning run on training files by method lwl, pll, dn, dscg
+// or vp:
 // what "lifted learn" does with them (the online learners are package
 // online's).
 type Run struct {
 	// Method is "lwl" (exact likelihood, LWL), "pll" (pseudo-likelihood,
-	// PLL) or "dn" (discriminative, diagonal Newton with MC-SAT counts,
-	// DiscFiles).
+	// PLL), or one of the discriminative learners with MC-SAT counts
+	// (DiscFiles): "dn" (diagonal Newton), "dscg" (scaled conjugate
+	// gradient) or "vp" (voted perceptron).
 	Method string
+	// LearningRate is the voted perceptron's (vp; 0: 0.001).
+	LearningRate float64
 	// Train are the training databases, each its own example on its own
 	// domain.
 	Train []string
@@ -58,7 +62,7 @@ func (r *Run) maxIter() int {
 	switch {
 	case r.MaxIter != 0:
 		return r.MaxIter
-	case r.Method == "dn":
+	case isDisc(r.Method):
 		return 5 // DiscOptions' default
 	}
 	return 1000
@@ -76,10 +80,24 @@ func (r *Run) Check() error {
 	switch r.Method {
 	case "lwl", "pll":
 		return r.options().Check()
-	case "dn":
+	case "dn", "dscg", "vp":
 		return nil
 	}
-	return fmt.Errorf("unknown --method %q (want lwl, pll, dn, smd, sgd, scg or lbfgs-bp)%s", r.Method, suggest.Hint(r.Method, []string{"lwl", "pll", "dn", "smd", "sgd", "scg", "lbfgs-bp"}))
+	return fmt.Errorf("unknown --method %q (want lwl, pll, dn, dscg, vp, smd, sgd, scg or lbfgs-bp)%s", r.Method, suggest.Hint(r.Method, []string{"lwl", "pll", "dn", "dscg", "vp", "smd", "sgd", "scg", "lbfgs-bp"}))
+}
+
+// isDisc reports whether method is one of the discriminative learners with
+// MC-SAT counts (DiscFiles).
+func isDisc(method string) bool {
+	return method == "dn" || method == "dscg" || method == "vp"
+}
+
+// discNames are the discriminative learners' optimisers (DiscOptions.Method)
+// and descriptions, by method.
+var discNames = map[string][2]string{
+	"dn":   {"dn", "diagonal Newton"},
+	"dscg": {"scg", "scaled conjugate gradient"},
+	"vp":   {"vp", "voted perceptron"},
 }
 
 // Learn learns the weights of m's formulas from the training files.
@@ -92,7 +110,8 @@ func (r *Run) Learn(ctx context.Context, m *mln.MLN) (*Learned, error) {
 		progress = r.Progress
 	}
 	maxIter := r.maxIter()
-	if r.Method == "dn" {
+	if isDisc(r.Method) {
+		opt, what := discNames[r.Method][0], discNames[r.Method][1]
 		ne := r.NE
 		if len(ne) == 0 { // every predicate is a query: the likelihood (as the online learners without --ne)
 			for _, p := range m.Preds {
@@ -101,8 +120,9 @@ func (r *Run) Learn(ctx context.Context, m *mln.MLN) (*Learned, error) {
 		}
 		m, res, err := DiscFiles(ctx, m, r.Train, DiscOptions{
 			NE: ne, PriorMean: r.PriorMean, PriorStdDev: r.PriorStdDev, MaxIter: maxIter, Seed: r.Seed,
+			Method: opt, LearningRate: r.LearningRate,
 			Progress: func(it int, step float64) {
-				progress("dn", int64(it), int64(maxIter), fmt.Sprintf("diagonal Newton iteration %d, largest Newton step not yet converged %.3g", it, step))
+				progress(r.Method, int64(it), int64(maxIter), fmt.Sprintf("%s iteration %d, largest Newton step not yet converged %.3g", what, it, step))
 			},
 			Stage: progress,
 		})
@@ -114,9 +134,9 @@ func (r *Run) Learn(ctx context.Context, m *mln.MLN) (*Learned, error) {
 			status = "INTERRUPTED: " + status
 		}
 		return &Learned{MLN: m, Result: res,
-			Summary: fmt.Sprintf("dn: %d iterations, %d evaluations, %.3f s (%s)", res.Iterations, res.Evaluations, res.Seconds, res.Status),
-			Header: fmt.Sprintf("Learned by lifted learn --method dn --ne %s from %s\nconditional likelihood, diagonal Newton with MC-SAT counts from the conditional pseudo-likelihood's optimum, prior N(%g, %g²)\n%s",
-				strings.Join(ne, ","), TrainNames(r.Train), r.PriorMean, r.PriorStdDev, status)}, nil
+			Summary: fmt.Sprintf("%s: %d iterations, %d evaluations, %.3f s (%s)", r.Method, res.Iterations, res.Evaluations, res.Seconds, res.Status),
+			Header: fmt.Sprintf("Learned by lifted learn --method %s --ne %s from %s\nconditional likelihood, %s with MC-SAT counts from the conditional pseudo-likelihood's optimum, prior N(%g, %g²)\n%s",
+				r.Method, strings.Join(ne, ","), TrainNames(r.Train), what, r.PriorMean, r.PriorStdDev, status)}, nil
 	}
 	opt := r.options()
 	opt.Progress = func(it int, obj float64) {

@@ -172,6 +172,8 @@ func TestAlchemyTutorialCommands(t *testing.T) {
 		{[]string{"learn", "-g", "-noPrior", "-gMaxIter", "5"}, []string{"learn", "--method", "pll", "--prior-stddev", "-1", "--max-iter", "5"}},
 		{[]string{"learnwts", "-d", "-ne", "Smokes,Cancer", "-dNumIter", "10", "-priorStdDev", "2"}, []string{"learn", "--method", "dn", "--ne", "Smokes,Cancer", "--max-iter", "10", "--prior-stddev", "2"}},
 		{[]string{"learnwts", "-d", "-multipleDatabases", "-seed", "5"}, []string{"learn", "--method", "dn", "--seed", "5"}},
+		{[]string{"learnwts", "-dCG", "-ne", "Cancer", "-dNumIter", "3", "-seed", "2"}, []string{"learn", "--method", "dscg", "--ne", "Cancer", "--max-iter", "3", "--seed", "2"}},
+		{[]string{"learnwts", "-dVP", "-ne", "Cancer", "-dLearningRate", "0.01", "-seed", "2"}, []string{"learn", "--method", "vp", "--ne", "Cancer", "--learning-rate", "0.01", "--seed", "2"}},
 	} {
 		a := append(c.alchemy, "-i", smokersMLN, "-o", "OUT", "-t", smokersDB)
 		o := append(c.ours, "-i", smokersMLN, "-o", "OUT", "-t", smokersDB)

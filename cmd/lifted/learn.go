@@ -26,6 +26,7 @@ type learnFlags struct {
 	pllUnweighted bool
 	quiet         bool
 	allowPartial  bool
+	learningRate  float64
 }
 
 func newLearnCmd() *cobra.Command {
@@ -55,6 +56,13 @@ Methods:
        the data (Lowd and Domingos 2007; no limit on the size of a ground
        clause; scg falls back to it when a ground clause is too large for
        BP); prior N(0, 2²) unless --prior-stddev.
+  dscg, vp
+       the same discriminative learner (MC-SAT counts, chains started at
+       the data, the pseudo-likelihood start) with another optimiser:
+       dscg scaled conjugate gradient (Alchemy's -d and -dCG), vp the voted
+       perceptron (Alchemy's -dVP; --learning-rate, the mean of the
+       iterates). dn, dscg and vp say "converged" only when the test also
+       passes on fresh chains started with every query atom false.
   smd, sgd, scg, lbfgs-bp
        online and BP-based discriminative learners over the non-evidence
        predicates given by --ne (their flags are listed below); without
@@ -82,12 +90,12 @@ lwl and pll use L-BFGS with a Gaussian prior N(--prior-mean,
 				}
 				f.method = "dn"
 			}
-			if !cmd.Flags().Changed("prior-stddev") && (f.method == "dn" || f.method == "scg" || f.method == "lbfgs-bp") {
+			if !cmd.Flags().Changed("prior-stddev") && (isDiscMethod(f.method) || f.method == "scg" || f.method == "lbfgs-bp") {
 				// Alchemy's learnwts: 2 for discriminative learning, 100 for generative (DISC_DEFAULT_STD_DEV, GEN_DEFAULT_STD_DEV)
 				f.priorStdDev = 2
 			}
 			for _, n := range []string{"plot", "plot-with", "log", "holdout", "eval-every"} {
-				if f.method != "dn" && cmd.Flags().Changed(n) {
+				if !isDiscMethod(f.method) && cmd.Flags().Changed(n) {
 					return usageError{fmt.Errorf("--%s draws or logs the test-CMLL learning curve of the online learners (--method smd, sgd, scg or lbfgs-bp, with --holdout); --method %s has no such curve", n, f.method)}
 				}
 			}
@@ -104,15 +112,17 @@ lwl and pll use L-BFGS with a Gaussian prior N(--prior-mean,
 	fl.IntVar(&f.maxIter, "max-iter", 1000, "maximum iterations (lwl, pll, scg, lbfgs-bp: of L-BFGS or SCG; dn: of diagonal Newton after the pseudo-likelihood start, default 5; negative: none)")
 	fl.Float64Var(&f.tol, "tol", 1e-8, "stop when the largest gradient component is below this")
 	fl.BoolVar(&f.pllUnweighted, "pll-unweighted", false, "pll: weight all ground atoms alike instead of all predicates alike")
+	fl.Float64Var(&f.learningRate, "learning-rate", 0.001, "vp: the voted perceptron's step per unit of gradient (Alchemy's -dLearningRate)")
 	fl.BoolVar(&f.quiet, "quiet", false, "no progress or summary on stderr")
 	fl.BoolVar(&f.allowPartial, "allow-partial", false, "lwl, pll, dn: on Ctrl-C or SIGTERM write the weights of the last iteration (marked INTERRUPTED in the header) instead of failing with exit status 130")
 	f.online.register(fl)
 	groupFlags(cmd,
-		flagGroup{"Flags of lwl, pll, dn, scg and lbfgs-bp", []string{"max-iter", "prior-stddev"}},
+		flagGroup{"Flags of lwl, pll, dn, dscg, vp, scg and lbfgs-bp", []string{"max-iter", "prior-stddev"}},
 		flagGroup{"Flags of lwl, pll, scg and lbfgs-bp", []string{"tol"}},
-		flagGroup{"Flags of lwl, pll and dn", []string{"prior-mean", "allow-partial"}},
+		flagGroup{"Flags of lwl, pll, dn, dscg and vp", []string{"prior-mean", "allow-partial"}},
 		flagGroup{"Flags of pll", []string{"pll-unweighted"}},
-		flagGroup{"Flags of dn, smd, sgd, scg and lbfgs-bp", []string{"ne", "seed"}},
+		flagGroup{"Flags of vp", []string{"learning-rate"}},
+		flagGroup{"Flags of dn, dscg, vp, smd, sgd, scg and lbfgs-bp", []string{"ne", "seed"}},
 		flagGroup{"Flags of the online and BP-based learners: smd, sgd, scg and lbfgs-bp", []string{"holdout", "eval-every", "log", "plot", "plot-with", "ground-bp", "workers", "shards"}},
 		flagGroup{"Flags of smd and sgd", []string{"pieces", "depth", "discount", "batch-size", "step", "passes"}},
 		flagGroup{"Flags of smd", []string{"smd-lambda", "smd-mu", "smd-gamma"}})
@@ -122,7 +132,7 @@ lwl and pll use L-BFGS with a Gaussian prior N(--prior-mean,
 // runLearn runs "lifted learn --method lwl|pll|dn" (learn.Run).
 func runLearn(ctx context.Context, cmd *cobra.Command, f *learnFlags, stdout io.Writer) error {
 	switch {
-	case f.method == "dn" && (f.input == "" || len(f.train) == 0):
+	case isDiscMethod(f.method) && (f.input == "" || len(f.train) == 0):
 		return usageError{fmt.Errorf("learn needs -i STRUCT.mln and -t A.db[,B.db…]")}
 	case f.input == "":
 		return usageError{fmt.Errorf("learn needs the model: -i STRUCT.mln")}
@@ -130,15 +140,18 @@ func runLearn(ctx context.Context, cmd *cobra.Command, f *learnFlags, stdout io.
 		return usageError{fmt.Errorf("learn needs training data: -t A.db[,B.db…]")}
 	}
 	r := learn.Run{Method: f.method, Train: f.train, PriorMean: f.priorMean, PriorStdDev: f.priorStdDev,
-		Tol: f.tol, UnweightedPLL: f.pllUnweighted, NE: f.online.ne, Seed: f.online.c.Seed}
+		Tol: f.tol, UnweightedPLL: f.pllUnweighted, NE: f.online.ne, Seed: f.online.c.Seed, LearningRate: f.learningRate}
 	if cmd.Flags().Changed("max-iter") {
 		r.MaxIter = f.maxIter // else the method's default
 	}
 	if err := r.Check(); err != nil {
 		return usageError{err}
 	}
-	if f.allowPartial && f.method != "lwl" && f.method != "pll" && f.method != "dn" {
-		return usageError{fmt.Errorf("--allow-partial applies to --method lwl, pll and dn (the weights of the last iteration), not %s", f.method)}
+	if f.allowPartial && f.method != "lwl" && f.method != "pll" && !isDiscMethod(f.method) {
+		return usageError{fmt.Errorf("--allow-partial applies to --method lwl, pll, dn, dscg and vp (the weights of the last iteration), not %s", f.method)}
+	}
+	if cmd.Flags().Changed("learning-rate") && f.method != "vp" {
+		return usageError{fmt.Errorf("--learning-rate is the voted perceptron's (--method vp), not %s's", f.method)}
 	}
 	out, err := openOutput(f.output)
 	if err != nil {
@@ -168,4 +181,10 @@ func runLearn(ctx context.Context, cmd *cobra.Command, f *learnFlags, stdout io.
 		fmt.Fprintln(os.Stderr, "lifted: "+l.Summary)
 	}
 	return out.Write(stdout, func(w io.Writer) error { return learn.WriteMLN(w, l.MLN, l.Weights, l.Header) })
+}
+
+// isDiscMethod reports whether method is one of learn's discriminative
+// learners with MC-SAT counts (dn, dscg, vp).
+func isDiscMethod(method string) bool {
+	return method == "dn" || method == "dscg" || method == "vp"
 }

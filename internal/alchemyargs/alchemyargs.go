@@ -43,7 +43,8 @@ and -seed. A link to lifted named infer runs as "lifted infer".`,
 named learnwts): -g (--method pll), -d and -dNewton (--method dn:
 discriminative, diagonal Newton with MC-SAT counts, started from the
 conditional pseudo-likelihood's optimum; Alchemy's -d is scaled conjugate
-gradient), -dCG (--method scg, BP counts, falling back to dn), -i, -o, -t,
+gradient), -dCG (--method dscg: scaled conjugate gradient, MC-SAT counts),
+-dVP and -dLearningRate (--method vp, --learning-rate), -i, -o, -t,
 -ne, -gMaxIter and -dNumIter (--max-iter), -priorMean, -priorStdDev (default
 2 for -d, 100 for -g, as Alchemy), -noPrior (--prior-stddev -1), -seed,
 -multipleDatabases (every -t database is always its own example).`,
@@ -231,8 +232,8 @@ var alchemyFlags = map[string]alchemyFlag{
 	"ne":                     {cmd: "learn", value: true, to: "--ne"},
 	"g":                      {cmd: "learn", to: "--method=pll"},
 	"d":                      {cmd: "learn", to: "--method=dn"},
-	"dCG":                    {cmd: "learn", to: "--method=scg"},
-	"dVP":                    {cmd: "learn", no: "the voted perceptron is not built; -d (--method dn: diagonal Newton with MC-SAT counts) or --method sgd"},
+	"dCG":                    {cmd: "learn", to: "--method=dscg"},
+	"dVP":                    {cmd: "learn", to: "--method=vp"},
 	"dNewton":                {cmd: "learn", to: "--method=dn"},
 	"gMaxIter":               {cmd: "learn", value: true, to: "--max-iter"},
 	"dNumIter":               {cmd: "learn", value: true, to: "--max-iter"},
@@ -242,7 +243,7 @@ var alchemyFlags = map[string]alchemyFlag{
 	"cgLambda":               {cmd: "learn", value: true, ignored: "scg's step control is its own; ignored"},
 	"cgMaxLambda":            {cmd: "learn", value: true, ignored: "scg's step control is its own; ignored"},
 	"cgNoPrecond":            {cmd: "learn", ignored: "scg's step control is its own; ignored"},
-	"dLearningRate":          {cmd: "learn", value: true, ignored: "the learning rate of Alchemy's voted perceptron (-dVP, not built); -d's diagonal Newton sets its steps by a trust region, --method sgd takes --step; ignored"},
+	"dLearningRate":          {cmd: "learn", value: true, to: "--learning-rate"},
 	"dMomentum":              {cmd: "learn", value: true, no: "momentum is not built; --method smd adapts its gains (--smd-mu)"},
 	"dNoPW":                  {cmd: "learn", ignored: "applies to the voted perceptron; ignored"},
 	"dInitWithLogOdds":       {cmd: "learn", no: "the weights start from the .mln's; set them there"},
