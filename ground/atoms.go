@@ -36,8 +36,11 @@ type predStore struct {
 	def    int32           // state of atoms missing from sparse
 
 	// nonFalse lists, in increasing order, the local indices of the atoms
-	// that are not false (closed-world predicates only).
-	nonFalse []int64
+	// that are not false (closed-world predicates only; in a lazy
+	// grounding, for a used open-world predicate (lazyDrive), the atoms
+	// true by evidence or in some lazy world).
+	nonFalse  []int64
+	lazyDrive bool
 	// byMask indexes nonFalse by the values of a subset of the arguments
 	// (a bit mask of positions): key (the partial local index) → atoms.
 	byMask map[uint64]map[int64][]int64
@@ -350,6 +353,35 @@ func (t *atomTable) loadClosed(s *predStore, ev []mln.GroundAtom, args []int32) 
 	for _, l := range unknown {
 		set(l, t.newVar(s.decl.Index, l))
 	}
+}
+
+// lazyIndex lists, for every used open-world predicate, the atoms true
+// by evidence or in some world of a lazy grounding (its nonFalse), so
+// that the join can be driven by them as by a closed-world predicate's.
+func (t *atomTable) lazyIndex(worlds [][]bool) {
+	for i := range t.preds {
+		s := &t.preds[i]
+		if s.closed || !s.used || s.dense == nil {
+			continue
+		}
+		s.lazyDrive = true
+		s.nonFalse = s.nonFalse[:0]
+		for l, st := range s.dense {
+			if st == stTrue || (st >= 0 && inSomeWorld(worlds, st)) {
+				s.nonFalse = append(s.nonFalse, int64(l))
+			}
+		}
+	}
+}
+
+// inSomeWorld tells whether variable v is true in some world.
+func inSomeWorld(worlds [][]bool, v int32) bool {
+	for _, w := range worlds {
+		if int(v) < len(w) && w[v] {
+			return true
+		}
+	}
+	return false
 }
 
 // funcPred returns the index in atomTable.preds of function fn's

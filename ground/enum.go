@@ -60,6 +60,12 @@ type grounder struct {
 
 	forced map[int32]forcing // atoms fixed by hard unit ground formulas
 
+	// Lazy grounding (Options.Lazy): per world w, occValX[w*len(occs)+o]
+	// is occurrence o's value with the world's values for unknown atoms;
+	// atMax is the current formula's value at its maximum.
+	occValX []uint8
+	atMax   uint8
+
 	staticDriver []uint8         // per occurrence; see findStaticDrivers
 	scopeIndex   map[int32]int32 // variable → scope position, for large formulas
 }
@@ -173,6 +179,13 @@ func (g *grounder) setup(f *formula) {
 	g.eqVal = resize(g.eqVal, ne)
 	g.vals = resize(g.vals, len(f.prog.nodes))
 	g.scopeCode = resize(g.scopeCode, no)
+	if g.p.worlds != nil {
+		g.occValX = fill8(g.occValX, no*len(g.p.worlds), vUnk)
+		g.atMax = vTrue
+		if !f.hard && f.weight < 0 {
+			g.atMax = vFalse
+		}
+	}
 	g.slotOccs = make([][]int32, ns)
 	g.slotEqs = make([][]int32, ns)
 	g.cache = map[string]*entry{}
@@ -199,6 +212,14 @@ func (g *grounder) setup(f *formula) {
 			}
 		}
 	}
+}
+
+func fill8(s []uint8, n int, v uint8) []uint8 {
+	s = resize(s, n)
+	for i := range s {
+		s[i] = v
+	}
+	return s
 }
 
 func fill(s []int32, n int, v int32) []int32 {
@@ -234,6 +255,19 @@ func (g *grounder) settleOcc(o int32) {
 	default:
 		g.occVal[o] = vUnk
 	}
+	if g.p.worlds != nil {
+		no := int32(len(g.f.prog.occs))
+		for w, x := range g.p.worlds {
+			v := g.occVal[o]
+			if st >= 0 {
+				v = vFalse
+				if int(st) < len(x) && x[st] {
+					v = vTrue
+				}
+			}
+			g.occValX[int32(w)*no+o] = v
+		}
+	}
 }
 
 func (g *grounder) bindSlot(s int32, c int32) {
@@ -262,6 +296,12 @@ func (g *grounder) unbindSlot(s int32) {
 		if g.occLeft[o] == 0 {
 			g.occVal[o] = vUnk
 			g.occState[o] = -3
+			if g.p.worlds != nil {
+				no := int32(len(g.f.prog.occs))
+				for w := range g.p.worlds {
+					g.occValX[int32(w)*no+o] = vUnk
+				}
+			}
 		}
 		g.occLeft[o]++
 	}
@@ -289,6 +329,9 @@ func (g *grounder) rec() error {
 		v := g.f.prog.eval(g.occVal, g.eqVal, g.vals)
 		if v != vUnk {
 			return g.vanish(v, g.subtree())
+		}
+		if g.p.worlds != nil && g.atMaxInAll(-1) {
+			return g.vanish(g.atMax, g.subtree())
 		}
 		if g.nUnbound == 0 {
 			return g.emit()
@@ -337,7 +380,10 @@ func (g *grounder) nextSlot() int32 {
 // driver finds the not fully bound occurrence of a closed-world predicate
 // that fixes the formula's value when false and has the fewest candidate
 // atoms. It returns the occurrence and the value the formula takes when the
-// occurrence is false.
+// occurrence is false. In a lazy grounding an occurrence of an open-world
+// predicate drives too where its being false puts the formula at its
+// maximum in every world (see Lazy); its candidates are the atoms true by
+// evidence or in some world, and the value returned the maximum.
 func (g *grounder) driver() (int32, uint8, bool) {
 	best, bestVal, bestN := int32(-1), vUnk, -1
 	for o := range g.f.prog.occs {
@@ -345,11 +391,19 @@ func (g *grounder) driver() (int32, uint8, bool) {
 			continue
 		}
 		s := &g.at.preds[g.f.prog.occs[o].pred]
-		if !s.closed {
+		if !s.closed && !s.lazyDrive {
 			continue
 		}
 		n := len(g.candidates(int32(o)))
 		if bestN >= 0 && n >= bestN {
+			continue
+		}
+		if !s.closed {
+			// lazy: the bindings where the atom is false in every world
+			// leave the formula at its maximum in every world
+			if len(g.f.prog.occs) <= maxDynamicOccs && g.atMaxInAll(int32(o)) {
+				best, bestVal, bestN = int32(o), g.atMax, n
+			}
 			continue
 		}
 		v := g.staticDriver[o]
@@ -363,6 +417,28 @@ func (g *grounder) driver() (int32, uint8, bool) {
 		}
 	}
 	return best, bestVal, best >= 0
+}
+
+// atMaxInAll tells whether the current formula is at its maximum in
+// every world of a lazy grounding given the slots bound so far, with
+// occurrence o (if not -1) taken as false.
+func (g *grounder) atMaxInAll(o int32) bool {
+	no := int32(len(g.f.prog.occs))
+	for w := range g.p.worlds {
+		x := g.occValX[int32(w)*no : int32(w+1)*no]
+		var old uint8
+		if o >= 0 {
+			old, x[o] = x[o], vFalse
+		}
+		v := g.f.prog.eval(x, g.eqVal, g.vals)
+		if o >= 0 {
+			x[o] = old
+		}
+		if v != g.atMax {
+			return false
+		}
+	}
+	return true
 }
 
 // maxDynamicOccs bounds the formulas for which drivers are also sought

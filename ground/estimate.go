@@ -99,7 +99,7 @@ func (g *grounder) estimate(f *formula) float64 {
 		return 0
 	}
 	g.setup(f)
-	if g.f.prog.eval(g.occVal, g.eqVal, g.vals) != vUnk {
+	if g.f.prog.eval(g.occVal, g.eqVal, g.vals) != vUnk || (g.p.worlds != nil && g.atMaxInAll(-1)) {
 		return 0
 	}
 	var drivers []int32
@@ -107,7 +107,15 @@ func (g *grounder) estimate(f *formula) float64 {
 		if g.occLeft[o] == 0 {
 			continue
 		}
-		if s := &g.at.preds[f.prog.occs[o].pred]; !s.closed && s.openNonFalse() == nil {
+		s := &g.at.preds[f.prog.occs[o].pred]
+		if s.lazyDrive {
+			// lazy: driven by the atoms true in some world
+			if g.atMaxInAll(int32(o)) {
+				drivers = append(drivers, int32(o))
+			}
+			continue
+		}
+		if !s.closed && s.openNonFalse() == nil {
 			continue // open-world without false evidence: prunes nothing
 		}
 		g.occVal[o] = vFalse
@@ -171,7 +179,7 @@ func (g *grounder) expectedCandidates(o occurrence, bound []bool) (float64, bool
 	if !open {
 		return 0, false
 	}
-	if !s.closed {
+	if !s.closed && !s.lazyDrive {
 		// Open-world with evidence: the atoms not false by evidence.
 		nf := s.openNonFalse()
 		if mask == 0 {

@@ -66,8 +66,42 @@ type Options struct {
 	// Restrict, if set, grounds over a subset of each type's constants and
 	// reports the binding of every factor (see Restriction).
 	Restrict *Restriction
+	// Lazy, if set, grounds only the ground formulas that are not at
+	// their maximum in some world of Lazy.Worlds (see Lazy); the others
+	// contribute their maximum to LogZOffset. It serves MAP by cutting
+	// planes; it cannot be combined with Restrict.
+	Lazy *Lazy
 
 	naive bool // tests: visit every binding, no pruning
+}
+
+// Lazy is lazy grounding for MAP (the cutting-plane inference of Riedel,
+// and the lazy closure of Alchemy's and Tuffy's MaxWalkSAT): a ground
+// formula is at its maximum in a world when it is true there (positive
+// weight or hard) or false (negative weight), and only the ground
+// formulas not at their maximum in at least one of Worlds become factors.
+// The others, at their maximum in every world of Worlds, add their
+// maximum (the weight if positive, else 0) to LogZOffset, which then is
+// not log Z's offset but makes the graph's log score plus LogZOffset an
+// upper bound on Σ_i w_i n_i(y) for every world y, equal to it for the
+// worlds of Worlds. So a world that maximises the lazy grounding and in
+// which every ground formula left out is at its maximum (grounding again
+// with it added to Worlds adds no ground formula) maximises the full
+// grounding, and a bound on the lazy grounding bounds the full one.
+//
+// Open-world atoms that are not in any factor (all their ground formulas
+// left out) are variables all the same; the join reads the atoms true in
+// some world of Worlds off an index, as it reads a closed-world
+// predicate's true atoms, so a formula that a false atom puts at its
+// maximum (such as !advisedBy(a1,a2) v !advisedBy(a1,a3) v
+// samePerson(a2,a3)) visits only the bindings over true atoms.
+type Lazy struct {
+	// Worlds are values of the ground atoms that are variables, indexed
+	// by variable as in the grounding of the same MLN, evidence and
+	// options (Lazy aside); a nil world, or an index beyond a world's
+	// length, is false. No worlds at all is the one world in which every
+	// unknown atom is false.
+	Worlds [][]bool
 }
 
 // Progress reports how far a grounding has come. Groundings counts every
@@ -193,6 +227,7 @@ type prepared struct {
 	formulas []*formula
 	maxArity int
 	maxGr    int64
+	worlds   [][]bool // Options.Lazy's worlds (at least one), nil when not lazy
 }
 
 func prepare(m *mln.MLN, db *mln.DB, opt Options) (*prepared, error) {
@@ -229,6 +264,9 @@ func prepare(m *mln.MLN, db *mln.DB, opt Options) (*prepared, error) {
 	if opt.Restrict != nil && opt.Restrict.OnOffset != nil {
 		opt.naive = true
 	}
+	if opt.Lazy != nil && opt.Restrict != nil {
+		return nil, errors.New("ground: a lazy grounding cannot be restricted")
+	}
 	p := &prepared{m: m, db: db, opt: opt, at: at, closed: closed, maxArity: opt.MaxArity, maxGr: opt.MaxGround}
 	if p.maxArity <= 0 {
 		p.maxArity = 12
@@ -247,6 +285,13 @@ func prepare(m *mln.MLN, db *mln.DB, opt Options) (*prepared, error) {
 		return nil, err
 	}
 	at.load(db)
+	if opt.Lazy != nil {
+		p.worlds = opt.Lazy.Worlds
+		if len(p.worlds) == 0 {
+			p.worlds = [][]bool{nil}
+		}
+		at.lazyIndex(p.worlds)
+	}
 	return p, nil
 }
 
