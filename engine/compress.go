@@ -27,7 +27,7 @@ func (m *Model) GroundGraph(ctx context.Context, req Request) (*fg.Graph, fg.Evi
 		if err != nil {
 			return nil, nil, opt, err
 		}
-		gr, err := r.ground(ctx)
+		gr, err := r.ground(ctx, r.gopt)
 		if err != nil {
 			return nil, nil, opt, err
 		}
@@ -110,7 +110,7 @@ func (m *Model) Compress(ctx context.Context, req Request) (*Result, error) {
 			ColorIter: net.Iterations, ColorSeconds: net.Seconds}
 		return &Result{Route: RouteFirstOrder, Converged: true, Stats: FirstOrderStats(st, net), net: net}, nil
 	}
-	gr, err := r.ground(ctx)
+	gr, err := r.ground(ctx, r.gopt)
 	if err != nil {
 		return nil, err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 
@@ -56,5 +57,61 @@ func TestFallbackKeepsTheLimit(t *testing.T) {
 	}
 	if res.Route != RouteFirstOrder {
 		t.Fatalf("interchangeable people: route %s (%s), want lifted BP on the first-order network", res.Route, res.MethodReason)
+	}
+}
+
+// Lazy MAP (cutting planes on lazy groundings) answers what MAP on the
+// full grounding answers: on small models, where map-auto proves both
+// optimal, the same objective, and a world that scores that objective on
+// the full grounding. The transitive model's full grounding is refused
+// under a small limit, and MAP is answered lazily all the same.
+func TestLazyMAPAgrees(t *testing.T) {
+	chain := ""
+	for i := 0; i+1 < 5; i++ {
+		chain += fmt.Sprintf("Friends(P%d, P%d)\n", i, i+1)
+	}
+	cases := []struct {
+		model, db string
+		q         []string
+		ow        []string
+	}{
+		{smokersMLN, smokersDB, []string{"Smokes", "Cancer"}, nil},
+		{writeTemp(t, "tiny.mln", tinyMLN), "", []string{"P", "Q"}, nil},
+		{writeTemp(t, "t.mln", limitMLN(5)), writeTemp(t, "c.db", chain+"Smokes(P0)\n!Smokes(P3)\n"), []string{"Smokes"}, []string{"Friends"}},
+		{writeTemp(t, "t6.mln", limitMLN(6)), writeTemp(t, "o.db", "Smokes(P0)\n"), []string{"Smokes", "Friends"}, nil},
+	}
+	for _, c := range cases {
+		req := Request{Model: c.model, Query: c.q, Task: MAP, Seed: 1, Ground: GroundOptions{OpenWorld: c.ow}}
+		if c.db != "" {
+			req.Evidence = []string{c.db}
+		}
+		full, err := Run(context.Background(), req)
+		if err != nil {
+			t.Fatalf("%s: %v", c.model, err)
+		}
+		req.Ground.Lazy = true
+		lazy, err := Run(context.Background(), req)
+		if err != nil {
+			t.Fatalf("%s lazily: %v", c.model, err)
+		}
+		if full.Gap == nil || *full.Gap != 0 || lazy.Gap == nil || *lazy.Gap > 1e-9 {
+			t.Fatalf("%s: not proved optimal: gap %v full, %v lazy", c.model, full.Gap, lazy.Gap)
+		}
+		if math.Abs(*full.Objective-*lazy.Objective) > 1e-9*(1+math.Abs(*full.Objective)) {
+			t.Errorf("%s: objective %v on the full grounding, %v lazily (%s)", c.model, *full.Objective, *lazy.Objective, lazy.Stats.ConstructionReason)
+		}
+		if !strings.Contains(lazy.Stats.ConstructionReason, "lazy grounding") || lazy.Stats.GroundFormulas > full.Stats.GroundFormulas {
+			t.Errorf("%s: lazily %d ground formulas (full %d): %s", c.model, lazy.Stats.GroundFormulas, full.Stats.GroundFormulas, lazy.Stats.ConstructionReason)
+		}
+	}
+	req := Request{Model: cases[3].model, Evidence: []string{cases[3].db}, Query: cases[3].q, Task: MAP, Ground: GroundOptions{MaxGround: 100}}
+	res, err := Run(context.Background(), req)
+	if err != nil || !strings.Contains(res.Stats.ConstructionReason, "the full grounding is too large") || res.Gap == nil || *res.Gap > 1e-9 {
+		t.Fatalf("MAP over the limit: %v %+v", err, res)
+	}
+	req.Ground.MaxGround = 0
+	full, err := Run(context.Background(), req)
+	if err != nil || math.Abs(*full.Objective-*res.Objective) > 1e-9*(1+math.Abs(*full.Objective)) {
+		t.Fatalf("MAP over the limit: objective %v lazily, %v on the full grounding (%v)", *res.Objective, full.Objective, err)
 	}
 }

@@ -124,9 +124,20 @@ func (m *Model) runMLNQuery(ctx context.Context, s *setup) (*Result, error) {
 	if autoWhy != "" {
 		why = autoWhy
 	}
-	gr, gerr := r.ground(ctx)
+	if r.opt.Query.Task == infer.MAP && r.req.Ground.Lazy {
+		return r.lazyMAP(ctx, alg, "--lazy")
+	}
+	gr, gerr := r.ground(ctx, r.gopt)
 	if gerr != nil {
 		if res, err := r.tooLarge(ctx, alg, gerr); res != nil || err != nil {
+			return res, err
+		}
+		if r.opt.Query.Task == infer.MAP && errors.Is(gerr, ground.ErrTooLarge) {
+			// MAP needs only the ground formulas that its worlds break
+			res, err := r.lazyMAP(ctx, alg, "the full grounding is too large ("+shortReason(gerr)+")")
+			if errors.Is(err, ground.ErrTooLarge) {
+				err = fmt.Errorf("%w; lazily (the ground formulas that the MAP worlds break): %w", gerr, err)
+			}
 			return res, err
 		}
 		return nil, gerr
@@ -134,9 +145,60 @@ func (m *Model) runMLNQuery(ctx context.Context, s *setup) (*Result, error) {
 	return r.onGrounding(ctx, alg, gr, why)
 }
 
-// ground grounds the MLN, reporting progress.
-func (r *mlnRun) ground(ctx context.Context) (*ground.Grounding, error) {
-	opt := r.gopt
+// lazyMAP answers a MAP query by cutting planes on lazy groundings
+// (ground.Lazy): the first grounds only the ground formulas that the world
+// with every unknown atom false breaks (not at their maximum), then the
+// MAP method runs on it, and the grounding is made again with its world
+// added, until that adds no ground formula: then every ground formula
+// left out is at its maximum in the world found, which scores on the full
+// grounding what it scores on the lazy one (objective and bound are the
+// full grounding's; proved optimal there is proved optimal on the full
+// one). An atom in no ground formula kept is false in the answer.
+func (r *mlnRun) lazyMAP(ctx context.Context, alg infer.Algorithm, why string) (*Result, error) {
+	var worlds [][]bool
+	var prev *ground.Grounding
+	var prevAns *infer.Answer
+	rounds, seconds := 0, 0.0
+	for {
+		opt := r.gopt
+		opt.Lazy = &ground.Lazy{Worlds: worlds}
+		gr, err := r.ground(ctx, opt)
+		if err != nil {
+			return nil, err
+		}
+		seconds += gr.Seconds
+		if prev != nil && gr.NumFormulas == prev.NumFormulas && gr.Graph.NumFactors() == prev.Graph.NumFactors() {
+			break
+		}
+		ans, err := infer.RunModel(ctx, alg, exact.NewModel(gr, r.gopt), r.opt)
+		if err != nil {
+			return nil, mlnError(r.m.Path, err)
+		}
+		if ans.Stats.Interrupted || ans.Assignment == nil {
+			// the world is not checked against the ground formulas left out
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			return nil, fmt.Errorf("%s: lazy MAP: %s gave no complete world", r.m.Path, r.method.Name)
+		}
+		w := make([]bool, gr.NumAtoms)
+		for v := range gr.NumAtoms {
+			if gr.Graph.Degree(v) == 0 {
+				ans.Assignment[v] = 0
+			}
+			w[v] = ans.Assignment[v] == 1
+		}
+		worlds = append(worlds, w)
+		prev, prevAns = gr, ans
+		rounds++
+	}
+	prev.Seconds = seconds
+	reason := fmt.Sprintf("%s; lazy grounding: %d rounds of cutting planes, %d ground formulas kept (every other one at its maximum in the world found)", why, rounds, prev.NumFormulas)
+	return r.groundedResult(prev, prevAns, reason), nil
+}
+
+// ground grounds the MLN with opt, reporting progress.
+func (r *mlnRun) ground(ctx context.Context, opt ground.Options) (*ground.Grounding, error) {
 	if p := r.req.Progress; p != nil {
 		opt.Progress = func(g ground.Progress) {
 			p(Progress{Stage: "grounding", Done: steps(g.Groundings), Total: steps(g.Total),
@@ -170,6 +232,11 @@ func (r *mlnRun) onGrounding(ctx context.Context, alg infer.Algorithm, gr *groun
 	if err != nil {
 		return nil, mlnError(r.m.Path, err)
 	}
+	return r.groundedResult(gr, ans, why), nil
+}
+
+// groundedResult is the Result of answer ans on the grounding gr.
+func (r *mlnRun) groundedResult(gr *ground.Grounding, ans *infer.Answer, why string) *Result {
 	res := newResult(r.setup, ans)
 	res.Route = RouteGrounded
 	res.Stats = groundedStats(ans.Stats, gr, why)
@@ -200,7 +267,7 @@ func (r *mlnRun) onGrounding(ctx context.Context, alg infer.Algorithm, gr *groun
 			}
 		}
 	}
-	return res, nil
+	return res
 }
 
 // withPath prefixes an error without a position with the model's path.

@@ -129,6 +129,11 @@ type GroundOptions struct {
 	// Alchemy does; MergeDuplicates combines ground formulas over the
 	// same atoms into one factor.
 	AlchemyCNF, MergeDuplicates bool
+	// Lazy answers a MAP query by cutting planes on lazy groundings
+	// (ground.Lazy): only the ground formulas that the MAP worlds break
+	// are ground. A MAP query whose full grounding is refused as too
+	// large is answered so without it.
+	Lazy bool
 	// Construction is how lifted BP's counted graph is made:
 	// "first-order" (from the MLN without grounding it, where that
 	// applies), "ground", or "" (first-order where the evidence leaves
