@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/lifted-dev/lifted/infer"
+	"github.com/lifted-dev/lifted/infer/bp"
 )
 
 // Status says how far one marginal can be trusted: each query atom (or
@@ -107,7 +108,10 @@ func (r *Result) entryStatus(ans *infer.Answer, i int, p, se float64) AtomStatus
 		return AtomStatus{Status: StatusFixedPoint, Lo: nan, Hi: nan}
 	}
 	why := "BP did not converge"
-	if r.Stats.Mixing != "" {
+	switch {
+	case strings.Contains(r.Stats.Mixing, bp.BrokenSymmetry):
+		why = "BP's fixed point " + bp.BrokenSymmetry
+	case r.Stats.Mixing != "":
 		why = "BP's fixed point violates a hard constraint"
 	}
 	return AtomStatus{Status: StatusUnresolved, Lo: 0, Hi: 1, Why: why}

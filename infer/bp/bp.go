@@ -1,6 +1,7 @@
 package bp
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -303,9 +304,78 @@ func Run(ctx context.Context, c *lift.Compressed, opt Options) (*Result, error) 
 				res.Violated = fmt.Sprintf("the fixed point's marginals put %.3g of their product's mass on the zeros of hard factor %d (a constraint every world satisfies)", mass, c.FactorRep[F])
 			}
 		}
+		if res.Converged && opt.Schedule != Flood {
+			if why, err := brokenSymmetry(ctx, res, opt); err != nil {
+				return nil, err
+			} else if why != "" {
+				res.Converged = false
+				res.Violated = why
+			}
+		}
 	}
 	res.Seconds = time.Since(start).Seconds()
 	return res, nil
+}
+
+// BrokenSymmetry is the phrase of Result.Violated (and so of
+// infer.Stats.Mixing) for a fixed point that breaks the model's symmetry.
+const BrokenSymmetry = "breaks the model's symmetry"
+
+// SymmetryGap is the least difference between the marginals of two ground
+// variables of one colour class (lift.Compress of the ground graph) at
+// which a fixed point of a sequential schedule counts as breaking the
+// model's symmetry; it grows to 100 times the tolerance where that is
+// larger.
+const SymmetryGap = 1e-3
+
+// brokenSymmetry checks the converged answer of a sequential schedule on
+// a ground graph (every clusternode of size 1) against the colour classes
+// of that graph: flooding BP, ground or lifted, keeps the marginals of one
+// class equal at every iteration (in exact arithmetic, and bit for bit in
+// ours), but a sequential schedule updates one variable of a class before
+// the others, and where BP's symmetric path is unstable (matchings,
+// permutations) it settles on a fixed point that picks one of several
+// symmetric solutions (P = 0 or 1 where the exact answer is 1/2). Such a
+// fixed point is not lifted BP's answer, and where the class is an orbit
+// of the model's symmetries — the exact marginals are then equal — its
+// error is at least half the gap. It returns why, or "".
+func brokenSymmetry(ctx context.Context, res *Result, opt Options) (string, error) {
+	c := res.Graph
+	for _, n := range c.NodeSize {
+		if n != 1 {
+			return "", nil // a compression: its classes are one clusternode each
+		}
+	}
+	g := c.Ground
+	ev := fg.NoEvidence(g.NumVars())
+	for v := range ev {
+		ev[v] = c.NodeEvidence[c.NodeOf[v]]
+	}
+	cc, _, err := lift.Compress(ctx, g, ev, lift.Options{})
+	if err != nil {
+		return "", err
+	}
+	first := make([]int32, cc.NumNodes())
+	for i := range first {
+		first[i] = -1
+	}
+	gap := max(SymmetryGap, 100*opt.Tol)
+	worst, a, b := 0.0, -1, -1
+	for v := range g.NumVars() {
+		X := cc.NodeOf[v]
+		if first[X] < 0 {
+			first[X] = int32(v)
+			continue
+		}
+		if d := maxDiff(res.Marginal(v), res.Marginal(int(first[X]))); d > worst {
+			worst, a, b = d, int(first[X]), v
+		}
+	}
+	if worst <= gap {
+		return "", nil
+	}
+	return fmt.Sprintf("the %v schedule's fixed point "+BrokenSymmetry+": variables %d and %d, which flooding BP (= lifted BP) keeps equal, differ by %.3g (%.3g and %.3g); it is one of several symmetric fixed points, not BP's answer",
+		opt.Schedule, a, b, worst, res.Marginal(a)[len(res.Marginal(a))-1], res.Marginal(b)[len(res.Marginal(b))-1]), nil
 }
 
 // engine holds the flat message arrays of one run.
@@ -332,6 +402,25 @@ type engine struct {
 	out    []float64
 
 	order []int32 // sequential update order of lifted edges
+
+	// byValue holds c.NodeEdges with each clusternode's lifted edges
+	// sorted by their current message (then count) whenever its totals
+	// are computed from scratch (nodeTotals, linTotals): the totals are
+	// then a function of the multiset of incoming messages, not of the
+	// order the edges happen to have, so that variables whose messages are
+	// equal in exact arithmetic (symmetric ones: a colour class of the
+	// ground graph) get bit-equal totals and messages. Summed in edge
+	// order, rounding makes them differ in the last bits, and where BP's
+	// path through the symmetric messages is unstable (matchings,
+	// permutations, Latin squares) the difference grows until ground BP
+	// leaves the path that lifted BP, one message per class, keeps.
+	// Only the flooding schedule sorts (canon): it is the one whose ground
+	// and lifted runs are equal iteration by iteration; the sequential
+	// schedules update one slot at a time, which breaks symmetries in
+	// exact arithmetic already.
+	byValue []int32
+	canon   bool
+	oddOrd  []int32 // scratch: oddMessages' positions sorted by their inputs
 
 	// Tables of sum-product factors that hold one value c everywhere but
 	// at one entry z (c0 there; a CNF clause: c = 1, c0 = 0) get their
@@ -447,6 +536,8 @@ func newEngine(c *lift.Compressed, opt Options) *engine {
 		e.nodeOff[X+1] = e.nodeOff[X] + int(c.NodeCard[X])
 	}
 	e.logT = make([]float64, e.nodeOff[nn])
+	e.canon = opt.Schedule == Flood
+	e.byValue = slices.Clone(c.NodeEdges)
 	e.zeros = make([]int64, e.nodeOff[nn])
 	maxArity := 0
 	for F := 0; F < c.NumFactors(); F++ {
@@ -518,7 +609,7 @@ func (e *engine) linTotals(X int) {
 		P[x] = 1
 	}
 	clear(Z)
-	for _, s := range c.NodeEdges[c.NodeEdgeStart[X]:c.NodeEdgeStart[X+1]] {
+	for _, s := range e.sortedEdges(X) {
 		m := e.f2v[e.edgeOff[s]:e.edgeOff[s+1]]
 		if n := c.EdgeCount[s]; n != 1 {
 			// A lifted edge of count n (flooding only): m^n, by squaring.
@@ -665,6 +756,36 @@ func (e *engine) someAllowed(X int, m []float64) bool {
 // 1e-300 per message.
 const MessageFloor = 1e-300
 
+// sortedEdges returns the lifted edges at clusternode X sorted by their
+// current factor-to-variable message (lexicographically), then by count
+// (engine.byValue). The order of the previous call is the starting point,
+// and messages change little between iterations, so the sort mostly
+// confirms a sorted slice in linear time.
+func (e *engine) sortedEdges(X int) []int32 {
+	c := e.c
+	edges := e.byValue[c.NodeEdgeStart[X]:c.NodeEdgeStart[X+1]]
+	if len(edges) < 2 || !e.canon {
+		return edges
+	}
+	f2v, off := e.f2v, e.edgeOff
+	cmpEdge := func(a, b int32) int {
+		ma, mb := f2v[off[a]:off[a+1]], f2v[off[b]:off[b+1]]
+		for x, v := range ma {
+			if v != mb[x] {
+				if v < mb[x] {
+					return -1
+				}
+				return 1
+			}
+		}
+		return cmp.Compare(c.EdgeCount[a], c.EdgeCount[b])
+	}
+	if !slices.IsSortedFunc(edges, cmpEdge) {
+		slices.SortFunc(edges, cmpEdge)
+	}
+	return edges
+}
+
 // nodeTotals recomputes logT and zeros of clusternode X from f2v.
 func (e *engine) nodeTotals(X int) {
 	c := e.c
@@ -672,7 +793,7 @@ func (e *engine) nodeTotals(X int) {
 	Z := e.zeros[e.nodeOff[X]:e.nodeOff[X+1]]
 	clear(T)
 	clear(Z)
-	for _, s := range c.NodeEdges[c.NodeEdgeStart[X]:c.NodeEdgeStart[X+1]] {
+	for _, s := range e.sortedEdges(X) {
 		cnt := c.EdgeCount[s]
 		fc := float64(cnt)
 		m := e.f2v[e.edgeOff[s]:e.edgeOff[s+1]]
@@ -805,6 +926,7 @@ func (e *engine) initOdd() {
 	}
 	n := cap(e.others) + 1
 	e.oddS, e.oddM, e.oddN = make([]float64, n), make([]float64, n), make([]float64, n)
+	e.oddOrd = make([]int32, n)
 }
 
 // oddEntry reports whether values (at least 3) hold one value c at every
@@ -847,6 +969,7 @@ func (e *engine) oddMessages(F int, dims []int32, a int, base []float64) {
 	z := e.oddZ[e.odd[F] : int(e.odd[F])+a]
 	cv, c0 := e.oddC[F][0], e.oddC[F][1]
 	S, M, N := e.oddS[:a], e.oddM[:a], e.oddN[:a]
+	ord := e.oddOrd[:a]
 	for q := range a {
 		m := e.v2f[e.inOff[q] : e.inOff[q]+int(dims[q])]
 		var sum, n float64
@@ -857,6 +980,23 @@ func (e *engine) oddMessages(F int, dims []int32, a int, base []float64) {
 			}
 		}
 		S[q], M[q], N[q] = sum, m[z[q]], n
+		ord[q] = int32(q)
+	}
+	// The positions are combined in the order of their (S, M, N), not in
+	// table order: the products and sums are then a function of the
+	// multiset of inputs, so that a clause whose inputs are a permutation
+	// of another's (a symmetry of the model) sends bit-equal messages
+	// (engine.byValue).
+	if e.canon {
+		slices.SortFunc(ord, func(p, q int32) int {
+			if c := cmp.Compare(S[p], S[q]); c != 0 {
+				return c
+			}
+			if c := cmp.Compare(M[p], M[q]); c != 0 {
+				return c
+			}
+			return cmp.Compare(N[p], N[q])
+		})
 	}
 	for q := range a {
 		o := e.outOff[q]
@@ -864,7 +1004,8 @@ func (e *engine) oddMessages(F int, dims []int32, a int, base []float64) {
 			continue
 		}
 		acc, suf, pz := 0.0, 1.0, 1.0
-		for j := a - 1; j >= 0; j-- {
+		for k := a - 1; k >= 0; k-- {
+			j := int(ord[k])
 			if j == q {
 				continue
 			}
