@@ -12,7 +12,7 @@ import (
 // formula. Only the variables that occur in a clause enter the search,
 // renumbered densely; the others are counted in k.unused.
 func newCounter(ctx context.Context, c *cnf.CNF, opts Options) *counter {
-	used := usedVars(c)
+	used, dense := usedVars(c)
 	nv := len(used)
 	s := newSolver(nv)
 	k := &counter{solver: s, ctx: ctx, opts: opts, src: c, used: used, litAct: make([]float64, 2*nv), candOK: make([]bool, 2*nv)}
@@ -22,7 +22,7 @@ func newCounter(ctx context.Context, c *cnf.CNF, opts Options) *counter {
 	var binA, binB []int32
 	for _, cl := range c.Clauses {
 		var taut bool
-		buf, taut = normalize(cl, used, buf[:0])
+		buf, taut = normalize(cl, dense, buf[:0])
 		switch {
 		case taut:
 		case len(buf) == 0:
@@ -41,8 +41,7 @@ func newCounter(ctx context.Context, c *cnf.CNF, opts Options) *counter {
 		}
 	}
 	s.origEnd = uint32(len(s.pool))
-	k.st = buildStructure(s, nv, binA, binB)
-	k.decomposer = newDecomposer(&k.st, s.val, nv)
+	k.binA, k.binB = binA, binB
 	for _, u := range units {
 		switch s.val[u] {
 		case isFalse:
@@ -57,25 +56,47 @@ func newCounter(ctx context.Context, c *cnf.CNF, opts Options) *counter {
 	return k
 }
 
-// usedVars returns the sorted distinct variables that occur in c.
-func usedVars(c *cnf.CNF) []int32 {
-	var used []int32
+// usedVars returns the sorted distinct variables that occur in c, and
+// for each variable of c its index in used (-1 if it occurs in no clause).
+func usedVars(c *cnf.CNF) (used, dense []int32) {
+	dense = make([]int32, c.NumVars+1)
+	for i := range dense {
+		dense[i] = -1
+	}
+	n := int32(0)
 	for _, cl := range c.Clauses {
 		for _, x := range cl {
-			used = append(used, max(x, -x))
+			if v := max(x, -x); dense[v] < 0 {
+				dense[v] = 0
+				n++
+			}
 		}
 	}
-	slices.Sort(used)
-	return slices.Compact(used)
+	used = make([]int32, 0, n)
+	for v, d := range dense {
+		if d >= 0 {
+			dense[v] = int32(len(used))
+			used = append(used, int32(v))
+		}
+	}
+	return used, dense
+}
+
+// buildSearch sets up what the counting search alone needs, once the
+// formula is final: the structure of the original clauses and the
+// decomposer.
+func (k *counter) buildSearch() {
+	k.st = buildStructure(k.solver, k.nv, k.binA, k.binB)
+	k.binA, k.binB = nil, nil
+	k.decomposer = newDecomposer(&k.st, k.val, k.nv)
 }
 
 // normalize converts a DIMACS clause to sorted distinct literals over the
-// dense numbering given by used; taut reports a clause with complementary
+// dense numbering dense; taut reports a clause with complementary
 // literals.
-func normalize(cl []int32, used []int32, buf []lit) ([]lit, bool) {
+func normalize(cl []int32, dense []int32, buf []lit) ([]lit, bool) {
 	for _, x := range cl {
-		v, _ := slices.BinarySearch(used, max(x, -x))
-		l := lit(v) << 1
+		l := lit(dense[max(x, -x)]) << 1
 		if x < 0 {
 			l |= 1
 		}

@@ -35,6 +35,8 @@ type counter struct {
 	err        error
 	unsat      bool // an empty clause or a root-level conflict was found
 	unused     int  // variables of the formula that occur in no clause
+
+	binA, binB []int32 // the original binary clauses, until buildSearch
 }
 
 // run counts the models. It returns the counter that did the counting:
@@ -68,6 +70,7 @@ func (k *counter) run() (*counter, *big.Int, error) {
 			return r.run()
 		}
 	}
+	k.buildSearch()
 	k.bump = k.bumpLit
 	k.bumpClause = k.bumpClauseActivity
 	root := component{vs: int32(len(k.compVars)), cs: int32(len(k.compCls))}
