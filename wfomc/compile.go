@@ -39,6 +39,7 @@ type poller struct {
 	maxPairs int64   // Options.MaxCellPairs (0: DefaultMaxCellPairs)
 	maxTerms float64 // Options.MaxTerms (0: DefaultMaxTerms)
 	meter    *meter
+	work     *Work // WithWorkLimit's count: ticks and pair weights
 }
 
 // DefaultMaxCellPairs, the default Options.MaxCellPairs, bounds the pair weights the cell algorithm computes
@@ -66,6 +67,7 @@ func (e *pairsError) Error() string {
 func (p *poller) spendPairs(n int64, cells int) error {
 	p.pairs += n
 	p.meter.add(n)
+	p.work.spend(n * PairUnits)
 	limit := p.maxPairs
 	if limit <= 0 {
 		limit = DefaultMaxCellPairs
@@ -82,6 +84,7 @@ type cancelled struct{ err error }
 func (p *poller) poll() {
 	p.ticks++
 	if p.ticks%ctxEvery == 0 {
+		p.work.spend(ctxEvery * TickUnits)
 		if err := p.ctx.Err(); err != nil {
 			panic(cancelled{err})
 		}

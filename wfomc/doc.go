@@ -181,7 +181,14 @@
 // total (cell-pair weights while compiling; terms of the cell sums while
 // evaluating). All three poll the context in their long loops and stop
 // within milliseconds of its end; RunFileContext then returns a
-// StoppedError saying in which phase and after how long. The cell
+// StoppedError saying in which phase and after how long.
+//
+// WithWorkLimit bounds a run in work units instead of time (steps of
+// compilation's loops, cell-pair weights, steps of the sums, ground worlds,
+// each weighed to about 0.1 µs of one core: Work): the count of a run is
+// the same whatever the load and the processors, so whether a run fits a
+// limit is decided the same way every time (auto's wfomc share uses it).
+// The context ends with a *WorkError cause once the limit is passed. The cell
 // algorithm computes a weight for every pair of cells of a case, and a
 // compilation refuses more than 2^22 of them in all (Options.MaxCellPairs;
 // its cases and atom counting's attempts together; the models of the tests

@@ -189,8 +189,12 @@ func (g *groundComp) eval(ctx context.Context, theta []float64, n []int64, grad 
 	a := newAcc(len(grad))
 	x := newLnum(len(grad))
 	counts := make([]int64, len(g.pb.formulas))
-	for mask := uint64(0); mask < 1<<len(w.unknown); mask++ {
+	work := workOf(ctx)
+	worlds := uint64(1) << len(w.unknown)
+	work.spend(int64(worlds%ctxEvery) * WorldUnits) // the rest as the loop polls
+	for mask := uint64(0); mask < worlds; mask++ {
 		if mask%ctxEvery == ctxEvery-1 {
+			work.spend(ctxEvery * WorldUnits)
 			if err := ctx.Err(); err != nil {
 				return 0, 0, err
 			}

@@ -233,7 +233,7 @@ func CompileContext(ctx context.Context, m *mln.MLN, opt *Options) (mod *Model, 
 	mt := meterOf(ctx)
 	mt.begin("compiling")
 	defer mt.end()
-	c := &compiler{m: m, opt: opt, mod: &Model{m: m, nf: len(m.Formulas)}, pl: &poller{ctx: ctx, maxPairs: opt.MaxCellPairs, maxTerms: opt.MaxTerms, meter: mt}}
+	c := &compiler{m: m, opt: opt, mod: &Model{m: m, nf: len(m.Formulas)}, pl: &poller{ctx: ctx, maxPairs: opt.MaxCellPairs, maxTerms: opt.MaxTerms, meter: mt, work: workOf(ctx)}}
 	defer func() {
 		if r := recover(); r != nil {
 			cc, ok := r.(cancelled)

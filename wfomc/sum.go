@@ -238,14 +238,19 @@ type sumState struct {
 	// leaves counts the terms added since the last report to the meter.
 	leaves int64
 	meter  *meter
+	// spent is the ticks already counted in work (WithWorkLimit).
+	spent uint64
+	work  *Work
 }
 
-// flush reports the terms summed since the last flush.
+// flush reports the terms summed and the steps taken since the last flush.
 func (s *sumState) flush() {
 	if s.leaves > 0 {
 		s.meter.add(s.leaves)
 		s.leaves = 0
 	}
+	s.work.spend(int64(s.ticks-s.spent) * StepUnits)
+	s.spent = s.ticks
 }
 
 // ctxEvery is how many steps of a long loop (terms of a sum, ground worlds)
@@ -300,7 +305,7 @@ func newSumState(ctx context.Context, c *fo2Comp, cs *cellCase, vals []lnum, lf 
 	p := &cs.plan
 	depth := len(p.explicit)
 	u := len(p.classes)
-	s := &sumState{ctx: ctx, meter: meterOf(ctx), c: c, cs: cs, p: p, vals: vals, lf: lf, rem: append([]int64(nil), rem...),
+	s := &sumState{ctx: ctx, meter: meterOf(ctx), work: workOf(ctx), c: c, cs: cs, p: p, vals: vals, lf: lf, rem: append([]int64(nil), rem...),
 		lw: make([][]lnum, depth+1), term: make([]lnum, depth+1),
 		leaf: newLnum(dim), w: newLnum(dim), wacc: newAcc(dim), acc: newAcc(dim)}
 	for t := range s.lw {
@@ -336,10 +341,10 @@ func (s *sumState) level(t int, lo, hi int64) {
 	diag := &s.vals[p.pairOf(s.cs, c, c)]
 	for k := lo; k <= hi; k++ {
 		if s.ticks++; s.ticks%ctxEvery == 0 {
+			s.flush()
 			if s.err = s.ctx.Err(); s.err != nil {
 				return
 			}
-			s.flush()
 		}
 		next.copyFrom(cur)
 		next.addLog(logBinom(s.lf, R, k))
@@ -449,6 +454,8 @@ func sumCase(ctx context.Context, c *fo2Comp, cs *cellCase, vals []lnum, lf []fl
 				windowModelHook(m)
 			}
 			ok = m.sumWindow(&st)
+			s.work.spend(int64(s.ticks-s.spent) * StepUnits) // the steps the window took
+			s.spent = s.ticks
 			if s.err != nil {
 				return s.err
 			}

@@ -121,12 +121,12 @@ func TestInferFirstOrderEqualsGround(t *testing.T) {
 }
 
 // --method auto on a model too large to ground answers with lifted BP on
-// the first-order network when wfomc does not answer (here: no time for
+// the first-order network when wfomc does not answer (here: no work for
 // it), and says so.
 func TestInferAutoTooLargeFirstOrder(t *testing.T) {
 	model, db := writeSmokers(t, 60)
-	out, stderr, code := run(t, "infer", model, "-e", db, "-q", "Smokes,Cancer", "--max-ground", "100", "--prop", "budget=0")
-	if code != 0 || !strings.Contains(stderr, "lifted: method lbp: wfomc did not finish within its budget of 0s (domains person=60); lifted BP on the first-order network") {
+	out, stderr, code := run(t, "infer", model, "-e", db, "-q", "Smokes,Cancer", "--max-ground", "100", "--prop", "wfomc-work=1")
+	if code != 0 || !strings.Contains(stderr, "lifted: method lbp: wfomc did not finish within its share of 1 work units (domains person=60); lifted BP on the first-order network") {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	want, _, _ := run(t, "infer", model, "-e", db, "-q", "Smokes,Cancer", "--method", "lbp", "--construction", "ground")

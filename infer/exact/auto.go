@@ -13,18 +13,26 @@ import (
 	"github.com/lifted-dev/lifted/infer"
 	"github.com/lifted-dev/lifted/infer/jtree"
 	"github.com/lifted-dev/lifted/lift"
+	"github.com/lifted-dev/lifted/wfomc"
 )
 
 // Auto is the method "auto": exact lifted inference (wfomc) when it lifts
 // the MLN within Budget, lifted BP with the given properties otherwise.
 type Auto struct {
-	LBP    infer.Algorithm // the fallback, "lbp" with auto's BP properties
-	Budget time.Duration   // the most time allowed to wfomc's compile and evaluation
-	// BudgetPerAtom, when positive, shrinks wfomc's share for a model
-	// whose grounding is predicted cheap: wfomc gets BudgetPerAtom per
-	// unknown ground atom, at least MinWFOMCBudget, at most Budget
-	// (WFOMCBudget).
-	BudgetPerAtom time.Duration
+	LBP infer.Algorithm // the fallback, "lbp" with auto's BP properties
+	// Work is the most work units allowed to wfomc's compile and
+	// evaluation (wfomc.Work: steps of their long loops, cell-pair
+	// weights, terms; 0: no limit): whether wfomc answers or auto goes on
+	// to the grounding is then the same on every run, whatever the load.
+	Work float64
+	// WorkPerAtom, when positive, shrinks wfomc's share for a model
+	// whose grounding is predicted cheap: wfomc gets WorkPerAtom units
+	// per unknown ground atom, at least MinWFOMCWork, at most Work
+	// (WFOMCWork).
+	WorkPerAtom float64
+	// Budget, when positive, also bounds wfomc's wall time: the choice
+	// then depends on the machine's load.
+	Budget time.Duration
 	// BPIter is lifted BP's slice on the approximate path: the iterations
 	// shared by BP as asked and its first fallback (damping 0.5) before
 	// the sampler answers; < 0 skips BP, 0 is no slice (every fallback to
@@ -95,7 +103,7 @@ func (a *Auto) Choose(ctx context.Context, m *infer.Model, q infer.Query) (infer
 			}
 		}
 	}
-	why, err := a.try(ctx, m, a.WFOMCBudget(unknown), func(wctx context.Context) (err error) {
+	why, err := a.try(ctx, m, a.WFOMCWork(unknown), func(wctx context.Context) (err error) {
 		ans, err = WFOMC{}.RunModel(wctx, m, q)
 		return err
 	})
@@ -118,7 +126,7 @@ func (a *Auto) Reason(m *infer.Model) string {
 // auto's reason in its statistics, or nil and why wfomc did not answer
 // (for Tried).
 //
-// unknown is the number of unknown ground atoms (WFOMCBudget).
+// unknown is the number of unknown ground atoms (WFOMCWork).
 func (a *Auto) TryUngrounded(ctx context.Context, m *infer.Model, q infer.Query, atoms iter.Seq2[int, []int], unknown float64) (*infer.AtomAnswer, string, error) {
 	switch {
 	case q.Task == infer.MAP:
@@ -127,7 +135,7 @@ func (a *Auto) TryUngrounded(ctx context.Context, m *infer.Model, q infer.Query,
 		return nil, "Alchemy's clause weighting (--alchemy-cnf) is for propositional methods; wfomc follows the MLN semantics", nil
 	}
 	var ans *infer.AtomAnswer
-	why, err := a.try(ctx, m, a.WFOMCBudget(unknown), func(wctx context.Context) (err error) {
+	why, err := a.try(ctx, m, a.WFOMCWork(unknown), func(wctx context.Context) (err error) {
 		ans, err = WFOMC{}.RunAtoms(wctx, m, q, atoms)
 		return err
 	})
@@ -138,95 +146,82 @@ func (a *Auto) TryUngrounded(ctx context.Context, m *infer.Model, q infer.Query,
 	return ans, "", nil
 }
 
-// MinWFOMCBudget is the least time wfomc gets (when Budget allows): the
-// textbook models it lifts answer in milliseconds.
-const MinWFOMCBudget = time.Second
+// MinWFOMCWork is the least work wfomc gets (when Work allows), about a
+// second of one core (wfomc.Work: a unit is about 0.1 µs): the textbook
+// models it lifts answer in a fraction of it.
+const MinWFOMCWork = 1e7
 
-// WFOMCBudget is wfomc's share for a model with unknown unknown ground
-// atoms: Budget, or with BudgetPerAtom set BudgetPerAtom per unknown atom
-// within [MinWFOMCBudget, Budget]. Grounding and the ground methods cost
-// about as much per atom as this share (UW-CSE: 4,624 atoms, 0.05 s to
-// ground), so a model whose grounding is cheap does not wait seconds for a
-// wfomc that cannot lift its evidence.
-func (a *Auto) WFOMCBudget(unknown float64) time.Duration {
-	if a.BudgetPerAtom <= 0 || math.IsNaN(unknown) {
-		return a.Budget
+// DefaultWFOMCWork is the default Work, about 5 s of one core.
+const DefaultWFOMCWork = 5e7
+
+// DefaultWFOMCWorkPerAtom is the default WorkPerAtom, about 0.1 ms of one
+// core per unknown ground atom.
+const DefaultWFOMCWorkPerAtom = 1e3
+
+// WFOMCWork is wfomc's share, in work units, for a model with unknown
+// unknown ground atoms: Work, or with WorkPerAtom set WorkPerAtom per
+// unknown atom within [MinWFOMCWork, Work]. Grounding and the ground
+// methods cost about as much per atom as this share (UW-CSE: 4,624 atoms,
+// 0.05 s to ground), so a model whose grounding is cheap does not wait
+// seconds for a wfomc that cannot lift its evidence.
+func (a *Auto) WFOMCWork(unknown float64) float64 {
+	if a.WorkPerAtom <= 0 || math.IsNaN(unknown) {
+		return a.Work
 	}
-	share := float64(a.BudgetPerAtom) * unknown
-	if share >= float64(a.Budget) {
-		return a.Budget
-	}
-	return min(a.Budget, max(MinWFOMCBudget, time.Duration(share)))
+	return min(a.Work, max(MinWFOMCWork, a.WorkPerAtom*unknown))
 }
 
-// try runs run, a wfomc call on m, within budget. It returns "" when run
-// answered, otherwise why wfomc did not answer; an error only when ctx
-// ends.
-func (a *Auto) try(ctx context.Context, m *infer.Model, budget time.Duration, run func(context.Context) error) (string, error) {
-	// wfomc runs under a context that ends with the budget: compile and
-	// evaluation poll it and stop, so an overrun does not go on computing
-	// beside the fallback. A share below Budget (WFOMCBudget) is counted
-	// in the process's CPU time, so that a loaded machine does not cut it
-	// short; the whole Budget bounds the wall time.
-	wall := max(budget, a.Budget)
-	wctx, cancel := context.WithTimeout(ctx, wall)
+// try runs run, a wfomc call on m, within work units of wfomc's work
+// (and Budget's wall time, when set). It returns "" when run answered,
+// otherwise why wfomc did not answer; an error only when ctx ends.
+func (a *Auto) try(ctx context.Context, m *infer.Model, work float64, run func(context.Context) error) (string, error) {
+	// wfomc runs under a context that ends once it has done more than its
+	// work (wfomc.WithWorkLimit): compile and evaluation poll it and stop,
+	// so an overrun does not go on computing beside the fallback. The
+	// decision is Over's, asked after the run: the same on every run.
+	limit := int64(min(work, 1e18))
+	if work <= 0 || math.IsInf(work, 1) {
+		limit = 0
+	}
+	wctx, w, cancel := wfomc.WithWorkLimit(ctx, limit)
 	defer cancel()
-	var tick <-chan time.Time
-	cpu0 := processCPU()
-	if budget < wall {
-		t := time.NewTicker(cpuPoll)
-		defer t.Stop()
-		tick = t.C
+	if a.Budget > 0 {
+		var stop context.CancelFunc
+		wctx, stop = context.WithTimeout(wctx, a.Budget)
+		defer stop()
 	}
 	done := make(chan error, 1)
 	go func() { done <- run(wctx) }()
-	for {
-		select {
-		case err := <-done:
-			switch {
-			case err == nil:
-				return "", nil
-			case ctx.Err() != nil:
-				return "", ctx.Err()
-			case wctx.Err() != nil && errors.Is(err, wctx.Err()):
-				return a.overBudget(m, budget), nil
-			}
-			return "wfomc cannot answer exactly: " + shortError(err), nil
-		case <-tick:
-			if processCPU()-cpu0 < budget {
-				continue
-			}
-		case <-wctx.Done():
-		}
-		cancel()
+	var err error
+	select {
+	case err = <-done:
+	case <-wctx.Done():
 		// Wait for wfomc to stop (it polls wctx within milliseconds), so
 		// that the fallback has the processors to itself; a part that does
 		// not poll (RunModel's own preparation) is left after stopGrace.
 		grace := time.NewTimer(stopGrace)
 		defer grace.Stop()
 		select {
-		case <-done:
+		case err = <-done:
 		case <-grace.C:
+			err = wctx.Err()
 		}
-		if ctx.Err() != nil {
-			return "", ctx.Err()
-		}
-		return a.overBudget(m, budget), nil
 	}
+	switch {
+	case ctx.Err() != nil:
+		return "", ctx.Err()
+	case w.Over():
+		return fmt.Sprintf("wfomc did not finish within its share of %.3g work units (%s)", work, DomainText(m)), nil
+	case err == nil:
+		return "", nil
+	case wctx.Err() != nil && errors.Is(err, wctx.Err()):
+		return fmt.Sprintf("wfomc did not finish within its budget of %v wall time (%s)", a.Budget, DomainText(m)), nil
+	}
+	return "wfomc cannot answer exactly: " + shortError(err), nil
 }
-
-// cpuPoll is how often try reads the process's CPU time.
-const cpuPoll = 10 * time.Millisecond
 
 // stopGrace bounds the wait for a cancelled wfomc run to return.
 const stopGrace = time.Second
-
-func (a *Auto) overBudget(m *infer.Model, budget time.Duration) string {
-	if budget < a.Budget {
-		return fmt.Sprintf("wfomc did not finish within its share of %v CPU (%s)", budget, DomainText(m))
-	}
-	return fmt.Sprintf("wfomc did not finish within its budget of %v (%s)", budget, DomainText(m))
-}
 
 // small chooses on m's grounding (Auto.ground); why says why wfomc did
 // not answer.
@@ -247,8 +242,9 @@ func shortError(err error) string {
 }
 
 var autoProps = []infer.Property{
-	{Name: "budget", Default: "5", Help: "the most seconds allowed to wfomc before the ground methods answer instead"},
-	{Name: "budget-per-atom", Default: "1e-4", Help: "wfomc's seconds per unknown ground atom, at least 1, at most budget (0: always budget)"},
+	{Name: "wfomc-work", Default: fmt.Sprintf("%g", DefaultWFOMCWork), Help: "the most work units (steps of compilation's loops, cell-pair weights, steps of the sums, each weighed to about 0.1 µs of one core) allowed to wfomc before the ground methods answer instead (deterministic, whatever the load; 0: no limit)"},
+	{Name: "wfomc-work-per-atom", Default: fmt.Sprintf("%g", DefaultWFOMCWorkPerAtom), Help: fmt.Sprintf("wfomc's work units per unknown ground atom, at least %g, at most wfomc-work (0: always wfomc-work)", MinWFOMCWork)},
+	{Name: "budget", Default: "0", Help: "also bounds wfomc by this many seconds of wall time (the choice then depends on the load; 0: work units only)"},
 	{Name: "bp-iter", Default: "400", Help: "lifted BP's slice: iterations shared by BP as asked and with damping 0.5 (half each) before the sampler answers (0: no BP)"},
 	{Name: "bp-work", Default: "3e7", Help: "caps bp-iter at this many edge updates (iterations × lifted edges), at least 20 iterations (0: no cap)"},
 	{Name: "bp-check", Default: "1", Help: "1: when lifted BP's messages converge the sampler runs too and answers, BP's fixed point checked against it (converged messages say nothing of the marginals' accuracy); 0: BP's fixed point answers"},
@@ -262,7 +258,7 @@ var autoProps = []infer.Property{
 }
 
 // autoOwn are the properties auto does not pass to lbp.
-var autoOwn = map[string]bool{"bp-check": true, "sampler-work": true, "budget": true, "budget-per-atom": true, "bp-iter": true, "bp-work": true, "sampler": true, "cpu-budget": true, "sampler-time": true, "sampler-samples": true, "max-table": true, "max-total": true}
+var autoOwn = map[string]bool{"bp-check": true, "sampler-work": true, "budget": true, "wfomc-work": true, "wfomc-work-per-atom": true, "bp-iter": true, "bp-work": true, "sampler": true, "cpu-budget": true, "sampler-time": true, "sampler-samples": true, "max-table": true, "max-total": true}
 
 func init() {
 	infer.Register(infer.Method{
@@ -329,8 +325,16 @@ func newAuto(m infer.Method, p infer.Properties, lbp infer.Algorithm) (*Auto, er
 	if a.Budget, err = secs("budget", false); err != nil {
 		return nil, err
 	}
-	if a.BudgetPerAtom, err = secs("budget-per-atom", false); err != nil {
-		return nil, err
+	for _, c := range []struct {
+		name string
+		to   *float64
+	}{{"wfomc-work", &a.Work}, {"wfomc-work-per-atom", &a.WorkPerAtom}} {
+		if *c.to, err = p.Float(m, c.name); err != nil {
+			return nil, err
+		}
+		if !(*c.to >= 0) || math.IsInf(*c.to, 1) {
+			return nil, &infer.PropertyError{Method: "auto", Name: c.name, Msg: "must be a non-negative number of work units, got " + p.String(m, c.name)}
+		}
 	}
 	if a.CPUBudget, err = secs("cpu-budget", false); err != nil {
 		return nil, err

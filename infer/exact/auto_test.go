@@ -11,13 +11,14 @@ import (
 
 	"github.com/lifted-dev/lifted/infer"
 	"github.com/lifted-dev/lifted/infer/exact"
+	"github.com/lifted-dev/lifted/wfomc"
 )
 
 // TestAutoCancelsWFOMC gives auto a model that wfomc compiles slowly
 // (evidence names 40 pairs of constants of a binary predicate, which are
-// shattered out) and a budget of 200 ms: Choose falls back soon after the
-// budget, and the wfomc run has stopped by then instead of going on in
-// the background.
+// shattered out) and a share of 10^6 work units (about 0.1 s): Choose
+// falls back soon after, and the wfomc run has stopped by then instead of
+// going on in the background.
 func TestAutoCancelsWFOMC(t *testing.T) {
 	src := `smokes(person)
 cancer(person)
@@ -35,7 +36,7 @@ friends(person, person)
 		t.Fatal(err)
 	}
 	before := runtime.NumGoroutine()
-	a := &exact.Auto{LBP: lbp, Budget: 200 * time.Millisecond}
+	a := &exact.Auto{LBP: lbp, Work: 1e6}
 	start := time.Now()
 	ch, err := a.Choose(context.Background(), m, infer.Query{Task: infer.Marginals})
 	elapsed := time.Since(start)
@@ -43,14 +44,11 @@ friends(person, person)
 		t.Fatal(err)
 	}
 	t.Logf("%s after %v: %s", ch.Name, elapsed, ch.Reason)
-	if ch.Name == "wfomc" {
-		t.Skip("wfomc finished within the budget; the model is not slow enough here")
-	}
-	if !strings.Contains(ch.Reason, "did not finish within its budget") {
+	if !strings.Contains(ch.Reason, "wfomc did not finish within its share of 1e+06 work units") {
 		t.Errorf("reason %q", ch.Reason)
 	}
-	if elapsed > a.Budget+time.Second {
-		t.Errorf("Choose returned %v after a budget of %v", elapsed, a.Budget)
+	if elapsed > 10*time.Second {
+		t.Errorf("Choose returned %v after a share of about 0.1 s", elapsed)
 	}
 	// The wfomc goroutine has returned (Choose waited for it); give the
 	// scheduler a moment to retire it.
@@ -59,6 +57,92 @@ friends(person, person)
 	}
 	if after := runtime.NumGoroutine(); after > before {
 		t.Errorf("%d goroutines before Choose, %d after: the wfomc run goes on", before, after)
+	}
+}
+
+// Whether auto's wfomc answers is decided in work units, not time: given
+// exactly the work of a whole run (counted once, unlimited) wfomc answers,
+// given one unit less it gives up, and both decisions, with the answer
+// and the reason to the byte, are the same when the run has the machine
+// to itself and beside 2 × NumCPU spinning goroutines of this process
+// (which a share of the process's CPU time or of wall time would count).
+func TestAutoWFOMCWorkDeterministic(t *testing.T) {
+	src := `smokes(person)
+cancer(person)
+friends(person, person)
+2 friends(x,y) ^ smokes(x) => smokes(y)
+1 smokes(x) => cancer(x)
+0.5 friends(x,y) ^ cancer(x) => cancer(y)
+`
+	const n = 60
+	people := make([]string, n)
+	for i := range people {
+		people[i] = fmt.Sprintf("P%d", i)
+	}
+	src = "person = {" + strings.Join(people, ", ") + "}\n" + src
+	m := model(t, "work", []byte(src), []byte("smokes(P0)\n"), "smokes")
+	ung := *m
+	ung.Graph, ung.Grounding, ung.Queries = nil, nil, nil
+	q := infer.Query{Task: infer.Marginals}
+	atoms := func(yield func(int, []int) bool) {
+		for x := range n {
+			if !yield(m.MLN.PredIndex("smokes"), []int{x}) {
+				return
+			}
+		}
+	}
+	lbp, _, _ := infer.New("lbp", nil)
+	// The work of a whole run, counted without a limit.
+	wctx, w, cancel := wfomc.WithWorkLimit(context.Background(), 0)
+	if _, err := (exact.WFOMC{}).RunAtoms(wctx, &ung, q, atoms); err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	full := w.Used()
+	run := func(work float64) string {
+		t.Helper()
+		a := &exact.Auto{LBP: lbp, Work: work}
+		ans, why, err := a.TryUngrounded(context.Background(), &ung, q, atoms, float64(n*n))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b strings.Builder
+		fmt.Fprintf(&b, "%q", why)
+		if ans != nil {
+			fmt.Fprintf(&b, " %s log Z %.17g", ans.Stats.MethodReason, *ans.LogZ)
+			for x := range n {
+				p, _ := ans.Marginal(m.MLN.PredIndex("smokes"), []int{x})
+				fmt.Fprintf(&b, " %.17g", p)
+			}
+		}
+		return b.String()
+	}
+	t0 := time.Now()
+	quiet := []string{run(float64(full)), run(float64(full - 1))}
+	t.Logf("a whole run: %d work units; both tries %v quietly", full, time.Since(t0))
+	if !strings.HasPrefix(quiet[0], `"" exact: wfomc lifts`) {
+		t.Errorf("with the whole run's work: %.200s", quiet[0])
+	}
+	if want := fmt.Sprintf("%q", fmt.Sprintf("wfomc did not finish within its share of %.3g work units (domains person=%d)", float64(full-1), n)); quiet[1] != want {
+		t.Errorf("with one unit less: %s, want %s", quiet[1], want)
+	}
+	hogs := 2 * runtime.NumCPU()
+	ctx, stop := context.WithCancel(context.Background())
+	defer stop()
+	for range hogs {
+		go func() {
+			for ctx.Err() == nil {
+			}
+		}()
+	}
+	t0 = time.Now()
+	loaded := []string{run(float64(full)), run(float64(full - 1))}
+	stop()
+	t.Logf("beside %d CPU hogs: %v", hogs, time.Since(t0))
+	for i := range quiet {
+		if quiet[i] != loaded[i] {
+			t.Errorf("share %d: %d bytes quietly, %d beside %d CPU hogs, not the same:\n%.300s\n%.300s", full-int64(i), len(quiet[i]), len(loaded[i]), hogs, quiet[i], loaded[i])
+		}
 	}
 }
 
@@ -85,7 +169,7 @@ func TestAutoTriedSkipsWFOMC(t *testing.T) {
 		t.Fatal(err)
 	}
 	q := infer.Query{Task: infer.Marginals}
-	a := &exact.Auto{LBP: lbp, Budget: 5 * time.Second}
+	a := &exact.Auto{LBP: lbp, Work: exact.DefaultWFOMCWork}
 	if ch, err := a.Choose(context.Background(), m, q); err != nil || ch.Name != "wfomc" {
 		t.Fatalf("without Tried: %v, %v", ch.Name, err)
 	}
@@ -118,7 +202,7 @@ cancer(person)
 	ung := *m
 	ung.Graph, ung.Grounding, ung.Queries = nil, nil, nil
 	lbp, _, _ := infer.New("lbp", nil)
-	a := &exact.Auto{LBP: lbp, Budget: 5 * time.Second}
+	a := &exact.Auto{LBP: lbp, Work: exact.DefaultWFOMCWork}
 	atoms := func(yield func(int, []int) bool) { // every ground atom
 		for pred := range m.MLN.Preds {
 			for x := range 6 {

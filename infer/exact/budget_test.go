@@ -116,33 +116,33 @@ func TestAutoBPSlice(t *testing.T) {
 	}
 }
 
-// wfomc's share: budget-per-atom per unknown atom within [0.5 s, budget].
-func TestWFOMCBudget(t *testing.T) {
-	a := &exact.Auto{Budget: 5 * time.Second, BudgetPerAtom: 100 * time.Microsecond}
+// wfomc's share: wfomc-work-per-atom per unknown atom within
+// [MinWFOMCWork, wfomc-work].
+func TestWFOMCWork(t *testing.T) {
+	a := &exact.Auto{Work: 5e7, WorkPerAtom: 1e3}
 	for _, c := range []struct {
-		unknown float64
-		want    time.Duration
-	}{{0, exact.MinWFOMCBudget}, {4624, exact.MinWFOMCBudget}, {9650, exact.MinWFOMCBudget}, {15000, 1500 * time.Millisecond}, {2e4, 2 * time.Second}, {1e6, 5 * time.Second}, {math.Inf(1), 5 * time.Second}} {
-		if got := a.WFOMCBudget(c.unknown); got != c.want {
-			t.Errorf("%g unknown atoms: %v, want %v", c.unknown, got, c.want)
+		unknown, want float64
+	}{{0, exact.MinWFOMCWork}, {4624, exact.MinWFOMCWork}, {9650, exact.MinWFOMCWork}, {15000, 1.5e7}, {2e4, 2e7}, {1e6, 5e7}, {math.Inf(1), 5e7}, {math.NaN(), 5e7}} {
+		if got := a.WFOMCWork(c.unknown); got != c.want {
+			t.Errorf("%g unknown atoms: %g, want %g", c.unknown, got, c.want)
 		}
 	}
-	if got := (&exact.Auto{Budget: 5 * time.Second}).WFOMCBudget(10); got != 5*time.Second {
-		t.Errorf("no per-atom share: %v, want the budget", got)
+	if got := (&exact.Auto{Work: 5e7}).WFOMCWork(10); got != 5e7 {
+		t.Errorf("no per-atom share: %g, want the whole work", got)
 	}
-	if got := (&exact.Auto{Budget: 200 * time.Millisecond, BudgetPerAtom: time.Millisecond}).WFOMCBudget(10); got != 200*time.Millisecond {
-		t.Errorf("budget below the floor: %v, want the budget", got)
+	if got := (&exact.Auto{Work: 1e6, WorkPerAtom: 1e3}).WFOMCWork(10); got != 1e6 {
+		t.Errorf("work below the floor: %g, want the work", got)
 	}
 }
 
 // auto's own properties reach Auto; bad values are refused by name.
 func TestAutoProperties(t *testing.T) {
-	alg, _, err := infer.New("auto", infer.Properties{"bp-iter": "0", "sampler": "gibbs", "cpu-budget": "3", "budget-per-atom": "0", "max-table": "1e8", "sampler-samples": "7", "max-iter": "40"})
+	alg, _, err := infer.New("auto", infer.Properties{"bp-iter": "0", "sampler": "gibbs", "cpu-budget": "3", "wfomc-work-per-atom": "0", "wfomc-work": "2e6", "budget": "2", "max-table": "1e8", "sampler-samples": "7", "max-iter": "40"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	a := alg.(*exact.Auto)
-	if a.BPIter != -1 || a.Sampler != "gibbs" || a.CPUBudget != 3*time.Second || a.BudgetPerAtom != 0 || a.JTree.MaxTable != 1e8 || a.SamplerSamples != 7 {
+	if a.BPIter != -1 || a.Sampler != "gibbs" || a.CPUBudget != 3*time.Second || a.WorkPerAtom != 0 || a.Work != 2e6 || a.Budget != 2*time.Second || a.JTree.MaxTable != 1e8 || a.SamplerSamples != 7 {
 		t.Errorf("%+v", a)
 	}
 	def, _, err := infer.New("auto", nil)
@@ -150,10 +150,10 @@ func TestAutoProperties(t *testing.T) {
 		t.Fatal(err)
 	}
 	d := def.(*exact.Auto)
-	if d.BPIter != 400 || d.BPWork != 3e7 || d.Sampler != "auto" || d.CPUBudget != 0 || d.SamplerWork != exact.DefaultSamplerWork || d.BudgetPerAtom != 100*time.Microsecond || d.Budget != 5*time.Second || d.SamplerTime != 0 {
+	if d.BPIter != 400 || d.BPWork != 3e7 || d.Sampler != "auto" || d.CPUBudget != 0 || d.SamplerWork != exact.DefaultSamplerWork || d.WorkPerAtom != exact.DefaultWFOMCWorkPerAtom || d.Work != exact.DefaultWFOMCWork || d.Budget != 0 || d.SamplerTime != 0 {
 		t.Errorf("defaults %+v", d)
 	}
-	for k, v := range map[string]string{"bp-work": "-1", "bp-iter": "-1", "sampler": "lbp", "cpu-budget": "-1", "sampler-work": "0", "budget-per-atom": "x", "max-table": "1", "sampler-samples": "-2", "sampler-time": "-1"} {
+	for k, v := range map[string]string{"bp-work": "-1", "bp-iter": "-1", "sampler": "lbp", "cpu-budget": "-1", "sampler-work": "0", "wfomc-work-per-atom": "x", "wfomc-work": "-1", "budget": "-1", "max-table": "1", "sampler-samples": "-2", "sampler-time": "-1"} {
 		if _, _, err := infer.New("auto", infer.Properties{k: v}); err == nil || !strings.Contains(err.Error(), k) {
 			t.Errorf("%s=%s: %v", k, v, err)
 		}

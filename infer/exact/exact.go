@@ -35,14 +35,16 @@
 // lift; a lifted plan is polynomial in the domain sizes. What the public
 // API of package wfomc does not give is the plan's size, so auto measures
 // instead of predicting: it compiles and evaluates the model at the actual
-// domain sizes within a time budget (the property "budget", 5 s), and
-// takes the exact answer when it comes in time; otherwise (a refusal, an
-// error, the budget exceeded) it runs lifted BP and says why. Two cheap
+// domain sizes within a budget of work units (wfomc.WithWorkLimit; the
+// properties "wfomc-work" and "wfomc-work-per-atom": the same decision on
+// every run, whatever the load), and takes the exact answer when it comes
+// within it; otherwise (a refusal, an error, the budget exceeded) it runs
+// lifted BP and says why. Two cheap
 // checks come first: MAP queries and Alchemy's clause weighting are BP's
 // (wfomc answers neither), and closed-world evidence that would have to be
 // spelled out as more than 10^5 false atoms goes to BP. A run that
 // overruns the budget is cancelled: wfomc compiles and evaluates under a
-// context that expires with the budget (wfomc.CompileContext,
+// context that ends with the budget (wfomc.CompileContext,
 // Model.EvaluateContext), polls it in its long loops and stops within
 // milliseconds; auto waits for it to stop (at most stopGrace) before the
 // fallback runs, so the two do not compete for the processors.

@@ -61,7 +61,7 @@ func tutorial(t *testing.T, name string, query ...string) *infer.Model {
 // rule: an answer that did not converge is an error.
 func runAuto(t *testing.T, m *infer.Model) *infer.Answer {
 	t.Helper()
-	alg, meth, err := infer.New("auto", infer.Properties{"budget": "60", "budget-per-atom": "0"})
+	alg, meth, err := infer.New("auto", infer.Properties{"wfomc-work": "0"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -187,7 +187,7 @@ func TestRandomMLNs(t *testing.T) {
 		if m.Graph.NumVars() > 20 {
 			continue
 		}
-		alg, meth, _ := infer.New("auto", infer.Properties{"budget": "60", "budget-per-atom": "0"})
+		alg, meth, _ := infer.New("auto", infer.Properties{"wfomc-work": "0"})
 		ans, err := infer.RunModel(context.Background(), alg, m, infer.Options{Lifted: meth.Lifted, Unconverged: infer.Refuse})
 		var nc *infer.NotConvergedError
 		switch {
