@@ -67,6 +67,8 @@ func (k *counter) run() (*counter, *big.Int, error) {
 			return k, new(big.Int), err
 		}
 		if r != k {
+			// Only r's formula is needed from here on.
+			k.solver, k.cache, k.litAct, k.candOK = nil, nil, nil, nil
 			return r.run()
 		}
 	}
