@@ -131,8 +131,7 @@ type GroundOptions struct {
 	AlchemyCNF, MergeDuplicates bool
 	// Lazy answers a MAP query by cutting planes on lazy groundings
 	// (ground.Lazy): only the ground formulas that the MAP worlds break
-	// are ground. A MAP query whose full grounding is refused as too
-	// large is answered so without it.
+	// are ground.
 	Lazy bool
 	// Construction is how lifted BP's counted graph is made:
 	// "first-order" (from the MLN without grounding it, where that

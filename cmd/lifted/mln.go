@@ -43,7 +43,7 @@ func (f *mlnFlags) register(cmd *cobra.Command) {
 	fl.BoolVar(&f.alchemyCNF, "alchemy-cnf", false, "MLN: reproduce Alchemy's clause weighting (a formula's weight split over its CNF clauses)")
 	fl.StringVar(&f.construction, "construction", "", "MLN: how lifted BP's counted graph is made: first-order (from the MLN without grounding it, where that applies; otherwise grounded) or ground (ground, then colour passing); by default first-order where the evidence leaves most constants interchangeable")
 	fl.StringVar(&f.dialect, "dialect", "auto", "MLN: the system whose syntax and semantics the model follows: alchemy, tuffy (only *-marked predicates closed-world), pracmln, lomrf, or auto (detected from the syntax, and reported)")
-	fl.BoolVar(&f.lazy, "lazy", false, "MLN, map: ground only the ground formulas that the MAP worlds break, by cutting planes (Tuffy's and Alchemy's lazy grounding); a MAP query whose full grounding is too large is answered so without it")
+	fl.BoolVar(&f.lazy, "lazy", false, "MLN, map: ground only the ground formulas that the MAP worlds break, by cutting planes (Tuffy's and Alchemy's lazy grounding)")
 	fl.BoolVar(&f.mergeDuplicates, "merge-duplicates", false, "MLN: combine ground formulas over the same atoms into one factor, as Alchemy does (default: one factor per ground formula)")
 }
 
