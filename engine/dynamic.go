@@ -35,6 +35,12 @@ func (m *Model) runDynamic(ctx context.Context, req Request) (*Result, error) {
 	if d.Filter && d.Smooth {
 		return nil, requestErrorf("filter and smooth exclude each other (without either, both are computed)")
 	}
+	if req.Tolerance != 0 {
+		// Each step's BP runs on its own slice of the unrolled network,
+		// lifted exactly; approximate lifting (and its error estimate
+		// against ground BP) is not built for it.
+		return nil, requestErrorf("--tolerance is not available for dynamic runs (their steps are lifted exactly); leave it out")
+	}
 	if req.Method == "" || req.Method == "auto" {
 		req.Method = "lbp"
 	}

@@ -373,3 +373,17 @@ func TestAlchemyStdErrLine(t *testing.T) {
 		t.Errorf("exact answer: %v\n%s", err, b.String())
 	}
 }
+
+// --tolerance is refused for a dynamic run (its steps are lifted exactly:
+// a tolerance would be silently ignored), and accepted at 0.
+func TestDynamicRefusesTolerance(t *testing.T) {
+	d := Dynamic{Horizon: 2, Filter: true}
+	_, err := Run(context.Background(), Request{Model: socialMLN, Evidence: []string{socialDB}, Query: []string{"Cancer(A,t)"}, Dynamic: &d, Tolerance: 0.01})
+	var re *RequestError
+	if !errors.As(err, &re) || !strings.Contains(err.Error(), "--tolerance") {
+		t.Errorf("tolerance 0.01: %v, want a request error naming --tolerance", err)
+	}
+	if _, err := Run(context.Background(), Request{Model: socialMLN, Evidence: []string{socialDB}, Query: []string{"Cancer(A,t)"}, Dynamic: &d}); err != nil {
+		t.Errorf("tolerance 0: %v", err)
+	}
+}

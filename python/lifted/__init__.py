@@ -534,7 +534,7 @@ _RUN_OPTIONS = {
     "allow_unconverged": "allow_unconverged", "require_converged": "require_converged", "cw": "cw", "ow": "ow",
     "default_weight": "default_weight", "max_ground": "max_ground",
     "alchemy_cnf": "alchemy_cnf", "merge_duplicates": "merge_duplicates",
-    "construction": "construction", "query_file": "query_files",
+    "construction": "construction", "query_file": "query_files", "tolerance": "tolerance",
 }
 _DYNAMIC_OPTIONS = ("horizon", "protocol", "filter", "smooth")
 _LIST_OPTIONS = ("cw", "ow", "query_file")
@@ -645,7 +645,7 @@ class Model:
             elif key in _RUN_OPTIONS:
                 if key in _LIST_OPTIONS:
                     value = [str(v) for v in _items(value)]
-                elif key == "default_weight":
+                elif key in ("default_weight", "tolerance"):
                     value = float(value)
                 req[_RUN_OPTIONS[key]] = value
             else:

@@ -59,6 +59,7 @@ type runRequest struct {
 	AlchemyCNF       bool              `json:"alchemy_cnf"`
 	MergeDuplicates  bool              `json:"merge_duplicates"`
 	Construction     string            `json:"construction"`
+	Tolerance        float64           `json:"tolerance"`
 	Dynamic          *dynamicRequest   `json:"dynamic"`
 }
 
@@ -224,6 +225,7 @@ func run(h int64, reqJSON []byte) (out, msgs []byte) {
 func request(m *engine.Model, rr *runRequest) (engine.Request, error) {
 	req := engine.Request{Query: rr.Query, QueryFiles: rr.QueryFiles, Seed: rr.Seed,
 		Workers: rr.Workers, ColourMode: rr.ColourMode, AllowUnconverged: rr.AllowUnconverged, RequireConverged: rr.RequireConverged, LogZ: true,
+		Tolerance: rr.Tolerance,
 		Ground: engine.GroundOptions{ClosedWorld: splitAll(rr.ClosedWorld), OpenWorld: splitAll(rr.OpenWorld),
 			DefaultWeight: rr.DefaultWeight, MaxGround: rr.MaxGround, AlchemyCNF: rr.AlchemyCNF,
 			MergeDuplicates: rr.MergeDuplicates, Construction: rr.Construction}}

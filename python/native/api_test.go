@@ -39,6 +39,8 @@ func TestRunIsTheEngineJSON(t *testing.T) {
 	}{
 		{`{"mode":"infer","query":["Smokes,Cancer"],"method":"lbp"}`,
 			engine.Request{Query: []string{"Smokes,Cancer"}, Method: "lbp", LogZ: true}},
+		{`{"mode":"infer","query":["Smokes,Cancer"],"method":"lbp","tolerance":0.01}`,
+			engine.Request{Query: []string{"Smokes,Cancer"}, Method: "lbp", LogZ: true, Tolerance: 0.01}},
 		{`{"mode":"map","query":["Cancer"],"method":"lp","properties":{"relaxation":"local"}}`,
 			engine.Request{Query: []string{"Cancer"}, Method: "lp", Task: engine.MAP, LogZ: true,
 				Properties: map[string]string{"relaxation": "local"}}},
@@ -119,6 +121,7 @@ func TestErrors(t *testing.T) {
 		`{"query":["Nope"]}`: "usage",
 		`{"query":["Cancer"],"method":"bp","properties":{"max-iter":"1","damping":"0.1"}}`: "not_converged",
 		`{"mode":"sideways"}`: "usage",
+		`{"query":["Cancer"],"method":"lbp","tolerance":1.5}`: "usage",
 	} {
 		out, _ := run(h, []byte(req))
 		if e := errorOf(t, out); e.Kind != want {

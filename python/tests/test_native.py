@@ -104,6 +104,13 @@ class SameAnswers(NeedsLibrary):
                           construction="first-order")
             self.assertIsNotNone(r["log_z"])
 
+    def test_tolerance(self):
+        # --tolerance reaches the in-process run: its figures are in stats.
+        r = self.both(lifted.infer, SMOKERS, SMOKERS_DB, "Smokes,Cancer", method="lbp", tolerance=0.01)
+        self.assertEqual(r["stats"]["tolerance"], 0.01)
+        self.assertIn("error_estimate", r["stats"])
+        self.both(lifted.compress, SMOKERS, SMOKERS_DB, "Smokes,Cancer", tolerance=0.01)
+
     def test_map(self):
         for method, kw in (("lp", {}), ("ilp", {}), ("maxwalksat", {"seed": 1, "tries": 3}),
                            ("lbp", {}), ("lp", {"relaxation": "local"})):
