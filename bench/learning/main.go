@@ -65,6 +65,7 @@ func main() {
 	alchemyInferArgs := flag.String("alchemy-infer-args", "", "flags appended to Alchemy infer's command line")
 	out := flag.String("out", "", "folder for the learned MLNs, results and logs (default: a temporary folder)")
 	baselines := flag.Bool("baselines", true, "score the two baselines")
+	noLifted := flag.Bool("no-lifted", false, "do not run lifted (the baselines and Alchemy only)")
 	timeout := flag.Duration("timeout", 30*time.Minute, "limit per command")
 	flag.Parse()
 	if *data == "" {
@@ -120,8 +121,10 @@ func main() {
 			fatal(fmt.Errorf("unknown model %q (want full or subset)", mdl))
 		}
 		for _, a := range held {
-			row := b.run(mdl, path, a, "lifted", *lifted, *lifted, strings.Fields(*learnArgs), strings.Fields(*inferArgs))
-			fmt.Println(row)
+			if !*noLifted {
+				row := b.run(mdl, path, a, "lifted", *lifted, *lifted, strings.Fields(*learnArgs), strings.Fields(*inferArgs))
+				fmt.Println(row)
+			}
 			if *alchemy != "" {
 				row := b.run(mdl, path, a, "Alchemy", filepath.Join(*alchemy, "learnwts"), filepath.Join(*alchemy, "infer"), strings.Fields(*alchemyLearnArgs), strings.Fields(*alchemyInferArgs))
 				fmt.Println(row)

@@ -246,7 +246,7 @@ var autoProps = []infer.Property{
 	{Name: "wfomc-work-per-atom", Default: fmt.Sprintf("%g", DefaultWFOMCWorkPerAtom), Help: fmt.Sprintf("wfomc's work units per unknown ground atom, at least %g, at most wfomc-work (0: always wfomc-work)", MinWFOMCWork)},
 	{Name: "budget", Default: "0", Help: "also bounds wfomc by this many seconds of wall time (the choice then depends on the load; 0: work units only)"},
 	{Name: "bp-iter", Default: "400", Help: "lifted BP's slice: iterations shared by BP as asked and with damping 0.5 (half each) before the sampler answers (0: no BP)"},
-	{Name: "bp-work", Default: "3e7", Help: "caps bp-iter at this many edge updates (iterations × lifted edges), at least 20 iterations (0: no cap)"},
+	{Name: "bp-work", Default: "1e8", Help: "caps bp-iter at this many edge updates (iterations × lifted edges), at least 20 iterations (0: no cap)"},
 	{Name: "bp-check", Default: "1", Help: "1: when lifted BP's messages converge the sampler runs too and answers, BP's fixed point checked against it (converged messages say nothing of the marginals' accuracy); 0: BP's fixed point answers"},
 	{Name: "sampler", Default: "auto", Help: "the sampler when BP does not converge in its slice: mcsat, gibbs, bgibbs, tempering, or auto (mcsat where a factor is (nearly) deterministic, else gibbs)"},
 	{Name: "sampler-work", Default: fmt.Sprintf("%g", DefaultSamplerWork), Help: fmt.Sprintf("the sampler's budget in edge visits (a Gibbs sweep visits each edge of the grounding once), all %d chains together: each keeps %d to %d samples after a burn-in of a quarter of its steps, at most %d (deterministic under --seed, whatever the load)", SamplerChains, MinSamplerSamples, MaxSamplerSamples, maxSamplerBurnIn)},

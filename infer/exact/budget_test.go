@@ -150,7 +150,7 @@ func TestAutoProperties(t *testing.T) {
 		t.Fatal(err)
 	}
 	d := def.(*exact.Auto)
-	if d.BPIter != 400 || d.BPWork != 3e7 || d.Sampler != "auto" || d.CPUBudget != 0 || d.SamplerWork != exact.DefaultSamplerWork || d.WorkPerAtom != exact.DefaultWFOMCWorkPerAtom || d.Work != exact.DefaultWFOMCWork || d.Budget != 0 || d.SamplerTime != 0 {
+	if d.BPIter != 400 || d.BPWork != 1e8 || d.Sampler != "auto" || d.CPUBudget != 0 || d.SamplerWork != exact.DefaultSamplerWork || d.WorkPerAtom != exact.DefaultWFOMCWorkPerAtom || d.Work != exact.DefaultWFOMCWork || d.Budget != 0 || d.SamplerTime != 0 {
 		t.Errorf("defaults %+v", d)
 	}
 	for k, v := range map[string]string{"bp-work": "-1", "bp-iter": "-1", "sampler": "lbp", "cpu-budget": "-1", "sampler-work": "0", "wfomc-work-per-atom": "x", "wfomc-work": "-1", "budget": "-1", "max-table": "1", "sampler-samples": "-2", "sampler-time": "-1"} {
