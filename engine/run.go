@@ -201,7 +201,7 @@ func iterationProgress(it infer.Progress) Progress {
 	case it.Samples > 0:
 		return Progress{Stage: "sampling", Done: int64(it.Samples), Total: int64(it.SamplesTotal), Detail: fmt.Sprintf("%d samples", it.Samples)}
 	case it.Sampling:
-		return Progress{Stage: "sampling", Detail: "burn-in"}
+		return Progress{Stage: "burn-in", Done: int64(it.BurnIn), Total: int64(it.BurnInTotal), Detail: "steps, all chains"}
 	case it.Objective != nil && it.Bound != nil: // map-auto
 		return Progress{Stage: "MAP", Detail: fmt.Sprintf("objective %.10g, bound %.10g, gap %.3g (graph scale)", *it.Objective, *it.Bound, *it.Bound-*it.Objective)}
 	case it.Bound != nil:

@@ -80,6 +80,9 @@ type Progress struct {
 	// a run until a time limit).
 	Sampling     bool
 	SamplesTotal int
+	// BurnIn is the burn-in steps taken so far (all chains), of
+	// BurnInTotal (0: not known, a run until a time limit).
+	BurnIn, BurnInTotal int
 
 	// LP relaxations report the LP value after every cutting-plane round
 	// (Iteration is the round, 0 the LOCAL LP, MaxChange the worst

@@ -221,10 +221,7 @@ func (s lbgSampler) sample(ctx context.Context, m *infer.Model, q infer.Query, o
 	cfg := s.cfg
 	cfg.Seed = q.Seed
 	if q.Progress != nil {
-		total := defaultChains(cfg.Chains) * cfg.Samples
-		cfg.Progress = func(n int, r float64) {
-			q.Progress(infer.Progress{Samples: n, RHat: r, Sampling: true, SamplesTotal: total})
-		}
+		cfg.Progress = samplerProgress(q.Progress, cfg)
 	}
 	res, err := SampleLBG(ctx, md, cfg)
 	if err != nil {

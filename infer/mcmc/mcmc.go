@@ -178,8 +178,9 @@ type Config struct {
 	// effective sample sizes; it costs memory per sample.
 	Trace bool
 	// Progress, if set, is called about every 200 ms with the samples kept
-	// so far (all chains) and the current worst R-hat.
-	Progress func(samples int, rHat float64)
+	// so far and the burn-in steps taken (all chains), and the current
+	// worst R-hat.
+	Progress func(samples, burnIn int, rHat float64)
 }
 
 // Result is a sampling run's estimate and figures.
@@ -480,14 +481,15 @@ func start(g *fg.Graph, ev fg.Evidence, seed, k uint64, rng *rand.Rand) ([]int32
 }
 
 // snapshot returns the samples kept so far and the current worst R-hat.
-func snapshot(runs []*chainRun) (int, float64) {
-	n := 0
+func snapshot(runs []*chainRun) (int, int, float64) {
+	n, burn := 0, 0
 	for _, r := range runs {
 		r.mu.Lock()
 		n += r.n
+		burn += r.steps - r.n
 		r.mu.Unlock()
 	}
-	return n, rHat(runs)
+	return n, burn, rHat(runs)
 }
 
 // rHat is the Gelman–Rubin potential scale reduction factor of every
@@ -645,10 +647,7 @@ func runGround(ctx context.Context, c *lift.Compressed, q infer.Query, name stri
 	}
 	cfg.Seed = q.Seed
 	if q.Progress != nil {
-		total := defaultChains(cfg.Chains) * cfg.Samples
-		cfg.Progress = func(n int, r float64) {
-			q.Progress(infer.Progress{Samples: n, RHat: r, Sampling: true, SamplesTotal: total})
-		}
+		cfg.Progress = samplerProgress(q.Progress, cfg)
 	}
 	res, err := sample(ctx, g, ev, cfg)
 	if err != nil {
@@ -866,8 +865,8 @@ func runChains(ctx context.Context, nc int, cfg Config, run func(k int, r *chain
 			case <-done:
 				break wait
 			case <-tick.C:
-				n, r := snapshot(runs)
-				cfg.Progress(n, r)
+				n, burn, r := snapshot(runs)
+				cfg.Progress(n, burn, r)
 			}
 		}
 		tick.Stop()
@@ -880,6 +879,20 @@ func runChains(ctx context.Context, nc int, cfg Config, run func(k int, r *chain
 		}
 	}
 	return runs, nil
+}
+
+// samplerProgress is the Config.Progress of a sampler run that reports
+// to p: samples kept of the total, burn-in steps of theirs (all chains; 0
+// totals when the chains run until a time limit).
+func samplerProgress(p func(infer.Progress), cfg Config) func(int, int, float64) {
+	nc := defaultChains(cfg.Chains)
+	total, burnTotal := nc*cfg.Samples, 0
+	if cfg.Samples > 0 {
+		burnTotal = nc * cfg.BurnIn
+	}
+	return func(n, burn int, r float64) {
+		p(infer.Progress{Samples: n, RHat: r, Sampling: true, SamplesTotal: total, BurnIn: burn, BurnInTotal: burnTotal})
+	}
 }
 
 // collect gathers the chains' sums, sample and sweep counts (and traces)

@@ -382,7 +382,7 @@ func TestInterrupted(t *testing.T) {
 	g, ev := randomGraph(t, r)
 	ctx, cancel := context.WithCancel(context.Background())
 	calls := 0
-	res, err := Sample(ctx, g, ev, Config{Samples: 0, TimeLimit: 1e12, Chains: 2, Progress: func(n int, _ float64) {
+	res, err := Sample(ctx, g, ev, Config{Samples: 0, TimeLimit: 1e12, Chains: 2, Progress: func(n, _ int, _ float64) {
 		calls++
 		if n > 0 {
 			cancel()
