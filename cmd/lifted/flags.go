@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"runtime/debug"
 	"strconv"
 	"strings"
 
@@ -128,43 +127,6 @@ func helpPath(root *cobra.Command, args []string) string {
 		}
 	}
 	return root.Name()
-}
-
-// version is what --version prints: the module version (v1.2.3 when
-// installed with go install …@v1.2.3, "(devel)" from a checkout), the
-// commit it was built from where the build recorded it, and the Go
-// toolchain.
-func version() string {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "lifted (no build information)"
-	}
-	v := bi.Main.Version
-	if v == "" {
-		v = "(devel)"
-	}
-	var rev, when, modified string
-	for _, s := range bi.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			rev = s.Value
-		case "vcs.time":
-			when = s.Value
-		case "vcs.modified":
-			modified = s.Value
-		}
-	}
-	commit := "commit unknown (not recorded: go run, or a build with -buildvcs=false)"
-	if rev != "" {
-		commit = "commit " + rev
-		if when != "" {
-			commit += " of " + when
-		}
-		if modified == "true" {
-			commit += ", with uncommitted changes"
-		}
-	}
-	return fmt.Sprintf("lifted %s\n%s\nbuilt with %s", v, commit, bi.GoVersion)
 }
 
 // maxMemory is --max-memory (0: memlimit's default).

@@ -18,6 +18,7 @@ import (
 
 	"github.com/lifted-dev/lifted/infer"
 	"github.com/lifted-dev/lifted/internal/alchemyargs"
+	"github.com/lifted-dev/lifted/internal/buildinfo"
 	"github.com/lifted-dev/lifted/internal/memlimit"
 	"github.com/lifted-dev/lifted/internal/outfile"
 )
@@ -158,7 +159,7 @@ Markov logic networks in Alchemy's format (.mln, with .db evidence).`,
 		SilenceErrors: true,
 	}
 	root.SetFlagErrorFunc(flagError)
-	root.Version = version()
+	root.Version = buildinfo.Text("lifted")
 	root.SetVersionTemplate("{{.Version}}\n")
 	root.PersistentFlags().Var(&maxMemory, "max-memory", "memory budget, e.g. 4GB or 512MB: size estimates (a grounding, a factor graph, a DIMACS header, --horizon) and text inputs beyond it are refused before allocating (default: 60% of the available memory)")
 	root.PersistentPreRunE = func(c *cobra.Command, _ []string) error {
