@@ -7,19 +7,12 @@ import (
 	"testing"
 
 	"github.com/lifted-dev/lifted/fg"
+	"github.com/lifted-dev/lifted/infer/mws"
 )
 
 // logScore is Σ_f log φ_f(x_f) of world x on g (−Inf where a factor is 0).
 func logScore(g *fg.Graph, x []int32) float64 {
-	s := 0.0
-	for f := range g.NumFactors() {
-		t := g.Table(f)
-		k := 0
-		for p, v := range g.Scope(f) {
-			k = k*int(t.Dims[p]) + int(x[v])
-		}
-		s += math.Log(t.Values[k])
-	}
+	s, _ := mws.Score(g, x)
 	return s
 }
 
