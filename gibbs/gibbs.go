@@ -54,6 +54,7 @@ type chain struct {
 	logT   [][]float64
 	logw   []float64 // scratch of weights
 	ok     []bool    // scratch of weights
+	skip   []bool    // per variable, when set: left out of sweep (PairSweepAll)
 }
 
 func newChain(g *fg.Graph, ev fg.Evidence, x []int32) (*chain, error) {
@@ -315,6 +316,9 @@ func (c *chain) sweep(rng *rand.Rand, cond []float64, off []int) {
 	g, x, ev := c.g, c.x, c.ev
 	for v := range x {
 		u := int32(v)
+		if c.skip != nil && c.skip[v] && !c.observed(u) {
+			continue
+		}
 		if c.observed(u) {
 			x[v] = ev[v]
 			if cond != nil {

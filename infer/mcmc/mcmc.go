@@ -174,6 +174,12 @@ type Config struct {
 	// DefaultBlockSize and DefaultBlockStates.
 	BlockSize, BlockStates int
 	Seed                   uint64
+	// Pairs adds to every Gibbs sweep (Kernel Gibbs) a joint redraw of
+	// each strongly coupled pair of variables (gibbs.NewPairs,
+	// gibbs.Chain.PairSweep): an auxiliary variable of a long clause with
+	// each of its atoms, two atoms of which the coupling wants one true but
+	// not both.
+	Pairs bool
 	// Trace keeps every chain's per-step conditionals (Result.Trace), for
 	// effective sample sizes; it costs memory per sample.
 	Trace bool
@@ -395,6 +401,10 @@ func runChain(ctx context.Context, g *fg.Graph, ev fg.Evidence, bk *gibbs.Blocki
 		return err
 	}
 	size := ch.Offsets()[g.NumVars()]
+	var pairs *gibbs.Pairs
+	if cfg.Pairs && cfg.Kernel == Gibbs {
+		pairs = gibbs.NewPairs(g, ev)
+	}
 	var mv *moves
 	if cfg.Kernel == Cluster || cfg.Kernel == Swap || tb != nil {
 		mv = newMoves(g, ev)
@@ -443,7 +453,11 @@ func runChain(ctx context.Context, g *fg.Graph, ev fg.Evidence, bk *gibbs.Blocki
 		case BGibbs:
 			ch.BlockSweep(rng, bk, cond)
 		default:
-			ch.Sweep(rng, cond)
+			if pairs != nil && pairs.Len() > 0 {
+				ch.PairSweepAll(rng, pairs, cond)
+			} else {
+				ch.Sweep(rng, cond)
+			}
 		}
 		return nil
 	})
@@ -737,6 +751,15 @@ func newSampler(m infer.Method, k Kernel, p infer.Properties) (infer.Algorithm, 
 			return nil, &infer.PropertyError{Method: m.Name, Name: "sat-blocks", Value: sb, Msg: fmt.Sprintf("must be auto, on or off, got %q", sb)}
 		}
 	}
+	if k == Gibbs {
+		switch v := p.String(m, "pairs"); v {
+		case "on":
+			cfg.Pairs = true
+		case "off":
+		default:
+			return nil, &infer.PropertyError{Method: m.Name, Name: "pairs", Value: v, Msg: fmt.Sprintf("must be on or off, got %q", v)}
+		}
+	}
 	if k == Cluster || k == Orbital || k == Tree || k == Swap {
 		if cfg.MaxSamples, err = p.Int(m, "max-samples"); err != nil {
 			return nil, err
@@ -777,9 +800,10 @@ func init() {
 	var gm, mm, bm, cm, om, tm, sm infer.Method
 	gm = infer.Method{
 		Name:    "gibbs",
-		Summary: "Gibbs sampling: single-site sweeps, several seeded chains, Rao-Blackwellised marginals",
+		Summary: "Gibbs sampling: single-site sweeps with joint moves of strongly coupled pairs, several seeded chains, Rao-Blackwellised marginals",
 		Tasks:   []infer.Task{infer.Marginals},
-		Props:   props,
+		Props: append(append([]infer.Property(nil), props...),
+			infer.Property{Name: "pairs", Default: "on", Help: "joint moves of strongly coupled pairs (a long clause's auxiliary variable with each atom, two atoms that want one true but not both): on, or off for single-site sweeps only"}),
 		New:     func(p infer.Properties) (infer.Algorithm, error) { return newSampler(gm, Gibbs, p) },
 	}
 	mm = infer.Method{

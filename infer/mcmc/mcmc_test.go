@@ -223,11 +223,14 @@ func TestAgainstEnumeration(t *testing.T) {
 	count := map[string]int{}
 	// MC-SAT runs twice: with the default block moves, and with block moves
 	// on every constrained factor (block-prob 1).
+	// Gibbs runs with and without the joint moves of strongly coupled
+	// pairs (gibbs.NewPairs; the gibbs method's default is with).
 	variants := []struct {
 		name      string
 		k         Kernel
 		blockProb float64
-	}{{"gibbs", Gibbs, 0}, {"mcsat", MCSAT, 0}, {"mcsat block-prob=1", MCSAT, 1}}
+		pairs     bool
+	}{{"gibbs", Gibbs, 0, false}, {"gibbs pairs", Gibbs, 0, true}, {"mcsat", MCSAT, 0, false}, {"mcsat block-prob=1", MCSAT, 1, false}}
 	st := map[string]*boundStats{}
 	for _, v := range variants {
 		st[v.name] = &boundStats{minESS: math.Inf(1)}
@@ -260,7 +263,11 @@ func TestAgainstEnumeration(t *testing.T) {
 				continue
 			}
 			count[key]++
-			checkAgainstEnumeration(t, fmt.Sprintf("%s %d", kind, trial), g, ev, Config{Kernel: va.k, BlockProb: va.blockProb, Seed: uint64(trial)}, st[va.name])
+			if va.pairs {
+				np := gibbs.NewPairs(g, ev).Len()
+				count[kind+" pairs found"] += np
+			}
+			checkAgainstEnumeration(t, fmt.Sprintf("%s %d", kind, trial), g, ev, Config{Kernel: va.k, BlockProb: va.blockProb, Seed: uint64(trial), Pairs: va.pairs}, st[va.name])
 		}
 	}
 	t.Logf("models tested: %v", count)

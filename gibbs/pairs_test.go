@@ -1,0 +1,100 @@
+package gibbs
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/lifted-dev/lifted/fg"
+)
+
+// TestPairs: NewPairs finds the hard pair factors of a star (an auxiliary
+// variable a that excludes its atoms, as ground's EXIST clauses) and a
+// strongly coupled pair, not a weak one; and every pair move's marginals
+// (the Rao-Blackwellised terms it writes) are the exact joint conditional
+// of the pair given the rest, by brute force over the whole graph.
+func TestPairs(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 35))
+	b := fg.NewBuilder()
+	b.AddVars(5, 2) // x0..x3, a = 4
+	mustAdd := func(scope []int32, vals []float64) {
+		if _, err := b.AddFactor(scope, vals); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range int32(4) {
+		mustAdd([]int32{i, 4}, []float64{1, 1, 1, 0})            // a = 1 excludes x_i = 1
+		mustAdd([]int32{i}, []float64{1, math.Exp(r.NormFloat64())}) // a field
+	}
+	mustAdd([]int32{4}, []float64{1, 3})
+	mustAdd([]int32{0, 1}, []float64{math.Exp(-2), 1, 1, math.Exp(-2)}) // one of x0, x1 (interaction 4)
+	mustAdd([]int32{2, 3}, []float64{1, 1, 1, math.Exp(0.5)})           // weak (0.5)
+	v3 := make([]float64, 8)
+	for i := range v3 {
+		v3[i] = 0.5 + r.Float64()
+	}
+	mustAdd([]int32{1, 2, 3}, v3)
+	g := b.Build()
+	p := NewPairs(g, nil)
+	want := [][2]int32{{0, 1}, {0, 4}, {1, 4}, {2, 4}, {3, 4}}
+	if p.Len() != len(want) {
+		t.Fatalf("pairs %v %v, want %v", p.U, p.V, want)
+	}
+	for i, w := range want {
+		if p.U[i] != w[0] || p.V[i] != w[1] {
+			t.Fatalf("pair %d: (%d, %d), want %v", i, p.U[i], p.V[i], w)
+		}
+	}
+	weight := func(x []int32) float64 {
+		w := 1.0
+		for f := range g.NumFactors() {
+			tb := g.Table(f)
+			st := tb.Strides()
+			j := 0
+			for q, u := range g.Scope(f) {
+				j += st[q] * int(x[u])
+			}
+			w *= tb.Values[j]
+		}
+		return w
+	}
+	x := []int32{0, 1, 0, 0, 0}
+	ch, err := NewChain(g, nil, x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cond := make([]float64, ch.Offsets()[g.NumVars()])
+	checked := 0
+	for step := range 200 {
+		i := step % p.Len()
+		u, v := p.U[i], p.V[i]
+		y := append([]int32(nil), ch.State()...)
+		var pu, pv [2]float64
+		z := 0.0
+		for s := range int32(2) {
+			for s2 := range int32(2) {
+				y[u], y[v] = s, s2
+				w := weight(y)
+				pu[s] += w
+				pv[s2] += w
+				z += w
+			}
+		}
+		ch.pairDraw(r, u, v, cond)
+		if weight(ch.State()) == 0 {
+			t.Fatalf("step %d: the pair move drew an excluded world %v", step, ch.State())
+		}
+		for s := range 2 {
+			if math.Abs(cond[ch.off[u]+s]-pu[s]/z) > 1e-12 || math.Abs(cond[ch.off[v]+s]-pv[s]/z) > 1e-12 {
+				t.Fatalf("step %d pair (%d,%d): marginals %v %v, want %v %v", step, u, v, cond[ch.off[u]:ch.off[u]+2], cond[ch.off[v]:ch.off[v]+2], pu[s]/z, pv[s]/z)
+			}
+		}
+		checked++
+		if step%7 == 0 {
+			ch.Sweep(r, nil)
+		}
+	}
+	if checked == 0 {
+		t.Fatal("nothing checked")
+	}
+}
