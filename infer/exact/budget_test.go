@@ -268,15 +268,22 @@ func TestChooseSampler(t *testing.T) {
 // and however long the machine takes.
 func TestAutoSamplerWorkDeterministic(t *testing.T) {
 	g := isingGrid(4, 5, 27, 0.5)
-	burn, keep := exact.SamplerSweeps(0, exact.SamplerChains, g)
-	steps := int(exact.DefaultSamplerWork / exact.SamplerChains / float64(g.NumEdges()))
+	cost := exact.StepWork("gibbs", g, nil)
+	if cost < float64(g.NumEdges()) {
+		t.Fatalf("a Gibbs step visits %v edges, fewer than the %d of the graph", cost, g.NumEdges())
+	}
+	burn, keep := exact.SamplerSweeps(0, exact.SamplerChains, cost)
+	steps := int(exact.DefaultSamplerWork / exact.SamplerChains / cost)
 	if keep != exact.MaxSamplerSamples || burn != 100 || steps < burn+keep {
 		t.Errorf("SamplerSweeps on %d edges: burn-in %d, samples %d (steps %d)", g.NumEdges(), burn, keep, steps)
 	}
-	if b, k := exact.SamplerSweeps(4*1e6*100, 4, &fg.Graph{EdgeVar: make([]int32, 1e6)}); b != 25 || k != 75 {
-		t.Errorf("100 steps per chain: burn-in %d, samples %d, want 25 and 75", b, k)
+	if b, k := exact.SamplerSweeps(4*1e6*400, 4, 1e6); b != 100 || k != 300 {
+		t.Errorf("400 steps per chain: burn-in %d, samples %d, want 100 and 300", b, k)
 	}
-	if _, k := exact.SamplerSweeps(1, 4, g); k != exact.MinSamplerSamples {
+	if b, k := exact.SamplerSweeps(4*1e6*100, 4, 1e6); b != exact.MinSamplerSteps/4 || k != exact.MinSamplerSteps*3/4 {
+		t.Errorf("100 steps per chain, under the floor of %d: burn-in %d, samples %d", exact.MinSamplerSteps, b, k)
+	}
+	if _, k := exact.SamplerSweeps(1, 4, cost); k != exact.MinSamplerSamples {
 		t.Errorf("tiny budget: %d samples, want the floor %d", k, exact.MinSamplerSamples)
 	}
 	run := func(procs int) *infer.Answer {
@@ -295,7 +302,7 @@ func TestAutoSamplerWorkDeterministic(t *testing.T) {
 	if a.Stats.Method != "gibbs" || a.Stats.TimeLimited {
 		t.Fatalf("%s (time-limited %v): %s", a.Stats.Method, a.Stats.TimeLimited, a.Stats.MethodReason)
 	}
-	_, keep = exact.SamplerSweeps(2e6, exact.SamplerChains, g)
+	_, keep = exact.SamplerSweeps(2e6, exact.SamplerChains, cost)
 	if a.Stats.Samples != keep*exact.SamplerChains || a.Stats.Samples != b.Stats.Samples {
 		t.Errorf("samples %d and %d, want %d", a.Stats.Samples, b.Stats.Samples, keep*exact.SamplerChains)
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/lifted-dev/lifted/fg"
+	"github.com/lifted-dev/lifted/gibbs"
 	"github.com/lifted-dev/lifted/infer"
 	"github.com/lifted-dev/lifted/infer/jtree"
 	"github.com/lifted-dev/lifted/lift"
@@ -243,20 +244,26 @@ func (b *bpChain) Run(ctx context.Context, c *lift.Compressed, q infer.Query) (*
 		if b.samplerTime <= 0 {
 			how = fmt.Sprintf("for %v (the rest of auto's CPU budget of %v)", st.Round(time.Millisecond), b.cpuBudget)
 		}
-	default:
-		burn, keep := SamplerSweeps(b.work, chains, c.Ground)
-		props = infer.Properties{"samples": strconv.Itoa(keep), "burn-in": strconv.Itoa(burn), "chains": strconv.Itoa(chains)}
-		how = fmt.Sprintf("%d samples per chain after %d burn-in steps (%d chains; sampler-work %.3g edge visits over %d edges)", keep, burn, chains, b.workOrDefault(), c.Ground.NumEdges())
-	}
-	mc, _, err := infer.New(name, props)
-	if err != nil {
-		return nil, err
 	}
 	ev := make(fg.Evidence, c.Ground.NumVars())
 	for v := range ev {
 		ev[v] = c.NodeEvidence[c.NodeOf[v]]
 	}
 	gc, err := lift.Ground(c.Ground, ev)
+	if err != nil {
+		return nil, err
+	}
+	if props == nil {
+		cost := StepWork(name, c.Ground, ev)
+		burn, keep := SamplerSweeps(b.work, chains, cost)
+		props = infer.Properties{"samples": strconv.Itoa(keep), "burn-in": strconv.Itoa(burn), "chains": strconv.Itoa(chains)}
+		how = fmt.Sprintf("%d samples per chain after %d burn-in steps (%d chains; sampler-work %.3g edge visits, a step visiting %.0f: %d edges", keep, burn, chains, b.workOrDefault(), cost, c.Ground.NumEdges())
+		if extra := int(cost) - c.Ground.NumEdges(); extra > 0 {
+			how += fmt.Sprintf(" and %d for the joint moves of strongly coupled pairs", extra)
+		}
+		how += ")"
+	}
+	mc, _, err := infer.New(name, props)
 	if err != nil {
 		return nil, err
 	}
@@ -396,9 +403,14 @@ func ChooseSampler(g *fg.Graph) (string, string) {
 // answer the same under any load (the same seed, the same bytes).
 const DefaultSamplerWork = 2e8
 
-// Bounds of the samples per chain that SamplerSweeps gives.
+// Bounds of the samples per chain that SamplerSweeps gives: at least
+// MinSamplerSteps steps, a quarter of them burn-in, so that the rule's
+// effective sample size of 100 per chain can be reached at all (with the
+// old floor of 50 kept samples it never was: UW-CSE's 4,624 atoms were
+// all unresolved whatever the chains did).
 const (
-	MinSamplerSamples = 50
+	MinSamplerSteps   = 200
+	MinSamplerSamples = 150
 	MaxSamplerSamples = 10000
 	maxSamplerBurnIn  = 100
 )
@@ -409,18 +421,30 @@ const (
 const SamplerChains = 4
 
 // SamplerSweeps shares work edge visits (<= 0: DefaultSamplerWork) out
-// among chains chains on g: each chain's burn-in steps (a quarter of its
-// steps, at most 100) and kept steps (at least MinSamplerSamples, at most
-// MaxSamplerSamples).
-func SamplerSweeps(work float64, chains int, g *fg.Graph) (burnIn, samples int) {
+// among chains chains whose steps visit cost edges each (StepWork): each
+// chain's burn-in steps (a quarter of its steps, at most 100) and kept
+// steps; every chain gets at least MinSamplerSteps steps and keeps at most
+// MaxSamplerSamples.
+func SamplerSweeps(work float64, chains int, cost float64) (burnIn, samples int) {
 	if work <= 0 {
 		work = DefaultSamplerWork
 	}
-	steps := work / float64(max(chains, 1)) / float64(max(g.NumEdges(), 1))
-	steps = min(steps, MaxSamplerSamples+maxSamplerBurnIn)
+	steps := work / float64(max(chains, 1)) / max(cost, 1)
+	steps = min(max(steps, MinSamplerSteps), MaxSamplerSamples+maxSamplerBurnIn)
 	burnIn = min(maxSamplerBurnIn, int(steps/4))
 	samples = min(MaxSamplerSamples, max(MinSamplerSamples, int(steps)-burnIn))
 	return burnIn, samples
+}
+
+// StepWork is the edge visits of one step of sampler name on g given ev
+// (nil: none): the edges, and for gibbs those of its pair moves
+// (gibbs.Pairs.Work).
+func StepWork(name string, g *fg.Graph, ev fg.Evidence) float64 {
+	w := float64(g.NumEdges())
+	if name == "gibbs" {
+		w += float64(gibbs.NewPairs(g, ev).Work(g))
+	}
+	return w
 }
 
 func (b *bpChain) workOrDefault() float64 {

@@ -100,6 +100,12 @@ func MLNs(seed uint64, count int) ([]Model, error) {
 // the atom) for every ground atom, or, with exact nil, enumeration's
 // (at most 22 variables). ok is false when the grounding is contradictory.
 func mlnModel(family string, index int, src, db string, exact func(atom string) float64) (Model, bool, error) {
+	return mlnModelOpt(family, index, src, db, exact, ground.Options{})
+}
+
+// mlnModelOpt is mlnModel with grounding options opt (its Query, when
+// empty, is every predicate).
+func mlnModelOpt(family string, index int, src, db string, exact func(atom string) float64, opt ground.Options) (Model, bool, error) {
 	m, err := mlnfile.Parse(family+".mln", []byte(src))
 	if err != nil {
 		return Model{}, false, err
@@ -112,7 +118,10 @@ func mlnModel(family string, index int, src, db string, exact func(atom string) 
 	for _, p := range m.Preds {
 		preds = append(preds, p.Name)
 	}
-	gr, err := ground.Ground(context.Background(), m, d, ground.Options{Query: preds})
+	if len(opt.Query) == 0 {
+		opt.Query = preds
+	}
+	gr, err := ground.Ground(context.Background(), m, d, opt)
 	if errors.Is(err, ground.ErrContradiction) {
 		return Model{}, false, nil
 	}
@@ -222,6 +231,33 @@ func SymmetricPairs(seed uint64, count int) ([]Model, error) {
 		m, ok, err := mlnModel("sympairs", i, src, "", nil)
 		if err != nil || !ok {
 			return nil, fmt.Errorf("calib: symmetric pairs: %v", err)
+		}
+		out = append(out, m)
+	}
+	return out, nil
+}
+
+// UWCSELike returns count small models with UW-CSE's features (issue 35),
+// exact by enumeration: four people (two students, two professors, by
+// evidence), advisedBy open, the hard !advisedBy(x,x), a negative-weight
+// EXIST per student and per professor grounded, as UW-CSE's 68-atom
+// clauses are, with a star auxiliary variable whose pair factors are hard
+// (MaxArity 2), co-authors that want one of advisedBy(a,b),
+// advisedBy(b,a) true but not both (strong, random weights 2.5 to 4), a
+// soft "at most one adviser", and UW-CSE's unit weight near −2.9.
+func UWCSELike(seed uint64, count int) ([]Model, error) {
+	r := rand.New(rand.NewPCG(seed, 35))
+	db := "student(P1)\nstudent(P2)\nprofessor(P3)\nprofessor(P4)\ncoauthor(P1,P3)\ncoauthor(P3,P1)\ncoauthor(P2,P4)\ncoauthor(P4,P2)\ncoauthor(P1,P2)\ncoauthor(P2,P1)\n"
+	var out []Model
+	for i := range count {
+		src := fmt.Sprintf("person = {P1,P2,P3,P4}\nadvisedBy(person, person)\nstudent(person)\nprofessor(person)\ncoauthor(person, person)\n\n"+
+			"!advisedBy(x,x).\n%.3f EXIST y !student(x) v advisedBy(x,y)\n%.3f EXIST x !professor(y) v advisedBy(x,y)\n"+
+			"%.3f advisedBy(x,y) => student(x) ^ professor(y)\n%.3f coauthor(x,y) => advisedBy(x,y) v advisedBy(y,x)\n"+
+			"%.3f !advisedBy(x,y) v !advisedBy(y,x)\n%.3f !advisedBy(s,p) v !advisedBy(s,q) v p = q\n%.3f advisedBy(x,y)\n",
+			-2-r.Float64(), -1-r.Float64(), 1+r.Float64(), 2.5+1.5*r.Float64(), 2.5+1.5*r.Float64(), 0.4+0.4*r.Float64(), -2.5-r.Float64())
+		m, ok, err := mlnModelOpt("uwcse-like", i, src, db, nil, ground.Options{MaxArity: 2, Query: []string{"advisedBy"}})
+		if err != nil || !ok {
+			return nil, fmt.Errorf("calib: UW-CSE-like: %v", err)
 		}
 		out = append(out, m)
 	}
