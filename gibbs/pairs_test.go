@@ -23,7 +23,7 @@ func TestPairs(t *testing.T) {
 		}
 	}
 	for i := range int32(4) {
-		mustAdd([]int32{i, 4}, []float64{1, 1, 1, 0})            // a = 1 excludes x_i = 1
+		mustAdd([]int32{i, 4}, []float64{1, 1, 1, 0})                // a = 1 excludes x_i = 1
 		mustAdd([]int32{i}, []float64{1, math.Exp(r.NormFloat64())}) // a field
 	}
 	mustAdd([]int32{4}, []float64{1, 3})

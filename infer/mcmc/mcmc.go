@@ -804,7 +804,7 @@ func init() {
 		Tasks:   []infer.Task{infer.Marginals},
 		Props: append(append([]infer.Property(nil), props...),
 			infer.Property{Name: "pairs", Default: "on", Help: "joint moves of strongly coupled pairs (a long clause's auxiliary variable with each atom, two atoms that want one true but not both): on, or off for single-site sweeps only"}),
-		New:     func(p infer.Properties) (infer.Algorithm, error) { return newSampler(gm, Gibbs, p) },
+		New: func(p infer.Properties) (infer.Algorithm, error) { return newSampler(gm, Gibbs, p) },
 	}
 	mm = infer.Method{
 		Name:    "mcsat",
