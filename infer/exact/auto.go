@@ -61,6 +61,11 @@ type Auto struct {
 	// fixed point, with no accuracy statement) instead of running the
 	// sampler to check it against (property bp-check 0).
 	NoBPCheck bool
+	// EscalateWork is the budget, in edge visits, of the sampler tried
+	// when the first did not mix (escalation: orbital on frozen chains of
+	// a model with hard constraints, tempering on a model without); 0:
+	// DefaultEscalateWork; < 0: none (property escalate-work 0).
+	EscalateWork float64
 	// Tried, when set, says why wfomc did not answer this model in an
 	// earlier try (TryUngrounded): Choose does not run it again.
 	Tried       string
@@ -253,12 +258,13 @@ var autoProps = []infer.Property{
 	{Name: "cpu-budget", Default: "0", Help: "instead of sampler-work: the sampler runs until the process has used this many CPU seconds (at least 1 s of wall time; the answer then depends on the load, marked time-limited; 0: sampler-work)"},
 	{Name: "sampler-time", Default: "0", Help: "instead of sampler-work: seconds of wall time for the sampler (the answer then depends on the load, marked time-limited; 0: sampler-work)"},
 	{Name: "sampler-samples", Default: "0", Help: "samples per chain for the sampler instead of sampler-work's share (0: sampler-work)"},
+	{Name: "escalate-work", Default: fmt.Sprintf("%g", DefaultEscalateWork), Help: "when the sampler has not mixed, the budget in edge visits of the sampler tried next: orbital (moves along the model's symmetries) where the chains never left their states on hard constraints, tempering where the model has none; the answer with more mixed marginals is printed (0: no such step)"},
 	{Name: "max-table", Default: "16777216", Help: "jtree's largest clique table (entries, 8 bytes each) on the grounding and on each component"},
 	{Name: "max-total", Default: "134217728", Help: "jtree's clique tables together (entries)"},
 }
 
 // autoOwn are the properties auto does not pass to lbp.
-var autoOwn = map[string]bool{"bp-check": true, "sampler-work": true, "budget": true, "wfomc-work": true, "wfomc-work-per-atom": true, "bp-iter": true, "bp-work": true, "sampler": true, "cpu-budget": true, "sampler-time": true, "sampler-samples": true, "max-table": true, "max-total": true}
+var autoOwn = map[string]bool{"bp-check": true, "sampler-work": true, "budget": true, "wfomc-work": true, "wfomc-work-per-atom": true, "bp-iter": true, "bp-work": true, "sampler": true, "cpu-budget": true, "sampler-time": true, "sampler-samples": true, "escalate-work": true, "max-table": true, "max-total": true}
 
 func init() {
 	infer.Register(infer.Method{
@@ -353,6 +359,15 @@ func newAuto(m infer.Method, p infer.Properties, lbp infer.Algorithm) (*Auto, er
 	}
 	if a.SamplerSamples < 0 {
 		return nil, &infer.PropertyError{Method: "auto", Name: "sampler-samples", Msg: fmt.Sprintf("must not be negative, got %d", a.SamplerSamples)}
+	}
+	if a.EscalateWork, err = p.Float(m, "escalate-work"); err != nil {
+		return nil, err
+	}
+	if !(a.EscalateWork >= 0 && a.EscalateWork <= 1e15) {
+		return nil, &infer.PropertyError{Method: "auto", Name: "escalate-work", Msg: "must be a non-negative number of edge visits (at most 1e15), got " + p.String(m, "escalate-work")}
+	}
+	if a.EscalateWork == 0 {
+		a.EscalateWork = -1
 	}
 	n, err := p.Int(m, "bp-iter")
 	if err != nil {

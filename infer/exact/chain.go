@@ -108,6 +108,10 @@ type bpChain struct {
 	// noCheck returns BP's converged answer without running the sampler
 	// to check it (bp-check 0).
 	noCheck bool
+	// escalateWork is the budget of the sampler tried when the first
+	// one did not mix (escalation), in edge visits; 0: the default,
+	// DefaultEscalateWork; < 0: none.
+	escalateWork float64
 }
 
 // ApproxAlgorithm implements infer.Approximator: under a tolerance the
@@ -117,7 +121,7 @@ func (b *bpChain) ApproxAlgorithm() infer.Algorithm { return b.lbp }
 
 // chain is a's approximate path.
 func (a *Auto) chain() *bpChain {
-	return &bpChain{lbp: a.LBP, bpIter: a.BPIter, sampler: a.Sampler, samplerTime: a.SamplerTime, cpuBudget: a.CPUBudget, samples: a.SamplerSamples, bpWork: a.BPWork, work: a.SamplerWork, noCheck: a.NoBPCheck}
+	return &bpChain{lbp: a.LBP, bpIter: a.BPIter, sampler: a.Sampler, samplerTime: a.SamplerTime, cpuBudget: a.CPUBudget, samples: a.SamplerSamples, bpWork: a.BPWork, work: a.SamplerWork, noCheck: a.NoBPCheck, escalateWork: a.EscalateWork}
 }
 
 // iterLimiter is BP's iteration limit (infer/bp.Algorithm).
@@ -290,6 +294,10 @@ func (b *bpChain) Run(ctx context.Context, c *lift.Compressed, q infer.Query) (*
 	}
 	s.Stats.TimeLimited = s.Stats.TimeLimited || timed
 	s.Stats.MethodReason = fmt.Sprintf("%s; %s%s %s, %s", bpFailed, name, why, how, mixed)
+	if !timed && b.samples <= 0 && b.escalateWork >= 0 {
+		s = b.escalate(ctx, gc, q, name, s)
+		s.Stats.BPIterations, s.Stats.Messages = iters, msgs
+	}
 	if bpAns != nil {
 		s.Stats.MethodReason += "; " + checkBP(s, bpAns)
 	}

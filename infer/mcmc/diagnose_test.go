@@ -93,7 +93,11 @@ func TestStdErrAndStats(t *testing.T) {
 			}
 		}
 		st := a.Stats
-		if !a.Converged || st.RHat >= 1.01 || st.BulkESS < 800 || st.TailESS < 800 || st.Mixing != "" || st.Chains != DefaultChains {
+		chains := DefaultChains
+		if m == "tempering" {
+			chains = TemperingChains
+		}
+		if need := float64(100 * chains); !a.Converged || st.RHat >= 1.01 || st.BulkESS < need || st.TailESS < need || st.Mixing != "" || st.Chains != chains {
 			t.Errorf("%s on a weakly coupled grid: %+v", m, st)
 		}
 		if (m == "tempering") != (len(st.SwapRates) > 0 && len(st.SwapRates) == len(st.Temperatures)-1) {
@@ -142,5 +146,55 @@ func TestTemperingProperties(t *testing.T) {
 		if _, _, err := infer.New("tempering", p); err == nil {
 			t.Errorf("tempering with %v: no error", p)
 		}
+	}
+}
+
+// TestTemperingResumes: a run that is not mixed is extended from where its
+// chains are, so a run of 200 samples extended to 400 is the run of 400
+// (same seed): the same estimate, bit for bit, and the same steps; and a
+// work budget bounds the steps of a run and of its extension.
+func TestTemperingResumes(t *testing.T) {
+	g := gen.FrustratedGrid(rand.New(rand.NewPCG(5, 6)), 5, 2, 2.5, 0.5)
+	ctx := context.Background()
+	cfg := Config{Samples: 200, BurnIn: 50, Chains: 4, Seed: 7}
+	first, err := SampleTempering(ctx, g, nil, cfg, Tempering{Base: Gibbs, Copies: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first.Diag.Mixed {
+		t.Skip("200 samples mixed: nothing to extend")
+	}
+	ext, err := SampleTempering(ctx, g, nil, cfg, Tempering{Base: Gibbs, Copies: 2, MaxSamples: 400})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Samples = 400
+	one, err := SampleTempering(ctx, g, nil, cfg, Tempering{Base: Gibbs, Copies: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ext.Samples != one.Samples || ext.Sweeps != one.Sweeps || ext.Samples != 4*400 {
+		t.Fatalf("extended: %d samples, %d sweeps; one run: %d samples, %d sweeps", ext.Samples, ext.Sweeps, one.Samples, one.Sweeps)
+	}
+	for i := range one.Mean {
+		if ext.Mean[i] != one.Mean[i] {
+			t.Fatalf("entry %d: extended %v, one run %v", i, ext.Mean[i], one.Mean[i])
+		}
+	}
+	if ext.Diag != one.Diag {
+		t.Errorf("diagnostics differ: extended %+v, one run %+v", ext.Diag, one.Diag)
+	}
+	// max-work: the kept and burn-in steps of all replicas stay within it
+	cfg.Samples = 1000
+	const work = 3e6
+	w, err := SampleTempering(ctx, g, nil, cfg, Tempering{Base: Gibbs, Copies: 2, MaxSamples: 64000, MaxWork: work})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if used := float64(w.Sweeps) * float64(g.NumEdges()); used > work {
+		t.Errorf("max-work %g: the run visited %g edges (%d replica steps)", work, used, w.Sweeps)
+	}
+	if !w.Diag.Mixed && !strings.Contains(w.Diag.Why, "work budget") {
+		t.Errorf("not mixed within max-work without saying so: %s", w.Diag.Why)
 	}
 }

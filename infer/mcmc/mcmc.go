@@ -870,9 +870,20 @@ func init() {
 // the context's ending is returned.
 func runChains(ctx context.Context, nc int, cfg Config, run func(k int, r *chainRun) error) ([]*chainRun, error) {
 	runs := make([]*chainRun, nc)
-	var wg sync.WaitGroup
 	for k := range runs {
 		runs[k] = &chainRun{}
+	}
+	return runs, continueChains(ctx, runs, cfg, run)
+}
+
+// continueChains runs chain k by run(k, runs[k]) for every record of runs
+// at once (records a previous call filled go on: chainRun.loop resumes
+// them), reporting progress as runChains; an error of a chain other than
+// the context's ending is returned.
+func continueChains(ctx context.Context, runs []*chainRun, cfg Config, run func(k int, r *chainRun) error) error {
+	var wg sync.WaitGroup
+	for k := range runs {
+		runs[k].err = nil
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -899,10 +910,10 @@ func runChains(ctx context.Context, nc int, cfg Config, run func(k int, r *chain
 	}
 	for _, r := range runs {
 		if r.err != nil && !errors.Is(r.err, ctx.Err()) {
-			return nil, r.err
+			return r.err
 		}
 	}
-	return runs, nil
+	return nil
 }
 
 // samplerProgress is the Config.Progress of a sampler run that reports
@@ -968,13 +979,19 @@ func (r *chainRun) record(keep bool, cond, point []float64, trace bool) {
 // the deadline when cfg.Samples is 0), stopping at the context's end or the
 // deadline. step advances the chain by one step; for a kept step it gets
 // the slice (of size entries) to write the Rao-Blackwellised conditionals
-// into, during burn-in nil.
+// into, during burn-in nil. A record that a previous loop filled is
+// resumed: its sums, trace and step count are kept, and the chain goes on
+// from its last step to cfg.BurnIn + cfg.Samples steps (resumable
+// tempering: a run not mixed is extended, not restarted).
 func (r *chainRun) loop(ctx context.Context, cfg Config, deadline time.Time, size int, sel []int, nc int, score func() float64, step func(cond []float64) error) error {
 	cond := make([]float64, size)
 	point := make([]float64, len(sel)+1)
 	r.mu.Lock()
-	r.sum, r.sumsq = make([]float64, size), make([]float64, size)
-	r.diag = diag.NewTrace(len(point), traceLen(nc, len(point)))
+	if r.sum == nil {
+		r.sum, r.sumsq = make([]float64, size), make([]float64, size)
+		r.diag = diag.NewTrace(len(point), traceLen(nc, len(point)))
+	}
+	k0, kept0 := r.steps, r.n > 0
 	r.mu.Unlock()
 	// Sampling until a deadline, the burn-in ends after BurnIn steps or
 	// half the time, whichever comes first, so that a slow chain keeps
@@ -986,8 +1003,8 @@ func (r *chainRun) loop(ctx context.Context, cfg Config, deadline time.Time, siz
 	// A chain the deadline reaches before it kept a step keeps one more
 	// (a loaded machine can spend a short time limit on the set-up): an
 	// answer whose diagnostics say "not mixed" rather than none.
-	burnt, kept := false, false
-	for k := 0; cfg.Samples == 0 || k < cfg.BurnIn+cfg.Samples; k++ {
+	burnt, kept := kept0, kept0
+	for k := k0; cfg.Samples == 0 || k < cfg.BurnIn+cfg.Samples; k++ {
 		if err := ctx.Err(); err != nil {
 			return err
 		}

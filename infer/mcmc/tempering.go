@@ -8,7 +8,6 @@ import (
 	"math/rand/v2"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/lifted-dev/lifted/fg"
@@ -54,9 +53,17 @@ type Tempering struct {
 	// ladder instead of HotTemperature.
 	TMax float64
 	// MaxSamples, when above Config.Samples, lets a run that is not mixed
-	// (and whose chains are not frozen) be repeated with twice the kept
-	// and burn-in steps, up to MaxSamples kept steps per chain.
+	// (and whose chains are not frozen) be extended: its chains go on
+	// from where they are (worlds, ladder, sums and traces kept) until
+	// each has kept twice as many steps, while that stays at most
+	// MaxSamples kept steps per chain.
 	MaxSamples int
+	// MaxWork, when positive, also bounds the extensions in edge visits,
+	// all chains together (a replica's step visits every edge of g once;
+	// the ladder's pilot runs count too): a run is extended only while
+	// its work stays at most MaxWork. Work, not time: the same seed gives
+	// the same answer under any load.
+	MaxWork float64
 }
 
 // Bounds of the adaptive ladder.
@@ -255,8 +262,17 @@ func (lr *ladderRun) advance(rng *rand.Rand, cond []float64) {
 // 1.5, then rounds of a pilot chain (seeded with seed; its steps are
 // discarded) of 100 + 2·(burn-in) steps, each round inserting the
 // geometric mean between every two neighbours whose swaps it accepted
-// less often than SwapLow, until none is or MaxReplicas is reached.
+// less often than SwapLow, until none is or MaxReplicas is reached (or,
+// with tp.MaxWork, the pilots have spent a quarter of it).
 func AdaptLadder(ctx context.Context, g *fg.Graph, ev fg.Evidence, cfg Config, tp Tempering, bk *gibbs.Blocking, tb *treeBlocks, mv *moves) ([]float64, error) {
+	temps, _, err := adaptLadder(ctx, g, ev, cfg, tp, bk, tb, mv)
+	return temps, err
+}
+
+// adaptLadder is AdaptLadder, returning also the edge visits of its pilot
+// runs (a replica step visits every edge once).
+func adaptLadder(ctx context.Context, g *fg.Graph, ev fg.Evidence, cfg Config, tp Tempering, bk *gibbs.Blocking, tb *treeBlocks, mv *moves) ([]float64, float64, error) {
+	work := 0.0
 	tmax := tp.TMax
 	if !(tmax > 1) {
 		tmax = HotTemperature(g, ev)
@@ -267,16 +283,17 @@ func AdaptLadder(ctx context.Context, g *fg.Graph, ev fg.Evidence, cfg Config, t
 	steps := 100 + 2*min(cfg.BurnIn, 500)
 	for round := 0; round < 8 && len(temps) < MaxReplicas; round++ {
 		if err := ctx.Err(); err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		rng := rand.New(rand.NewPCG(cfg.Seed, 1<<40+uint64(round)))
 		lr, err := newLadderRun(g, ev, temps, copies, bk, tb, mv, rng)
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		for range steps {
 			lr.advance(rng, nil)
 		}
+		work += float64(steps*len(temps)*copies) * float64(max(g.NumEdges(), 1))
 		next := []float64{temps[0]}
 		added := false
 		for i := 0; i+1 < len(temps); i++ {
@@ -291,11 +308,11 @@ func AdaptLadder(ctx context.Context, g *fg.Graph, ev fg.Evidence, cfg Config, t
 			next = append(next, temps[i+1])
 		}
 		temps = next
-		if !added {
+		if !added || tp.MaxWork > 0 && work > tp.MaxWork/4 {
 			break
 		}
 	}
-	return temps, nil
+	return temps, work, nil
 }
 
 // SampleTempering runs cfg.Chains independent replica-exchange chains of
@@ -345,44 +362,110 @@ func SampleTempering(ctx context.Context, g *fg.Graph, ev fg.Evidence, cfg Confi
 		copies = 1
 	}
 	temps := tp.Temps
+	pilot := 0.0
 	if temps == nil {
 		var err error
-		if temps, err = AdaptLadder(ctx, g, ev, cfg, Tempering{Base: tp.Base, Copies: copies, TMax: tp.TMax}, bk, tb, mv); err != nil {
+		if temps, pilot, err = adaptLadder(ctx, g, ev, cfg, Tempering{Base: tp.Base, Copies: copies, TMax: tp.TMax, MaxWork: tp.MaxWork}, bk, tb, mv); err != nil {
 			return nil, err
 		}
 	}
-	return grow(cfg, tp.MaxSamples, func(cfg Config) (*Result, error) {
-		return sampleLadder(ctx, g, ev, cfg, temps, copies, bk, tb, mv)
-	})
+	lw := &ladderWalk{g: g, ev: ev, temps: temps, copies: copies, bk: bk, tb: tb, mv: mv, work: pilot}
+	if tp.MaxWork > 0 && cfg.Samples > 0 {
+		// The first run fits the work left after the ladder's pilots:
+		// fewer steps (a quarter of them burn-in, at least
+		// MinTemperingSamples kept) when the ladder is long.
+		steps := int(max(tp.MaxWork-pilot, 0) / (float64(defaultChains(cfg.Chains)) * lw.stepWork()))
+		if cfg.BurnIn+cfg.Samples > steps {
+			cfg.BurnIn = min(cfg.BurnIn, steps/4)
+			cfg.Samples = max(MinTemperingSamples, steps-cfg.BurnIn)
+		}
+	}
+	for {
+		res, err := lw.run(ctx, cfg)
+		if err != nil {
+			return nil, err
+		}
+		if res.Diag.Mixed || res.Diag.Frozen || res.Interrupted || cfg.Samples == 0 || 2*cfg.Samples > tp.MaxSamples {
+			return res, nil
+		}
+		// The next extension's work: every chain's replicas go on to
+		// BurnIn + 2·Samples steps.
+		more := float64(lw.nc) * float64(cfg.Samples) * lw.stepWork()
+		if tp.MaxWork > 0 && lw.work+more > tp.MaxWork {
+			res.Diag.Why += fmt.Sprintf(" (tempering stopped at its work budget: %.3g edge visits spent, doubling the samples needs %.3g more, over max-work %.3g)", lw.work, more, tp.MaxWork)
+			return res, nil
+		}
+		cfg.Samples *= 2
+	}
 }
 
-// sampleLadder is one run of SampleTempering on a fixed ladder.
-func sampleLadder(ctx context.Context, g *fg.Graph, ev fg.Evidence, cfg Config, temps []float64, copies int, bk *gibbs.Blocking, tb *treeBlocks, mv *moves) (*Result, error) {
-	nc := defaultChains(cfg.Chains)
+// ladderWalk is a resumable replica-exchange run on a fixed ladder: its
+// chains (every replica's world, the sums, the diagnostic traces, the
+// swap counts) persist between calls of run, so that a run not mixed is
+// extended from where its chains are instead of restarted.
+type ladderWalk struct {
+	g      *fg.Graph
+	ev     fg.Evidence
+	temps  []float64
+	copies int
+	bk     *gibbs.Blocking
+	tb     *treeBlocks
+	mv     *moves
+	nc     int
+	lrs    []*ladderRun
+	rngs   []*rand.Rand
+	runs   []*chainRun
+	sel    []int
+	// work counts edge visits so far (the pilot runs of the ladder's
+	// adaptation included): a replica step visits every edge once.
+	work float64
+}
+
+// stepWork is the edge visits of one step of one chain: every replica of
+// every copy sweeps the graph once.
+func (lw *ladderWalk) stepWork() float64 {
+	return float64(len(lw.temps)*lw.copies) * float64(max(lw.g.NumEdges(), 1))
+}
+
+// run brings every chain to cfg.BurnIn + cfg.Samples steps (the first call
+// starts them) and returns the estimate and diagnostics of all their kept
+// steps so far.
+func (lw *ladderWalk) run(ctx context.Context, cfg Config) (*Result, error) {
+	g, ev, temps, copies, bk, tb, mv := lw.g, lw.ev, lw.temps, lw.copies, lw.bk, lw.tb, lw.mv
 	R := len(temps)
 	var deadline time.Time
 	if cfg.TimeLimit > 0 {
 		deadline = time.Now().Add(cfg.TimeLimit)
 	}
-	tried := make([]atomic.Int64, R-1)
-	took := make([]atomic.Int64, R-1)
-	sel := diagnosed(g, ev)
-	runs, err := runChains(ctx, nc, cfg, func(k int, r *chainRun) error {
-		rng := rand.New(rand.NewPCG(cfg.Seed, uint64(k)))
-		kmv := mv
-		if copies == 2 {
-			kmv = newMoves(g, ev) // scratch per chain
+	if lw.runs == nil {
+		lw.nc = defaultChains(cfg.Chains)
+		lw.lrs = make([]*ladderRun, lw.nc)
+		lw.rngs = make([]*rand.Rand, lw.nc)
+		lw.runs = make([]*chainRun, lw.nc)
+		for k := range lw.runs {
+			lw.runs[k] = &chainRun{}
 		}
-		lr, err := newLadderRun(g, ev, temps, copies, bk, tb, kmv, rng)
-		if err != nil {
-			return err
-		}
-		defer func() {
-			for i := range R - 1 {
-				tried[i].Add(lr.tried[i])
-				took[i].Add(lr.took[i])
+		lw.sel = diagnosed(g, ev)
+	}
+	before := 0
+	for _, r := range lw.runs {
+		before += r.steps
+	}
+	sel, nc := lw.sel, lw.nc
+	err := continueChains(ctx, lw.runs, cfg, func(k int, r *chainRun) error {
+		lr, rng := lw.lrs[k], lw.rngs[k]
+		if lr == nil {
+			rng = rand.New(rand.NewPCG(cfg.Seed, uint64(k)))
+			kmv := mv
+			if copies == 2 {
+				kmv = newMoves(g, ev) // scratch per chain
 			}
-		}()
+			var err error
+			if lr, err = newLadderRun(g, ev, temps, copies, bk, tb, kmv, rng); err != nil {
+				return err
+			}
+			lw.lrs[k], lw.rngs[k] = lr, rng
+		}
 		size := lr.chs[0][0].Offsets()[g.NumVars()]
 		return r.loop(ctx, cfg, deadline, size, sel, nc, lr.chs[0][0].LogScore, func(cond []float64) error {
 			lr.advance(rng, cond)
@@ -392,7 +475,12 @@ func sampleLadder(ctx context.Context, g *fg.Graph, ev fg.Evidence, cfg Config, 
 	if err != nil {
 		return nil, err
 	}
-	res, err := collect(ctx, runs, cfg, "tempering")
+	after := 0
+	for _, r := range lw.runs {
+		after += r.steps
+	}
+	lw.work += float64(after-before) * lw.stepWork()
+	res, err := collect(ctx, lw.runs, cfg, "tempering")
 	if err != nil {
 		return nil, err
 	}
@@ -400,16 +488,23 @@ func sampleLadder(ctx context.Context, g *fg.Graph, ev fg.Evidence, cfg Config, 
 	if bk != nil {
 		res.Clusters = len(bk.Blocks)
 	}
-	res.average(g, runs)
+	res.average(g, lw.runs)
 	res.SwapRates = make([]float64, R-1)
 	for i := range res.SwapRates {
-		if n := tried[i].Load(); n > 0 {
-			res.SwapRates[i] = float64(took[i].Load()) / float64(n)
+		var tried, took int64
+		for _, lr := range lw.lrs {
+			if lr != nil {
+				tried += lr.tried[i]
+				took += lr.took[i]
+			}
+		}
+		if tried > 0 {
+			res.SwapRates[i] = float64(took) / float64(tried)
 		}
 	}
 	res.Temps = temps
 	res.soft = noZeros(g)
-	res.diagnose(runs, sel, res.Off, temperKernel)
+	res.diagnose(lw.runs, sel, res.Off, temperKernel)
 	return res, nil
 }
 
@@ -435,8 +530,42 @@ func (s temperingSampler) Run(ctx context.Context, c *lift.Compressed, q infer.Q
 			}
 			tp.Temps = GeometricLadder(s.n, tmax)
 		}
+		if cfg.Chains == 0 {
+			cfg.Chains = TemperingChains
+		}
 		return SampleTempering(ctx, g, ev, cfg, tp)
 	})
+}
+
+// TemperingChains is the number of chains of the method tempering when
+// --chains is 0: each chain is a ladder of replicas (two copies of about
+// ten on a frustrated 10×10 grid), and the diagnostics need each chain to
+// reach 100 effective samples, so four long chains cost half of eight of
+// the same length (bench/frustrated: at equal work, 4 chains of 16,000
+// steps mixed where 8 of 8,000 did not).
+const TemperingChains = 4
+
+// MinTemperingSamples is the fewest kept steps per chain of a run that
+// MaxWork shortens.
+const MinTemperingSamples = 50
+
+// Defaults of the method tempering's growth: kept steps per chain and
+// edge visits (all chains, the ladder's pilot runs included).
+const (
+	TemperingMaxSamples = 32000
+	TemperingMaxWork    = 2e9
+)
+
+// temperingProps are the samplers' properties with tempering's default
+// number of chains.
+func temperingProps() []infer.Property {
+	out := append([]infer.Property(nil), props...)
+	for i := range out {
+		if out[i].Name == "chains" {
+			out[i].Help = "independent chains, each a ladder of replicas from its own random starts (0: " + strconv.Itoa(TemperingChains) + ", whatever the cores)"
+		}
+	}
+	return out
 }
 
 func init() {
@@ -445,13 +574,14 @@ func init() {
 		Name:    "tempering",
 		Summary: "replica exchange (parallel tempering): Gibbs or blocked Gibbs at an adaptive ladder of temperatures, neighbours swapping worlds, two copies per temperature exchanging clusters (Houdayer); samples from T=1, doubling its samples until mixed or max-samples",
 		Tasks:   []infer.Task{infer.Marginals},
-		Props: append(append([]infer.Property(nil), props...),
+		Props: append(append([]infer.Property(nil), temperingProps()...),
 			infer.Property{Name: "base", Default: "gibbs", Help: "the kernel of every replica: gibbs, bgibbs or tree-gibbs (forests drawn exactly)"},
 			infer.Property{Name: "temperatures", Default: "auto", Help: "replicas per chain: auto (a ladder grown until every neighbouring pair swaps at least 1 in 4 times, up to 48), or a number (a geometric ladder from 1 to max-temperature)"},
 			infer.Property{Name: "max-temperature", Default: "auto", Help: "the hottest replica's temperature: auto (where no variable's factors move its log odds by more than 2) or a number"},
 			infer.Property{Name: "ladder", Default: "", Help: "explicit temperatures instead, e.g. 1,1.5,2.5,4 (first 1, increasing)"},
 			infer.Property{Name: "copies", Default: "2", Help: "ladders per chain: 2 (the replicas at each temperature exchange clusters of the binary variables on which they differ, Houdayer's move) or 1"},
-			infer.Property{Name: "max-samples", Default: "8000", Help: "a run not mixed is repeated with twice the samples and burn-in while samples stay at most this"},
+			infer.Property{Name: "max-samples", Default: strconv.Itoa(TemperingMaxSamples), Help: "a run not mixed is extended (its chains go on from where they are) to twice the samples while samples stay at most this"},
+			infer.Property{Name: "max-work", Default: fmt.Sprintf("%g", TemperingMaxWork), Help: "and while the run's edge visits (every replica's sweep visits each edge once; all chains, the ladder's pilot runs included) stay at most this (deterministic under --seed, whatever the load)"},
 			infer.Property{Name: "block-size", Default: strconv.Itoa(DefaultBlockSize), Help: "most variables in a block (base bgibbs)"},
 			infer.Property{Name: "block-states", Default: strconv.Itoa(DefaultBlockStates), Help: "most joint states of a block (base bgibbs)"}),
 		New: func(p infer.Properties) (infer.Algorithm, error) {
@@ -480,6 +610,12 @@ func init() {
 			}
 			if s.tp.MaxSamples, err = p.Int(tm, "max-samples"); err != nil {
 				return nil, err
+			}
+			if s.tp.MaxWork, err = p.Float(tm, "max-work"); err != nil {
+				return nil, err
+			}
+			if !(s.tp.MaxWork > 0) || math.IsInf(s.tp.MaxWork, 0) {
+				return nil, &infer.PropertyError{Method: tm.Name, Name: "max-work", Msg: fmt.Sprintf("must be a positive number of edge visits, got %v", s.tp.MaxWork)}
 			}
 			if l := p.String(tm, "ladder"); l != "" {
 				for _, f := range strings.Split(l, ",") {

@@ -19,7 +19,8 @@ import (
 	mlnfile "github.com/lifted-dev/lifted/format/mlnfile"
 	"github.com/lifted-dev/lifted/ground"
 	"github.com/lifted-dev/lifted/infer"
-	_ "github.com/lifted-dev/lifted/infer/mcmc" // the samplers
+	_ "github.com/lifted-dev/lifted/infer/jtree" // exact marginals of the larger grids
+	_ "github.com/lifted-dev/lifted/infer/mcmc"  // the samplers
 	"github.com/lifted-dev/lifted/internal/brute"
 	"github.com/lifted-dev/lifted/internal/gen"
 	"github.com/lifted-dev/lifted/lift"
@@ -46,6 +47,31 @@ func Grids(seed uint64, n, count int) []Model {
 		out = append(out, Model{Family: fmt.Sprintf("grid%dx%d", n, n), Index: i, Graph: g, Exact: brute.Solve(g, nil).Marginals})
 	}
 	return out
+}
+
+// JTreeGrids returns count random n×n frustrated Ising grids as Grids
+// does, with exact marginals by the junction tree (grids too large to
+// enumerate: 6×6 and up).
+func JTreeGrids(seed uint64, n, count int) ([]Model, error) {
+	r := rand.New(rand.NewPCG(seed, uint64(n)))
+	alg, _, err := infer.New("jtree", nil)
+	if err != nil {
+		return nil, err
+	}
+	var out []Model
+	for i := range count {
+		g := gen.FrustratedGrid(r, n, 2, 2.5, 0.5)
+		c, err := lift.Ground(g, nil)
+		if err != nil {
+			return nil, err
+		}
+		ans, err := alg.Run(context.Background(), c, infer.Query{Task: infer.Marginals})
+		if err != nil {
+			return nil, fmt.Errorf("calib: jtree on grid %d×%d %d: %w", n, n, i, err)
+		}
+		out = append(out, Model{Family: fmt.Sprintf("grid%dx%d", n, n), Index: i, Graph: g, Exact: ans.Marginals()})
+	}
+	return out, nil
 }
 
 // MLNs returns count random small MLNs (gen.SmallMLN, the first formula
