@@ -521,7 +521,11 @@ type temperingSampler struct {
 // the other samplers (sampler.Run) with the swap rates and the ladder in
 // the statistics.
 func (s temperingSampler) Run(ctx context.Context, c *lift.Compressed, q infer.Query) (*infer.Answer, error) {
-	return runGround(ctx, c, q, "tempering", s.cfg, func(ctx context.Context, g *fg.Graph, ev fg.Evidence, cfg Config) (*Result, error) {
+	cfg := s.cfg
+	if cfg.Chains == 0 {
+		cfg.Chains = TemperingChains
+	}
+	return runGround(ctx, c, q, "tempering", cfg, func(ctx context.Context, g *fg.Graph, ev fg.Evidence, cfg Config) (*Result, error) {
 		tp := s.tp
 		if s.n > 0 {
 			tmax := tp.TMax
@@ -529,9 +533,6 @@ func (s temperingSampler) Run(ctx context.Context, c *lift.Compressed, q infer.Q
 				tmax = HotTemperature(g, ev)
 			}
 			tp.Temps = GeometricLadder(s.n, tmax)
-		}
-		if cfg.Chains == 0 {
-			cfg.Chains = TemperingChains
 		}
 		return SampleTempering(ctx, g, ev, cfg, tp)
 	})
