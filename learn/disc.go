@@ -354,6 +354,7 @@ func Discriminative(ctx context.Context, m *mln.MLN, dbs []*mln.DB, names []stri
 	var tail [][]float64 // the weights after each iteration of the last half
 	var all []float64    // vp: the sum of the iterates
 	var prevG, prevD []float64
+	conj := 0 // scg: the iterations that took a conjugate direction
 	for it := 1; it <= o.MaxIter; it++ {
 		ok, err := confirm()
 		if err != nil {
@@ -398,6 +399,7 @@ func Discriminative(ctx context.Context, m *mln.MLN, dbs []*mln.DB, names []stri
 					}
 					if dotv(cd, g) > 0 {
 						d = cd
+						conj++
 					}
 				}
 			}
@@ -498,6 +500,9 @@ func Discriminative(ctx context.Context, m *mln.MLN, dbs []*mln.DB, names []stri
 		}
 		res.Weights = avg
 		res.Status += fmt.Sprintf(", weights averaged over the last %d iterations", len(tail))
+	}
+	if o.Method == "scg" {
+		res.Status += fmt.Sprintf("; %d of %d directions conjugate (the others the preconditioned gradient: first, after an undone step, or Polak–Ribière's β ≤ 0)", conj, res.Iterations)
 	}
 	if sampled {
 		switch {

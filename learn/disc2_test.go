@@ -260,6 +260,9 @@ func TestDiscOptimisers(t *testing.T) {
 		if cllOpt-cll > 0.01 {
 			t.Errorf("%s: CLL %.5f, optimum %.5f", c.name, cll, cllOpt)
 		}
+		if c.name == "scg exact" && (!strings.Contains(r.Status, "directions conjugate") || strings.Contains(r.Status, "; 0 of")) {
+			t.Errorf("scg with exact counts took no conjugate direction: %s", r.Status)
+		}
 	}
 	if _, err := Discriminative(context.Background(), m, []*mln.DB{db}, nil, DiscOptions{NE: []string{"Cancer"}, Method: "newton"}); err == nil {
 		t.Error("an unknown optimiser was accepted")
