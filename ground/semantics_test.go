@@ -195,6 +195,16 @@ func (s *semModel) eval(ex mln.Expr, x []bool, e env, star map[*mln.Atom]bool) b
 	case *mln.Iff:
 		return s.eval(n.L, x, e, star) == s.eval(n.R, x, e, star)
 	case *mln.Exists:
+		if n.Cmp != "" {
+			k := 0
+			s.bindings(n.Vars, e, func() bool {
+				if s.eval(n.Body, x, e, star) {
+					k++
+				}
+				return true
+			})
+			return n.Counts(k)
+		}
 		found := false
 		s.bindings(n.Vars, e, func() bool {
 			found = s.eval(n.Body, x, e, star)

@@ -188,6 +188,15 @@ type tseitin struct {
 	next  int32   // next auxiliary variable
 	defs  []*gate // defs[i] defines variable base+i
 	base  int32
+	// memo: the reduction of each gate at each limit, so that a gate the
+	// formula shares (the counting networks of EXIST=k) is reduced, and
+	// its auxiliary variables defined, once.
+	memo map[reduceKey]*gate
+}
+
+type reduceKey struct {
+	x   *gate
+	lim int
 }
 
 // define replaces x (whose support is at most limit-1) by a new auxiliary
@@ -205,6 +214,19 @@ func (t *tseitin) reduce(x *gate, lim int) *gate {
 	if len(x.supp) <= lim || x.op == gLit {
 		return x
 	}
+	key := reduceKey{x, lim}
+	if y, ok := t.memo[key]; ok {
+		return y
+	}
+	if t.memo == nil {
+		t.memo = map[reduceKey]*gate{}
+	}
+	y := t.reduce1(x, lim)
+	t.memo[key] = y
+	return y
+}
+
+func (t *tseitin) reduce1(x *gate, lim int) *gate {
 	// Children first: each to at most limit-1 variables, so that it can be
 	// defined by a factor of at most limit variables.
 	kids := make([]*gate, len(x.kids))

@@ -82,3 +82,51 @@ func TestTseitinLargeFormulas(t *testing.T) {
 		})
 	}
 }
+
+// TestTseitinCounting: counting quantifiers and cardinality constraints of
+// C2 ground to a shared "at least j of the first i" network, which the
+// Tseitin reduction must split once per shared gate (it was exponential);
+// log Z and the marginals against the enumeration of the semantics.
+func TestTseitinCounting(t *testing.T) {
+	decl := "grp = {G0,G1,G2,G3,G4,G5,G6}\nA\nU(grp)\n"
+	for _, c := range []struct{ name, src string }{
+		{"exactly", "1.2 A <=> (EXIST=3 g U(g))\n-0.4 U(g)\n"},
+		{"at most, hard", "A => (EXIST<=2 g U(g)).\n0.6 U(g)\n0.2 A\n"},
+		{"cardinality as a formula", "0.8 (EXIST>=4 x U(x)) v A\n-0.3 U(g)\n"},
+	} {
+		m := parse(t, decl+c.src)
+		db := readDB(t, m, "")
+		opt := Options{Query: []string{"A", "U"}}
+		semZ, semM := newSemModel(t, m, db, opt).solve()
+		for _, arity := range []int{20, 7} {
+			opt.MaxArity = arity
+			gr, err := Ground(context.Background(), m, db, opt)
+			if err != nil {
+				t.Fatalf("%s, max arity %d: %v", c.name, arity, err)
+			}
+			aux := len(gr.Graph.Card) - gr.NumAtoms
+			if arity == 7 && aux == 0 {
+				t.Fatalf("%s: no auxiliary variable at max arity 7", c.name)
+			}
+			logZ, marg, ok := exactOf(gr)
+			if !ok {
+				t.Fatalf("%s, max arity %d: %d auxiliary variables, too many states to enumerate", c.name, arity, aux)
+			}
+			if math.Abs(logZ-semZ) > 1e-9*math.Max(1, math.Abs(semZ)) {
+				t.Errorf("%s, max arity %d: log Z %v, semantics %v", c.name, arity, logZ, semZ)
+			}
+			sum := 0.0
+			for v := 0; v < gr.NumAtoms; v++ {
+				sum += marg[v][1]
+			}
+			want := 0.0
+			for _, p := range semM {
+				want += p
+			}
+			if math.Abs(sum-want) > 1e-9 {
+				t.Errorf("%s, max arity %d: Σ marginals %v, semantics %v", c.name, arity, sum, want)
+			}
+			t.Logf("%s, max arity %d: %d atoms, %d auxiliary variables", c.name, arity, gr.NumAtoms, aux)
+		}
+	}
+}

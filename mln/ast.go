@@ -262,8 +262,10 @@ type Iff struct {
 //
 // With Cmp set it is a counting quantifier of C2: "EXIST=k y body" (exactly
 // k values of y satisfy body), "EXIST<=k y body" (at most k) and
-// "EXIST>=k y body" (at least k), over a single variable. Cmp is "=", "<="
-// or ">=" and K the bound (K ≥ 0); a plain EXIST has Cmp "".
+// "EXIST>=k y body" (at least k); over several variables it counts tuples,
+// and the cardinality constraint "|P| = k" is EXIST=k x1,…,xn P(x1,…,xn).
+// Cmp is "=", "<=" or ">=" and K the bound (K ≥ 0); a plain EXIST has
+// Cmp "".
 type Exists struct {
 	Vars []*Var
 	Body Expr

@@ -85,9 +85,6 @@ func (c *checker) walk(e Expr) {
 		c.walk(e.L)
 		c.walk(e.R)
 	case *Exists:
-		if e.Cmp != "" && len(e.Vars) != 1 {
-			c.errorf(e.Pos, "a counting quantifier (EXIST%s%d) binds exactly one variable; nest one per variable", e.Cmp, e.K)
-		}
 		if e.Cmp != "" && e.K < 0 {
 			c.errorf(e.Pos, "the bound of a counting quantifier must be at least 0, not %d", e.K)
 		}

@@ -35,6 +35,11 @@ func TestAnchorWFOMCTool(t *testing.T) {
 		{"function-no-fix-sc2", "domain=5", "6.931471805599453094172321215"},
 		{"permutation-no-fix-sc2", "domain=5", "3.784189633918261162896407821"},
 		{"2-regular-graph-sc2", "v=10", "12.56683323185385813711817475"},
+		// C2: cardinality constraints.
+		{"2-regular-graph", "v=7", "10.99406766950697347784579374"},
+		{"function-no-fix", "domain=5", "6.931471805599453094172321215"},
+		{"permutation-no-fix", "domain=5", "3.784189633918261162896407821"},
+		{"partition", "domain=10", "8.342839804271459673953813011"},
 	} {
 		path := filepath.Join("testdata", "anchor", c.model)
 		if c.model == "deskmate" {

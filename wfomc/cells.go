@@ -431,8 +431,8 @@ func (b *cellBuilder) pairPoly(ta int, pa uint64, tb int, pbits uint64, two []ff
 // pairPolys is pairPoly split by the counted atoms of the counting
 // constraints cons (count.go): class bit 2q is set when the atom of cons[q]
 // counted for a is true (P(a,b), or P(b,a) when the constraint counts the
-// first argument), bit 2q+1 when the one counted for b is; 4^len(cons)
-// polys, their sum the pair weight.
+// first argument), bit 2q+1 when the one counted for b is (both clear for
+// a unary P); 4^len(cons) polys, their sum the pair weight.
 func (b *cellBuilder) pairPolys(ta int, pa uint64, tb int, pbits uint64, two []ff, cons []countCons) ([]poly, error) {
 	ma := uint(len(b.cellPred[ta]))
 	mb := uint(len(b.cellPred[tb]))
@@ -496,6 +496,10 @@ func (b *cellBuilder) pairPolys(ta int, pa uint64, tb int, pbits uint64, two []f
 	// The slots of the counted atoms: for a, then for b.
 	countSlot := make([][2]uint, len(cons))
 	for q, cc := range cons {
+		if len(b.pb.preds[cc.pred].types) == 1 {
+			countSlot[q] = [2]uint{64, 64} // unary (a cardinality constraint): no atom between a and b
+			continue
+		}
 		sa, okA := slots[slotKey{cc.pred, cc.dir == 0}]
 		sb, okB := slots[slotKey{cc.pred, cc.dir != 0}]
 		if !okA || !okB {

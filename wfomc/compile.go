@@ -172,8 +172,17 @@ func (c *compiler) compile() error {
 		var bad error
 		var walk func(n *node)
 		walk = func(n *node) {
-			if n.k == nExists && n.cmp != "" && len(c.specials[f.vars[n.qv].typ]) > 0 && bad == nil {
-				bad = fmt.Errorf("formula %d (%s): a counting quantifier over type %s, whose constant %s is named (in a formula or evidence): not supported by wfomc", f.src+1, f.text, m.Types[f.vars[n.qv].typ].Name, c.specials[f.vars[n.qv].typ][0])
+			var ts []int
+			switch {
+			case n.k == nExists && n.cmp != "":
+				ts = []int{f.vars[n.qv].typ}
+			case n.k == nCard:
+				ts = p0.preds[n.kids[0].pred].types
+			}
+			for _, t := range ts {
+				if len(c.specials[t]) > 0 && bad == nil {
+					bad = fmt.Errorf("formula %d (%s): a counting quantifier or cardinality constraint over type %s, whose constant %s is named (in a formula or evidence): not supported by wfomc", f.src+1, f.text, m.Types[t].Name, c.specials[t][0])
+				}
 			}
 			for _, k := range n.kids {
 				walk(k)

@@ -45,9 +45,12 @@ import (
 type countCons struct {
 	pred int
 	dir  int
-	cmp  string // "=", "<=", ">="
-	k    int
-	text string
+	// global: a cardinality constraint |pred| cmp k on the number of true
+	// atoms of pred (unary or binary), not a count per element.
+	global bool
+	cmp    string // "=", "<=", ">="
+	k      int
+	text   string
 }
 
 // counting handles a hard ∃=k (≤k, ≥k) under universal quantifiers.
@@ -300,16 +303,30 @@ func (c *countComp) eval(ctx context.Context, theta []float64, n []int64, z *lnu
 	}
 	N := c.pb.size(c.typ, n)
 	nq := len(c.cons)
-	caps := make([]int, nq)
+	caps := make([]int, nq)     // bound of the count (per element) or total (global)
+	groupCap := make([]int, nq) // count kept per element: 0 for a global constraint
 	stride := make([]int, nq)
 	ncnt := 1
 	for q, cc := range c.cons {
 		caps[q] = cc.k
+		if !cc.global {
+			groupCap[q] = cc.k
+		}
 		stride[q] = ncnt
-		ncnt *= cc.k + 1
+		ncnt *= groupCap[q] + 1
 	}
 	u := len(c.cellPoly)
 	G := u * ncnt
+	// The state is the group sizes, then the totals of the global
+	// constraints.
+	gIdx := make([]int, nq)
+	S := G
+	for q, cc := range c.cons {
+		if cc.global {
+			gIdx[q] = S
+			S++
+		}
+	}
 	// step applies an increment to a count: −1 when a bound forbids it.
 	step := func(q, cnt, inc int) int {
 		cnt += inc
@@ -326,14 +343,16 @@ func (c *countComp) eval(ctx context.Context, theta []float64, n []int64, z *lnu
 		r := g % ncnt
 		cnt = make([]int, nq)
 		for q := range cnt {
-			cnt[q] = r / stride[q] % (caps[q] + 1)
+			cnt[q] = r / stride[q] % (groupCap[q] + 1)
 		}
 		return
 	}
 	encode := func(cell int, cnt []int) int {
 		g := cell * ncnt
 		for q, x := range cnt {
-			g += x * stride[q]
+			if !c.cons[q].global {
+				g += x * stride[q]
+			}
 		}
 		return g
 	}
@@ -358,6 +377,10 @@ func (c *countComp) eval(ctx context.Context, theta []float64, n []int64, z *lnu
 				inc := make([]int, nq)
 				okc := true
 				for q := range nq {
+					if c.cons[q].global {
+						inc[q] = cl>>(2*q)&1 + cl>>(2*q+1)&1 // P(a,b) and P(b,a)
+						continue
+					}
 					nc[q] = step(q, cnt[q], cl>>(2*q)&1)
 					inc[q] = cl >> (2*q + 1) & 1
 					okc = okc && nc[q] >= 0
@@ -373,7 +396,7 @@ func (c *countComp) eval(ctx context.Context, theta []float64, n []int64, z *lnu
 	m := meterOf(ctx)
 	m.addTotal(N)
 	cur := map[string]*countState{}
-	start := &countState{sizes: make([]int32, G), a: newAcc(dim)}
+	start := &countState{sizes: make([]int32, S), a: newAcc(dim)}
 	one := newLnum(dim)
 	one.setOne()
 	start.a.add(&one)
@@ -399,8 +422,8 @@ func (c *countComp) eval(ctx context.Context, theta []float64, n []int64, z *lnu
 		lnums[i] = newLnum(dim)
 		ints[i] = make([]int, nq)
 	}
-	ns := make([]int32, G)
-	kbuf := make([]byte, 4*G)
+	ns := make([]int32, S)
+	kbuf := make([]byte, 4*S)
 	for step := int64(0); step < N; step++ {
 		if err := ctx.Err(); err != nil {
 			return 0, err
@@ -419,7 +442,11 @@ func (c *countComp) eval(ctx context.Context, theta []float64, n []int64, z *lnu
 				bc := make([]int, nq)
 				okb := true
 				for q := range nq {
-					bc[q] = step0(c.cons[q], c.cellCnt[j][q])
+					x := c.cellCnt[j][q]
+					if c.cons[q].global {
+						x += int(s.sizes[gIdx[q]])
+					}
+					bc[q] = step0(c.cons[q], x)
 					okb = okb && bc[q] >= 0
 				}
 				if !okb {
@@ -440,6 +467,11 @@ func (c *countComp) eval(ctx context.Context, theta []float64, n []int64, z *lnu
 						terms++
 						bg := encode(j, bc)
 						ns[bg]++
+						for q, cc := range c.cons {
+							if cc.global {
+								ns[gIdx[q]] = int32(bc[q])
+							}
+						}
 						for i, x := range ns {
 							binary.LittleEndian.PutUint32(kbuf[4*i:], uint32(x))
 						}
@@ -473,8 +505,8 @@ func (c *countComp) eval(ctx context.Context, theta []float64, n []int64, z *lnu
 						lo = left
 					}
 					for q := range nq {
-						if mv[mi].bInc[q] > 0 && c.cons[q].cmp != ">=" {
-							hi = min(hi, int32(caps[q]-bc[q]))
+						if inc := mv[mi].bInc[q]; inc > 0 && c.cons[q].cmp != ">=" {
+							hi = min(hi, int32((caps[q]-bc[q])/inc))
 						}
 					}
 					nb := ints[d]
@@ -503,13 +535,18 @@ func (c *countComp) eval(ctx context.Context, theta []float64, n []int64, z *lnu
 	total := newAcc(dim)
 	for _, s := range cur {
 		accept := true
-		for g, sz := range s.sizes {
+		for q, cc := range c.cons {
+			if cc.global && cc.cmp != "<=" && int(s.sizes[gIdx[q]]) != cc.k {
+				accept = false
+			}
+		}
+		for g, sz := range s.sizes[:G] {
 			if sz == 0 {
 				continue
 			}
 			_, cnt := decode(g)
 			for q, cc := range c.cons {
-				if cc.cmp != "<=" && cnt[q] != cc.k {
+				if !cc.global && cc.cmp != "<=" && cnt[q] != cc.k {
 					accept = false
 				}
 			}

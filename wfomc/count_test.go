@@ -41,6 +41,11 @@ var c2Models = []struct {
 	{"functionality on the first argument", "P(y,x) ^ P(z,x) => y = z.\n-0.5 P(x,y) ^ Q(x)\n", []int64{3}, nil},
 	{"counting beside a Skolem existential", "EXIST<=1 y P(x,y).\nEXIST y R(x,y).\n0.5 P(x,y) ^ R(x,y)\n-0.7 R(x,y)\n", []int64{1, 2, 3}, []string{"R(E1_d,E2_d)"}},
 	{"two constraints on one predicate", "EXIST>=1 y P(x,y).\nEXIST<=1 x P(x,y).\n0.3 P(x,y) ^ Q(x)\n", []int64{2, 3}, []string{"P(E1_d,E2_d)"}},
+	{"cardinality of a symmetric relation", "P(x,y) => P(y,x).\n|P| = 4\n0.3 P(x,y) ^ Q(x)\n", []int64{2, 3}, []string{"P(E1_d,E2_d)", "Q(E1_d)"}},
+	{"cardinality of a unary predicate (at most)", "|Q| <= 1\n0.5 P(x,y) ^ Q(x)\n-0.2 P(x,y)\n", []int64{1, 2, 3}, []string{"Q(E1_d)"}},
+	{"cardinality (at least) with at most one per element", "EXIST<=1 y P(x,y).\n|P| >= 2\n0.4 P(x,y)\n", []int64{2, 3}, []string{"P(E1_d,E2_d)"}},
+	{"cardinality with loops and an existential", "|P| = 2\n0.7 P(x,x)\nEXIST y R(x,y).\n0.2 R(x,y) ^ P(x,y)\n", []int64{2, 3}, []string{"P(E1_d,E1_d)"}},
+	{"cardinality written as a counting quantifier", "EXIST=3 x,y P(x,y).\nEXIST>=1 x Q(x).\n0.5 P(x,y) => Q(x)\n", []int64{2, 3}, nil},
 	{"at least 0 and exactly 0", "EXIST>=0 y P(x,y).\nEXIST=0 y R(x,y).\n0.3 P(x,y)\n0.2 R(x,y)\n", []int64{2, 3}, nil},
 }
 

@@ -142,6 +142,22 @@ func (w *groundWorld) compile(f *formula) (*ground.Formula, error) {
 			return b.Or(kids...)
 		case nIff:
 			return b.Iff(walk(n.kids[0]), walk(n.kids[1]))
+		case nCard:
+			a := n.kids[0]
+			var rec func(i int)
+			rec = func(i int) {
+				if i == len(a.args) {
+					kids = append(kids, walk(a))
+					return
+				}
+				v := a.args[i].v
+				for e := range int(w.sizes[f.vars[v].typ]) {
+					env[v] = e
+					rec(i + 1)
+				}
+			}
+			rec(0)
+			return b.Count(n.cmp, n.cnt, kids...)
 		case nExists, nForall:
 			for e := range int(w.sizes[f.vars[n.qv].typ]) {
 				env[n.qv] = e

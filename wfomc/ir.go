@@ -26,6 +26,9 @@ const (
 	nIff
 	nExists
 	nForall
+	// nCard is a cardinality constraint |P| cmp cnt: kids[0] is the atom
+	// P(v1,…,vn) over distinct variables that the node binds.
+	nCard
 )
 
 // term is a variable (v ≥ 0, an index into formula.vars) or a constant
@@ -175,13 +178,32 @@ func fromMLN(m *mln.MLN, e mln.Expr, f *formula, vars map[string]int) (*node, er
 		return binNode(m, nIff, e.L, e.R, f, vars, false)
 	case *mln.Exists:
 		n, err := quantNode(m, nExists, e.Vars, e.Body, f, vars)
-		if err == nil && e.Cmp != "" {
-			if len(e.Vars) != 1 {
-				return nil, fmt.Errorf("a counting quantifier binds exactly one variable")
-			}
-			n.cmp, n.cnt = e.Cmp, e.K
+		if err != nil || e.Cmp == "" {
+			return n, err
 		}
-		return n, err
+		// A count of the true atoms of one predicate over exactly the
+		// quantified variables is a cardinality constraint.
+		body, bound := n, map[int]bool{}
+		for range e.Vars {
+			bound[body.qv] = true
+			body = body.kids[0]
+		}
+		if body.k == nAtom && len(body.args) == len(e.Vars) {
+			seen := map[int]bool{}
+			for _, a := range body.args {
+				if a.isVar() && bound[a.v] {
+					seen[a.v] = true
+				}
+			}
+			if len(seen) == len(e.Vars) {
+				return &node{k: nCard, cmp: e.Cmp, cnt: e.K, kids: []*node{body}}, nil
+			}
+		}
+		if len(e.Vars) != 1 {
+			return nil, fmt.Errorf("a counting quantifier over several variables is supported only as a cardinality constraint |P| = k (EXIST%s%d over an atom of P whose arguments are exactly those variables)", e.Cmp, e.K)
+		}
+		n.cmp, n.cnt = e.Cmp, e.K
+		return n, nil
 	case *mln.Forall:
 		return quantNode(m, nForall, e.Vars, e.Body, f, vars)
 	}
@@ -350,6 +372,8 @@ func freeVarsOf(n *node) map[int]bool {
 					set[a.v] = true
 				}
 			}
+		case nCard:
+			return // closed: binds every variable of its atom
 		case nExists, nForall:
 			nb := make(map[int]bool, len(bound)+1)
 			for k, v := range bound {
@@ -367,9 +391,10 @@ func freeVarsOf(n *node) map[int]bool {
 	return set
 }
 
-// hasCounting reports whether n has a counting quantifier.
+// hasCounting reports whether n has a counting quantifier or a
+// cardinality constraint.
 func hasCounting(n *node) bool {
-	if n.k == nExists && n.cmp != "" {
+	if n.k == nExists && n.cmp != "" || n.k == nCard {
 		return true
 	}
 	for _, k := range n.kids {
@@ -381,7 +406,7 @@ func hasCounting(n *node) bool {
 }
 
 func hasQuantifier(n *node) bool {
-	if n.k == nExists || n.k == nForall {
+	if n.k == nExists || n.k == nForall || n.k == nCard {
 		return true
 	}
 	for _, k := range n.kids {

@@ -120,6 +120,13 @@ func (nz *normalizer) hard(f *formula, n *node, free []int) error {
 			}
 			return nz.hard(f, &node{k: nAnd, kids: kids}, free)
 		}
+	case nCard:
+		a := n.kids[0]
+		if ts := nz.pb.preds[a.pred].types; len(ts) == 2 && ts[0] != ts[1] {
+			return nz.beyond(f, "a cardinality constraint on a predicate over two types")
+		}
+		nz.pb.counts = append(nz.pb.counts, countCons{pred: a.pred, global: true, cmp: n.cmp, k: n.cnt, text: f.text})
+		return nil
 	case nExists:
 		if n.cmp != "" {
 			return nz.counting(f, n, free)
@@ -189,11 +196,11 @@ func (nz *normalizer) exact(f *formula, n *node) (*node, error) {
 	}
 	c := *n
 	c.kids = kids
-	if n.k != nExists && n.k != nForall {
+	if n.k != nExists && n.k != nForall && n.k != nCard {
 		return &c, nil
 	}
-	if n.cmp != "" {
-		return nil, nz.beyond(f, "a counting quantifier (EXIST"+n.cmp+itoa(n.cnt)+") is supported only at the top of a hard formula, under FORALL and ^")
+	if n.cmp != "" || n.k == nCard {
+		return nil, nz.beyond(f, "a counting quantifier (EXIST"+n.cmp+itoa(n.cnt)+") or cardinality constraint is supported only at the top of a hard formula, under FORALL and ^")
 	}
 	z := n.qv
 	psi := kids[0]

@@ -266,7 +266,7 @@ func nodeKey(b *strings.Builder, n *node) {
 				b.WriteString(",c" + a.c)
 			}
 		}
-	case nExists, nForall:
+	case nExists, nForall, nCard:
 		b.WriteString(itoa(n.qv) + n.cmp + itoa(n.cnt))
 	}
 	if len(n.kids) > 0 {

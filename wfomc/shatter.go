@@ -219,7 +219,9 @@ func (s *shatterer) rewrite(f *formula, n *node, sub map[int]string) *node {
 	for i, k := range n.kids {
 		kids[i] = s.rewrite(f, k, sub)
 	}
-	return &node{k: n.k, kids: kids}
+	c := *n // an nCard keeps its bound
+	c.kids = kids
+	return &c
 }
 
 // freeAtoms returns the number of ground atoms of the source problem's

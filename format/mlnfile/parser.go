@@ -398,6 +398,8 @@ func (p *parser) statement() {
 		p.probConstraint()
 	case t.kind == tInclude:
 		p.include()
+	case t.kind == tIllegal && t.text == "|" && p.peek(1).kind == tIdent:
+		p.cardinality()
 	case t.kind == tIdent && p.peek(1).kind == tEq && p.peek(2).kind == tLBrace:
 		p.typeDecl()
 	case p.isFuncDecl():
@@ -1031,6 +1033,55 @@ func (p *parser) parseQuantifier(exists bool) mln.Expr {
 		return &mln.Exists{Vars: vars, Body: body, Pos: p.pos(kw)}
 	}
 	return &mln.Forall{Vars: vars, Body: body, Pos: p.pos(kw)}
+}
+
+// cardinality parses a cardinality constraint "|P| = k" (also <=, >=):
+// the hard formula EXIST=k x1,…,xn P(x1,…,xn), which counts P's true atoms.
+func (p *parser) cardinality() {
+	start := p.tok()
+	p.next()
+	name := p.tok()
+	p.next()
+	if t := p.tok(); t.kind != tIllegal || t.text != "|" {
+		p.unexpected(t, "\"|\" after the predicate of a cardinality constraint |P|")
+	}
+	p.next()
+	op := p.tok()
+	if !isCountOp(op.kind) {
+		p.unexpected(op, "=, <= or >= after |"+name.text+"|")
+	}
+	p.next()
+	num := p.tok()
+	k, err := strconv.Atoi(num.text)
+	if num.kind != tNumber || err != nil || k < 0 {
+		p.fail(num, "the bound of a cardinality constraint must be a whole number at least 0, not %s", num.text)
+	}
+	p.next()
+	last := num
+	if t := p.tok(); t.kind == tDot {
+		p.next()
+	}
+	p.expectLineEnd("a cardinality constraint")
+	decl := p.m.Pred(name.text)
+	if decl == nil {
+		p.fail(name, "unknown predicate %q in a cardinality constraint; declare it first", name.text)
+	}
+	if len(decl.ArgTypes) == 0 {
+		p.fail(name, "a cardinality constraint needs a predicate with arguments; %s has none", name.text)
+	}
+	at := p.pos(name)
+	atom := &mln.Atom{Pred: name.text, Pos: at}
+	var vars []*mln.Var
+	for i := range decl.ArgTypes {
+		v := "x" + strconv.Itoa(i+1)
+		vars = append(vars, &mln.Var{Name: v, Pos: at})
+		atom.Args = append(atom.Args, mln.Term{Name: v, IsVar: true, Pos: at})
+	}
+	f := &mln.Formula{Pos: p.pos(start), Hard: true,
+		Expr: &mln.Exists{Vars: vars, Body: atom, Cmp: map[tokKind]string{tEq: "=", tLe: "<=", tGe: ">="}[op.kind], K: k, Pos: p.pos(start)},
+		Text: strings.TrimSpace(string(p.src[start.off:last.end]))}
+	p.sawFormula = true
+	p.b.AddFormula(f)
 }
 
 func isCountOp(k tokKind) bool { return k == tEq || k == tLe || k == tGe }

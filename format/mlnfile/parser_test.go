@@ -170,6 +170,7 @@ func TestPrecedence(t *testing.T) {
 		{"EXIST<=2 y A(y) ^ B(y)", "(E<=2 [y:t] (^ A[?y:t] B[?y:t]))"},
 		{"exists>=0 y A(y)", "(E>=0 [y:t] A[?y:t])"},
 		{"P ^ EXIST = 3 y A(y)", "(^ P[] (E=3 [y:t] A[?y:t]))"},
+		{"EXIST>=1 x,y A(x) ^ B(y)", "(E>=1 [x:t y:t] (^ A[?x:t] B[?y:t]))"},
 	}
 	for _, tt := range tests {
 		m, err := Parse("p.mln", []byte(decls+tt.src))
@@ -277,6 +278,23 @@ Smokes(person2)       // a unit formula over the variable person2
 }
 
 // TestErrors checks each kind of error: position and full message.
+// TestCardinality: "|P| = k" is the hard formula EXIST=k over P's atoms.
+func TestCardinality(t *testing.T) {
+	m, err := Parse("c.mln", []byte("F(t, t)\nA(t)\n|F| = 3\n|A| >= 2.\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []string{"(E=3 [x1:t x2:t] F[?x1:t ?x2:t])", "(E>=2 [x1:t] A[?x1:t])"} {
+		f := m.Formulas[i]
+		if got := dumpExpr(f.Expr); got != want || !f.Hard {
+			t.Errorf("formula %d: %s (hard %v), want %s", i+1, got, f.Hard, want)
+		}
+	}
+	if got := m.Formulas[0].Text; got != "|F| = 3" {
+		t.Errorf("text %q", got)
+	}
+}
+
 func TestErrors(t *testing.T) {
 	const hdr = "person = {Anna, Bob}\nSmokes(person)\nFriends(person, person)\nCancer(person)\nLocated(person, city)\n"
 	// Line 6 is the first line after hdr.
@@ -286,8 +304,10 @@ func TestErrors(t *testing.T) {
 	}{
 		{"counting bound", "EXIST=1.5 y Friends(x, y).", []string{
 			"e.mln:6:7: the bound of a counting quantifier must be a whole number at least 0, not 1.5"}},
-		{"counting two variables", "EXIST>=1 y,z Friends(y, z).", []string{
-			"e.mln:6:1: a counting quantifier (EXIST>=1) binds exactly one variable; nest one per variable"}},
+		{"cardinality of an unknown predicate", "|Zorg| = 1", []string{
+			"e.mln:6:2: unknown predicate \"Zorg\" in a cardinality constraint; declare it first"}},
+		{"cardinality bound", "|Friends| <= x", []string{
+			"e.mln:6:14: the bound of a cardinality constraint must be a whole number at least 0, not x"}},
 		{"unknown predicate", "1.5 Smoke(x) => Cancer(x)", []string{
 			"e.mln:6:5: unknown predicate \"Smoke\"; declare it, e.g. Smoke(person), or did you mean \"Smokes\"?"}},
 		{"unknown predicate, no suggestion", "Zorg(x, Anna) ^ Smokes(x)", []string{
