@@ -236,6 +236,9 @@ func (r *Result) Messages() []Message {
 	if st.Fallback != "" {
 		out = append(out, Message{Info, "BP did not converge as asked; it converged with " + st.Fallback})
 	}
+	if st.Unstable != "" && r.Converged {
+		out = append(out, Message{Warning, st.Unstable})
+	}
 	if note := r.interruptedNote(); note != "" {
 		out = append(out, Message{Alert, note + ": the answer printed is the one so far"})
 	}

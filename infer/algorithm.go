@@ -235,6 +235,9 @@ type Stats struct {
 	// asked did not (see Fallbacks); then BPIterations and Messages count
 	// every attempt.
 	Fallback string `json:"fallback,omitempty"`
+	// Unstable, for BP that converged with damping only, says that
+	// undamped BP does not hold its fixed point (bp.Result.Unstable).
+	Unstable string `json:"bp_unstable,omitempty"`
 	// Method and MethodReason say which method answered and why, when a
 	// method chose another (see Chooser) or answered on the first-order
 	// model (see FirstOrder).

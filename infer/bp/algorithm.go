@@ -47,7 +47,7 @@ func (r *Result) Answer(t infer.Task) *infer.Answer {
 		Graph: r.Graph, Task: t,
 		Belief: r.Belief, NodeOff: r.NodeOff,
 		Converged: r.Converged, MaxChange: r.MaxChange,
-		Stats: infer.Stats{BPIterations: r.Iterations, Messages: r.Messages, Converged: r.Converged, Seconds: r.Seconds, Mixing: r.Violated},
+		Stats: infer.Stats{BPIterations: r.Iterations, Messages: r.Messages, Converged: r.Converged, Seconds: r.Seconds, Mixing: r.Violated, Unstable: r.Unstable},
 		F2V:   r.F2V, EdgeOff: r.EdgeOff,
 	}
 	if r.MaxProduct {

@@ -114,6 +114,33 @@ type Result struct {
 	// Violated, when set, says why messages that converged are no BP
 	// answer: the beliefs violate a hard factor (Converged is false).
 	Violated string
+	// Unstable, when set, says that a damped flooding run converged to a
+	// fixed point that undamped BP does not hold (see StabilityIterations):
+	// a fixed point only damping reaches, where BP's marginals are poorest
+	// (it is still a fixed point of BP: Converged stays true).
+	Unstable string
+}
+
+// StabilityIterations is the number of undamped flooding iterations run
+// from the fixed point of a converged damped flooding run: where the
+// largest message change grows StabilityGrowth-fold over them, the fixed
+// point is unstable without damping (Result.Unstable).
+const (
+	StabilityIterations = 20
+	StabilityGrowth     = 100
+)
+
+// undampedGrowth runs StabilityIterations undamped flooding iterations
+// on c from the factor-to-variable messages f2v and returns the first and
+// the last largest message change.
+func undampedGrowth(ctx context.Context, c *lift.Compressed, f2v []float64) (first, last float64, err error) {
+	var ch []float64
+	opt := Options{Schedule: Flood, MaxIter: StabilityIterations, Init: slices.Clone(f2v),
+		Progress: func(_ int, x float64) { ch = append(ch, x) }}
+	if _, err := Run(ctx, c, opt); err != nil {
+		return 0, 0, err
+	}
+	return ch[0], ch[len(ch)-1], nil
 }
 
 // ViolatedMass is the share of the product of a hard factor's variable
@@ -302,6 +329,16 @@ func Run(ctx context.Context, c *lift.Compressed, opt Options) (*Result, error) 
 				// (every state of a clause ≈ false) are no answer.
 				res.Converged = false
 				res.Violated = fmt.Sprintf("the fixed point's marginals put %.3g of their product's mass on the zeros of hard factor %d (a constraint every world satisfies)", mass, c.FactorRep[F])
+			}
+		}
+		if res.Converged && opt.Schedule == Flood && opt.Damping > 0 && opt.Init == nil {
+			first, last, err := undampedGrowth(ctx, c, res.F2V)
+			if err != nil && ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			if err == nil && last > StabilityGrowth*first && last > opt.Tol {
+				res.Unstable = fmt.Sprintf("undamped BP does not hold this fixed point (started from it, its largest message change grew from %.2g to %.2g in %d iterations): a fixed point only damping reaches, where BP's marginals are least reliable",
+					first, last, StabilityIterations)
 			}
 		}
 		if res.Converged && opt.Schedule != Flood {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -197,5 +198,73 @@ func TestSequentialBrokenSymmetry(t *testing.T) {
 	}
 	if kept < 5 {
 		t.Errorf("only %d random models converged under the sequential schedule", kept)
+	}
+}
+
+// antiferroClique is the complete graph on n binary variables with the
+// pairwise factor exp(J·[x_i ≠ x_j]) and fields exp(h·(i mod 3)·x_i):
+// frustrated for J > 0 (every triangle), and at J = 2, n = 9 a model on
+// which undamped BP does not converge and damped BP does.
+func antiferroClique(n int, J, h float64) *fg.Graph {
+	b := fg.NewBuilder()
+	b.AddVars(n, 2)
+	for i := range n {
+		for j := i + 1; j < n; j++ {
+			if _, err := b.AddFactor([]int32{int32(i), int32(j)}, []float64{1, math.Exp(J), math.Exp(J), 1}); err != nil {
+				panic(err)
+			}
+		}
+		if _, err := b.AddFactor([]int32{int32(i)}, []float64{1, math.Exp(h * float64(i%3))}); err != nil {
+			panic(err)
+		}
+	}
+	return b.Build()
+}
+
+// Result.Unstable holds: where it is set (K9, J = 2, damping 0.9),
+// undamped BP started from the fixed point leaves it (300 undamped
+// iterations end more than 1e-3 from the fixed point's marginals, or do
+// not converge); where it is not (J = 0.5, damping 0.5, and K4, J = 1,
+// damping 0.9), undamped BP from the fixed point stays within 1e-6 of it.
+// (A fixed point whose changes grow more slowly than StabilityGrowth-fold
+// in StabilityIterations — K9 at J = 1: 8-fold in 12 — is not flagged:
+// no flag does not mean stable.) Sequential runs are never checked.
+func TestUnstableFixedPoint(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		n        int
+		J, d     float64
+		unstable bool
+	}{{9, 2, 0.9, true}, {9, 0.5, 0.5, false}, {4, 1, 0.9, false}} {
+		c, err := lift.Ground(antiferroClique(tc.n, tc.J, 0.5), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := Run(ctx, c, Options{Damping: tc.d, Tol: 1e-8, MaxIter: 3000})
+		if err != nil || !r.Converged {
+			t.Fatalf("%+v: %v, converged %v", tc, err, r != nil && r.Converged)
+		}
+		if (r.Unstable != "") != tc.unstable {
+			t.Errorf("%+v: Unstable %q", tc, r.Unstable)
+		}
+		u, err := Run(ctx, c, Options{Tol: 1e-10, MaxIter: 300, Init: slices.Clone(r.F2V)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		moved := 0.0
+		for v := range tc.n {
+			moved = max(moved, maxDiff(u.Marginal(v), r.Marginal(v)))
+		}
+		if tc.unstable && u.Converged && moved < 1e-3 {
+			t.Errorf("%+v: flagged unstable, but undamped BP from the fixed point converged %g from it", tc, moved)
+		}
+		if !tc.unstable && moved > 1e-6 {
+			t.Errorf("%+v: not flagged, but undamped BP from the fixed point moved %g", tc, moved)
+		}
+	}
+	// Sequential damped runs are not checked.
+	c, _ := lift.Ground(antiferroClique(9, 2, 0.5), nil)
+	if r, err := Run(ctx, c, Options{Schedule: Sequential, Damping: 0.9, Tol: 1e-8, MaxIter: 3000}); err != nil || r.Unstable != "" {
+		t.Errorf("sequential: %v, %q", err, r.Unstable)
 	}
 }
