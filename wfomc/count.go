@@ -358,12 +358,6 @@ func (c *countComp) eval(ctx context.Context, theta []float64, n []int64, z *lnu
 	}
 	// Per group and new element's cell: the classes an element of the
 	// group may take, with the group its count moves it to.
-	type move struct {
-		val   *lnum
-		to    int
-		bInc  []int
-		class int
-	}
 	moves := make([][][]move, G)
 	for g := 0; g < G; g++ {
 		cell, cnt := decode(g)
@@ -393,6 +387,13 @@ func (c *countComp) eval(ctx context.Context, theta []float64, n []int64, z *lnu
 	}
 	ensureLogFact(N + 1)
 	lf := logFactTable()
+	limit := c.maxTerms
+	if limit <= 0 {
+		limit = DefaultMaxTerms
+	}
+	if est, reach := c.estimate(N, moves, u, ncnt, caps, step0s(c, u)); est > limit {
+		return 0, &TermsError{Terms: est, Limit: limit, Classes: reach}
+	}
 	m := meterOf(ctx)
 	m.addTotal(N)
 	cur := map[string]*countState{}
@@ -403,10 +404,6 @@ func (c *countComp) eval(ctx context.Context, theta []float64, n []int64, z *lnu
 	cur[""] = start
 	digits := 0.0
 	terms := 0.0
-	limit := c.maxTerms
-	if limit <= 0 {
-		limit = DefaultMaxTerms
-	}
 	val := newLnum(dim)
 	depth := 2
 	for g := range moves {
@@ -560,6 +557,79 @@ func (c *countComp) eval(ctx context.Context, theta []float64, n []int64, z *lnu
 	}
 	d := total.result(z)
 	return math.Max(digits, d), nil
+}
+
+// move is how an element of a group can pair with a new element: the
+// class of their pair weight, its value, the group the element moves to
+// and what it adds to the new element's counts (and global totals).
+type move struct {
+	val   *lnum
+	to    int
+	bInc  []int
+	class int
+}
+
+// step0s returns the group each cell's elements start in.
+func step0s(c *countComp, u int) []int {
+	out := make([]int, u)
+	for j := range u {
+		g := 0
+		mult := 1
+		for q, cc := range c.cons {
+			if cc.global {
+				continue
+			}
+			x := max(step0(cc, c.cellCnt[j][q]), 0)
+			g += x * mult
+			mult *= cc.k + 1
+		}
+		out[j] = g
+	}
+	return out
+}
+
+// estimate bounds, before the dynamic program starts, the states it will
+// visit: the groups reachable from the cells' starting groups (reach), and
+// per step m at most C(m+reach−1, reach−1) states times the totals of the
+// global constraints, each tried for every cell.
+func (c *countComp) estimate(n int64, moves [][][]move, u, ncnt int, caps []int, start []int) (float64, int) {
+	seen := map[int]bool{}
+	var stack []int
+	for j := range u {
+		g := j*ncnt + start[j]
+		if !seen[g] {
+			seen[g] = true
+			stack = append(stack, g)
+		}
+	}
+	for len(stack) > 0 {
+		g := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		for j := range moves[g] {
+			for _, mv := range moves[g][j] {
+				if !seen[mv.to] {
+					seen[mv.to] = true
+					stack = append(stack, mv.to)
+				}
+			}
+		}
+	}
+	r := len(seen)
+	totals := 1.0
+	for q, cc := range c.cons {
+		if cc.global {
+			totals *= float64(caps[q] + 1)
+		}
+	}
+	// Σ_{m<n} C(m+r−1, r−1) = C(n+r−1, r).
+	a, _ := math.Lgamma(float64(n) + float64(r))
+	b, _ := math.Lgamma(float64(r) + 1)
+	d, _ := math.Lgamma(float64(n))
+	sum := math.Exp(a - b - d)
+	if n == 0 {
+		sum = 0
+	}
+	return sum * totals * float64(u), r
 }
 
 // step0 is the count an element starts with (its reflexive atom), or −1

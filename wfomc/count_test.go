@@ -1,11 +1,13 @@
 package wfomc
 
 import (
+	"context"
 	"errors"
 	"math"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	mlnfile "github.com/lifted-dev/lifted/format/mlnfile"
 )
@@ -156,5 +158,37 @@ func TestPerfectMatchingCount(t *testing.T) {
 		if math.Abs(res.LogZ-want) > 1e-13*max(1, want) || !res.Exact() {
 			t.Errorf("n = %d: log Z = %.17g, log (n−1)!! = %.17g", n, res.LogZ, want)
 		}
+	}
+}
+
+// TestCountingBudget: the counting program's size is estimated before it
+// starts (reachable groups: a polynomial of degree 2 in n for deskmate),
+// and refused at once beyond Options.MaxTerms; a cancelled context stops
+// it.
+func TestCountingBudget(t *testing.T) {
+	m, err := mlnfile.ParseFile(filepath.Join("..", "examples", "mln", "wfomc", "deskmate.mln"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mod, err := Compile(m, &Options{MaxTerms: 1e6})
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	_, err = mod.Evaluate(weightsOf(m), map[string]int64{"student": 2000})
+	var te *TermsError
+	if !errors.As(err, &te) || te.Terms < 2e6 || te.Classes != 2 {
+		t.Fatalf("n = 2000 under a budget of 1e6: want a TermsError of about 2e6 terms and 2 groups, got %v", err)
+	}
+	if d := time.Since(start); d > time.Second {
+		t.Errorf("refused after %v, not before starting", d)
+	}
+	if _, err := mod.Evaluate(weightsOf(m), map[string]int64{"student": 200}); err != nil {
+		t.Errorf("n = 200 within the budget: %v", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := mod.EvaluateContext(ctx, weightsOf(m), map[string]int64{"student": 1000}); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled: got %v", err)
 	}
 }
