@@ -10,8 +10,6 @@ import (
 
 	"github.com/lifted-dev/lifted/fg"
 	"github.com/lifted-dev/lifted/format"
-	"github.com/lifted-dev/lifted/format/mlnfile"
-	"github.com/lifted-dev/lifted/ground"
 	"github.com/lifted-dev/lifted/internal/gen"
 	"github.com/lifted-dev/lifted/lift"
 )
@@ -23,19 +21,11 @@ const derangementMLN = "e = {A,B,C}\np(e,e)\nEXIST y p(x,y).\nEXIST x p(x,y).\np
 // groundMLN grounds src with evidence db, every predicate in query open.
 func groundMLN(t *testing.T, src, db string, query ...string) *fg.Graph {
 	t.Helper()
-	m, err := mlnfile.Parse("m.mln", []byte(src))
+	g, err := gen.GroundMLN(src, db, query...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := mlnfile.ReadDB(strings.NewReader(db), "m.db", m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	gr, err := ground.Ground(context.Background(), m, d, ground.Options{Query: query})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return gr.Graph
+	return g
 }
 
 type symModel struct {

@@ -133,3 +133,21 @@ func GroundSmallMLN(src, db string, maxArity, maxVars int) (*fg.Graph, error) {
 	}
 	return gr.Graph, nil
 }
+
+// GroundMLN parses the MLN src and evidence db and grounds them with the
+// given query predicates open, returning the factor graph.
+func GroundMLN(src, db string, query ...string) (*fg.Graph, error) {
+	m, err := mlnfile.Parse("m.mln", []byte(src))
+	if err != nil {
+		return nil, err
+	}
+	d, err := mlnfile.ReadDB(strings.NewReader(db), "m.db", m)
+	if err != nil {
+		return nil, err
+	}
+	gr, err := ground.Ground(context.Background(), m, d, ground.Options{Query: query})
+	if err != nil {
+		return nil, err
+	}
+	return gr.Graph, nil
+}
