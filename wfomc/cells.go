@@ -547,21 +547,7 @@ func (b *cellBuilder) pairPolys(ta int, pa uint64, tb int, pbits uint64, two []f
 // finish restricts the polys to the parameters they use and plans the
 // summation of every case.
 func (b *cellBuilder) finish(c *fo2Comp) {
-	used := make([]bool, b.dim)
-	for _, p := range b.polys {
-		for _, m := range p {
-			for j, x := range m.e {
-				if x != 0 {
-					used[j] = true
-				}
-			}
-		}
-	}
-	for j, u := range used {
-		if u {
-			c.params = append(c.params, j)
-		}
-	}
+	c.params = usedParams(b.polys, b.dim)
 	c.polys = make([]poly, len(b.polys))
 	for i, p := range b.polys {
 		c.polys[i] = p.restrict(c.params)
@@ -570,6 +556,28 @@ func (b *cellBuilder) finish(c *fo2Comp) {
 		mergeCells(b, c, cs)
 		cs.plan = makePlan(c, cs)
 	}
+}
+
+// usedParams lists the parameters (of dim) some poly has a non-zero
+// exponent of.
+func usedParams(polys []poly, dim int) []int {
+	used := make([]bool, dim)
+	for _, p := range polys {
+		for _, m := range p {
+			for j, x := range m.e {
+				if x != 0 {
+					used[j] = true
+				}
+			}
+		}
+	}
+	var out []int
+	for j, u := range used {
+		if u {
+			out = append(out, j)
+		}
+	}
+	return out
 }
 
 // mergeCells merges cells of one group whose rows in the pair matrix are

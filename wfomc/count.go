@@ -255,21 +255,7 @@ func compileCount(pl *poller, pb *problem, dim int, blocks map[int][]blockSpec, 
 			c.pair[i][j] = ids
 		}
 	}
-	used := make([]bool, dim)
-	for _, p := range b.polys {
-		for _, m := range p {
-			for j, x := range m.e {
-				if x != 0 {
-					used[j] = true
-				}
-			}
-		}
-	}
-	for j, ok := range used {
-		if ok {
-			c.params = append(c.params, j)
-		}
-	}
+	c.params = usedParams(b.polys, dim)
 	for _, p := range b.polys {
 		c.polys = append(c.polys, p.restrict(c.params))
 	}
@@ -290,17 +276,7 @@ type countState struct {
 // returns the digits lost to cancellation.
 func (c *countComp) eval(ctx context.Context, theta []float64, n []int64, z *lnum) (float64, error) {
 	dim := len(c.params)
-	local := make([]float64, dim)
-	for i, p := range c.params {
-		local[i] = theta[p]
-	}
-	vals := make([]lnum, len(c.polys))
-	pa := newAcc(dim)
-	tmp := newLnum(dim)
-	for i, p := range c.polys {
-		vals[i] = newLnum(dim)
-		p.eval(local, &vals[i], pa, &tmp)
-	}
+	vals := evalPolys(c.polys, c.params, theta)
 	N := c.pb.size(c.typ, n)
 	nq := len(c.cons)
 	caps := make([]int, nq)     // bound of the count (per element) or total (global)

@@ -543,21 +543,28 @@ func (c *fo2Comp) groupSizes(n []int64) ([]int64, error) {
 	return out, nil
 }
 
+// evalPolys evaluates polys (over the parameters params) at θ.
+func evalPolys(polys []poly, params []int, theta []float64) []lnum {
+	dim := len(params)
+	local := make([]float64, dim)
+	for i, p := range params {
+		local[i] = theta[p]
+	}
+	vals := make([]lnum, len(polys))
+	pa := newAcc(dim)
+	tmp := newLnum(dim)
+	for i, p := range polys {
+		vals[i] = newLnum(dim)
+		p.eval(local, &vals[i], pa, &tmp)
+	}
+	return vals
+}
+
 // eval computes log Z of the component and its gradient (over c.params)
 // into z, and the digits lost to cancellation.
 func (c *fo2Comp) eval(ctx context.Context, theta []float64, n []int64, z *lnum) (float64, error) {
 	dim := len(c.params)
-	local := make([]float64, dim)
-	for i, p := range c.params {
-		local[i] = theta[p]
-	}
-	vals := make([]lnum, len(c.polys))
-	pa := newAcc(dim)
-	tmp := newLnum(dim)
-	for i, p := range c.polys {
-		vals[i] = newLnum(dim)
-		p.eval(local, &vals[i], pa, &tmp)
-	}
+	vals := evalPolys(c.polys, c.params, theta)
 	sizes, err := c.groupSizes(n)
 	if err != nil {
 		return 0, err
