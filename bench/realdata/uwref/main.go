@@ -9,7 +9,7 @@
 // the log-score) and checked by the agreement of two independent halves of
 // the chains. It prints the diagnostics and writes the gzipped JSON.
 //
-//	go run ./bench/realdata/uwref -chains 8 -samples 2000 -burn-in 500 -seed 11 -out /tmp/uwcse-advisedBy.json.gz
+//	go run ./bench/realdata/uwref -chains 8 -samples 1200 -burn-in 300 -seed 11 -out bench/realdata/reference/uwcse-advisedBy.json.gz
 package main
 
 import (
