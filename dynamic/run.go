@@ -127,7 +127,7 @@ func (md *Model) run(ctx context.Context, ev fg.Evidence, rl *Relifter, changed 
 		}
 		c, err = rl.Lift(ctx, ev, changed)
 	} else {
-		c, err = lift.Ground(g, ev)
+		c, err = lift.GroundContext(ctx, g, ev)
 	}
 	if err != nil {
 		return nil, st, err

@@ -1,6 +1,7 @@
 package fg
 
 import (
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -161,6 +162,14 @@ func (b *Builder) AddFactorTable(scope []int32, table int32) (int32, error) {
 
 // Build finishes the graph; the builder must not be used afterwards.
 func (b *Builder) Build() *Graph {
+	g, _ := b.BuildContext(context.Background())
+	return g
+}
+
+// BuildContext is Build under a context: indexing the edges of millions
+// of factors takes a second or more; it returns ctx's error (and no graph)
+// when ctx has ended before or during it.
+func (b *Builder) BuildContext(ctx context.Context) (*Graph, error) {
 	g := &Graph{
 		Card:        b.card,
 		FactorStart: b.factorStart,
@@ -171,9 +180,15 @@ func (b *Builder) Build() *Graph {
 	if g.Card == nil {
 		g.Card = []int32{}
 	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	g.buildVarIndex()
 	*b = Builder{}
-	return g
+	if err := ctx.Err(); err != nil {
+		return nil, err // the index took long: the caller stops sooner than with the graph
+	}
+	return g, nil
 }
 
 // buildVarIndex fills VarStart/VarEdges by counting sort, so each variable's

@@ -15,6 +15,7 @@
 package gibbs
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -146,6 +147,13 @@ func (c *chain) factors(v int32) (int64, int64) { return c.g.VarStart[v], c.g.Va
 // other one). The search gives up after MaxFlips moves per factor with a
 // zero entry, returning an *UnsatError.
 func Start(g *fg.Graph, ev fg.Evidence, x []int32, rng *rand.Rand) error {
+	return StartContext(context.Background(), g, ev, x, rng)
+}
+
+// StartContext is Start under a context: the search polls ctx every
+// ctxEvery moves and returns its error once it has ended (Ctrl-C during a
+// chain's start-up).
+func StartContext(ctx context.Context, g *fg.Graph, ev fg.Evidence, x []int32, rng *rand.Rand) error {
 	c, err := newChain(g, ev, x)
 	if err != nil {
 		return err
@@ -157,7 +165,7 @@ func Start(g *fg.Graph, ev fg.Evidence, x []int32, rng *rand.Rand) error {
 			x[v] = int32(rng.IntN(int(g.Card[v])))
 		}
 	}
-	return c.satisfy(rng)
+	return c.satisfy(ctx, rng)
 }
 
 // StartAt is Start from the caller's world x instead of a uniformly
@@ -166,6 +174,11 @@ func Start(g *fg.Graph, ev fg.Evidence, x []int32, rng *rand.Rand) error {
 // that are more spread out than independent uniform draws (the
 // complement of another chain's start).
 func StartAt(g *fg.Graph, ev fg.Evidence, x []int32, rng *rand.Rand) error {
+	return StartAtContext(context.Background(), g, ev, x, rng)
+}
+
+// StartAtContext is StartAt under a context, as StartContext.
+func StartAtContext(ctx context.Context, g *fg.Graph, ev fg.Evidence, x []int32, rng *rand.Rand) error {
 	c, err := newChain(g, ev, x)
 	if err != nil {
 		return err
@@ -177,10 +190,14 @@ func StartAt(g *fg.Graph, ev fg.Evidence, x []int32, rng *rand.Rand) error {
 			return fmt.Errorf("gibbs: state %d of variable %d is out of range", x[v], v)
 		}
 	}
-	return c.satisfy(rng)
+	return c.satisfy(ctx, rng)
 }
 
-func (c *chain) satisfy(rng *rand.Rand) error {
+// ctxEvery is how many WalkSAT moves go between two polls of the context
+// (a move costs about a microsecond).
+const ctxEvery = 1 << 10
+
+func (c *chain) satisfy(ctx context.Context, rng *rand.Rand) error {
 	g := c.g
 	nHard := 0
 	pos := map[int32]int{} // zero factor → index in unsat
@@ -247,6 +264,11 @@ func (c *chain) satisfy(rng *rand.Rand) error {
 	for moves := 0; len(unsat) > 0; moves++ {
 		if moves == budget {
 			return &UnsatError{Factor: int(unsat[0]), Moves: budget}
+		}
+		if moves%ctxEvery == ctxEvery-1 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
 		}
 		f := unsat[rng.IntN(len(unsat))]
 		free = free[:0]

@@ -110,7 +110,7 @@ func (g *grounder) run() error {
 	g.report()
 	g.res.LogZOffset += g.fs.logOffset
 	g.res.Merged = g.fs.merged
-	return g.fs.build()
+	return g.fs.build(g.ctx)
 }
 
 func (g *grounder) report() {

@@ -1,6 +1,7 @@
 package ground
 
 import (
+	"context"
 	"encoding/binary"
 	"math"
 	"slices"
@@ -147,10 +148,16 @@ func (fs *factors) combine(e int32, scope []int32, table int32) (bool, error) {
 	return true, nil
 }
 
-// build adds the collected factors to the builder.
-func (fs *factors) build() error {
+// build adds the collected factors to the builder, polling ctx every
+// 2^16 factors (millions take seconds).
+func (fs *factors) build(ctx context.Context) error {
 	fs.b.Grow(len(fs.table), len(fs.vars))
 	for f := range fs.table {
+		if f&0xffff == 0xffff {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
 		if _, err := fs.b.AddFactorTable(fs.vars[fs.start[f]:fs.start[f+1]], fs.table[f]); err != nil {
 			return err
 		}

@@ -210,7 +210,9 @@ func Ground(ctx context.Context, m *mln.MLN, db *mln.DB, opt Options) (*Groundin
 		return nil, err
 	}
 	res := gr.res
-	res.Graph = gr.b.Build()
+	if res.Graph, err = gr.b.BuildContext(ctx); err != nil {
+		return nil, err
+	}
 	res.Queries = opt.QueryAtoms.resolve(res)
 	res.Seconds = time.Since(start).Seconds()
 	return res, nil

@@ -68,7 +68,7 @@ func CompressWith(ctx context.Context, r lift.Refiner, g *fg.Graph, ev fg.Eviden
 		c, ls, err = lift.CompressWith(ctx, r, g, ev, colour)
 		st.ColorIter, st.ColorSeconds = ls.Iterations, ls.Seconds
 	} else {
-		c, err = lift.Ground(g, ev)
+		c, err = lift.GroundContext(ctx, g, ev)
 	}
 	if err != nil {
 		return nil, st, err

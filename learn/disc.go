@@ -1080,13 +1080,13 @@ func (p *discProblem) expect(ctx context.Context, w []float64, o DiscOptions, rn
 		burn = o.BurnIn
 	} else if p.state == nil {
 		p.state = make([]int32, nv)
-		start := gibbs.StartAt
+		start := gibbs.StartAtContext
 		if o.RandomStart {
-			start = gibbs.Start
+			start = gibbs.StartContext
 		} else {
 			copy(p.state, p.truth) // the training world (auxiliary variables made consistent by StartAt)
 		}
-		if err := start(g, nil, p.state, rng); err != nil {
+		if err := start(ctx, g, nil, p.state, rng); err != nil {
 			return err
 		}
 		if !o.NoBlocks {

@@ -106,7 +106,7 @@ func CompressWith(ctx context.Context, r Refiner, g *fg.Graph, ev fg.Evidence, o
 	if err != nil {
 		return nil, Stats{}, err
 	}
-	c, err := build(g, ev, col.VarColor, col.NumVarColor, col.FactorColor, col.NumFacColor, col.EdgeKey, col.Approximate)
+	c, err := build(ctx, g, ev, col.VarColor, col.NumVarColor, col.FactorColor, col.NumFacColor, col.EdgeKey, col.Approximate)
 	if err != nil {
 		return nil, Stats{}, err
 	}

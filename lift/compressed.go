@@ -1,6 +1,7 @@
 package lift
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/big"
@@ -81,6 +82,13 @@ func (c *Compressed) Degree(X int) int64 {
 
 // Ground returns g as a counted graph with every count 1.
 func Ground(g *fg.Graph, ev fg.Evidence) (*Compressed, error) {
+	return GroundContext(context.Background(), g, ev)
+}
+
+// GroundContext is Ground under a context: on a graph of millions of
+// factors it takes seconds, and it polls ctx and returns its error once
+// it has ended (Ctrl-C between the grounding and inference).
+func GroundContext(ctx context.Context, g *fg.Graph, ev fg.Evidence) (*Compressed, error) {
 	if err := g.CheckEvidence(ev); err != nil {
 		return nil, err
 	}
@@ -95,18 +103,26 @@ func Ground(g *fg.Graph, ev fg.Evidence) (*Compressed, error) {
 	}
 	keys := make([]int32, g.NumEdges())
 	for f := 0; f < nf; f++ {
+		if f%pollEvery == pollEvery-1 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
 		for e := g.FactorStart[f]; e < g.FactorStart[f+1]; e++ {
 			keys[e] = int32(e - g.FactorStart[f])
 		}
 	}
-	return build(g, ev, vc, nv, fcol, nf, keys, false)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return build(ctx, g, ev, vc, nv, fcol, nf, keys, false)
 }
 
 // build assembles the counted graph from a stable colouring: varColor and
 // factorColor dense in 0..nvc-1 and 0..nfc-1, numbered by first appearance;
 // edgeKey the slot key of each ground edge; approx when the colouring
 // is stable only up to counts (approximate colour passing).
-func build(g *fg.Graph, ev fg.Evidence, varColor []int32, nvc int, factorColor []int32, nfc int, edgeKey []int32, approx bool) (*Compressed, error) {
+func build(ctx context.Context, g *fg.Graph, ev fg.Evidence, varColor []int32, nvc int, factorColor []int32, nfc int, edgeKey []int32, approx bool) (*Compressed, error) {
 	c := &Compressed{
 		Ground:       g,
 		NodeCard:     make([]int32, nvc),
@@ -137,12 +153,17 @@ func build(g *fg.Graph, ev fg.Evidence, varColor []int32, nvc int, factorColor [
 		c.FactorRep[i] = -1
 	}
 	for f, F := range factorColor {
+		if f%pollEvery == pollEvery-1 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
 		c.FactorSize[F]++
 		if c.FactorRep[F] < 0 {
 			c.FactorRep[F] = int32(f)
 		}
 	}
-	if err := c.finishSlots(edgeKey, approx); err != nil {
+	if err := c.finishSlots(ctx, edgeKey, approx); err != nil {
 		return nil, err
 	}
 	if approx {
@@ -155,6 +176,10 @@ func build(g *fg.Graph, ev fg.Evidence, varColor []int32, nvc int, factorColor [
 	return c, nil
 }
 
+// pollEvery is how many factors build goes through between two polls of
+// its context (tens of nanoseconds each).
+const pollEvery = 1 << 14
+
 // FinishSlots completes a counted graph whose Ground, NodeOf, NodeSize,
 // FactorRep and FactorSize are set: it groups the positions of each
 // representative factor into slots by (slot key, clusternode) — edgeKey
@@ -164,13 +189,13 @@ func build(g *fg.Graph, ev fg.Evidence, varColor []int32, nvc int, factorColor [
 // A slot whose ground edges do not divide evenly over its clusternode's
 // variables means the colouring was not stable: an error.
 func (c *Compressed) FinishSlots(edgeKey []int32) error {
-	return c.finishSlots(edgeKey, false)
+	return c.finishSlots(context.Background(), edgeKey, false)
 }
 
 // finishSlots is FinishSlots; with approx, a slot whose ground edges do
 // not divide evenly gets the rounded mean count (roundedCount) and marks
-// the graph Approximate.
-func (c *Compressed) finishSlots(edgeKey []int32, approx bool) error {
+// the graph Approximate. It polls ctx every pollEvery factors.
+func (c *Compressed) finishSlots(ctx context.Context, edgeKey []int32, approx bool) error {
 	g := c.Ground
 	nvc, nfc := len(c.NodeSize), len(c.FactorSize)
 	c.EdgeFactor, c.EdgeNode, c.EdgePos, c.EdgeMult = nil, nil, nil, nil
@@ -181,6 +206,11 @@ func (c *Compressed) finishSlots(edgeKey []int32, approx bool) error {
 	}
 	c.PosEdge = make([]int32, c.FactorPosStart[nfc])
 	for F := 0; F < nfc; F++ {
+		if F%pollEvery == pollEvery-1 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
 		r := int(c.FactorRep[F])
 		base := g.FactorStart[r]
 		first := int32(len(c.EdgeNode))

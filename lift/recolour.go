@@ -332,5 +332,5 @@ func (r *Recolourer) Colouring() *Colouring {
 // Compress returns the counted graph of the current colouring and evidence.
 func (r *Recolourer) Compress() (*Compressed, error) {
 	col := r.Colouring()
-	return build(r.p.g, slices.Clone(r.ev), col.VarColor, col.NumVarColor, col.FactorColor, col.NumFacColor, col.EdgeKey, false)
+	return build(context.Background(), r.p.g, slices.Clone(r.ev), col.VarColor, col.NumVarColor, col.FactorColor, col.NumFacColor, col.EdgeKey, false)
 }

@@ -182,3 +182,34 @@ func TestTimeLimitBestSoFar(t *testing.T) {
 		t.Errorf("bp with --time-limit: exit %d, %s", code, stderr)
 	}
 }
+
+// Ctrl-C during a sampler's start-up (the WalkSAT search that makes each
+// chain's first world satisfy the hard factors; here an odd cycle of
+// "differ" factors, unsatisfiable, which it would search for 2·10^7
+// moves) stops the command by itself: with --allow-partial main's
+// backstop waits 10 s, and the command has stopped well before, with
+// exit 130 and the message of a run stopped before any answer.
+func TestSignalStopsSamplerStartUp(t *testing.T) {
+	dir := t.TempDir()
+	const n = 20001
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "MARKOV\n%d\n%s\n%d\n", n, strings.TrimSpace(strings.Repeat("2 ", n)), n)
+	for i := range n {
+		fmt.Fprintf(&b, "2 %d %d\n", i, (i+1)%n)
+	}
+	for range n {
+		b.WriteString("4\n 0 1 1 0\n")
+	}
+	path := filepath.Join(dir, "cycle.uai")
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, stderr, code, took := startInterrupted(t, dir, time.Second, "infer", path, "--method", "gibbs", "--samples", "10", "--allow-partial")
+	t.Logf("exit %d after %v: %s", code, took.Round(time.Millisecond), strings.TrimSpace(dropTimedProgress(stderr)))
+	if code != 130 || out != "" || !strings.Contains(stderr, "interrupted before any answer") || strings.Contains(stderr, "had not stopped by itself") {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, out, stderr)
+	}
+	if took > 5*time.Second {
+		t.Errorf("stopped %v after the signal", took)
+	}
+}

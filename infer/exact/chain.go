@@ -253,7 +253,7 @@ func (b *bpChain) Run(ctx context.Context, c *lift.Compressed, q infer.Query) (*
 	for v := range ev {
 		ev[v] = c.NodeEvidence[c.NodeOf[v]]
 	}
-	gc, err := lift.Ground(c.Ground, ev)
+	gc, err := lift.GroundContext(ctx, c.Ground, ev)
 	if err != nil {
 		return nil, err
 	}

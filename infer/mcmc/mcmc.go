@@ -392,7 +392,7 @@ func cheapBlocks(bk *gibbs.Blocking) bool {
 // blocks.
 func runChain(ctx context.Context, g *fg.Graph, ev fg.Evidence, bk *gibbs.Blocking, gens []orbit.Perm, tb *treeBlocks, cfg Config, k uint64, deadline time.Time, r *chainRun, sel []int, nc int) error {
 	rng := rand.New(rand.NewPCG(cfg.Seed, k))
-	x, err := start(g, ev, cfg.Seed, k, rng)
+	x, err := start(ctx, g, ev, cfg.Seed, k, rng)
 	if err != nil {
 		return err
 	}
@@ -469,8 +469,8 @@ func runChain(ctx context.Context, g *fg.Graph, ev fg.Evidence, bk *gibbs.Blocki
 // by card−1−s), so that pairs of chains start far apart (antithetic,
 // over-dispersed starts: a model whose modes are mirror images, as an
 // Ising model's, gets chains in both); WalkSAT then makes it positive
-// (gibbs.StartAt).
-func start(g *fg.Graph, ev fg.Evidence, seed, k uint64, rng *rand.Rand) ([]int32, error) {
+// (gibbs.StartAtContext: ctx ends it).
+func start(ctx context.Context, g *fg.Graph, ev fg.Evidence, seed, k uint64, rng *rand.Rand) ([]int32, error) {
 	x := make([]int32, g.NumVars())
 	src := rng
 	if k%2 == 1 {
@@ -484,7 +484,7 @@ func start(g *fg.Graph, ev fg.Evidence, seed, k uint64, rng *rand.Rand) ([]int32
 			}
 		}
 	}
-	if err := gibbs.StartAt(g, ev, x, rng); err != nil {
+	if err := gibbs.StartAtContext(ctx, g, ev, x, rng); err != nil {
 		var ue *gibbs.UnsatError
 		if errors.As(err, &ue) {
 			return nil, &StartError{Err: ue}

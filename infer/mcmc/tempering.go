@@ -156,7 +156,7 @@ type ladderRun struct {
 	icm         int64
 }
 
-func newLadderRun(g *fg.Graph, ev fg.Evidence, temps []float64, copies int, bk *gibbs.Blocking, tb *treeBlocks, mv *moves, rng *rand.Rand) (*ladderRun, error) {
+func newLadderRun(ctx context.Context, g *fg.Graph, ev fg.Evidence, temps []float64, copies int, bk *gibbs.Blocking, tb *treeBlocks, mv *moves, rng *rand.Rand) (*ladderRun, error) {
 	R := len(temps)
 	lr := &ladderRun{betas: make([]float64, R), bk: bk, tree: tb, mv: mv, tried: make([]int64, R-1), took: make([]int64, R-1)}
 	graphs := make([]*fg.Graph, R)
@@ -168,7 +168,7 @@ func newLadderRun(g *fg.Graph, ev fg.Evidence, temps []float64, copies int, bk *
 		chs := make([]*gibbs.Chain, R)
 		for i := range R {
 			x := make([]int32, g.NumVars())
-			if err := gibbs.Start(graphs[i], ev, x, rng); err != nil {
+			if err := gibbs.StartContext(ctx, graphs[i], ev, x, rng); err != nil {
 				var ue *gibbs.UnsatError
 				if errors.As(err, &ue) {
 					return nil, &StartError{Err: ue}
@@ -286,7 +286,7 @@ func adaptLadder(ctx context.Context, g *fg.Graph, ev fg.Evidence, cfg Config, t
 			return nil, 0, err
 		}
 		rng := rand.New(rand.NewPCG(cfg.Seed, 1<<40+uint64(round)))
-		lr, err := newLadderRun(g, ev, temps, copies, bk, tb, mv, rng)
+		lr, err := newLadderRun(ctx, g, ev, temps, copies, bk, tb, mv, rng)
 		if err != nil {
 			return nil, 0, err
 		}
@@ -461,7 +461,7 @@ func (lw *ladderWalk) run(ctx context.Context, cfg Config) (*Result, error) {
 				kmv = newMoves(g, ev) // scratch per chain
 			}
 			var err error
-			if lr, err = newLadderRun(g, ev, temps, copies, bk, tb, kmv, rng); err != nil {
+			if lr, err = newLadderRun(ctx, g, ev, temps, copies, bk, tb, kmv, rng); err != nil {
 				return err
 			}
 			lw.lrs[k], lw.rngs[k] = lr, rng
