@@ -451,10 +451,11 @@ type engine struct {
 	// path through the symmetric messages is unstable (matchings,
 	// permutations, Latin squares) the difference grows until ground BP
 	// leaves the path that lifted BP, one message per class, keeps.
-	// Only the flooding schedule sorts (canon): it is the one whose ground
-	// and lifted runs are equal iteration by iteration; the sequential
-	// schedules update one slot at a time, which breaks symmetries in
-	// exact arithmetic already.
+	// Only flooding on a ground graph (every clusternode of size 1) sorts
+	// (canon): flooding is the schedule whose ground and lifted runs are
+	// equal iteration by iteration (the sequential schedules update one
+	// slot at a time, which breaks symmetries in exact arithmetic
+	// already), and a compressed graph computes one message per class.
 	byValue []int32
 	canon   bool
 	oddOrd  []int32 // scratch: oddMessages' positions sorted by their inputs
@@ -574,6 +575,9 @@ func newEngine(c *lift.Compressed, opt Options) *engine {
 	}
 	e.logT = make([]float64, e.nodeOff[nn])
 	e.canon = opt.Schedule == Flood
+	for _, n := range c.NodeSize {
+		e.canon = e.canon && n == 1
+	}
 	e.byValue = slices.Clone(c.NodeEdges)
 	e.zeros = make([]int64, e.nodeOff[nn])
 	maxArity := 0
