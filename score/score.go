@@ -6,6 +6,7 @@ import (
 	"math"
 	"strings"
 
+	mlnfile "github.com/lifted-dev/lifted/format/mlnfile"
 	"github.com/lifted-dev/lifted/mln"
 )
 
@@ -265,4 +266,46 @@ func atomName(m *mln.MLN, db *mln.DB, p int, args []int) string {
 		cs = append(cs, db.Domain(m.Types[d.TypeIdx[i]].Name)[a])
 	}
 	return d.Name + "(" + strings.Join(cs, ",") + ")"
+}
+
+// Files names the inputs of a scoring run as lifted score takes them.
+type Files struct {
+	Truth    []string // the true world (.db files)
+	Evidence []string // evidence atoms, not scored (.db files; optional)
+	Result   string   // the answer (ReadAnswerFile)
+}
+
+// Run is a scoring run read from files: what was read and the report.
+type Run struct {
+	Truth, Evidence *mln.DB // Evidence nil without files
+	Answer          *Answer
+	Report          *Report
+}
+
+// ScoreFiles reads f's files for m and scores the answer against the true
+// world (Score with opt).
+func ScoreFiles(m *mln.MLN, f Files, opt Options) (*Run, error) {
+	truth, err := mlnfile.ReadDBFiles(m, f.Truth...)
+	if err != nil {
+		return nil, err
+	}
+	run := &Run{Truth: truth}
+	if len(f.Evidence) > 0 {
+		if run.Evidence, err = mlnfile.ReadDBFiles(m, f.Evidence...); err != nil {
+			return nil, err
+		}
+	}
+	if run.Answer, err = ReadAnswerFile(f.Result); err != nil {
+		return nil, err
+	}
+	if run.Report, err = Score(m, truth, run.Evidence, run.Answer, opt); err != nil {
+		return nil, err
+	}
+	return run, nil
+}
+
+// PRCurves are the precision-recall curves of the run (scored with
+// KeepPredictions; see the function PRCurves).
+func (r *Run) PRCurves(m *mln.MLN, opt Options) ([]Curve, error) {
+	return PRCurves(m, r.Truth, r.Evidence, r.Answer, r.Report, opt)
 }

@@ -12,8 +12,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	mlnfile "github.com/lifted-dev/lifted/format/mlnfile"
-	"github.com/lifted-dev/lifted/mln"
 	"github.com/lifted-dev/lifted/score"
 )
 
@@ -115,30 +113,24 @@ func runScore(f *scoreFlags, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	truth, err := mlnfile.ReadDBFiles(m, f.truth...)
-	if err != nil {
-		return err
-	}
-	var ev *mln.DB
-	if len(f.evidence) > 0 {
-		if ev, err = mlnfile.ReadDBFiles(m, f.evidence...); err != nil {
-			return err
-		}
-	}
-	ans, err := score.ReadAnswerFile(f.result)
-	if err != nil {
-		return err
-	}
 	clip := f.clip
 	if clip == 0 {
 		clip = -1 // Options: 0 is the default
 	}
-	r, err := score.Score(m, truth, ev, ans, score.Options{Preds: f.query, Clip: clip, Missing: f.missing, KeepPredictions: f.plot != ""})
+	opt := score.Options{Preds: f.query, Clip: clip, Missing: f.missing, KeepPredictions: f.plot != ""}
+	run, err := score.ScoreFiles(m, score.Files{Truth: f.truth, Evidence: f.evidence, Result: f.result}, opt)
 	if err != nil {
 		return err
 	}
+	ans, r := run.Answer, run.Report
 	if f.plot != "" {
-		if err := writePRPlot(f.plot, ans.Name, m, truth, ev, ans, r, clip, f); err != nil {
+		curves, err := run.PRCurves(m, opt)
+		if err != nil {
+			return err
+		}
+		if err := writeOutput(f.plot, os.Stdout, func(w io.Writer) error {
+			return score.WritePRCurveSVG(w, score.PRCurveTitle(ans.Name), curves)
+		}); err != nil {
 			return err
 		}
 	}
@@ -166,23 +158,5 @@ func runScore(f *scoreFlags, stdout io.Writer) error {
 			row("overall", r.Overall)
 		}
 		return tw.Flush()
-	})
-}
-
-// writePRPlot draws the overall curve and, with several predicates, one
-// per predicate.
-func writePRPlot(path, name string, m *mln.MLN, truth, ev *mln.DB, ans *score.Answer, r *score.Report, clip float64, f *scoreFlags) error {
-	curves := []score.Curve{{Label: fmt.Sprintf("overall (AUC-PR %.3f)", r.Overall.AUCPR), Points: score.PRCurve(r.Probs, r.Truth)}}
-	if len(r.PerPred) > 1 {
-		for _, p := range r.PerPred {
-			rp, err := score.Score(m, truth, ev, ans, score.Options{Preds: []string{p.Pred}, Clip: clip, Missing: f.missing, KeepPredictions: true})
-			if err != nil {
-				return err
-			}
-			curves = append(curves, score.Curve{Label: fmt.Sprintf("%s (%.3f)", p.Pred, p.AUCPR), Points: score.PRCurve(rp.Probs, rp.Truth)})
-		}
-	}
-	return writeOutput(path, os.Stdout, func(w io.Writer) error {
-		return score.WritePRCurveSVG(w, "precision-recall: "+filepath.Base(name), curves)
 	})
 }

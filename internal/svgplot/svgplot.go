@@ -20,10 +20,12 @@ type Series struct {
 	X, Y  []float64
 }
 
-// Chart is a line chart. The axes span the data, or [YMin, YMax] when
-// YMax > YMin; VLines are dashed vertical lines at those x.
+// Chart is a line chart. The axes span the data, or [XMin, XMax] when
+// XMax > XMin and [YMin, YMax] when YMax > YMin; VLines are dashed
+// vertical lines at those x.
 type Chart struct {
 	Title, XLabel, YLabel string
+	XMin, XMax            float64
 	YMin, YMax            float64
 	Series                []Series
 	VLines                []float64
@@ -55,6 +57,9 @@ func Write(w io.Writer, c Chart) error {
 	}
 	for _, v := range c.VLines {
 		x0, x1 = min(x0, v), max(x1, v)
+	}
+	if c.XMax > c.XMin {
+		x0, x1 = c.XMin, c.XMax
 	}
 	if c.YMax > c.YMin {
 		y0, y1 = c.YMin, c.YMax
