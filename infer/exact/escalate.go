@@ -8,6 +8,7 @@ import (
 
 	"github.com/lifted-dev/lifted/fg"
 	"github.com/lifted-dev/lifted/infer"
+	"github.com/lifted-dev/lifted/infer/mcmc"
 	"github.com/lifted-dev/lifted/lift"
 )
 
@@ -38,24 +39,12 @@ func escalation(g *fg.Graph, first string, s *infer.Answer) (string, string) {
 	}
 	frozen := s.Stats.RHat >= math.MaxFloat64
 	switch {
-	case !noZeros(g) && frozen && first != "orbital":
+	case !mcmc.NoZeros(g) && frozen && first != "orbital":
 		return "orbital", "its chains never left their states and the model has hard constraints (zero entries): orbit moves along the model's symmetries jump between its solutions"
-	case noZeros(g) && first != "tempering":
+	case mcmc.NoZeros(g) && first != "tempering":
 		return "tempering", "the model has no hard constraints, so strong soft couplings separate its modes: replica exchange crosses them"
 	}
 	return "", ""
-}
-
-// noZeros reports whether no table of g has a zero entry.
-func noZeros(g *fg.Graph) bool {
-	for _, t := range g.Tables {
-		for _, v := range t.Values {
-			if v == 0 {
-				return false
-			}
-		}
-	}
-	return true
 }
 
 // escalate runs the escalation's sampler name on gc within work edge

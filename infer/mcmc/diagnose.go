@@ -226,10 +226,11 @@ func (res *Result) diagnose(runs []*chainRun, sel []int, off []int, k Kernel) {
 	}
 }
 
-// noZeros reports whether no table of g has a zero entry (no hard
+// NoZeros reports whether no table of g has a zero entry (no hard
 // constraints: chains that never leave their states are held by strong
-// couplings, which tempering crosses, not by zeros).
-func noZeros(g *fg.Graph) bool {
+// couplings, which tempering crosses, not by zeros); auto's escalation
+// asks it too.
+func NoZeros(g *fg.Graph) bool {
 	for _, t := range g.Tables {
 		for _, v := range t.Values {
 			if v == 0 {

@@ -366,7 +366,7 @@ func sample(ctx context.Context, g *fg.Graph, ev fg.Evidence, cfg Config) (*Resu
 		res.Clusters = int(n / int64(res.Sweeps)) // per move
 	}
 	res.average(g, runs)
-	res.soft = noZeros(g)
+	res.soft = NoZeros(g)
 	res.diagnose(runs, sel, res.Off, cfg.Kernel)
 	if note != "" && !res.Diag.Mixed {
 		res.Diag.Why += " (" + note + ")"

@@ -503,7 +503,7 @@ func (lw *ladderWalk) run(ctx context.Context, cfg Config) (*Result, error) {
 		}
 	}
 	res.Temps = temps
-	res.soft = noZeros(g)
+	res.soft = NoZeros(g)
 	res.diagnose(lw.runs, sel, res.Off, temperKernel)
 	return res, nil
 }
