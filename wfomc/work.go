@@ -75,3 +75,15 @@ func (w *Work) spend(n int64) {
 		w.cancel(&WorkError{Limit: w.limit})
 	}
 }
+
+// Spend counts n work units in the Work of ctx (WithWorkLimit's; none:
+// nothing is counted), ending the context once past its limit, and
+// reports whether the limit is passed. It is for work done on wfomc's
+// behalf outside its own loops, such as the scan of the query atoms that
+// infer/exact makes before asking wfomc, so that a scan of millions of
+// atoms stops at the share as the computation does.
+func Spend(ctx context.Context, n int64) bool {
+	w := workOf(ctx)
+	w.spend(n)
+	return w != nil && w.Over()
+}
