@@ -184,14 +184,18 @@ func (w WFOMC) RunAtoms(ctx context.Context, m *infer.Model, q infer.Query, atom
 	rep := *m
 	rep.Queries = nil
 	var name []byte
-	scanned := 0
+	var pending int64
 	for pred, args := range atoms {
 		// The scan is wfomc's work too, counted in its units (a query
 		// class far more: each is a query of its own), so that millions
 		// of query atoms in as many classes stop at wfomc's share, before
 		// their index outgrows the memory (UW-CSE ×100: 4.6e7 atoms).
-		if scanned++; scanned%scanBatch == 0 {
-			wfomc.Spend(ctx, scanBatch*scanWork)
+		// It is charged in batches, so a small query's scan costs
+		// nothing and a model wfomc cannot lift is told so by the
+		// compiler, not by a spent share.
+		if pending += scanWork; pending >= scanCharge {
+			wfomc.Spend(ctx, pending)
+			pending = 0
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
@@ -203,7 +207,7 @@ func (w WFOMC) RunAtoms(ctx context.Context, m *infer.Model, q infer.Query, atom
 		if _, ok := index[k]; ok {
 			continue
 		}
-		wfomc.Spend(ctx, classWork)
+		pending += classWork
 		index[k] = len(rep.Queries)
 		name = ground.AppendAtomName(name[:0], m.MLN, m.DB, pred, args)
 		rep.Queries = append(rep.Queries, infer.QueryAtom{Name: string(name), Var: int32(len(rep.Queries))})
@@ -233,11 +237,11 @@ func (w WFOMC) RunAtoms(ctx context.Context, m *infer.Model, q infer.Query, atom
 
 // The work units (wfomc.Spend, about 0.1 µs of one core each) that
 // RunAtoms counts per query atom scanned and per query class asked, and
-// the atoms scanned between counts.
+// the units gathered before they are charged (about 4 ms).
 const (
-	scanWork  = 10
-	classWork = 1000
-	scanBatch = 4096
+	scanWork   = 10
+	classWork  = 1000
+	scanCharge = 4096 * scanWork
 )
 
 // atomClasses tells ground atoms of a model apart up to permutations of
