@@ -239,3 +239,63 @@ func TestSampleDrawsUnchanged(t *testing.T) {
 		}
 	}
 }
+
+// TestPairwiseFastPath checks binaryCond's pairwise fast path against its
+// general loop, bit for bit, on random graphs mixing binary and ternary
+// variables, factors of one to three variables, zero entries and
+// evidence (so that some variables qualify and some do not), in many
+// worlds; and that it is taken on a frustrated grid.
+func TestPairwiseFastPath(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	taken, checked := 0, 0
+	for k := range 200 {
+		var g *fg.Graph
+		if k%4 == 0 {
+			g = gen.FrustratedGrid(r, 2+r.IntN(4), 0.5, 2.5, 0.5)
+		} else {
+			g = gen.Random(r, 3+r.IntN(8), 4+r.IntN(12), 3, 0.05)
+		}
+		ev := fg.NoEvidence(g.NumVars())
+		for v := range ev {
+			if r.IntN(6) == 0 {
+				ev[v] = int32(r.IntN(int(g.Card[v])))
+			}
+		}
+		x := make([]int32, g.NumVars())
+		c, err := newChain(g, ev, x)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if k%4 == 0 && c.fast == nil {
+			t.Fatalf("graph %d: a frustrated grid takes no fast path", k)
+		}
+		slow := *c
+		slow.fast = nil
+		for range 20 {
+			for v := range x {
+				x[v] = int32(r.IntN(int(g.Card[v])))
+				if ev[v] >= 0 {
+					x[v] = ev[v]
+				}
+			}
+			for v := range x {
+				if g.Card[v] != 2 || ev[v] >= 0 {
+					continue
+				}
+				p, forced := c.binaryCond(int32(v))
+				q, qforced := slow.binaryCond(int32(v))
+				if p != q || forced != qforced {
+					t.Fatalf("graph %d, variable %d: fast path %v (%v), general %v (%v)", k, v, p, forced, q, qforced)
+				}
+				checked++
+				if c.fast != nil && c.fast[v] {
+					taken++
+				}
+			}
+		}
+	}
+	if taken == 0 || taken == checked {
+		t.Fatalf("fast path taken in %d of %d conditionals: the test should see both", taken, checked)
+	}
+	t.Logf("fast path in %d of %d conditionals", taken, checked)
+}
