@@ -194,22 +194,28 @@ func (ch *Chain) pairDraw(rng *rand.Rand, u, v int32, cond []float64) {
 	}
 	w := ch.bw[:n]
 	clear(w)
-	// strideOf returns the stride of variable x in factor f's table, -1
-	// when f's scope does not hold x.
-	strideOf := func(f int, x int32) int {
+	// scan returns the index into factor f's table of the current state
+	// (through VarEdges entry e of variable a, whose stride is edgeSt[e])
+	// with a in state 0, and the stride of variable b in f (-1 when f's
+	// scope does not hold b; then the index is b's current state's).
+	scan := func(f int, e int64, a, b int32) (int, int) {
+		st := c.stride[g.FactorTable[f]]
+		j, sb := 0, -1
 		for q, y := range g.Scope(f) {
-			if y == x {
-				return c.stride[g.FactorTable[f]][q]
+			j += st[q] * int(c.x[y])
+			if y == b {
+				sb = st[q]
 			}
 		}
-		return -1
+		return j - int(c.edgeSt[e])*int(c.x[a]), sb
 	}
 	lo, hi := c.factors(u)
 	for e := lo; e < hi; e++ {
 		f := int(c.edgeF[e])
 		lt := c.logT[g.FactorTable[f]]
-		j, su := c.base(f, e, u), int(c.edgeSt[e])
-		if sv := strideOf(f, v); sv >= 0 {
+		j, sv := scan(f, e, u, v)
+		su := int(c.edgeSt[e])
+		if sv >= 0 {
 			j -= sv * int(c.x[v])
 			for s := range cu {
 				for t := range cv {
@@ -228,11 +234,12 @@ func (ch *Chain) pairDraw(rng *rand.Rand, u, v int32, cond []float64) {
 	lo, hi = c.factors(v)
 	for e := lo; e < hi; e++ {
 		f := int(c.edgeF[e])
-		if strideOf(f, u) >= 0 {
-			continue
+		j, su := scan(f, e, v, u)
+		if su >= 0 {
+			continue // counted with u's factors
 		}
 		lt := c.logT[g.FactorTable[f]]
-		j, sv := c.base(f, e, v), int(c.edgeSt[e])
+		sv := int(c.edgeSt[e])
 		for t := range cv {
 			l := lt[j+t*sv]
 			for s := range cu {
