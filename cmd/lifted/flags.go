@@ -132,7 +132,7 @@ func helpPath(root *cobra.Command, args []string) string {
 // maxMemory is --max-memory (0: memlimit's default).
 var maxMemory sizeFlag
 
-// sizeFlag is a size in bytes written with a unit (memlimit.Parse).
+// sizeFlag is a size in bytes written with a unit (memlimit.ParseBudget).
 type sizeFlag int64
 
 func (s *sizeFlag) String() string {
@@ -143,12 +143,9 @@ func (s *sizeFlag) String() string {
 }
 
 func (s *sizeFlag) Set(v string) error {
-	n, err := memlimit.Parse(v)
+	n, err := memlimit.ParseBudget(v)
 	if err != nil {
 		return err
-	}
-	if n < 1<<20 {
-		return fmt.Errorf("want at least 1MB, got %q", v)
 	}
 	*s = sizeFlag(n)
 	return nil

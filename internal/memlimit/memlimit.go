@@ -34,6 +34,10 @@ var limit atomic.Int64 // 0: the default
 // memory). It applies to the whole process.
 func Set(bytes int64) { limit.Store(bytes) }
 
+// Swap is Set that returns the budget set before (0: the default), for a
+// caller that puts it back.
+func Swap(bytes int64) int64 { return limit.Swap(bytes) }
+
 // Limit is the budget in bytes: Set's, else Share of MemAvailable.
 func Limit() int64 {
 	if n := limit.Load(); n > 0 {
@@ -162,6 +166,23 @@ func ReadFile(path string) ([]byte, error) {
 		return nil, &InputError{Name: path, Offset: InputLimit()}
 	}
 	return io.ReadAll(Reader(f, path))
+}
+
+// Min is the smallest budget a user may set: under it not even a small
+// model's input fits (a text input may have Min/InputShare bytes).
+const Min = 1 << 20
+
+// ParseBudget reads a budget the user sets (--max-memory, the Python
+// library's max_memory): Parse's size, at least Min.
+func ParseBudget(s string) (int64, error) {
+	n, err := Parse(s)
+	if err != nil {
+		return 0, err
+	}
+	if n < Min {
+		return 0, fmt.Errorf("want at least 1MiB, got %q", s)
+	}
+	return n, nil
 }
 
 // Parse reads a size: a number of bytes, or a number with a unit (kB, MB,

@@ -42,3 +42,19 @@ func TestCheckAndReader(t *testing.T) {
 		t.Errorf("text: %q, %v", b, err)
 	}
 }
+
+// A budget the user sets is at least 1MiB ("1MB", 10^6 bytes, is under it:
+// the message names the unit that passes).
+func TestParseBudget(t *testing.T) {
+	if n, err := ParseBudget("1MiB"); err != nil || n != Min {
+		t.Errorf("ParseBudget(1MiB) = %d, %v", n, err)
+	}
+	for _, s := range []string{"1MB", "100B", "0", "lots"} {
+		if _, err := ParseBudget(s); err == nil {
+			t.Errorf("ParseBudget(%q) accepted", s)
+		}
+	}
+	if _, err := ParseBudget("1MB"); err == nil || !strings.Contains(err.Error(), "want at least 1MiB") {
+		t.Errorf("ParseBudget(1MB): %v", err)
+	}
+}

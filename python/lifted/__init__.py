@@ -372,7 +372,8 @@ def infer(model, evidence=None, query=None, method=None, *, format=None,
 
     Other keyword options are the command's flags: ``max_iter=200``,
     ``damping=0.5``, ``schedule="seq"``, ``cw=["Friends"]``,
-    ``default_weight=1.0``, ``merge_duplicates=True``, …
+    ``default_weight=1.0``, ``merge_duplicates=True``, ``max_memory="4GB"``
+    (the memory budget, ``--max-memory``, on both paths), …
 
     Returns the command's JSON output as a dict. For an MLN:
     ``{"marginals": {atom: P(true)}, "log_z": float, "stats": {...}}``
@@ -477,7 +478,8 @@ def _native_once(_mode, _model, _evidence, _fmt, _quiet, _dynamic, **kw):
     """Load, one query, free: the module's functions with native=True."""
     mode, quiet = _mode, _quiet
     start = time.monotonic()
-    m = load(_model, _evidence, format=_fmt, dynamic=bool(_dynamic), quiet=quiet)
+    m = load(_model, _evidence, format=_fmt, dynamic=bool(_dynamic), quiet=quiet,
+             max_memory=kw.get("max_memory"))
     read = time.monotonic() - start
     try:
         r = getattr(m, mode)(quiet=quiet, **kw)
@@ -494,7 +496,7 @@ def _native_once(_mode, _model, _evidence, _fmt, _quiet, _dynamic, **kw):
     return r
 
 
-def load(model, evidence=None, *, format=None, dynamic=False, quiet=True):
+def load(model, evidence=None, *, format=None, dynamic=False, quiet=True, max_memory=None):
     """Reads and parses a model once, in-process, for many queries: a ``Model``.
 
     model, evidence and format as for ``infer`` (paths or text; text is kept
@@ -506,13 +508,23 @@ def load(model, evidence=None, *, format=None, dynamic=False, quiet=True):
     ``LibraryNotFoundError`` without one, ``LiftedError`` with ``file``,
     ``line`` and ``column`` for a model or evidence that does not parse.
     With ``quiet=False`` the parser's warnings are printed on ``sys.stderr``.
+
+    ``max_memory`` ("4GB", "512MB", a number of bytes) is the command's
+    ``--max-memory`` for reading: an input longer than an eighth of it, or a
+    declared size (a DIMACS header) whose estimate exceeds it, is refused
+    with the size and the flag. The budget is the process's, so a call with
+    ``max_memory`` runs alone: the library's calls in progress finish first
+    and others wait for it. ``Model.infer``, ``map`` and ``compress`` take it
+    too, for their query (the grounding and the factor graph).
     """
     from . import _native as nat
     inp = _Inputs()
     try:
         path, flag, ev = _model_files(inp, model, evidence, format)
-        handle, doc = nat.call_load({"model": path, "format": flag or "",
-                                     "evidence": ev, "dynamic": bool(dynamic)})
+        req = {"model": path, "format": flag or "", "evidence": ev, "dynamic": bool(dynamic)}
+        if max_memory is not None:
+            req["max_memory"] = str(max_memory)
+        handle, doc = nat.call_load(req)
     except LiftedError as e:
         inp.rename(e)
         inp.close()
@@ -535,6 +547,7 @@ _RUN_OPTIONS = {
     "default_weight": "default_weight", "max_ground": "max_ground",
     "alchemy_cnf": "alchemy_cnf", "merge_duplicates": "merge_duplicates",
     "construction": "construction", "query_file": "query_files", "tolerance": "tolerance",
+    "max_memory": "max_memory",
 }
 _DYNAMIC_OPTIONS = ("horizon", "protocol", "filter", "smooth")
 _LIST_OPTIONS = ("cw", "ow", "query_file")
@@ -647,6 +660,8 @@ class Model:
                     value = [str(v) for v in _items(value)]
                 elif key in ("default_weight", "tolerance"):
                     value = float(value)
+                elif key == "max_memory":
+                    value = str(value)
                 req[_RUN_OPTIONS[key]] = value
             else:
                 if isinstance(value, (list, tuple, dict)):

@@ -15,6 +15,7 @@ import (
 
 	"github.com/lifted-dev/lifted/engine"
 	"github.com/lifted-dev/lifted/infer"
+	"github.com/lifted-dev/lifted/internal/memlimit"
 	"github.com/lifted-dev/lifted/internal/suggest"
 	"github.com/lifted-dev/lifted/pos"
 )
@@ -28,6 +29,8 @@ type loadRequest struct {
 	Format   string   `json:"format"`
 	Evidence []string `json:"evidence"`
 	Dynamic  bool     `json:"dynamic"`
+	// MaxMemory is the command's --max-memory ("4GB"; "" the default).
+	MaxMemory string `json:"max_memory"`
 }
 
 // loadResponse is what lifted_load returns on success.
@@ -61,6 +64,33 @@ type runRequest struct {
 	Construction     string            `json:"construction"`
 	Tolerance        float64           `json:"tolerance"`
 	Dynamic          *dynamicRequest   `json:"dynamic"`
+	MaxMemory        string            `json:"max_memory"` // --max-memory
+}
+
+// memory orders the calls by memory budget: memlimit's budget is the
+// process's, so a call with max_memory holds memory exclusively (the
+// calls before it finish, later ones wait) while it runs under its budget,
+// and then puts back the budget before it; calls without one share it and
+// run in parallel under the process's budget (the default: a share of the
+// available memory).
+var memory sync.RWMutex
+
+// withMemory runs f under the budget s (the command's --max-memory: "4GB";
+// "" the process's budget as it is).
+func withMemory(s string, f func() error) error {
+	if s == "" {
+		memory.RLock()
+		defer memory.RUnlock()
+		return f()
+	}
+	n, err := memlimit.ParseBudget(s)
+	if err != nil {
+		return usagef("max_memory %q: %v", s, err)
+	}
+	memory.Lock()
+	defer memory.Unlock()
+	defer memlimit.Set(memlimit.Swap(n))
+	return f()
 }
 
 type dynamicRequest struct {
@@ -126,7 +156,11 @@ func load(reqJSON []byte) (out []byte) {
 	if req.Model == "" {
 		return errorJSON(usagef("no model: the load request needs \"model\""))
 	}
-	m, err := engine.Load(req.Model, engine.LoadOptions{Format: req.Format, Evidence: req.Evidence, Dynamic: req.Dynamic})
+	var m *engine.Model
+	err := withMemory(req.MaxMemory, func() (err error) {
+		m, err = engine.Load(req.Model, engine.LoadOptions{Format: req.Format, Evidence: req.Evidence, Dynamic: req.Dynamic})
+		return err
+	})
 	if err != nil {
 		return errorJSON(phrase(req.Model, err))
 	}
@@ -191,7 +225,11 @@ func run(h int64, reqJSON []byte) (out, msgs []byte) {
 	}
 	var buf bytes.Buffer
 	if rr.Mode == "compress" {
-		res, err := m.Compress(context.Background(), req)
+		var res *engine.Result
+		err := withMemory(rr.MaxMemory, func() (err error) {
+			res, err = m.Compress(context.Background(), req)
+			return err
+		})
 		if err != nil {
 			return errorJSON(phrase(m.Path, err)), nil
 		}
@@ -206,7 +244,11 @@ func run(h int64, reqJSON []byte) (out, msgs []byte) {
 		}
 		return buf.Bytes(), messagesJSON(ms)
 	}
-	res, err := m.Run(context.Background(), req)
+	var res *engine.Result
+	err = withMemory(rr.MaxMemory, func() (err error) {
+		res, err = m.Run(context.Background(), req)
+		return err
+	})
 	if err != nil {
 		return errorJSON(phrase(m.Path, err)), messagesJSON(ms)
 	}

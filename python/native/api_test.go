@@ -5,12 +5,14 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/lifted-dev/lifted/engine"
+	"github.com/lifted-dev/lifted/internal/memlimit"
 )
 
 const (
@@ -191,5 +193,51 @@ func TestRequestAsTheFlags(t *testing.T) {
 		if req.Method != tc.method || req.Task != tc.task || has != tc.hasTol || tol != tc.tol || (req.Dynamic != nil) != tc.dynamic || !req.LogZ {
 			t.Errorf("%+v: method %s task %v tol %q (%v) dynamic %v logz %v", tc.rr, req.Method, req.Task, tol, has, req.Dynamic != nil, req.LogZ)
 		}
+	}
+}
+
+// Issue 39: the command's --max-memory is honoured in-process: max_memory
+// in a load or run request is the budget of that call (a declared size, an
+// input's length and a grounding's estimate refused with the size and the
+// flag; under 1MiB refused as the flag is), and the process's budget is
+// put back after it.
+func TestMaxMemory(t *testing.T) {
+	dir := t.TempDir()
+	cnf := filepath.Join(dir, "huge.cnf")
+	os.WriteFile(cnf, []byte("p cnf 100000000 1\n1 0\n"), 0o644)
+	long := filepath.Join(dir, "long.mln")
+	os.WriteFile(long, bytes.Repeat([]byte("// a comment line\n"), 10000), 0o644)
+	big := filepath.Join(dir, "big.mln")
+	var consts []string
+	for i := range 20 {
+		consts = append(consts, fmt.Sprint("P", i))
+	}
+	os.WriteFile(big, []byte("person = {"+strings.Join(consts, ", ")+"}\nFriends(person, person)\n"+
+		"0.5 Friends(x,y) ^ Friends(y,z) => Friends(x,z)\n"), 0o644)
+	for _, tc := range []struct{ req, kind, want string }{
+		{`{"model":"` + cnf + `","max_memory":"64MB"}`, "error", "a CNF of 100000000 variables and 1 clauses (as its header declares) would need about 13.0 GiB of memory, more than the limit of 61.0 MiB (--max-memory"},
+		{`{"model":"` + long + `","max_memory":"1MiB"}`, "error", "more than 128.0 KiB: larger than a text input may be (1/8 of the memory limit; raise --max-memory"},
+		{`{"model":"` + big + `","max_memory":"lots"}`, "usage", `max_memory "lots": want a size`},
+		{`{"model":"` + big + `","max_memory":"1MB"}`, "usage", `max_memory "1MB": want at least 1MiB`},
+	} {
+		if e := errorOf(t, load([]byte(tc.req))); e.Kind != tc.kind || !strings.Contains(e.Message, tc.want) {
+			t.Errorf("load %s: %+v; want %s %q", tc.req, e, tc.kind, tc.want)
+		}
+	}
+	h := loadOK(t, `{"model":"`+big+`","max_memory":"1GB"}`)
+	defer free(h)
+	out, _ := run(h, []byte(`{"query":["Friends"],"method":"bp","max_memory":"2MB"}`))
+	if e := errorOf(t, out); e.Kind != "error" || !strings.Contains(e.Message, "grounding would create about 8e+03 ground formulas") ||
+		!strings.Contains(e.Message, "raise --max-memory") {
+		t.Errorf("run under 2MB: %+v", e)
+	}
+	if left := memlimit.Swap(0); left != 0 {
+		t.Errorf("the budget after the calls is %d bytes, want the default put back", left)
+	}
+	// The same query under the default budget grounds.
+	out, _ = run(h, []byte(`{"query":["Friends(P1,P2)"],"method":"bp","allow_unconverged":true,"properties":{"max-iter":"1"}}`))
+	var res struct{ Marginals map[string]float64 }
+	if err := json.Unmarshal(out, &res); err != nil || len(res.Marginals) != 1 {
+		t.Errorf("run under the default budget after: %s", out)
 	}
 }

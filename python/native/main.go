@@ -12,15 +12,15 @@
 //
 //	char *lifted_load(char *request, long long *handle)
 //	    request {"model": path, "format": "", "evidence": [paths],
-//	    "dynamic": false}; sets *handle (0 on error) and returns
+//	    "dynamic": false, "max_memory": "4GB"}; sets *handle (0 on error) and returns
 //	    {"handle", "format", "warnings": [...]} or an error.
 //	char *lifted_run(long long handle, char *request, char **messages)
 //	    request {"mode": "infer"|"map"|"compress", "query": [...],
 //	    "method", "max_product", "properties": {"max-iter": "200"},
 //	    "seed", "workers", "color_mode", "allow_unconverged", "cw", "ow",
 //	    "default_weight", "max_ground", "alchemy_cnf", "merge_duplicates",
-//	    "construction", "query_files", "dynamic": {"horizon", "protocol",
-//	    "filter", "smooth"}}; returns the result document the command
+//	    "construction", "query_files", "max_memory", "dynamic": {"horizon",
+//	    "protocol", "filter", "smooth"}}; returns the result document the command
 //	    prints with --output-format json (engine.WriteJSON,
 //	    engine/result.schema.json) or an error; *messages (if not NULL) is
 //	    set to a JSON list of {"level", "text"} (which method and why,
@@ -31,7 +31,9 @@
 //	char *lifted_version(void)            {"schema_version": N}
 //
 // Calls on one model run one at a time (a lock per model); calls on
-// different models may run in parallel. The library never exits the
+// different models may run in parallel; a call with "max_memory" (the
+// command's --max-memory, a budget of the whole process) runs alone. The
+// library never exits the
 // process and installs no signal handlers of its own; a panic is returned
 // as an error.
 package main

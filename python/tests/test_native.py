@@ -336,6 +336,30 @@ class NativeErrors(NeedsLibrary):
         r = self.both(lifted.infer, SMOKERS, SMOKERS_DB, "Smokes,Cancer", allow_unconverged=True, **kw)
         self.assertFalse(r["converged"])
 
+    def test_max_memory(self):
+        # --max-memory in-process: the same refusal, with the size and the
+        # flag, as the command's; the budget is the call's only.
+        cnf = "p cnf 100000000 1\n1 0\n"
+        msgs = []
+        for native in (True, False):
+            with self.assertRaises(lifted.LiftedError) as c:
+                lifted.infer(cnf, format="cnf", max_memory="64MB", native=native)
+            msgs.append(c.exception.message)
+            with self.assertRaises(lifted.UsageError):
+                lifted.infer(cnf, format="cnf", max_memory="1MB", native=native)
+        self.assertEqual(msgs[0], msgs[1])
+        self.assertIn("a CNF of 100000000 variables", msgs[0])
+        self.assertIn("more than the limit of 61.0 MiB (--max-memory", msgs[0])
+        people = ", ".join(f"P{i}" for i in range(20))
+        mln = (f"person = {{{people}}}\nFriends(person, person)\n"
+               "0.5 Friends(x,y) ^ Friends(y,z) => Friends(x,z)\n")
+        with lifted.load(mln, max_memory="1GB") as m:
+            with self.assertRaises(lifted.LiftedError) as c:
+                m.infer("Friends", method="bp", max_memory="2MB")
+            self.assertIn("raise --max-memory", c.exception.message)
+            r = m.infer("Friends(P1,P2)", method="bp", max_iter=1, allow_unconverged=True)
+            self.assertEqual(len(r["marginals"]), 1)
+
     def test_missing_library(self):
         old = os.environ.get("LIFTED_LIB")
         os.environ["LIFTED_LIB"] = os.path.join(tempfile.gettempdir(), "no-such-liblifted.so")
