@@ -56,16 +56,24 @@ type chain struct {
 	logw   []float64 // scratch of weights
 	ok     []bool    // scratch of weights
 	skip   []bool    // per variable, when set: left out of sweep (PairSweepAll)
+	// Per entry i of VarEdges (variable v's edge to factor f) whose
+	// factor holds at most two variables: pairOf[i] is the other variable
+	// of f (v itself for a unary factor) and pairSt[i] its stride in f's
+	// table (0 for a unary factor), so the index of the current state with
+	// v in state 0 is pairSt[i]·x[pairOf[i]] without a scan of the scope
+	// (base); pairOf[i] = −1 for a larger factor. Nil when no factor is
+	// that small. MLN groundings are mostly such factors (UW-CSE: all).
+	pairOf []int32
+	pairSt []int32
 	// The pairwise fast path of binaryCond: for a binary variable v all
 	// of whose factors are positive and hold at most one other variable,
 	// itself binary (Ising-like models, grids), fast[v] is set and each
 	// of v's edges i adds pairT[2i+x[pairOf[i]]] to v's log odds: the
 	// term l1 − l0 that binaryCond's general loop computes, for each
-	// state of the other variable (a unary factor: pairOf[i] = v, both
-	// entries the same), so the sums are bit for bit the same.
-	fast   []bool
-	pairOf []int32
-	pairT  []float64
+	// state of the other variable (a unary factor: both entries the
+	// same), so the sums are bit for bit the same.
+	fast  []bool
+	pairT []float64
 }
 
 func newChain(g *fg.Graph, ev fg.Evidence, x []int32) (*chain, error) {
@@ -103,19 +111,52 @@ func newChain(g *fg.Graph, ev fg.Evidence, x []int32) (*chain, error) {
 	for f := range c.hard {
 		c.hard[f] = zero[g.FactorTable[f]]
 	}
+	c.preparePartners()
 	c.preparePairwise()
 	return c, nil
 }
 
+// preparePartners fills pairOf and pairSt (see chain).
+func (c *chain) preparePartners() {
+	g := c.g
+	for v := range g.NumVars() {
+		for i := g.VarStart[v]; i < g.VarStart[v+1]; i++ {
+			f := int(c.edgeF[i])
+			sc := g.Scope(f)
+			if len(sc) > 2 {
+				if c.pairOf != nil {
+					c.pairOf[i] = -1
+				}
+				continue
+			}
+			if c.pairOf == nil {
+				c.pairOf = make([]int32, len(g.VarEdges))
+				c.pairSt = make([]int32, len(g.VarEdges))
+				for k := range i {
+					c.pairOf[k] = -1
+				}
+			}
+			other, ost := int32(v), 0
+			for p, u := range sc {
+				if u != int32(v) {
+					other, ost = u, c.stride[g.FactorTable[f]][p]
+				}
+			}
+			c.pairOf[i], c.pairSt[i] = other, int32(ost)
+		}
+	}
+}
+
 // preparePairwise fills the pairwise fast path of binaryCond (fast,
-// pairOf, pairT) for the binary variables it applies to; none when no
-// variable qualifies.
+// pairT; it reads pairOf, which preparePartners filled) for the binary
+// variables it applies to; none when no variable qualifies. A variable
+// without factors is left to the general loop (pairOf may be nil then).
 func (c *chain) preparePairwise() {
 	g := c.g
 	n := g.NumVars()
 	var fast []bool
 	for v := range n {
-		if g.Card[v] != 2 {
+		if g.Card[v] != 2 || g.Degree(v) == 0 {
 			continue
 		}
 		ok := true
@@ -132,21 +173,13 @@ func (c *chain) preparePairwise() {
 		}
 		if fast == nil {
 			fast = make([]bool, n)
-			c.pairOf = make([]int32, len(g.VarEdges))
 			c.pairT = make([]float64, 2*len(g.VarEdges))
 		}
 		fast[v] = true
 		for i := g.VarStart[v]; i < g.VarStart[v+1]; i++ {
 			f := int(c.edgeF[i])
 			lt := c.logT[g.FactorTable[f]]
-			st := c.stride[g.FactorTable[f]]
-			other, ost := int32(v), 0
-			for p, u := range g.Scope(f) {
-				if u != int32(v) {
-					other, ost = u, st[p]
-				}
-			}
-			c.pairOf[i] = other
+			ost := int(c.pairSt[i]) // every factor of v holds at most two variables: pairOf is set
 			for s := range 2 {
 				j := s * ost // v in state 0, the other in state s
 				c.pairT[2*int(i)+s] = lt[j+int(c.edgeSt[i])] - lt[j]
@@ -179,6 +212,11 @@ func (c *chain) entry(f int, v, s int32) int {
 // stride there is edgeSt[i]): a scope names a variable once, so the index
 // with v in state s is base + s·edgeSt[i], the integer entry computes.
 func (c *chain) base(f int, i int64, v int32) int {
+	if c.pairOf != nil {
+		if o := c.pairOf[i]; o >= 0 {
+			return int(c.pairSt[i]) * int(c.x[o]) // a unary factor: 0
+		}
+	}
 	st := c.stride[c.g.FactorTable[f]]
 	j := 0
 	for p, u := range c.g.Scope(f) {

@@ -240,8 +240,8 @@ func TestSampleDrawsUnchanged(t *testing.T) {
 	}
 }
 
-// TestPairwiseFastPath checks binaryCond's pairwise fast path against its
-// general loop, bit for bit, on random graphs mixing binary and ternary
+// TestPairwiseFastPath checks binaryCond's pairwise fast path (and base's
+// partner arrays, pairOf) against its general loop over scanned scopes, bit for bit, on random graphs mixing binary and ternary
 // variables, factors of one to three variables, zero entries and
 // evidence (so that some variables qualify and some do not), in many
 // worlds; and that it is taken on a frustrated grid.
@@ -271,6 +271,7 @@ func TestPairwiseFastPath(t *testing.T) {
 		}
 		slow := *c
 		slow.fast = nil
+		slow.pairOf = nil // and base scans the scope
 		for range 20 {
 			for v := range x {
 				x[v] = int32(r.IntN(int(g.Card[v])))

@@ -199,6 +199,15 @@ func (ch *Chain) pairDraw(rng *rand.Rand, u, v int32, cond []float64) {
 	// with a in state 0, and the stride of variable b in f (-1 when f's
 	// scope does not hold b; then the index is b's current state's).
 	scan := func(f int, e int64, a, b int32) (int, int) {
+		if c.pairOf != nil {
+			if o := c.pairOf[e]; o >= 0 { // f holds at most a and one other variable
+				st := int(c.pairSt[e])
+				if o == b {
+					return st * int(c.x[b]), st
+				}
+				return st * int(c.x[o]), -1
+			}
+		}
 		st := c.stride[g.FactorTable[f]]
 		j, sb := 0, -1
 		for q, y := range g.Scope(f) {

@@ -3,9 +3,11 @@ package gibbs
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/lifted-dev/lifted/fg"
+	"github.com/lifted-dev/lifted/internal/gen"
 )
 
 // TestPairs: NewPairs finds the hard pair factors of a star (an auxiliary
@@ -97,4 +99,54 @@ func TestPairs(t *testing.T) {
 	if checked == 0 {
 		t.Fatal("nothing checked")
 	}
+}
+
+// TestPairDrawPartners: pair moves read a small factor's table index from
+// the partner arrays (pairOf, pairSt) instead of scanning its scope; on
+// random graphs (factors of one to three variables of two or three
+// states, zero entries, evidence) the draws and the Rao-Blackwellised
+// terms are bit for bit those of the scan.
+func TestPairDrawPartners(t *testing.T) {
+	r := rand.New(rand.NewPCG(35, 36))
+	moves := 0
+	for k := range 300 {
+		g, ev := gen.SmallGraph(r, gen.SmallShape{Vars: 8, Factors: 20, ZeroOneIn: 5, Scale: 1.5, Evidence: true})
+		p := NewPairs(g, ev)
+		if p.Len() == 0 {
+			continue
+		}
+		x := make([]int32, g.NumVars())
+		if err := Start(g, ev, x, r); err != nil {
+			continue
+		}
+		y := slices.Clone(x)
+		fast, err := NewChain(g, ev, x)
+		if err != nil {
+			t.Fatal(err)
+		}
+		slow, err := NewChain(g, ev, y)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fast.c.pairOf == nil {
+			continue // only factors of three variables
+		}
+		slow.c.pairOf, slow.c.fast = nil, nil // scans, no fast path (it reads pairOf)
+		seed := r.Uint64()
+		rf, rs := rand.New(rand.NewPCG(seed, 1)), rand.New(rand.NewPCG(seed, 1))
+		cf := make([]float64, fast.Offsets()[g.NumVars()])
+		cs := make([]float64, len(cf))
+		for step := range 20 {
+			fast.PairSweepAll(rf, p, cf)
+			slow.PairSweepAll(rs, p, cs)
+			moves += p.Len()
+			if !slices.Equal(x, y) || !slices.Equal(cf, cs) {
+				t.Fatalf("graph %d step %d: with partner arrays %v %v, scanning %v %v", k, step, x, cf, y, cs)
+			}
+		}
+	}
+	if moves == 0 {
+		t.Fatal("no pair moves")
+	}
+	t.Logf("%d pair moves", moves)
 }
