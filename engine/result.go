@@ -465,6 +465,14 @@ func approxText(st infer.Stats) string {
 	if st.Clusterfactors > 0 && st.Clusterfactors < st.Factors {
 		fc = "; factors " + strconv.FormatFloat(float64(st.Factors)/float64(st.Clusterfactors), 'f', 1, 64) + "x"
 	}
+	if len(st.ErrorInterval) == 2 {
+		what := fmt.Sprintf("a sample of %d atoms, interval [%.2g, %.2g] at %g%%", st.ErrorSample, st.ErrorInterval[0], st.ErrorInterval[1], 100*st.ErrorConfidence)
+		if st.ErrorCensus {
+			what = fmt.Sprintf("all %d atoms", st.ErrorSample)
+		}
+		return fmt.Sprintf(", approximate lifting (%s%s): mean |marginal - local ground BP| %.2g from %s (a statistical estimate), largest seen %.2g, within --tolerance %g",
+			st.Approximation, fc, deref(st.ErrorEstimate), what, deref(st.ErrorEstimateMax), st.Tolerance)
+	}
 	return fmt.Sprintf(", approximate lifting (%s%s): estimated mean |marginal - ground BP| %.2g, largest %.2g, within --tolerance %g",
 		st.Approximation, fc, deref(st.ErrorEstimate), deref(st.ErrorEstimateMax), st.Tolerance)
 }

@@ -318,4 +318,10 @@ type Stats struct {
 	ErrorEstimate    *float64 `json:"error_estimate,omitempty"`
 	ErrorEstimateMax *float64 `json:"error_estimate_max,omitempty"`
 	ApproxTried      []string `json:"approximations_tried,omitempty"`
+	// A sampled estimate (ErrorEstimate.Sampled): the interval on the
+	// mean error, its confidence and the atoms sampled (census: all).
+	ErrorInterval   []float64 `json:"error_interval,omitempty"`
+	ErrorConfidence float64   `json:"error_confidence,omitempty"`
+	ErrorSample     int       `json:"error_sample,omitempty"`
+	ErrorCensus     bool      `json:"error_census,omitempty"`
 }

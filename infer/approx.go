@@ -15,12 +15,36 @@ import (
 // unobserved variables. OK is false when there is none (the ground
 // iterations that measure it did not contract); Ratio is their observed
 // contraction rate and Iterations their number.
+//
+// A sampled estimate (Sampled, SampleEstimator) is statistical: Mean is
+// the mean error over a random sample of Sample atoms, each against
+// ground BP on its neighbourhood, and [Lo, Hi] an interval that covers
+// the mean over all atoms with probability Confidence (Census: every
+// atom was run, Lo = Hi = Mean); Max is the largest error seen.
 type ErrorEstimate struct {
 	Mean, Max  float64
 	OK         bool
 	Ratio      float64
 	Iterations int
+
+	Sampled            bool
+	Lo, Hi, Confidence float64
+	Sample             int
+	Census             bool
 }
+
+// SampleEstimator is implemented by methods that can estimate the error
+// of their answer on an approximate compression statistically, from a
+// random sample of atoms (lifted BP: bp.SampleError), with an interval
+// of about halfWidth; Run uses it where ErrorEstimator gives no estimate.
+type SampleEstimator interface {
+	SampleError(ctx context.Context, ans *Answer, g *fg.Graph, ev fg.Evidence, halfWidth float64, seed uint64) (ErrorEstimate, error)
+}
+
+// SampleGain is the least factor by which an approximation must compress
+// more than exact lifting for Run to pay for a sampled estimate (a few
+// thousand small ground BP runs: about a ground BP run's cost on UW-CSE).
+const SampleGain = 2
 
 // ErrorEstimator is implemented by methods that can estimate the error of
 // their answer on an approximate compression of g (lifted BP: package
@@ -94,6 +118,7 @@ const ExactEnough = 10
 // count every attempt.
 func runApprox(ctx context.Context, alg Algorithm, est ErrorEstimator, exactAlg Algorithm, g *fg.Graph, ev fg.Evidence, opt Options) (*Answer, error) {
 	var tried []string
+	sampled := false
 	iters, msgs, colourSec := 0, int64(0), 0.0
 	finish := func(ans *Answer, st Stats, name string, e *ErrorEstimate) *Answer {
 		ans.Stats.withCompression(st)
@@ -106,6 +131,10 @@ func runApprox(ctx context.Context, alg Algorithm, est ErrorEstimator, exactAlg 
 			mean, worst = e.Mean, e.Max
 		}
 		ans.Stats.ErrorEstimate, ans.Stats.ErrorEstimateMax = &mean, &worst
+		if e != nil && e.Sampled {
+			ans.Stats.ErrorInterval = []float64{e.Lo, e.Hi}
+			ans.Stats.ErrorConfidence, ans.Stats.ErrorSample, ans.Stats.ErrorCensus = e.Confidence, e.Sample, e.Census
+		}
 		return ans
 	}
 	c, st, err := CompressWith(ctx, opt.Refiner, g, ev, true, opt.Colour)
@@ -146,6 +175,24 @@ func runApprox(ctx context.Context, alg Algorithm, est ErrorEstimator, exactAlg 
 			tried = append(tried, name+": BP did not converge")
 		} else if e, err := est.EstimateError(ctx, ans, g, ev); err != nil {
 			tried = append(tried, name+": "+err.Error())
+		} else if !e.OK && !sampled && c.NumFactors()*SampleGain <= exact && sampler(est) != nil {
+			// Ground BP around this point contracts too slowly to
+			// estimate from a few iterations: a sample of atoms'
+			// neighbourhoods, each run to convergence, gives a
+			// statistical estimate (once per run: it costs about a
+			// ground BP run on UW-CSE).
+			sampled = true
+			s, err := sampler(est).SampleError(ctx, ans, g, ev, opt.Query.Tolerance/2, opt.Query.Seed)
+			if err != nil {
+				if ctx.Err() != nil {
+					return nil, err
+				}
+				tried = append(tried, name+": "+err.Error())
+			} else if s.Hi <= opt.Query.Tolerance {
+				return finish(ans, st, name, &s), nil
+			} else {
+				tried = append(tried, fmt.Sprintf("%s: sampled estimate %.3g, interval [%.3g, %.3g] at %g%% from %d atoms, above the tolerance", name, s.Mean, s.Lo, s.Hi, 100*s.Confidence, s.Sample))
+			}
 		} else if !e.OK {
 			// Ground BP around this point contracts too slowly to
 			// estimate from a few iterations; the finer settings sit
@@ -174,6 +221,12 @@ func runApprox(ctx context.Context, alg Algorithm, est ErrorEstimator, exactAlg 
 		return nil, err
 	}
 	return finish(ans, st, "", nil), nil
+}
+
+// sampler returns est as a SampleEstimator, or nil.
+func sampler(est ErrorEstimator) SampleEstimator {
+	s, _ := est.(SampleEstimator)
+	return s
 }
 
 // converge runs alg on c and, when it does not converge, its Fallbacks

@@ -4,8 +4,9 @@
 // infer.Approximations, with the factor compression (ground factors /
 // clusterfactors), the CPU seconds of colour passing plus BP (median of
 // -runs runs, process CPU time), the CPU seconds of the error estimate,
-// the estimated mean and largest |marginal − ground BP| (bp.EstimateError)
-// and the actual ones against ground BP run with the same options to
+// the estimated mean and largest |marginal − ground BP| (bp.EstimateError),
+// the sampled estimate with its interval (bp.SampleError, half-width
+// about tolerance/2) and its CPU seconds (one run), and the actual ones against ground BP run with the same options to
 // convergence; and which setting --tolerance picks. RESULTS.md holds a run.
 //
 //	go run ./bench/approx -data ../shared/data -runs 3
@@ -47,8 +48,8 @@ func main() {
 		{"WebKB", d + "/webkb/forclift/webkb.mln", d + "/webkb/forclift/corn.db", "PageClassCourse", 0.5, true},
 		{"IMDB", "examples/mln/datasets/imdb.mln", d + "/imdb/lsm/imdb1.db", "workedUnder", 0.5, false},
 	}
-	fmt.Println("| dataset | lifting | clusterfactors | compression | CPU s | estimate CPU s | estimated mean / max | actual mean / max vs ground BP | BP iterations |")
-	fmt.Println("|---|---|---|---|---|---|---|---|---|")
+	fmt.Println("| dataset | lifting | clusterfactors | compression | CPU s | iterations estimate CPU s | iterations estimate mean / max | sampled estimate CPU s | sampled mean [95% interval] | actual mean / max vs ground BP | BP iterations |")
+	fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|")
 	for _, s := range sets {
 		if *only != "" && !strings.Contains(","+*only+",", ","+s.name+",") {
 			continue
@@ -106,7 +107,7 @@ func row(s dataset, runs int, tol float64) error {
 	if !ref.Converged {
 		conv = " (not converged)"
 	}
-	fmt.Printf("| %s | ground BP%s | %d | 1.0x | %.3g | | | | %d |\n", name, conv, g.NumFactors(), secs, ref.Stats.BPIterations)
+	fmt.Printf("| %s | ground BP%s | %d | 1.0x | %.3g | | | | | | %d |\n", name, conv, g.NumFactors(), secs, ref.Stats.BPIterations)
 	ex, secs, err := cpu(runs, func() (*infer.Answer, error) {
 		return infer.Run(ctx, alg, g, ev, infer.Options{Lifted: true, Colour: colour})
 	})
@@ -114,7 +115,7 @@ func row(s dataset, runs int, tol float64) error {
 		return err
 	}
 	mean, worst := errors(g, ev, ex, ref)
-	fmt.Printf("| | exact lifting | %d | %.1fx | %.3g | | 0 | %.2g / %.2g | %d |\n", ex.Stats.Clusterfactors,
+	fmt.Printf("| | exact lifting | %d | %.1fx | %.3g | | 0 | | | %.2g / %.2g | %d |\n", ex.Stats.Clusterfactors,
 		float64(g.NumFactors())/float64(ex.Stats.Clusterfactors), secs, mean, worst, ex.Stats.BPIterations)
 	for _, a := range infer.Approximations {
 		type out struct {
@@ -130,7 +131,7 @@ func row(s dataset, runs int, tol float64) error {
 			return out{c, ans}, err
 		})
 		if err != nil {
-			fmt.Printf("| | %v | | | | | | %v | |\n", a, err)
+			fmt.Printf("| | %v | | | | | | | | %v | |\n", a, err)
 			continue
 		}
 		est, esecs, err := cpu(runs, func() (infer.ErrorEstimate, error) {
@@ -139,6 +140,17 @@ func row(s dataset, runs int, tol float64) error {
 		if err != nil {
 			return err
 		}
+		se, ssecs, err := cpu(1, func() (bp.SampleEstimate, error) {
+			return bp.SampleError(ctx, o.ans, g, ev, bp.SampleOptions{Damping: s.damping, HalfWidth: tol / 2})
+		})
+		if err != nil {
+			return err
+		}
+		census := fmt.Sprintf("n %d", se.Sample)
+		if se.Census {
+			census = fmt.Sprintf("census of %d", se.Sample)
+		}
+		sampleText := fmt.Sprintf("%.2g [%.2g, %.2g] (%s, ρ %.2f)", se.Mean, se.Lo, se.Hi, census, se.Rate)
 		estText := fmt.Sprintf("none (contraction %.2f)", est.Ratio)
 		if est.OK {
 			estText = fmt.Sprintf("%.2g / %.2g", est.Mean, est.Max)
@@ -148,8 +160,8 @@ func row(s dataset, runs int, tol float64) error {
 			conv = " (not converged)"
 		}
 		mean, worst := errors(g, ev, o.ans, ref)
-		fmt.Printf("| | %v | %d | %.1fx | %.3g | %.3g | %s | %.2g / %.2g | %d%s |\n", a, o.c.NumFactors(),
-			float64(g.NumFactors())/float64(o.c.NumFactors()), secs, esecs, estText, mean, worst, o.ans.Stats.BPIterations, conv)
+		fmt.Printf("| | %v | %d | %.1fx | %.3g | %.3g | %s | %.3g | %s | %.2g / %.2g | %d%s |\n", a, o.c.NumFactors(),
+			float64(g.NumFactors())/float64(o.c.NumFactors()), secs, esecs, estText, ssecs, sampleText, mean, worst, o.ans.Stats.BPIterations, conv)
 	}
 	pick, secs, err := cpu(runs, func() (*infer.Answer, error) {
 		return infer.Run(ctx, alg, g, ev, infer.Options{Lifted: true, Colour: colour, Query: infer.Query{Tolerance: tol}})
@@ -162,9 +174,14 @@ func row(s dataset, runs int, tol float64) error {
 	if chosen == "" {
 		chosen = "exact lifting"
 	}
-	fmt.Printf("| | **--tolerance %g** picks %s | %d | %.1fx | %.3g (all tries) | | %.2g / %.2g | %.2g / %.2g | %d |\n", tol, chosen,
+	estText := fmt.Sprintf("%.2g / %.2g", *pick.Stats.ErrorEstimate, *pick.Stats.ErrorEstimateMax)
+	sampleText := ""
+	if iv := pick.Stats.ErrorInterval; len(iv) == 2 {
+		sampleText, estText = fmt.Sprintf("%.2g [%.2g, %.2g] (n %d)", *pick.Stats.ErrorEstimate, iv[0], iv[1], pick.Stats.ErrorSample), ""
+	}
+	fmt.Printf("| | **--tolerance %g** picks %s | %d | %.1fx | %.3g (all tries) | | %s | | %s | %.2g / %.2g | %d |\n", tol, chosen,
 		pick.Stats.Clusterfactors, float64(g.NumFactors())/float64(pick.Stats.Clusterfactors), secs,
-		*pick.Stats.ErrorEstimate, *pick.Stats.ErrorEstimateMax, mean, worst, pick.Stats.BPIterations)
+		estText, sampleText, mean, worst, pick.Stats.BPIterations)
 	return nil
 }
 

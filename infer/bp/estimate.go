@@ -33,36 +33,13 @@ const EstimateIterations = 6
 // (estimate_test.go) checks it against ground BP on random models.
 func EstimateError(ctx context.Context, ans *infer.Answer, g *fg.Graph, ev fg.Evidence, damping float64) (infer.ErrorEstimate, error) {
 	var est infer.ErrorEstimate
-	c := ans.Graph
-	if ans.F2V == nil || c == nil {
-		return est, fmt.Errorf("bp: EstimateError needs a BP answer")
-	}
-	slots, err := c.GroundEdgeSlots(g)
+	init, err := groundMessages(ans, g)
 	if err != nil {
 		return est, err
 	}
 	gc, err := lift.Ground(g, ev)
 	if err != nil {
 		return est, err
-	}
-	// Ground edge e of g is lifted edge e of gc.
-	init := make([]float64, 0, len(ans.F2V)+g.NumEdges())
-	for e, s := range slots {
-		if s >= 0 {
-			init = append(init, ans.F2V[ans.EdgeOff[s]:ans.EdgeOff[s+1]]...)
-			continue
-		}
-		t := g.Table(g.EdgeFactor(int64(e)))
-		sum := 0.0
-		for _, x := range t.Values {
-			sum += x
-		}
-		if !(sum > 0) {
-			return est, fmt.Errorf("bp: unary factor of edge %d is zero everywhere", e)
-		}
-		for _, x := range t.Values {
-			init = append(init, x/sum)
-		}
 	}
 	nv := g.NumVars()
 	observed := func(v int) bool { return ev != nil && ev[v] >= 0 }
@@ -132,4 +109,40 @@ func maxDiff(a, b []float64) float64 {
 // damping.
 func (a *Algorithm) EstimateError(ctx context.Context, ans *infer.Answer, g *fg.Graph, ev fg.Evidence) (infer.ErrorEstimate, error) {
 	return EstimateError(ctx, ans, g, ev, a.Damping)
+}
+
+// groundMessages unlifts the factor-to-variable messages of ans (lifted
+// BP on an approximate compression of g or of lift.QuantiseFields(g)) to
+// every ground edge of g, laid out as Options.Init for lift.Ground(g, ·):
+// edge e's message at the sum of the cardinalities of the edges before
+// it. A unary factor merged away by QuantiseFields sends its own table,
+// normalised.
+func groundMessages(ans *infer.Answer, g *fg.Graph) ([]float64, error) {
+	c := ans.Graph
+	if ans.F2V == nil || c == nil {
+		return nil, fmt.Errorf("bp: the error estimate needs a BP answer")
+	}
+	slots, err := c.GroundEdgeSlots(g)
+	if err != nil {
+		return nil, err
+	}
+	init := make([]float64, 0, len(ans.F2V)+g.NumEdges())
+	for e, s := range slots {
+		if s >= 0 {
+			init = append(init, ans.F2V[ans.EdgeOff[s]:ans.EdgeOff[s+1]]...)
+			continue
+		}
+		t := g.Table(g.EdgeFactor(int64(e)))
+		sum := 0.0
+		for _, x := range t.Values {
+			sum += x
+		}
+		if !(sum > 0) {
+			return nil, fmt.Errorf("bp: unary factor of edge %d is zero everywhere", e)
+		}
+		for _, x := range t.Values {
+			init = append(init, x/sum)
+		}
+	}
+	return init, nil
 }
