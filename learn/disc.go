@@ -13,6 +13,7 @@ import (
 	mlnfile "github.com/lifted-dev/lifted/format/mlnfile"
 	"github.com/lifted-dev/lifted/gibbs"
 	"github.com/lifted-dev/lifted/ground"
+	"github.com/lifted-dev/lifted/lift"
 	"github.com/lifted-dev/lifted/mln"
 )
 
@@ -89,6 +90,17 @@ type DiscOptions struct {
 	// perceptron, Singla and Domingos 2005, Alchemy's -dVP: steps of
 	// LearningRate times the gradient, the answer the mean of all iterates).
 	Method string
+	// Counts is where the expected counts come from: "mcsat" (the
+	// default: MC-SAT chains, see Samples) or "bp" (belief propagation on
+	// each database's ground network, the sampling network above, run to
+	// a fixed point: E[n_j | x] is the sum over the ground formulas of j
+	// of BP's belief that the formula is true, Var[n_j | x] the sum of
+	// their Bernoulli variances). BP's counts have no Monte Carlo noise,
+	// so the optimiser's steps and the convergence test are deterministic
+	// (converged: every Newton step below StepTol), and they are the
+	// counts of the approximation lifted infer answers with where BP
+	// converges. With "bp" MaxIter defaults to 100 (Alchemy's -dNumIter).
+	Counts string
 	// LearningRate is the voted perceptron's step per unit of gradient
 	// (default 0.001, Alchemy's -dLearningRate).
 	LearningRate float64
@@ -107,8 +119,14 @@ func (o DiscOptions) defaults() DiscOptions {
 	if o.PriorStdDev == 0 {
 		o.PriorStdDev = 2
 	}
+	if o.Counts == "" {
+		o.Counts = "mcsat"
+	}
 	if o.MaxIter == 0 {
 		o.MaxIter = 5
+		if o.Counts == "bp" {
+			o.MaxIter = 100
+		}
 	}
 	if o.Samples <= 0 {
 		o.Samples = 50
@@ -188,6 +206,9 @@ func Discriminative(ctx context.Context, m *mln.MLN, dbs []*mln.DB, names []stri
 	}
 	if o.Method != "dn" && o.Method != "scg" && o.Method != "vp" {
 		return nil, fmt.Errorf("unknown discriminative optimiser %q (want dn, scg or vp)", o.Method)
+	}
+	if o.Counts != "mcsat" && o.Counts != "bp" {
+		return nil, fmt.Errorf("unknown source of expected counts %q (want mcsat or bp)", o.Counts)
 	}
 	for _, n := range o.NE {
 		if m.PredIndex(n) < 0 {
@@ -512,6 +533,13 @@ func Discriminative(ctx context.Context, m *mln.MLN, dbs []*mln.DB, names []stri
 			res.Status += fmt.Sprintf("; the test passed on the kept chains %d times, but not on fresh chains started with every query atom false", failed)
 		}
 	}
+	if o.Counts == "bp" {
+		runs, unc := 0, 0
+		for _, p := range probs {
+			runs, unc = runs+p.bpRuns, unc+p.bpUnconverged
+		}
+		res.Status += fmt.Sprintf("; BP counts: %d BP runs, %d of them not converged (damping 0.9, messages averaged over the last 100 iterations)", runs, unc)
+	}
 	if plls != "" {
 		res.Status += "; " + plls
 	}
@@ -602,6 +630,10 @@ func (ms momentSet) varianceAlong(d []float64) float64 {
 // variances and the variance along a direction.
 type moments struct {
 	exact bool // the worlds with their probabilities, not samples
+	// diag: the moments are mu and v (BP's counts), the formulas' counts
+	// taken as uncorrelated; no samples
+	diag  bool
+	mu, v []float64
 	wsum  float64
 	ws    []float64   // weight per sample
 	n     [][]float64 // count vector per sample
@@ -615,6 +647,9 @@ func (mo *moments) add(wt float64, n []float64) {
 }
 
 func (mo *moments) mean(j int) float64 {
+	if mo.diag {
+		return mo.mu[j]
+	}
 	s := 0.0
 	for i, n := range mo.n {
 		s += mo.ws[i] * n[j]
@@ -623,6 +658,9 @@ func (mo *moments) mean(j int) float64 {
 }
 
 func (mo *moments) variance(j int) float64 {
+	if mo.diag {
+		return mo.v[j]
+	}
 	mu := mo.mean(j)
 	s := 0.0
 	for i, n := range mo.n {
@@ -633,6 +671,13 @@ func (mo *moments) variance(j int) float64 {
 
 // varianceAlong returns the variance of d·n.
 func (mo *moments) varianceAlong(d []float64) float64 {
+	if mo.diag {
+		s := 0.0
+		for j, dj := range d {
+			s += dj * dj * mo.v[j]
+		}
+		return s
+	}
 	mu, s := 0.0, 0.0
 	for i, n := range mo.n {
 		mu += mo.ws[i] * dotv(d, n)
@@ -685,7 +730,13 @@ type discProblem struct {
 	sg      fg.Graph
 	bk      *gibbs.Blocking
 	state   []int32 // the chain's world, kept across iterations (warm start)
-	frozen  bool    // tests: the chains make no moves (a chain that never mixes)
+	// Counts "bp": the ground network (trivially compressed) and the last
+	// converged BP run's messages (a warm start); BP runs and those that
+	// did not converge
+	bpGraph               *lift.Compressed
+	bpInit                []float64
+	bpRuns, bpUnconverged int
+	frozen                bool // tests: the chains make no moves (a chain that never mixes)
 
 	// incremental counts: tabOf[f] is factor f's index in tabFactor or -1;
 	// tabTrue the truth of each; tabCount the counts of those over
@@ -1069,6 +1120,9 @@ func (p *discProblem) expect(ctx context.Context, w []float64, o DiscOptions, rn
 	nf := len(p.cw)
 	if o.ExactVars > 0 && nv <= o.ExactVars {
 		return p.enumerate(g, nf, mo)
+	}
+	if o.Counts == "bp" {
+		return p.expectBP(ctx, g, nf, mo)
 	}
 	burn := o.WarmBurnIn
 	state := p.state

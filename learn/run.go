@@ -22,6 +22,9 @@ type Run struct {
 	Method string
 	// LearningRate is the voted perceptron's (vp; 0: 0.001).
 	LearningRate float64
+	// Counts is DiscOptions.Counts for dn, dscg and vp: "mcsat" (or "")
+	// or "bp".
+	Counts string
 	// Train are the training databases, each its own example on its own
 	// domain.
 	Train []string
@@ -62,6 +65,8 @@ func (r *Run) maxIter() int {
 	switch {
 	case r.MaxIter != 0:
 		return r.MaxIter
+	case isDisc(r.Method) && r.Counts == "bp":
+		return 100 // DiscOptions' default with BP counts
 	case isDisc(r.Method):
 		return 5 // DiscOptions' default
 	}
@@ -81,6 +86,9 @@ func (r *Run) Check() error {
 	case "lwl", "pll":
 		return r.options().Check()
 	case "dn", "dscg", "vp":
+		if r.Counts != "" && r.Counts != "mcsat" && r.Counts != "bp" {
+			return fmt.Errorf("unknown --counts %q (want mcsat or bp)", r.Counts)
+		}
 		return nil
 	}
 	return fmt.Errorf("unknown --method %q (want lwl, pll, dn, dscg, vp, smd, sgd, scg or lbfgs-bp)%s", r.Method, suggest.Hint(r.Method, []string{"lwl", "pll", "dn", "dscg", "vp", "smd", "sgd", "scg", "lbfgs-bp"}))
@@ -120,7 +128,7 @@ func (r *Run) Learn(ctx context.Context, m *mln.MLN) (*Learned, error) {
 		}
 		m, res, err := DiscFiles(ctx, m, r.Train, DiscOptions{
 			NE: ne, PriorMean: r.PriorMean, PriorStdDev: r.PriorStdDev, MaxIter: maxIter, Seed: r.Seed,
-			Method: opt, LearningRate: r.LearningRate,
+			Method: opt, LearningRate: r.LearningRate, Counts: r.Counts,
 			Progress: func(it int, step float64) {
 				progress(r.Method, int64(it), int64(maxIter), fmt.Sprintf("%s iteration %d, largest Newton step not yet converged %.3g", what, it, step))
 			},
@@ -133,10 +141,14 @@ func (r *Run) Learn(ctx context.Context, m *mln.MLN) (*Learned, error) {
 		if res.Interrupted {
 			status = "INTERRUPTED: " + status
 		}
+		counts := "MC-SAT"
+		if r.Counts == "bp" {
+			counts = "BP"
+		}
 		return &Learned{MLN: m, Result: res,
 			Summary: fmt.Sprintf("%s: %d iterations, %d evaluations, %.3f s (%s)", r.Method, res.Iterations, res.Evaluations, res.Seconds, res.Status),
-			Header: fmt.Sprintf("Learned by lifted learn --method %s --ne %s from %s\nconditional likelihood, %s with MC-SAT counts from the conditional pseudo-likelihood's optimum, prior N(%g, %g²)\n%s",
-				r.Method, strings.Join(ne, ","), TrainNames(r.Train), what, r.PriorMean, r.PriorStdDev, status)}, nil
+			Header: fmt.Sprintf("Learned by lifted learn --method %s --ne %s from %s\nconditional likelihood, %s with %s counts from the conditional pseudo-likelihood's optimum, prior N(%g, %g²)\n%s",
+				r.Method, strings.Join(ne, ","), TrainNames(r.Train), what, counts, r.PriorMean, r.PriorStdDev, status)}, nil
 	}
 	opt := r.options()
 	opt.Progress = func(it int, obj float64) {

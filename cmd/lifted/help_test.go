@@ -80,6 +80,7 @@ func TestHelpFlagsApply(t *testing.T) {
 		"max-iter":       "Flags of lwl, pll, dn, dscg, vp, scg and lbfgs-bp",
 		"prior-mean":     "Flags of lwl, pll, dn, dscg and vp",
 		"learning-rate":  "Flags of vp",
+		"counts":         "Flags of dn, dscg and vp",
 		"ne":             "Flags of dn, dscg, vp, smd, sgd, scg and lbfgs-bp",
 		"seed":           "Flags of dn, dscg, vp, smd, sgd, scg and lbfgs-bp",
 		"holdout":        "Flags of the online and BP-based learners: smd, sgd, scg and lbfgs-bp",

@@ -27,6 +27,7 @@ type learnFlags struct {
 	quiet         bool
 	allowPartial  bool
 	learningRate  float64
+	counts        string
 }
 
 func newLearnCmd() *cobra.Command {
@@ -113,6 +114,7 @@ lwl and pll use L-BFGS with a Gaussian prior N(--prior-mean,
 	fl.Float64Var(&f.tol, "tol", 1e-8, "stop when the largest gradient component is below this")
 	fl.BoolVar(&f.pllUnweighted, "pll-unweighted", false, "pll: weight all ground atoms alike instead of all predicates alike")
 	fl.Float64Var(&f.learningRate, "learning-rate", 0.001, "vp: the voted perceptron's step per unit of gradient (Alchemy's -dLearningRate)")
+	fl.StringVar(&f.counts, "counts", "mcsat", "dn, dscg, vp: where the expected counts come from: mcsat (MC-SAT chains started at the data, 5 iterations by default) or bp (belief propagation on each training database to a fixed point, no Monte Carlo noise, up to 100 iterations until the Newton steps are below 0.01)")
 	fl.BoolVar(&f.quiet, "quiet", false, "no progress or summary on stderr")
 	fl.BoolVar(&f.allowPartial, "allow-partial", false, "lwl, pll, dn: on Ctrl-C or SIGTERM write the weights of the last iteration (marked INTERRUPTED in the header) instead of failing with exit status 130")
 	f.online.register(fl)
@@ -122,6 +124,7 @@ lwl and pll use L-BFGS with a Gaussian prior N(--prior-mean,
 		flagGroup{"Flags of lwl, pll, dn, dscg and vp", []string{"prior-mean", "allow-partial"}},
 		flagGroup{"Flags of pll", []string{"pll-unweighted"}},
 		flagGroup{"Flags of vp", []string{"learning-rate"}},
+		flagGroup{"Flags of dn, dscg and vp", []string{"counts"}},
 		flagGroup{"Flags of dn, dscg, vp, smd, sgd, scg and lbfgs-bp", []string{"ne", "seed"}},
 		flagGroup{"Flags of the online and BP-based learners: smd, sgd, scg and lbfgs-bp", []string{"holdout", "eval-every", "log", "plot", "plot-with", "ground-bp", "workers", "shards"}},
 		flagGroup{"Flags of smd and sgd", []string{"pieces", "depth", "discount", "batch-size", "step", "passes"}},
@@ -140,7 +143,8 @@ func runLearn(ctx context.Context, cmd *cobra.Command, f *learnFlags, stdout io.
 		return usageError{fmt.Errorf("learn needs training data: -t A.db[,B.db…]")}
 	}
 	r := learn.Run{Method: f.method, Train: f.train, PriorMean: f.priorMean, PriorStdDev: f.priorStdDev,
-		Tol: f.tol, UnweightedPLL: f.pllUnweighted, NE: f.online.ne, Seed: f.online.c.Seed, LearningRate: f.learningRate}
+		Tol: f.tol, UnweightedPLL: f.pllUnweighted, NE: f.online.ne, Seed: f.online.c.Seed, LearningRate: f.learningRate,
+		Counts: f.counts}
 	if cmd.Flags().Changed("max-iter") {
 		r.MaxIter = f.maxIter // else the method's default
 	}
@@ -149,6 +153,9 @@ func runLearn(ctx context.Context, cmd *cobra.Command, f *learnFlags, stdout io.
 	}
 	if f.allowPartial && f.method != "lwl" && f.method != "pll" && !isDiscMethod(f.method) {
 		return usageError{fmt.Errorf("--allow-partial applies to --method lwl, pll, dn, dscg and vp (the weights of the last iteration), not %s", f.method)}
+	}
+	if cmd.Flags().Changed("counts") && !isDiscMethod(f.method) {
+		return usageError{fmt.Errorf("--counts applies to --method dn, dscg and vp, not %s", f.method)}
 	}
 	if cmd.Flags().Changed("learning-rate") && f.method != "vp" {
 		return usageError{fmt.Errorf("--learning-rate is the voted perceptron's (--method vp), not %s's", f.method)}

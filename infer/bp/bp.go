@@ -111,6 +111,10 @@ type Result struct {
 	// 1): the last iteration's, or their mean (Options.AverageLast).
 	F2V     []float64
 	EdgeOff []int
+	// V2F holds the variable-to-factor messages at those F2V, laid out
+	// the same way (sum-product only; each scaled to a largest entry 1):
+	// what FactorBelief reads.
+	V2F []float64
 	// Violated, when set, says why messages that converged are no BP
 	// answer: the beliefs violate a hard factor (Converged is false).
 	Violated string
@@ -323,6 +327,7 @@ func Run(ctx context.Context, c *lift.Compressed, opt Options) (*Result, error) 
 	}
 	if !opt.MaxProduct {
 		res.LogZ = e.bethe(res)
+		res.V2F = e.v2f
 		if res.Converged {
 			if F, mass := e.violated(res); F >= 0 {
 				// Messages that settled on beliefs a hard factor forbids
@@ -1378,6 +1383,49 @@ func (e *engine) beliefs(res *Result) error {
 		normalise(b)
 	}
 	return nil
+}
+
+// FactorBelief writes into dst (resized to the table's size) the belief of
+// clusterfactor F at the final messages: b(x) ∝ φ(x) Π_q m_{q→F}(x_q) over
+// the positions q of F's representative, entries indexed like its table
+// (last position fastest), summing to 1. Every ground factor of F has
+// this belief (over its own positions, in the same table order). It is
+// BP's estimate of the joint distribution of the factor's variables: on a
+// tree, the exact one. Sum-product results only (an error otherwise, and
+// when the messages give the factor no mass).
+func (r *Result) FactorBelief(F int, dst []float64) ([]float64, error) {
+	if r.MaxProduct || r.V2F == nil {
+		return dst, errors.New("bp: factor beliefs need a sum-product result")
+	}
+	c := r.Graph
+	t := c.Table(F)
+	pos := c.Positions(F)
+	n := len(t.Values)
+	dst = slices.Grow(dst[:0], n)[:n]
+	idx := make([]int32, len(t.Dims))
+	z := 0.0
+	for k := range n {
+		w := t.Values[k]
+		for q := 0; q < len(pos) && w > 0; q++ {
+			w *= r.V2F[r.EdgeOff[pos[q]]+int(idx[q])]
+		}
+		dst[k] = w
+		z += w
+		for q := len(idx) - 1; q >= 0; q-- {
+			idx[q]++
+			if idx[q] < t.Dims[q] {
+				break
+			}
+			idx[q] = 0
+		}
+	}
+	if !(z > 0) || math.IsInf(z, 1) {
+		return dst, fmt.Errorf("%w: belief of clusterfactor %d", ErrNotNormalizable, F)
+	}
+	for k := range dst {
+		dst[k] /= z
+	}
+	return dst, nil
 }
 
 // bethe returns the Bethe approximation of log Z at the final messages:
