@@ -50,6 +50,7 @@ type chain struct {
 	x      []int32
 	edgeF  []int32 // per entry of VarEdges: the factor
 	edgeSt []int32 // per entry of VarEdges: the variable's stride in the factor's table
+	est    []int32 // per edge (EdgeVar's order, factor by factor): the variable's stride in the factor's table
 	hard   []bool  // per factor: has a zero entry
 	stride [][]int // per table
 	logT   [][]float64
@@ -91,6 +92,13 @@ func newChain(g *fg.Graph, ev fg.Evidence, x []int32) (*chain, error) {
 	c.logT = make([][]float64, len(g.Tables))
 	for t := range g.Tables {
 		c.stride[t] = g.Tables[t].Strides()
+	}
+	c.est = make([]int32, len(g.EdgeVar))
+	for f := range g.NumFactors() {
+		st := c.stride[g.FactorTable[f]]
+		for p := range g.FactorStart[f+1] - g.FactorStart[f] {
+			c.est[g.FactorStart[f]+p] = int32(st[p])
+		}
 	}
 	fOf := g.EdgeFactors()
 	for i, e := range g.VarEdges {
@@ -195,14 +203,15 @@ func (c *chain) observed(v int32) bool { return c.ev != nil && c.ev[v] >= 0 }
 // entry returns the index into factor f's table of the current state with
 // variable v in state s.
 func (c *chain) entry(f int, v, s int32) int {
-	st := c.stride[c.g.FactorTable[f]]
+	lo, hi := c.g.FactorStart[f], c.g.FactorStart[f+1]
+	st := c.est[lo:hi]
 	j := 0
-	for p, u := range c.g.Scope(f) {
+	for p, u := range c.g.EdgeVar[lo:hi] {
 		xu := c.x[u]
 		if u == v {
 			xu = s
 		}
-		j += st[p] * int(xu)
+		j += int(st[p]) * int(xu)
 	}
 	return j
 }
@@ -217,10 +226,11 @@ func (c *chain) base(f int, i int64, v int32) int {
 			return int(c.pairSt[i]) * int(c.x[o]) // a unary factor: 0
 		}
 	}
-	st := c.stride[c.g.FactorTable[f]]
+	lo, hi := c.g.FactorStart[f], c.g.FactorStart[f+1]
+	st := c.est[lo:hi]
 	j := 0
-	for p, u := range c.g.Scope(f) {
-		j += st[p] * int(c.x[u])
+	for p, u := range c.g.EdgeVar[lo:hi] {
+		j += int(st[p]) * int(c.x[u])
 	}
 	return j - int(c.edgeSt[i])*int(c.x[v])
 }

@@ -341,9 +341,13 @@ func sample(ctx context.Context, g *fg.Graph, ev fg.Evidence, cfg Config) (*Resu
 			return nil, err
 		}
 	}
+	var pairs *gibbs.Pairs // read only: shared by the chains
+	if cfg.Pairs && cfg.Kernel == Gibbs {
+		pairs = gibbs.NewPairs(g, ev)
+	}
 	sel := diagnosed(g, ev)
 	runs, err := runChains(ctx, nc, cfg, func(k int, r *chainRun) error {
-		return runChain(ctx, g, ev, bk, gens, tb, cfg, uint64(k), deadline, r, sel, nc)
+		return runChain(ctx, g, ev, bk, gens, tb, pairs, cfg, uint64(k), deadline, r, sel, nc)
 	})
 	if err != nil {
 		return nil, err
@@ -389,8 +393,8 @@ func cheapBlocks(bk *gibbs.Blocking) bool {
 }
 
 // runChain runs chain k, seeded with (seed, k); bk is blocked Gibbs's
-// blocks.
-func runChain(ctx context.Context, g *fg.Graph, ev fg.Evidence, bk *gibbs.Blocking, gens []orbit.Perm, tb *treeBlocks, cfg Config, k uint64, deadline time.Time, r *chainRun, sel []int, nc int) error {
+// blocks, pairs Gibbs's pair moves (nil: none).
+func runChain(ctx context.Context, g *fg.Graph, ev fg.Evidence, bk *gibbs.Blocking, gens []orbit.Perm, tb *treeBlocks, pairs *gibbs.Pairs, cfg Config, k uint64, deadline time.Time, r *chainRun, sel []int, nc int) error {
 	rng := rand.New(rand.NewPCG(cfg.Seed, k))
 	x, err := start(ctx, g, ev, cfg.Seed, k, rng)
 	if err != nil {
@@ -401,10 +405,6 @@ func runChain(ctx context.Context, g *fg.Graph, ev fg.Evidence, bk *gibbs.Blocki
 		return err
 	}
 	size := ch.Offsets()[g.NumVars()]
-	var pairs *gibbs.Pairs
-	if cfg.Pairs && cfg.Kernel == Gibbs {
-		pairs = gibbs.NewPairs(g, ev)
-	}
 	var mv *moves
 	if cfg.Kernel == Cluster || cfg.Kernel == Swap || tb != nil {
 		mv = newMoves(g, ev)
