@@ -129,7 +129,7 @@ func Unroll(ctx context.Context, m *mln.MLN, read func(static *mln.MLN) (*mln.DB
 	if err := horizonSize(m, tt, opt.Horizon, opt.Ground.MaxGround); err != nil {
 		return nil, err
 	}
-	static, origin, err := mln.Unroll(m, tt, opt.Horizon)
+	static, origin, err := mln.Unroll(ctx, m, tt, opt.Horizon)
 	if err != nil {
 		return nil, err
 	}

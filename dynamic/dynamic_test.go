@@ -289,7 +289,7 @@ func TestSyntaxAndRefusals(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, _, err = mln.Unroll(m, "time", -1)
+		_, _, err = mln.Unroll(context.Background(), m, "time", -1)
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: %v, want %q", src, err, want)
 		}

@@ -1,6 +1,7 @@
 package mln
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strconv"
@@ -72,13 +73,14 @@ func IsDynamic(m *MLN) bool {
 // intra-time formula's time variable ranges over the steps at grounding).
 // origin[i] is the index in m.Formulas of out.Formulas[i]. With horizon < 0
 // the time type must already be declared as the integer range 0..T and T is
-// the horizon.
+// the horizon. It stops with ctx's error when ctx is done (a horizon of
+// 10^5 steps takes seconds).
 //
 // Formulas that could link steps more than one apart are positioned errors:
 // two time variables, a time variable with a time constant, a quantified time
 // variable, a successor of a variable that is not of the time type, and time
 // constants more than one step apart.
-func Unroll(m *MLN, timeType string, horizon int) (out *MLN, origin []int, err error) {
+func Unroll(ctx context.Context, m *MLN, timeType string, horizon int) (out *MLN, origin []int, err error) {
 	td := m.Type(timeType)
 	if td == nil {
 		return nil, nil, fmt.Errorf("dynamic MLN: no time type %q (declare e.g. \"%s = {0,...,9}\" or give a horizon)", timeType, timeType)
@@ -158,6 +160,9 @@ func Unroll(m *MLN, timeType string, horizon int) (out *MLN, origin []int, err e
 		}
 		tv := plans[j].tv
 		for k := 0; k < horizon; k++ {
+			if k%256 == 255 && ctx.Err() != nil {
+				return nil, nil, ctx.Err()
+			}
 			sub := map[string]string{tv: steps[k], "succ(" + tv + ")": steps[k+1]}
 			g := copyFormula(f, substitute(f.Expr, sub, nil))
 			g.Text = g.bodyString()

@@ -24,7 +24,7 @@ type FileResult struct {
 	Header string
 }
 
-// LearnFiles loads the MLN at input and the databases of c (LoadData, with
+// LearnFiles loads the MLN at input and the databases of c (LoadDataContext, with
 // the non-evidence predicates ne) and learns by c.Method (Learn): what
 // "lifted learn --method smd|sgd|scg|lbfgs-bp" does. Before learning it
 // calls warn with the parser's warnings and note with what the run
@@ -34,7 +34,7 @@ func LearnFiles(ctx context.Context, input string, ne []string, c Config, warn f
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	d, err := LoadData(input, c.Train, c.Holdout, ne)
+	d, err := LoadDataContext(ctx, input, c.Train, c.Holdout, ne)
 	if d != nil && warn != nil {
 		warn(d.Warnings)
 	}

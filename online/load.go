@@ -54,6 +54,12 @@ func (e *NEError) Error() string {
 // data that observe every atom; otherwise the error is a *NEError. On an
 // error after the MLN was parsed, the Data returned hold its warnings.
 func LoadData(input string, train, holdout, ne []string) (*Data, error) {
+	return LoadDataContext(context.Background(), input, train, holdout, ne)
+}
+
+// LoadDataContext is LoadData that stops with ctx's error when ctx is done
+// (grounding a training database takes seconds to minutes).
+func LoadDataContext(ctx context.Context, input string, train, holdout, ne []string) (*Data, error) {
 	user, err := mlnfile.ParseFile(input)
 	if err == nil {
 		err = mlnfile.Empty(user, input)
@@ -62,13 +68,13 @@ func LoadData(input string, train, holdout, ne []string) (*Data, error) {
 		return nil, err
 	}
 	d := &Data{Warnings: user.Warnings}
-	if err := d.load(user, train, holdout, ne); err != nil {
+	if err := d.load(ctx, user, train, holdout, ne); err != nil {
 		return d, err
 	}
 	return d, nil
 }
 
-func (d *Data) load(user *mln.MLN, train, holdout, ne []string) error {
+func (d *Data) load(ctx context.Context, user *mln.MLN, train, holdout, ne []string) error {
 	var err error
 	if mln.NeedsExpansion(user) {
 		if user, err = mln.ExpandForHoldout(user, train, holdout, mlnfile.ReadDBFiles); err != nil {
@@ -90,7 +96,7 @@ func (d *Data) load(user *mln.MLN, train, holdout, ne []string) error {
 		}
 		d.Generative = true
 	}
-	if d.Model, err = NewModel(d.MLN, db, d.NE); err != nil {
+	if d.Model, err = NewModelContext(ctx, d.MLN, db, d.NE); err != nil {
 		return err
 	}
 	for _, path := range holdout {
@@ -98,7 +104,7 @@ func (d *Data) load(user *mln.MLN, train, holdout, ne []string) error {
 		if err != nil {
 			return err
 		}
-		t, err := NewModel(d.MLN, tdb, d.NE)
+		t, err := NewModelContext(ctx, d.MLN, tdb, d.NE)
 		if err != nil {
 			return fmt.Errorf("%s: %w", path, err)
 		}

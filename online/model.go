@@ -1,6 +1,7 @@
 package online
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -93,6 +94,12 @@ type Model struct {
 // exclusive arguments ("!"; mln.MutexAsFormulas writes them as the hard
 // formula they stand for).
 func NewModel(m *mln.MLN, db *mln.DB, ne []string) (*Model, error) {
+	return NewModelContext(context.Background(), m, db, ne)
+}
+
+// NewModelContext is NewModel that stops with ctx's error when ctx is done
+// (its grounding polls ctx).
+func NewModelContext(ctx context.Context, m *mln.MLN, db *mln.DB, ne []string) (*Model, error) {
 	noData := db == nil
 	if noData {
 		db = mln.NewDB(m)
@@ -121,6 +128,9 @@ func NewModel(m *mln.MLN, db *mln.DB, ne []string) (*Model, error) {
 	var args []int32
 	iargs := []int{}
 	for a := range int32(n) {
+		if a%(1<<16) == 0 && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
 		var p int
 		p, args = md.atoms.Args(int64(a), args)
 		iargs = iargs[:0]
@@ -153,7 +163,10 @@ func NewModel(m *mln.MLN, db *mln.DB, ne []string) (*Model, error) {
 	md.byForm = make([][]int32, len(m.Formulas))
 	md.ConstTrue = make([]float64, len(m.Formulas))
 	for fi := range md.forms {
-		if err := md.groundFormula(fi); err != nil {
+		if err := md.groundFormula(ctx, fi); err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
 			if errors.Is(err, fg.ErrContradiction) {
 				return nil, fmt.Errorf("online: %w", err)
 			}
@@ -341,13 +354,17 @@ func (md *Model) atomID(p int, args []int32) int32 { return int32(md.atoms.ID(p,
 
 // groundFormula adds the ground clauses of formula fi, one per binding of
 // its free variables (the last fastest) that the evidence leaves open.
-func (md *Model) groundFormula(fi int) error {
+func (md *Model) groundFormula(ctx context.Context, fi int) error {
 	cf := &md.forms[fi]
+	var bindings int
 	ev := cf.f.NewEval()
 	occFree := make([]int, len(cf.occP))
 	var free []int32
 	feat := []uint8{}
 	return cf.f.EachBinding(func(bind []int32) error {
+		if bindings++; bindings%4096 == 0 && ctx.Err() != nil {
+			return ctx.Err()
+		}
 		ev.Bind(bind)
 		free = free[:0]
 		for o, p := range cf.occP {

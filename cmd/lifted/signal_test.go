@@ -213,3 +213,70 @@ func TestSignalStopsSamplerStartUp(t *testing.T) {
 		t.Errorf("stopped %v after the signal", took)
 	}
 }
+
+// Issue 39: the commands and stages that had no Ctrl-C poll (main's
+// backstop ended them after 0.45 s, "had not stopped by itself"): the
+// unrolling of a dynamic MLN over 2·10^5 steps, the grounding of the
+// online learners, pll's set-up, wfomc's evaluation and the ILP. Where
+// the command takes --allow-partial (the backstop then waits 10 s) the
+// test also checks that the command stopped by itself.
+func TestSignalStopsMoreCommands(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: five commands interrupted, about 6 s")
+	}
+	dir := t.TempDir()
+	grid := writeGrid(t, dir, 60)
+	var consts, facts []string
+	for i := range 200 {
+		consts = append(consts, fmt.Sprint("P", i))
+		facts = append(facts, fmt.Sprintf("Friends(P%d, P%d)\nSmokes(P%d)", i, (i+1)%200, i/2))
+	}
+	model := filepath.Join(dir, "big.mln")
+	os.WriteFile(model, []byte("person = {"+strings.Join(consts, ", ")+"}\nFriends(person, person)\nSmokes(person)\n"+
+		"0.5 Friends(x,y) ^ Friends(y,z) => Friends(x,z)\n1.0 Smokes(x) ^ Friends(x,y) => Smokes(y)\n"), 0o644)
+	train := filepath.Join(dir, "train.db")
+	os.WriteFile(train, []byte(strings.Join(facts, "\n")+"\n"), 0o644)
+	cases := []struct {
+		name   string
+		sig    syscall.Signal
+		strict bool // --allow-partial given: must stop by itself
+		args   []string
+	}{
+		{"dynamic", syscall.SIGINT, true, []string{"infer", "--dynamic", "../../examples/mln/social-dynamic.mln", "-e", "../../examples/mln/social-dynamic.db", "-q", "Cancer(A,t)", "--horizon", "200000", "--allow-partial"}},
+		{"pll", syscall.SIGTERM, true, []string{"learn", "--method", "pll", "-i", model, "-t", train, "--allow-partial"}},
+		{"online", syscall.SIGINT, false, []string{"learn", "--method", "sgd", "--ne", "Smokes", "-i", model, "-t", train}},
+		{"wfomc", syscall.SIGTERM, false, []string{"wfomc", "../../examples/mln/wfomc/deskmate.mln", "--domain", "student=2000"}},
+		{"ILP", syscall.SIGINT, false, []string{"map", grid, "--method", "ilp"}},
+	}
+	out := filepath.Join(dir, "out")
+	for _, c := range cases {
+		cmd := exec.Command(binary, append(c.args, "-o", out)...)
+		var errb bytes.Buffer
+		cmd.Stderr = &errb
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(700 * time.Millisecond)
+		sent := time.Now()
+		if err := cmd.Process.Signal(c.sig); err != nil {
+			t.Fatalf("%s: %v (%s)", c.name, err, errb.String())
+		}
+		err := cmd.Wait()
+		took := time.Since(sent)
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		}
+		msg := dropTimedProgress(errb.String())
+		t.Logf("%s (%v): exit %d after %v: %s", c.name, c.sig, code, took.Round(time.Millisecond), strings.TrimSpace(msg))
+		if code != 130 || !strings.Contains(msg, "interrupted") && !strings.Contains(msg, "terminated") && !strings.Contains(msg, "stopped") {
+			t.Errorf("%s: exit %d, stderr %q; want 130 and a message", c.name, code, msg)
+		}
+		if c.strict && strings.Contains(msg, "had not stopped by itself") || took > 3*time.Second {
+			t.Errorf("%s: exited %v after the signal: %s", c.name, took, msg)
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Errorf("%s: wrote %s", c.name, out)
+		}
+	}
+}

@@ -3,6 +3,7 @@
 package maplp
 
 import (
+	"context"
 	"errors"
 	"math/rand/v2"
 	"testing"
@@ -22,7 +23,7 @@ func TestCoinOracle(t *testing.T) {
 		g, ev := gen.SmallGraph(r, gen.SmallShape{Vars: 6, Factors: 10, ZeroOneIn: 6, Scale: 1, Evidence: true})
 		b := brute.Solve(g, ev)
 		part, _ := None{}.Group(ctx, g, ev)
-		m, err := buildLocal(g, ev, part)
+		m, err := buildLocal(context.Background(), g, ev, part)
 		if err != nil {
 			t.Fatal(err)
 		}

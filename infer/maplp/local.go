@@ -1,8 +1,10 @@
 package maplp
 
 import (
+	"context"
 	"fmt"
 	"math"
+	"time"
 
 	"github.com/lifted-dev/lifted/fg"
 )
@@ -39,7 +41,7 @@ type model struct {
 	lp  *LP
 }
 
-func buildLocal(g *fg.Graph, ev fg.Evidence, part *Partition) (*model, error) {
+func buildLocal(ctx context.Context, g *fg.Graph, ev fg.Evidence, part *Partition) (*model, error) {
 	if ev == nil {
 		ev = fg.NoEvidence(g.NumVars())
 	}
@@ -98,6 +100,9 @@ func buildLocal(g *fg.Graph, ev fg.Evidence, part *Partition) (*model, error) {
 	var cols []int32
 	var vals []float64
 	for F, r := range m.rep {
+		if ctx.Err() != nil {
+			return nil, ctx.Err() // a model of wide clauses takes seconds here
+		}
 		m.facOff[F] = int32(lp.NumCols())
 		t := g.Table(int(r))
 		scope := g.Scope(int(r))
@@ -192,9 +197,20 @@ func entry(g *fg.Graph, f int, x []int32) int {
 // in lexicographic order (fewer zero factors, then larger log score) until
 // no change improves it.
 func improve(g *fg.Graph, ev fg.Evidence, x []int32) {
+	improveUntil(g, ev, x, time.Time{})
+}
+
+// improveUntil is improve that also stops at the deadline (zero: none;
+// checked every 64 variables): a run already stopped by a signal or its
+// time limit answers soon (one sweep over UW-CSE's ground network takes
+// over a second).
+func improveUntil(g *fg.Graph, ev fg.Evidence, x []int32, deadline time.Time) {
 	for sweep := 0; sweep < 1000; sweep++ {
 		changed := false
 		for v := 0; v < g.NumVars(); v++ {
+			if v%64 == 63 && !deadline.IsZero() && time.Now().After(deadline) {
+				return
+			}
 			if ev[v] >= 0 || g.Card[v] < 2 {
 				continue
 			}

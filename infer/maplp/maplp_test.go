@@ -338,7 +338,7 @@ func TestPDLPMatchesSimplex(t *testing.T) {
 			continue
 		}
 		part, _ := None{}.Group(ctx, g, ev)
-		m, err := buildLocal(g, ev, part)
+		m, err := buildLocal(context.Background(), g, ev, part)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,6 +1,7 @@
 package maplp
 
 import (
+	"context"
 	"math/rand/v2"
 	"os"
 	"strconv"
@@ -19,7 +20,7 @@ func TestPDLPScale(t *testing.T) {
 	}
 	g := gen.SquareGrid(rand.New(rand.NewPCG(1, 1)), n)
 	part, _ := None{}.Group(ctx, g, nil)
-	m, _ := buildLocal(g, nil, part)
+	m, _ := buildLocal(context.Background(), g, nil, part)
 	start := time.Now()
 	sol, err := PDLP{}.Solve(ctx, m.lp)
 	if err != nil {

@@ -122,7 +122,7 @@ func Solve(ctx context.Context, g *fg.Graph, ev fg.Evidence, cfg Config) (*Resul
 	if cfg.Relaxation == Cycle && !part.Orbits {
 		return nil, ErrColourCycle
 	}
-	m, err := buildLocal(g, ev, part)
+	m, err := buildLocal(ctx, g, ev, part)
 	if err != nil {
 		return nil, err
 	}
@@ -236,16 +236,20 @@ func Solve(ctx context.Context, g *fg.Graph, ev fg.Evidence, cfg Config) (*Resul
 	return res, nil
 }
 
+// stoppedSearch bounds the greedy search of a stopped run (stoppedEarly):
+// the command's signal handler ends a command 0.45 s after Ctrl-C.
+const stoppedSearch = 100 * time.Millisecond
+
 // stoppedEarly is the answer of a run stopped before its first LP: the
-// world of greedy one-variable search from each unobserved variable's
-// first state, and the trivial bound Σ_f max ln φ_f over the entries that
+// world of greedy one-variable search (for at most stoppedSearch) from
+// each unobserved variable's first state, and the trivial bound Σ_f max ln φ_f over the entries that
 // agree with the evidence; Interrupted.
 func stoppedEarly(g *fg.Graph, ev fg.Evidence, res *Result, start time.Time) *Result {
 	res.X = make([]int32, g.NumVars())
 	for v, e := range ev {
 		res.X[v] = max(e, 0)
 	}
-	improve(g, ev, res.X)
+	improveUntil(g, ev, res.X, time.Now().Add(stoppedSearch))
 	res.Objective = Score(g, res.X)
 	res.Bound = 0
 	for f := range g.NumFactors() {

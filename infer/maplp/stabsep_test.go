@@ -30,7 +30,7 @@ func checkStabCuts(t *testing.T, name string, g *fg.Graph, ev fg.Evidence, sym S
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := buildLocal(g, ev, part)
+	m, err := buildLocal(context.Background(), g, ev, part)
 	if err != nil {
 		t.Fatal(err)
 	}
