@@ -7,7 +7,12 @@
 // against the exact marginals, and the median CPU seconds per run.
 //
 //	go run ./bench/frustrated -sizes 4,5,6,7,8,9,10 -per 2 -seeds 3 \
-//	    -methods gibbs,mcsat,bgibbs,tempering,swendsen-wang -out /tmp/grids
+//	    -methods gibbs,mcsat,bgibbs,tempering,swendsen-wang,default -out /tmp/grids
+//
+// The method default is auto, the command's default (exact where it can,
+// else its sampler and escalation); every method's row also counts the
+// per-atom statuses the command would print (exact, mixed, unresolved,
+// and how many unresolved intervals hold the exact marginal).
 //
 // Grids larger than 10×10 (-sizes 40) have no exact answer here: their
 // rows report the label and the spread between methods instead.
@@ -25,14 +30,15 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/lifted-dev/lifted/engine"
 	"github.com/lifted-dev/lifted/fg"
 	"github.com/lifted-dev/lifted/format/uai"
 	"github.com/lifted-dev/lifted/infer"
+	_ "github.com/lifted-dev/lifted/infer/exact"
 	_ "github.com/lifted-dev/lifted/infer/jtree"
 	_ "github.com/lifted-dev/lifted/infer/mcmc"
 	"github.com/lifted-dev/lifted/internal/benchstat"
 	"github.com/lifted-dev/lifted/internal/gen"
-	"github.com/lifted-dev/lifted/lift"
 )
 
 type grid struct {
@@ -69,14 +75,15 @@ func main() {
 		}
 	}
 	fmt.Printf("frustrated grids (|J| in [2, 2.5], |h| ≤ 0.5), %d seeds per grid, GOMAXPROCS %d\n\n", *seeds, runtime.GOMAXPROCS(0))
-	fmt.Println("| grid | method | runs | mixed | max error (all) | max error (mixed) | false mixed (> 0.05) | median CPU s |")
-	fmt.Println("|---|---|---:|---:|---:|---:|---:|---:|")
+	fmt.Println("| grid | method | runs | mixed | max error (all) | max error (mixed) | false mixed (> 0.05) | median CPU s | atoms: exact / mixed / unresolved (unresolved covering exact) | max error, mixed atoms |")
+	fmt.Println("|---|---|---:|---:|---:|---:|---:|---:|---|---:|")
 	for _, gd := range grids {
 		for _, spec := range strings.Split(*methods, ",") {
 			name, props := parseSpec(spec)
 			var cpu []float64
 			mixed, falseMixed := 0, 0
 			maxAll, maxMixed := 0.0, 0.0
+			var at atoms
 			for s := range *seeds {
 				ans, sec, err := run(gd.g, name, props, uint64(100+s))
 				if err != nil {
@@ -84,6 +91,7 @@ func main() {
 					continue
 				}
 				cpu = append(cpu, sec)
+				at.add(ans, gd.exact)
 				if *verbose {
 					fmt.Fprintf(os.Stderr, "%s %s seed %d: mixed %v R-hat %.4g ESS %.0f/%.0f samples %d swap %.2f: %s\n", gd.name, spec, s, ans.Converged, ans.Stats.RHat, ans.Stats.BulkESS, ans.Stats.TailESS, ans.Stats.Samples, ans.Stats.SwapRates, ans.Stats.Mixing)
 				}
@@ -113,9 +121,52 @@ func main() {
 			if len(cpu) > 0 {
 				med = benchstat.Median(cpu)
 			}
-			fmt.Printf("| %s | %s | %d | %d | %s | %s | %s | %.2f |\n", gd.name, spec, len(cpu), mixed, ea, em, fm, med)
+			fmt.Printf("| %s | %s | %d | %d | %s | %s | %s | %.2f | %s |\n", gd.name, spec, len(cpu), mixed, ea, em, fm, med, at)
 		}
 	}
+}
+
+// atoms counts the per-atom statuses (engine.Result.VarStatus, as the
+// command prints them) of a method's runs: exact, mixed (with the largest
+// error of a mixed atom) and unresolved (with how many intervals hold the
+// exact marginal).
+type atoms struct {
+	exact, mixed, unresolved, covered int
+	worst                             float64
+	known                             bool
+}
+
+func (a *atoms) add(ans *infer.Answer, exact [][]float64) {
+	r := &engine.Result{Task: infer.Marginals, Method: ans.Stats.Method, Converged: ans.Converged, Answer: ans, Stats: infer.MLNStats{Stats: ans.Stats}}
+	a.known = a.known || exact != nil
+	for v := range ans.Graph.NodeOf {
+		st := r.VarStatus(v)
+		switch st.Status {
+		case engine.StatusExact:
+			a.exact++
+		case engine.StatusMixed:
+			a.mixed++
+			if exact != nil {
+				a.worst = max(a.worst, math.Abs(ans.Marginal(v)[1]-exact[v][1]))
+			}
+		case engine.StatusUnresolved:
+			a.unresolved++
+			if exact != nil && exact[v][1] >= st.Lo-1e-9 && exact[v][1] <= st.Hi+1e-9 {
+				a.covered++
+			}
+		}
+	}
+}
+
+func (a atoms) String() string {
+	if !a.known {
+		return fmt.Sprintf("%d / %d / %d | – ", a.exact, a.mixed, a.unresolved)
+	}
+	w := "–"
+	if a.mixed > 0 {
+		w = fmt.Sprintf("%.3f", a.worst)
+	}
+	return fmt.Sprintf("%d / %d / %d (%d) | %s", a.exact, a.mixed, a.unresolved, a.covered, w)
 }
 
 // parseSpec splits "name:k=v;k=v".
@@ -131,16 +182,15 @@ func parseSpec(s string) (string, infer.Properties) {
 }
 
 func run(g *fg.Graph, method string, p infer.Properties, seed uint64) (*infer.Answer, float64, error) {
+	if method == "default" {
+		method = "auto"
+	}
 	alg, _, err := infer.New(method, p)
 	if err != nil {
 		return nil, 0, err
 	}
-	c, err := lift.Ground(g, nil)
-	if err != nil {
-		return nil, 0, err
-	}
 	t0 := benchstat.CPUSeconds()
-	ans, err := alg.Run(context.Background(), c, infer.Query{Task: infer.Marginals, Seed: seed})
+	ans, err := infer.Run(context.Background(), alg, g, nil, infer.Options{Query: infer.Query{Task: infer.Marginals, Seed: seed}})
 	return ans, benchstat.CPUSeconds() - t0, err
 }
 

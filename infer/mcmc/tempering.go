@@ -553,8 +553,8 @@ const MinTemperingSamples = 50
 // Defaults of the method tempering's growth: kept steps per chain and
 // edge visits (all chains, the ladder's pilot runs included).
 const (
-	TemperingMaxSamples = 32000
-	TemperingMaxWork    = 2e9
+	TemperingMaxSamples = 128000
+	TemperingMaxWork    = 5e9
 )
 
 // temperingProps are the samplers' properties with tempering's default
