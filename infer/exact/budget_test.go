@@ -312,3 +312,32 @@ func TestAutoSamplerWorkDeterministic(t *testing.T) {
 		}
 	}
 }
+
+// The probe (ProbeShare, ProbeRHat): on a strongly frustrated grid (no
+// zero entries, the exact methods ruled out) auto's sampler is far from
+// mixed on a quarter of sampler-work, so it spends no more of it and the
+// escalation (tempering) answers, the reason saying so and the first
+// sampler's samples those of the probe's share; on a weakly coupled grid the probe
+// mixes and the full run follows (TestAutoSamplerWorkDeterministic: its
+// samples are the whole budget's).
+func TestAutoProbe(t *testing.T) {
+	g := isingGrid(6, 6, 5, 2.5)
+	alg, _, err := infer.New("auto", infer.Properties{"max-table": "2", "max-total": "2", "bp-iter": "0", "sampler-work": "4e6", "escalate-work": "1e6"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ans, err := infer.Run(context.Background(), alg, g, nil, infer.Options{Query: infer.Query{Task: infer.Marginals, Seed: 3}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := ans.Stats.MethodReason
+	if !strings.Contains(r, "1/4 of sampler-work") || !strings.Contains(r, "far from mixed") || !strings.Contains(r, "then tempering") {
+		t.Fatalf("%s: %s", ans.Stats.Method, r)
+	}
+	name, _ := exact.ChooseSampler(g)
+	cost := exact.StepWork(name, g, nil)
+	_, keep := exact.SamplerSweeps(4e6/exact.ProbeShare, exact.SamplerChains, cost)
+	if want := strconv.Itoa(keep) + " samples per chain"; !strings.Contains(r, want) {
+		t.Errorf("the probe's samples: want %q in %s", want, r)
+	}
+}
