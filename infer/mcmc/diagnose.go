@@ -212,7 +212,7 @@ func (res *Result) diagnose(runs []*chainRun, sel []int, off []int, k Kernel) {
 		case d.Frozen:
 			d.Why = fmt.Sprintf("the chains sit in different states they never left (%s is constant in each chain but differs between them); more samples will not help; %s", name(worst), frozenHint)
 		case s.RHat >= diag.RHatMax && k == temperKernel:
-			d.Why = fmt.Sprintf("the chains disagree: R-hat %.4g ≥ %.2f on %s (bulk ESS %.0f, tail ESS %.0f) after the samples were doubled up to max-samples; raise --prop max-samples (or --samples), and for pairwise models try --prop base=tree-gibbs", s.RHat, diag.RHatMax, name(worst), s.BulkESS, s.TailESS)
+			d.Why = fmt.Sprintf("the chains disagree: R-hat %.4g ≥ %.2f on %s (bulk ESS %.0f, tail ESS %.0f) after the samples were doubled up to max-samples or max-work; the slowest mode needs more steps: raise --prop max-samples and --prop max-work (on frustrated grids neither base=tree-gibbs nor more rungs bought effective samples per CPU second: bench/frustrated/RESULTS.md)", s.RHat, diag.RHatMax, name(worst), s.BulkESS, s.TailESS)
 		case s.RHat >= diag.RHatMax:
 			d.Why = fmt.Sprintf("the chains disagree: R-hat %.4g ≥ %.2f on %s (bulk ESS %.0f, tail ESS %.0f); the model may have several modes the chains do not cross between: raise --samples and --burn-in, or use --method tempering (an adaptive ladder that doubles its samples until mixed)", s.RHat, diag.RHatMax, name(worst), s.BulkESS, s.TailESS)
 		default:
