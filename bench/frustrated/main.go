@@ -54,6 +54,7 @@ func main() {
 	methods := flag.String("methods", "gibbs,mcsat,bgibbs,tempering,swendsen-wang", "methods, each optionally with properties: name[:k=v;k=v]")
 	out := flag.String("out", "", "directory to write NAME.uai and NAME.uai.MAR into (none: do not write)")
 	seed := flag.Uint64("seed", 1, "generator seed")
+	first := flag.Uint64("first", 100, "the first sampler seed (then first+1, …)")
 	verbose := flag.Bool("v", false, "print every run's diagnostics to stderr")
 	flag.Parse()
 	var grids []grid
@@ -85,7 +86,7 @@ func main() {
 			maxAll, maxMixed := 0.0, 0.0
 			var at atoms
 			for s := range *seeds {
-				ans, sec, err := run(gd.g, name, props, uint64(100+s))
+				ans, sec, err := run(gd.g, name, props, *first+uint64(s))
 				if err != nil {
 					fmt.Fprintf(os.Stderr, "%s %s seed %d: %v\n", gd.name, spec, s, err)
 					continue
