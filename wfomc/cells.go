@@ -51,7 +51,8 @@ type cellCase struct {
 	cellPoly  []int // per cell
 	pair      [][]int
 	plan      plan
-	proj      []uint64 // per cell: its projection (the atoms pair factors read)
+	proj      []uint64  // per cell: its projection (the atoms pair factors read)
+	cond      *condPlan // the conditioned summation (condition.go), nil if none
 }
 
 // fo2Comp is a compiled FO2 component.
@@ -83,6 +84,8 @@ type cellBuilder struct {
 	groupsOf map[int][]int // type → group indices
 	// tooWide: an element has too many atoms for cells (see compileFO2).
 	tooWide error
+	// cond: try conditioning on projection counts (condition.go).
+	cond bool
 }
 
 // compileFO2 builds the cell structures of a normalized FO2 problem (one
@@ -90,7 +93,7 @@ type cellBuilder struct {
 // with the whole type).
 func compileFO2(pl *poller, pb *problem, dim int, blocks map[int][]blockSpec, restFixed map[int]int64) (*fo2Comp, error) {
 	b := &cellBuilder{pl: pl, pb: pb, dim: dim, cellBit: map[int]int{}, cellPred: map[int][]int{}, mask: map[int]uint64{},
-		polyIdx: map[string]int{}, groupsOf: map[int][]int{}}
+		polyIdx: map[string]int{}, groupsOf: map[int][]int{}, cond: true}
 	if err := b.layout(blocks); err != nil {
 		return nil, err
 	}
@@ -402,6 +405,9 @@ func (b *cellBuilder) buildCase(bodies []*node) (*cellCase, error) {
 			cs.pair[i][j], cs.pair[j][i] = id, id
 		}
 	}
+	if b.cond {
+		b.conditionCase(cs, two)
+	}
 	return cs, nil
 }
 
@@ -428,31 +434,43 @@ func (b *cellBuilder) pairPoly(ta int, pa uint64, tb int, pbits uint64, two []ff
 	return ps[0], nil
 }
 
-// pairPolys is pairPoly split by the counted atoms of the counting
-// constraints cons (count.go): class bit 2q is set when the atom of cons[q]
-// counted for a is true (P(a,b), or P(b,a) when the constraint counts the
-// first argument), bit 2q+1 when the one counted for b is (both clear for
-// a unary P); 4^len(cons) polys, their sum the pair weight.
-func (b *cellBuilder) pairPolys(ta int, pa uint64, tb int, pbits uint64, two []ff, cons []countCons) ([]poly, error) {
+// pairSlot is a binary atom between two elements a and b: P(a,b) when
+// aToB, else P(b,a).
+type pairSlot struct {
+	pred int
+	aToB bool
+}
+
+// pairFactors is the pair computation between an element a of type ta and
+// a distinct element b of type tb: in a bit vector, positions 0..ma−1 are
+// a's cell bits, ma..base−1 b's, and base.. the binary atoms between them
+// (slots); facs are the two-variable formulas in every orientation, reads
+// the positions each of them reads.
+type pairFactors struct {
+	ma, mb, base uint
+	slots        map[pairSlot]int
+	nslots       int
+	facs         []factor
+	reads        []uint64
+}
+
+// pairSetup compiles the pair computation between types ta and tb.
+func (b *cellBuilder) pairSetup(ta, tb int, two []ff) (*pairFactors, error) {
 	ma := uint(len(b.cellPred[ta]))
 	mb := uint(len(b.cellPred[tb]))
 	// Binary atoms between a and b.
-	type slotKey struct {
-		pred int
-		aToB bool
-	}
-	slots := map[slotKey]int{}
+	slots := map[pairSlot]int{}
 	var slotPreds []int
 	for pi, p := range b.pb.preds {
 		if len(p.types) != 2 {
 			continue
 		}
 		if p.types[0] == ta && p.types[1] == tb {
-			slots[slotKey{pi, true}] = len(slotPreds)
+			slots[pairSlot{pi, true}] = len(slotPreds)
 			slotPreds = append(slotPreds, pi)
 		}
 		if p.types[0] == tb && p.types[1] == ta {
-			slots[slotKey{pi, false}] = len(slotPreds)
+			slots[pairSlot{pi, false}] = len(slotPreds)
 			slotPreds = append(slotPreds, pi)
 		}
 	}
@@ -460,7 +478,7 @@ func (b *cellBuilder) pairPolys(ta int, pa uint64, tb int, pbits uint64, two []f
 		return nil, fmt.Errorf("too many binary atoms between two elements (%d)", len(slotPreds))
 	}
 	base := ma + mb
-	var facs []factor
+	pf := &pairFactors{ma: ma, mb: mb, base: base, slots: slots, nslots: len(slotPreds)}
 	for _, x := range two {
 		f := x.f
 		tx, ty := f.vars[f.free[0]].typ, f.vars[f.free[1]].typ
@@ -487,12 +505,29 @@ func (b *cellBuilder) pairPolys(ta int, pa uint64, tb int, pbits uint64, two []f
 				}
 				e0 := elem[n.args[0].v]
 				// The atom P(e0, e1) with e0 ≠ e1: slot "a→b" when e0 is a.
-				return int(base) + slots[slotKey{n.pred, e0 == 0}]
+				return int(base) + slots[pairSlot{n.pred, e0 == 0}]
 			}
 			eq := func(u, v int) bool { return elem[u] == elem[v] }
-			facs = append(facs, factor{param: f.param, eval: compileEval(x.body, slot, eq)})
+			var reads uint64
+			walkAtoms(x.body, func(n *node) { reads |= 1 << uint(slot(n)) })
+			pf.facs = append(pf.facs, factor{param: f.param, eval: compileEval(x.body, slot, eq)})
+			pf.reads = append(pf.reads, reads)
 		}
 	}
+	return pf, nil
+}
+
+// pairPolys is pairPoly split by the counted atoms of the counting
+// constraints cons (count.go): class bit 2q is set when the atom of cons[q]
+// counted for a is true (P(a,b), or P(b,a) when the constraint counts the
+// first argument), bit 2q+1 when the one counted for b is (both clear for
+// a unary P); 4^len(cons) polys, their sum the pair weight.
+func (b *cellBuilder) pairPolys(ta int, pa uint64, tb int, pbits uint64, two []ff, cons []countCons) ([]poly, error) {
+	pf, err := b.pairSetup(ta, tb, two)
+	if err != nil {
+		return nil, err
+	}
+	ma, base, slots, facs := pf.ma, pf.base, pf.slots, pf.facs
 	// The slots of the counted atoms: for a, then for b.
 	countSlot := make([][2]uint, len(cons))
 	for q, cc := range cons {
@@ -500,8 +535,8 @@ func (b *cellBuilder) pairPolys(ta int, pa uint64, tb int, pbits uint64, two []f
 			countSlot[q] = [2]uint{64, 64} // unary (a cardinality constraint): no atom between a and b
 			continue
 		}
-		sa, okA := slots[slotKey{cc.pred, cc.dir == 0}]
-		sb, okB := slots[slotKey{cc.pred, cc.dir != 0}]
+		sa, okA := slots[pairSlot{cc.pred, cc.dir == 0}]
+		sb, okB := slots[pairSlot{cc.pred, cc.dir != 0}]
 		if !okA || !okB {
 			return nil, fmt.Errorf("counted predicate %s is not binary over one type", b.pb.preds[cc.pred].name)
 		}
@@ -513,7 +548,7 @@ func (b *cellBuilder) pairPolys(ta int, pa uint64, tb int, pbits uint64, two []f
 	}
 	e := make([]int32, b.dim)
 	fixed := pa | pbits<<ma
-	for s := uint64(0); s < 1<<len(slotPreds); s++ {
+	for s := uint64(0); s < 1<<pf.nslots; s++ {
 		x := fixed | s<<base
 		class := 0
 		for q, cs := range countSlot {

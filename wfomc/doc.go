@@ -78,6 +78,20 @@
 //     weight is zero, the outermost sum is split into fixed chunks summed
 //     in parallel and merged in order, so results do not depend on the
 //     number of processors.
+//     Conditioning on projection counts (condition.go): the pair weight is
+//     a product over the connected components of the binary atoms between
+//     two elements, each reading some cell atoms of either. With S a set
+//     of cell atoms such that every component reads only atoms of S on one
+//     of its sides, r_ij = ψ(i,[j])·ψ(j,[i])·κ([i],[j]), [i] the projection
+//     of cell i onto S (its class); given the class counts the elements
+//     pick their cells independently, so the sum runs over class counts
+//     only, each class contributing (Σ_{i∈v} w_i·Π_u ψ(i,u)^(c_u−[u=v]))^c_v.
+//     S is searched for the fewest classes, the split is checked
+//     symbolically on every pair of cells, and Evaluate uses whichever of
+//     the two sums has fewer terms: the model with five unary and two
+//     binary predicates whose formulas read A, C, E of one element and
+//     B, D, A of the other (F(x,y) ^ A(x) => B(y), ...) has 32 cells but 8
+//     classes (S = {A, B, D}): C(n+7,7) terms instead of C(n+31,31).
 //  7. Counting quantifiers (C2; count.go). A hard ∀x ∃=k y ψ(x,y) (also
 //     ∃≤k, ∃≥k) is a counting constraint on A ⇔ ψ, and the hard
 //     P(x,y) ^ P(x,z) => y = z is ∀x ∃≤1 y P(x,y). A component with such
@@ -171,7 +185,7 @@
 // and atom counting do not apply to a component whose types are split by
 // unary evidence or count evidence. The cell sum is polynomial in the domain
 // sizes with a degree that grows with the number of cell classes left after
-// merging; Evaluate refuses, before starting, sums of more than
+// merging (or of projection classes when conditioned); Evaluate refuses, before starting, sums of more than
 // Options.MaxTerms terms (default 10^9; at most 2·10^10) with a TermsError.
 //
 // # Progress and cancellation

@@ -408,14 +408,12 @@ func (s *sumState) leafTerm() {
 // fixed, so that results do not depend on the number of processors.
 const chunk = 1 << 12
 
-// sumCase adds the terms of one case to a. It returns ctx's error if ctx
-// is done before the sum is.
-func sumCase(ctx context.Context, c *fo2Comp, cs *cellCase, vals []lnum, lf []float64, sizes []int64, a *acc) error {
-	terms := countTerms(c, cs, sizes)
-	if terms > maxTerms {
-		return &TermsError{Terms: terms, Limit: maxTerms, Classes: len(cs.plan.explicit)}
-	}
-	p := &cs.plan
+// sumCase adds the terms of one case to a, by its plan or by conditioning
+// (condition.go), whichever has fewer terms; it returns the log of a bound
+// on the error of the terms themselves from cancellation inside
+// conditioning's class sums (units of 2^-53; −Inf: none). It returns ctx's
+// error if ctx is done before the sum is.
+func sumCase(ctx context.Context, c *fo2Comp, cs *cellCase, vals []lnum, lf []float64, sizes []int64, a *acc) (float64, error) {
 	// A group with elements but no cell has no world.
 	for g := range c.groups {
 		if sizes[g] == 0 {
@@ -429,9 +427,22 @@ func sumCase(ctx context.Context, c *fo2Comp, cs *cellCase, vals []lnum, lf []fl
 			}
 		}
 		if !has {
-			return nil
+			return math.Inf(-1), nil
 		}
 	}
+	if useCond(c, cs, sizes) {
+		return sumCondCase(ctx, c, cs, vals, lf, sizes, a)
+	}
+	return math.Inf(-1), sumPlan(ctx, c, cs, vals, lf, sizes, a)
+}
+
+// sumPlan adds the terms of one case to a by its plan.
+func sumPlan(ctx context.Context, c *fo2Comp, cs *cellCase, vals []lnum, lf []float64, sizes []int64, a *acc) error {
+	terms := countTerms(c, cs, sizes)
+	if terms > maxTerms {
+		return &TermsError{Terms: terms, Limit: maxTerms, Classes: len(cs.plan.explicit)}
+	}
+	p := &cs.plan
 	start, classW := caseStart(c, cs, vals, sizes)
 	if start.isExactZero() {
 		return nil
@@ -585,16 +596,28 @@ func (c *fo2Comp) eval(ctx context.Context, theta []float64, n []int64, z *lnum)
 	a := newAcc(dim)
 	if m := meterOf(ctx); m != nil {
 		for _, cs := range c.cases {
-			m.addTotal(int64(min(countTerms(c, cs, sizes), maxTerms)))
+			m.addTotal(int64(min(caseTerms(c, cs, sizes), maxTerms)))
 		}
 	}
+	errLog := math.Inf(-1)
 	for _, cs := range c.cases {
 		if err := ctx.Err(); err != nil {
 			return 0, err
 		}
-		if err := sumCase(ctx, c, cs, vals, lf, sizes, a); err != nil {
+		e, err := sumCase(ctx, c, cs, vals, lf, sizes, a)
+		if err != nil {
 			return 0, err
 		}
+		errLog = logAddExp(errLog, e)
 	}
-	return a.result(z), nil
+	digits := a.result(z)
+	// The terms' own errors (cancellation inside conditioning's class
+	// sums), relative to the sum.
+	if !math.IsInf(errLog, -1) {
+		if z.s == 0 {
+			return math.Inf(1), nil
+		}
+		digits = max(digits, (errLog-z.logValue())/math.Ln10)
+	}
+	return digits, nil
 }

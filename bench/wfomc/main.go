@@ -11,6 +11,9 @@
 //	go build -o /tmp/scaling-new ./experiments/wfomc/scaling
 //	go run ./bench/wfomc -before /tmp/lifted-base -after /tmp/lifted-new -runs 3 \
 //	    -lwl-before /tmp/scaling-base -lwl-after /tmp/scaling-new
+//
+// -model and -type (the type whose size is N) time another model, e.g.
+// -model ../shared/data/mln/misc/fo2-five-unary.mln -type p -sizes 7,8.
 package main
 
 import (
@@ -29,7 +32,8 @@ func main() {
 	before := flag.String("before", "/tmp/lifted-base", "lifted binary before")
 	after := flag.String("after", "/tmp/lifted-new", "lifted binary after")
 	model := flag.String("model", "examples/mln/smokers.mln", "MLN")
-	sizes := flag.String("sizes", "1000000,10000000,100000000,1000000000", "domain sizes of person")
+	typ := flag.String("type", "person", "the type whose domain size is N")
+	sizes := flag.String("sizes", "1000000,10000000,100000000,1000000000", "domain sizes of the type")
 	runs := flag.Int("runs", 3, "runs per binary and size (median reported)")
 	beforeMax := flag.Int64("before-max-runs1", 100000000, "above this n the before binary runs once (minutes per run)")
 	lwlBefore := flag.String("lwl-before", "", "experiments/wfomc/scaling binary before (empty: no LWL table)")
@@ -37,7 +41,7 @@ func main() {
 	lwlN := flag.Int("lwl-n", 1000000, "LWL domain size")
 	flag.Parse()
 
-	fmt.Printf("`lifted wfomc %s --domain person=N`, process CPU seconds (user+system), median of %d runs, before and after interleaved\n\n", *model, *runs)
+	fmt.Printf("`lifted wfomc %s --domain %s=N`, process CPU seconds (user+system), median of %d runs, before and after interleaved\n\n", *model, *typ, *runs)
 	fmt.Println("| n | before s (runs) | after s (runs) | before/after | log Z before | log Z after | answers |")
 	fmt.Println("|---:|---:|---:|---:|---|---|---|")
 	for _, f := range strings.Split(*sizes, ",") {
@@ -54,10 +58,10 @@ func main() {
 		var ob, oa string
 		for r := 0; r < *runs; r++ {
 			if r < nb {
-				t, out := cpu(*before, "wfomc", *model, "--domain", fmt.Sprintf("person=%d", n))
+				t, out := cpu(*before, "wfomc", *model, "--domain", fmt.Sprintf("%s=%d", *typ, n))
 				tb, ob = append(tb, t), out
 			}
-			t, out := cpu(*after, "wfomc", *model, "--domain", fmt.Sprintf("person=%d", n))
+			t, out := cpu(*after, "wfomc", *model, "--domain", fmt.Sprintf("%s=%d", *typ, n))
 			ta, oa = append(ta, t), out
 		}
 		same := "identical output"
