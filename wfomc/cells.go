@@ -84,8 +84,10 @@ type cellBuilder struct {
 	groupsOf map[int][]int // type → group indices
 	// tooWide: an element has too many atoms for cells (see compileFO2).
 	tooWide error
-	// cond: try conditioning on projection counts (condition.go).
-	cond bool
+	// cond: try conditioning on projection counts (condition.go);
+	// condChecks counts the pairs of cells its checks took.
+	cond       bool
+	condChecks int64
 }
 
 // compileFO2 builds the cell structures of a normalized FO2 problem (one

@@ -2,6 +2,7 @@ package wfomc
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"math/bits"
 	"runtime"
@@ -44,11 +45,15 @@ import (
 
 // condMaxCells bounds the cells of a case for which conditioning is tried
 // (its check multiplies polys for every pair of cells).
-const condMaxCells = 256
+const condMaxCells = 128
 
-// condMaxBits bounds the cell atoms over which the sets S are searched
-// (2^condMaxBits candidates).
-const condMaxBits = 14
+// condMaxComps bounds the pair-factor components whose sides are
+// searched for the sets S (2^condMaxComps choices).
+const condMaxComps = 12
+
+// condMaxChecks bounds the pairs of cells whose split is checked in one
+// compilation of a component, over all its cases.
+const condMaxChecks = 1 << 18
 
 // condMode: 0 picks the plan with fewer terms; 1 uses conditioning whenever
 // a case has it; −1 never (tests compare the two).
@@ -160,7 +165,7 @@ func (b *cellBuilder) compPoly(pf *pairFactors, comps []pairComp, which []int, p
 // than the case has cells and the split checks out.
 func (b *cellBuilder) conditionCase(cs *cellCase, two []ff) {
 	u := len(cs.cellGroup)
-	if u < 3 || u > condMaxCells {
+	if u < 3 || u > condMaxCells || b.condChecks+int64(u)*int64(u+1)/2 > condMaxChecks {
 		return
 	}
 	// Types of the case, their pair computations and components.
@@ -188,20 +193,22 @@ func (b *cellBuilder) conditionCase(cs *cellCase, two []ff) {
 			comps[x][y] = pf.components()
 		}
 	}
-	// Candidate bits: those the pair factors read.
-	var cand []struct {
-		t   int
-		bit uint64
+	// The candidate sets S: every component reads only S-atoms on one of
+	// its sides, so S is the union, over the components, of the side each
+	// is given (a superset only adds classes).
+	type compSides struct {
+		x, y         int
+		readA, readB uint64
 	}
-	for x, t := range types {
-		for m := b.mask[t]; m != 0; m &= m - 1 {
-			cand = append(cand, struct {
-				t   int
-				bit uint64
-			}{x, m & -m})
+	var all []compSides
+	for x := range types {
+		for y := range types {
+			for _, c := range comps[x][y] {
+				all = append(all, compSides{x, y, c.readA, c.readB})
+			}
 		}
 	}
-	if len(cand) > condMaxBits {
+	if len(all) > condMaxComps {
 		return
 	}
 	ng := len(b.groups)
@@ -214,30 +221,24 @@ func (b *cellBuilder) conditionCase(cs *cellCase, two []ff) {
 		plain += max(n-1, 0)
 	}
 	best, bestCost := []uint64(nil), plain
-	S := make([]uint64, nt)
+	tried := map[string]bool{}
 	seen := map[[2]uint64]bool{}
-	for code := 0; code < 1<<len(cand); code++ {
+	S := make([]uint64, nt)
+	for code := 0; code < 1<<len(all); code++ {
 		b.pl.poll()
 		clear(S)
-		for q, c := range cand {
-			if code>>q&1 == 1 {
-				S[c.t] |= c.bit
+		for q, c := range all {
+			if code>>q&1 == 0 {
+				S[c.x] |= c.readA
+			} else {
+				S[c.y] |= c.readB
 			}
 		}
-		ok := true
-		for x := 0; x < nt && ok; x++ {
-			for y := 0; y < nt && ok; y++ {
-				for _, c := range comps[x][y] {
-					if c.readA&^S[x] != 0 && c.readB&^S[y] != 0 {
-						ok = false
-						break
-					}
-				}
-			}
-		}
-		if !ok {
+		key := fmt.Sprint(S)
+		if tried[key] {
 			continue
 		}
+		tried[key] = true
 		clear(seen)
 		cost := 0
 		for i, g := range cs.cellGroup {
@@ -328,6 +329,7 @@ func (b *cellBuilder) conditionCase(cs *cellCase, two []ff) {
 	}
 	// The check: r_ij = ψ(i,[j])·ψ(j,[i])·κ([i],[j]) for every pair of
 	// cells (two elements in one cell included).
+	b.condChecks += int64(u) * int64(u+1) / 2
 	for i := 0; i < u; i++ {
 		for j := i; j < u; j++ {
 			b.pl.poll()
