@@ -232,6 +232,53 @@ func compileEval(n *node, slot func(*node) int, eq func(u, v int) bool) evalFn {
 	panic("wfomc: quantifier in a normalized formula")
 }
 
+// evalFactors evaluates the factors (those listed in which, or all when
+// which is nil) on x: false when a hard one is violated, else e counts the
+// true groundings per parameter.
+func evalFactors(facs []factor, which []int, x uint64, e []int32) bool {
+	clear(e)
+	n := len(facs)
+	if which != nil {
+		n = len(which)
+	}
+	for q := 0; q < n; q++ {
+		fc := &facs[q]
+		if which != nil {
+			fc = &facs[which[q]]
+		}
+		v := fc.eval(x)
+		if fc.param < 0 {
+			if !v {
+				return false
+			}
+		} else if v {
+			e[fc.param]++
+		}
+	}
+	return true
+}
+
+// unionFind is a disjoint-set forest over 0..n−1.
+type unionFind []int
+
+func newUnionFind(n int) unionFind {
+	u := make(unionFind, n)
+	for i := range u {
+		u[i] = i
+	}
+	return u
+}
+
+func (u unionFind) find(i int) int {
+	for u[i] != i {
+		u[i] = u[u[i]]
+		i = u[i]
+	}
+	return i
+}
+
+func (u unionFind) union(i, j int) { u[u.find(i)] = u.find(j) }
+
 // ff is a formula with its body after the nullary atoms are substituted.
 type ff struct {
 	f    *formula
@@ -328,20 +375,7 @@ func (b *cellBuilder) buildCase(bodies []*node) (*cellCase, error) {
 					w *= b.pb.preds[p].negWeight()
 				}
 			}
-			clear(e)
-			ok := true
-			for _, fc := range facs {
-				v := fc.eval(a)
-				if fc.param < 0 {
-					if !v {
-						ok = false
-						break
-					}
-				} else if v {
-					e[fc.param]++
-				}
-			}
-			if !ok {
+			if !evalFactors(facs, nil, a, e) {
 				continue
 			}
 			proj := a & b.mask[t]
@@ -556,22 +590,8 @@ func (b *cellBuilder) pairPolys(ta int, pa uint64, tb int, pbits uint64, two []f
 		for q, cs := range countSlot {
 			class |= int(x>>cs[0]&1)<<(2*q) | int(x>>cs[1]&1)<<(2*q+1)
 		}
-		pbd := pbds[class]
-		clear(e)
-		ok := true
-		for _, fc := range facs {
-			v := fc.eval(x)
-			if fc.param < 0 {
-				if !v {
-					ok = false
-					break
-				}
-			} else if v {
-				e[fc.param]++
-			}
-		}
-		if ok {
-			pbd.add(1, e)
+		if evalFactors(facs, nil, x, e) {
+			pbds[class].add(1, e)
 		}
 	}
 	out := make([]poly, len(pbds))

@@ -81,23 +81,13 @@ type pairComp struct {
 
 func (pf *pairFactors) components() []pairComp {
 	n := len(pf.facs)
-	parent := make([]int, n)
-	for i := range parent {
-		parent[i] = i
-	}
-	var find func(int) int
-	find = func(i int) int {
-		for parent[i] != i {
-			parent[i] = parent[parent[i]]
-			i = parent[i]
-		}
-		return i
-	}
+	uf := newUnionFind(n)
+	find := uf.find
 	slotMask := ^uint64(0) << pf.base
 	for i := 0; i < n; i++ {
 		for j := i + 1; j < n; j++ {
 			if pf.reads[i]&pf.reads[j]&slotMask != 0 {
-				parent[find(i)] = find(j)
+				uf.union(i, j)
 			}
 		}
 	}
@@ -138,21 +128,7 @@ func (b *cellBuilder) compPoly(pf *pairFactors, comps []pairComp, which []int, p
 			for q, p := range pos {
 				x |= (s >> q & 1) << p
 			}
-			clear(e)
-			ok := true
-			for _, fi := range c.facs {
-				fc := pf.facs[fi]
-				v := fc.eval(x)
-				if fc.param < 0 {
-					if !v {
-						ok = false
-						break
-					}
-				} else if v {
-					e[fc.param]++
-				}
-			}
-			if ok {
+			if evalFactors(pf.facs, c.facs, x, e) {
 				pbd.add(1, e)
 			}
 		}
@@ -422,19 +398,14 @@ type condState struct {
 	hacc   *acc
 	acc    *acc
 	errLog float64 // log of the error bound of the terms from cancellation inside the H_v (units of 2^-53; −Inf: none)
-	ticks  uint64
-	spent  uint64
-	leaves int64
-	err    error
-	meter  *meter
-	work   *Work
+	sumTicker
 }
 
 func newCondState(ctx context.Context, dim int, p *condPlan, vals []lnum, lf []float64, sizes []int64, start *lnum) *condState {
 	nc, nm := len(p.classGrp), len(p.weight)
-	s := &condState{ctx: ctx, p: p, vals: vals, lf: lf, rem: slices.Clone(sizes), cnt: make([]int64, nc),
+	s := &condState{sumTicker: newSumTicker(ctx), p: p, vals: vals, lf: lf, rem: slices.Clone(sizes), cnt: make([]int64, nc),
 		lw: make([][]lnum, nc+1), kw: make([][]lnum, nc+1), term: make([]lnum, nc+1),
-		h: newLnum(dim), x: newLnum(dim), hacc: newAcc(dim), acc: newAcc(dim), meter: meterOf(ctx), work: workOf(ctx), errLog: math.Inf(-1)}
+		h: newLnum(dim), x: newLnum(dim), hacc: newAcc(dim), acc: newAcc(dim), errLog: math.Inf(-1)}
 	for t := 0; t <= nc; t++ {
 		s.lw[t] = make([]lnum, nm)
 		for m := range s.lw[t] {
@@ -451,16 +422,6 @@ func newCondState(ctx context.Context, dim int, p *condPlan, vals []lnum, lf []f
 	}
 	s.term[0].copyFrom(start)
 	return s
-}
-
-// flush reports the terms summed and the steps taken since the last flush.
-func (s *condState) flush() {
-	if s.leaves > 0 {
-		s.meter.add(s.leaves)
-		s.leaves = 0
-	}
-	s.work.spend(int64(s.ticks-s.spent) * StepUnits)
-	s.spent = s.ticks
 }
 
 // level sums over the count of class t, for k in [lo, hi] (clipped).
@@ -481,11 +442,8 @@ func (s *condState) level(t int, lo, hi int64) {
 	cur, next := &s.term[t], &s.term[t+1]
 	self := &s.vals[p.kappa[t][t]]
 	for k := lo; k <= hi; k++ {
-		if s.ticks++; s.ticks%ctxEvery == 0 {
-			s.flush()
-			if s.err = s.ctx.Err(); s.err != nil {
-				return
-			}
+		if !s.tick() {
+			return
 		}
 		next.copyFrom(cur)
 		next.addLog(logBinom(s.lf, R, k))

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	mlnfile "github.com/lifted-dev/lifted/format/mlnfile"
+	"github.com/lifted-dev/lifted/mln"
 )
 
 // condCases counts the cases of a compiled model that can be summed by
@@ -37,6 +38,20 @@ func condCases(mod *Model) (cond, all int) {
 	}
 	walk(mod.top)
 	return cond, all
+}
+
+// queryOptions returns Options with the evidence and the queries parsed.
+func queryOptions(t *testing.T, m *mln.MLN, ev []Literal, qs []string) *Options {
+	t.Helper()
+	opt := &Options{Evidence: ev}
+	for _, q := range qs {
+		pq, err := ParseQuery(m, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		opt.Queries = append(opt.Queries, pq)
+	}
+	return opt
 }
 
 // withCondMode runs f with condMode set to mode.
@@ -148,15 +163,7 @@ func TestConditionAgainstBruteForce(t *testing.T) {
 			if want.logZ != want.logZ || want.logZ < -1e300 {
 				continue // no model
 			}
-			opt := &Options{Evidence: ev}
-			for _, q := range qs {
-				pq, err := ParseQuery(m, q)
-				if err != nil {
-					t.Fatal(err)
-				}
-				opt.Queries = append(opt.Queries, pq)
-			}
-			mod, err := Compile(m, opt)
+			mod, err := Compile(m, queryOptions(t, m, ev, qs))
 			if err != nil {
 				t.Fatalf("model %d: %v\n%s", i, err, src)
 			}
@@ -219,15 +226,7 @@ func TestConditionHugeWeights(t *testing.T) {
 			if want.logZ != want.logZ || want.logZ < -1e300 {
 				continue
 			}
-			opt := &Options{Evidence: ev}
-			for _, q := range qs {
-				pq, err := ParseQuery(m, q)
-				if err != nil {
-					t.Fatal(err)
-				}
-				opt.Queries = append(opt.Queries, pq)
-			}
-			mod, err := Compile(m, opt)
+			mod, err := Compile(m, queryOptions(t, m, ev, qs))
 			if err != nil {
 				t.Fatalf("model %d: %v\n%s", i, err, src)
 			}
@@ -292,14 +291,8 @@ func TestConditionMatchesPlan(t *testing.T) {
 		if r.IntN(2) == 0 {
 			ev, qs = randomEvidence(r, w)
 		}
-		opt := &Options{Evidence: ev, MaxTerms: 2e5} // the plan's sums: fractions of a second
-		for _, q := range qs {
-			pq, err := ParseQuery(m, q)
-			if err != nil {
-				t.Fatal(err)
-			}
-			opt.Queries = append(opt.Queries, pq)
-		}
+		opt := queryOptions(t, m, ev, qs)
+		opt.MaxTerms = 2e5 // the plan's sums: fractions of a second
 		mod, err := Compile(m, opt)
 		if err != nil {
 			t.Fatalf("model %d: %v\n%s", i, err, src)

@@ -71,18 +71,8 @@ func (lv *level) eval(ctx context.Context, theta []float64, n []int64, grad []fl
 func (c *compiler) compileLevel(pb *problem, blocks map[int][]blockInfo, depth int) (*level, error) {
 	lv := &level{pb: pb, blocks: blocks}
 	// Union-find over predicates.
-	parent := make([]int, len(pb.preds))
-	for i := range parent {
-		parent[i] = i
-	}
-	var find func(int) int
-	find = func(i int) int {
-		for parent[i] != i {
-			parent[i] = parent[parent[i]]
-			i = parent[i]
-		}
-		return i
-	}
+	uf := newUnionFind(len(pb.preds))
+	find := uf.find
 	var live []*formula
 	for _, f := range pb.formulas {
 		c.pl.poll()
@@ -98,7 +88,7 @@ func (c *compiler) compileLevel(pb *problem, blocks map[int][]blockInfo, depth i
 			if first < 0 {
 				first = p
 			} else {
-				parent[find(p)] = find(first)
+				uf.union(p, first)
 			}
 		}
 	}

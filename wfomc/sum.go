@@ -230,8 +230,13 @@ type sumState struct {
 	w    lnum
 	wacc *acc
 	acc  *acc
-	// ctx is polled every ctxEvery steps of the summation (ticks counts
-	// them); err is its error once it is done, and stops the summation.
+	sumTicker
+}
+
+// sumTicker counts the steps and terms of a summation: ctx is polled every
+// ctxEvery steps (ticks counts them); err is its error once it is done, and
+// stops the summation.
+type sumTicker struct {
 	ctx   context.Context
 	ticks uint64
 	err   error
@@ -243,14 +248,29 @@ type sumState struct {
 	work  *Work
 }
 
+func newSumTicker(ctx context.Context) sumTicker {
+	return sumTicker{ctx: ctx, meter: meterOf(ctx), work: workOf(ctx)}
+}
+
 // flush reports the terms summed and the steps taken since the last flush.
-func (s *sumState) flush() {
+func (s *sumTicker) flush() {
 	if s.leaves > 0 {
 		s.meter.add(s.leaves)
 		s.leaves = 0
 	}
 	s.work.spend(int64(s.ticks-s.spent) * StepUnits)
 	s.spent = s.ticks
+}
+
+// tick counts a step; it returns false once ctx is done.
+func (s *sumTicker) tick() bool {
+	if s.ticks++; s.ticks%ctxEvery == 0 {
+		s.flush()
+		if s.err = s.ctx.Err(); s.err != nil {
+			return false
+		}
+	}
+	return true
 }
 
 // ctxEvery is how many steps of a long loop (terms of a sum, ground worlds)
@@ -305,7 +325,7 @@ func newSumState(ctx context.Context, c *fo2Comp, cs *cellCase, vals []lnum, lf 
 	p := &cs.plan
 	depth := len(p.explicit)
 	u := len(p.classes)
-	s := &sumState{ctx: ctx, meter: meterOf(ctx), work: workOf(ctx), c: c, cs: cs, p: p, vals: vals, lf: lf, rem: append([]int64(nil), rem...),
+	s := &sumState{sumTicker: newSumTicker(ctx), c: c, cs: cs, p: p, vals: vals, lf: lf, rem: append([]int64(nil), rem...),
 		lw: make([][]lnum, depth+1), term: make([]lnum, depth+1),
 		leaf: newLnum(dim), w: newLnum(dim), wacc: newAcc(dim), acc: newAcc(dim)}
 	for t := range s.lw {
@@ -340,11 +360,8 @@ func (s *sumState) level(t int, lo, hi int64) {
 	cur, next := &s.term[t], &s.term[t+1]
 	diag := &s.vals[p.pairOf(s.cs, c, c)]
 	for k := lo; k <= hi; k++ {
-		if s.ticks++; s.ticks%ctxEvery == 0 {
-			s.flush()
-			if s.err = s.ctx.Err(); s.err != nil {
-				return
-			}
+		if !s.tick() {
+			return
 		}
 		next.copyFrom(cur)
 		next.addLog(logBinom(s.lf, R, k))
