@@ -200,10 +200,7 @@ func TestConditionAgainstBruteForce(t *testing.T) {
 // to 1e-9 or is refused with a PrecisionError.
 func TestConditionHugeWeights(t *testing.T) {
 	r := rand.New(rand.NewPCG(36, 300))
-	models := 30
-	if testing.Short() {
-		models = 15
-	}
+	models := 30 // about a second
 	checked, refused, triggered := 0, 0, 0
 	withCondMode(1, func() {
 		for i := 0; i < models; i++ {
