@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"math"
 
 	"github.com/lifted-dev/lifted/fg"
 	"github.com/lifted-dev/lifted/ground"
@@ -15,28 +16,50 @@ import (
 // atoms and grounding options; no query is needed), with its evidence and
 // the colour-passing options req asks for.
 func (m *Model) GroundGraph(ctx context.Context, req Request) (*fg.Graph, fg.Evidence, lift.Options, error) {
+	g, ev, opt, _, err := m.GroundGraphClusters(ctx, req)
+	return g, ev, opt, err
+}
+
+// GroundGraphClusters is GroundGraph with, for an MLN, the evidence-based
+// clusterings of its grounding (EvidenceClusterings; nil for a factor
+// graph): what lifted infer --tolerance tries beside approximate colour
+// passing.
+func (m *Model) GroundGraphClusters(ctx context.Context, req Request) (*fg.Graph, fg.Evidence, lift.Options, []infer.Clustering, error) {
 	var opt lift.Options
 	mode, err := ColourMode(req.ColourMode, m.Format)
 	if err != nil {
-		return nil, nil, opt, err
+		return nil, nil, opt, nil, err
 	}
 	opt.Mode = mode
 	g, ev := m.Graph, m.Evidence
+	var cl []infer.Clustering
 	if m.IsMLN() {
 		r, err := m.mlnRunFor(req)
 		if err != nil {
-			return nil, nil, opt, err
+			return nil, nil, opt, nil, err
 		}
 		gr, err := r.ground(ctx, r.gopt)
 		if err != nil {
-			return nil, nil, opt, err
+			return nil, nil, opt, nil, err
 		}
-		g = gr.Graph
+		g, cl = gr.Graph, EvidenceClusterings(gr)
 	}
 	if mode == lift.Symmetric {
 		opt.Symmetric = SymmetricTables(g)
 	}
-	return g, ev, opt, nil
+	return g, ev, opt, cl, nil
+}
+
+// EvidenceClusterings returns the evidence-based clusterings of a
+// grounding's constants that approximate lifting tries
+// (infer.Options.Clusters): evidence counts within a factor 2 of each
+// other (ground.Grounding.EvidenceClusters(1)), and the same kinds of
+// evidence present (+Inf).
+func EvidenceClusterings(gr *ground.Grounding) []infer.Clustering {
+	return []infer.Clustering{
+		{Name: "evidence counts within 2x", Class: gr.EvidenceClusters(1)},
+		{Name: "evidence kinds", Class: gr.EvidenceClusters(math.Inf(1))},
+	}
 }
 
 // mlnRunFor prepares a run on the MLN without a method: the query atoms

@@ -226,6 +226,9 @@ func (r *mlnRun) onGrounding(ctx context.Context, alg infer.Algorithm, gr *groun
 	if opt.Colour.Mode == lift.Symmetric {
 		opt.Colour.Symmetric = SymmetricTables(gr.Graph)
 	}
+	if opt.Query.Tolerance > 0 {
+		opt.Clusters = EvidenceClusterings(gr)
+	}
 	ans, err := infer.RunModel(ctx, alg, exact.NewModel(gr, r.gopt), opt)
 	if err != nil {
 		return nil, mlnError(r.m.Path, err)

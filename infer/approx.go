@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/lifted-dev/lifted/fg"
 	"github.com/lifted-dev/lifted/lift"
@@ -69,10 +70,25 @@ type Approximator interface {
 type Approximation struct {
 	Fields, Counts float64
 	Rounds         int
+	// Cluster, when set, replaces colour passing by evidence-based
+	// clustering (lift.Partitioned with its classes; Counts and Rounds
+	// unused).
+	Cluster *Clustering
+}
+
+// Clustering is a partition of a grounding's variables from evidence-based
+// clustering of the constants (ground.Grounding.EvidenceClusters): Class
+// per variable, Name saying how the constants were clustered.
+type Clustering struct {
+	Name  string
+	Class []int32
 }
 
 // String names the setting as the statistics print it.
 func (a Approximation) String() string {
+	if a.Cluster != nil {
+		return fmt.Sprintf("evidence clusters (%s), fields %g", a.Cluster.Name, a.Fields)
+	}
 	s := fmt.Sprintf("fields %g, counts %g", a.Fields, a.Counts)
 	if a.Rounds > 0 {
 		s += fmt.Sprintf(", %d rounds", a.Rounds)
@@ -98,10 +114,20 @@ func (a Approximation) Compress(ctx context.Context, r lift.Refiner, g *fg.Graph
 		return nil, Stats{}, err
 	}
 	colour.CountTolerance, colour.MaxIter = a.Counts, a.Rounds
+	if a.Cluster != nil {
+		if len(a.Cluster.Class) != g.NumVars() {
+			return nil, Stats{}, fmt.Errorf("infer: clustering %q has %d classes for %d variables", a.Cluster.Name, len(a.Cluster.Class), g.NumVars())
+		}
+		r, colour.CountTolerance, colour.MaxIter = lift.Partitioned{Class: a.Cluster.Class}, 0, 0
+	}
 	c, st, err := CompressWith(ctx, r, h, ev, true, colour)
 	st.Variables, st.Factors, st.Edges = g.NumVars(), g.NumFactors(), g.NumEdges()
 	return c, st, err
 }
+
+// ClusterFields is the field quantisation of the evidence-clustering
+// settings runApprox tries (Options.Clusters).
+const ClusterFields = 0.3
 
 // ExactEnough is the factor compression of exact lifting from which
 // runApprox tries no approximation: there lifted BP is already cheap, and
@@ -148,13 +174,53 @@ func runApprox(ctx context.Context, alg Algorithm, est ErrorEstimator, exactAlg 
 		try = nil
 	}
 	colourSec += st.ColorSeconds
-	for _, a := range try {
+	// The second route, evidence-based clustering (Options.Clusters):
+	// its settings and the coarsest of colour passing's are compressed
+	// first and tried in order of compression, most first; the finer
+	// settings of colour passing follow.
+	type compressed struct {
+		c  *lift.Compressed
+		st Stats
+	}
+	done := map[int]compressed{}
+	if len(try) > 0 && len(opt.Clusters) > 0 {
+		var first []Approximation
+		for i := range opt.Clusters {
+			first = append(first, Approximation{Fields: ClusterFields, Cluster: &opt.Clusters[i]})
+		}
+		first = append(first, try[0])
+		try = append(first, try[1:]...)
+		for i := range first {
+			c, st, err := try[i].Compress(ctx, opt.Refiner, g, ev, opt.Colour)
+			if err != nil {
+				return nil, err
+			}
+			done[i] = compressed{c, st}
+		}
+		order := make([]int, len(first))
+		for i := range order {
+			order[i] = i
+		}
+		slices.SortStableFunc(order, func(a, b int) int { return done[a].c.NumFactors() - done[b].c.NumFactors() })
+		sorted := make([]Approximation, len(try))
+		sortedDone := map[int]compressed{}
+		for k, i := range order {
+			sorted[k], sortedDone[k] = try[i], done[i]
+		}
+		copy(sorted[len(first):], try[len(first):])
+		try, done = sorted, sortedDone
+	}
+	for i, a := range try {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		c, st, err := a.Compress(ctx, opt.Refiner, g, ev, opt.Colour)
-		if err != nil {
-			return nil, err
+		c, st := done[i].c, done[i].st
+		if c == nil {
+			var err error
+			c, st, err = a.Compress(ctx, opt.Refiner, g, ev, opt.Colour)
+			if err != nil {
+				return nil, err
+			}
 		}
 		name := a.String()
 		if c.NumFactors() >= exact {

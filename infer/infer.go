@@ -47,6 +47,12 @@ type Options struct {
 	// Converged false; Retry and Refuse try the method's Fallbacks first,
 	// and Refuse returns a *NotConvergedError when none converged.
 	Unconverged Unconverged
+	// Clusters are partitions of the variables by evidence-based
+	// clustering of the constants (ground.Grounding.EvidenceClusters),
+	// the second route of approximate lifting: under Query.Tolerance,
+	// Run tries each (lift.Partitioned) beside colour passing's
+	// approximations, by compression. Ignored without a tolerance.
+	Clusters []Clustering
 }
 
 // Compress returns the counted graph for g (the trivial one unless

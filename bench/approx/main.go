@@ -19,6 +19,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/lifted-dev/lifted/engine"
@@ -88,7 +89,7 @@ func row(s dataset, runs int, tol float64) error {
 		w := 1.0
 		req.Ground.DefaultWeight = &w
 	}
-	g, ev, colour, err := m.GroundGraph(ctx, req)
+	g, ev, colour, clusters, err := m.GroundGraphClusters(ctx, req)
 	if err != nil {
 		return err
 	}
@@ -117,7 +118,11 @@ func row(s dataset, runs int, tol float64) error {
 	mean, worst := errors(g, ev, ex, ref)
 	fmt.Printf("| | exact lifting | %d | %.1fx | %.3g | | 0 | | | %.2g / %.2g | %d |\n", ex.Stats.Clusterfactors,
 		float64(g.NumFactors())/float64(ex.Stats.Clusterfactors), secs, mean, worst, ex.Stats.BPIterations)
-	for _, a := range infer.Approximations {
+	settings := slices.Clone(infer.Approximations)
+	for i := range clusters {
+		settings = append(settings, infer.Approximation{Fields: infer.ClusterFields, Cluster: &clusters[i]})
+	}
+	for _, a := range settings {
 		type out struct {
 			c   *lift.Compressed
 			ans *infer.Answer
@@ -164,7 +169,7 @@ func row(s dataset, runs int, tol float64) error {
 			float64(g.NumFactors())/float64(o.c.NumFactors()), secs, esecs, estText, ssecs, sampleText, mean, worst, o.ans.Stats.BPIterations, conv)
 	}
 	pick, secs, err := cpu(runs, func() (*infer.Answer, error) {
-		return infer.Run(ctx, alg, g, ev, infer.Options{Lifted: true, Colour: colour, Query: infer.Query{Tolerance: tol}})
+		return infer.Run(ctx, alg, g, ev, infer.Options{Lifted: true, Colour: colour, Query: infer.Query{Tolerance: tol}, Clusters: clusters})
 	})
 	if err != nil {
 		return err

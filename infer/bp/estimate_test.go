@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/lifted-dev/lifted/fg"
@@ -149,4 +150,65 @@ func TestRunTolerance(t *testing.T) {
 		t.Fatalf("actual mean error %v beyond the tolerance", actual)
 	}
 	t.Logf("%s: %d → %d clusterfactors, estimate %.3g, actual %.3g", st.Approximation, exact.Stats.Clusterfactors, st.Clusterfactors, *st.ErrorEstimate, actual)
+}
+
+// The second route, evidence-based clustering (infer.Options.Clusters):
+// without a tolerance it is ignored (bit for bit exact lifting); under
+// one it is compressed and tried beside colour passing's settings, by
+// compression, and whatever answers has an estimate within the
+// tolerance that holds against ground BP here.
+func TestRunToleranceClusters(t *testing.T) {
+	ctx := context.Background()
+	opt := bp.DefaultOptions()
+	opt.Damping = 0.5
+	r := rand.New(rand.NewPCG(9, 38))
+	g := evidenceModel(r, 300)
+	alg := bp.New(opt)
+	// Classes as a clustering of constants would give: by the variable's
+	// number of unary factors (its "evidence"), coarsely.
+	class := make([]int32, g.NumVars())
+	for v := range class {
+		for _, e := range g.VarEdges[g.VarStart[v]:g.VarStart[v+1]] {
+			if len(g.Scope(g.EdgeFactor(e))) == 1 {
+				class[v]++
+			}
+		}
+		class[v] = min(class[v], 2)
+	}
+	cl := []infer.Clustering{{Name: "test", Class: class}}
+	exact, err := infer.Run(ctx, alg, g, nil, infer.Options{Lifted: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	zero, err := infer.Run(ctx, alg, g, nil, infer.Options{Lifted: true, Clusters: cl})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for v := 0; v < g.NumVars(); v++ {
+		if zero.Marginal(v)[1] != exact.Marginal(v)[1] {
+			t.Fatalf("tolerance 0 with clusters differs from exact lifting at %d", v)
+		}
+	}
+	ans, err := infer.Run(ctx, alg, g, nil, infer.Options{Lifted: true, Clusters: cl, Query: infer.Query{Tolerance: 0.05}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := ans.Stats
+	seen := strings.HasPrefix(st.Approximation, "evidence clusters")
+	for _, s := range st.ApproxTried {
+		seen = seen || strings.HasPrefix(s, "evidence clusters")
+	}
+	if !seen {
+		t.Fatalf("the clustering was not tried: answered by %q, tried %q", st.Approximation, st.ApproxTried)
+	}
+	ref := runGround(t, g, nil, opt)
+	actual := 0.0
+	for v := 0; v < g.NumVars(); v++ {
+		actual += math.Abs(ans.Marginal(v)[1] - ref.Marginal(v)[1])
+	}
+	actual /= float64(g.NumVars())
+	if *st.ErrorEstimate > 0.05 || actual > 0.05 {
+		t.Fatalf("%q: estimate %v, actual %v, beyond the tolerance 0.05", st.Approximation, *st.ErrorEstimate, actual)
+	}
+	t.Logf("answered by %q (estimate %.3g, actual %.3g); tried %q", st.Approximation, *st.ErrorEstimate, actual, st.ApproxTried)
 }

@@ -14,7 +14,8 @@ import (
 // SampleOptions configure SampleError.
 type SampleOptions struct {
 	// Damping, Tol and MaxIter are those of the local ground BP runs
-	// (the damping of the BP whose answer is checked).
+	// (the damping of the BP whose answer is checked; defaults 1e-6 and
+	// 2000: the errors that matter are 1e-3 and up).
 	Damping float64
 	Tol     float64
 	MaxIter int
@@ -138,7 +139,7 @@ func SampleError(ctx context.Context, ans *infer.Answer, g *fg.Graph, ev fg.Evid
 		opt.MaxIter = 2000
 	}
 	if opt.Tol <= 0 {
-		opt.Tol = 1e-8
+		opt.Tol = 1e-6
 	}
 	if !(opt.HalfWidth > 0) {
 		return est, fmt.Errorf("bp: SampleError needs a positive half-width, got %v", opt.HalfWidth)
