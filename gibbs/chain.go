@@ -61,6 +61,13 @@ type Chain struct {
 	bsmall []float64 // per joint state of a group of a block's variables: its log weight
 	bs     []int32   // a joint state of a group
 	ind    []float64 // an MC-SAT block draw's slice indicator of a factor
+
+	// pair moves' scratch (PairSweep): per variable, the sweep that last
+	// wrote its Rao-Blackwellised term and how many pairs did
+	pmark  []uint32
+	pcount []int32
+	pstamp uint32
+	pold   []float64
 }
 
 // NewChain prepares g and ev for sampling from the world x, which the

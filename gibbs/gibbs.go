@@ -66,6 +66,13 @@ type chain struct {
 	// that small. MLN groundings are mostly such factors (UW-CSE: all).
 	pairOf []int32
 	pairSt []int32
+	// flat[i], for such an edge whose other variable has at most 8
+	// states: bit s set when, with the other variable in state s, the
+	// factor's log entries over v's states are all equal and finite (v's
+	// log odds gain exactly 0 from it: binaryCond skips it), bit 8+s when
+	// they are all exactly 0 (the factor is 1 whatever v is: pairDraw
+	// skips it); bit for bit the sums without it.
+	flat []uint16
 	// The pairwise fast path of binaryCond: for a binary variable v all
 	// of whose factors are positive and hold at most one other variable,
 	// itself binary (Ising-like models, grids), fast[v] is set and each
@@ -140,6 +147,7 @@ func (c *chain) preparePartners() {
 			if c.pairOf == nil {
 				c.pairOf = make([]int32, len(g.VarEdges))
 				c.pairSt = make([]int32, len(g.VarEdges))
+				c.flat = make([]uint16, len(g.VarEdges))
 				for k := range i {
 					c.pairOf[k] = -1
 				}
@@ -151,6 +159,25 @@ func (c *chain) preparePartners() {
 				}
 			}
 			c.pairOf[i], c.pairSt[i] = other, int32(ost)
+			if g.Card[other] > 8 {
+				continue
+			}
+			lt := c.logT[g.FactorTable[f]]
+			for so := range int(g.Card[other]) {
+				j := so * ost // v in state 0 (a unary factor: ost = 0, every so the same row)
+				same, zero := true, true
+				for s := range int(g.Card[v]) {
+					l := lt[j+s*int(c.edgeSt[i])]
+					same = same && l == lt[j] && !math.IsInf(l, 0) && !math.IsNaN(l)
+					zero = zero && l == 0
+				}
+				if same {
+					c.flat[i] |= 1 << so
+				}
+				if zero {
+					c.flat[i] |= 1 << (8 + so)
+				}
+			}
 		}
 	}
 }
@@ -578,6 +605,11 @@ func (c *chain) binaryCond(v int32) (float64, bool) {
 	allow0, allow1 := true, true
 	lo, hi := c.factors(v)
 	for i := lo; i < hi; i++ {
+		if c.pairOf != nil { // flat with it
+			if o := c.pairOf[i]; o >= 0 && c.flat[i]>>c.x[o]&1 != 0 {
+				continue // l1 − l0 = 0 exactly
+			}
+		}
 		f := int(c.edgeF[i])
 		lt := c.logT[g.FactorTable[f]]
 		j := c.base(f, i, v)

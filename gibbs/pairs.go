@@ -171,17 +171,64 @@ func (ch *Chain) PairSweepAll(rng *rand.Rand, p *Pairs, cond []float64) {
 // conditional given the rest of the world (all factors of either variable),
 // a blocked Gibbs move on two variables that keeps the distribution. With
 // cond set (as for Sweep) it writes there each pair's two marginals under
-// that conditional (the Rao-Blackwellised terms, E[P(u | x₋ᵤᵥ)] = P(u)),
-// overwriting what an earlier move wrote for the same variable.
+// that conditional (the Rao-Blackwellised terms, E[P(u | x₋ᵤᵥ)] = P(u));
+// a variable in several pairs gets the mean of its pairs' terms in this
+// sweep (each has expectation P(u) under the stationary distribution, and
+// their mean varies less from step to step than the last one alone).
 func (ch *Chain) PairSweep(rng *rand.Rand, p *Pairs, cond []float64) {
 	c := ch.c
+	if cond != nil {
+		if len(ch.pmark) != len(c.x) {
+			ch.pmark = make([]uint32, len(c.x))
+			ch.pcount = make([]int32, len(c.x))
+			ch.pstamp = 0
+		}
+		ch.pstamp++
+		if ch.pstamp == 0 { // wrapped: no mark may look current
+			clear(ch.pmark)
+			ch.pstamp = 1
+		}
+	}
 	for i := range p.U {
 		u, v := p.U[i], p.V[i]
 		if c.observed(u) || c.observed(v) {
 			continue
 		}
+		if cond == nil {
+			ch.pairDraw(rng, u, v, nil)
+			continue
+		}
+		ch.pold = ch.saveTerm(u, cond, ch.pold[:0])
+		ov := len(ch.pold)
+		ch.pold = ch.saveTerm(v, cond, ch.pold)
 		ch.pairDraw(rng, u, v, cond)
+		ch.meanTerm(u, cond, ch.pold[:ov])
+		ch.meanTerm(v, cond, ch.pold[ov:])
 	}
+}
+
+// saveTerm appends to buf variable w's Rao-Blackwellised term in cond
+// when an earlier pair of this sweep wrote it (else nothing).
+func (ch *Chain) saveTerm(w int32, cond, buf []float64) []float64 {
+	if ch.pmark[w] != ch.pstamp {
+		return buf
+	}
+	return append(buf, cond[ch.off[w]:ch.off[w+1]]...)
+}
+
+// meanTerm makes w's term in cond, just written by a pair move, the mean
+// of it and the old ones (old: their running mean, empty when none).
+func (ch *Chain) meanTerm(w int32, cond, old []float64) {
+	if ch.pmark[w] != ch.pstamp {
+		ch.pmark[w], ch.pcount[w] = ch.pstamp, 1
+		return
+	}
+	k := float64(ch.pcount[w])
+	p := cond[ch.off[w]:ch.off[w+1]]
+	for s := range p {
+		p[s] = (old[s]*k + p[s]) / (k + 1)
+	}
+	ch.pcount[w]++
 }
 
 // pairDraw redraws (u, v) jointly from their conditional given the rest.
@@ -218,8 +265,21 @@ func (ch *Chain) pairDraw(rng *rand.Rand, u, v int32, cond []float64) {
 		}
 		return j - int(c.edgeSt[e])*int(c.x[a]), sb
 	}
+	// skip says that the factor of VarEdges entry e (of a small factor
+	// not holding the pair's other variable) is 1 whatever its variable's
+	// state: it adds exactly 0 to every joint state.
+	skip := func(e int64) bool {
+		if c.pairOf == nil { // flat with it
+			return false
+		}
+		o := c.pairOf[e]
+		return o >= 0 && o != u && o != v && c.flat[e]>>(8+c.x[o])&1 != 0
+	}
 	lo, hi := c.factors(u)
 	for e := lo; e < hi; e++ {
+		if skip(e) {
+			continue
+		}
 		f := int(c.edgeF[e])
 		lt := c.logT[g.FactorTable[f]]
 		j, sv := scan(f, e, u, v)
@@ -242,6 +302,9 @@ func (ch *Chain) pairDraw(rng *rand.Rand, u, v int32, cond []float64) {
 	}
 	lo, hi = c.factors(v)
 	for e := lo; e < hi; e++ {
+		if skip(e) {
+			continue
+		}
 		f := int(c.edgeF[e])
 		j, su := scan(f, e, v, u)
 		if su >= 0 {

@@ -14,10 +14,9 @@ import (
 
 func TestMain(m *testing.M) { os.Exit(shareddata.Run(m)) }
 
-// BenchmarkPairSweepAllUWCSE is one Gibbs step with pair moves
-// (PairSweepAll, Rao-Blackwellised terms written) on UW-CSE's advisedBy
-// grounding (issue 35: the bulk of auto's sampler time there).
-func BenchmarkPairSweepAllUWCSE(b *testing.B) {
+// uwcse returns UW-CSE's advisedBy grounding (issue 35), a chain on it
+// from a random world and its pair moves.
+func uwcse(b *testing.B) (*gibbs.Chain, *gibbs.Pairs, *rand.Rand) {
 	dir := shareddata.Need(b, "mln", "uwcse", "tuffy-cse") + "/"
 	m, err := mlnfile.ParseFile(dir + "prog.mln")
 	if err != nil {
@@ -32,7 +31,6 @@ func BenchmarkPairSweepAllUWCSE(b *testing.B) {
 		b.Fatal(err)
 	}
 	g := gr.Graph
-	p := gibbs.NewPairs(g, nil)
 	rng := rand.New(rand.NewPCG(1, 2))
 	x := make([]int32, g.NumVars())
 	if err := gibbs.Start(g, nil, x, rng); err != nil {
@@ -42,9 +40,28 @@ func BenchmarkPairSweepAllUWCSE(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	cond := make([]float64, ch.Offsets()[g.NumVars()])
+	return ch, gibbs.NewPairs(g, nil), rng
+}
+
+// BenchmarkPairSweepAllUWCSE is one Gibbs step with pair moves
+// (PairSweepAll, Rao-Blackwellised terms written) on UW-CSE's advisedBy
+// grounding: the bulk of auto's sampler time there.
+func BenchmarkPairSweepAllUWCSE(b *testing.B) {
+	ch, p, rng := uwcse(b)
+	cond := make([]float64, ch.Offsets()[len(ch.State())])
 	b.ResetTimer()
 	for range b.N {
 		ch.PairSweepAll(rng, p, cond)
+	}
+}
+
+// BenchmarkLogScoreUWCSE is the log-score of a world of UW-CSE's
+// grounding, which the samplers' diagnostics read at every kept step.
+func BenchmarkLogScoreUWCSE(b *testing.B) {
+	ch, _, _ := uwcse(b)
+	ch.LogScore()
+	b.ResetTimer()
+	for range b.N {
+		ch.LogScore()
 	}
 }

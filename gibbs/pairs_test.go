@@ -150,3 +150,68 @@ func TestPairDrawPartners(t *testing.T) {
 	}
 	t.Logf("%d pair moves", moves)
 }
+
+// TestPairSweepMeanTerms: in a pair sweep, a variable in several pairs
+// gets the mean of the terms its pair moves wrote (each checked against
+// brute force by TestPairs), one in a single pair that pair's term; the
+// draws are those of the pair moves made one by one.
+func TestPairSweepMeanTerms(t *testing.T) {
+	r := rand.New(rand.NewPCG(37, 38))
+	several := 0
+	for k := range 200 {
+		g, ev := gen.SmallGraph(r, gen.SmallShape{Vars: 8, Factors: 20, ZeroOneIn: 5, Scale: 1.5, Evidence: true})
+		p := NewPairs(g, ev)
+		if p.Len() == 0 {
+			continue
+		}
+		x := make([]int32, g.NumVars())
+		if err := Start(g, ev, x, r); err != nil {
+			continue
+		}
+		y := slices.Clone(x)
+		sweep, _ := NewChain(g, ev, x)
+		one, _ := NewChain(g, ev, y)
+		seed := r.Uint64()
+		rs, ro := rand.New(rand.NewPCG(seed, 2)), rand.New(rand.NewPCG(seed, 2))
+		cs := make([]float64, sweep.Offsets()[g.NumVars()])
+		co := make([]float64, len(cs))
+		for step := range 5 {
+			sweep.PairSweep(rs, p, cs)
+			sum := make([]float64, len(cs))
+			n := make([]int, g.NumVars())
+			for i := range p.U {
+				u, v := p.U[i], p.V[i]
+				if one.c.observed(u) || one.c.observed(v) {
+					continue
+				}
+				one.pairDraw(ro, u, v, co)
+				for _, w := range []int32{u, v} {
+					n[w]++
+					for j := one.off[w]; j < one.off[w+1]; j++ {
+						sum[j] += co[j]
+					}
+				}
+			}
+			if !slices.Equal(x, y) {
+				t.Fatalf("graph %d step %d: sweep drew %v, the moves one by one %v", k, step, x, y)
+			}
+			for w := range g.NumVars() {
+				if n[w] == 0 {
+					continue
+				}
+				if n[w] > 1 {
+					several++
+				}
+				for j := one.off[w]; j < one.off[w+1]; j++ {
+					if want := sum[j] / float64(n[w]); math.Abs(cs[j]-want) > 1e-12 {
+						t.Fatalf("graph %d step %d variable %d (%d pairs): term %v, want the mean %v", k, step, w, n[w], cs[one.off[w]:one.off[w+1]], want)
+					}
+				}
+			}
+		}
+	}
+	if several == 0 {
+		t.Fatal("no variable in several pairs")
+	}
+	t.Logf("%d terms of variables in several pairs", several)
+}
