@@ -462,8 +462,8 @@ const DefaultSamplerWork = 2e8
 // old floor of 50 kept samples it never was: UW-CSE's 4,624 atoms were
 // all unresolved whatever the chains did).
 const (
-	MinSamplerSteps   = 200
-	MinSamplerSamples = 150
+	MinSamplerSteps   = 400
+	MinSamplerSamples = 300
 	MaxSamplerSamples = 10000
 	maxSamplerBurnIn  = 100
 )
