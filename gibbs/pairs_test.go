@@ -50,13 +50,7 @@ func TestPairs(t *testing.T) {
 	weight := func(x []int32) float64 {
 		w := 1.0
 		for f := range g.NumFactors() {
-			tb := g.Table(f)
-			st := tb.Strides()
-			j := 0
-			for q, u := range g.Scope(f) {
-				j += st[q] * int(x[u])
-			}
-			w *= tb.Values[j]
+			w *= g.Table(f).Values[tableIndex(g, f, x)]
 		}
 		return w
 	}
@@ -101,6 +95,33 @@ func TestPairs(t *testing.T) {
 	}
 }
 
+// twinPairChains draws a random graph with pair moves (factors of one to
+// three variables of two or three states, zero entries, evidence) and
+// returns it with two chains from the same random positive world, their
+// worlds and two generators with the same stream; ok is false when the
+// graph has no pairs or no positive world was found.
+func twinPairChains(t *testing.T, r *rand.Rand) (g *fg.Graph, p *Pairs, a, b *Chain, x, y []int32, ra, rb *rand.Rand, ok bool) {
+	g, ev := gen.SmallGraph(r, gen.SmallShape{Vars: 8, Factors: 20, ZeroOneIn: 5, Scale: 1.5, Evidence: true})
+	p = NewPairs(g, ev)
+	if p.Len() == 0 {
+		return
+	}
+	x = make([]int32, g.NumVars())
+	if err := Start(g, ev, x, r); err != nil {
+		return
+	}
+	y = slices.Clone(x)
+	var err error
+	if a, err = NewChain(g, ev, x); err != nil {
+		t.Fatal(err)
+	}
+	if b, err = NewChain(g, ev, y); err != nil {
+		t.Fatal(err)
+	}
+	seed := r.Uint64()
+	return g, p, a, b, x, y, rand.New(rand.NewPCG(seed, 1)), rand.New(rand.NewPCG(seed, 1)), true
+}
+
 // TestPairDrawPartners: pair moves read a small factor's table index from
 // the partner arrays (pairOf, pairSt) instead of scanning its scope; on
 // random graphs (factors of one to three variables of two or three
@@ -110,30 +131,14 @@ func TestPairDrawPartners(t *testing.T) {
 	r := rand.New(rand.NewPCG(35, 36))
 	moves := 0
 	for k := range 300 {
-		g, ev := gen.SmallGraph(r, gen.SmallShape{Vars: 8, Factors: 20, ZeroOneIn: 5, Scale: 1.5, Evidence: true})
-		p := NewPairs(g, ev)
-		if p.Len() == 0 {
+		g, p, fast, slow, x, y, rf, rs, ok := twinPairChains(t, r)
+		if !ok {
 			continue
-		}
-		x := make([]int32, g.NumVars())
-		if err := Start(g, ev, x, r); err != nil {
-			continue
-		}
-		y := slices.Clone(x)
-		fast, err := NewChain(g, ev, x)
-		if err != nil {
-			t.Fatal(err)
-		}
-		slow, err := NewChain(g, ev, y)
-		if err != nil {
-			t.Fatal(err)
 		}
 		if fast.c.pairOf == nil {
 			continue // only factors of three variables
 		}
 		slow.c.pairOf, slow.c.fast = nil, nil // scans, no fast path (it reads pairOf)
-		seed := r.Uint64()
-		rf, rs := rand.New(rand.NewPCG(seed, 1)), rand.New(rand.NewPCG(seed, 1))
 		cf := make([]float64, fast.Offsets()[g.NumVars()])
 		cs := make([]float64, len(cf))
 		for step := range 20 {
@@ -159,20 +164,10 @@ func TestPairSweepMeanTerms(t *testing.T) {
 	r := rand.New(rand.NewPCG(37, 38))
 	several := 0
 	for k := range 200 {
-		g, ev := gen.SmallGraph(r, gen.SmallShape{Vars: 8, Factors: 20, ZeroOneIn: 5, Scale: 1.5, Evidence: true})
-		p := NewPairs(g, ev)
-		if p.Len() == 0 {
+		g, p, sweep, one, x, y, rs, ro, ok := twinPairChains(t, r)
+		if !ok {
 			continue
 		}
-		x := make([]int32, g.NumVars())
-		if err := Start(g, ev, x, r); err != nil {
-			continue
-		}
-		y := slices.Clone(x)
-		sweep, _ := NewChain(g, ev, x)
-		one, _ := NewChain(g, ev, y)
-		seed := r.Uint64()
-		rs, ro := rand.New(rand.NewPCG(seed, 2)), rand.New(rand.NewPCG(seed, 2))
 		cs := make([]float64, sweep.Offsets()[g.NumVars()])
 		co := make([]float64, len(cs))
 		for step := range 5 {
