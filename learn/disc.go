@@ -538,7 +538,11 @@ func Discriminative(ctx context.Context, m *mln.MLN, dbs []*mln.DB, names []stri
 		for _, p := range probs {
 			runs, unc = runs+p.bpRuns, unc+p.bpUnconverged
 		}
-		res.Status += fmt.Sprintf("; BP counts: %d BP runs, %d of them not converged (damping 0.9, messages averaged over the last 100 iterations)", runs, unc)
+		if runs == 0 {
+			res.Status += "; BP counts: none needed, every database's network small enough to enumerate (exact counts)"
+		} else {
+			res.Status += fmt.Sprintf("; BP counts: %d BP runs, %d of them not converged (damping 0.9, messages averaged over the last 100 iterations)", runs, unc)
+		}
 	}
 	if plls != "" {
 		res.Status += "; " + plls

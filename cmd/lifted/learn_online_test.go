@@ -253,3 +253,23 @@ func (r onlineRun) flags(o *onlineFlags) *learnFlags {
 	return &learnFlags{online: *o, method: r.Method, input: r.Input, train: r.Train, output: r.Output, quiet: r.Quiet,
 		maxIter: r.MaxIter, tol: r.Tol, priorStdDev: r.PriorStdDev}
 }
+
+// TestLearnCountsBP: --counts bp runs the discriminative learner on BP's
+// counts (said in the learned model's header), and --counts is refused
+// with a method it does not apply to or an unknown source.
+func TestLearnCountsBP(t *testing.T) {
+	d := "../../examples/mln/wfomc/"
+	out, errs, code := run(t, "learn", "--method", "dn", "--counts", "bp", "--ne", "Cancer", "-i", d+"smoking.mln", "-t", d+"smoking-train.db")
+	if code != 0 || !strings.Contains(out, "diagonal Newton with BP counts") || !strings.Contains(errs, "BP counts:") {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errs)
+	}
+	for _, args := range [][]string{
+		{"--method", "lwl", "--counts", "bp"},
+		{"--method", "dn", "--counts", "gibbs", "--ne", "Cancer"},
+	} {
+		_, errs, code := run(t, append([]string{"learn", "-i", d + "smoking.mln", "-t", d + "smoking-train.db"}, args...)...)
+		if code == 0 || !strings.Contains(errs, "counts") {
+			t.Errorf("%v: exit %d, stderr %s", args, code, errs)
+		}
+	}
+}
