@@ -574,14 +574,14 @@ func sumCondCase(ctx context.Context, c *fo2Comp, cs *cellCase, vals []lnum, lf 
 		}
 	}
 	if terms > maxTerms {
-		return 0, &TermsError{Terms: terms, Limit: maxTerms, Classes: classes}
+		return 0, &TermsError{Terms: terms, Limit: maxTerms, Classes: classes, Conditioned: true}
 	}
 	limit := c.maxTerms
 	if limit <= 0 {
 		limit = DefaultMaxTerms
 	}
 	if terms > limit {
-		return 0, &TermsError{Terms: terms, Limit: limit, Classes: classes}
+		return 0, &TermsError{Terms: terms, Limit: limit, Classes: classes, Conditioned: true}
 	}
 	dim := len(c.params)
 	start := newLnum(dim)

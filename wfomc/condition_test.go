@@ -357,8 +357,8 @@ func TestConditionFiveUnary(t *testing.T) {
 	}
 	_, err = mod.Evaluate(weightsOf(m), map[string]int64{"p": 100})
 	var te *TermsError
-	if !errors.As(err, &te) || te.Classes != 7 {
-		t.Errorf("n = 100: %v, want a TermsError with 7 classes", err)
+	if !errors.As(err, &te) || te.Classes != 7 || !te.Conditioned || !strings.Contains(err.Error(), "7 free projection-class counts") {
+		t.Errorf("n = 100: %v, want a TermsError with 7 conditioned classes", err)
 	}
 	// C(67,7) = 8.7e8 terms: minutes; a deadline stops it.
 	before := runtime.NumGoroutine()

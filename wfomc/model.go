@@ -55,6 +55,8 @@ const DefaultMaxTerms = 1e9
 type TermsError struct {
 	Terms, Limit float64
 	Classes      int // explicit cell classes after merging: the degree
+	// Conditioned: the classes are projection classes (condition.go).
+	Conditioned bool
 }
 
 func (e *TermsError) Error() string {
@@ -62,7 +64,11 @@ func (e *TermsError) Error() string {
 	if e.Limit >= maxTerms {
 		limit = "the most supported"
 	}
-	return fmt.Sprintf("the sum over cell counts has about %.3g terms (%d cell classes after merging: a polynomial of degree %d in the domain size), more than the limit of %.3g (%s)", e.Terms, e.Classes, e.Classes, e.Limit, limit)
+	classes := "cell classes after merging"
+	if e.Conditioned {
+		classes = "free projection-class counts after conditioning"
+	}
+	return fmt.Sprintf("the sum over cell counts has about %.3g terms (%d %s: a polynomial of degree %d in the domain size), more than the limit of %.3g (%s)", e.Terms, e.Classes, classes, e.Classes, e.Limit, limit)
 }
 
 // Literal is a ground atom with its truth value: Pred(Args...) = Value.
