@@ -22,7 +22,7 @@ func TestSampleCalibration(t *testing.T) {
 	opt.Tol = 1e-11
 	opt.MaxIter = 20000
 	cases, held, approx, sampled := 0, 0, 0, 0
-	seeds := 10
+	seeds := 6
 	if testing.Short() {
 		seeds = 3
 	}
