@@ -2,6 +2,7 @@ package bp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -36,7 +37,15 @@ type SampleOptions struct {
 	// the largest final sample (default 20000).
 	Pilot, MaxSample int
 	Seed             uint64
+	// MaxWork, when positive, caps the work: where the planned local runs
+	// times the pilot's mean local graph (in factors) exceed it,
+	// SampleError stops after the pilot with ErrSampleCost.
+	MaxWork float64
 }
+
+// ErrSampleCost reports a sampled estimate that would cost more than
+// SampleOptions.MaxWork.
+var ErrSampleCost = errors.New("bp: the sampled estimate would cost more than its budget")
 
 // MaxRadiusRate is the largest rate ρ SampleError assumes for the growth
 // of an atom's error with the radius of its neighbourhood.
@@ -74,9 +83,12 @@ func (s SampleEstimate) Estimate() infer.ErrorEstimate {
 }
 
 // SampleError implements infer.SampleEstimator with the algorithm's
-// damping and the default sample options.
+// damping and the default sample options, within a budget of local
+// graphs that together hold as many factors as g (about one ground BP
+// iteration's worth per local iteration): where the sample would cost
+// more, ground BP is the cheaper answer and it returns ErrSampleCost.
 func (a *Algorithm) SampleError(ctx context.Context, ans *infer.Answer, g *fg.Graph, ev fg.Evidence, halfWidth float64, seed uint64) (infer.ErrorEstimate, error) {
-	s, err := SampleError(ctx, ans, g, ev, SampleOptions{Damping: a.Damping, HalfWidth: halfWidth, Seed: seed})
+	s, err := SampleError(ctx, ans, g, ev, SampleOptions{Damping: a.Damping, HalfWidth: halfWidth, Seed: seed, MaxWork: float64(g.NumFactors())})
 	if err != nil {
 		return infer.ErrorEstimate{}, err
 	}
@@ -260,6 +272,11 @@ func SampleError(ctx context.Context, ans *infer.Answer, g *fg.Graph, ev fg.Evid
 		}
 		locals = append(locals, p.d)
 		return value(p), nil
+	}
+	if opt.MaxWork > 0 {
+		if work := float64(min(n, len(atoms))) * float64(factors) / float64(max(1, len(cache))); work > opt.MaxWork {
+			return est, fmt.Errorf("%w (%d local runs of %.0f factors each, budget %.3g factors)", ErrSampleCost, min(n, len(atoms)), float64(factors)/float64(max(1, len(cache))), opt.MaxWork)
+		}
 	}
 	var mean, lmean, hw, lhw float64
 	if n >= len(atoms) {
