@@ -117,25 +117,7 @@ func TestSignalStopsEveryCommand(t *testing.T) {
 		cases = cases[1:3]
 	}
 	for _, c := range cases {
-		cmd := exec.Command(binary, append(c.args, "-o", out)...)
-		var errb bytes.Buffer
-		cmd.Stderr = &errb
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		time.Sleep(700 * time.Millisecond)
-		sent := time.Now()
-		if err := cmd.Process.Signal(c.sig); err != nil {
-			t.Fatalf("%s: %v (%s)", c.name, err, errb.String())
-		}
-		err := cmd.Wait()
-		took := time.Since(sent)
-		code := 0
-		if ee, ok := err.(*exec.ExitError); ok {
-			code = ee.ExitCode()
-		}
-		msg := dropTimedProgress(errb.String())
-		t.Logf("%s (%v): exit %d after %v: %s", c.name, c.sig, code, took.Round(time.Millisecond), strings.TrimSpace(msg))
+		code, took, msg := signalled700ms(t, c.name, c.sig, append(c.args, "-o", out))
 		if code != 130 || !strings.Contains(msg, "interrupted") && !strings.Contains(msg, "terminated") {
 			t.Errorf("%s: exit %d, stderr %q; want 130 and a message", c.name, code, msg)
 		}
@@ -250,25 +232,7 @@ func TestSignalStopsMoreCommands(t *testing.T) {
 	}
 	out := filepath.Join(dir, "out")
 	for _, c := range cases {
-		cmd := exec.Command(binary, append(c.args, "-o", out)...)
-		var errb bytes.Buffer
-		cmd.Stderr = &errb
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		time.Sleep(700 * time.Millisecond)
-		sent := time.Now()
-		if err := cmd.Process.Signal(c.sig); err != nil {
-			t.Fatalf("%s: %v (%s)", c.name, err, errb.String())
-		}
-		err := cmd.Wait()
-		took := time.Since(sent)
-		code := 0
-		if ee, ok := err.(*exec.ExitError); ok {
-			code = ee.ExitCode()
-		}
-		msg := dropTimedProgress(errb.String())
-		t.Logf("%s (%v): exit %d after %v: %s", c.name, c.sig, code, took.Round(time.Millisecond), strings.TrimSpace(msg))
+		code, took, msg := signalled700ms(t, c.name, c.sig, append(c.args, "-o", out))
 		if code != 130 || !strings.Contains(msg, "interrupted") && !strings.Contains(msg, "terminated") && !strings.Contains(msg, "stopped") {
 			t.Errorf("%s: exit %d, stderr %q; want 130 and a message", c.name, code, msg)
 		}
@@ -279,4 +243,31 @@ func TestSignalStopsMoreCommands(t *testing.T) {
 			t.Errorf("%s: wrote %s", c.name, out)
 		}
 	}
+}
+
+// signalled700ms runs the binary with args, sends it sig after 0.7 s and
+// returns its exit status, the time from the signal to the exit and its
+// stderr without timed progress lines (logged).
+func signalled700ms(t *testing.T, name string, sig syscall.Signal, args []string) (int, time.Duration, string) {
+	t.Helper()
+	cmd := exec.Command(binary, args...)
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(700 * time.Millisecond)
+	sent := time.Now()
+	if err := cmd.Process.Signal(sig); err != nil {
+		t.Fatalf("%s: %v (%s)", name, err, errb.String())
+	}
+	err := cmd.Wait()
+	took := time.Since(sent)
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	}
+	msg := dropTimedProgress(errb.String())
+	t.Logf("%s (%v): exit %d after %v: %s", name, sig, code, took.Round(time.Millisecond), strings.TrimSpace(msg))
+	return code, took, msg
 }
