@@ -110,6 +110,9 @@ func (m *Model) runMLNQuery(ctx context.Context, s *setup) (*Result, error) {
 		s.world = w
 	}
 	r.gopt.ExactMax = s.opt.Query.Task == infer.MAP
+	if r.gopt.ExactMax {
+		r.gopt.Memory = ground.MAPMemory
+	}
 	res, why, err := r.firstOrder(ctx)
 	if res != nil || err != nil {
 		return res, err
@@ -165,6 +168,10 @@ func (r *mlnRun) lazyMAP(ctx context.Context, alg infer.Algorithm, why string) (
 			return nil, err
 		}
 		seconds += gr.Seconds
+		if p := r.req.Progress; p != nil {
+			p(Progress{Stage: "lazy grounding", Done: int64(rounds + 1), Detail: fmt.Sprintf("round %d: %d ground formulas, %d factors, %d worlds, %.3g s grounding so far",
+				rounds+1, gr.NumFormulas, gr.Graph.NumFactors(), len(worlds), seconds)})
+		}
 		if prev != nil && gr.NumFormulas == prev.NumFormulas && gr.Graph.NumFactors() == prev.Graph.NumFactors() {
 			break
 		}

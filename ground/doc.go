@@ -133,9 +133,12 @@
 // bound) and a join estimate that follows the drivers with the average
 // number of evidence atoms per bound argument. Ground refuses, with an error
 // wrapping ErrTooLarge that names the largest formula, when the ground atoms
-// or the join estimate of the ground formulas exceed Options.MaxGround (DefaultMaxGround: a share of the available
-// memory at about 1.2 kB per ground formula), and stops if the grounding
-// passes the limit anyway. Options.Progress reports progress.
+// or the join estimate of the ground formulas exceed Options.MaxGround (by
+// default the memory budget, a share of the available memory, over the
+// memory one ground formula takes in the whole pipeline, Options.Memory:
+// about 1.2 kB for marginal inference, and for MAP 364 bytes for a ground
+// formula over two unknown atoms, 528 over three, MAPBytes), and stops if
+// the grounding passes the limit anyway. Options.Progress reports progress.
 //
 // # The formula evaluator
 //

@@ -9,17 +9,63 @@ import (
 	"github.com/lifted-dev/lifted/mln"
 )
 
-// Memory model behind DefaultMaxGround, measured on friends-and-smokers
-// groundings (ternary factors) through grounding, colour passing and BP:
-// bytes per ground formula.
-const bytesPerFormula = 1200
+// Memory is the memory model that sizes the default limit on ground
+// formulas (Options.MaxGround 0): the peak heap bytes per ground formula of
+// the caller's whole pipeline after the evidence is read (grounding, the
+// counted graph, the method). The evidence database is not in it: it is in
+// memory before the prediction is made, and the budget (memlimit.Limit, a
+// share of the memory then available) is what it leaves.
+type Memory int
+
+const (
+	// MarginalMemory, marginal inference (lifted infer's auto: grounding,
+	// colour passing, BP or the MCMC chains): DefaultBytesPerFormula per
+	// ground formula (measured 1,182 bytes on Tuffy's Cora, 577 on
+	// UW-CSE; first measured on friends-and-smokers through colour passing
+	// and BP).
+	MarginalMemory Memory = iota
+	// MAPMemory, MAP (lifted map's map-auto: components, junction trees,
+	// MaxWalkSAT, the dual bound): MAPBytes(a) per ground formula over a
+	// unknown atoms. Measured (engine's TestMemoryModel, the collector at
+	// GOGC 5): 232 bytes per ground formula on Cora (binary factors), 275
+	// on UW-CSE, 178 on Cora replicated 10 times, 513 on a transitive
+	// friends-and-smokers model (ternary factors).
+	MAPMemory
+)
+
+// DefaultBytesPerFormula is MarginalMemory's bytes per ground formula.
+const DefaultBytesPerFormula = 1200
+
+// MAPBytes is MAPMemory's bytes per ground formula over a unknown atoms
+// (at most maxArity in one table): a fixed part, a part per variable of
+// the factor (edges, the dual's messages, MaxWalkSAT's occurrence lists)
+// and one per table entry.
+func MAPBytes(a, maxArity int) float64 {
+	t := min(a, maxArity)
+	return 100 + 100*float64(a) + 16*math.Ldexp(1, t)
+}
 
 // DefaultMaxGround returns the default limit on ground formulas (and ground
-// atoms): what fits in the memory budget (memlimit.Limit: --max-memory, by
-// default 60% of MemAvailable) at about 1.2 kB per ground formula for
-// grounding, colour passing and BP together.
+// atoms) for marginal inference: what fits in the memory budget
+// (memlimit.Limit: --max-memory, by default 60% of MemAvailable) at
+// DefaultBytesPerFormula.
 func DefaultMaxGround() int64 {
-	return memlimit.Limit() / bytesPerFormula
+	return memlimit.Limit() / DefaultBytesPerFormula
+}
+
+// bytesPer returns the bytes per ground formula of f under the grounding's
+// memory model.
+func (p *prepared) bytesPer(f *formula) float64 {
+	if p.opt.Memory != MAPMemory {
+		return DefaultBytesPerFormula
+	}
+	a := 0
+	for _, o := range f.prog.occs {
+		if !p.at.preds[o.pred].closed {
+			a++
+		}
+	}
+	return MAPBytes(a, p.maxArity)
 }
 
 // Size is a prediction of a grounding's size, made before building it.
@@ -33,6 +79,9 @@ type Size struct {
 	// the evidence (see Grounder.estimate in the package documentation); it
 	// assumes the evidence is spread uniformly and is not a bound.
 	Estimate float64
+	// Bytes is the memory the ground formulas of Estimate take under the
+	// grounding's memory model (Options.Memory).
+	Bytes float64
 	// Formulas has the figures per compiled formula piece.
 	Formulas []FormulaSize
 }
@@ -42,6 +91,8 @@ type FormulaSize struct {
 	Formula         int // index in MLN.Formulas
 	Text            string
 	Upper, Estimate float64
+	// Bytes is the memory one ground formula takes (Options.Memory).
+	Bytes float64
 }
 
 // Estimate predicts the size of the grounding of m under db without
@@ -60,9 +111,11 @@ func (p *prepared) size() *Size {
 	g := newGrounder(context.Background(), p)
 	for _, f := range p.formulas {
 		est := g.estimate(f)
+		b := p.bytesPer(f)
 		sz.Upper += f.bindings
 		sz.Estimate += est
-		sz.Formulas = append(sz.Formulas, FormulaSize{Formula: f.index, Text: f.src.Text, Upper: f.bindings, Estimate: est})
+		sz.Bytes += est * b
+		sz.Formulas = append(sz.Formulas, FormulaSize{Formula: f.index, Text: f.src.Text, Upper: f.bindings, Estimate: est, Bytes: b})
 	}
 	for i := range p.at.preds {
 		s := &p.at.preds[i]
@@ -76,6 +129,7 @@ func (p *prepared) size() *Size {
 			}
 			sz.Upper += blocks
 			sz.Estimate += blocks
+			sz.Bytes += blocks * DefaultBytesPerFormula
 		}
 	}
 	return sz
@@ -241,6 +295,11 @@ func (p *prepared) checkSize() error {
 		return nil
 	}
 	sz := p.size()
+	if p.opt.MaxGround == 0 && sz.Estimate > 0 {
+		// the limit at the predicted bytes per ground formula
+		p.bytesPerFormula = sz.Bytes / sz.Estimate
+		p.maxGr = int64(float64(memlimit.Limit()) / p.bytesPerFormula)
+	}
 	if sz.Estimate <= float64(p.maxGr) {
 		return nil
 	}
@@ -262,7 +321,7 @@ func (p *prepared) limitText() string {
 		return fmt.Sprintf("limit %d; %s", p.maxGr, p.raiseText())
 	}
 	return fmt.Sprintf("limit %d (%s of memory at about %s per ground formula); %s",
-		p.maxGr, memlimit.Bytes(float64(memlimit.Limit())), memlimit.Bytes(bytesPerFormula), p.raiseText())
+		p.maxGr, memlimit.Bytes(float64(memlimit.Limit())), memlimit.Bytes(p.bytesPerFormula), p.raiseText())
 }
 
 // raiseText names the flag that raises the limit.

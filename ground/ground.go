@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/lifted-dev/lifted/fg"
+	"github.com/lifted-dev/lifted/internal/memlimit"
 	"github.com/lifted-dev/lifted/mln"
 	"github.com/lifted-dev/lifted/pos"
 )
@@ -31,9 +32,14 @@ type Options struct {
 	DefaultWeight    float64
 	UseDefaultWeight bool
 	// MaxGround refuses groundings predicted to have more ground formulas
-	// (or more ground atoms) than this. 0 means DefaultMaxGround(); a
-	// negative value means no limit.
+	// (or more ground atoms) than this. 0 means the memory budget
+	// (memlimit.Limit) over BytesPerFormula; a negative value means no
+	// limit.
 	MaxGround int64
+	// Memory is the memory model of the caller's whole pipeline
+	// (grounding and method), which sizes the default MaxGround:
+	// MarginalMemory (the zero value) or MAPMemory.
+	Memory Memory
 	// MaxArity is the largest number of unknown atoms of a ground formula
 	// kept as one table (2^MaxArity entries); larger clauses, conjunctions
 	// and mutual-exclusion blocks get an auxiliary variable, and other
@@ -229,7 +235,10 @@ type prepared struct {
 	formulas []*formula
 	maxArity int
 	maxGr    int64
-	worlds   [][]bool // Options.Lazy's worlds (at least one), nil when not lazy
+	// bytesPerFormula is the memory model's bytes per ground formula
+	// behind the default maxGr
+	bytesPerFormula float64
+	worlds          [][]bool // Options.Lazy's worlds (at least one), nil when not lazy
 }
 
 func prepare(m *mln.MLN, db *mln.DB, opt Options) (*prepared, error) {
@@ -277,7 +286,13 @@ func prepare(m *mln.MLN, db *mln.DB, opt Options) (*prepared, error) {
 		p.maxArity = 20
 	}
 	if p.maxGr == 0 {
-		p.maxGr = DefaultMaxGround()
+		// the atoms' limit; checkSize sets the ground formulas' limit at
+		// the predicted bytes per ground formula
+		p.bytesPerFormula = DefaultBytesPerFormula
+		if opt.Memory == MAPMemory {
+			p.bytesPerFormula = MAPBytes(1, p.maxArity)
+		}
+		p.maxGr = int64(float64(memlimit.Limit()) / p.bytesPerFormula)
 	}
 	if err := p.compile(); err != nil {
 		return nil, err

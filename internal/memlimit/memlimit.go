@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -65,6 +66,21 @@ func Available() int64 {
 		}
 	}
 	return fallback
+}
+
+// Runtime sets the Go runtime's soft memory limit
+// (runtime/debug.SetMemoryLimit) to the budget, unless the GOMEMLIMIT
+// environment variable sets one: the collector then works harder as the
+// heap nears the budget, so a run whose live heap fits the budget (what
+// the size checks predict) stays under it, instead of growing to twice
+// its live heap between collections. It returns the limit in force.
+func Runtime() int64 {
+	if os.Getenv("GOMEMLIMIT") != "" {
+		return debug.SetMemoryLimit(-1)
+	}
+	l := Limit()
+	debug.SetMemoryLimit(l)
+	return l
 }
 
 // Error is a size estimate over the budget.

@@ -3,6 +3,8 @@ package memlimit
 import (
 	"errors"
 	"io"
+	"os"
+	"runtime/debug"
 	"strings"
 	"testing"
 )
@@ -56,5 +58,18 @@ func TestParseBudget(t *testing.T) {
 	}
 	if _, err := ParseBudget("1MB"); err == nil || !strings.Contains(err.Error(), "want at least 1MiB") {
 		t.Errorf("ParseBudget(1MB): %v", err)
+	}
+}
+
+func TestRuntime(t *testing.T) {
+	old := debug.SetMemoryLimit(-1)
+	defer debug.SetMemoryLimit(old)
+	defer Set(0)
+	Set(3 << 30)
+	if os.Getenv("GOMEMLIMIT") != "" {
+		t.Skip("GOMEMLIMIT is set")
+	}
+	if got := Runtime(); got != 3<<30 || debug.SetMemoryLimit(-1) != 3<<30 {
+		t.Fatalf("Runtime() = %d, runtime limit %d; want the budget %d", got, debug.SetMemoryLimit(-1), 3<<30)
 	}
 }
