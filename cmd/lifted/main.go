@@ -26,7 +26,14 @@ import (
 // usageError marks errors caused by how the command was called.
 type usageError struct{ error }
 
+// runtimeLimit is set by main: the process's runtime soft memory limit
+// follows the budget (memlimit.Runtime). Tests run the commands in one
+// process and leave it alone (a test's --max-memory 1MiB would slow every
+// later test).
+var runtimeLimit bool
+
 func main() {
+	runtimeLimit = true
 	root := newRoot()
 	args := os.Args[1:]
 	if name := alchemyargs.InvokedAs(os.Args[0]); name != "" {
@@ -164,7 +171,9 @@ Markov logic networks in Alchemy's format (.mln, with .db evidence).`,
 	root.PersistentFlags().Var(&maxMemory, "max-memory", "memory budget, e.g. 4GB or 512MB: size estimates (a grounding, a factor graph, a DIMACS header, --horizon) and text inputs beyond it are refused before allocating (default: 60% of the available memory, which depends on the machine's state: infer's auto then answers a grounding beyond it with lifted BP on the first-order network; set it, or --max-ground, for an answer that does not depend on free memory)")
 	root.PersistentPreRunE = func(c *cobra.Command, _ []string) error {
 		memlimit.Set(int64(maxMemory))
-		memlimit.Runtime()
+		if runtimeLimit {
+			memlimit.Runtime()
+		}
 		return finiteFlags(c)
 	}
 	// Every subcommand, each defined in its own file.
