@@ -4,7 +4,9 @@
 // the ground network holds (the live heap after grounding, less the live
 // heap before it, both after a garbage collection) per ground formula,
 // and first the grounder's prediction of the ground formulas (ground.
-// Estimate) and the memory-sized limit it is checked against.
+// Estimate) and the memory-sized limit it is checked against, and the
+// memory the pipelines of marginal inference and MAP are predicted to take
+// (ground.Size.Bytes under ground.MarginalMemory and ground.MAPMemory).
 //
 //	go run ./bench/scale/groundsize -mln prog.mln -db evidence.db -q advisedBy
 //
@@ -75,6 +77,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 		limit = ground.DefaultMaxGround()
 	}
 	fmt.Fprintf(stdout, "predicted formulas %.0f (upper bound %.3g) limit %d\n", sz.Estimate, sz.Upper, limit)
+	mopt := opt
+	mopt.Memory = ground.MAPMemory
+	if msz, err := ground.Estimate(m, db, mopt); err == nil {
+		fmt.Fprintf(stdout, "predicted bytes: marginal inference %.0f, map %.0f (%.0f per ground formula)\n", sz.Bytes, msz.Bytes, msz.Bytes/max(msz.Estimate, 1))
+	}
 	before := live()
 	c0 := benchstat.CPUSeconds()
 	t0 := time.Now()
