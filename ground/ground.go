@@ -286,12 +286,13 @@ func prepare(m *mln.MLN, db *mln.DB, opt Options) (*prepared, error) {
 		p.maxArity = 20
 	}
 	if p.maxGr == 0 {
-		// the atoms' limit; checkSize sets the ground formulas' limit at
-		// the predicted bytes per ground formula
+		// the atoms' limit, at DefaultBytesPerFormula per ground atom
+		// under every memory model (the atom tables are allocated before
+		// the size is predicted: UW-CSE x100's 4.6e7 advisedBy atoms
+		// took 2.8 GB and 98 s to refuse at MAPBytes(1) per atom);
+		// checkSize sets the ground formulas' limit at the predicted bytes
+		// per ground formula
 		p.bytesPerFormula = DefaultBytesPerFormula
-		if opt.Memory == MAPMemory {
-			p.bytesPerFormula = MAPBytes(1, p.maxArity)
-		}
 		p.maxGr = int64(float64(memlimit.Limit()) / p.bytesPerFormula)
 	}
 	if err := p.compile(); err != nil {
