@@ -208,29 +208,11 @@ func TestSignalStopsMoreCommands(t *testing.T) {
 	}
 	dir := t.TempDir()
 	grid := writeGrid(t, dir, 60)
-	var consts, facts []string
-	for i := range 200 {
-		consts = append(consts, fmt.Sprint("P", i))
-		facts = append(facts, fmt.Sprintf("Friends(P%d, P%d)\nSmokes(P%d)", i, (i+1)%200, i/2))
-	}
-	model := filepath.Join(dir, "big.mln")
-	os.WriteFile(model, []byte("person = {"+strings.Join(consts, ", ")+"}\nFriends(person, person)\nSmokes(person)\n"+
-		"0.5 Friends(x,y) ^ Friends(y,z) => Friends(x,z)\n1.0 Smokes(x) ^ Friends(x,y) => Smokes(y)\n"), 0o644)
-	train := filepath.Join(dir, "train.db")
-	os.WriteFile(train, []byte(strings.Join(facts, "\n")+"\n"), 0o644)
+	model, train := writeFriendsTraining(t, dir, 200)
 	// The online learner on 200 people ends in 0.4 s on a quiet machine,
 	// before the signal: it gets 600 (1.3·10^8 transitive groundings,
 	// several seconds).
-	consts, facts = consts[:0], facts[:0]
-	for i := range 600 {
-		consts = append(consts, fmt.Sprint("P", i))
-		facts = append(facts, fmt.Sprintf("Friends(P%d, P%d)\nSmokes(P%d)", i, (i+1)%600, i/2))
-	}
-	bigModel := filepath.Join(dir, "bigger.mln")
-	os.WriteFile(bigModel, []byte("person = {"+strings.Join(consts, ", ")+"}\nFriends(person, person)\nSmokes(person)\n"+
-		"0.5 Friends(x,y) ^ Friends(y,z) => Friends(x,z)\n1.0 Smokes(x) ^ Friends(x,y) => Smokes(y)\n"), 0o644)
-	bigTrain := filepath.Join(dir, "bigger.db")
-	os.WriteFile(bigTrain, []byte(strings.Join(facts, "\n")+"\n"), 0o644)
+	bigModel, bigTrain := writeFriendsTraining(t, dir, 600)
 	cases := []struct {
 		name   string
 		sig    syscall.Signal
@@ -257,6 +239,28 @@ func TestSignalStopsMoreCommands(t *testing.T) {
 			os.Remove(out) // not blamed on the next case
 		}
 	}
+}
+
+// writeFriendsTraining writes a friends-and-smokers MLN over n people
+// with a transitive formula (n³ groundings) and a training database (a
+// ring of Friends, half the people smoking) into dir.
+func writeFriendsTraining(t *testing.T, dir string, n int) (model, train string) {
+	t.Helper()
+	var consts, facts []string
+	for i := range n {
+		consts = append(consts, fmt.Sprint("P", i))
+		facts = append(facts, fmt.Sprintf("Friends(P%d, P%d)\nSmokes(P%d)", i, (i+1)%n, i/2))
+	}
+	model = filepath.Join(dir, fmt.Sprintf("friends%d.mln", n))
+	train = filepath.Join(dir, fmt.Sprintf("friends%d.db", n))
+	if err := os.WriteFile(model, []byte("person = {"+strings.Join(consts, ", ")+"}\nFriends(person, person)\nSmokes(person)\n"+
+		"0.5 Friends(x,y) ^ Friends(y,z) => Friends(x,z)\n1.0 Smokes(x) ^ Friends(x,y) => Smokes(y)\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(train, []byte(strings.Join(facts, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return model, train
 }
 
 // signalled700ms runs the binary with args, sends it sig after 0.7 s and
