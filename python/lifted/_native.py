@@ -62,6 +62,8 @@ def library():
         lib.lifted_load.restype = ctypes.c_void_p
         lib.lifted_run.argtypes = [ctypes.c_longlong, ctypes.c_char_p, ctypes.POINTER(ctypes.c_void_p)]
         lib.lifted_run.restype = ctypes.c_void_p
+        lib.lifted_interrupt.argtypes = [ctypes.c_longlong]
+        lib.lifted_interrupt.restype = ctypes.c_int
         lib.lifted_free.argtypes = [ctypes.c_longlong]
         lib.lifted_free.restype = ctypes.c_int
         lib.lifted_handles.argtypes = []
@@ -105,15 +107,72 @@ def call_load(request):
     return h.value, doc
 
 
+# How often the main thread looks for Ctrl-C while a native call runs, and
+# how often it repeats lifted_interrupt until the call has returned.
+_POLL_SECONDS = 0.05
+
+
+def _interruptible(handle, fn, discard):
+    """fn() (a ctypes call on model handle, which releases the GIL) run so
+    that Ctrl-C stops it as it stops the command: on the main thread the
+    call runs in a helper thread while this one waits; KeyboardInterrupt
+    (Ctrl-C, or SIGINT) cancels the run with lifted_interrupt, waits for the
+    call to return (about 0.5 s) and is raised again. A second Ctrl-C while
+    waiting raises at once, leaving the call to finish in the background.
+    Elsewhere (a thread of the user's, where Python delivers no
+    KeyboardInterrupt) fn is called directly. discard(result) releases what
+    a call that returned after all brought back."""
+    if threading.current_thread() is not threading.main_thread():
+        return fn()
+    box = {}
+    # An Event, not Thread.join: a join interrupted by KeyboardInterrupt can
+    # leave is_alive() false while the thread still runs (CPython 3.11).
+    done = threading.Event()
+
+    def work():
+        try:
+            box["out"] = fn()
+        except BaseException as e:  # pragma: no cover (ctypes calls do not raise)
+            box["err"] = e
+        finally:
+            done.set()
+
+    threading.Thread(target=work, name="lifted-native-call", daemon=True).start()
+    try:
+        while not done.wait(_POLL_SECONDS):
+            pass
+    except KeyboardInterrupt:
+        lib = library()
+        while not done.is_set():
+            lib.lifted_interrupt(handle)
+            done.wait(_POLL_SECONDS)
+        if box.get("out"):
+            discard(box["out"])
+        raise
+    if "err" in box:
+        raise box["err"]
+    return box["out"]
+
+
 def call_run(handle, request):
-    """lifted_run: (result text, messages list); raises on an error document."""
+    """lifted_run: (result text, messages list); raises on an error document,
+    KeyboardInterrupt on Ctrl-C (the run is cancelled first)."""
     lib = library()
     msgs = ctypes.c_void_p(None)
-    out = _take(lib, lib.lifted_run(handle, _json.dumps(request).encode("utf-8"), ctypes.byref(msgs)))
+    body = _json.dumps(request).encode("utf-8")
+
+    def discard(ptr):
+        lib.lifted_free_string(ptr)
+        _take(lib, msgs.value)
+
+    out = _take(lib, _interruptible(handle, lambda: lib.lifted_run(handle, body, ctypes.byref(msgs)), discard))
     messages = _take(lib, msgs.value)
     messages = _json.loads(messages) if messages else []
     if out.startswith('{"error":'):
-        raise _error(_json.loads(out)["error"], messages)
+        e = _json.loads(out)["error"]
+        if e.get("kind") == "interrupted":
+            raise KeyboardInterrupt(e["message"])
+        raise _error(e, messages)
     return out, messages
 
 

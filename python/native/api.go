@@ -108,7 +108,8 @@ type errorDoc struct {
 type errorBody struct {
 	// Kind is "usage" (a wrong call: the command's "Run 'lifted --help'"
 	// errors), "not_converged" (an iterative method that did not converge:
-	// the command's exit status 3) or "error".
+	// the command's exit status 3), "interrupted" (a run stopped by
+	// lifted_interrupt: the command's Ctrl-C) or "error".
 	Kind    string `json:"kind"`
 	Message string `json:"message"`
 	File    string `json:"file,omitempty"`
@@ -132,6 +133,44 @@ func usagef(format string, args ...any) error { return usageErr{fmt.Errorf(forma
 type entry struct {
 	mu    sync.Mutex
 	model *engine.Model
+
+	// cancel stops the run in flight (lifted_interrupt); nil between
+	// runs. Guarded by cancelMu, not mu, which the run holds.
+	cancelMu sync.Mutex
+	cancel   context.CancelFunc
+}
+
+// begin registers the context of a run on e, to be cancelled by
+// interrupt; the returned function ends it.
+func (e *entry) begin() (context.Context, func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	e.cancelMu.Lock()
+	e.cancel = cancel
+	e.cancelMu.Unlock()
+	return ctx, func() {
+		e.cancelMu.Lock()
+		e.cancel = nil
+		e.cancelMu.Unlock()
+		cancel()
+	}
+}
+
+// interrupt cancels the run in flight on model h, as Ctrl-C does the
+// command's: lifted_interrupt. It reports whether a run was in flight (the
+// caller repeats it until its call returns: a run still waiting for the
+// model's lock, or still reading its request, registers itself later).
+func interrupt(h int64) bool {
+	e := lookup(h)
+	if e == nil {
+		return false
+	}
+	e.cancelMu.Lock()
+	defer e.cancelMu.Unlock()
+	if e.cancel == nil {
+		return false
+	}
+	e.cancel()
+	return true
 }
 
 var handles struct {
@@ -212,6 +251,8 @@ func run(h int64, reqJSON []byte) (out, msgs []byte) {
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	ctx, end := e.begin()
+	defer end()
 	m := e.model
 	req, err := request(m, &rr)
 	if err != nil {
@@ -227,7 +268,7 @@ func run(h int64, reqJSON []byte) (out, msgs []byte) {
 	if rr.Mode == "compress" {
 		var res *engine.Result
 		err := withMemory(rr.MaxMemory, func() (err error) {
-			res, err = m.Compress(context.Background(), req)
+			res, err = m.Compress(ctx, req)
 			return err
 		})
 		if err != nil {
@@ -246,11 +287,16 @@ func run(h int64, reqJSON []byte) (out, msgs []byte) {
 	}
 	var res *engine.Result
 	err = withMemory(rr.MaxMemory, func() (err error) {
-		res, err = m.Run(context.Background(), req)
+		res, err = m.Run(ctx, req)
 		return err
 	})
 	if err != nil {
 		return errorJSON(phrase(m.Path, err)), messagesJSON(ms)
+	}
+	if res.Interrupted() {
+		// As the command without --allow-partial: an answer cut short by
+		// lifted_interrupt is not returned.
+		return errorJSON(interrupted{fmt.Errorf("%s: %s", m.Path, res.InterruptedNote())}), messagesJSON(ms)
 	}
 	for _, x := range res.Messages() {
 		ms = append(ms, message{[...]string{"info", "warning", "alert"}[x.Level], x.Text})
@@ -433,6 +479,8 @@ func phrase(path string, err error) error {
 	switch {
 	case errors.As(err, &x) && x.Usage:
 		return usageErr{err}
+	case errors.As(err, &x) && x.Interrupted:
+		return interrupted{err}
 	case errors.As(err, &nc):
 		return notConverged{err}
 	}
@@ -440,6 +488,12 @@ func phrase(path string, err error) error {
 }
 
 type notConverged struct{ error }
+
+// interrupted is a run stopped by lifted_interrupt: error kind
+// "interrupted" (the Python package raises KeyboardInterrupt).
+type interrupted struct{ error }
+
+func (e interrupted) Unwrap() error { return e.error }
 
 func (e notConverged) Unwrap() error { return e.error }
 func (e usageErr) Unwrap() error     { return e.error }
@@ -449,9 +503,12 @@ func errorJSON(err error) []byte {
 	body := errorBody{Kind: "error", Message: err.Error()}
 	var ue usageErr
 	var nc notConverged
+	var ie interrupted
 	switch {
 	case errors.As(err, &ue):
 		body.Kind = "usage"
+	case errors.As(err, &ie):
+		body.Kind = "interrupted"
 	case errors.As(err, &nc):
 		body.Kind = "not_converged"
 	}

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/lifted-dev/lifted/engine"
 	"github.com/lifted-dev/lifted/internal/memlimit"
@@ -239,5 +240,44 @@ func TestMaxMemory(t *testing.T) {
 	var res struct{ Marginals map[string]float64 }
 	if err := json.Unmarshal(out, &res); err != nil || len(res.Marginals) != 1 {
 		t.Errorf("run under the default budget after: %s", out)
+	}
+}
+
+// lifted_interrupt stops a run in flight: the run returns the error kind
+// "interrupted" soon after, and the model answers the next run.
+func TestInterruptStopsTheRun(t *testing.T) {
+	h := loadOK(t, `{"model":"`+smokers+`","evidence":["`+smokersDB+`"]}`)
+	defer free(h)
+	if interrupt(h) {
+		t.Fatal("interrupt reported a run in flight before any run")
+	}
+	done := make(chan []byte)
+	go func() {
+		out, _ := run(h, []byte(`{"mode":"infer","query":["Cancer"],"method":"gibbs","properties":{"samples":"100000000"},"seed":1}`))
+		done <- out
+	}()
+	time.Sleep(300 * time.Millisecond)
+	start := time.Now()
+	var out []byte
+	for hit := false; out == nil; {
+		hit = interrupt(h) || hit
+		select {
+		case out = <-done:
+		case <-time.After(10 * time.Millisecond):
+		}
+		if out != nil && !hit {
+			t.Fatalf("the run ended with no run in flight seen by interrupt: %s", out)
+		}
+	}
+	t.Logf("stopped %v after the interrupt: %s", time.Since(start).Round(time.Millisecond), out)
+	var doc errorDoc
+	if err := json.Unmarshal(out, &doc); err != nil || doc.Error.Kind != "interrupted" {
+		t.Fatalf("want an error of kind interrupted, got %s", out)
+	}
+	if again, _ := run(h, []byte(`{"mode":"infer","query":["Cancer"],"method":"lbp"}`)); bytes.HasPrefix(again, []byte(`{"error"`)) {
+		t.Fatalf("the model does not answer after the interrupt: %s", again)
+	}
+	if interrupt(h) || interrupt(h+1000) {
+		t.Fatal("interrupt reported a run in flight after the runs ended, or on an unknown handle")
 	}
 }

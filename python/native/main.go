@@ -8,7 +8,7 @@
 // returned string is allocated with malloc and must be released with
 // lifted_free_string. A call that fails returns {"error": {"kind",
 // "message", "file", "line", "column"}} (kind "usage", "not_converged" or
-// "error"; the position where the message names one).
+// "interrupted" or "error"; the position where the message names one).
 //
 //	char *lifted_load(char *request, long long *handle)
 //	    request {"model": path, "format": "", "evidence": [paths],
@@ -25,6 +25,11 @@
 //	    engine/result.schema.json) or an error; *messages (if not NULL) is
 //	    set to a JSON list of {"level", "text"} (which method and why,
 //	    NOT CONVERGED alerts), or NULL.
+//	int lifted_interrupt(long long handle)
+//	    cancels the lifted_run in flight on the model, as Ctrl-C stops the
+//	    command: that call returns within about 0.5 s with the error kind
+//	    "interrupted". Returns 1 if a run was in flight, else 0 (a run not
+//	    yet started is not cancelled: repeat until the call returns).
 //	int lifted_free(long long handle)     1 if it was loaded, else 0
 //	int lifted_handles(void)              the number of loaded models
 //	void lifted_free_string(char *s)
@@ -83,6 +88,14 @@ func lifted_run(handle C.longlong, request *C.char, messages **C.char) *C.char {
 		}
 	}
 	return cString(out)
+}
+
+//export lifted_interrupt
+func lifted_interrupt(handle C.longlong) C.int {
+	if interrupt(int64(handle)) {
+		return 1
+	}
+	return 0
 }
 
 //export lifted_free

@@ -19,6 +19,7 @@ import contextlib
 import gc
 import io
 import os
+import subprocess
 import sys
 import tempfile
 import threading
@@ -372,6 +373,51 @@ class NativeErrors(NeedsLibrary):
                 del os.environ["LIFTED_LIB"]
             else:
                 os.environ["LIFTED_LIB"] = old
+
+
+# Run by Interrupt in a fresh interpreter: a native run that would take
+# minutes, SIGINT to the process after 1 s (as Ctrl-C sends), then a second
+# query on the same model, which must still answer.
+_SIGINT_SCRIPT = r"""
+import os, signal, sys, threading, time
+import lifted
+m = lifted.load(sys.argv[1], sys.argv[2])
+sent = []
+def fire():
+    sent.append(time.monotonic())
+    os.kill(os.getpid(), signal.SIGINT)
+threading.Timer(1.0, fire).start()
+start = time.monotonic()
+try:
+    m.infer(["Cancer"], "gibbs", samples=10**8, seed=1)
+    print("finished", time.monotonic() - start)
+except KeyboardInterrupt:
+    print("interrupted", time.monotonic() - sent[0])
+r = m.infer(["Cancer"], seed=1)
+print("again", len(r["marginals"]))
+m.close()
+print("live", lifted._native.live_models())
+"""
+
+
+class Interrupt(NeedsLibrary):
+    """Ctrl-C during a native call stops the run as it stops the command."""
+
+    def test_sigint_stops_a_native_run(self):
+        env = dict(os.environ)
+        pkg = os.path.dirname(os.path.dirname(os.path.abspath(lifted.__file__)))
+        env["PYTHONPATH"] = pkg + os.pathsep + env.get("PYTHONPATH", "")
+        env["LIFTED_LIB"] = _native.find_library()
+        p = subprocess.run([sys.executable, "-c", _SIGINT_SCRIPT, SMOKERS, SMOKERS_DB], env=env,
+                           capture_output=True, text=True, timeout=120)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        lines = dict(line.split(" ", 1) for line in p.stdout.splitlines())
+        self.assertIn("interrupted", lines, p.stdout)
+        # 0.5 s on a quiet machine (the command's bound); CI's machine is shared.
+        self.assertLess(float(lines["interrupted"]), 3.0, p.stdout)
+        want = len(lifted.infer(SMOKERS, SMOKERS_DB, ["Cancer"], seed=1, native=False)["marginals"])
+        self.assertEqual(int(lines["again"]), want)
+        self.assertEqual(lines["live"], "0")
 
 
 class Switch(NeedsLibrary):
