@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"runtime"
@@ -78,6 +79,10 @@ type LearnResult struct {
 	Weights []float64
 	Summary string
 	Curve   *Curve
+	// Interrupted: ctx ended the run; Weights are the last ones the
+	// learner reached (smd, sgd: after the last mini-batch; scg,
+	// lbfgs-bp: the last accepted iterate) and Summary says so.
+	Interrupted bool
 }
 
 // Learn runs the learner of c on the data d.
@@ -102,6 +107,13 @@ func Learn(ctx context.Context, d *Data, c Config) (*LearnResult, error) {
 		res.Weights, res.Summary, err = l.batch(ctx)
 	}
 	l.curve.Seconds = time.Since(l.start).Seconds()
+	if err != nil && ctx.Err() != nil && l.last != nil {
+		res.Weights, res.Interrupted = l.last, true
+		res.Summary = fmt.Sprintf("INTERRUPTED after %s: the weights %s", l.where, l.what)
+		res.Curve = l.curve
+		res.Weights = res.Weights[:len(d.User.Formulas)]
+		return &res, nil
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -130,6 +142,17 @@ type learner struct {
 	curve   *Curve
 	start   time.Time
 	status  string // the last test CMLL, for the progress line
+	// last are the latest weights reached (nil before the first), where
+	// says when, and what says what they are: the answer of an
+	// interrupted run.
+	last        []float64
+	where, what string
+}
+
+// reached records w as the latest weights, reached at where.
+func (l *learner) reached(w []float64, where string) {
+	l.last = append(l.last[:0], w...)
+	l.where = where
 }
 
 // eval records the weights w after passes in the curve, with their test
@@ -145,6 +168,7 @@ func (l *learner) eval(ctx context.Context, passes float64, w []float64) error {
 // train runs smd or sgd on mini-batches of pieces.
 func (l *learner) train(ctx context.Context) ([]float64, string, error) {
 	c := l.c
+	l.what = "after the last mini-batch"
 	rng := rand.New(rand.NewPCG(c.Seed, 0x5eed))
 	pieces, err := NewPieces(l.md, c.Pieces, c.Depth, c.Discount, rng)
 	if err != nil {
@@ -161,6 +185,7 @@ func (l *learner) train(ctx context.Context) ([]float64, string, error) {
 			return l.eval(ctx, p, w)
 		},
 		Progress: func(p Progress) {
+			l.reached(p.Weights, fmt.Sprintf("%d mini-batches (pass %.3g of %g)", int(math.Round(p.Pass*float64(p.Batches))), p.Pass, c.Passes))
 			c.Progress(int64(1000*p.Pass), int64(1000*c.Passes), fmt.Sprintf("pass %.2f of %g, batch %d of %d, batch loss %.4g, lift ratio %.3f%s",
 				p.Pass, c.Passes, p.Batch, p.Batches, p.Loss, p.LiftRatio, l.status))
 		},
@@ -174,8 +199,12 @@ func (l *learner) train(ctx context.Context) ([]float64, string, error) {
 // batch runs scg or lbfgs-bp on the whole model's BP likelihood.
 func (l *learner) batch(ctx context.Context) ([]float64, string, error) {
 	c := l.c
+	l.what = "of the last accepted iterate"
 	bo := BatchOptions{MaxIter: c.MaxIter, GradTol: c.Tol, PriorStdDev: c.PriorStdDev, Grad: l.holdout.Grad,
-		Eval: func(p float64, w []float64) error { return l.eval(ctx, p, w) },
+		Eval: func(p float64, w []float64) error {
+			l.reached(w, fmt.Sprintf("%g evaluations of the BP likelihood", p))
+			return l.eval(ctx, p, w)
+		},
 		Progress: func(it, evals int, loss float64) {
 			c.Progress(int64(it), int64(c.MaxIter), fmt.Sprintf("iteration %d, %d passes, loss %.10g%s", it, evals, loss, l.status))
 		}}

@@ -116,12 +116,12 @@ lwl and pll use L-BFGS with a Gaussian prior N(--prior-mean,
 	fl.Float64Var(&f.learningRate, "learning-rate", 0.001, "vp: the voted perceptron's step per unit of gradient (Alchemy's -dLearningRate)")
 	fl.StringVar(&f.counts, "counts", "mcsat", "dn, dscg, vp: where the expected counts come from: mcsat (MC-SAT chains started at the data, 5 iterations by default) or bp (belief propagation on each training database to a fixed point, no Monte Carlo noise, up to 100 iterations until the Newton steps are below 0.01)")
 	fl.BoolVar(&f.quiet, "quiet", false, "no progress or summary on stderr")
-	fl.BoolVar(&f.allowPartial, "allow-partial", false, "lwl, pll, dn: on Ctrl-C or SIGTERM write the weights of the last iteration (marked INTERRUPTED in the header) instead of failing with exit status 130")
+	fl.BoolVar(&f.allowPartial, "allow-partial", false, "on Ctrl-C or SIGTERM write the weights reached so far (lwl, pll, dn, dscg, vp, scg, lbfgs-bp: of the last iteration; smd, sgd: after the last mini-batch), marked INTERRUPTED in the header, instead of failing with exit status 130")
 	f.online.register(fl)
 	groupFlags(cmd,
 		flagGroup{"Flags of lwl, pll, dn, dscg, vp, scg and lbfgs-bp", []string{"max-iter", "prior-stddev"}},
 		flagGroup{"Flags of lwl, pll, scg and lbfgs-bp", []string{"tol"}},
-		flagGroup{"Flags of lwl, pll, dn, dscg and vp", []string{"prior-mean", "allow-partial"}},
+		flagGroup{"Flags of lwl, pll, dn, dscg and vp", []string{"prior-mean"}},
 		flagGroup{"Flags of pll", []string{"pll-unweighted"}},
 		flagGroup{"Flags of vp", []string{"learning-rate"}},
 		flagGroup{"Flags of dn, dscg and vp", []string{"counts"}},
@@ -150,9 +150,6 @@ func runLearn(ctx context.Context, cmd *cobra.Command, f *learnFlags, stdout io.
 	}
 	if err := r.Check(); err != nil {
 		return usageError{err}
-	}
-	if f.allowPartial && f.method != "lwl" && f.method != "pll" && !isDiscMethod(f.method) {
-		return usageError{fmt.Errorf("--allow-partial applies to --method lwl, pll, dn, dscg and vp (the weights of the last iteration), not %s", f.method)}
 	}
 	if cmd.Flags().Changed("counts") && !isDiscMethod(f.method) {
 		return usageError{fmt.Errorf("--counts applies to --method dn, dscg and vp, not %s", f.method)}

@@ -82,6 +82,9 @@ func runOnlineLearn(ctx context.Context, r *learnFlags, stdout io.Writer) error 
 	if err != nil {
 		return err
 	}
+	if r.allowPartial {
+		partialGrace.Store(true)
+	}
 	res, err := online.LearnFiles(ctx, r.input, o.ne, c, func(ws []*pos.Error) { warn(r.quiet, ws) }, func(note string) {
 		if !r.quiet {
 			fmt.Fprintln(os.Stderr, "lifted: "+note)
@@ -94,6 +97,12 @@ func runOnlineLearn(ctx context.Context, r *learnFlags, stdout io.Writer) error 
 	}
 	if err != nil {
 		return err
+	}
+	if res.Interrupted {
+		if !r.allowPartial {
+			return &interruptedError{fmt.Sprintf("%s: learning %s; nothing written (--allow-partial writes the weights so far, marked as such)", r.input, res.Summary)}
+		}
+		fmt.Fprintf(os.Stderr, "lifted: warning: learning %s (--allow-partial): the weights written are not the optimum\n", res.Summary)
 	}
 	for _, line := range res.Lines {
 		if !r.quiet {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -288,4 +289,75 @@ func signalled700ms(t *testing.T, name string, sig syscall.Signal, args []string
 	msg := dropTimedProgress(errb.String())
 	t.Logf("%s (%v): exit %d after %v: %s", name, sig, code, took.Round(time.Millisecond), strings.TrimSpace(msg))
 	return code, took, msg
+}
+
+// Issue 39.7: an online learner given --allow-partial writes, on Ctrl-C,
+// the weights after its last mini-batch, marked INTERRUPTED in the
+// header, and exits 0; without it, exit 130 and nothing written. The
+// signal is sent once the progress line shows learning under way.
+func TestSignalOnlineLearnAllowPartial(t *testing.T) {
+	dir := t.TempDir()
+	var consts, facts []string
+	for i := range 300 {
+		consts = append(consts, fmt.Sprint("P", i))
+		facts = append(facts, fmt.Sprintf("Friends(P%d, P%d)", i, (i+1)%300))
+		if i%3 != 0 {
+			facts = append(facts, fmt.Sprintf("Smokes(P%d)", i))
+		}
+	}
+	model, train := filepath.Join(dir, "ring.mln"), filepath.Join(dir, "ring.db")
+	if err := os.WriteFile(model, []byte("person = {"+strings.Join(consts, ", ")+"}\nFriends(person, person)\nSmokes(person)\n1.0 Smokes(x) ^ Friends(x,y) => Smokes(y)\n0.5 Smokes(x)\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(train, []byte(strings.Join(facts, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, partial := range []bool{true, false} {
+		out := filepath.Join(dir, fmt.Sprintf("learned-%v.mln", partial))
+		args := []string{"learn", "--method", "sgd", "--ne", "Smokes", "-i", model, "-t", train, "--passes", "1000000", "-o", out}
+		if partial {
+			args = append(args, "--allow-partial")
+		}
+		cmd := exec.Command(binary, args...)
+		stderr, err := cmd.StderrPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		var errb bytes.Buffer
+		buf := make([]byte, 4096)
+		for !strings.Contains(errb.String(), "sgd: ") {
+			n, err := stderr.Read(buf)
+			errb.Write(buf[:n])
+			if err != nil {
+				t.Fatalf("stderr ended before learning: %v\n%s", err, errb.String())
+			}
+		}
+		sent := time.Now()
+		if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+			t.Fatal(err)
+		}
+		rest, _ := io.ReadAll(stderr)
+		errb.Write(rest)
+		err = cmd.Wait()
+		took := time.Since(sent)
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		}
+		msg := dropTimedProgress(errb.String())
+		t.Logf("--allow-partial %v: exit %d after %v: %s", partial, code, took.Round(time.Millisecond), strings.TrimSpace(msg))
+		text, readErr := os.ReadFile(out)
+		switch {
+		case took > 3*time.Second:
+			t.Errorf("stopped %v after the signal", took)
+		case !partial && (code != 130 || readErr == nil || !strings.Contains(msg, "nothing written (--allow-partial")):
+			t.Errorf("without --allow-partial: exit %d, output file read error %v, stderr %q", code, readErr, msg)
+		case partial && (code != 0 || readErr != nil || !strings.Contains(string(text), "// INTERRUPTED after ") ||
+			!strings.Contains(string(text), "Smokes(x) ^ Friends(x,y) => Smokes(y)")):
+			t.Errorf("with --allow-partial: exit %d, %v, output %q, stderr %q", code, readErr, text, msg)
+		}
+	}
 }
