@@ -163,10 +163,22 @@ func mlnModelOpt(family string, index int, src, db string, exact func(atom strin
 		md.Queries = append(md.Queries, infer.QueryAtom{Name: gr.AtomName(int32(v)), Var: int32(v)})
 	}
 	var ex [][]float64
-	if exact == nil {
-		if g.NumVars() > 22 {
-			return Model{}, false, fmt.Errorf("calib: %s has %d variables, too many to enumerate", family, g.NumVars())
+	if exact == nil && g.NumVars() > 22 {
+		// beyond enumeration: the junction tree (tested against it)
+		alg, _, err := infer.New("jtree", nil)
+		if err != nil {
+			return Model{}, false, err
 		}
+		c, err := lift.Ground(g, nil)
+		if err != nil {
+			return Model{}, false, err
+		}
+		ans, err := alg.Run(context.Background(), c, infer.Query{Task: infer.Marginals})
+		if err != nil {
+			return Model{}, false, fmt.Errorf("calib: jtree on %s %d (%d variables): %w", family, index, g.NumVars(), err)
+		}
+		ex = ans.Marginals()
+	} else if exact == nil {
 		sol := brute.Solve(g, nil)
 		if math.IsInf(sol.LogZ, -1) || math.IsNaN(sol.LogZ) {
 			return Model{}, false, nil
@@ -286,6 +298,71 @@ func UWCSELike(seed uint64, count int) ([]Model, error) {
 			return nil, fmt.Errorf("calib: UW-CSE-like: %v", err)
 		}
 		out = append(out, m)
+	}
+	return out, nil
+}
+
+// EventCalculus returns count Yale-shooting theories in the discrete event
+// calculus, LoMRF's theory_cnf.mln (issue 35: "lbg ... marginals 0.6–0.7
+// from exact") with horizon time points 0..T−1: hard frame axioms
+// (DEC7: a fluent holds after it is initiated or held and not terminated,
+// and not otherwise), hard necessary conditions and initial state, and
+// the four soft effect axioms of Load and Shoot with random weights in
+// [1, 3]; a random narrative (Load or Shoot at each time point 1..T−2
+// with probability 0.3 each) as evidence, Next and Happens closed.
+// HoldsAt, InitiatedAt and TerminatedAt are open. Worlds differ by whole
+// runs of atoms along time that the hard axioms tie together, which
+// single-site and pair moves cannot change; exact by the junction tree
+// (a chain in time).
+func EventCalculus(seed uint64, T, count int) ([]Model, error) {
+	r := rand.New(rand.NewPCG(seed, 37))
+	var out []Model
+	for i := 0; len(out) < count; i++ {
+		if i > 20*count {
+			return nil, fmt.Errorf("calib: no satisfiable event-calculus narrative")
+		}
+		var b, db strings.Builder
+		b.WriteString("time = {")
+		for t := range T {
+			if t > 0 {
+				b.WriteString(",")
+			}
+			fmt.Fprint(&b, t)
+		}
+		b.WriteString("}\nevent = {Load,Shoot}\nfluent = {Loaded,Alive,Dead}\n")
+		b.WriteString("Happens(event,time)\nNext(time,time)\nHoldsAt(fluent,time)\nInitiatedAt(fluent,time)\nTerminatedAt(fluent,time)\n\n")
+		b.WriteString("!Next(t1,t0) v !InitiatedAt(f,t0) v HoldsAt(f,t1).\n!Next(t1,t0) v !TerminatedAt(f,t0) v !HoldsAt(f,t1).\n" +
+			"!Next(t1,t0) v !HoldsAt(f,t0) v TerminatedAt(f,t0) v HoldsAt(f,t1).\n!Next(t1,t0) v HoldsAt(f,t0) v InitiatedAt(f,t0) v !HoldsAt(f,t1).\n")
+		fmt.Fprintf(&b, "%.3f !Happens(Load,t) v InitiatedAt(Loaded,t)\n!InitiatedAt(Loaded,t) v Happens(Load,t).\n", 1+2*r.Float64())
+		fmt.Fprintf(&b, "%.3f !Happens(Shoot,t) v !HoldsAt(Loaded,t) v TerminatedAt(Loaded,t)\n!TerminatedAt(Loaded,t) v Happens(Shoot,t).\n!TerminatedAt(Loaded,t) v HoldsAt(Loaded,t).\n", 1+2*r.Float64())
+		fmt.Fprintf(&b, "%.3f !Happens(Shoot,t) v !HoldsAt(Loaded,t) v InitiatedAt(Dead,t)\n!InitiatedAt(Dead,t) v Happens(Shoot,t).\n!InitiatedAt(Dead,t) v HoldsAt(Loaded,t).\n", 1+2*r.Float64())
+		fmt.Fprintf(&b, "%.3f !Happens(Shoot,t) v !HoldsAt(Loaded,t) v TerminatedAt(Alive,t)\n!TerminatedAt(Alive,t) v Happens(Shoot,t).\n!TerminatedAt(Alive,t) v HoldsAt(Loaded,t).\n", 1+2*r.Float64())
+		b.WriteString("!TerminatedAt(Dead,t).\n!InitiatedAt(Alive,t).\nHoldsAt(Alive,0).\n!HoldsAt(Dead,0).\n!HoldsAt(Loaded,0).\n!InitiatedAt(f,0).\n!TerminatedAt(f,0).\n")
+		for t := 1; t < T; t++ {
+			fmt.Fprintf(&db, "Next(%d,%d)\n", t, t-1)
+		}
+		events := 0
+		for t := 1; t < T-1; t++ {
+			switch u := r.Float64(); {
+			case u < 0.3:
+				fmt.Fprintf(&db, "Happens(Load,%d)\n", t)
+				events++
+			case u < 0.6:
+				fmt.Fprintf(&db, "Happens(Shoot,%d)\n", t)
+				events++
+			}
+		}
+		if events == 0 {
+			continue
+		}
+		m, ok, err := mlnModelOpt("eventcalc", len(out), b.String(), db.String(), nil,
+			ground.Options{Query: []string{"HoldsAt", "InitiatedAt", "TerminatedAt"}})
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			out = append(out, m)
+		}
 	}
 	return out, nil
 }
