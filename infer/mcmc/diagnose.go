@@ -244,8 +244,10 @@ func NoZeros(g *fg.Graph) bool {
 // frozenHint is what the diagnostics advise when chains never leave their
 // states: the moves measured to cross hard constraints of each kind
 // (internal/calib's classes: orbital on perfect matchings, swap on
-// permutations; mcsat and bgibbs on small constrained blocks).
-const frozenHint = "for matching or permutation constraints (exactly one per row and column) use --method swap (partner swaps); when the model is symmetric (interchangeable constants, as in a matching) --method orbital (moves along its symmetries); for small tied blocks --method bgibbs or mcsat"
+// permutations; mcsat and bgibbs on small constrained blocks; on the event
+// calculus's runs of atoms tied along time no sampler, and the junction
+// tree answers exactly: LoMRF's Yale shooting, 135 atoms, in 0.01 s).
+const frozenHint = "for matching or permutation constraints (exactly one per row and column) use --method swap (partner swaps); when the model is symmetric (interchangeable constants, as in a matching) --method orbital (moves along its symmetries); for small tied blocks --method bgibbs or mcsat; for runs of atoms that hard constraints tie along a sequence (event calculus, time steps) --method jtree answers exactly where the treewidth is small"
 
 // fillStats copies the diagnostics into a run's statistics (infinite
 // sizes, of quantities that never vary, as the number of samples: JSON
