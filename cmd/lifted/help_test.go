@@ -97,3 +97,35 @@ func TestHelpFlagsApply(t *testing.T) {
 		t.Errorf("count: %v", sections)
 	}
 }
+
+// The command line's subcommand alone is built when args[0] names it (by
+// name or alias); help, completion, mistyped names and no arguments get
+// every subcommand.
+func TestNewRootForBuildsTheNamedSubcommand(t *testing.T) {
+	names := func(args ...string) []string {
+		var out []string
+		for _, c := range newRootFor(args).Commands() {
+			if c.Name() != "help" && c.Name() != "completion" {
+				out = append(out, c.Name())
+			}
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		args []string
+		want int
+		only string
+	}{
+		{[]string{"count", "x.cnf"}, 1, "count"},
+		{[]string{"learnwts", "-i", "m.mln"}, 1, "learn"},
+		{[]string{"infer"}, 1, "infer"},
+		{[]string{"help", "count"}, len(subcommands), ""},
+		{[]string{"cout"}, len(subcommands), ""},
+		{nil, len(subcommands), ""},
+	} {
+		got := names(tc.args...)
+		if len(got) != tc.want || tc.only != "" && got[0] != tc.only {
+			t.Errorf("newRootFor(%q): subcommands %v", tc.args, got)
+		}
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"slices"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -34,11 +35,11 @@ var runtimeLimit bool
 
 func main() {
 	runtimeLimit = true
-	root := newRoot()
 	args := os.Args[1:]
 	if name := alchemyargs.InvokedAs(os.Args[0]); name != "" {
 		args = append([]string{name}, args...) // a link named infer or learnwts, as Alchemy's programs
 	}
+	root := newRootFor(args)
 	called := args
 	args, warnings, err := alchemyArgs(root, args)
 	if err == nil {
@@ -152,7 +153,31 @@ func signalName(sig os.Signal) string {
 	return "terminated (SIGTERM)"
 }
 
-func newRoot() *cobra.Command {
+func newRoot() *cobra.Command { return newRootFor(nil) }
+
+// subcommands are the constructors of the subcommands, by name and alias.
+var subcommands = []struct {
+	names []string
+	build func() *cobra.Command
+}{
+	{[]string{"infer"}, newInferCmd},
+	{[]string{"map"}, newMapCmd},
+	{[]string{"compress"}, newCompressCmd},
+	{[]string{"convert"}, newConvertCmd},
+	{[]string{"count"}, newCountCmd},
+	{[]string{"wfomc"}, newWfomcCmd},
+	{[]string{"learn", "learnwts"}, newLearnCmd},
+	{[]string{"loglik"}, newLoglikCmd},
+	{[]string{"score"}, newScoreCmd},
+}
+
+// newRootFor returns the command tree for the command line args: when
+// args[0] names a subcommand, the root with that subcommand alone (building
+// every subcommand's flags and help texts costs about a millisecond, which
+// is most of the start-up of a small "lifted count"; bench/sharpsat);
+// otherwise (help, completion, a mistyped name that wants "did you mean",
+// no arguments) every subcommand.
+func newRootFor(args []string) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "lifted",
 		Short: "Lifted probabilistic inference and learning",
@@ -176,18 +201,18 @@ Markov logic networks in Alchemy's format (.mln, with .db evidence).`,
 		}
 		return finiteFlags(c)
 	}
-	// Every subcommand, each defined in its own file.
-	root.AddCommand(
-		newInferCmd(),
-		newMapCmd(),
-		newCompressCmd(),
-		newConvertCmd(),
-		newCountCmd(),
-		newWfomcCmd(),
-		newLearnCmd(),
-		newLoglikCmd(),
-		newScoreCmd(),
-	)
+	// The subcommands, each defined in its own file.
+	only := ""
+	for _, sc := range subcommands {
+		if len(args) > 0 && slices.Contains(sc.names, args[0]) {
+			only = args[0]
+		}
+	}
+	for _, sc := range subcommands {
+		if only == "" || slices.Contains(sc.names, only) {
+			root.AddCommand(sc.build())
+		}
+	}
 	alchemyHelp(root)
 	return root
 }
