@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 
 	"github.com/spf13/pflag"
@@ -85,184 +86,189 @@ const mle = "applies to Tuffy's MLE sampler, which lifted does not have; ignored
 // sampling is the warning for the settings of samplers under BP.
 const sampling = "applies to sampling (MC-SAT, Gibbs), which BP does not do; ignored"
 
-var alchemyFlags = map[string]alchemyFlag{
-	// Input and output.
-	"i":           {cmd: "infer", value: true, to: "MODEL"},
-	"mln":         {cmd: "infer", value: true, to: "MODEL"}, // Tuffy
-	"e":           {cmd: "infer", value: true, to: "-e"},    // comma-separated lists too
-	"evidence":    {cmd: "infer", value: true, to: "-e"},    // Tuffy
-	"r":           {cmd: "infer", value: true, to: "-r"},
-	"result":      {cmd: "infer", value: true, to: "-r"}, // Tuffy
-	"q":           {cmd: "infer", value: true, to: "-q"},
-	"query":       {cmd: "infer", value: true, to: "-q"},           // Tuffy
-	"f":           {cmd: "infer", value: true, to: "--query-file"}, // Alchemy's query file
-	"queryFile":   {cmd: "infer", value: true, to: "--query-file"}, // Tuffy
-	"cw":          {cmd: "infer", value: true, to: "--cw"},
-	"closedWorld": {cmd: "infer", value: true, to: "--cw"}, // Tuffy
-	"ow":          {cmd: "infer", value: true, to: "--ow"},
-	"help":        {to: "--help"}, // Tuffy
+// alchemyFlags are the Alchemy and Tuffy flags read, built on first use
+// (a map literal of this size costs a quarter of a millisecond at start-up,
+// which every command, "lifted count" on a small formula too, would pay).
+var alchemyFlags = sync.OnceValue(func() map[string]alchemyFlag {
+	return map[string]alchemyFlag{
+		// Input and output.
+		"i":           {cmd: "infer", value: true, to: "MODEL"},
+		"mln":         {cmd: "infer", value: true, to: "MODEL"}, // Tuffy
+		"e":           {cmd: "infer", value: true, to: "-e"},    // comma-separated lists too
+		"evidence":    {cmd: "infer", value: true, to: "-e"},    // Tuffy
+		"r":           {cmd: "infer", value: true, to: "-r"},
+		"result":      {cmd: "infer", value: true, to: "-r"}, // Tuffy
+		"q":           {cmd: "infer", value: true, to: "-q"},
+		"query":       {cmd: "infer", value: true, to: "-q"},           // Tuffy
+		"f":           {cmd: "infer", value: true, to: "--query-file"}, // Alchemy's query file
+		"queryFile":   {cmd: "infer", value: true, to: "--query-file"}, // Tuffy
+		"cw":          {cmd: "infer", value: true, to: "--cw"},
+		"closedWorld": {cmd: "infer", value: true, to: "--cw"}, // Tuffy
+		"ow":          {cmd: "infer", value: true, to: "--ow"},
+		"help":        {to: "--help"}, // Tuffy
 
-	// Inference methods.
-	"bp":                        {cmd: "infer", method: "bp"},
-	"lifted":                    {cmd: "infer", method: "lbp"},
-	"ms":                        {cmd: "infer", method: "mcsat", what: "MC-SAT", issue: "11"},
-	"mcsat":                     {cmd: "infer", method: "mcsat", what: "MC-SAT", issue: "11"}, // Tuffy
-	"marginal":                  {cmd: "infer", to: ""},                                       // Tuffy: marginals, our default
-	"gibbs":                     {cmd: "infer", method: "gibbs", what: "Gibbs sampling", issue: "11"},
-	"p":                         {cmd: "infer", method: "gibbs", what: "Gibbs sampling", issue: "11"},
-	"simtp":                     {cmd: "infer", method: "tempering", what: "simulated tempering (--method tempering)", issue: "25"},
-	"lvg":                       {cmd: "infer", method: "lbg", what: "lifted blocked Gibbs sampling", issue: "11"}, // Alchemy 2's lifted blocked Gibbs
-	"m":                         {cmd: "infer", method: "max-product"},
-	"a":                         {cmd: "infer", method: "max-product"},
-	"efbp":                      {cmd: "infer", no: "expanding frontier BP is not built; use -bp or -lifted"},
-	"decision":                  {cmd: "infer", no: "decision-theoretic inference is not built; for the most probable world use -m (MAP)"},
-	"mle":                       {cmd: "infer", no: "Tuffy's MLE sampler is not built; use -ms (MC-SAT) or -lifted"},
-	"dual":                      {cmd: "infer", no: "Tuffy's MAP-and-marginals run is not built; run -m and -ms (or -lifted) one after the other"},
-	"learnwt":                   {cmd: "infer", no: "learning is 'lifted learn' (alias learnwts): lifted learnwts -d -i prog.mln -t evidence.db -ne P -o out.mln"},
-	"outputNetwork":             {cmd: "infer", no: "writing the ground network instead of answering is 'lifted convert MODEL -e EVIDENCE --to edgelist -o DIR' (or 'lifted compress' for its size)"},
-	"counts":                    {cmd: "infer", no: "clause counts are not written; 'lifted compress MODEL -e EVIDENCE' reports the ground formulas, 'lifted count' counts worlds"},
-	"queryEvidence":             {cmd: "infer", no: "taking the query atoms missing from the .db as false evidence would leave nothing to infer; to close a predicate's world use -cw PRED"},
-	"lazy":                      {no: "lazy grounding is not built; -lifted builds lifted BP's network from the MLN without grounding where the evidence allows, and --max-ground N bounds a grounding"},
-	"lazyNoApprox":              {no: "lazy grounding is not built (see -lazy); use -lifted, or --max-ground N to bound a grounding"},
-	"memLimit":                  {value: true, to: "--max-memory"}, // kilobytes: KiB appended
-	"PrintSamplePerIteration":   {no: "samples are not printed; the marginals are estimated from them (--output-format json adds their standard errors)"},
-	"hybrid":                    {no: "hybrid MLNs (continuous variables) are not supported"},
-	"SA":                        {no: "hybrid MLNs' simulated annealing is not built: hybrid MLNs (continuous variables) are not supported"},
-	"SAInterval":                {no: "hybrid MLNs (continuous variables) are not supported"},
-	"SATempDownRatio":           {no: "hybrid MLNs (continuous variables) are not supported"},
-	"MaxSeconds":                {no: "hybrid MLNs (continuous variables) are not supported; for a time limit on sampling write -maxSeconds (lower-case m) or --time-limit"},
-	"propstdev":                 {no: "hybrid MLNs (continuous variables) are not supported"},
-	"contSamples":               {no: "hybrid MLNs (continuous variables) are not supported"},
-	"ic":                        {no: "an input cluster file is not read: lbg chooses its clusters itself (--method lbg)"},
-	"probFile":                  {no: "there is no separate probability file: the marginals are written to -r FILE (or --output-format json for standard errors and log Z)"},
-	"mcsatSampleFlipProb":       {cmd: "infer", no: "lifted's MC-SAT has no SampleSAT flip probability to set; its mixing is checked by R-hat over --chains (raise --samples, or use --method tempering)"},
-	"saRatio":                   {cmd: "infer", no: "lifted's MC-SAT has no simulated-annealing moves to mix in; its mixing is checked by R-hat over --chains (raise --samples or --burn-in, or use --method tempering)"},
-	"saTemperature":             {cmd: "infer", no: "lifted's MC-SAT has no simulated-annealing moves (see -saRatio); raise --samples or --burn-in"},
-	"lateSa":                    {cmd: "infer", ignored: "lifted's MC-SAT has no simulated-annealing moves; ignored"},
-	"numSolutions":              {cmd: "infer", no: "lifted's MC-SAT draws one world from each slice; raise --samples instead"},
-	"db":                        {no: "Tuffy's evidence in a database schema: lifted reads .db files (-e FILE)"},
-	"dbNeedTranslate":           {no: "Tuffy's evidence in a database schema: lifted reads .db files (-e FILE)"},
-	"gz":                        {no: "output is not compressed: pipe -r - (stdout) into gzip"},
-	"printResultsAsPrologFacts": {no: "results are written in Alchemy's format or, with --output-format json, as JSON"},
-	"minProb":                   {no: "every query atom is written; filter the result file (e.g. awk '$2 >= P')"},
-	"softT":                     {no: "soft evidence is not supported"},
-	"ae":                        {no: "Tuffy's extra evidence: give every .db file with -e (repeatable, or comma-separated)"},
-	"k":                         {no: "Tuffy-CBP's iteration count: use -maxSteps N (BP's --max-iter)"},
-	"runBox":                    {no: "box propagation is not built; use -bp or -lifted"},
-	"iterSpan":                  {no: "Tuffy's bootstrapping is not built"},
+		// Inference methods.
+		"bp":                        {cmd: "infer", method: "bp"},
+		"lifted":                    {cmd: "infer", method: "lbp"},
+		"ms":                        {cmd: "infer", method: "mcsat", what: "MC-SAT", issue: "11"},
+		"mcsat":                     {cmd: "infer", method: "mcsat", what: "MC-SAT", issue: "11"}, // Tuffy
+		"marginal":                  {cmd: "infer", to: ""},                                       // Tuffy: marginals, our default
+		"gibbs":                     {cmd: "infer", method: "gibbs", what: "Gibbs sampling", issue: "11"},
+		"p":                         {cmd: "infer", method: "gibbs", what: "Gibbs sampling", issue: "11"},
+		"simtp":                     {cmd: "infer", method: "tempering", what: "simulated tempering (--method tempering)", issue: "25"},
+		"lvg":                       {cmd: "infer", method: "lbg", what: "lifted blocked Gibbs sampling", issue: "11"}, // Alchemy 2's lifted blocked Gibbs
+		"m":                         {cmd: "infer", method: "max-product"},
+		"a":                         {cmd: "infer", method: "max-product"},
+		"efbp":                      {cmd: "infer", no: "expanding frontier BP is not built; use -bp or -lifted"},
+		"decision":                  {cmd: "infer", no: "decision-theoretic inference is not built; for the most probable world use -m (MAP)"},
+		"mle":                       {cmd: "infer", no: "Tuffy's MLE sampler is not built; use -ms (MC-SAT) or -lifted"},
+		"dual":                      {cmd: "infer", no: "Tuffy's MAP-and-marginals run is not built; run -m and -ms (or -lifted) one after the other"},
+		"learnwt":                   {cmd: "infer", no: "learning is 'lifted learn' (alias learnwts): lifted learnwts -d -i prog.mln -t evidence.db -ne P -o out.mln"},
+		"outputNetwork":             {cmd: "infer", no: "writing the ground network instead of answering is 'lifted convert MODEL -e EVIDENCE --to edgelist -o DIR' (or 'lifted compress' for its size)"},
+		"counts":                    {cmd: "infer", no: "clause counts are not written; 'lifted compress MODEL -e EVIDENCE' reports the ground formulas, 'lifted count' counts worlds"},
+		"queryEvidence":             {cmd: "infer", no: "taking the query atoms missing from the .db as false evidence would leave nothing to infer; to close a predicate's world use -cw PRED"},
+		"lazy":                      {no: "lazy grounding is not built; -lifted builds lifted BP's network from the MLN without grounding where the evidence allows, and --max-ground N bounds a grounding"},
+		"lazyNoApprox":              {no: "lazy grounding is not built (see -lazy); use -lifted, or --max-ground N to bound a grounding"},
+		"memLimit":                  {value: true, to: "--max-memory"}, // kilobytes: KiB appended
+		"PrintSamplePerIteration":   {no: "samples are not printed; the marginals are estimated from them (--output-format json adds their standard errors)"},
+		"hybrid":                    {no: "hybrid MLNs (continuous variables) are not supported"},
+		"SA":                        {no: "hybrid MLNs' simulated annealing is not built: hybrid MLNs (continuous variables) are not supported"},
+		"SAInterval":                {no: "hybrid MLNs (continuous variables) are not supported"},
+		"SATempDownRatio":           {no: "hybrid MLNs (continuous variables) are not supported"},
+		"MaxSeconds":                {no: "hybrid MLNs (continuous variables) are not supported; for a time limit on sampling write -maxSeconds (lower-case m) or --time-limit"},
+		"propstdev":                 {no: "hybrid MLNs (continuous variables) are not supported"},
+		"contSamples":               {no: "hybrid MLNs (continuous variables) are not supported"},
+		"ic":                        {no: "an input cluster file is not read: lbg chooses its clusters itself (--method lbg)"},
+		"probFile":                  {no: "there is no separate probability file: the marginals are written to -r FILE (or --output-format json for standard errors and log Z)"},
+		"mcsatSampleFlipProb":       {cmd: "infer", no: "lifted's MC-SAT has no SampleSAT flip probability to set; its mixing is checked by R-hat over --chains (raise --samples, or use --method tempering)"},
+		"saRatio":                   {cmd: "infer", no: "lifted's MC-SAT has no simulated-annealing moves to mix in; its mixing is checked by R-hat over --chains (raise --samples or --burn-in, or use --method tempering)"},
+		"saTemperature":             {cmd: "infer", no: "lifted's MC-SAT has no simulated-annealing moves (see -saRatio); raise --samples or --burn-in"},
+		"lateSa":                    {cmd: "infer", ignored: "lifted's MC-SAT has no simulated-annealing moves; ignored"},
+		"numSolutions":              {cmd: "infer", no: "lifted's MC-SAT draws one world from each slice; raise --samples instead"},
+		"db":                        {no: "Tuffy's evidence in a database schema: lifted reads .db files (-e FILE)"},
+		"dbNeedTranslate":           {no: "Tuffy's evidence in a database schema: lifted reads .db files (-e FILE)"},
+		"gz":                        {no: "output is not compressed: pipe -r - (stdout) into gzip"},
+		"printResultsAsPrologFacts": {no: "results are written in Alchemy's format or, with --output-format json, as JSON"},
+		"minProb":                   {no: "every query atom is written; filter the result file (e.g. awk '$2 >= P')"},
+		"softT":                     {no: "soft evidence is not supported"},
+		"ae":                        {no: "Tuffy's extra evidence: give every .db file with -e (repeatable, or comma-separated)"},
+		"k":                         {no: "Tuffy-CBP's iteration count: use -maxSteps N (BP's --max-iter)"},
+		"runBox":                    {no: "box propagation is not built; use -bp or -lifted"},
+		"iterSpan":                  {no: "Tuffy's bootstrapping is not built"},
 
-	// Settings.
-	"maxSteps":          {cmd: "infer", value: true, to: "--max-iter", ours: "--samples"}, // BP: its iteration limit, as in Alchemy's BP
-	"numSamples":        {cmd: "infer", value: true, ours: "--samples", ignored: sampling},
-	"convergenceThresh": {cmd: "infer", value: true, to: "--tol"},
-	"convThresh":        {cmd: "infer", value: true, to: "--tol"},
-	"convIterations":    {cmd: "infer", value: true, ignored: "BP stops when one iteration changes no message by more than --tol; ignored"},
-	"useHC":             {cmd: "infer", to: ""}, // hypercubes: colour passing needs no representation choice
-	"useCT":             {cmd: "infer", to: ""},
-	"explicitRep":       {cmd: "infer", to: ""},
-	"hcCreateType":      {cmd: "infer", value: true, ignored: "hypercubes: lifted BP's colour passing needs none; ignored"},
-	"hcCreateNoise":     {cmd: "infer", value: true, ignored: "hypercubes: lifted BP's colour passing needs none; ignored"},
-	"noHC":              {cmd: "infer", value: true, ignored: "hypercubes: lifted BP's colour passing needs none; ignored"},
-	"lncIter":           {cmd: "infer", value: true, ignored: "colour passing always runs to its fixed point, which BP's answer needs; ignored"},
-	"numChains":         {cmd: "infer", value: true, ours: "--chains", ignored: sampling},
-	"burnMinSteps":      {cmd: "infer", value: true, ignored: sampling},
-	"burnMaxSteps":      {cmd: "infer", value: true, ours: "--burn-in", ignored: sampling},
-	"minSteps":          {cmd: "infer", value: true, ignored: sampling},
-	"maxSeconds":        {cmd: "infer", value: true, ours: "--time-limit", ignored: "applies to sampling and MaxWalkSAT; ignored by BP"},
-	"timeout":           {cmd: "infer", value: true, ours: "--time-limit", ignored: "applies to sampling and MaxWalkSAT; ignored by BP"}, // Tuffy
-	"delta":             {cmd: "infer", value: true, ignored: "lifted's samplers test mixing by R-hat over --chains; ignored"},
-	"epsilonError":      {cmd: "infer", value: true, ignored: "lifted's samplers test mixing by R-hat over --chains; ignored"},
-	"fracConverged":     {cmd: "infer", value: true, ignored: "lifted's samplers test mixing by R-hat over --chains; ignored"},
-	"testConvergence":   {cmd: "infer", value: true, ignored: "lifted's samplers always test mixing (R-hat over --chains); ignored"},
-	"samplesPerTest":    {cmd: "infer", value: true, ignored: "lifted's samplers test mixing by R-hat at the end; ignored"},
-	"walksatType":       {cmd: "infer", value: true, ignored: "lifted's samplers start from random worlds (over-dispersed chains); ignored"},
-	"subInterval":       {cmd: "infer", value: true, ignored: "lifted's tempering proposes swaps after every step; ignored"},
-	"numRuns":           {cmd: "infer", value: true, ours: "--chains", ignored: "applies to simulated tempering (-simtp); ignored"},
-	"simtpNumST":        {cmd: "infer", value: true, ours: "--chains", ignored: "applies to simulated tempering (-simtp); ignored"},
-	"numSwap":           {cmd: "infer", value: true, ours: "temperatures", ignored: "applies to simulated tempering (-simtp); ignored"},
-	"mcsatSamples":      {cmd: "infer", value: true, ours: "--samples", ignored: sampling},                           // Tuffy
-	"mcsatParam":        {cmd: "infer", value: true, ignored: sampling},                                              // Tuffy
-	"mcsatDumpInt":      {cmd: "infer", value: true, ignored: "intermediate results are not written; ignored"},       // Tuffy
-	"mcsatCumulative":   {cmd: "infer", ignored: "intermediate results are not written; ignored"},                    // Tuffy
-	"snap":              {cmd: "infer", ignored: "intermediate results are not written; ignored"},                    // Tuffy
-	"tries":             {cmd: "infer", value: true, ours: "--tries", ignored: "applies to MaxWalkSAT; ignored"},     // Alchemy
-	"mwsMaxSteps":       {cmd: "infer", value: true, ours: "--max-flips", ignored: "applies to MaxWalkSAT; ignored"}, // Alchemy
-	"maxFlips":          {cmd: "infer", value: true, ours: "--max-flips", ignored: "applies to MaxWalkSAT; ignored"}, // Tuffy
-	"maxTries":          {cmd: "infer", value: true, ours: "--tries", ignored: "applies to MaxWalkSAT; ignored"},     // Tuffy
-	"randomStep":        {cmd: "infer", value: true, ours: "--noise", ignored: "applies to MaxWalkSAT; ignored"},     // Tuffy
-	"targetWt":          {cmd: "infer", value: true, ignored: "MaxWalkSAT runs its --tries and --max-flips; ignored"},
-	"breakHardClauses":  {cmd: "infer", ignored: "lifted's MaxWalkSAT looks for a world of the hard formulas first; ignored"},
-	"dontBreak":         {cmd: "infer", ignored: "lifted's MaxWalkSAT looks for a world of the hard formulas first; ignored"}, // Tuffy
-	"heuristic":         {cmd: "infer", value: true, ignored: "lifted's MaxWalkSAT has one heuristic (WalkSAT with --noise); ignored"},
-	"tabuLength":        {cmd: "infer", value: true, ignored: "lifted's MaxWalkSAT has one heuristic (WalkSAT with --noise); ignored"},
-	"lazyLowState":      {cmd: "infer", value: true, ignored: "no effect on the answer; ignored"},
-	"activateAll":       {cmd: "infer", ignored: "every ground atom is in the grounding; ignored"},         // Tuffy
-	"nopart":            {cmd: "infer", ignored: "Tuffy's MRF partitioning has no counterpart; ignored"},   // Tuffy
-	"nopush":            {cmd: "infer", ignored: "Tuffy's MRF partitioning has no counterpart; ignored"},   // Tuffy
-	"threads":           {cmd: "infer", value: true, to: "--workers"},                                      // Tuffy
-	"innerPara":         {cmd: "infer", value: true, ignored: "Tuffy's MLE sampler is not built; ignored"}, // Tuffy
-	"seed":              {value: true, ours: "--seed", ignored: "BP is deterministic; ignored"},
-	"verbose":           {value: true, ignored: "progress goes to stderr (--quiet for none); ignored"},       // Tuffy
-	"conf":              {value: true, ignored: "lifted needs no configuration file (no database); ignored"}, // Tuffy
-	"keepData":          {ignored: "lifted keeps no database; ignored"},                                      // Tuffy
-	"dribble":           {value: true, no: "the log is stderr: redirect it (2> FILE)"},                       // Tuffy
-	"lineHeader":        {value: true, ignored: "ignored"},                                                   // Tuffy
-	"rawString":         {ignored: "constants are read as written; ignored"},                                 // Tuffy
+		// Settings.
+		"maxSteps":          {cmd: "infer", value: true, to: "--max-iter", ours: "--samples"}, // BP: its iteration limit, as in Alchemy's BP
+		"numSamples":        {cmd: "infer", value: true, ours: "--samples", ignored: sampling},
+		"convergenceThresh": {cmd: "infer", value: true, to: "--tol"},
+		"convThresh":        {cmd: "infer", value: true, to: "--tol"},
+		"convIterations":    {cmd: "infer", value: true, ignored: "BP stops when one iteration changes no message by more than --tol; ignored"},
+		"useHC":             {cmd: "infer", to: ""}, // hypercubes: colour passing needs no representation choice
+		"useCT":             {cmd: "infer", to: ""},
+		"explicitRep":       {cmd: "infer", to: ""},
+		"hcCreateType":      {cmd: "infer", value: true, ignored: "hypercubes: lifted BP's colour passing needs none; ignored"},
+		"hcCreateNoise":     {cmd: "infer", value: true, ignored: "hypercubes: lifted BP's colour passing needs none; ignored"},
+		"noHC":              {cmd: "infer", value: true, ignored: "hypercubes: lifted BP's colour passing needs none; ignored"},
+		"lncIter":           {cmd: "infer", value: true, ignored: "colour passing always runs to its fixed point, which BP's answer needs; ignored"},
+		"numChains":         {cmd: "infer", value: true, ours: "--chains", ignored: sampling},
+		"burnMinSteps":      {cmd: "infer", value: true, ignored: sampling},
+		"burnMaxSteps":      {cmd: "infer", value: true, ours: "--burn-in", ignored: sampling},
+		"minSteps":          {cmd: "infer", value: true, ignored: sampling},
+		"maxSeconds":        {cmd: "infer", value: true, ours: "--time-limit", ignored: "applies to sampling and MaxWalkSAT; ignored by BP"},
+		"timeout":           {cmd: "infer", value: true, ours: "--time-limit", ignored: "applies to sampling and MaxWalkSAT; ignored by BP"}, // Tuffy
+		"delta":             {cmd: "infer", value: true, ignored: "lifted's samplers test mixing by R-hat over --chains; ignored"},
+		"epsilonError":      {cmd: "infer", value: true, ignored: "lifted's samplers test mixing by R-hat over --chains; ignored"},
+		"fracConverged":     {cmd: "infer", value: true, ignored: "lifted's samplers test mixing by R-hat over --chains; ignored"},
+		"testConvergence":   {cmd: "infer", value: true, ignored: "lifted's samplers always test mixing (R-hat over --chains); ignored"},
+		"samplesPerTest":    {cmd: "infer", value: true, ignored: "lifted's samplers test mixing by R-hat at the end; ignored"},
+		"walksatType":       {cmd: "infer", value: true, ignored: "lifted's samplers start from random worlds (over-dispersed chains); ignored"},
+		"subInterval":       {cmd: "infer", value: true, ignored: "lifted's tempering proposes swaps after every step; ignored"},
+		"numRuns":           {cmd: "infer", value: true, ours: "--chains", ignored: "applies to simulated tempering (-simtp); ignored"},
+		"simtpNumST":        {cmd: "infer", value: true, ours: "--chains", ignored: "applies to simulated tempering (-simtp); ignored"},
+		"numSwap":           {cmd: "infer", value: true, ours: "temperatures", ignored: "applies to simulated tempering (-simtp); ignored"},
+		"mcsatSamples":      {cmd: "infer", value: true, ours: "--samples", ignored: sampling},                           // Tuffy
+		"mcsatParam":        {cmd: "infer", value: true, ignored: sampling},                                              // Tuffy
+		"mcsatDumpInt":      {cmd: "infer", value: true, ignored: "intermediate results are not written; ignored"},       // Tuffy
+		"mcsatCumulative":   {cmd: "infer", ignored: "intermediate results are not written; ignored"},                    // Tuffy
+		"snap":              {cmd: "infer", ignored: "intermediate results are not written; ignored"},                    // Tuffy
+		"tries":             {cmd: "infer", value: true, ours: "--tries", ignored: "applies to MaxWalkSAT; ignored"},     // Alchemy
+		"mwsMaxSteps":       {cmd: "infer", value: true, ours: "--max-flips", ignored: "applies to MaxWalkSAT; ignored"}, // Alchemy
+		"maxFlips":          {cmd: "infer", value: true, ours: "--max-flips", ignored: "applies to MaxWalkSAT; ignored"}, // Tuffy
+		"maxTries":          {cmd: "infer", value: true, ours: "--tries", ignored: "applies to MaxWalkSAT; ignored"},     // Tuffy
+		"randomStep":        {cmd: "infer", value: true, ours: "--noise", ignored: "applies to MaxWalkSAT; ignored"},     // Tuffy
+		"targetWt":          {cmd: "infer", value: true, ignored: "MaxWalkSAT runs its --tries and --max-flips; ignored"},
+		"breakHardClauses":  {cmd: "infer", ignored: "lifted's MaxWalkSAT looks for a world of the hard formulas first; ignored"},
+		"dontBreak":         {cmd: "infer", ignored: "lifted's MaxWalkSAT looks for a world of the hard formulas first; ignored"}, // Tuffy
+		"heuristic":         {cmd: "infer", value: true, ignored: "lifted's MaxWalkSAT has one heuristic (WalkSAT with --noise); ignored"},
+		"tabuLength":        {cmd: "infer", value: true, ignored: "lifted's MaxWalkSAT has one heuristic (WalkSAT with --noise); ignored"},
+		"lazyLowState":      {cmd: "infer", value: true, ignored: "no effect on the answer; ignored"},
+		"activateAll":       {cmd: "infer", ignored: "every ground atom is in the grounding; ignored"},         // Tuffy
+		"nopart":            {cmd: "infer", ignored: "Tuffy's MRF partitioning has no counterpart; ignored"},   // Tuffy
+		"nopush":            {cmd: "infer", ignored: "Tuffy's MRF partitioning has no counterpart; ignored"},   // Tuffy
+		"threads":           {cmd: "infer", value: true, to: "--workers"},                                      // Tuffy
+		"innerPara":         {cmd: "infer", value: true, ignored: "Tuffy's MLE sampler is not built; ignored"}, // Tuffy
+		"seed":              {value: true, ours: "--seed", ignored: "BP is deterministic; ignored"},
+		"verbose":           {value: true, ignored: "progress goes to stderr (--quiet for none); ignored"},       // Tuffy
+		"conf":              {value: true, ignored: "lifted needs no configuration file (no database); ignored"}, // Tuffy
+		"keepData":          {ignored: "lifted keeps no database; ignored"},                                      // Tuffy
+		"dribble":           {value: true, no: "the log is stderr: redirect it (2> FILE)"},                       // Tuffy
+		"lineHeader":        {value: true, ignored: "ignored"},                                                   // Tuffy
+		"rawString":         {ignored: "constants are read as written; ignored"},                                 // Tuffy
 
-	"hard":          {ignored: "lifted's MaxWalkSAT looks for a world of the hard formulas first; ignored"},
-	"debug":         {ignored: "ignored"},                                                                        // Tuffy
-	"gp":            {ignored: "Tuffy's MRF partitioning has no counterpart; ignored"},                           // Tuffy
-	"jt":            {ignored: mle},                                                                              // Tuffy
-	"key":           {ignored: mle},                                                                              // Tuffy
-	"partComponent": {ignored: mle},                                                                              // Tuffy
-	"small":         {ignored: mle},                                                                              // Tuffy
-	"log":           {cmd: "infer", ignored: mle},                                                                // Tuffy
-	"serialmix":     {value: true, ignored: mle},                                                                 // Tuffy
-	"gibbsThinning": {value: true, ignored: mle},                                                                 // Tuffy
-	"sa":            {value: true, ignored: "applies to Tuffy's SampleSAT; ignored"},                             // Tuffy
-	"sgdStepSize":   {value: true, ignored: "Tuffy's SGD learning: lifted learn --method sgd --step S; ignored"}, // Tuffy
-	"sgdDecay":      {value: true, ignored: "Tuffy's SGD learning: lifted learn --method sgd has its own schedule; ignored"},
-	"sgdMetaSample": {value: true, ignored: "Tuffy's SGD learning: lifted learn --method sgd --batch-size N; ignored"},
-	"sgdMU":         {value: true, ignored: "Tuffy's SGD learning: lifted learn --method sgd has its own schedule; ignored"},
+		"hard":          {ignored: "lifted's MaxWalkSAT looks for a world of the hard formulas first; ignored"},
+		"debug":         {ignored: "ignored"},                                                                        // Tuffy
+		"gp":            {ignored: "Tuffy's MRF partitioning has no counterpart; ignored"},                           // Tuffy
+		"jt":            {ignored: mle},                                                                              // Tuffy
+		"key":           {ignored: mle},                                                                              // Tuffy
+		"partComponent": {ignored: mle},                                                                              // Tuffy
+		"small":         {ignored: mle},                                                                              // Tuffy
+		"log":           {cmd: "infer", ignored: mle},                                                                // Tuffy
+		"serialmix":     {value: true, ignored: mle},                                                                 // Tuffy
+		"gibbsThinning": {value: true, ignored: mle},                                                                 // Tuffy
+		"sa":            {value: true, ignored: "applies to Tuffy's SampleSAT; ignored"},                             // Tuffy
+		"sgdStepSize":   {value: true, ignored: "Tuffy's SGD learning: lifted learn --method sgd --step S; ignored"}, // Tuffy
+		"sgdDecay":      {value: true, ignored: "Tuffy's SGD learning: lifted learn --method sgd has its own schedule; ignored"},
+		"sgdMetaSample": {value: true, ignored: "Tuffy's SGD learning: lifted learn --method sgd --batch-size N; ignored"},
+		"sgdMU":         {value: true, ignored: "Tuffy's SGD learning: lifted learn --method sgd has its own schedule; ignored"},
 
-	// Weight learning.
-	"o":                      {cmd: "learn", value: true, to: "-o"},
-	"t":                      {cmd: "learn", value: true, to: "-t"},
-	"l":                      {cmd: "learn", value: true, to: "DBLIST"},
-	"ne":                     {cmd: "learn", value: true, to: "--ne"},
-	"g":                      {cmd: "learn", to: "--method=pll"},
-	"d":                      {cmd: "learn", to: "--method=dn"},
-	"dCG":                    {cmd: "learn", to: "--method=dscg"},
-	"dVP":                    {cmd: "learn", to: "--method=vp"},
-	"dNewton":                {cmd: "learn", to: "--method=dn"},
-	"gMaxIter":               {cmd: "learn", value: true, to: "--max-iter"},
-	"dNumIter":               {cmd: "learn", value: true, to: "--max-iter"},
-	"dMaxIter":               {cmd: "learn", value: true, to: "--max-iter"}, // Tuffy's learnwt mode
-	"gConvThresh":            {cmd: "learn", value: true, ignored: "learn stops when the gradient is below --tol; ignored"},
-	"cgMinLLChange":          {cmd: "learn", value: true, ignored: "learn stops when the gradient is below --tol; ignored"},
-	"cgLambda":               {cmd: "learn", value: true, ignored: "scg's step control is its own; ignored"},
-	"cgMaxLambda":            {cmd: "learn", value: true, ignored: "scg's step control is its own; ignored"},
-	"cgNoPrecond":            {cmd: "learn", ignored: "scg's step control is its own; ignored"},
-	"dLearningRate":          {cmd: "learn", value: true, to: "--learning-rate"},
-	"dMomentum":              {cmd: "learn", value: true, no: "momentum is not built; --method smd adapts its gains (--smd-mu)"},
-	"dNoPW":                  {cmd: "learn", ignored: "applies to the voted perceptron; ignored"},
-	"dInitWithLogOdds":       {cmd: "learn", no: "the weights start from the .mln's; set them there"},
-	"dMwsMaxSubsequentSteps": {cmd: "learn", value: true, ignored: "applies to MaxWalkSAT inside voted-perceptron learning; ignored"},
-	"dMaxSec":                {cmd: "learn", value: true, no: "learning has no time limit; bound it by -dNumIter (--max-iter)"},
-	"dMaxMin":                {cmd: "learn", value: true, no: "learning has no time limit; bound it by -dNumIter (--max-iter)"},
-	"dMaxHour":               {cmd: "learn", value: true, no: "learning has no time limit; bound it by -dNumIter (--max-iter)"},
-	"gNoEqualPredWt":         {cmd: "learn", value: true, to: "--pll-unweighted="},
-	"priorMean":              {cmd: "learn", value: true, to: "--prior-mean"},
-	"priorStdDev":            {cmd: "learn", value: true, to: "--prior-stddev"},
-	"noPrior":                {cmd: "learn", to: "--prior-stddev=-1"},
-	"multipleDatabases":      {cmd: "learn", to: ""}, // every -t database is its own example in lwl and pll
-	"noAddUnitClauses":       {cmd: "learn", ignored: "learn adds no unit clauses; ignored"},
-	"withEM":                 {cmd: "learn", no: "EM over missing truth values is not built: atoms missing from a training .db are false, ?ATOM lines mark unknown ones"},
-	"periodic":               {cmd: "learn", no: "intermediate MLNs are not written; --log FILE writes the learning curve"},
-	"learn:infer":            {cmd: "learn", value: true, ignored: "learn's inference is set by its own flags (--method; see lifted learn --help); ignored"},
-	"learn:queryEvidence":    {cmd: "learn", ignored: "the training databases are closed-world: atoms not listed are false; ignored"},
-	"learn:learnwt":          {cmd: "learn", to: ""}, // Tuffy: this is learning
-}
+		// Weight learning.
+		"o":                      {cmd: "learn", value: true, to: "-o"},
+		"t":                      {cmd: "learn", value: true, to: "-t"},
+		"l":                      {cmd: "learn", value: true, to: "DBLIST"},
+		"ne":                     {cmd: "learn", value: true, to: "--ne"},
+		"g":                      {cmd: "learn", to: "--method=pll"},
+		"d":                      {cmd: "learn", to: "--method=dn"},
+		"dCG":                    {cmd: "learn", to: "--method=dscg"},
+		"dVP":                    {cmd: "learn", to: "--method=vp"},
+		"dNewton":                {cmd: "learn", to: "--method=dn"},
+		"gMaxIter":               {cmd: "learn", value: true, to: "--max-iter"},
+		"dNumIter":               {cmd: "learn", value: true, to: "--max-iter"},
+		"dMaxIter":               {cmd: "learn", value: true, to: "--max-iter"}, // Tuffy's learnwt mode
+		"gConvThresh":            {cmd: "learn", value: true, ignored: "learn stops when the gradient is below --tol; ignored"},
+		"cgMinLLChange":          {cmd: "learn", value: true, ignored: "learn stops when the gradient is below --tol; ignored"},
+		"cgLambda":               {cmd: "learn", value: true, ignored: "scg's step control is its own; ignored"},
+		"cgMaxLambda":            {cmd: "learn", value: true, ignored: "scg's step control is its own; ignored"},
+		"cgNoPrecond":            {cmd: "learn", ignored: "scg's step control is its own; ignored"},
+		"dLearningRate":          {cmd: "learn", value: true, to: "--learning-rate"},
+		"dMomentum":              {cmd: "learn", value: true, no: "momentum is not built; --method smd adapts its gains (--smd-mu)"},
+		"dNoPW":                  {cmd: "learn", ignored: "applies to the voted perceptron; ignored"},
+		"dInitWithLogOdds":       {cmd: "learn", no: "the weights start from the .mln's; set them there"},
+		"dMwsMaxSubsequentSteps": {cmd: "learn", value: true, ignored: "applies to MaxWalkSAT inside voted-perceptron learning; ignored"},
+		"dMaxSec":                {cmd: "learn", value: true, no: "learning has no time limit; bound it by -dNumIter (--max-iter)"},
+		"dMaxMin":                {cmd: "learn", value: true, no: "learning has no time limit; bound it by -dNumIter (--max-iter)"},
+		"dMaxHour":               {cmd: "learn", value: true, no: "learning has no time limit; bound it by -dNumIter (--max-iter)"},
+		"gNoEqualPredWt":         {cmd: "learn", value: true, to: "--pll-unweighted="},
+		"priorMean":              {cmd: "learn", value: true, to: "--prior-mean"},
+		"priorStdDev":            {cmd: "learn", value: true, to: "--prior-stddev"},
+		"noPrior":                {cmd: "learn", to: "--prior-stddev=-1"},
+		"multipleDatabases":      {cmd: "learn", to: ""}, // every -t database is its own example in lwl and pll
+		"noAddUnitClauses":       {cmd: "learn", ignored: "learn adds no unit clauses; ignored"},
+		"withEM":                 {cmd: "learn", no: "EM over missing truth values is not built: atoms missing from a training .db are false, ?ATOM lines mark unknown ones"},
+		"periodic":               {cmd: "learn", no: "intermediate MLNs are not written; --log FILE writes the learning curve"},
+		"learn:infer":            {cmd: "learn", value: true, ignored: "learn's inference is set by its own flags (--method; see lifted learn --help); ignored"},
+		"learn:queryEvidence":    {cmd: "learn", ignored: "the training databases are closed-world: atoms not listed are false; ignored"},
+		"learn:learnwt":          {cmd: "learn", to: ""}, // Tuffy: this is learning
+	}
+})
 
 // Rewrite rewrites the arguments of "lifted infer" and "lifted learn"
 // (name is "infer" or "learn", fl its flags, args[0] the subcommand as
@@ -459,7 +465,7 @@ func Rewrite(name string, fl *pflag.FlagSet, args []string) ([]string, []string,
 // nearest of ours.
 func closest(name string, fl *pflag.FlagSet, n string) string {
 	var names []string
-	for k, af := range alchemyFlags {
+	for k, af := range alchemyFlags() {
 		if c, k2, ok := strings.Cut(k, ":"); ok {
 			if c != name {
 				continue
@@ -498,10 +504,10 @@ func takes(cmd, method, flag string) bool {
 // subcommand name: a key "learn:NAME" holds a flag whose meaning there
 // differs from infer's.
 func lookup(name, flag string) (alchemyFlag, bool) {
-	if af, ok := alchemyFlags[name+":"+flag]; ok {
+	if af, ok := alchemyFlags()[name+":"+flag]; ok {
 		return af, true
 	}
-	af, ok := alchemyFlags[flag]
+	af, ok := alchemyFlags()[flag]
 	return af, ok
 }
 
