@@ -300,7 +300,7 @@ func StartContext(ctx context.Context, g *fg.Graph, ev fg.Evidence, x []int32, r
 			x[v] = int32(rng.IntN(int(g.Card[v])))
 		}
 	}
-	return c.satisfy(ctx, rng)
+	return c.satisfy(ctx, rng, 0)
 }
 
 // StartAt is Start from the caller's world x instead of a uniformly
@@ -314,6 +314,13 @@ func StartAt(g *fg.Graph, ev fg.Evidence, x []int32, rng *rand.Rand) error {
 
 // StartAtContext is StartAt under a context, as StartContext.
 func StartAtContext(ctx context.Context, g *fg.Graph, ev fg.Evidence, x []int32, rng *rand.Rand) error {
+	return StartAtBudget(ctx, g, ev, x, rng, 0)
+}
+
+// StartAtBudget is StartAtContext with a budget of moves instead of
+// MaxFlips per zero factor (moves ≤ 0: that default): a caller that only
+// asks whether a world near x exists gives up sooner.
+func StartAtBudget(ctx context.Context, g *fg.Graph, ev fg.Evidence, x []int32, rng *rand.Rand, moves int) error {
 	c, err := newChain(g, ev, x)
 	if err != nil {
 		return err
@@ -325,14 +332,14 @@ func StartAtContext(ctx context.Context, g *fg.Graph, ev fg.Evidence, x []int32,
 			return fmt.Errorf("gibbs: state %d of variable %d is out of range", x[v], v)
 		}
 	}
-	return c.satisfy(ctx, rng)
+	return c.satisfy(ctx, rng, moves)
 }
 
 // ctxEvery is how many WalkSAT moves go between two polls of the context
 // (a move costs about a microsecond).
 const ctxEvery = 1 << 10
 
-func (c *chain) satisfy(ctx context.Context, rng *rand.Rand) error {
+func (c *chain) satisfy(ctx context.Context, rng *rand.Rand, budget int) error {
 	g := c.g
 	nHard := 0
 	pos := map[int32]int{} // zero factor → index in unsat
@@ -395,7 +402,9 @@ func (c *chain) satisfy(ctx context.Context, rng *rand.Rand) error {
 		return bs, bd
 	}
 	var free []int32
-	budget := MaxFlips * max(nHard, 1)
+	if budget <= 0 {
+		budget = MaxFlips * max(nHard, 1)
+	}
 	for moves := 0; len(unsat) > 0; moves++ {
 		if moves == budget {
 			return &UnsatError{Factor: int(unsat[0]), Moves: budget}

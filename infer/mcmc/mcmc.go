@@ -56,6 +56,7 @@ import (
 	"iter"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -265,6 +266,8 @@ type chainRun struct {
 	// clusters counts the clusters of the chain's Swendsen–Wang moves.
 	clusters int64
 	cut      bool // the deadline ended the chain
+	// final is the chain's world when it stopped (nil when it has none).
+	final []int32
 }
 
 // Sample runs cfg.Chains chains on g given ev (nil: none) and returns the
@@ -372,6 +375,7 @@ func sample(ctx context.Context, g *fg.Graph, ev fg.Evidence, cfg Config) (*Resu
 	res.average(g, runs)
 	res.soft = NoZeros(g)
 	res.diagnose(runs, sel, res.Off, cfg.Kernel)
+	res.checkForced(ctx, g, ev, runs, sel, cfg.Seed)
 	if note != "" && !res.Diag.Mixed {
 		res.Diag.Why += " (" + note + ")"
 	}
@@ -419,6 +423,7 @@ func runChain(ctx context.Context, g *fg.Graph, ev fg.Evidence, bk *gibbs.Blocki
 		syms = newSymmetries(gens, g.NumVars(), rand.New(rand.NewPCG(cfg.Seed, k|1<<41)))
 		scratch = make([]int32, g.NumVars())
 	}
+	defer func() { r.final = slices.Clone(ch.State()) }()
 	return r.loop(ctx, cfg, deadline, size, sel, nc, ch.LogScore, func(cond []float64) error {
 		switch cfg.Kernel {
 		case Cluster:
