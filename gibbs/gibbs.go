@@ -273,7 +273,9 @@ func (c *chain) factors(v int32) (int64, int64) { return c.g.VarStart[v], c.g.Va
 // Start sets x to a random world consistent with ev and the zeros of g:
 // observed variables take their evidence state, every other variable in
 // increasing order a uniformly random state (rng.IntN of its
-// cardinality), and then, while some factor's current entry is zero, a
+// cardinality; a variable that a hard unit factor zeroes in that state
+// then takes its first state no hard unit factor zeroes, and no move
+// takes it back), and then, while some factor's current entry is zero, a
 // WalkSAT move: pick such a factor at random and one of its unobserved
 // variables at random, and with probability ½ (rng.IntN(2) == 0) replace
 // it by the variable of that factor whose best move leaves the fewest
@@ -341,6 +343,32 @@ const ctxEvery = 1 << 10
 
 func (c *chain) satisfy(ctx context.Context, rng *rand.Rand, budget int) error {
 	g := c.g
+	// A hard factor on one variable (a hard unit clause) rules states out
+	// for good: the search never moves a variable into a state one of
+	// them zeroes, and starts it in an allowed one (on the event
+	// calculus's chains of implications, internal/calib.EventCalculus,
+	// WalkSAT moves that broke such units again and again used up its
+	// moves in one start of five).
+	allowed := func(v, s int32) bool {
+		lo, hi := c.factors(v)
+		for i := lo; i < hi; i++ {
+			f := int(c.edgeF[i])
+			if c.hard[f] && g.FactorStart[f+1]-g.FactorStart[f] == 1 && g.Table(f).Values[s] == 0 {
+				return false
+			}
+		}
+		return true
+	}
+	for v := range c.x {
+		if vv := int32(v); !c.observed(vv) && !allowed(vv, c.x[v]) {
+			for s := range g.Card[v] {
+				if allowed(vv, s) {
+					c.x[v] = s
+					break
+				}
+			}
+		}
+	}
 	nHard := 0
 	pos := map[int32]int{} // zero factor → index in unsat
 	var unsat []int32
@@ -392,7 +420,7 @@ func (c *chain) satisfy(ctx context.Context, rng *rand.Rand, budget int) error {
 	best := func(v int32) (int32, int) {
 		bs, bd := int32(-1), math.MaxInt
 		for s := range g.Card[v] {
-			if s == c.x[v] {
+			if s == c.x[v] || !allowed(v, s) {
 				continue
 			}
 			if d := delta(v, s); d < bd {
@@ -440,6 +468,9 @@ func (c *chain) satisfy(ctx context.Context, rng *rand.Rand, budget int) error {
 				s = 1 - c.x[v]
 			default:
 				s = (c.x[v] + 1 + int32(rng.IntN(int(k-1)))) % k
+			}
+			if !allowed(v, s) {
+				continue // a hard unit factor rules it out
 			}
 		}
 		c.x[v] = s
