@@ -3,7 +3,7 @@ module github.com/lifted-dev/lifted
 go 1.26.8
 
 require (
-	github.com/schollz/progressbar/v3 v3.19.1
+	github.com/schollz/progressbar/v3 v3.15.0
 	github.com/spf13/cobra v1.10.2
 	github.com/spf13/pflag v1.0.9
 	golang.org/x/term v0.44.0

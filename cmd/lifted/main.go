@@ -213,6 +213,10 @@ Markov logic networks in Alchemy's format (.mln, with .db evidence).`,
 			root.AddCommand(sc.build())
 		}
 	}
+	// A named subcommand runs: cobra's completion command (four
+	// subcommands and their help texts, built at every Execute) cannot be
+	// the one called.
+	root.CompletionOptions.DisableDefaultCmd = only != ""
 	alchemyHelp(root)
 	return root
 }

@@ -15,7 +15,9 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // Share is the part of the available memory that the default budget
@@ -47,9 +49,31 @@ func Limit() int64 {
 	return int64(float64(Available()) * Share)
 }
 
-// Available reads MemAvailable from /proc/meminfo (8 GiB where it cannot
-// be read).
+// Available is MemAvailable from /proc/meminfo (8 GiB where it cannot be
+// read), read at most once a second: a short run asks several times at
+// start (the runtime limit, the input's size, the model's), and each read
+// costs an open, the kernel's accounting and a close.
 func Available() int64 {
+	avail.Lock()
+	defer avail.Unlock()
+	if now := time.Now(); avail.bytes == 0 || now.Sub(avail.at) >= availableAge {
+		avail.bytes, avail.at = readAvailable(), now
+	}
+	return avail.bytes
+}
+
+// availableAge is how long Available's last reading is kept.
+const availableAge = time.Second
+
+var avail struct {
+	sync.Mutex
+	at    time.Time
+	bytes int64
+}
+
+// readAvailable reads MemAvailable from /proc/meminfo (8 GiB where it
+// cannot be read).
+func readAvailable() int64 {
 	f, err := os.Open("/proc/meminfo")
 	if err != nil {
 		return fallback

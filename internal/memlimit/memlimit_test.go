@@ -7,6 +7,7 @@ import (
 	"runtime/debug"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestParse(t *testing.T) {
@@ -71,5 +72,25 @@ func TestRuntime(t *testing.T) {
 	}
 	if got := Runtime(); got != 3<<30 || debug.SetMemoryLimit(-1) != 3<<30 {
 		t.Fatalf("Runtime() = %d, runtime limit %d; want the budget %d", got, debug.SetMemoryLimit(-1), 3<<30)
+	}
+}
+
+// Available keeps its reading for availableAge, then reads again.
+func TestAvailableAge(t *testing.T) {
+	first := Available()
+	if first <= 0 {
+		t.Fatalf("Available() = %d", first)
+	}
+	avail.Lock()
+	avail.bytes, avail.at = 12345, time.Now()
+	avail.Unlock()
+	if got := Available(); got != 12345 {
+		t.Errorf("Available() within availableAge = %d, want the kept 12345", got)
+	}
+	avail.Lock()
+	avail.at = time.Now().Add(-availableAge)
+	avail.Unlock()
+	if got := Available(); got == 12345 || got <= 0 {
+		t.Errorf("Available() after availableAge = %d, want a new reading", got)
 	}
 }
