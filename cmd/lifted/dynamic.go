@@ -36,25 +36,26 @@ func (d *dynamicFlags) register(cmd *cobra.Command) {
 	fl.StringArrayVar(&d.plotAtom, "plot-atom", nil, "dynamic: atoms to draw, without the time argument, e.g. 'Cancer(A)' (repeatable; default: the first 8)")
 }
 
-// check validates the flags of a dynamic run; method auto is lbp there.
-func (d *dynamicFlags) check(fl *pflag.FlagSet, f *inferFlags) error {
-	if f.method == "auto" {
-		f.method = "lbp"
+// check checks --plot's format before any work (engine.Named.Resolve
+// checks the other dynamic options).
+func (d *dynamicFlags) check() error {
+	if d.plot == "" {
+		return nil
 	}
-	for _, name := range []string{"max-product", "schedule"} {
-		if fl.Lookup(name).Changed {
-			return usageError{fmt.Errorf("--%s does not apply to --dynamic (--protocol sets BP's message order)", name)}
-		}
+	var err error
+	d.plotFmt, err = plotFormat(d.plot)
+	return err
+}
+
+// options are the dynamic options of the request; the protocol only when
+// given (engine.Named: "" is fb, and a protocol given to a method without
+// one is refused).
+func (d *dynamicFlags) options(fl *pflag.FlagSet) *engine.Dynamic {
+	o := &engine.Dynamic{Horizon: d.horizon, Filter: d.filter, Smooth: d.smooth}
+	if fl.Changed("protocol") {
+		o.Protocol = d.protocol
 	}
-	switch d.protocol {
-	case "fb", "flood":
-	default:
-		return usageError{fmt.Errorf("unknown --protocol %q (want fb or flood)", d.protocol)}
-	}
-	if f.method != "lbp" && f.method != "bp" && fl.Lookup("protocol").Changed {
-		return usageError{fmt.Errorf("--protocol applies to --method lbp and bp only")}
-	}
-	return nil
+	return o
 }
 
 // notDynamic refuses the dynamic flags (--plot, --horizon, --smooth, …)
@@ -67,24 +68,6 @@ func notDynamic(fl *pflag.FlagSet) error {
 		}
 	})
 	return err
-}
-
-// apply adds the dynamic options to the request.
-func (d *dynamicFlags) apply(req *engine.Request, f *inferFlags) error {
-	if d.filter && d.smooth {
-		return usageError{fmt.Errorf("--filter and --smooth exclude each other (without either, both are printed)")}
-	}
-	if d.plot != "" {
-		var err error
-		if d.plotFmt, err = plotFormat(d.plot); err != nil {
-			return err
-		}
-	}
-	if len(f.query) == 0 && len(f.queryFiles) == 0 {
-		return usageError{fmt.Errorf("--dynamic needs query fluents (-q), e.g. -q Cancer")}
-	}
-	req.Dynamic = &engine.Dynamic{Horizon: d.horizon, Protocol: d.protocol, Filter: d.filter, Smooth: d.smooth}
-	return nil
 }
 
 // writePlot draws --plot.

@@ -17,7 +17,6 @@ import (
 	mlnfile "github.com/lifted-dev/lifted/format/mlnfile"
 	"github.com/lifted-dev/lifted/infer"
 	"github.com/lifted-dev/lifted/internal/outfile"
-	"github.com/lifted-dev/lifted/internal/suggest"
 	"github.com/lifted-dev/lifted/pos"
 )
 
@@ -185,11 +184,12 @@ func exactArgs(n int) cobra.PositionalArgs {
 	}
 }
 
-// request turns the flags into the engine's Request: --method and its
-// properties (a flag the method has no property for is an error when
-// given explicitly), the task, and the MLN and colour options.
+// request turns the flags into the engine's Request: the model, the
+// query and the MLN and colour options, and, by engine.Named's rule (the
+// Python package's too), --method, the settings given as flags, --prop
+// and the dynamic options.
 func (f *inferFlags) request(fl *pflag.FlagSet, path string) (engine.Request, error) {
-	req := engine.Request{Model: path, Format: f.format, Evidence: f.evidence, Method: f.method,
+	req := engine.Request{Model: path, Format: f.format, Evidence: f.evidence,
 		Query: f.query, QueryFiles: f.queryFiles, Ground: f.mlnFlags.options(), ColourMode: f.colorMode,
 		Workers: f.workers, Seed: f.seed, AllowUnconverged: f.allowUnconverged, RequireConverged: f.requireConverged, LogZ: f.outFormat == "json", Tolerance: f.tolerance}
 	d, err := mlnfile.ParseDialect(f.dialect)
@@ -197,34 +197,24 @@ func (f *inferFlags) request(fl *pflag.FlagSet, path string) (engine.Request, er
 		return req, usageError{err}
 	}
 	req.Dialect = d
-	m, ok := infer.Lookup(f.method)
-	if !ok {
-		return req, usageError{fmt.Errorf("unknown --method %q (want %s)%s", f.method, infer.OrList(infer.Names()), suggest.Hint(f.method, infer.Names()))}
-	}
-	given := map[string]string{}
-	fl.Visit(func(fg *pflag.Flag) { given[fg.Name] = fg.Value.String() })
-	if req.Properties, err = engine.SettingProperties(f.mode, m.Name, given); err != nil {
-		return req, usageError{err}
-	}
+	n := engine.Named{Mode: f.mode, Method: f.method, MaxProduct: f.maxProduct, Given: map[string]string{}, Props: map[string]string{}}
+	fl.Visit(func(fg *pflag.Flag) {
+		if engine.IsSetting(f.mode, fg.Name) {
+			n.Given[fg.Name] = fg.Value.String()
+		}
+	})
 	for _, kv := range f.props {
 		k, v, ok := strings.Cut(kv, "=")
 		if !ok || k == "" {
 			return req, usageError{fmt.Errorf("--prop %q: want NAME=VALUE", kv)}
 		}
-		if !m.HasProperty(k) {
-			return req, usageError{fmt.Errorf("--prop %s: --method %s has no property %q (%s)", kv, m.Name, k, propNames(m))}
-		}
-		req.Properties[k] = v
+		n.Props[k] = v
 	}
-	if f.maxProduct {
-		req.Task = infer.MAP
+	if f.dyn.on {
+		n.Dynamic = f.dyn.options(fl)
 	}
-	if !m.Supports(req.Task) {
-		hint := ""
-		if !f.maxProduct && m.Supports(infer.MAP) {
-			hint = " (it answers MAP queries: add --max-product)"
-		}
-		return req, usageError{fmt.Errorf("--method %s does not answer %s queries%s", m.Name, req.Task, hint)}
+	if err := n.Resolve(&req); err != nil {
+		return req, cmdError(path, err)
 	}
 	return req, cmdError(path, engine.CheckOptions(req))
 }
@@ -276,7 +266,7 @@ func runInfer(ctx context.Context, cmd *cobra.Command, f *inferFlags, path strin
 	}
 	var err error
 	if f.dyn.on {
-		err = f.dyn.check(cmd.Flags(), f)
+		err = f.dyn.check()
 	} else {
 		err = notDynamic(cmd.Flags())
 	}
@@ -289,11 +279,6 @@ func runInfer(ctx context.Context, cmd *cobra.Command, f *inferFlags, path strin
 	req, err := f.request(cmd.Flags(), path)
 	if err != nil {
 		return err
-	}
-	if f.dyn.on {
-		if err := f.dyn.apply(&req, f); err != nil {
-			return err
-		}
 	}
 	out, err := openOutput(f.output)
 	if err != nil {
@@ -382,16 +367,4 @@ func methodHelp() string {
 		parts = append(parts, m.Name+" ("+m.Summary+")")
 	}
 	return strings.Join(parts, ", ")
-}
-
-// propNames lists a method's properties for an error message.
-func propNames(m infer.Method) string {
-	if len(m.Props) == 0 {
-		return "it has none"
-	}
-	names := make([]string, len(m.Props))
-	for i, p := range m.Props {
-		names[i] = p.Name
-	}
-	return "it has " + strings.Join(names, ", ")
 }

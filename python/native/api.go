@@ -9,14 +9,12 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
-	"sort"
 	"strings"
 	"sync"
 
 	"github.com/lifted-dev/lifted/engine"
 	"github.com/lifted-dev/lifted/infer"
 	"github.com/lifted-dev/lifted/internal/memlimit"
-	"github.com/lifted-dev/lifted/internal/suggest"
 	"github.com/lifted-dev/lifted/pos"
 )
 
@@ -326,133 +324,25 @@ func request(m *engine.Model, rr *runRequest) (engine.Request, error) {
 		}
 		return req, nil
 	}
-	method := rr.Method
+	n := engine.Named{Method: rr.Method, MaxProduct: rr.MaxProduct, Given: rr.Properties}
 	switch rr.Mode {
 	case "infer", "":
-		if method == "" {
-			method = engine.DefaultMethod
-		}
 	case "map":
-		if method == "" {
-			method = engine.DefaultMAPMethod
-		}
-		if rr.Dynamic != nil {
-			return req, usagef("map has no dynamic runs (use infer)")
-		}
+		n.Mode = engine.ModeMAP
 	default:
 		return req, usagef("unknown mode %q (want infer, map or compress)", rr.Mode)
-	}
-	if rr.Dynamic != nil && method == "auto" {
-		method = "lbp" // a dynamic run's default, as dynamic.go's check
-	}
-	meth, ok := infer.Lookup(method)
-	if !ok {
-		return req, usagef("unknown --method %q (want %s)%s", method, infer.OrList(infer.Names()), suggest.Hint(method, infer.Names()))
-	}
-	req.Method = method
-	// The settings (tol, samples, …) with their defaults, by the engine's
-	// one rule; any other property of the method as given.
-	mode := engine.ModeInfer
-	if rr.Mode == "map" {
-		mode = engine.ModeMAP
-	}
-	given := map[string]string{}
-	var names []string
-	for k, v := range rr.Properties {
-		if engine.IsSetting(mode, k) {
-			given[k] = v
-		} else {
-			names = append(names, k)
-		}
-	}
-	props, err := engine.SettingProperties(mode, method, given)
-	if err != nil {
-		return req, usageErr{err}
-	}
-	req.Properties = props
-	sort.Strings(names)
-	for _, k := range names {
-		switch {
-		case meth.HasProperty(k):
-			req.Properties[k] = rr.Properties[k]
-		case !anyHasProperty(k):
-			return req, usagef("unknown flag --%s for 'lifted %s'%s", k, mode, didYouMean(k))
-		default:
-			return req, usagef("--%s does not apply to --method %s", k, meth.Name)
-		}
-	}
-	if rr.MaxProduct || rr.Mode == "map" {
-		req.Task = infer.MAP
-	}
-	if !meth.Supports(req.Task) {
-		hint := ""
-		if req.Task != infer.MAP && meth.Supports(infer.MAP) {
-			hint = " (it answers MAP queries: add --max-product)"
-		}
-		return req, usagef("--method %s does not answer %s queries%s", meth.Name, req.Task, hint)
 	}
 	if d := rr.Dynamic; d != nil {
 		if !m.IsMLN() {
 			return req, usagef("--dynamic needs an MLN")
 		}
-		if req.Task == infer.MAP {
-			return req, usagef("--max-product does not apply to --dynamic (--protocol sets BP's message order)")
-		}
-		if _, ok := rr.Properties["schedule"]; ok {
-			return req, usagef("--schedule does not apply to --dynamic (--protocol sets BP's message order)")
-		}
-		switch d.Protocol {
-		case "":
-			d.Protocol = "fb"
-		case "fb", "flood":
-			if method != "lbp" && method != "bp" {
-				return req, usagef("--protocol applies to --method lbp and bp only")
-			}
-		default:
-			return req, usagef("unknown --protocol %q (want fb or flood)", d.Protocol)
-		}
-		if d.Filter && d.Smooth {
-			return req, usagef("--filter and --smooth exclude each other (without either, both are printed)")
-		}
-		if len(rr.Query) == 0 && len(rr.QueryFiles) == 0 {
-			return req, usagef("--dynamic needs query fluents (-q), e.g. -q Cancer")
-		}
 		horizon := -1
 		if d.Horizon != nil {
 			horizon = *d.Horizon
 		}
-		req.Dynamic = &engine.Dynamic{Horizon: horizon, Protocol: d.Protocol, Filter: d.Filter, Smooth: d.Smooth}
+		n.Dynamic = &engine.Dynamic{Horizon: horizon, Protocol: d.Protocol, Filter: d.Filter, Smooth: d.Smooth}
 	}
-	return req, nil
-}
-
-func anyHasProperty(name string) bool {
-	for _, n := range infer.Names() {
-		if m, ok := infer.Lookup(n); ok && m.HasProperty(name) {
-			return true
-		}
-	}
-	return false
-}
-
-// didYouMean is " (did you mean --NAME?)" for the setting or property
-// nearest to the unknown name, or "".
-func didYouMean(name string) string {
-	var names []string
-	for _, s := range engine.Settings {
-		names = append(names, s.Name)
-	}
-	for _, n := range infer.Names() {
-		if m, ok := infer.Lookup(n); ok {
-			for _, p := range m.Props {
-				names = append(names, p.Name)
-			}
-		}
-	}
-	if s := suggest.Flag(name, names); s != "" {
-		return " (did you mean --" + s + "?)"
-	}
-	return ""
+	return req, n.Resolve(&req)
 }
 
 // splitAll splits comma-separated items, as the command's string-slice
