@@ -17,7 +17,10 @@
 // # How a query is answered
 //
 // The method is Request.Method, a name of the infer registry; by default
-// DefaultMethod ("auto") for marginals and DefaultMAPMethod ("lp") for MAP.
+// DefaultMethod ("auto") for marginals and DefaultMAPMethod ("map-auto")
+// for MAP. A front end that takes the method and its settings by name (the
+// command's flags, the Python package's keywords) fills a Named and calls
+// Resolve: one rule for defaults, settings, properties and refusals.
 // The choice among methods on a ground graph is auto's (infer/exact.Auto,
 // through the registry); the engine decides what happens before grounding.
 // A factor graph runs the method on its (compressed) graph. An MLN query
@@ -51,6 +54,14 @@
 // WriteJSON writes a Result in the one JSON schema, ResultSchema
 // (result.schema.json, schema_version 1); WriteAlchemy writes Alchemy's
 // result format, WriteUAI the UAI MAR/MPE formats.
+//
+// # Learning
+//
+// Learn runs "lifted learn": every weight learner (LearnMethods: the batch
+// learners of package learn, the online and BP-based ones of package
+// online) behind one LearnRequest, with the per-method defaults
+// (DefaultPriorStdDev), the options each learner takes (LearnOptionGroups,
+// CheckLearnOptions) and scg's fallback to dn.
 //
 // Errors: a *RequestError is a mistake in the request (unknown method,
 // bad property, bad query); a run that does not converge, without

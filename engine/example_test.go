@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/lifted-dev/lifted/engine"
+	"github.com/lifted-dev/lifted/learn"
 )
 
 // An MLN query: marginals of the query atoms given the evidence, by
@@ -63,4 +64,32 @@ func Example_filtering() {
 	// step 1: Cancer(A,1) 0.5183
 	// step 2: Cancer(A,2) 0.8176
 	// step 3: Cancer(A,3) 0.7879
+}
+
+// The method and settings as a user names them (the command's flags, the
+// Python package's keywords) become a Request by one rule: the defaults,
+// and a refusal for a setting the method would ignore.
+func ExampleNamed() {
+	var req engine.Request
+	if err := (engine.Named{Method: "gibbs", Given: map[string]string{"samples": "500"}}).Resolve(&req); err != nil {
+		panic(err)
+	}
+	fmt.Println(req.Method, req.Task, req.Properties["samples"], req.Properties["burn-in"])
+	err := (engine.Named{Method: "gibbs", Given: map[string]string{"damping": "0.5"}}).Resolve(&req)
+	fmt.Println(err)
+	// Output:
+	// gibbs marginals 500 100
+	// --damping does not apply to --method gibbs
+}
+
+// Weight learning by the exact lifted likelihood (lwl, the default): one
+// weight per formula of the model.
+func ExampleLearn() {
+	l, err := engine.Learn(context.Background(), engine.LearnRequest{Input: "../examples/mln/wfomc/smoking.mln",
+		Run: learn.Run{Train: []string{"../examples/mln/wfomc/smoking-train.db"}}, DefaultPrior: true})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Printf("%s: %d weights, Smokes(x) => Cancer(x): %.2f\n", l.Method, len(l.Weights), l.Weights[3])
+	// Output: lwl: 6 weights, Smokes(x) => Cancer(x): 7.51
 }

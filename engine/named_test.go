@@ -2,6 +2,7 @@ package engine
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -77,5 +78,28 @@ func TestNamedResolve(t *testing.T) {
 				t.Errorf("dynamic %+v, want protocol fb", req.Dynamic)
 			}
 		})
+	}
+}
+
+// TestCheckLearnOptions: every option of LearnOptionGroups (the groups of
+// learn's help) is taken by the learners of its group and refused, naming
+// them, by every other learner; options in no group apply to all.
+func TestCheckLearnOptions(t *testing.T) {
+	for _, g := range LearnOptionGroups {
+		for _, o := range g.Options {
+			for _, m := range LearnMethods {
+				err := CheckLearnOptions(m, []string{"input", o})
+				var re *RequestError
+				switch in := slices.Contains(g.Methods, m); {
+				case in && err != nil:
+					t.Errorf("--%s with %s: %v", o, m, err)
+				case !in && (!errors.As(err, &re) || !strings.Contains(err.Error(), "--"+o+" applies to --method ")):
+					t.Errorf("--%s with %s: %v, want a refusal", o, m, err)
+				}
+			}
+		}
+	}
+	if err := CheckLearnOptions("lwll", nil); err == nil || !strings.Contains(err.Error(), `unknown --method "lwll"`) {
+		t.Errorf("unknown learner: %v", err)
 	}
 }

@@ -83,8 +83,8 @@ func TestHelpFlagsApply(t *testing.T) {
 		"counts":         "Flags of dn, dscg and vp",
 		"ne":             "Flags of dn, dscg, vp, smd, sgd, scg and lbfgs-bp",
 		"seed":           "Flags of dn, dscg, vp, smd, sgd, scg and lbfgs-bp",
-		"holdout":        "Flags of the online and BP-based learners: smd, sgd, scg and lbfgs-bp",
-		"shards":         "Flags of the online and BP-based learners: smd, sgd, scg and lbfgs-bp",
+		"holdout":        "Flags of smd, sgd, scg and lbfgs-bp",
+		"shards":         "Flags of smd, sgd, scg and lbfgs-bp",
 		"pieces":         "Flags of smd and sgd",
 		"smd-mu":         "Flags of smd",
 	} {

@@ -2,15 +2,18 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
+	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
+	"github.com/lifted-dev/lifted/engine"
 	"github.com/lifted-dev/lifted/learn"
-	"github.com/lifted-dev/lifted/online"
+	"github.com/lifted-dev/lifted/pos"
 )
 
 type learnFlags struct {
@@ -77,103 +80,84 @@ lwl and pll use L-BFGS with a Gaussian prior N(--prior-mean,
   lifted learn -i model.mln -t a.db -t b.db --prior-stddev 10`,
 		Args: exactArgs(0),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if !cmd.Flags().Changed("prior-stddev") && (f.method == "scg" || f.method == "lbfgs-bp") {
-				f.priorStdDev = 2 // as below, for the BP-based discriminative learners
-			}
-			if online.IsMethod(f.method) {
-				err := runOnlineLearn(cmd.Context(), &f, cmd.OutOrStdout())
-				if f.method != "scg" || !errors.Is(err, online.ErrClauseTooLarge) {
-					return err
-				}
-				// the BP learner's ground clauses are tables: MC-SAT's counts have no such limit
-				if !f.quiet {
-					fmt.Fprintf(os.Stderr, "lifted: scg: %v; learning with --method dn (diagonal Newton, MC-SAT counts) instead\n", err)
-				}
-				f.method = "dn"
-			}
-			if !cmd.Flags().Changed("prior-stddev") && (isDiscMethod(f.method) || f.method == "scg" || f.method == "lbfgs-bp") {
-				// Alchemy's learnwts: 2 for discriminative learning, 100 for generative (DISC_DEFAULT_STD_DEV, GEN_DEFAULT_STD_DEV)
-				f.priorStdDev = 2
-			}
-			for _, n := range []string{"plot", "plot-with", "log", "holdout", "eval-every"} {
-				if !isDiscMethod(f.method) && cmd.Flags().Changed(n) {
-					return usageError{fmt.Errorf("--%s draws or logs the test-CMLL learning curve of the online learners (--method smd, sgd, scg or lbfgs-bp, with --holdout); --method %s has no such curve", n, f.method)}
-				}
-			}
 			return runLearn(cmd.Context(), cmd, &f, cmd.OutOrStdout())
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.method, "method", "lwl", "lwl (exact lifted likelihood), pll (pseudo-likelihood), dn (discriminative, diagonal Newton), or smd, sgd, scg, lbfgs-bp (see --ne); the flags below are grouped by the methods they apply to")
+	fl.StringVar(&f.method, "method", engine.DefaultLearnMethod, "lwl (exact lifted likelihood), pll (pseudo-likelihood), dn (discriminative, diagonal Newton), or smd, sgd, scg, lbfgs-bp (see --ne); the flags below are grouped by the methods they apply to")
 	fl.StringVarP(&f.input, "input", "i", "", "the MLN whose formula weights to learn (required)")
 	fl.StringSliceVarP(&f.train, "train", "t", nil, "training databases, comma-separated or repeated (required)")
 	fl.StringVarP(&f.output, "output", "o", "", "learned MLN file (default stdout)")
 	fl.Float64Var(&f.priorMean, "prior-mean", 0, "mean of the Gaussian prior on weights")
 	fl.Float64Var(&f.priorStdDev, "prior-stddev", 100, "standard deviation of the Gaussian prior (negative: no prior); default 100 for lwl and pll, 2 for the discriminative dn, scg and lbfgs-bp (Alchemy's learnwts: 100 with -g, 2 with -d)")
 	fl.IntVar(&f.maxIter, "max-iter", 1000, "maximum iterations (lwl, pll, scg, lbfgs-bp: of L-BFGS or SCG; dn: of diagonal Newton after the pseudo-likelihood start, default 5; negative: none)")
-	fl.Float64Var(&f.tol, "tol", 1e-8, "stop when the largest gradient component is below this")
+	fl.Float64Var(&f.tol, "tol", engine.DefaultLearnTol, "stop when the largest gradient component is below this")
 	fl.BoolVar(&f.pllUnweighted, "pll-unweighted", false, "pll: weight all ground atoms alike instead of all predicates alike")
 	fl.Float64Var(&f.learningRate, "learning-rate", 0.001, "vp: the voted perceptron's step per unit of gradient (Alchemy's -dLearningRate)")
 	fl.StringVar(&f.counts, "counts", "mcsat", "dn, dscg, vp: where the expected counts come from: mcsat (MC-SAT chains started at the data, 5 iterations by default) or bp (belief propagation on each training database to a fixed point, no Monte Carlo noise, up to 100 iterations until the Newton steps are below 0.01)")
 	fl.BoolVar(&f.quiet, "quiet", false, "no progress or summary on stderr")
 	fl.BoolVar(&f.allowPartial, "allow-partial", false, "on Ctrl-C or SIGTERM write the weights reached so far (lwl, pll, dn, dscg, vp, scg, lbfgs-bp: of the last iteration; smd, sgd: after the last mini-batch), marked INTERRUPTED in the header, instead of failing with exit status 130")
 	f.online.register(fl)
-	groupFlags(cmd,
-		flagGroup{"Flags of lwl, pll, dn, dscg, vp, scg and lbfgs-bp", []string{"max-iter", "prior-stddev"}},
-		flagGroup{"Flags of lwl, pll, scg and lbfgs-bp", []string{"tol"}},
-		flagGroup{"Flags of lwl, pll, dn, dscg and vp", []string{"prior-mean"}},
-		flagGroup{"Flags of pll", []string{"pll-unweighted"}},
-		flagGroup{"Flags of vp", []string{"learning-rate"}},
-		flagGroup{"Flags of dn, dscg and vp", []string{"counts"}},
-		flagGroup{"Flags of dn, dscg, vp, smd, sgd, scg and lbfgs-bp", []string{"ne", "seed"}},
-		flagGroup{"Flags of the online and BP-based learners: smd, sgd, scg and lbfgs-bp", []string{"holdout", "eval-every", "log", "plot", "plot-with", "ground-bp", "workers", "shards"}},
-		flagGroup{"Flags of smd and sgd", []string{"pieces", "depth", "discount", "batch-size", "step", "passes"}},
-		flagGroup{"Flags of smd", []string{"smd-lambda", "smd-mu", "smd-gamma"}})
+	groups := make([]flagGroup, len(engine.LearnOptionGroups))
+	for i, g := range engine.LearnOptionGroups {
+		groups[i] = flagGroup{"Flags of " + andList(g.Methods), g.Options}
+	}
+	groupFlags(cmd, groups...)
 	return cmd
 }
 
-// runLearn runs "lifted learn --method lwl|pll|dn" (learn.Run).
+// runLearn runs "lifted learn" (engine.Learn).
 func runLearn(ctx context.Context, cmd *cobra.Command, f *learnFlags, stdout io.Writer) error {
-	switch {
-	case isDiscMethod(f.method) && (f.input == "" || len(f.train) == 0):
-		return usageError{fmt.Errorf("learn needs -i STRUCT.mln and -t A.db[,B.db…]")}
-	case f.input == "":
-		return usageError{fmt.Errorf("learn needs the model: -i STRUCT.mln")}
-	case len(f.train) == 0:
-		return usageError{fmt.Errorf("learn needs training data: -t A.db[,B.db…]")}
+	var given []string
+	cmd.Flags().Visit(func(fl *pflag.Flag) { given = append(given, fl.Name) })
+	return learnWith(ctx, f, given, stdout)
+}
+
+// learnWith runs "lifted learn" with the flags f, of which those named by
+// given were set on the command line.
+func learnWith(ctx context.Context, f *learnFlags, given []string, stdout io.Writer) error {
+	if err := engine.CheckLearnOptions(f.method, given); err != nil {
+		return cmdError(f.input, err)
 	}
-	r := learn.Run{Method: f.method, Train: f.train, PriorMean: f.priorMean, PriorStdDev: f.priorStdDev,
-		Tol: f.tol, UnweightedPLL: f.pllUnweighted, NE: f.online.ne, Seed: f.online.c.Seed, LearningRate: f.learningRate,
-		Counts: f.counts}
-	if cmd.Flags().Changed("max-iter") {
+	r := engine.LearnRequest{Input: f.input, DefaultPrior: !slices.Contains(given, "prior-stddev"), Online: f.online.c,
+		Run: learn.Run{Method: f.method, Train: f.train, PriorMean: f.priorMean, PriorStdDev: f.priorStdDev,
+			Tol: f.tol, UnweightedPLL: f.pllUnweighted, NE: f.online.ne, Seed: f.online.c.Seed, LearningRate: f.learningRate,
+			Counts: f.counts}}
+	if slices.Contains(given, "tol") && !(f.tol > 0) {
+		return usageError{fmt.Errorf("--tol must be positive, got %g", f.tol)} // 0 would be the default
+	}
+	if slices.Contains(given, "max-iter") {
 		r.MaxIter = f.maxIter // else the method's default
 	}
-	if err := r.Check(); err != nil {
-		return usageError{err}
+	if err := engine.CheckLearn(r); err != nil {
+		return cmdError(f.input, err)
 	}
-	if cmd.Flags().Changed("counts") && !isDiscMethod(f.method) {
-		return usageError{fmt.Errorf("--counts applies to --method dn, dscg and vp, not %s", f.method)}
-	}
-	if cmd.Flags().Changed("learning-rate") && f.method != "vp" {
-		return usageError{fmt.Errorf("--learning-rate is the voted perceptron's (--method vp), not %s's", f.method)}
+	plotFmt := ""
+	if f.online.plot != "" {
+		var err error
+		if plotFmt, err = plotFormat(f.online.plot); err != nil {
+			return err
+		}
 	}
 	out, err := openOutput(f.output)
 	if err != nil {
 		return err
 	}
-	m, err := readMLNQuiet(f.input, f.quiet)
-	if err != nil {
-		return err
-	}
 	prog := newProgress(f.quiet)
 	r.Progress = prog.update
+	r.Warn = func(ws []*pos.Error) { warn(f.quiet, ws) }
+	r.Note = func(note string) {
+		if !f.quiet {
+			fmt.Fprintln(os.Stderr, "lifted: "+note)
+		}
+	}
 	if f.allowPartial {
 		partialGrace.Store(true)
 	}
-	l, err := r.Learn(ctx, m)
+	l, err := engine.Learn(ctx, r)
 	prog.done()
 	if err != nil {
-		return err
+		return cmdError(f.input, err)
 	}
 	if l.Interrupted {
 		if !f.allowPartial {
@@ -181,14 +165,23 @@ func runLearn(ctx context.Context, cmd *cobra.Command, f *learnFlags, stdout io.
 		}
 		fmt.Fprintf(os.Stderr, "lifted: warning: learning %s (--allow-partial): the weights written are not the optimum\n", l.Status)
 	}
-	if !f.quiet {
-		fmt.Fprintln(os.Stderr, "lifted: "+l.Summary)
+	for _, line := range l.Lines {
+		if !f.quiet {
+			fmt.Fprintln(os.Stderr, "lifted: "+line)
+		}
+	}
+	if l.Curve != nil {
+		if err := writeCurve(&f.online, l.Curve, plotFmt, stdout); err != nil {
+			return err
+		}
 	}
 	return out.Write(stdout, func(w io.Writer) error { return learn.WriteMLN(w, l.MLN, l.Weights, l.Header) })
 }
 
-// isDiscMethod reports whether method is one of learn's discriminative
-// learners with MC-SAT counts (dn, dscg, vp).
-func isDiscMethod(method string) bool {
-	return method == "dn" || method == "dscg" || method == "vp"
+// andList joins names as "a, b and c".
+func andList(names []string) string {
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }

@@ -1,21 +1,16 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/spf13/pflag"
 
 	"github.com/lifted-dev/lifted/internal/svgplot"
-	"github.com/lifted-dev/lifted/learn"
 	"github.com/lifted-dev/lifted/online"
-	"github.com/lifted-dev/lifted/pos"
 )
 
 // onlineFlags are the options of the online and BP-based learners of
@@ -47,72 +42,6 @@ func (o *onlineFlags) register(fl *pflag.FlagSet) {
 	fl.Float64Var(&o.c.EvalEvery, "eval-every", 0.1, "with --holdout: evaluate after every this fraction of a pass")
 	fl.IntVar(&o.c.Workers, "workers", 0, "colour passing of every BP run on this many cores; the default 0 = one per core (the learned weights do not depend on it; see lifted infer --help)")
 	fl.IntVar(&o.c.Shards, "shards", 1, "compute each mini-batch (or the whole model) in this many shards of pieces on as many cores (lifting then works within a shard, so results differ within BP's tolerance)")
-}
-
-// runOnlineLearn runs "lifted learn --method smd|sgd|scg|lbfgs-bp"
-// (online.LearnFiles).
-func runOnlineLearn(ctx context.Context, r *learnFlags, stdout io.Writer) error {
-	o := &r.online
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	prog := newProgress(r.quiet)
-	c := o.c
-	c.Method, c.Train, c.MaxIter, c.Tol, c.PriorStdDev = r.method, r.train, r.maxIter, r.tol, r.priorStdDev
-	c.Progress = func(done, total int64, detail string) { prog.update(r.method, done, total, detail) }
-	var ce *online.ConfigError
-	switch err := c.Check(); {
-	case !online.IsMethod(r.method):
-		return usageError{err}
-	case r.input == "":
-		return usageError{fmt.Errorf("learn needs the model: -i STRUCT.mln")}
-	case len(r.train) == 0:
-		return usageError{fmt.Errorf("learn needs the training mega-example: -t TRAIN.db")}
-	case errors.As(err, &ce):
-		return usageError{err}
-	}
-	plotFmt := ""
-	if o.plot != "" {
-		var err error
-		if plotFmt, err = plotFormat(o.plot); err != nil {
-			return err
-		}
-	}
-	out, err := openOutput(r.output)
-	if err != nil {
-		return err
-	}
-	if r.allowPartial {
-		partialGrace.Store(true)
-	}
-	res, err := online.LearnFiles(ctx, r.input, o.ne, c, func(ws []*pos.Error) { warn(r.quiet, ws) }, func(note string) {
-		if !r.quiet {
-			fmt.Fprintln(os.Stderr, "lifted: "+note)
-		}
-	})
-	prog.done()
-	var nee *online.NEError
-	if errors.As(err, &nee) {
-		return usageError{fmt.Errorf("--method %s %w", r.method, err)}
-	}
-	if err != nil {
-		return err
-	}
-	if res.Interrupted {
-		if !r.allowPartial {
-			return &interruptedError{fmt.Sprintf("%s: learning %s; nothing written (--allow-partial writes the weights so far, marked as such)", r.input, res.Summary)}
-		}
-		fmt.Fprintf(os.Stderr, "lifted: warning: learning %s (--allow-partial): the weights written are not the optimum\n", res.Summary)
-	}
-	for _, line := range res.Lines {
-		if !r.quiet {
-			fmt.Fprintln(os.Stderr, "lifted: "+line)
-		}
-	}
-	if err := writeCurve(o, res.Curve, plotFmt, stdout); err != nil {
-		return err
-	}
-	return out.Write(stdout, func(w io.Writer) error { return learn.WriteMLN(w, res.Data.User, res.Weights, res.Header) })
 }
 
 // writeCurve writes the curve as JSON (--log) and plots it with those of

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -247,6 +248,16 @@ type onlineRun struct {
 	Quiet                 bool
 	MaxIter               int
 	Tol, PriorStdDev      float64
+}
+
+// runOnlineLearn runs learn as with --max-iter and --prior-stddev given
+// where the method takes them (scg, lbfgs-bp).
+func runOnlineLearn(ctx context.Context, f *learnFlags, stdout io.Writer) error {
+	var given []string
+	if f.method == "scg" || f.method == "lbfgs-bp" {
+		given = []string{"max-iter", "prior-stddev"}
+	}
+	return learnWith(ctx, f, given, stdout)
 }
 
 func (r onlineRun) flags(o *onlineFlags) *learnFlags {
