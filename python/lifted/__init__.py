@@ -397,13 +397,14 @@ def infer(model, evidence=None, query=None, method=None, *, format=None,
 def map(model, evidence=None, query=None, method=None, *, format=None, quiet=True,
         native=None, **options):
     """A MAP assignment, the most probable world given the evidence
-    (``lifted map``): the MAP LP relaxation with a bound by default
-    (``method`` "lp"; also "ilp", "maxwalksat", "bp", "lbp"). Arguments as
+    (``lifted map``): anytime MAP with a bound by default (``method``
+    "map-auto": MaxWalkSAT per component, then an LP bound and exact
+    components; also "lp", "ilp", "maxwalksat", "bp", "lbp"). Arguments as
     for ``infer`` (flags: ``relaxation="local"``, ``symmetry="none"``,
     ``tries=5``, ``seed=1``, …). Returns the result dict with
     ``"assignment"`` ({atom: 0 or 1} for an MLN, a list of states for a
-    factor graph), ``"objective"`` and, for lp and ilp, ``"bound"`` and
-    ``"gap"``. Named after the command; not in ``__all__``, so
+    factor graph), ``"objective"`` and, for map-auto, lp and ilp,
+    ``"bound"`` and ``"gap"``. Named after the command; not in ``__all__``, so
     ``from lifted import *`` does not hide the builtin ``map``.
     """
     if _use_native(native):
@@ -618,7 +619,7 @@ class Model:
         return self._run("infer", query, method, max_product, quiet, options)
 
     def map(self, query=None, method=None, *, quiet=True, **options):
-        """A MAP assignment: as ``lifted.map`` (method lp by default)."""
+        """A MAP assignment: as ``lifted.map`` (method map-auto by default)."""
         return self._run("map", query, method, False, quiet, options)
 
     def compress(self, query=None, *, quiet=True, **options):
