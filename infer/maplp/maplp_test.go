@@ -382,3 +382,29 @@ func TestOrbitsKeepPositions(t *testing.T) {
 		t.Errorf("claimed orbits: %v", err)
 	}
 }
+
+// Issue 39: a run stopped (its time limit, Ctrl-C) before its first LP —
+// while grouping the variables or building the LP, which takes seconds on
+// UW-CSE — answers with the greedy world and the trivial bound, marked
+// Interrupted, as one stopped while solving the LP does (it returned
+// "context deadline exceeded", and lifted map --time-limit 1s exited 1).
+func TestStoppedBeforeFirstLP(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	stopped, cancel := context.WithCancel(context.Background())
+	cancel()
+	for i := 0; i < 10; i++ {
+		g := gen.Random(r, 4+r.IntN(5), 6+r.IntN(8), 2, 0)
+		b := brute.Solve(g, nil)
+		for _, cfg := range []Config{{Relaxation: Local}, {Relaxation: Cycle}, {ILP: true}, {Relaxation: Cycle, Symmetry: bruteSym{}}} {
+			res, err := Solve(stopped, g, nil, cfg)
+			if err != nil {
+				t.Fatalf("model %d %+v: %v", i, cfg, err)
+			}
+			if !res.Interrupted || len(res.X) != g.NumVars() || res.Objective != Score(g, res.X) ||
+				res.Objective > b.LogMAP+1e-9 || res.Bound < b.LogMAP-1e-9 || !near(res.Gap, res.Bound-res.Objective, 1e-12) {
+				t.Errorf("model %d %+v: interrupted %v, objective %g (score %g), bound %g, gap %g; MAP %g",
+					i, cfg, res.Interrupted, res.Objective, Score(g, res.X), res.Bound, res.Gap, b.LogMAP)
+			}
+		}
+	}
+}

@@ -115,26 +115,35 @@ func Solve(ctx context.Context, g *fg.Graph, ev fg.Evidence, cfg Config) (*Resul
 	if cfg.MaxCuts <= 0 {
 		cfg.MaxCuts = max(20, g.NumVars())
 	}
+	solver := cfg.Solver
+	if solver == nil {
+		solver = Auto{}
+	}
+	res := &Result{Solver: solver.Name()}
+	// Stopped (a time limit, Ctrl-C) before the first LP, while grouping,
+	// building the LP or solving it: a world by greedy search from every
+	// variable's first allowed state, and the trivial bound (the time
+	// limit's answer so far, not an error).
 	part, err := cfg.Symmetry.Group(ctx, g, ev)
+	if err != nil && ctx.Err() != nil {
+		return stoppedEarly(g, ev, res, start), nil
+	}
 	if err != nil {
 		return nil, err
 	}
 	if cfg.Relaxation == Cycle && !part.Orbits {
 		return nil, ErrColourCycle
 	}
+	res.VarClasses, res.FactorClasses = part.NumVarClasses, part.NumFactorClasses
 	m, err := buildLocal(ctx, g, ev, part)
+	if err != nil && ctx.Err() != nil {
+		return stoppedEarly(g, ev, res, start), nil
+	}
 	if err != nil {
 		return nil, err
 	}
-	solver := cfg.Solver
-	if solver == nil {
-		solver = Auto{}
-	}
-	res := &Result{VarClasses: part.NumVarClasses, FactorClasses: part.NumFactorClasses, Solver: solver.Name()}
 	sol, err := solveLP(ctx, solver, m.lp)
 	if err != nil && ctx.Err() != nil {
-		// Stopped before the first LP: a world by greedy search from
-		// every variable's first allowed state, and the trivial bound.
 		return stoppedEarly(g, ev, res, start), nil
 	}
 	if err != nil {
@@ -152,7 +161,9 @@ func Solve(ctx context.Context, g *fg.Graph, ev fg.Evidence, cfg Config) (*Resul
 			case err == nil:
 				sep.stab = st
 			case ctx.Err() != nil:
-				return nil, ctx.Err()
+				// Stopped while building the stabilisers: the first LP's
+				// bound and world, no cuts.
+				res.Interrupted = true
 			case !errors.Is(err, errNotFixed):
 				return nil, err
 			} // a stabiliser that does not fix its variable: ground separation
@@ -160,7 +171,7 @@ func Solve(ctx context.Context, g *fg.Graph, ev fg.Evidence, cfg Config) (*Resul
 		// A graph without cycles (no edge between two variables of
 		// factors that could close one) has no cycle inequality to violate.
 		res.CutsDone = sep.numEdges() == 0
-		for r := 1; r <= cfg.MaxRounds && sep.numEdges() > 0; r++ {
+		for r := 1; r <= cfg.MaxRounds && sep.numEdges() > 0 && !res.Interrupted; r++ {
 			cuts, err := sep.separate(ctx, sol.X, cfg.Tol, cfg.MaxCuts)
 			if err != nil && ctx.Err() != nil {
 				res.Interrupted = true
