@@ -2,7 +2,7 @@
 # compare.sh — lifted's exact model counter (lifted count --method exact)
 # against sharpSAT on the DIMACS instances of ../shared/data/cnf, side by
 # side: CPU seconds (user + sys of the whole process) and peak resident
-# memory (bash's time and GNU time), the median of ROUNDS runs taken in turn, the ratio
+# memory (the process's rusage, bench/sharpsat/cpu), the median of ROUNDS runs taken in turn, the ratio
 # sharpSAT/lifted (> 1: lifted faster), whether the two counts agree, and
 # the search statistics both report (decisions, conflicts, failed literals).
 #
@@ -27,7 +27,7 @@ while [ $# -gt 0 ]; do
 	-rounds) rounds=$2; shift 2 ;;
 	-timeout) limit=$2; shift 2 ;;
 	-base) base=$(realpath "$2"); shift 2 ;;
-	-h|--help) sed -n '2,21p' "$0"; exit 0 ;;
+	-h|--help) sed -n '2,20p' "$0"; exit 0 ;;
 	*) break ;;
 	esac
 done
@@ -40,22 +40,22 @@ data=${DATA:-$repo/../shared/data}
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 lifted=${2:-}
 if [ -z "$lifted" ]; then (cd "$repo" && go build -o "$tmp/lifted" ./cmd/lifted); lifted=$tmp/lifted; fi
-(cd "$repo" && go build -o "$tmp/stats" ./bench/sharpsat/stats)
+(cd "$repo" && go build -o "$tmp/stats" ./bench/sharpsat/stats && go build -o "$tmp/cpu" ./bench/sharpsat/cpu)
 
 models=(2bitmax_6 2bitcomp_5 3blocks ais6 ais8 ais10 bw_large.a logistics.a logistics.b uf20-01 uf50-01
 	generated/ls5-norm-gen generated/ls6-norm-gen generated/ls7-norm-gen 2bitadd_10)
 # MODELS="3blocks ais8" runs a subset.
 [ -z "${MODELS:-}" ] || read -ra models <<<"$MODELS"
-# measure OUT CMD...: runs CMD (killed after $limit s), its output to
-# OUT.log, and writes to OUT.time its user and system CPU seconds, to the
-# millisecond (bash's time; GNU time rounds to 10 ms), and its peak
-# resident KB (GNU time); exits with CMD's status.
-TIMEFORMAT='%3U %3S'
+# measure OUT CMD...: runs CMD (stopped after $limit s), its output to
+# OUT.log, and writes to OUT.time its user and system CPU seconds and its
+# peak resident KB (bench/sharpsat/cpu: the command's own rusage, to the
+# microsecond; the shell's time around GNU time and timeout(1), used
+# before, counted their forks too, about 4 ms a run); exits with CMD's
+# status.
 measure() {
 	local out=$1 rc=0
 	shift
-	{ time /usr/bin/time -f "%M" -o "$out.rss" timeout "$limit" "$@" >"$out.log" 2>&1 || rc=$?; } 2>"$out.cpu0"
-	echo "$(tail -1 "$out.cpu0") $(tail -1 "$out.rss")" >"$out.time"
+	"$tmp/cpu" -o "$out.time" -timeout "$limit" "$@" >"$out.log" 2>&1 || rc=$?
 	return "$rc"
 }
 # run PROG FILE OUT: CPU seconds and peak KB of one run into OUT.cpu; the count into OUT.count
@@ -77,7 +77,7 @@ run() {
 	esac
 	[ -s "$out.count" ] || echo timeout >"$out.count"
 	echo "$rc" >"$out.rc"
-	awk '{printf "%.3f %d\n", $1+$2, $3}' "$out.time" >"$out.cpu"
+	awk '{printf "%.4f %d\n", $1+$2, $3}' "$out.time" >"$out.cpu"
 }
 median() { sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 # col PREFIX FIELD: the median over the rounds of field FIELD of PREFIX$r.cpu
