@@ -163,42 +163,50 @@ func (p *parser) prescan(filename string, src []byte) {
 	p.prac = false
 	p.nFiles++
 	p.fileSeq = p.nFiles
+	// One pass over the tokens holding three (the one before, the one
+	// looked at, the one after), not a slice of them all: a model of 2^24
+	// named constants (173 MB) made a slice of 72-byte tokens past 4 GB.
 	s := newScanner(src)
-	var toks []token
-	for {
-		t := s.next()
-		toks = append(toks, t)
-		if t.kind == tEOF {
-			break
-		}
-	}
 	at := func(t token) pos.Position { return pos.Position{File: filename, Line: t.line, Col: t.col} }
 	lineStart := true
-	for i, t := range toks {
-		next := toks[min(i+1, len(toks)-1)]
-		switch {
-		case t.kind == tNewline:
+	var prev token
+	t := s.next()
+	next := t
+	if t.kind != tEOF {
+		next = s.next()
+	}
+	for i := 0; ; i++ {
+		if t.kind == tNewline {
 			lineStart = true
-			continue
-		case t.kind == tQuestion && next.kind == tIdent && next.off == t.end && !lineStart:
-			p.prac = true
-			p.mark(mln.DialectPracmln, "pracmln's variable ?"+next.text, at(t))
-		case t.kind == tIllegal && isPracDirective(t.text):
-			p.mark(mln.DialectPracmln, "pracmln's "+t.text, at(t))
-		case t.kind == tIf:
-			p.mark(mln.DialectLoMRF, "LoMRF's definite clause (:-)", at(t))
-		case t.kind == tPlus && next.kind == tPlus && next.off == t.end && i > 0 && toks[i-1].kind == tIdent && toks[i-1].end == t.off:
-			p.mark(mln.DialectLoMRF, "LoMRF's successor "+toks[i-1].text+"++", at(toks[i-1]))
-		case t.kind == tNeq && t.text == "=/=":
-			p.mark(mln.DialectPracmln, "pracmln's =/=", at(t))
-		case lineStart && t.kind == tIdent && mathFuncs[t.text] != nil && next.kind == tLParen && next.off == t.end:
-			p.mark(mln.DialectPracmln, "pracmln's weight expression "+t.text+"(…)", at(t))
-		case lineStart && t.kind == tNumber && next.off == t.end && (next.kind == tSlash || next.kind == tStar):
-			p.mark(mln.DialectPracmln, "pracmln's weight expression", at(t))
-		case lineStart && t.kind == tIdent && t.text == "P" && next.kind == tLParen && probConstraintAt(toks[i:]):
-			p.mark(mln.DialectPracmln, "pracmln's probability constraint P(…) = p", at(t))
+		} else {
+			switch {
+			case t.kind == tQuestion && next.kind == tIdent && next.off == t.end && !lineStart:
+				p.prac = true
+				p.mark(mln.DialectPracmln, "pracmln's variable ?"+next.text, at(t))
+			case t.kind == tIllegal && isPracDirective(t.text):
+				p.mark(mln.DialectPracmln, "pracmln's "+t.text, at(t))
+			case t.kind == tIf:
+				p.mark(mln.DialectLoMRF, "LoMRF's definite clause (:-)", at(t))
+			case t.kind == tPlus && next.kind == tPlus && next.off == t.end && i > 0 && prev.kind == tIdent && prev.end == t.off:
+				p.mark(mln.DialectLoMRF, "LoMRF's successor "+prev.text+"++", at(prev))
+			case t.kind == tNeq && t.text == "=/=":
+				p.mark(mln.DialectPracmln, "pracmln's =/=", at(t))
+			case lineStart && t.kind == tIdent && mathFuncs[t.text] != nil && next.kind == tLParen && next.off == t.end:
+				p.mark(mln.DialectPracmln, "pracmln's weight expression "+t.text+"(…)", at(t))
+			case lineStart && t.kind == tNumber && next.off == t.end && (next.kind == tSlash || next.kind == tStar):
+				p.mark(mln.DialectPracmln, "pracmln's weight expression", at(t))
+			case lineStart && t.kind == tIdent && t.text == "P" && next.kind == tLParen && probConstraintAt(next, *s):
+				p.mark(mln.DialectPracmln, "pracmln's probability constraint P(…) = p", at(t))
+			}
+			lineStart = false
 		}
-		lineStart = false
+		if t.kind == tEOF {
+			return
+		}
+		prev, t = t, next
+		if next.kind != tEOF {
+			next = s.next()
+		}
 	}
 }
 
@@ -210,24 +218,24 @@ func isPracDirective(s string) bool {
 	return false
 }
 
-// probConstraintAt reports whether toks start "P ( … ) = number" on one
-// line.
-func probConstraintAt(toks []token) bool {
+// probConstraintAt reports whether the tokens from lparen (the "(" after
+// a "P" that starts a line) on, read on by s (a copy: the caller's scanner
+// does not move), are "( … ) = number" on one line.
+func probConstraintAt(lparen token, s scanner) bool {
 	depth := 0
-	for i := 1; i < len(toks); i++ {
-		switch toks[i].kind {
+	for t := lparen; ; t = s.next() {
+		switch t.kind {
 		case tLParen:
 			depth++
 		case tRParen:
 			depth--
 			if depth == 0 {
-				return i+2 < len(toks) && toks[i+1].kind == tEq && toks[i+2].kind == tNumber
+				return s.next().kind == tEq && s.next().kind == tNumber
 			}
 		case tNewline, tEOF:
 			return false
 		}
 	}
-	return false
 }
 
 // directive handles pracmln's "#" directives at the start of a statement;
