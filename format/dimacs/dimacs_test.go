@@ -3,11 +3,15 @@ package dimacs
 import (
 	"bytes"
 	"errors"
-	"github.com/lifted-dev/lifted/internal/shareddata"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"testing/iotest"
+
+	"github.com/lifted-dev/lifted/internal/shareddata"
 
 	"github.com/lifted-dev/lifted/cnf"
 	"github.com/lifted-dev/lifted/pos"
@@ -220,6 +224,72 @@ func TestReadSharedHeaders(t *testing.T) {
 		}
 		if c.NumVars != w[0] || len(c.Clauses) != w[1] {
 			t.Errorf("%s: %d vars %d clauses, want %v", path, c.NumVars, len(c.Clauses), w)
+		}
+	}
+}
+
+// A formula several times the reader's buffer, read whole, one byte at a
+// time and in halves, gives the same clauses as generated, and an error
+// past the first buffer is placed where the generator put it: the literals
+// are read straight from the buffer, and their positions carried across
+// its refills.
+func TestReadBufferBoundaries(t *testing.T) {
+	var b strings.Builder
+	want := &cnf.CNF{NumVars: 1000}
+	for i := range 20000 {
+		var cl []int32
+		for k := range 1 + i%5 {
+			v := int32(1 + (i*7+k*13)%1000)
+			if (i+k)%3 == 0 {
+				v = -v
+			}
+			cl = append(cl, v)
+		}
+		want.Clauses = append(want.Clauses, cl)
+	}
+	b.WriteString("c generated\np cnf 1000 20000\n")
+	for i, cl := range want.Clauses {
+		switch i % 97 {
+		case 0:
+			b.WriteString("c a comment between clauses\n")
+		case 1:
+			b.WriteString(strings.Repeat(" ", 100) + "\t\r\n") // a run of blanks longer than a refill's margin
+		}
+		for _, v := range cl {
+			fmt.Fprintf(&b, "%d ", v)
+		}
+		if i%11 == 0 {
+			b.WriteString("\n") // a clause across lines
+		}
+		b.WriteString("0\n")
+	}
+	in := b.String()
+	if len(in) < 3*64<<10 {
+		t.Fatalf("input of %d bytes: not several buffers", len(in))
+	}
+	for name, r := range map[string]io.Reader{
+		"whole":    strings.NewReader(in),
+		"one byte": iotest.OneByteReader(strings.NewReader(in)),
+		"halves":   iotest.HalfReader(strings.NewReader(in)),
+	} {
+		got, err := Read(r, "big.cnf")
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if !equalCNF(got, want) {
+			t.Errorf("%s: the clauses differ from those written", name)
+		}
+	}
+	// An out-of-range literal on the line after the first 100,000 bytes,
+	// as the third literal of its line.
+	cut := strings.IndexByte(in[100000:], '\n') + 100001
+	line := strings.Count(in[:cut], "\n") + 1
+	bad := in[:cut] + "5 -6 1001 0\n" + in[cut:]
+	for name, r := range map[string]io.Reader{"whole": strings.NewReader(bad), "one byte": iotest.OneByteReader(strings.NewReader(bad))} {
+		_, err := Read(r, "big.cnf")
+		var pe *pos.Error
+		if !errors.As(err, &pe) || pe.Pos.Line != line || pe.Pos.Col != 6 || !strings.Contains(pe.Msg, "literal 1001 out of range") {
+			t.Errorf("%s: got %v, want literal 1001 out of range at %d:6", name, err, line)
 		}
 	}
 }

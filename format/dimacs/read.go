@@ -258,6 +258,13 @@ func (p *parser) parse() (*cnf.CNF, error) {
 		sawHeader bool
 	)
 	for {
+		if sawHeader && p.pending == nil {
+			// The common case, the literals of the clauses, read
+			// without making tokens.
+			if err := p.clauses(nv, nc, &lits, &ends, &inClause); err != nil {
+				return nil, err
+			}
+		}
 		t, ok := p.token()
 		if !ok {
 			break
@@ -325,6 +332,77 @@ func (p *parser) parse() (*cnf.CNF, error) {
 		start = e
 	}
 	return c, nil
+}
+
+// clauses reads the literals and 0s that follow in the buffered input, as
+// parse's loop would one token at a time (the same formula, the same
+// positions and errors), without making tokens: each one a decimal integer
+// of at most nv in magnitude followed by whitespace. It stops before any
+// other token (a comment, the trailer, an error, one at the end of the
+// input), which parse reads with next.
+func (p *parser) clauses(nv, nc int64, litsp *[]int32, endsp *[]int, inClausep *bool) error {
+	lits, ends, inClause := *litsp, *endsp, *inClausep
+	defer func() { *litsp, *endsp, *inClausep = lits, ends, inClause }()
+	for {
+		if p.r.Buffered() < 64 {
+			// Fill the buffer (at the end of the input: what is left). A
+			// read error is kept, as readByte keeps it: bufio reports it
+			// once.
+			if _, err := p.r.Peek(64); err != nil && !errors.Is(err, io.EOF) {
+				p.eofErr = err
+			}
+		}
+		buf, _ := p.r.Peek(p.r.Buffered())
+		line, col := p.line, p.col // after the last literal taken
+		done := 0                  // bytes taken, up to the end of that literal
+		for len(buf)-done >= 64 || done == 0 {
+			l, c := line, col
+			i := done
+			for i < len(buf) && isSpace(buf[i]) {
+				if buf[i] == '\n' {
+					l, c = l+1, 0
+				} else {
+					c++
+				}
+				i++
+			}
+			start := i
+			neg := i < len(buf) && buf[i] == '-'
+			if neg {
+				i++
+			}
+			digits := i
+			var v int64
+			for i < len(buf) && buf[i] >= '0' && buf[i] <= '9' && v <= nv {
+				v = v*10 + int64(buf[i]-'0')
+				i++
+			}
+			if i == digits || v > nv || i == len(buf) || !isSpace(buf[i]) {
+				break
+			}
+			if !inClause {
+				if int64(len(ends)) == nc {
+					return p.errorf(pos.Position{File: p.file, Line: l, Col: c + 1}, "more clauses than the %d declared in the header", nc)
+				}
+				inClause = true
+			}
+			if v == 0 {
+				ends = append(ends, len(lits))
+				inClause = false
+			} else {
+				if neg {
+					v = -v
+				}
+				lits = append(lits, int32(v))
+			}
+			line, col, done = l, c+i-start, i
+		}
+		if done == 0 {
+			return nil
+		}
+		p.line, p.col, p.bol = line, col, false
+		p.r.Discard(done)
+	}
 }
 
 // token returns a token pushed back by header, or the next one.
