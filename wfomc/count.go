@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"sort"
 )
 
 // Counting quantifiers of C2. A hard formula ∀x ∃=k y ψ(x,y) (also ∃≤k,
@@ -18,27 +19,42 @@ import (
 // the elements of its type instead of the closed-form cell sum: elements
 // are added one at a time, and the state is how many of the elements so
 // far are in each group (cell, counts so far of every constraint, capped
-// at its bound). Adding an element b in cell j multiplies by w_j and, for
-// every group of c elements, sums over how they split among the classes of
-// the pair weight r_ij (the pair weight restricted to the values of the
-// counted atoms between a and b: pairPolys) — the multinomial c!/Π n_l!
-// times Π r_l^n_l — moving each element to the group of its new count and
-// adding to b's own. A state is kept only while no count exceeds a bound
-// "=" or "<=" forbids; at the end only states whose every element meets
-// its bound count. Cell weights, pair weights and the terms are those of
-// the cell algorithm (polys in e^θ, evaluated in log space with signs and
-// the gradient carried along), so expected counts and queries come from
-// the same pass. No inclusion–exclusion is involved: on models without
-// Skolem predicates every term is positive, so the perfect matchings of
-// 1,000 elements are summed without cancellation (the reduction to
-// cardinality constraints of Kuželka 2021 cancels e^n between terms
-// there).
+// at its bound), and the totals of the cardinality constraints. Adding an
+// element b in cell j multiplies by w_j and, for every group of c
+// elements, sums over how they split among the classes of the pair weight
+// r_ij (the pair weight restricted to the values of the counted atoms
+// between a and b: pairPolys) — the multinomial c!/Π n_l! times
+// Π r_l^n_l — moving each element to the group of its new count and adding
+// to b's own. The split is not enumerated jointly over the groups (a
+// product of multinomials, which made the cost grow like n^10): counts
+// only grow, so the groups are redistributed one at a time, largest
+// counts first, and within a group one class at a time (a binomial
+// each), the states merged after every class; the intermediate states
+// are the group sizes, the elements of the current group still to place,
+// and b's counts. A state is kept only while no count exceeds a bound "="
+// or "<=" forbids and, for a cardinality constraint |P| = k or |P| <= k,
+// while its total plus ρ times the count units its elements (and b, and
+// the elements still to come) still miss stays within k, ρ the least
+// number of P atoms a pair class adds per unit it covers (upperBounds):
+// with |F| = n and ∃ y F(x,y) only the functions survive. At the end only
+// states whose every element meets its bound count. Cell weights, pair
+// weights and the terms are those of the cell algorithm (polys in e^θ,
+// evaluated in log space with signs and the gradient carried along), so
+// expected counts and queries come from the same pass. No
+// inclusion–exclusion is involved: on models without Skolem predicates
+// every term is positive, so the perfect matchings of 1,000 elements are
+// summed without cancellation (the reduction to cardinality constraints of
+// Kuželka 2021 cancels e^n between terms there).
 //
 // The number of states is a polynomial in n whose degree is the number of
-// groups (cells × Π(k_q+1)); Evaluate refuses more than Options.MaxTerms
-// transitions. Supported: one type, no evidence and no named constants in
-// the component (otherwise Compile says so and the component is grounded
-// where allowed).
+// groups (cells × Π(k_q+1)) plus one per cardinality constraint, and a
+// step costs the states times the classes times n; Evaluate refuses more
+// than Options.MaxTerms terms, from a bound on the states before it starts
+// or, where the cardinality bounds prune, from the growth of the steps so
+// far. The WFOMC tool's permutations (|F1| = |F2| = n) take 0.5 CPU s at
+// n = 40, its 2-regular graphs (|E| = 2n) 0.2 s at n = 20. Supported: one
+// type, no evidence and no named constants in the component (otherwise
+// Compile says so and the component is grounded where allowed).
 
 // countCons is a counting constraint: for every element x of the type,
 // the number of y with pred(x,y) (dir 0) or pred(y,x) (dir 1) is cmp k.
@@ -265,13 +281,6 @@ func compileCount(pl *poller, pb *problem, dim int, blocks map[int][]blockSpec, 
 // paramList is the global index of each local parameter.
 func (c *countComp) paramList() []int { return c.params }
 
-// countState is a state of the dynamic program: the number of elements in
-// every group, and its weight.
-type countState struct {
-	sizes []int32
-	a     *acc
-}
-
 // eval computes log Z of the component with its gradient into z and
 // returns the digits lost to cancellation.
 func (c *countComp) eval(ctx context.Context, theta []float64, n []int64, z *lnum) (float64, error) {
@@ -367,153 +376,286 @@ func (c *countComp) eval(ctx context.Context, theta []float64, n []int64, z *lnu
 	if limit <= 0 {
 		limit = DefaultMaxTerms
 	}
-	if est, reach := c.estimate(N, moves, u, ncnt, caps, step0s(c, u)); est > limit {
-		return 0, &TermsError{Terms: est, Limit: limit, Classes: reach}
-	}
 	m := meterOf(ctx)
 	m.addTotal(N)
-	cur := map[string]*countState{}
-	start := &countState{sizes: make([]int32, S), a: newAcc(dim)}
+	tk := newSumTicker(ctx)
+	defer tk.flush()
+	// Groups in the order their elements are redistributed: counts only
+	// grow (and the cell stays), so every move leads to the group itself or
+	// to one with a larger sum of counts, which comes earlier. Redistributing
+	// group g then only adds to groups already redistributed (or to g's own
+	// new elements, kept apart as pending until g is done), and the state
+	// never needs the old and the new sizes side by side.
+	order := make([]int, G)
+	for g := range order {
+		order[g] = g
+	}
+	cntSum := func(g int) int {
+		_, cnt := decode(g)
+		s := 0
+		for _, x := range cnt {
+			s += x
+		}
+		return s
+	}
+	sort.SliceStable(order, func(a, b int) bool { return cntSum(order[a]) > cntSum(order[b]) })
+	// Pruning by the upper bounds of global constraints (|P| = k, |P| <= k)
+	// when per-element counts must still grow (∃≥k, ∃=k): every pair class
+	// that raises an element's count by one unit raises the total of P by
+	// at least ρ = min over classes of (P atoms)/(count units), so a state
+	// whose total plus ρ times the units still missing (its elements', the
+	// new element's and the minimum of every element still to come)
+	// exceeds k has no accepted completion. With |F| = n and ∃≥1 y F(x,y)
+	// this keeps exactly the functions, as ∃=1 would.
+	def := make([]int64, G)
+	for g := range G {
+		_, cnt := decode(g)
+		for q, cc := range c.cons {
+			if !cc.global && cc.cmp != "<=" {
+				def[g] += int64(max(0, cc.k-cnt[q]))
+			}
+		}
+	}
+	fdef := int64(-1)
+	for j := range u {
+		if vals[c.cellPoly[j]].isExactZero() {
+			continue
+		}
+		d := int64(0)
+		for q, cc := range c.cons {
+			if !cc.global && cc.cmp != "<=" {
+				d += int64(max(0, cc.k-c.cellCnt[j][q]))
+			}
+		}
+		if fdef < 0 || d < fdef {
+			fdef = d
+		}
+	}
+	fdef = max(fdef, 0)
+	bounds := c.upperBounds(vals)
+	// fits says whether a state can still meet the bounds: sizes, the
+	// pending elements of group g, the new element's counts bc (nil after
+	// the step), the totals, and rem elements still to come.
+	fits := func(sizes []int32, g int, pend int32, bc []int32, tot func(q int64) int32, rem int64) bool {
+		if len(bounds) == 0 {
+			return true
+		}
+		D := rem * fdef
+		for g2, sz := range sizes {
+			D += int64(sz) * def[g2]
+		}
+		if pend > 0 {
+			D += int64(pend) * def[g]
+		}
+		for q, cc := range c.cons {
+			if bc != nil && !cc.global && cc.cmp != "<=" {
+				D += int64(max(0, cc.k-int(bc[q])))
+			}
+		}
+		for _, b := range bounds {
+			if int64(tot(b.q))*b.den+b.num*D > int64(c.cons[b.q].k)*b.den {
+				return false
+			}
+		}
+		return true
+	}
+	midTot := func(key []int32) func(q int64) int32 {
+		return func(q int64) int32 { return key[G+1+int(q)] }
+	}
+	// Without pruning the states are bounded before starting; with it they
+	// are far fewer (the bound would refuse permutations at n = 60 that
+	// take a second), so the terms are projected from the growth of the
+	// steps so far instead (below).
+	est, reach := c.estimate(N, moves, u, ncnt, caps, step0s(c, u))
+	if len(bounds) == 0 && est > limit {
+		return 0, &TermsError{Terms: est, Limit: limit, Classes: reach}
+	}
+	prevTerms, stepTerms := 0.0, 0.0
+	pool := &accPool{dim: dim}
+	// cur holds the states between steps: the group sizes, then the totals
+	// of the global constraints. A layer (mid) holds the states within a
+	// step: the group sizes, the pending elements of the group being
+	// redistributed, and the new element's counts (for a global
+	// constraint: the new total).
+	W := G + 1 + nq
+	cur := newDPLayer(S)
+	next := newDPLayer(S)
+	mid := newDPLayer(W)
+	nxt := newDPLayer(W)
 	one := newLnum(dim)
 	one.setOne()
-	start.a.add(&one)
-	cur[""] = start
+	cur.add(make([]int32, S), &one, pool)
 	digits := 0.0
 	terms := 0.0
 	val := newLnum(dim)
-	depth := 2
-	for g := range moves {
-		most := 0
-		for j := range moves[g] {
-			most = max(most, len(moves[g][j]))
-		}
-		depth += most + 1
-	}
-	lnums := make([]lnum, depth)
-	ints := make([][]int, depth)
-	for i := range lnums {
-		lnums[i] = newLnum(dim)
-		ints[i] = make([]int, nq)
-	}
-	ns := make([]int32, S)
-	kbuf := make([]byte, 4*S)
+	x := newLnum(dim)
+	key := make([]int32, max(S, W))
 	for step := int64(0); step < N; step++ {
 		if err := ctx.Err(); err != nil {
 			return 0, err
 		}
-		next := map[string]*countState{}
-		for _, s := range cur {
-			digits = math.Max(digits, s.a.result(&val))
-			if val.isExactZero() {
+		next.reset(pool)
+		for j := 0; j < u; j++ {
+			wj := &vals[c.cellPoly[j]]
+			if wj.isExactZero() {
 				continue
 			}
-			for j := 0; j < u; j++ {
-				wj := &vals[c.cellPoly[j]]
-				if wj.isExactZero() {
+			// The new element's own counts, its cell weight.
+			mid.reset(pool)
+			for s := 0; s < cur.len(); s++ {
+				sk := cur.key(s)
+				digits = math.Max(digits, cur.vals[s].result(&val))
+				if val.isExactZero() {
 					continue
 				}
-				bc := make([]int, nq)
+				copy(key, sk[:G])
+				key[G] = 0
 				okb := true
 				for q := range nq {
-					x := c.cellCnt[j][q]
+					cnt := c.cellCnt[j][q]
 					if c.cons[q].global {
-						x += int(s.sizes[gIdx[q]])
+						cnt += int(sk[gIdx[q]])
 					}
-					bc[q] = step0(c.cons[q], x)
-					okb = okb && bc[q] >= 0
+					b := step0(c.cons[q], cnt)
+					okb = okb && b >= 0
+					key[G+1+q] = int32(b)
 				}
 				if !okb {
 					continue
 				}
-				// Scratch per recursion depth (one level per group and
-				// per move), so that the enumeration allocates nothing.
-				coef := &lnums[0]
-				coef.copyFrom(&val)
-				coef.mulPow(wj, 1)
-				var rec func(g, d int, coef *lnum, bc []int)
-				var split func(g, mi, d int, left int32, coef *lnum, bc []int)
-				rec = func(g, d int, coef *lnum, bc []int) {
-					for g < G && s.sizes[g] == 0 {
-						g++
-					}
-					if g == G {
-						terms++
-						bg := encode(j, bc)
-						ns[bg]++
-						for q, cc := range c.cons {
-							if cc.global {
-								ns[gIdx[q]] = int32(bc[q])
+				if !fits(key[:G], 0, 0, key[G+1:W], midTot(key), N-step-1) {
+					continue
+				}
+				x.copyFrom(&val)
+				x.mulPow(wj, 1)
+				mid.add(key[:W], &x, pool)
+			}
+			// Redistribute the elements of each group among its moves.
+			for _, g := range order {
+				mv := moves[g][j]
+				any := false
+				for s := 0; s < mid.len() && !any; s++ {
+					any = mid.key(s)[g] > 0
+				}
+				if !any {
+					continue
+				}
+				for mi := range mv {
+					last := mi == len(mv)-1
+					nxt.reset(pool)
+					for s := 0; s < mid.len(); s++ {
+						sk := mid.key(s)
+						digits = math.Max(digits, mid.vals[s].result(&val))
+						if val.isExactZero() {
+							continue
+						}
+						copy(key, sk)
+						p := key[G]
+						if mi == 0 {
+							p = key[g]
+							key[g] = 0
+						}
+						lo, hi := int32(0), p
+						if last {
+							lo = p
+						}
+						for q := range nq {
+							if inc := mv[mi].bInc[q]; inc > 0 && c.cons[q].cmp != ">=" {
+								hi = min(hi, int32((caps[q]-int(key[G+1+q]))/inc))
 							}
 						}
-						for i, x := range ns {
-							binary.LittleEndian.PutUint32(kbuf[4*i:], uint32(x))
+						for k := lo; k <= hi; k++ {
+							if !tk.tick() {
+								return 0, tk.err
+							}
+							key[G] = p - k
+							key[mv[mi].to] += k
+							for q := range nq {
+								key[G+1+q] = int32(min(int(sk[G+1+q])+int(k)*mv[mi].bInc[q], caps[q]))
+							}
+							if !fits(key[:G], g, key[G], key[G+1:W], midTot(key), N-step-1) {
+								// Each more element on this move adds at
+								// least ρ·(units it covers) to the totals:
+								// larger k fits no better.
+								key[mv[mi].to] -= k
+								break
+							}
+							terms++
+							x.copyFrom(&val)
+							if k > 0 {
+								x.mulPow(mv[mi].val, int64(k))
+								x.addLog(lf[p] - lf[k] - lf[p-k])
+							}
+							nxt.add(key[:W], &x, pool)
+							key[mv[mi].to] -= k
 						}
-						t, ok := next[string(kbuf)]
-						if !ok {
-							t = &countState{sizes: append([]int32(nil), ns...), a: newAcc(dim)}
-							next[string(kbuf)] = t
-						}
-						t.a.add(coef)
-						ns[bg]--
-						return
 					}
-					x := &lnums[d]
-					x.copyFrom(coef)
-					x.addLog(lf[s.sizes[g]])
-					split(g, 0, d+1, s.sizes[g], x, bc)
+					mid, nxt = nxt, mid
 				}
-				// split distributes the left elements of group g among its
-				// moves mi, mi+1, … (the last takes all that are left).
-				split = func(g, mi, d int, left int32, coef *lnum, bc []int) {
-					mv := moves[g][j]
-					if left == 0 {
-						rec(g+1, d, coef, bc)
-						return
-					}
-					if mi == len(mv) {
-						return
-					}
-					lo, hi := int32(0), left
-					if mi == len(mv)-1 {
-						lo = left
-					}
-					for q := range nq {
-						if inc := mv[mi].bInc[q]; inc > 0 && c.cons[q].cmp != ">=" {
-							hi = min(hi, int32((caps[q]-bc[q])/inc))
+				if len(mv) == 0 {
+					// No move: a state with elements in g has no world.
+					nxt.reset(pool)
+					for s := 0; s < mid.len(); s++ {
+						if mid.key(s)[g] == 0 {
+							mid.vals[s].result(&val)
+							nxt.add(mid.key(s), &val, pool)
 						}
 					}
-					nb := ints[d]
-					x := &lnums[d]
-					for k := lo; k <= hi; k++ {
-						for q := range nq {
-							nb[q] = min(bc[q]+int(k)*mv[mi].bInc[q], caps[q])
-						}
-						x.copyFrom(coef)
-						x.mulPow(mv[mi].val, int64(k))
-						x.addLog(-lf[k])
-						ns[mv[mi].to] += k
-						split(g, mi+1, d+1, left-k, x, nb)
-						ns[mv[mi].to] -= k
-					}
+					mid, nxt = nxt, mid
 				}
-				rec(0, 1, coef, bc)
 				if terms > limit {
 					return 0, &TermsError{Terms: terms, Limit: limit, Classes: G}
 				}
 			}
+			// Add the new element to its group.
+			for s := 0; s < mid.len(); s++ {
+				sk := mid.key(s)
+				digits = math.Max(digits, mid.vals[s].result(&val))
+				if val.isExactZero() {
+					continue
+				}
+				copy(key, sk[:G])
+				bc := make([]int, nq)
+				for q := range nq {
+					bc[q] = int(sk[G+1+q])
+					if c.cons[q].global {
+						key[gIdx[q]] = sk[G+1+q]
+					}
+				}
+				key[encode(j, bc)]++
+				if fits(key[:G], 0, 0, nil, func(q int64) int32 { return key[gIdx[q]] }, N-step-1) {
+					next.add(key[:S], &val, pool)
+				}
+			}
 		}
-		cur = next
+		cur, next = next, cur
 		m.add(1)
+		// Project the terms of the steps left from the growth of the last
+		// two (a polynomial in the step of degree d, d measured), and
+		// refuse once the projection passes the limit.
+		prevTerms, stepTerms = stepTerms, terms-prevTerms-stepTerms
+		if len(bounds) > 0 && step >= 8 && terms > 1e5 && prevTerms > 0 && stepTerms > prevTerms {
+			d := math.Log(stepTerms/prevTerms) / math.Log(float64(step+1)/float64(step))
+			d = min(d, float64(2*G+nq+2))
+			proj := terms
+			for r := step + 1; r < N && proj <= limit; r++ {
+				proj += stepTerms * math.Pow(float64(r+1)/float64(step+1), d)
+			}
+			if proj > limit {
+				return 0, &TermsError{Terms: proj, Limit: limit, Classes: reach}
+			}
+		}
 	}
 	total := newAcc(dim)
-	for _, s := range cur {
+	for s := 0; s < cur.len(); s++ {
+		sk := cur.key(s)
 		accept := true
 		for q, cc := range c.cons {
-			if cc.global && cc.cmp != "<=" && int(s.sizes[gIdx[q]]) != cc.k {
+			if cc.global && cc.cmp != "<=" && int(sk[gIdx[q]]) != cc.k {
 				accept = false
 			}
 		}
-		for g, sz := range s.sizes[:G] {
+		for g, sz := range sk[:G] {
 			if sz == 0 {
 				continue
 			}
@@ -527,7 +669,7 @@ func (c *countComp) eval(ctx context.Context, theta []float64, n []int64, z *lnu
 		if !accept {
 			continue
 		}
-		d := s.a.result(&val)
+		d := cur.vals[s].result(&val)
 		digits = math.Max(digits, d)
 		total.add(&val)
 	}
@@ -618,4 +760,114 @@ func step0(cc countCons, cnt int) int {
 		return -1
 	}
 	return cnt
+}
+
+// dpLayer is a set of states of the dynamic program, in the order they were
+// first reached (so that sums run in the same order on every run): a key of
+// w int32s per state and its weight.
+type dpLayer struct {
+	w    int
+	keys []int32
+	vals []*acc
+	idx  map[string]int32
+	kbuf []byte
+}
+
+func newDPLayer(w int) *dpLayer {
+	return &dpLayer{w: w, idx: map[string]int32{}, kbuf: make([]byte, 4*w)}
+}
+
+func (l *dpLayer) len() int { return len(l.vals) }
+
+func (l *dpLayer) key(s int) []int32 { return l.keys[s*l.w : (s+1)*l.w] }
+
+// reset empties the layer, its accumulators back to the pool.
+func (l *dpLayer) reset(p *accPool) {
+	p.free = append(p.free, l.vals...)
+	l.vals = l.vals[:0]
+	l.keys = l.keys[:0]
+	clear(l.idx)
+}
+
+// add adds x to the weight of the state key.
+func (l *dpLayer) add(key []int32, x *lnum, p *accPool) {
+	for i, v := range key {
+		binary.LittleEndian.PutUint32(l.kbuf[4*i:], uint32(v))
+	}
+	s, ok := l.idx[string(l.kbuf)]
+	if !ok {
+		s = int32(len(l.vals))
+		l.idx[string(l.kbuf)] = s
+		l.keys = append(l.keys, key...)
+		l.vals = append(l.vals, p.get())
+	}
+	l.vals[s].add(x)
+}
+
+// accPool recycles the accumulators of the layers.
+type accPool struct {
+	dim  int
+	free []*acc
+}
+
+func (p *accPool) get() *acc {
+	if n := len(p.free); n > 0 {
+		a := p.free[n-1]
+		p.free = p.free[:n-1]
+		a.reset()
+		return a
+	}
+	return newAcc(p.dim)
+}
+
+// ubound is a bound the dynamic program prunes by: the total of global
+// constraint q, plus ρ = num/den times the count units still missing,
+// is at most its k (total·den + num·missing ≤ k·den).
+type ubound struct{ q, num, den int64 }
+
+// upperBounds returns, for every global constraint with an upper bound
+// (|P| = k, |P| <= k), ρ = the least number of P atoms per count unit
+// (of the per-element constraints ∃≥k, ∃=k) over the pair classes of
+// non-zero weight (vals), when it is positive.
+func (c *countComp) upperBounds(vals []lnum) []ubound {
+	var out []ubound
+	u := len(c.cellPoly)
+	for q, cc := range c.cons {
+		if !cc.global || cc.cmp == ">=" {
+			continue
+		}
+		num, den := int64(-1), int64(1)
+		for i := range u {
+			for j := range u {
+				for cl, id := range c.pair[i][j] {
+					if id < 0 || vals[id].isExactZero() {
+						continue
+					}
+					units := int64(0)
+					for q2, c2 := range c.cons {
+						if !c2.global && c2.cmp != "<=" {
+							units += int64(cl>>(2*q2)&1 + cl>>(2*q2+1)&1)
+						}
+					}
+					if units == 0 {
+						continue
+					}
+					inc := int64(cl>>(2*q)&1 + cl>>(2*q+1)&1)
+					if num < 0 || inc*den < num*units {
+						num, den = inc, units
+					}
+				}
+			}
+		}
+		if num > 0 {
+			out = append(out, ubound{int64(q), num, den})
+		}
+	}
+	return out
+}
+
+// prunes says whether the dynamic program prunes by a bound at weights
+// theta (for tests).
+func (c *countComp) prunes(theta []float64) bool {
+	return len(c.upperBounds(evalPolys(c.polys, c.params, theta))) > 0
 }

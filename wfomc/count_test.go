@@ -3,8 +3,13 @@ package wfomc
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
+	"math/big"
+	"math/rand/v2"
+	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -49,6 +54,16 @@ var c2Models = []struct {
 	{"cardinality with loops and an existential", "|P| = 2\n0.7 P(x,x)\nEXIST y R(x,y).\n0.2 R(x,y) ^ P(x,y)\n", []int64{2, 3}, []string{"P(E1_d,E1_d)"}},
 	{"cardinality written as a counting quantifier", "EXIST=3 x,y P(x,y).\nEXIST>=1 x Q(x).\n0.5 P(x,y) => Q(x)\n", []int64{2, 3}, nil},
 	{"at least 0 and exactly 0", "EXIST>=0 y P(x,y).\nEXIST=0 y R(x,y).\n0.3 P(x,y)\n0.2 R(x,y)\n", []int64{2, 3}, nil},
+	// Cardinality constraints that the per-element counts must fill
+	// (the WFOMC tool's permutation, function and 2-regular models): the
+	// dynamic program prunes the states whose totals can no longer meet
+	// the bound.
+	{"functions as at least one and |P| = n", "!P(x,x).\nEXIST y P(x,y).\n|P| = 3\n0.4 P(x,y) ^ Q(y)\n-0.3 Q(x)\n", []int64{3}, []string{"P(E1_d,E2_d)", "Q(E1_d)"}},
+	{"permutations as two functions", "!P(x,x).\nP(x,y) <=> R(y,x).\nEXIST y P(x,y).\nEXIST y R(x,y).\n|P| = 3\n|R| = 3\n0.5 P(x,y) ^ P(y,x)\n-0.4 R(x,y)\n", []int64{3}, []string{"P(E1_d,E2_d)"}},
+	{"symmetric with |P| = 2n (two atoms per edge)", "!P(x,x).\nP(x,y) => P(y,x).\nEXIST y P(x,y).\n|P| = 4\n0.3 P(x,y) ^ Q(x)\n", []int64{3, 4}, []string{"P(E1_d,E2_d)", "Q(E1_d)"}},
+	{"at most a total that the counts nearly fill", "EXIST>=1 y P(x,y).\n|P| <= 4\n0.6 P(x,y) ^ P(y,x)\n-0.2 P(x,x)\n", []int64{2, 3}, []string{"P(E1_d,E2_d)", "P(E1_d,E1_d)"}},
+	{"exactly two per element, total bound with loops", "EXIST=2 y P(x,y).\n|P| <= 7\n0.5 P(x,x)\n0.3 P(x,y) ^ Q(y)\n", []int64{3}, []string{"P(E1_d,E1_d)", "Q(E1_d)"}},
+	{"bound on another predicate than the counted one", "EXIST y P(x,y).\nP(x,y) => R(x,y).\n|R| = 3\n0.4 R(x,y)\n", []int64{2, 3}, []string{"R(E1_d,E2_d)"}},
 }
 
 func TestCountingAgainstBruteForce(t *testing.T) {
@@ -190,5 +205,157 @@ func TestCountingBudget(t *testing.T) {
 	cancel()
 	if _, err := mod.EvaluateContext(ctx, weightsOf(m), map[string]int64{"student": 1000}); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled: got %v", err)
+	}
+}
+
+// TestCardinalityClosedForms: the WFOMC tool's cardinality models
+// (testdata/anchor) at sizes brute force cannot reach, against closed
+// forms: derangements D(n) (|F1| = |F2| = n with ∃ y F1(x,y), ∃ y
+// F2(x,y)), functions without a fixed point (n−1)^n (|func| = n with ∃),
+// and 2-regular graphs with each vertex's two edges told apart, 2^n·g(n)
+// with g(n) = (n−1)·g(n−1) + C(n−1,2)·g(n−3) (OEIS A001205). Before the
+// dynamic program pruned by the bounds, n = 14 took seconds.
+func TestCardinalityClosedForms(t *testing.T) {
+	logBig := func(x *big.Int) float64 {
+		f, _ := new(big.Float).SetInt(x).Float64()
+		if !math.IsInf(f, 0) {
+			return math.Log(f)
+		}
+		l := x.BitLen() - 60
+		f, _ = new(big.Float).SetInt(new(big.Int).Rsh(x, uint(l))).Float64()
+		return math.Log(f) + float64(l)*math.Ln2
+	}
+	derange := func(n int) *big.Int {
+		a, b := big.NewInt(1), big.NewInt(0) // D(0), D(1)
+		for i := 2; i <= n; i++ {
+			c := new(big.Int).Add(a, b)
+			a, b = b, c.Mul(c, big.NewInt(int64(i-1)))
+		}
+		return b
+	}
+	twoRegular := func(n int) *big.Int {
+		g := []*big.Int{big.NewInt(1), big.NewInt(0), big.NewInt(0)}
+		for i := 3; i <= n; i++ {
+			x := new(big.Int).Mul(big.NewInt(int64(i-1)), g[i-1])
+			y := new(big.Int).Mul(big.NewInt(int64((i-1)*(i-2)/2)), g[i-3])
+			g = append(g, x.Add(x, y))
+		}
+		return new(big.Int).Lsh(g[n], uint(n))
+	}
+	for _, c := range []struct {
+		model, dom string
+		n          int
+		card       map[string]int
+		want       *big.Int
+	}{
+		{"permutation-no-fix", "domain", 14, map[string]int{"F1": 14, "F2": 14}, derange(14)},
+		{"permutation-no-fix", "domain", 30, map[string]int{"F1": 30, "F2": 30}, derange(30)},
+		{"function-no-fix", "domain", 40, map[string]int{"func": 40}, new(big.Int).Exp(big.NewInt(39), big.NewInt(40), nil)},
+		{"2-regular-graph", "v", 12, map[string]int{"E": 24}, twoRegular(12)},
+		{"2-regular-graph", "v", 20, map[string]int{"E": 40}, twoRegular(20)},
+	} {
+		src, err := os.ReadFile(filepath.Join("testdata", "anchor", c.model+".mln"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := string(src)
+		for p, k := range c.card {
+			text = regexp.MustCompile(`(?m)^\|`+p+`\| *= *[0-9]+`).ReplaceAllString(text, fmt.Sprintf("|%s| = %d", p, k))
+		}
+		m := mustParse(t, text)
+		mod, err := Compile(m, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := mod.top.comps[0].(*countWrap); !ok || len(mod.top.comps) != 1 {
+			t.Fatalf("%s: not one counting component", c.model)
+		}
+		got, err := mod.Evaluate(weightsOf(m), map[string]int64{c.dom: int64(c.n)})
+		if err != nil {
+			t.Fatalf("%s at n = %d: %v", c.model, c.n, err)
+		}
+		if want := logBig(c.want); math.Abs(got.LogZ-want) > 1e-12*want || !got.Exact() {
+			t.Errorf("%s at n = %d: log Z = %.17g, want %.17g", c.model, c.n, got.LogZ, want)
+		}
+	}
+}
+
+// TestRandomCountingAgainstBruteForce: random models with counting
+// quantifiers (∃=k, ∃≤k, ∃≥k, plain ∃) and cardinality constraints
+// (|P| = k, ≤, ≥, on the counted predicate or another, binary or unary),
+// beside random soft and hard formulas, against brute force: the bounds
+// the dynamic program prunes by must never cut a world.
+func TestRandomCountingAgainstBruteForce(t *testing.T) {
+	r := rand.New(rand.NewPCG(36, 5))
+	atoms := []string{"P(x,y)", "P(y,x)", "P(x,x)", "Q(x)", "Q(y)", "R(x,y)", "R(y,x)", "x = y"}
+	cmps := []string{"=", "<=", ">="}
+	models := 400
+	if testing.Short() {
+		models = 100
+	}
+	checked, pruned := 0, 0
+	for i := 0; i < models; i++ {
+		var b strings.Builder
+		for range 1 + r.IntN(3) {
+			body := atoms[r.IntN(len(atoms))]
+			if r.IntN(2) == 0 {
+				body = "!" + paren(body)
+			}
+			if r.IntN(2) == 0 {
+				body = paren(body) + []string{" v ", " ^ ", " => "}[r.IntN(3)] + atoms[r.IntN(len(atoms)-1)]
+			}
+			if r.IntN(5) == 0 {
+				fmt.Fprintf(&b, "%s.\n", body)
+			} else {
+				fmt.Fprintf(&b, "%.3f %s\n", -1.5+3*r.Float64(), body)
+			}
+		}
+		bin := []string{"P", "R"}
+		for range 1 + r.IntN(2) {
+			p := bin[r.IntN(2)]
+			if r.IntN(3) == 0 {
+				fmt.Fprintf(&b, "EXIST y %s(x,y).\n", p)
+			} else {
+				fmt.Fprintf(&b, "EXIST%s%d y %s(x,y).\n", cmps[r.IntN(3)], r.IntN(3), p)
+			}
+		}
+		n := int64(2 + r.IntN(2))
+		for range 1 + r.IntN(2) {
+			p := []string{"P", "P", "R", "Q"}[r.IntN(4)]
+			most := n * n
+			if p == "Q" {
+				most = n
+			}
+			fmt.Fprintf(&b, "|%s| %s %d\n", p, []string{"=", "<=", "<=", ">="}[r.IntN(4)], r.Int64N(most+1))
+		}
+		src := b.String()
+		m, err := mlnfile.Parse("random.mln", []byte("P(d, d)\nQ(d)\nR(d, d)\n"+src))
+		if err != nil {
+			continue // a formula whose variables only occur in x = y
+		}
+		sizes := map[string]int64{"d": n}
+		if len(newBruteWorld(m, sizes).atoms) > 18 {
+			sizes["d"] = 2
+		}
+		want := brute(m, weightsOf(m), sizes, nil, nil, nil)
+		if want.logZ != want.logZ || want.logZ < -1e300 {
+			continue // no model
+		}
+		mod, err := Compile(m, &Options{})
+		if err != nil {
+			t.Fatalf("model %d: %v\n%s", i, err, src)
+		}
+		for _, comp := range mod.top.comps {
+			if cw, ok := comp.(*countWrap); ok && cw.c.prunes(weightsOf(m)) {
+				pruned++
+				break
+			}
+		}
+		checkAgainstBrute(t, fmt.Sprintf("model %d (n = %d)", i, sizes["d"]), m, weightsOf(m), sizes, nil, []string{"P(E1_d,E2_d)"}, nil)
+		checked++
+	}
+	t.Logf("%d of %d random models checked against brute force (the others have no world), %d of them pruned by a bound", checked, models, pruned)
+	if checked < models/3 || pruned < checked/5 {
+		t.Fatalf("only %d of %d models checked, %d pruned", checked, models, pruned)
 	}
 }

@@ -99,10 +99,15 @@
 //     state is how many elements so far are in each (cell, counts so far)
 //     group; adding an element multiplies by its cell weight and, for each
 //     group, by the multinomial ways its elements split among the classes
-//     of the pair weight by the values of the counted atoms. Beside them a
-//     hard ∃ becomes ∃≥1, so no Skolem weights cancel: the perfect matchings
-//     of 1,000 elements are exact. One type without evidence or named
-//     constants only.
+//     of the pair weight by the values of the counted atoms (one group and
+//     one class at a time, the states merged in between, so the splits are
+//     summed, not enumerated jointly). Cardinality constraints |P| = k
+//     (<=, >=) add P's running total to the state; a state whose total
+//     plus the P atoms its missing counts will still add exceeds k is
+//     dropped, so |F| = n with ∃ y F(x,y) costs what ∃=1 does. Beside
+//     them a hard ∃ becomes ∃≥1, so no Skolem weights cancel: the perfect
+//     matchings of 1,000 elements are exact. One type without evidence or
+//     named constants only.
 //  8. Beyond FO2. A component that is not FO2 is tried with the power rule
 //     (independent partial grounding): when a variable occurs in every atom
 //     at a fixed argument position of each predicate, Z = Z₁^m with Z₁ the
