@@ -61,8 +61,14 @@ func (m *Model) IsMLN() bool { return m.MLN != nil }
 
 // Load reads the model at path and its evidence.
 func Load(path string, opt LoadOptions) (*Model, error) {
+	return LoadContext(context.Background(), path, opt)
+}
+
+// LoadContext is Load that stops reading an MLN's evidence when ctx ends
+// (Ctrl-C while a large database is read), with ctx's error.
+func LoadContext(ctx context.Context, path string, opt LoadOptions) (*Model, error) {
 	if format.IsMLN(path, opt.Format) {
-		return loadMLN(path, opt)
+		return loadMLN(ctx, path, opt)
 	}
 	fm, err := format.Load(path, format.Options{Format: opt.Format})
 	if err != nil {
@@ -84,7 +90,7 @@ func usage(err error) error {
 	return err
 }
 
-func loadMLN(path string, opt LoadOptions) (*Model, error) {
+func loadMLN(ctx context.Context, path string, opt LoadOptions) (*Model, error) {
 	md := &Model{Path: path, Format: "mln"}
 	popt := mlnfile.Options{Dialect: opt.Dialect}
 	if opt.Dynamic {
@@ -99,7 +105,7 @@ func loadMLN(path string, opt LoadOptions) (*Model, error) {
 		md.EvidenceFiles, err = evidenceFiles(opt.Evidence)
 		return md, err
 	}
-	in, err := ground.ReadModel(popt, path, opt.Evidence)
+	in, err := ground.ReadModelContext(ctx, popt, path, opt.Evidence)
 	if in.MLN == nil {
 		return nil, err
 	}
@@ -137,7 +143,7 @@ func evidenceFiles(paths []string) ([]string, error) {
 func Run(ctx context.Context, req Request) (*Result, error) {
 	dyn := req.Dynamic != nil
 	start := time.Now()
-	m, err := Load(req.Model, LoadOptions{Format: req.Format, Evidence: req.Evidence, Dynamic: dyn, Dialect: req.Dialect})
+	m, err := LoadContext(ctx, req.Model, LoadOptions{Format: req.Format, Evidence: req.Evidence, Dynamic: dyn, Dialect: req.Dialect})
 	read := time.Since(start).Seconds()
 	if m != nil && req.Warn != nil && len(m.Warnings) > 0 {
 		req.Warn(m.Warnings)

@@ -1,6 +1,7 @@
 package ground
 
 import (
+	"context"
 	"fmt"
 	"os"
 
@@ -56,6 +57,12 @@ func ReadInputWith(opt mlnfile.Options, path string, evidence, query, queryFiles
 // integer successor) and its evidence databases (none: an empty
 // database), with the successor facts: ReadInputWith without the query.
 func ReadModel(opt mlnfile.Options, path string, evidence []string) (*Input, error) {
+	return ReadModelContext(context.Background(), opt, path, evidence)
+}
+
+// ReadModelContext is ReadModel that stops reading the evidence when ctx
+// ends (mlnfile.ReadDBFilesContext), with ctx's error.
+func ReadModelContext(ctx context.Context, opt mlnfile.Options, path string, evidence []string) (*Input, error) {
 	in := &Input{}
 	m, err := mlnfile.ParseFilesWith(opt, path)
 	if err != nil {
@@ -72,7 +79,7 @@ func ReadModel(opt mlnfile.Options, path string, evidence []string) (*Input, err
 		return in, err
 	}
 	if len(evidence) > 0 {
-		if in.DB, err = mlnfile.ReadDBFiles(m, evidence...); err != nil {
+		if in.DB, err = mlnfile.ReadDBFilesContext(ctx, m, evidence...); err != nil {
 			return in, err
 		}
 		in.Warnings = append(in.Warnings, in.DB.Warnings...)

@@ -1,6 +1,8 @@
 package mlnfile
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -21,16 +23,28 @@ func ReadDB(r io.Reader, name string, m *mln.MLN) (*mln.DB, error) {
 
 // ReadDBFiles reads several .db files, in order, into one database.
 func ReadDBFiles(m *mln.MLN, filenames ...string) (*mln.DB, error) {
+	return ReadDBFilesContext(context.Background(), m, filenames...)
+}
+
+// ReadDBFilesContext is ReadDBFiles that stops when ctx ends (Ctrl-C
+// while reading a large database): it then returns ctx's error.
+func ReadDBFilesContext(ctx context.Context, m *mln.MLN, filenames ...string) (*mln.DB, error) {
 	db := mln.NewDB(m)
 	var errs pos.ErrorList
 	for _, name := range filenames {
+		if err := ctx.Err(); err != nil {
+			return db, err
+		}
 		f, err := os.Open(name)
 		if err != nil {
 			errs.Add(pos.Position{File: name}, "cannot read file: %s", errText(err))
 			continue
 		}
-		err = ReadDBInto(db, memlimit.Reader(f, name), name)
+		err = ReadDBIntoContext(ctx, db, memlimit.Reader(f, name), name)
 		f.Close()
+		if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+			return db, err
+		}
 		if el, ok := err.(pos.ErrorList); ok {
 			errs = append(errs, el...)
 		} else if err != nil {
@@ -54,13 +68,22 @@ func ReadDBFiles(m *mln.MLN, filenames ...string) (*mln.DB, error) {
 // probability before the atom) and real values after it are rejected.
 // Constants new to a type join its domain.
 func ReadDBInto(db *mln.DB, r io.Reader, name string) error {
+	return ReadDBIntoContext(context.Background(), db, r, name)
+}
+
+// ReadDBIntoContext is ReadDBInto that stops when ctx ends, looking every
+// few thousand lines, and then returns ctx's error.
+func ReadDBIntoContext(ctx context.Context, db *mln.DB, r io.Reader, name string) error {
 	src, err := io.ReadAll(r)
 	if err != nil {
 		return pos.ErrorList{pos.Errorf(pos.Position{File: name}, "read error: %v", err)}
 	}
 	rd := newLineReader(src, name, db.MLN())
 	line := func(r *lineReader) *pos.Error { return evidenceLine(db, r) }
-	for {
+	for n := 1; ; n++ {
+		if n%4096 == 0 && ctx.Err() != nil {
+			return ctx.Err()
+		}
 		rd.skipNewlines()
 		if rd.tok.kind == tEOF {
 			break

@@ -9,6 +9,7 @@ writer). Internal: use ``lifted.load`` and ``native=True``.
 """
 
 import ctypes
+import itertools
 import json as _json
 import os
 import sys
@@ -64,6 +65,9 @@ def library():
         lib.lifted_run.restype = ctypes.c_void_p
         lib.lifted_interrupt.argtypes = [ctypes.c_longlong]
         lib.lifted_interrupt.restype = ctypes.c_int
+        if hasattr(lib, "lifted_interrupt_load"):  # a library built before it lacks it
+            lib.lifted_interrupt_load.argtypes = [ctypes.c_longlong]
+            lib.lifted_interrupt_load.restype = ctypes.c_int
         lib.lifted_free.argtypes = [ctypes.c_longlong]
         lib.lifted_free.restype = ctypes.c_int
         lib.lifted_handles.argtypes = []
@@ -96,13 +100,32 @@ def version():
     return _json.loads(_take(lib, lib.lifted_version()))
 
 
+# Tokens name the loads in flight for lifted_interrupt_load.
+_load_tokens = itertools.count(1)
+
+
 def call_load(request):
-    """lifted_load: (handle, response dict); raises on an error document."""
+    """lifted_load: (handle, response dict); raises on an error document,
+    KeyboardInterrupt on Ctrl-C (the load is stopped first)."""
     lib = library()
     h = ctypes.c_longlong(0)
-    out = _take(lib, lib.lifted_load(_json.dumps(request).encode("utf-8"), ctypes.byref(h)))
+    cancel = None
+    if hasattr(lib, "lifted_interrupt_load"):
+        token = next(_load_tokens)
+        request = dict(request, token=token)
+        cancel = lambda: lib.lifted_interrupt_load(token)  # noqa: E731
+
+    def discard(ptr):  # a load that finished after all: forget its model
+        lib.lifted_free_string(ptr)
+        if h.value:
+            lib.lifted_free(h.value)
+
+    body = _json.dumps(request).encode("utf-8")
+    out = _take(lib, _interruptible(cancel, lambda: lib.lifted_load(body, ctypes.byref(h)), discard))
     doc = _json.loads(out)
     if "error" in doc:
+        if doc["error"].get("kind") == "interrupted":
+            raise KeyboardInterrupt(doc["error"]["message"])
         raise _error(doc["error"])
     return h.value, doc
 
@@ -112,12 +135,14 @@ def call_load(request):
 _POLL_SECONDS = 0.05
 
 
-def _interruptible(handle, fn, discard):
-    """fn() (a ctypes call on model handle, which releases the GIL) run so
-    that Ctrl-C stops it as it stops the command: on the main thread the
-    call runs in a helper thread while this one waits; KeyboardInterrupt
-    (Ctrl-C, or SIGINT) cancels the run with lifted_interrupt, waits for the
-    call to return (about 0.5 s) and is raised again. A second Ctrl-C while
+def _interruptible(cancel, fn, discard):
+    """fn() (a ctypes call, which releases the GIL) run so that Ctrl-C stops
+    it as it stops the command: on the main thread the call runs in a helper
+    thread while this one waits; KeyboardInterrupt (Ctrl-C, or SIGINT)
+    cancels the call with cancel() (lifted_interrupt of its model, or
+    lifted_interrupt_load of its token; None: nothing stops it, so it is
+    left to finish in the background), waits for the call to return (about
+    0.5 s) and is raised again. A second Ctrl-C while
     waiting raises at once, leaving the call to finish in the background.
     Elsewhere (a thread of the user's, where Python delivers no
     KeyboardInterrupt) fn is called directly. discard(result) releases what
@@ -142,9 +167,8 @@ def _interruptible(handle, fn, discard):
         while not done.wait(_POLL_SECONDS):
             pass
     except KeyboardInterrupt:
-        lib = library()
-        while not done.is_set():
-            lib.lifted_interrupt(handle)
+        while cancel is not None and not done.is_set():
+            cancel()
             done.wait(_POLL_SECONDS)
         if box.get("out"):
             discard(box["out"])
@@ -165,7 +189,8 @@ def call_run(handle, request):
         lib.lifted_free_string(ptr)
         _take(lib, msgs.value)
 
-    out = _take(lib, _interruptible(handle, lambda: lib.lifted_run(handle, body, ctypes.byref(msgs)), discard))
+    out = _take(lib, _interruptible(lambda: lib.lifted_interrupt(handle),
+                                    lambda: lib.lifted_run(handle, body, ctypes.byref(msgs)), discard))
     messages = _take(lib, msgs.value)
     messages = _json.loads(messages) if messages else []
     if out.startswith('{"error":'):

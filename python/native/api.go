@@ -29,6 +29,9 @@ type loadRequest struct {
 	Dynamic  bool     `json:"dynamic"`
 	// MaxMemory is the command's --max-memory ("4GB"; "" the default).
 	MaxMemory string `json:"max_memory"`
+	// Token, if not 0, names the load for lifted_interrupt_load, which
+	// stops it (Ctrl-C while a large evidence database is read).
+	Token int64 `json:"token"`
 }
 
 // loadResponse is what lifted_load returns on success.
@@ -171,6 +174,47 @@ func interrupt(h int64) bool {
 	return true
 }
 
+// loads are the loads in flight that lifted_interrupt_load can stop, by
+// the caller's token.
+var loads struct {
+	sync.Mutex
+	m map[int64]context.CancelFunc
+}
+
+// beginLoad registers a load under token (0: none); the returned function
+// ends it.
+func beginLoad(token int64) (context.Context, func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	if token == 0 {
+		return ctx, cancel
+	}
+	loads.Lock()
+	if loads.m == nil {
+		loads.m = map[int64]context.CancelFunc{}
+	}
+	loads.m[token] = cancel
+	loads.Unlock()
+	return ctx, func() {
+		loads.Lock()
+		delete(loads.m, token)
+		loads.Unlock()
+		cancel()
+	}
+}
+
+// interruptLoad stops the load registered under token: lifted_interrupt_load.
+// It reports whether such a load was in flight (the caller repeats it until
+// the load returns: one still decoding its request registers later).
+func interruptLoad(token int64) bool {
+	loads.Lock()
+	defer loads.Unlock()
+	cancel, ok := loads.m[token]
+	if ok {
+		cancel()
+	}
+	return ok
+}
+
 var handles struct {
 	sync.Mutex
 	next int64
@@ -193,11 +237,16 @@ func load(reqJSON []byte) (out []byte) {
 	if req.Model == "" {
 		return errorJSON(usagef("no model: the load request needs \"model\""))
 	}
+	ctx, end := beginLoad(req.Token)
+	defer end()
 	var m *engine.Model
 	err := withMemory(req.MaxMemory, func() (err error) {
-		m, err = engine.Load(req.Model, engine.LoadOptions{Format: req.Format, Evidence: req.Evidence, Dynamic: req.Dynamic})
+		m, err = engine.LoadContext(ctx, req.Model, engine.LoadOptions{Format: req.Format, Evidence: req.Evidence, Dynamic: req.Dynamic})
 		return err
 	})
+	if err != nil && ctx.Err() != nil {
+		return errorJSON(interrupted{fmt.Errorf("%s: interrupted while reading", req.Model)})
+	}
 	if err != nil {
 		return errorJSON(phrase(req.Model, err))
 	}

@@ -281,3 +281,49 @@ func TestInterruptStopsTheRun(t *testing.T) {
 		t.Fatal("interrupt reported a run in flight after the runs ended, or on an unknown handle")
 	}
 }
+
+// lifted_interrupt_load stops a load in flight while it reads a large
+// evidence database (here 300,000 atoms, about a second to read): error
+// kind "interrupted", soon after; after it ended there is nothing to stop.
+func TestInterruptStopsTheLoad(t *testing.T) {
+	dir := t.TempDir()
+	model := filepath.Join(dir, "m.mln")
+	db := filepath.Join(dir, "big.db")
+	if err := os.WriteFile(model, []byte("Knows(person, person)\nHappy(person)\n1 Knows(x, y) => Happy(x)\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	for i := range 300000 {
+		fmt.Fprintf(&b, "Knows(P%d, Q%d)\n", i, i%977)
+	}
+	if err := os.WriteFile(db, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if interruptLoad(7) {
+		t.Fatal("interruptLoad reported a load in flight before any load")
+	}
+	done := make(chan []byte)
+	go func() { done <- load([]byte(`{"model":"` + model + `","evidence":["` + db + `"],"token":7}`)) }()
+	time.Sleep(50 * time.Millisecond)
+	start := time.Now()
+	var out []byte
+	for hit := false; out == nil; {
+		hit = interruptLoad(7) || hit
+		select {
+		case out = <-done:
+		case <-time.After(10 * time.Millisecond):
+		}
+		if out != nil && !hit {
+			t.Skipf("the load ended before the interrupt reached it (a fast machine): %.80s", out)
+		}
+	}
+	took := time.Since(start)
+	t.Logf("stopped %v after the interrupt: %s", took.Round(time.Millisecond), out)
+	var doc errorDoc
+	if err := json.Unmarshal(out, &doc); err != nil || doc.Error.Kind != "interrupted" {
+		t.Fatalf("want an error of kind interrupted, got %.200s", out)
+	}
+	if interruptLoad(7) {
+		t.Fatal("interruptLoad reported a load in flight after it ended")
+	}
+}

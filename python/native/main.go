@@ -98,6 +98,14 @@ func lifted_interrupt(handle C.longlong) C.int {
 	return 0
 }
 
+//export lifted_interrupt_load
+func lifted_interrupt_load(token C.longlong) C.int {
+	if interruptLoad(int64(token)) {
+		return 1
+	}
+	return 0
+}
+
 //export lifted_free
 func lifted_free(handle C.longlong) C.int {
 	if free(int64(handle)) {

@@ -19,6 +19,7 @@ import contextlib
 import gc
 import io
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -400,8 +401,49 @@ print("live", lifted._native.live_models())
 """
 
 
+_SIGINT_LOAD_SCRIPT = r"""
+import os, signal, sys, threading, time
+import lifted
+sent = []
+def fire():
+    sent.append(time.monotonic())
+    os.kill(os.getpid(), signal.SIGINT)
+threading.Timer(0.3, fire).start()
+try:
+    m = lifted.load(sys.argv[1], sys.argv[2])
+    print("finished 0")
+except KeyboardInterrupt:
+    print("interrupted", time.monotonic() - sent[0])
+time.sleep(0.2)
+print("live", lifted._native.live_models())
+"""
+
+
 class Interrupt(NeedsLibrary):
     """Ctrl-C during a native call stops the run as it stops the command."""
+
+    def test_sigint_stops_a_native_load(self):
+        # An evidence database large enough to take seconds to read.
+        d = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, d)
+        model, db = os.path.join(d, "m.mln"), os.path.join(d, "big.db")
+        with open(model, "w") as f:
+            f.write("Knows(person, person)\nHappy(person)\n1 Knows(x, y) => Happy(x)\n")
+        with open(db, "w") as f:
+            f.writelines(f"Knows(P{i}, Q{i % 977})\n" for i in range(1500000))
+        env = dict(os.environ)
+        pkg = os.path.dirname(os.path.dirname(os.path.abspath(lifted.__file__)))
+        env["PYTHONPATH"] = pkg + os.pathsep + env.get("PYTHONPATH", "")
+        env["LIFTED_LIB"] = _native.find_library()
+        p = subprocess.run([sys.executable, "-c", _SIGINT_LOAD_SCRIPT, model, db], env=env,
+                           capture_output=True, text=True, timeout=120)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        lines = dict(line.split(" ", 1) for line in p.stdout.splitlines())
+        if "finished" in lines:
+            self.skipTest("the load ended before the signal (a fast machine)")
+        self.assertIn("interrupted", lines, p.stdout)
+        self.assertLess(float(lines["interrupted"]), 3.0, p.stdout)
+        self.assertEqual(lines["live"], "0")  # the stopped load keeps no model
 
     def test_sigint_stops_a_native_run(self):
         env = dict(os.environ)
