@@ -196,6 +196,8 @@ func AlwaysAnswers(method string, req Request) bool {
 // iterationProgress words an inference method's report.
 func iterationProgress(it infer.Progress) Progress {
 	switch {
+	case it.ComponentsTotal > 0:
+		return Progress{Stage: "components", Done: int64(it.Iteration), Total: int64(it.ComponentsTotal), Detail: "connected components answered"}
 	case it.Samples > 0 && it.RHat > 0:
 		return Progress{Stage: "sampling", Done: int64(it.Samples), Total: int64(it.SamplesTotal), Detail: fmt.Sprintf("%d samples, worst R-hat %s", it.Samples, RHatText(it.RHat))}
 	case it.Samples > 0:

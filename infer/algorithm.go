@@ -92,6 +92,9 @@ type Progress struct {
 	// Anytime MAP methods (map-auto) report the log score of their best
 	// world so far, on the scale of Bound.
 	Objective *float64
+	// Exact inference component by component reports the connected
+	// components answered so far (Iteration) of ComponentsTotal.
+	ComponentsTotal int
 }
 
 // LogZKind says what an Answer's LogZ is.

@@ -103,7 +103,7 @@ func (b *byComponents) Run(ctx context.Context, c *lift.Compressed, q infer.Quer
 				if q.Progress != nil {
 					mu.Lock()
 					done++
-					q.Progress(infer.Progress{Iteration: done})
+					q.Progress(infer.Progress{Iteration: done, ComponentsTotal: nc})
 					mu.Unlock()
 				}
 			}

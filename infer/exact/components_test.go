@@ -198,3 +198,27 @@ func TestAutoOneComponentWholePath(t *testing.T) {
 		t.Errorf("one component: chose %q (%s), want jtree on the whole graph", ch.Name, ch.Reason)
 	}
 }
+
+// Issue 39's probe: component-by-component inference reports the
+// components answered of their total (a CNF of 3·10^6 unconstrained
+// variables ran 55 s showing "BP: iteration 2897115, max change 0").
+func TestAutoComponentsProgress(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 27))
+	g, ev := componentsGraph(r, 17, 2)
+	var last infer.Progress
+	n := 0
+	q := infer.Query{Task: infer.Marginals, Workers: 2, Progress: func(p infer.Progress) {
+		if p.ComponentsTotal == 0 || p.Iteration != last.Iteration+1 {
+			t.Errorf("report %d: %+v after %+v", n, p, last)
+		}
+		last = p
+		n++
+	}}
+	ans, err := infer.Run(context.Background(), newAuto(t, jtree.JTree{}), g, ev, infer.Options{Query: q})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if nc := ans.Stats.Components; nc < 3 || n != nc || last.Iteration != nc || last.ComponentsTotal != nc {
+		t.Errorf("%d components: %d reports, the last %+v", nc, n, last)
+	}
+}
