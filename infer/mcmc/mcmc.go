@@ -346,7 +346,10 @@ func sample(ctx context.Context, g *fg.Graph, ev fg.Evidence, cfg Config) (*Resu
 	}
 	var pairs *gibbs.Pairs // read only: shared by the chains
 	if cfg.Pairs && cfg.Kernel == Gibbs {
-		pairs = gibbs.NewPairs(g, ev)
+		var err error
+		if pairs, err = gibbs.NewPairsContext(ctx, g, ev); err != nil {
+			return nil, err
+		}
 	}
 	sel := diagnosed(g, ev)
 	runs, err := runChains(ctx, nc, cfg, func(k int, r *chainRun) error {
@@ -407,6 +410,9 @@ func runChain(ctx context.Context, g *fg.Graph, ev fg.Evidence, bk *gibbs.Blocki
 	ch, err := gibbs.NewChain(g, ev, x)
 	if err != nil {
 		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return err // a chain's set-up (UW-CSE: about 40 ms each) is not polled within
 	}
 	size := ch.Offsets()[g.NumVars()]
 	var mv *moves
