@@ -199,159 +199,18 @@ type result struct {
 func solve(ctx context.Context, g *fg.Graph, ev fg.Evidence, p *Plan, maxProduct bool) (*result, error) {
 	n := g.NumVars()
 	nc := len(p.Order)
-	// Clique layout: dims, table offsets, separator (upward message)
-	// offsets; the separator of clique i is its first k-1 variables.
-	tabOff := make([]int, nc+1)
-	sepOff := make([]int, nc+1)
-	for i := range nc {
-		s := 1
-		for _, v := range p.Clique(i) {
-			s *= int(g.Card[v])
-		}
-		tabOff[i+1] = tabOff[i] + s
-		sepOff[i+1] = sepOff[i] + s/int(g.Card[p.Order[i]])
-	}
-	tab := make([]float64, tabOff[nc])
-	sep := make([]float64, sepOff[nc])
-	dims := make([]int32, len(p.CliqueVars))
-	for i, v := range p.CliqueVars {
-		dims[i] = g.Card[v]
-	}
+	lt := newLogTree(g, p)
 	// Log tables, once per table id.
 	logT := make([][]float64, len(g.Tables))
 	for f := range g.NumFactors() {
-		t := g.FactorTable[f]
-		if logT[t] == nil {
-			vals := g.Tables[t].Values
-			l := make([]float64, len(vals))
-			for i, x := range vals {
-				l[i] = math.Log(x)
-			}
-			logT[t] = l
-		}
+		logTable(g, logT, f)
 	}
-	// Potentials: each factor, clamped to the evidence, into the clique of
-	// its first-eliminated unobserved variable; a factor with none is a
-	// constant. A factor whose clique table is more than 8 times its own is
-	// first summed with the factors over the same unobserved variables into
-	// one small table (pots), so that each distinct scope is broadcast over
-	// its clique's table once: on MLN groundings many formulas share a
-	// scope, and a broadcast walks the whole clique table.
-	constant := 0.0
-	varPos := make([]int32, n) // position of a variable in the current clique, -1 if absent
-	for v := range varPos {
-		varPos[v] = -1
+	logZ, err := lt.upward(ctx, g, ev, logT, nil, maxProduct)
+	if err != nil {
+		return nil, err
 	}
-	type pot struct {
-		ci   int
-		vars []int32 // distinct, ascending
-		tab  []float64
-	}
-	var pots []pot
-	potOf := make(map[string]int)
-	var key []byte
-	var fv []free
-	var cnt []int32
-	strides := make([]int, 0, 64)
-	for f := range g.NumFactors() {
-		var base int
-		var first int32
-		base, first, fv = clampScope(g, f, ev, p.Pos, fv)
-		lt := logT[g.FactorTable[f]]
-		if first < 0 {
-			constant += lt[base]
-			continue
-		}
-		ci := int(p.Pos[first])
-		size := 1
-		for _, x := range fv {
-			size *= int(g.Card[x.v])
-		}
-		if tabOff[ci+1]-tabOff[ci] <= 8*size {
-			// A clique table not much larger than the factor's: broadcast
-			// the factor directly (merging would cost about as much).
-			cv := p.Clique(ci)
-			for k, v := range cv {
-				varPos[v] = int32(k)
-			}
-			strides = strides[:len(cv)]
-			clear(strides)
-			for _, x := range fv {
-				strides[varPos[x.v]] = x.stride
-			}
-			for _, v := range cv {
-				varPos[v] = -1
-			}
-			broadcast(tab[tabOff[ci]:tabOff[ci+1]], dims[p.CliqueOff[ci]:p.CliqueOff[ci+1]], strides, lt, base)
-			continue
-		}
-		slices.SortFunc(fv, func(a, b free) int { return cmp.Compare(a.v, b.v) })
-		key = binary.LittleEndian.AppendUint32(key[:0], uint32(ci))
-		for _, x := range fv {
-			key = binary.LittleEndian.AppendUint32(key, uint32(x.v))
-		}
-		pi, ok := potOf[string(key)]
-		if !ok {
-			pi = len(pots)
-			potOf[string(key)] = pi
-			vars := make([]int32, len(fv))
-			for i, x := range fv {
-				vars[i] = x.v
-			}
-			pots = append(pots, pot{ci: ci, vars: vars, tab: make([]float64, size)})
-		}
-		// Add the factor's entries: an odometer over the free variables,
-		// the last fastest.
-		dst := pots[pi].tab
-		cnt = addEntries(dst, g.Card, fv, base, cnt, func(j int) float64 { return lt[j] })
-	}
-	for _, pt := range pots {
-		cv := p.Clique(pt.ci)
-		for k, v := range cv {
-			varPos[v] = int32(k)
-		}
-		strides = strides[:len(cv)]
-		clear(strides)
-		st := 1
-		for k := len(pt.vars) - 1; k >= 0; k-- {
-			v := pt.vars[k]
-			strides[varPos[v]] = st
-			st *= int(g.Card[v])
-		}
-		for _, v := range cv {
-			varPos[v] = -1
-		}
-		broadcast(tab[tabOff[pt.ci]:tabOff[pt.ci+1]], dims[p.CliqueOff[pt.ci]:p.CliqueOff[pt.ci+1]], strides, pt.tab, 0)
-	}
-	if math.IsInf(constant, -1) {
-		return nil, ErrNoWorld
-	}
-	// Upward pass.
-	logZ := constant
-	sstr := make([]int, 0, 64)
-	for i := range nc {
-		if i&63 == 0 && ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		t := tab[tabOff[i]:tabOff[i+1]]
-		s := sep[sepOff[i]:sepOff[i+1]]
-		reduceLast(t, s, int(g.Card[p.Order[i]]), maxProduct)
-		par := p.Parent[i]
-		if par < 0 {
-			logZ += s[0] // the separator of a root is empty: one entry
-			continue
-		}
-		// Add the message into the parent's table.
-		cv, pv := p.Clique(i), p.Clique(int(par))
-		sstr = sepStrides(sstr, cv[:len(cv)-1], pv, dims[p.CliqueOff[i]:], varPos)
-		broadcast(tab[tabOff[par]:tabOff[par+1]], dims[p.CliqueOff[par]:p.CliqueOff[par+1]], sstr, s, 0)
-	}
-	if math.IsInf(logZ, -1) {
-		return nil, ErrNoWorld
-	}
-	if math.IsNaN(logZ) || math.IsInf(logZ, 1) {
-		return nil, fmt.Errorf("jtree: log Z is %v (a numerical failure; please report it)", logZ)
-	}
+	tab, sep, tabOff, sepOff, dims, varPos := lt.tab, lt.sep, lt.tabOff, lt.sepOff, lt.dims, lt.varPos
+	sstr := lt.sstr
 	r := &result{logZ: logZ, off: make([]int, n+1)}
 	if maxProduct {
 		// Decode in reverse elimination order from the upward tables: a
@@ -362,23 +221,15 @@ func solve(ctx context.Context, g *fg.Graph, ev fg.Evidence, p *Plan, maxProduct
 				r.assign[v] = ev[v]
 			}
 		}
-		for i := nc - 1; i >= 0; i-- {
-			cv := p.Clique(i)
-			d := dims[p.CliqueOff[i]:p.CliqueOff[i+1]]
-			idx := 0
-			for k, v := range cv[:len(cv)-1] {
-				idx = idx*int(d[k]) + int(r.assign[v])
-			}
-			dv := int(d[len(d)-1])
-			t := tab[tabOff[i]+idx*dv : tabOff[i]+(idx+1)*dv]
+		lt.decode(g, r.assign, func(t []float64) int {
 			best := 0
-			for s := 1; s < dv; s++ {
+			for s := 1; s < len(t); s++ {
 				if t[s] > t[best] {
 					best = s
 				}
 			}
-			r.assign[p.Order[i]] = int32(best)
-		}
+			return best
+		})
 	}
 	// Downward pass (Hugin).
 	var newSep []float64
@@ -647,4 +498,221 @@ func carry(cnt []int32, dims []int32, strides []int, j int) int {
 		cnt[q] = 0
 	}
 	return j
+}
+
+// logTree is the log-space junction tree of a plan: per elimination
+// clique (Order[i] and its neighbours then, Order[i] last) its table, and
+// its upward message over its separator (the clique's first variables).
+// Its scratch is reused by each upward pass (BlockDrawer draws many).
+type logTree struct {
+	p              *Plan
+	tabOff, sepOff []int
+	dims           []int32
+	tab, sep       []float64
+	varPos         []int32 // position of a variable in the current clique, -1 if absent
+
+	pots    []pot
+	potOf   map[string]int
+	key     []byte
+	fv      []free
+	cnt     []int32
+	strides []int
+	sstr    []int
+}
+
+// pot is the sum of the log tables of the factors over the same
+// unobserved variables vars (distinct, ascending) of clique ci.
+type pot struct {
+	ci   int
+	vars []int32
+	tab  []float64
+}
+
+func newLogTree(g *fg.Graph, p *Plan) *logTree {
+	nc := len(p.Order)
+	lt := &logTree{p: p, tabOff: make([]int, nc+1), sepOff: make([]int, nc+1), potOf: map[string]int{},
+		strides: make([]int, 0, 64), sstr: make([]int, 0, 64)}
+	for i := range nc {
+		s := 1
+		for _, v := range p.Clique(i) {
+			s *= int(g.Card[v])
+		}
+		lt.tabOff[i+1] = lt.tabOff[i] + s
+		lt.sepOff[i+1] = lt.sepOff[i] + s/int(g.Card[p.Order[i]])
+	}
+	lt.tab = make([]float64, lt.tabOff[nc])
+	lt.sep = make([]float64, lt.sepOff[nc])
+	lt.dims = make([]int32, len(p.CliqueVars))
+	for i, v := range p.CliqueVars {
+		lt.dims[i] = g.Card[v]
+	}
+	lt.varPos = make([]int32, g.NumVars())
+	for v := range lt.varPos {
+		lt.varPos[v] = -1
+	}
+	return lt
+}
+
+// logTable fills logT[t] (the log of table t's values) for factor f's
+// table t, once.
+func logTable(g *fg.Graph, logT [][]float64, f int) {
+	t := g.FactorTable[f]
+	if logT[t] == nil {
+		vals := g.Tables[t].Values
+		l := make([]float64, len(vals))
+		for i, x := range vals {
+			l[i] = math.Log(x)
+		}
+		logT[t] = l
+	}
+}
+
+// upward loads the potentials of the factors (all of g's when factors is
+// nil) clamped to ev into the clique tables and runs the upward pass of
+// messages (log-sum-exp, or max, per separator entry, so no entry
+// underflows relative to its own group); it returns the log of the total
+// weight (or of the best world's score), ErrNoWorld when it is zero.
+func (lt *logTree) upward(ctx context.Context, g *fg.Graph, ev fg.Evidence, logT [][]float64, factors []int32, maxProduct bool) (float64, error) {
+	p := lt.p
+	nc := len(p.Order)
+	tab, sep, tabOff, sepOff, dims, varPos := lt.tab, lt.sep, lt.tabOff, lt.sepOff, lt.dims, lt.varPos
+	clear(tab)
+	// Potentials: each factor, clamped to the evidence, into the clique of
+	// its first-eliminated unobserved variable; a factor with none is a
+	// constant. A factor whose clique table is more than 8 times its own is
+	// first summed with the factors over the same unobserved variables into
+	// one small table (pots), so that each distinct scope is broadcast over
+	// its clique's table once: on MLN groundings many formulas share a
+	// scope, and a broadcast walks the whole clique table.
+	constant := 0.0
+	lt.pots = lt.pots[:0]
+	clear(lt.potOf)
+	strides := lt.strides
+	nf := g.NumFactors()
+	if factors != nil {
+		nf = len(factors)
+	}
+	for k := range nf {
+		f := k
+		if factors != nil {
+			f = int(factors[k])
+		}
+		var base int
+		var first int32
+		base, first, lt.fv = clampScope(g, f, ev, p.Pos, lt.fv)
+		fv := lt.fv
+		lf := logT[g.FactorTable[f]]
+		if first < 0 {
+			constant += lf[base]
+			continue
+		}
+		ci := int(p.Pos[first])
+		size := 1
+		for _, x := range fv {
+			size *= int(g.Card[x.v])
+		}
+		if tabOff[ci+1]-tabOff[ci] <= 8*size {
+			// A clique table not much larger than the factor's: broadcast
+			// the factor directly (merging would cost about as much).
+			cv := p.Clique(ci)
+			for k, v := range cv {
+				varPos[v] = int32(k)
+			}
+			strides = strides[:len(cv)]
+			clear(strides)
+			for _, x := range fv {
+				strides[varPos[x.v]] = x.stride
+			}
+			for _, v := range cv {
+				varPos[v] = -1
+			}
+			broadcast(tab[tabOff[ci]:tabOff[ci+1]], dims[p.CliqueOff[ci]:p.CliqueOff[ci+1]], strides, lf, base)
+			continue
+		}
+		slices.SortFunc(fv, func(a, b free) int { return cmp.Compare(a.v, b.v) })
+		lt.key = binary.LittleEndian.AppendUint32(lt.key[:0], uint32(ci))
+		for _, x := range fv {
+			lt.key = binary.LittleEndian.AppendUint32(lt.key, uint32(x.v))
+		}
+		pi, ok := lt.potOf[string(lt.key)]
+		if !ok {
+			pi = len(lt.pots)
+			lt.potOf[string(lt.key)] = pi
+			vars := make([]int32, len(fv))
+			for i, x := range fv {
+				vars[i] = x.v
+			}
+			lt.pots = append(lt.pots, pot{ci: ci, vars: vars, tab: make([]float64, size)})
+		}
+		// Add the factor's entries: an odometer over the free variables,
+		// the last fastest.
+		dst := lt.pots[pi].tab
+		lt.cnt = addEntries(dst, g.Card, fv, base, lt.cnt, func(j int) float64 { return lf[j] })
+	}
+	for _, pt := range lt.pots {
+		cv := p.Clique(pt.ci)
+		for k, v := range cv {
+			varPos[v] = int32(k)
+		}
+		strides = strides[:len(cv)]
+		clear(strides)
+		st := 1
+		for k := len(pt.vars) - 1; k >= 0; k-- {
+			v := pt.vars[k]
+			strides[varPos[v]] = st
+			st *= int(g.Card[v])
+		}
+		for _, v := range cv {
+			varPos[v] = -1
+		}
+		broadcast(tab[tabOff[pt.ci]:tabOff[pt.ci+1]], dims[p.CliqueOff[pt.ci]:p.CliqueOff[pt.ci+1]], strides, pt.tab, 0)
+	}
+	lt.strides = strides
+	if math.IsInf(constant, -1) {
+		return 0, ErrNoWorld
+	}
+	// Upward pass.
+	logZ := constant
+	for i := range nc {
+		if i&63 == 0 && ctx.Err() != nil {
+			return 0, ctx.Err()
+		}
+		t := tab[tabOff[i]:tabOff[i+1]]
+		s := sep[sepOff[i]:sepOff[i+1]]
+		reduceLast(t, s, int(g.Card[p.Order[i]]), maxProduct)
+		par := p.Parent[i]
+		if par < 0 {
+			logZ += s[0] // the separator of a root is empty: one entry
+			continue
+		}
+		// Add the message into the parent's table.
+		cv, pv := p.Clique(i), p.Clique(int(par))
+		lt.sstr = sepStrides(lt.sstr, cv[:len(cv)-1], pv, dims[p.CliqueOff[i]:], varPos)
+		broadcast(tab[tabOff[par]:tabOff[par+1]], dims[p.CliqueOff[par]:p.CliqueOff[par+1]], lt.sstr, s, 0)
+	}
+	if math.IsInf(logZ, -1) {
+		return 0, ErrNoWorld
+	}
+	if math.IsNaN(logZ) || math.IsInf(logZ, 1) {
+		return 0, fmt.Errorf("jtree: log Z is %v (a numerical failure; please report it)", logZ)
+	}
+	return logZ, nil
+}
+
+// decode assigns the unobserved variables in reverse elimination order
+// from the upward tables: a clique's separator variables are eliminated
+// later, so assigned in x already; its own variable gets pick of its row
+// of log weights given them (the best for MAP, a draw for sampling).
+func (lt *logTree) decode(g *fg.Graph, x []int32, pick func(row []float64) int) {
+	p := lt.p
+	for i := len(p.Order) - 1; i >= 0; i-- {
+		cv := p.Clique(i)
+		d := lt.dims[p.CliqueOff[i]:p.CliqueOff[i+1]]
+		idx := 0
+		for k, v := range cv[:len(cv)-1] {
+			idx = idx*int(d[k]) + int(x[v])
+		}
+		dv := int(d[len(d)-1])
+		x[p.Order[i]] = int32(pick(lt.tab[lt.tabOff[i]+idx*dv : lt.tabOff[i]+(idx+1)*dv]))
+	}
 }
