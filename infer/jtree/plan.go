@@ -108,7 +108,7 @@ func NewPlanWithin(ctx context.Context, g *fg.Graph, ev fg.Evidence, limit float
 				w = 1
 			}
 		}
-		p, err := newPlan(ctx, g, ev, lim, w, h, seed)
+		p, err := newPlan(ctx, g, ev, lim, w, h, seed, nil)
 		if err != nil {
 			return err
 		}
@@ -184,6 +184,7 @@ const (
 	minFillByWeight heuristic = iota // fill edges; ties by the smallest table
 	minFillByID                      // fill edges; ties by the lowest id (or a seeded rank)
 	weightedMinFill                  // Σ card(a)·card(b) over fill edges; ties by the smallest table
+	givenOrder                       // the lowest rank first (a caller's order), fill ignored
 )
 
 // rank is a fixed pseudo-random tie-break of variable v under seed.
@@ -195,7 +196,7 @@ func rank(v int32, seed uint64) float64 {
 	return float64(x >> 11)
 }
 
-func newPlan(ctx context.Context, g *fg.Graph, ev fg.Evidence, limit float64, work int64, heur heuristic, seed uint64) (*Plan, error) {
+func newPlan(ctx context.Context, g *fg.Graph, ev fg.Evidence, limit float64, work int64, heur heuristic, seed uint64, rankOf []float64) (*Plan, error) {
 	if work <= 0 {
 		work = math.MaxInt64
 	}
@@ -242,6 +243,8 @@ func newPlan(ctx context.Context, g *fg.Graph, ev fg.Evidence, limit float64, wo
 		}
 		e := entry{v: v, weight: w, version: version[v]}
 		switch {
+		case heur == givenOrder:
+			e.tie = rankOf[v]
 		case heur == minFillByID && seed != 0:
 			e.tie = rank(v, seed)
 		case heur == minFillByID:
@@ -251,6 +254,9 @@ func newPlan(ctx context.Context, g *fg.Graph, ev fg.Evidence, limit float64, wo
 		}
 		if w > limit {
 			e.fill = math.MaxInt // never chosen before a clique that fits
+			return e
+		}
+		if heur == givenOrder {
 			return e
 		}
 		nb := adj[v]

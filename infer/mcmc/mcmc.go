@@ -64,6 +64,7 @@ import (
 	"github.com/lifted-dev/lifted/fg"
 	"github.com/lifted-dev/lifted/gibbs"
 	"github.com/lifted-dev/lifted/infer"
+	"github.com/lifted-dev/lifted/infer/jtree"
 	"github.com/lifted-dev/lifted/infer/mcmc/diag"
 	"github.com/lifted-dev/lifted/lift"
 	"github.com/lifted-dev/lifted/lift/orbit"
@@ -129,6 +130,25 @@ const (
 	DefaultBlockStates = 1 << 12
 )
 
+// Blocks says which blocks blocked Gibbs draws (Config.Blocks).
+type Blocks uint8
+
+const (
+	// BlocksAuto is BlocksJTree on a model without zero entries,
+	// BlocksEnumerate otherwise (whose tied units keep hard constraints
+	// of the "exactly one" kind inside one block). The method bgibbs
+	// with block-size or block-states set asks for BlocksEnumerate.
+	BlocksAuto Blocks = iota
+	// BlocksJTree: blocks of bounded junction-tree table size
+	// (BlockTable), in covers that hold every factor inside some block,
+	// each drawn by forward filtering and backward sampling (jtblocks.go).
+	BlocksJTree
+	// BlocksEnumerate: gibbs.NewBlocking's partition into blocks of at
+	// most BlockSize variables and BlockStates joint states, each drawn by
+	// enumerating its joint states.
+	BlocksEnumerate
+)
+
 // SatBlocks says whether MC-SAT sweeps redraw blocks (Config.SatBlocks).
 type SatBlocks uint8
 
@@ -174,7 +194,12 @@ type Config struct {
 	// variable with more states is a block of its own); 0 means
 	// DefaultBlockSize and DefaultBlockStates.
 	BlockSize, BlockStates int
-	Seed                   uint64
+	// Blocks chooses blocked Gibbs's blocks (Kernel BGibbs); BlockTable
+	// bounds the largest junction-tree table of a BlocksJTree block (0:
+	// DefaultBlockTable).
+	Blocks     Blocks
+	BlockTable int
+	Seed       uint64
 	// Pairs adds to every Gibbs sweep (Kernel Gibbs) a joint redraw of
 	// each strongly coupled pair of variables (gibbs.NewPairs,
 	// gibbs.Chain.PairSweep): an auxiliary variable of a long clause with
@@ -316,7 +341,14 @@ func sample(ctx context.Context, g *fg.Graph, ev fg.Evidence, cfg Config) (*Resu
 	}
 	ev = cfg.blockDefaults(g, ev)
 	var bk *gibbs.Blocking
-	if cfg.Kernel == BGibbs || cfg.Kernel == MCSAT && cfg.SatBlocks != SatBlocksOff {
+	var jt *jtBlocks
+	if cfg.Kernel == BGibbs && (cfg.Blocks == BlocksJTree || cfg.Blocks == BlocksAuto && NoZeros(g)) {
+		var err error
+		if jt, err = newJTBlocks(ctx, g, ev, float64(cfg.BlockTable)); err != nil {
+			return nil, err
+		}
+	}
+	if cfg.Kernel == BGibbs && jt == nil || cfg.Kernel == MCSAT && cfg.SatBlocks != SatBlocksOff {
 		var err error
 		bk, err = gibbs.NewBlocking(g, ev, cfg.BlockSize, cfg.BlockStates)
 		switch {
@@ -353,7 +385,7 @@ func sample(ctx context.Context, g *fg.Graph, ev fg.Evidence, cfg Config) (*Resu
 	}
 	sel := diagnosed(g, ev)
 	runs, err := runChains(ctx, nc, cfg, func(k int, r *chainRun) error {
-		return runChain(ctx, g, ev, bk, gens, tb, pairs, cfg, uint64(k), deadline, r, sel, nc)
+		return runChain(ctx, g, ev, bk, jt, gens, tb, pairs, cfg, uint64(k), deadline, r, sel, nc)
 	})
 	if err != nil {
 		return nil, err
@@ -367,6 +399,9 @@ func sample(ctx context.Context, g *fg.Graph, ev fg.Evidence, cfg Config) (*Resu
 	}
 	if tb != nil {
 		res.Clusters = len(tb.blocks)
+	}
+	if jt != nil {
+		res.Clusters = len(jt.blocks)
 	}
 	if (cfg.Kernel == Cluster || cfg.Kernel == Swap) && res.Sweeps > 0 {
 		n := int64(0)
@@ -400,8 +435,9 @@ func cheapBlocks(bk *gibbs.Blocking) bool {
 }
 
 // runChain runs chain k, seeded with (seed, k); bk is blocked Gibbs's
-// blocks, pairs Gibbs's pair moves (nil: none).
-func runChain(ctx context.Context, g *fg.Graph, ev fg.Evidence, bk *gibbs.Blocking, gens []orbit.Perm, tb *treeBlocks, pairs *gibbs.Pairs, cfg Config, k uint64, deadline time.Time, r *chainRun, sel []int, nc int) error {
+// blocks (jt its junction-tree blocks instead), pairs Gibbs's pair moves
+// (nil: none).
+func runChain(ctx context.Context, g *fg.Graph, ev fg.Evidence, bk *gibbs.Blocking, jt *jtBlocks, gens []orbit.Perm, tb *treeBlocks, pairs *gibbs.Pairs, cfg Config, k uint64, deadline time.Time, r *chainRun, sel []int, nc int) error {
 	rng := rand.New(rand.NewPCG(cfg.Seed, k))
 	x, err := start(ctx, g, ev, cfg.Seed, k, rng)
 	if err != nil {
@@ -423,6 +459,18 @@ func runChain(ctx context.Context, g *fg.Graph, ev fg.Evidence, bk *gibbs.Blocki
 		}
 	}
 	var ts treeScratch
+	var drawers []*jtree.BlockDrawer
+	if jt != nil {
+		x := ch.State()
+		for v := range x {
+			if ev[v] >= 0 {
+				x[v] = ev[v]
+			}
+		}
+		for _, b := range jt.blocks {
+			drawers = append(drawers, b.Drawer())
+		}
+	}
 	var syms *symmetries
 	var scratch []int32
 	if len(gens) > 0 {
@@ -462,7 +510,19 @@ func runChain(ctx context.Context, g *fg.Graph, ev fg.Evidence, bk *gibbs.Blocki
 				ch.Conditionals(cond)
 			}
 		case BGibbs:
-			ch.BlockSweep(rng, bk, cond)
+			if jt == nil {
+				ch.BlockSweep(rng, bk, cond)
+				break
+			}
+			x := ch.State()
+			for _, d := range drawers {
+				if _, err := d.Draw(rng, x); err != nil {
+					return err
+				}
+			}
+			if cond != nil {
+				ch.Conditionals(cond)
+			}
 		default:
 			if pairs != nil && pairs.Len() > 0 {
 				ch.PairSweepAll(rng, pairs, cond)
@@ -790,6 +850,29 @@ func newSampler(m infer.Method, k Kernel, p infer.Properties) (infer.Algorithm, 
 			return nil, &infer.PropertyError{Method: m.Name, Name: "block-states", Msg: fmt.Sprintf("must be at least 2, got %d", cfg.BlockStates)}
 		}
 	}
+	if k == BGibbs && m.Name == "bgibbs" {
+		switch b := p.String(m, "blocks"); b {
+		case "auto":
+		case "jtree":
+			cfg.Blocks = BlocksJTree
+		case "enumerate":
+			cfg.Blocks = BlocksEnumerate
+		default:
+			return nil, &infer.PropertyError{Method: m.Name, Name: "blocks", Value: b, Msg: fmt.Sprintf("must be auto, jtree or enumerate, got %q", b)}
+		}
+		if _, ok := p["block-size"]; ok && cfg.Blocks == BlocksAuto {
+			cfg.Blocks = BlocksEnumerate // bounds of enumerated blocks asked for
+		}
+		if _, ok := p["block-states"]; ok && cfg.Blocks == BlocksAuto {
+			cfg.Blocks = BlocksEnumerate
+		}
+		if cfg.BlockTable, err = p.Int(m, "block-table"); err != nil {
+			return nil, err
+		}
+		if cfg.BlockTable < 2 {
+			return nil, &infer.PropertyError{Method: m.Name, Name: "block-table", Msg: fmt.Sprintf("must be at least 2, got %d", cfg.BlockTable)}
+		}
+	}
 	for _, c := range []struct {
 		name string
 		v    int
@@ -834,8 +917,10 @@ func init() {
 		Summary: "blocked Gibbs sampling: greedy blocks of coupled variables, each drawn jointly from its exact conditional",
 		Tasks:   []infer.Task{infer.Marginals},
 		Props: append(append([]infer.Property(nil), props...),
-			infer.Property{Name: "block-size", Default: strconv.Itoa(DefaultBlockSize), Help: "most variables in a block"},
-			infer.Property{Name: "block-states", Default: strconv.Itoa(DefaultBlockStates), Help: "most joint states of a block (a block is enumerated at each step)"}),
+			infer.Property{Name: "blocks", Default: "auto", Help: "jtree (blocks of bounded junction-tree table size, block-table, in covers that hold every factor inside some block, each drawn by forward filtering and backward sampling), enumerate (blocks of at most block-size variables and block-states joint states, enumerated at each step; hard constraints of the exactly-one kind kept inside one block), or auto (jtree on a model without zero entries unless block-size or block-states is set, else enumerate)"},
+			infer.Property{Name: "block-table", Default: strconv.Itoa(DefaultBlockTable), Help: "largest junction-tree table (entries) of a block (blocks jtree)"},
+			infer.Property{Name: "block-size", Default: strconv.Itoa(DefaultBlockSize), Help: "most variables in a block (blocks enumerate)"},
+			infer.Property{Name: "block-states", Default: strconv.Itoa(DefaultBlockStates), Help: "most joint states of a block (blocks enumerate; a block is enumerated at each step)"}),
 		New: func(p infer.Properties) (infer.Algorithm, error) { return newSampler(bm, BGibbs, p) },
 	}
 	cm = infer.Method{
@@ -1078,6 +1163,9 @@ func (cfg *Config) blockDefaults(g *fg.Graph, ev fg.Evidence) fg.Evidence {
 	}
 	if cfg.BlockStates <= 0 {
 		cfg.BlockStates = DefaultBlockStates
+	}
+	if cfg.BlockTable <= 0 {
+		cfg.BlockTable = DefaultBlockTable
 	}
 	if ev == nil {
 		ev = fg.NoEvidence(g.NumVars())
