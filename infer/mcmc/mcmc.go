@@ -78,8 +78,9 @@ const (
 	Gibbs Kernel = iota
 	// MCSAT is one MC-SAT step (gibbs.Chain.MCSAT).
 	MCSAT
-	// BGibbs is one sweep of blocked Gibbs sampling over the blocks of
-	// gibbs.NewBlocking (gibbs.Chain.BlockSweep).
+	// BGibbs is one sweep of blocked Gibbs sampling: over the blocks of
+	// gibbs.NewBlocking (gibbs.Chain.BlockSweep), or over covers of
+	// junction-tree blocks (Config.Blocks; jtblocks.go).
 	BGibbs
 	// Cluster is one Swendsen–Wang move (bonds on the satisfied Ising
 	// couplings, every cluster flipped by a heat-bath draw on the rest of
@@ -914,7 +915,7 @@ func init() {
 	}
 	bm = infer.Method{
 		Name:    "bgibbs",
-		Summary: "blocked Gibbs sampling: greedy blocks of coupled variables, each drawn jointly from its exact conditional",
+		Summary: "blocked Gibbs sampling: blocks of bounded treewidth (or of a few enumerated variables), each drawn jointly from its exact conditional",
 		Tasks:   []infer.Task{infer.Marginals},
 		Props: append(append([]infer.Property(nil), props...),
 			infer.Property{Name: "blocks", Default: "auto", Help: "jtree (blocks of bounded junction-tree table size, block-table, in covers that hold every factor inside some block, each drawn by forward filtering and backward sampling), enumerate (blocks of at most block-size variables and block-states joint states, enumerated at each step; hard constraints of the exactly-one kind kept inside one block), or auto (jtree on a model without zero entries unless block-size or block-states is set, else enumerate)"},
