@@ -1,6 +1,7 @@
 package gibbs
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
 
@@ -74,7 +75,13 @@ type Chain struct {
 // Chain updates in place (and which must be positive for the steps to be
 // valid).
 func NewChain(g *fg.Graph, ev fg.Evidence, x []int32) (*Chain, error) {
-	c, err := newChain(g, ev, x)
+	return NewChainContext(context.Background(), g, ev, x)
+}
+
+// NewChainContext is NewChain stopped with ctx's error once ctx is done
+// (the preparation polls it: Ctrl-C while a sampler's chains are set up).
+func NewChainContext(ctx context.Context, g *fg.Graph, ev fg.Evidence, x []int32) (*Chain, error) {
+	c, err := newChain(ctx, g, ev, x)
 	if err != nil {
 		return nil, err
 	}

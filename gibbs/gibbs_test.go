@@ -1,6 +1,7 @@
 package gibbs
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"hash/fnv"
@@ -262,7 +263,7 @@ func TestPairwiseFastPath(t *testing.T) {
 			}
 		}
 		x := make([]int32, g.NumVars())
-		c, err := newChain(g, ev, x)
+		c, err := newChain(context.Background(), g, ev, x)
 		if err != nil {
 			t.Fatal(err)
 		}

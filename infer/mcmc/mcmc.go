@@ -444,12 +444,9 @@ func runChain(ctx context.Context, g *fg.Graph, ev fg.Evidence, bk *gibbs.Blocki
 	if err != nil {
 		return err
 	}
-	ch, err := gibbs.NewChain(g, ev, x)
+	ch, err := gibbs.NewChainContext(ctx, g, ev, x)
 	if err != nil {
 		return err
-	}
-	if err := ctx.Err(); err != nil {
-		return err // a chain's set-up (UW-CSE: about 40 ms each) is not polled within
 	}
 	size := ch.Offsets()[g.NumVars()]
 	var mv *moves
