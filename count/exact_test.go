@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -459,5 +460,70 @@ func TestExactPresolve(t *testing.T) {
 	}
 	if r == k || r.nv >= nv {
 		t.Errorf("presolve did not reduce the formula: %d variables, was %d", r.nv, nv)
+	}
+}
+
+// TestExactRedundantClauses checks the load's removal of repeated clauses
+// and of clauses containing a binary clause: counts against brute force on
+// random formulas rich in both, including variables that occur only in
+// removed clauses (free in the search), and that the removed clauses are
+// not loaded.
+func TestExactRedundantClauses(t *testing.T) {
+	// x4 and x5 occur only in clauses that (x1 ∨ ¬x2) subsumes; the
+	// ternary (x1 ∨ x2 ∨ x3) is there twice, (¬x1 ∨ x3) twice.
+	c := &cnf.CNF{NumVars: 5, Clauses: [][]int32{
+		{1, -2}, {1, -2, 4}, {-2, 5, 1, -4}, {1, 2, 3}, {3, 2, 1}, {-1, 3}, {3, -1}, {-3, 2, -1},
+	}}
+	k := newCounter(context.Background(), c, Options{})
+	if long := len(k.learnts); long != 0 {
+		t.Fatalf("%d learned clauses at load", long)
+	}
+	nlong := 0
+	for cr := uint32(0); cr < k.origEnd; cr += uint32(k.pool[cr]) + hdrSize {
+		nlong++
+	}
+	if nlong != 2 || len(k.binA) != 2 {
+		t.Errorf("loaded %d long and %d binary clauses, want 2 and 2", nlong, len(k.binA))
+	}
+	ctx := context.Background()
+	for _, cc := range []*cnf.CNF{c, {NumVars: 5, Clauses: c.Clauses[1:3]}} {
+		got, _, err := ExactWithOptions(ctx, cc, Options{NoSATCheck: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := bruteForce(cc); !got.IsInt64() || got.Int64() != want {
+			t.Fatalf("%v: Exact = %v, brute force %d", cc.Clauses, got, want)
+		}
+	}
+	r := rand.New(rand.NewPCG(7, 8))
+	for i := range 300 {
+		nv := 2 + r.IntN(14)
+		c := randomCNF(r, nv, r.IntN(4*nv))
+		// Repeat some clauses (literals shuffled) and extend some binary
+		// clauses by one or two literals.
+		for _, cl := range c.Clauses {
+			switch {
+			case r.IntN(4) == 0:
+				d := slices.Clone(cl)
+				r.Shuffle(len(d), func(a, b int) { d[a], d[b] = d[b], d[a] })
+				c.Clauses = append(c.Clauses, d)
+			case len(cl) == 2 && r.IntN(2) == 0:
+				d := append(slices.Clone(cl), int32(1+r.IntN(nv)))
+				if r.IntN(2) == 0 {
+					d = append(d, -int32(1+r.IntN(nv)))
+				}
+				c.Clauses = append(c.Clauses, d)
+			}
+		}
+		want := bruteForce(c)
+		for _, opts := range []Options{{}, {NoSATCheck: true}} {
+			got, _, err := ExactWithOptions(ctx, c, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !got.IsInt64() || got.Int64() != want {
+				t.Fatalf("case %d (%+v): Exact = %v, brute force %d\n%v", i, opts, got, want, c.Clauses)
+			}
+		}
 	}
 }
