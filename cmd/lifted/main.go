@@ -193,7 +193,7 @@ Markov logic networks in Alchemy's format (.mln, with .db evidence).`,
 	root.SetFlagErrorFunc(flagError)
 	root.Version = buildinfo.Text("lifted")
 	root.SetVersionTemplate("{{.Version}}\n")
-	root.PersistentFlags().Var(&maxMemory, "max-memory", "memory budget, e.g. 4GB or 512MB: size estimates (a grounding, a factor graph, a DIMACS header, --horizon) and text inputs beyond it are refused before allocating (default: 60% of the available memory, which depends on the machine's state: infer's auto then answers a grounding beyond it with lifted BP on the first-order network; set it, or --max-ground, for an answer that does not depend on free memory)")
+	root.PersistentFlags().Var(&maxMemory, "max-memory", "memory budget, e.g. 4GB or 512MB: size estimates (a grounding, a factor graph, a DIMACS header, --horizon) and text inputs beyond it are refused before allocating (default: 60% of the available memory — MemAvailable, or the control group's or ulimit -v's lower limit —, which depends on the machine's state: infer's auto then answers a grounding beyond it with lifted BP on the first-order network; set it, or --max-ground, for an answer that does not depend on free memory)")
 	root.PersistentPreRunE = func(c *cobra.Command, _ []string) error {
 		memlimit.Set(int64(maxMemory))
 		if runtimeLimit {

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"math"
 	"os"
 	"os/exec"
@@ -186,5 +187,28 @@ func TestHelp(t *testing.T) {
 		if code != 0 || !strings.Contains(out, "Usage:") {
 			t.Errorf("%v: exit %d", args, code)
 		}
+	}
+}
+
+// The default memory budget honours the process's own address-space limit
+// (ulimit -v): a factor graph whose estimate (4.2 GiB) is under the
+// machine's budget but over what the limit leaves is refused with its size,
+// instead of the runtime's "fatal error: out of memory" and a goroutine
+// dump (issue 39's probe).
+func TestAddressSpaceLimitRefuses(t *testing.T) {
+	if _, err := exec.LookPath("sh"); err != nil {
+		t.Skip("no sh")
+	}
+	p := filepath.Join(t.TempDir(), "mid.cnf")
+	if err := os.WriteFile(p, []byte("p cnf 3000000 1\n1 -2 0\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("sh", "-c", `ulimit -v 3000000 && exec "$0" infer "$1"`, binary, p)
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	err := cmd.Run()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 1 || !strings.Contains(errb.String(), "would need about 4.2 GiB of memory, more than the limit of") || strings.Contains(errb.String(), "goroutine") {
+		t.Fatalf("under ulimit -v 3000000: %v\n%.600s", err, errb.String())
 	}
 }

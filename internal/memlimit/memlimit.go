@@ -13,10 +13,12 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 )
 
@@ -49,15 +51,20 @@ func Limit() int64 {
 	return int64(float64(Available()) * Share)
 }
 
-// Available is MemAvailable from /proc/meminfo (8 GiB where it cannot be
-// read), read at most once a second: a short run asks several times at
+// Available is the memory this process may still use: MemAvailable from
+// /proc/meminfo (8 GiB where it cannot be read), or less where a limit of
+// the process's own is lower — its control group's memory limit less what
+// the group uses (cgroup v2 memory.max, v1 memory.limit_in_bytes; page
+// cache that can be dropped not counted as used), or half its address
+// space limit (ulimit -v, RLIMIT_AS: the Go runtime reserves address space
+// well beyond its heap). It is read at most once a second: a short run asks several times at
 // start (the runtime limit, the input's size, the model's), and each read
 // costs an open, the kernel's accounting and a close.
 func Available() int64 {
 	avail.Lock()
 	defer avail.Unlock()
 	if now := time.Now(); avail.bytes == 0 || now.Sub(avail.at) >= availableAge {
-		avail.bytes, avail.at = readAvailable(), now
+		avail.bytes, avail.at = min(readAvailable(), cgroupAvailable("/proc/self/cgroup", "/sys/fs/cgroup"), addressSpaceAvailable()), now
 	}
 	return avail.bytes
 }
@@ -90,6 +97,95 @@ func readAvailable() int64 {
 		}
 	}
 	return fallback
+}
+
+// noLimit is what the limits below read as "none": cgroup v1 writes about
+// 2^63 for no limit.
+const noLimit = int64(1) << 60
+
+// cgroupAvailable is the memory limit of the process's control group
+// (selfCgroup is /proc/self/cgroup, under the hierarchy mounted at root)
+// less what the group uses, not counting its inactive page cache; or
+// noLimit where there is none or it cannot be read.
+func cgroupAvailable(selfCgroup, root string) int64 {
+	b, err := os.ReadFile(selfCgroup)
+	if err != nil {
+		return noLimit
+	}
+	best := noLimit
+	for _, line := range strings.Split(string(b), "\n") {
+		parts := strings.SplitN(line, ":", 3)
+		if len(parts) != 3 {
+			continue
+		}
+		var dirs []string
+		var max, cur, inactive string
+		switch {
+		case parts[0] == "0" && parts[1] == "": // v2, the unified hierarchy
+			dirs = []string{root + parts[2], root}
+			max, cur, inactive = "memory.max", "memory.current", "inactive_file"
+		case slices.Contains(strings.Split(parts[1], ","), "memory"): // v1
+			dirs = []string{root + "/memory" + parts[2], root + "/memory"}
+			max, cur, inactive = "memory.limit_in_bytes", "memory.usage_in_bytes", "total_inactive_file"
+		default:
+			continue
+		}
+		for _, d := range dirs {
+			limit, ok := readBytes(d + "/" + max)
+			if !ok {
+				continue // not this directory (a cgroup namespace shows "/")
+			}
+			used, _ := readBytes(d + "/" + cur)
+			used -= statField(d+"/memory.stat", inactive)
+			if limit < noLimit {
+				best = min(best, max0(limit-max0(used)))
+			}
+			break
+		}
+	}
+	return best
+}
+
+// readBytes reads a cgroup file holding a number of bytes ("max": noLimit).
+func readBytes(path string) (int64, bool) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0, false
+	}
+	s := strings.TrimSpace(string(b))
+	if s == "max" {
+		return noLimit, true
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	return n, err == nil
+}
+
+// statField is the value of a field of a cgroup's memory.stat (0 where
+// absent).
+func statField(path, field string) int64 {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if k, v, ok := strings.Cut(line, " "); ok && k == field {
+			n, _ := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+			return n
+		}
+	}
+	return 0
+}
+
+func max0(x int64) int64 { return max(x, 0) }
+
+// addressSpaceAvailable is half the process's address space limit
+// (RLIMIT_AS), or noLimit where there is none.
+func addressSpaceAvailable() int64 {
+	var r syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_AS, &r); err != nil || r.Cur >= uint64(noLimit) {
+		return noLimit
+	}
+	return int64(r.Cur / 2)
 }
 
 // Runtime sets the Go runtime's soft memory limit

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"path/filepath"
 	"runtime/debug"
 	"strings"
 	"testing"
@@ -92,5 +93,55 @@ func TestAvailableAge(t *testing.T) {
 	avail.Unlock()
 	if got := Available(); got == 12345 || got <= 0 {
 		t.Errorf("Available() after availableAge = %d, want a new reading", got)
+	}
+}
+
+// cgroupAvailable reads the process's control group limit less its use
+// (inactive page cache not counted), in v1 and v2 layouts, and finds no
+// limit where none is set or the files are absent.
+func TestCgroupAvailable(t *testing.T) {
+	root := t.TempDir()
+	write := func(path, text string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(root+path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(root+path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// v1: the process's group under the memory hierarchy.
+	write("/self1", "4:memory:/jobs/a\n0::/\n")
+	write("/memory/jobs/a/memory.limit_in_bytes", "3000000000\n")
+	write("/memory/jobs/a/memory.usage_in_bytes", "1200000000\n")
+	write("/memory/jobs/a/memory.stat", "cache 500\ntotal_inactive_file 200000000\n")
+	if got, want := cgroupAvailable(root+"/self1", root), int64(3000000000-1000000000); got != want {
+		t.Errorf("v1: %d, want %d", got, want)
+	}
+	// v2: memory.max under the unified hierarchy; "max" is no limit.
+	write("/self2", "0::/user/b\n")
+	write("/user/b/memory.max", "2147483648\n")
+	write("/user/b/memory.current", "147483648\n")
+	write("/user/b/memory.stat", "anon 1\ninactive_file 47483648\n")
+	if got, want := cgroupAvailable(root+"/self2", root), int64(2147483648-100000000); got != want {
+		t.Errorf("v2: %d, want %d", got, want)
+	}
+	write("/self3", "0::/user/c\n")
+	write("/user/c/memory.max", "max\n")
+	write("/user/c/memory.current", "1\n")
+	// A namespaced group ("/") reads the hierarchy's root; no files: none.
+	write("/self4", "0::/\n")
+	write("/self5", "7:cpu:/x\n")
+	for _, self := range []string{"/self3", "/self4", "/self5", "/nonexistent"} {
+		if got := cgroupAvailable(root+self, root); got != noLimit {
+			t.Errorf("%s: %d, want no limit", self, got)
+		}
+	}
+	// Used beyond the limit: nothing available, not a negative budget.
+	write("/self6", "0::/user/d\n")
+	write("/user/d/memory.max", "1000\n")
+	write("/user/d/memory.current", "5000\n")
+	if got := cgroupAvailable(root+"/self6", root); got != 0 {
+		t.Errorf("over the limit: %d, want 0", got)
 	}
 }
