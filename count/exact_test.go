@@ -315,7 +315,7 @@ func BenchmarkExact(b *testing.B) {
 			}
 		}
 	})
-	for _, name := range []string{"2bitmax_6.cnf", "logistics.b.cnf", "ais10.cnf", "3blocks.cnf"} {
+	for _, name := range []string{"2bitmax_6.cnf", "logistics.b.cnf", "ais10.cnf", "3blocks.cnf", "ais8.cnf", "logistics.a.cnf"} {
 		b.Run(name, func(b *testing.B) {
 			c := readShared(b, name)
 			for b.Loop() {
