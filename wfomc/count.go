@@ -732,7 +732,8 @@ func step0s(c *countComp, u int) []int {
 // estimate bounds, before the dynamic program starts, the states it will
 // visit: the groups reachable from the cells' starting groups (reach), and
 // per step m at most C(m+reach−1, reach−1) states times the totals of the
-// global constraints, each tried for every cell.
+// global constraints on binary predicates (the cells fix a unary total),
+// each tried for every cell.
 func (c *countComp) estimate(n int64, moves [][][]move, u, ncnt int, caps []int, start []int) (float64, int) {
 	seen := map[int]bool{}
 	var stack []int
@@ -758,7 +759,9 @@ func (c *countComp) estimate(n int64, moves [][][]move, u, ncnt int, caps []int,
 	r := len(seen)
 	totals := 1.0
 	for q, cc := range c.cons {
-		if cc.global {
+		// The total of a unary predicate is the number of elements in the
+		// cells where it holds: the group sizes fix it.
+		if cc.global && len(c.pb.preds[cc.pred].types) != 1 {
 			totals *= float64(caps[q] + 1)
 		}
 	}
