@@ -16,7 +16,24 @@ import (
 const DefaultBlockTable = 1 << 10
 
 // maxCovers bounds the covers of jtBlocks.
-const maxCovers = 4
+const maxCovers = 6
+
+// The growth orders of a block (newJTBlocks): the lowest-numbered
+// variable adjacent to the block first (growUp), the highest (growDown),
+// the nearest to the seed, lowest-numbered on ties (nearUp), or highest
+// (nearDown).
+const (
+	growUp = iota
+	growDown
+	nearUp
+	nearDown
+)
+
+// partitions are the growth orders of the covers that partition the
+// variables (each block seeded by the first variable in no block of the
+// cover, in the order's direction); the covers after them grow from the
+// factors still split.
+var partitions = []int{growUp, growDown, nearUp, nearDown}
 
 // jtBlocks are the blocks of blocked Gibbs sampling with junction-tree
 // blocks (Jensen, Kong and Kjærulff 1995; the bounded-complexity blocks
@@ -80,7 +97,7 @@ func newJTBlocks(ctx context.Context, g *fg.Graph, ev fg.Evidence, maxTable floa
 	}
 	// grow returns the block grown from seed: the longest prefix of the
 	// growth order that fits.
-	grow := func(cover int32, seed []int32) (*jtree.Block, error) {
+	grow := func(cover int32, mode int, seed []int32) (*jtree.Block, error) {
 		stamp++
 		order := append([]int32(nil), seed...)
 		for _, v := range seed {
@@ -93,13 +110,15 @@ func newJTBlocks(ctx context.Context, g *fg.Graph, ev fg.Evidence, maxTable floa
 					if free(u) && inOrder[u] != stamp && taken[u] != cover {
 						inOrder[u] = stamp
 						var key int64
-						switch cover {
-						case 1:
+						switch mode {
+						case growUp:
 							key = int64(u)
-						case 2:
+						case growDown:
 							key = -int64(u)
-						default:
+						case nearUp:
 							key = (d+1)*int64(n) + int64(u)
+						default: // nearDown
+							key = (d+1)*int64(n) + int64(n-1) - int64(u)
 						}
 						heap.Push(h, keyed{key, d + 1, u})
 					}
@@ -192,19 +211,20 @@ func newJTBlocks(ctx context.Context, g *fg.Graph, ev fg.Evidence, maxTable floa
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		if c < 2 {
+		if c < len(partitions) {
 			if c == 1 && split() == 0 {
 				break
 			}
+			mode := partitions[c]
 			for i := range int32(n) {
 				v := i
-				if c == 1 {
+				if mode == growDown || mode == nearDown {
 					v = int32(n) - 1 - i
 				}
 				if !free(v) || taken[v] == cover {
 					continue
 				}
-				b, err := grow(cover, []int32{v})
+				b, err := grow(cover, mode, []int32{v})
 				if err != nil {
 					return nil, err
 				}
@@ -233,7 +253,7 @@ func newJTBlocks(ctx context.Context, g *fg.Graph, ev fg.Evidence, maxTable floa
 			if clash {
 				continue // split in this cover too: the next one
 			}
-			b, err := grow(cover, seed)
+			b, err := grow(cover, nearUp, seed)
 			if err != nil {
 				return nil, err
 			}

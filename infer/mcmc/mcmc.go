@@ -125,6 +125,16 @@ func (k Kernel) String() string {
 	return "gibbs"
 }
 
+// BGibbsMaxWork bounds the clique-table entries (all chains, all runs)
+// of the junction-tree block draws of blocked Gibbs runs that Sample
+// repeats with doubled samples until mixed (Config.MaxSamples): a
+// frustrated 10×10 grid's blocks (2^10 entries at most, four covers) take
+// 31,272 entries a sweep, 1.4·10^8 for 1,000 samples and 100 burn-in
+// steps in 4 chains (about 9 CPU s at load 15), so runs of 2,000 and 4,000
+// samples follow; a 40×40 grid's, 967,150 a sweep, exceed the bound at
+// once (no repetition).
+const BGibbsMaxWork = 1e9
+
 // Default block bounds of blocked Gibbs (Config.BlockSize, BlockStates).
 const (
 	DefaultBlockSize   = 8
@@ -168,8 +178,8 @@ type Config struct {
 	// MaxSamples, when at least twice Samples, lets a run that is not
 	// mixed (and not frozen, not interrupted) be repeated with twice the
 	// kept and burn-in steps while they stay at most MaxSamples (the
-	// methods swendsen-wang, orbital, swap and tree-gibbs; tempering has
-	// its own).
+	// methods swendsen-wang, orbital, swap and tree-gibbs, and bgibbs with
+	// junction-tree blocks within BGibbsMaxWork; tempering has its own).
 	MaxSamples int
 	// Chains is the number of chains; 0 means DefaultChains (whatever the
 	// cores: the answer depends on the seed, not on the machine).
@@ -253,6 +263,12 @@ type Result struct {
 	// soft says the graph has no zero entries (for the diagnostics'
 	// advice).
 	soft bool
+	// work is the clique-table entries of the run's junction-tree block
+	// draws, all chains (0 for other kernels).
+	work float64
+	// once says the run is not to be repeated (blocked Gibbs with
+	// enumerated blocks).
+	once bool
 	// SwapRates is, for replica exchange (SampleTempering), the swap
 	// acceptance rate of each neighbouring pair of temperatures, and Temps
 	// the ladder.
@@ -305,11 +321,14 @@ func Sample(ctx context.Context, g *fg.Graph, ev fg.Evidence, cfg Config) (*Resu
 }
 
 // grow runs run(cfg) and, while its result is not mixed (nor frozen, nor
-// interrupted) and twice cfg.Samples is at most maxSamples, again with
-// twice the samples and burn-in; the last result is returned with Sweeps
+// interrupted) and twice cfg.Samples is at most maxSamples (and, for
+// junction-tree blocks, the table entries of all runs' draws, the next
+// one's estimated as twice the last's, stay within BGibbsMaxWork), again
+// with twice the samples and burn-in; the last result is returned with Sweeps
 // counting every run's steps.
 func grow(cfg Config, maxSamples int, run func(Config) (*Result, error)) (*Result, error) {
 	sweeps := 0
+	work := 0.0
 	for {
 		res, err := run(cfg)
 		if err != nil {
@@ -317,7 +336,9 @@ func grow(cfg Config, maxSamples int, run func(Config) (*Result, error)) (*Resul
 		}
 		sweeps += res.Sweeps
 		res.Sweeps = sweeps
-		if res.Diag.Mixed || res.Diag.Frozen || res.Interrupted || cfg.Samples == 0 || 2*cfg.Samples > maxSamples {
+		work += res.work
+		if res.Diag.Mixed || res.Diag.Frozen || res.Interrupted || cfg.Samples == 0 || 2*cfg.Samples > maxSamples ||
+			work+2*res.work > BGibbsMaxWork || res.once {
 			return res, nil
 		}
 		cfg.Samples *= 2
@@ -397,12 +418,18 @@ func sample(ctx context.Context, g *fg.Graph, ev fg.Evidence, cfg Config) (*Resu
 	}
 	if bk != nil && cfg.Kernel == BGibbs {
 		res.Clusters = len(bk.Blocks)
+		res.once = true
 	}
 	if tb != nil {
 		res.Clusters = len(tb.blocks)
 	}
 	if jt != nil {
 		res.Clusters = len(jt.blocks)
+		w := 0
+		for _, b := range jt.blocks {
+			w += b.Work()
+		}
+		res.work = float64(w) * float64(res.Sweeps)
 	}
 	if (cfg.Kernel == Cluster || cfg.Kernel == Swap) && res.Sweeps > 0 {
 		n := int64(0)
@@ -829,7 +856,7 @@ func newSampler(m infer.Method, k Kernel, p infer.Properties) (infer.Algorithm, 
 			return nil, &infer.PropertyError{Method: m.Name, Name: "pairs", Value: v, Msg: fmt.Sprintf("must be on or off, got %q", v)}
 		}
 	}
-	if k == Cluster || k == Orbital || k == Tree || k == Swap {
+	if k == Cluster || k == Orbital || k == Tree || k == Swap || k == BGibbs && m.Name == "bgibbs" {
 		if cfg.MaxSamples, err = p.Int(m, "max-samples"); err != nil {
 			return nil, err
 		}
@@ -915,6 +942,7 @@ func init() {
 		Summary: "blocked Gibbs sampling: blocks of bounded treewidth (or of a few enumerated variables), each drawn jointly from its exact conditional",
 		Tasks:   []infer.Task{infer.Marginals},
 		Props: append(append([]infer.Property(nil), props...),
+			infer.Property{Name: "max-samples", Default: "8000", Help: "with junction-tree blocks, a run not mixed is repeated with twice the samples and burn-in while samples stay at most this and the draws' table entries (all runs) at most " + fmt.Sprintf("%g", BGibbsMaxWork)},
 			infer.Property{Name: "blocks", Default: "auto", Help: "jtree (blocks of bounded junction-tree table size, block-table, in covers that hold every factor inside some block, each drawn by forward filtering and backward sampling), enumerate (blocks of at most block-size variables and block-states joint states, enumerated at each step; hard constraints of the exactly-one kind kept inside one block), or auto (jtree on a model without zero entries unless block-size or block-states is set, else enumerate)"},
 			infer.Property{Name: "block-table", Default: strconv.Itoa(DefaultBlockTable), Help: "largest junction-tree table (entries) of a block (blocks jtree)"},
 			infer.Property{Name: "block-size", Default: strconv.Itoa(DefaultBlockSize), Help: "most variables in a block (blocks enumerate)"},
