@@ -41,11 +41,12 @@ var partitions = []int{growUp, growDown, nearUp, nearDown}
 // unobserved variables whose junction tree's largest table stays within a
 // budget, each drawn exactly from its joint conditional given the rest by
 // forward filtering and backward sampling (jtree.Block). The blocks come
-// in covers: the first partitions the unobserved variables; each next one
-// is grown from the factors that no block so far holds whole (their
-// variables split between blocks), so that, where the budget allows,
-// every factor lies inside some block and the sweep over all covers moves
-// every coupling jointly.
+// in covers: the first four partition the unobserved variables, each
+// with its own growth order (partitions), so that their blocks' borders
+// cross; each next one is grown from the factors that no block so far
+// holds whole (their variables split between blocks), so that, where the
+// budget allows, every factor lies inside some block and the sweep over
+// all covers moves every coupling jointly.
 type jtBlocks struct {
 	blocks []*jtree.Block
 	covers int
@@ -56,10 +57,12 @@ type jtBlocks struct {
 }
 
 // newJTBlocks builds the covers of g given ev (deterministic). A block
-// grows from its seed (a variable for the first cover, a split factor's
-// variables for the next) by the lowest-numbered variable adjacent to it
-// and in no block of the cover yet — on a grid numbered row by row that is
-// a strip of whole rows — and keeps the longest prefix of that order whose
+// grows from its seed (a variable for the partitions, a split factor's
+// variables for the covers after them) by the variable adjacent to it and
+// in no block of the cover yet that comes first in the cover's growth
+// order — the lowest-numbered first on a grid numbered row by row makes a
+// strip of whole rows, nearest-first from a corner a diagonal band — and
+// keeps the longest prefix of that order whose
 // junction tree (jtree.NewBlock, min-fill) has no table over maxTable
 // entries, found by doubling then bisection. A seed over the budget is a
 // block on its own when it is one variable (drawn as single-site Gibbs
