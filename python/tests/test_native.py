@@ -431,29 +431,27 @@ class Interrupt(NeedsLibrary):
             f.write("Knows(person, person)\nHappy(person)\n1 Knows(x, y) => Happy(x)\n")
         with open(db, "w") as f:
             f.writelines(f"Knows(P{i}, Q{i % 977})\n" for i in range(1500000))
-        env = dict(os.environ)
-        pkg = os.path.dirname(os.path.dirname(os.path.abspath(lifted.__file__)))
-        env["PYTHONPATH"] = pkg + os.pathsep + env.get("PYTHONPATH", "")
-        env["LIFTED_LIB"] = _native.find_library()
-        p = subprocess.run([sys.executable, "-c", _SIGINT_LOAD_SCRIPT, model, db], env=env,
-                           capture_output=True, text=True, timeout=120)
-        self.assertEqual(p.returncode, 0, p.stderr)
-        lines = dict(line.split(" ", 1) for line in p.stdout.splitlines())
+        p, lines = self.run_script(_SIGINT_LOAD_SCRIPT, model, db)
         if "finished" in lines:
             self.skipTest("the load ended before the signal (a fast machine)")
         self.assertIn("interrupted", lines, p.stdout)
         self.assertLess(float(lines["interrupted"]), 3.0, p.stdout)
         self.assertEqual(lines["live"], "0")  # the stopped load keeps no model
 
-    def test_sigint_stops_a_native_run(self):
+    def run_script(self, script, *args):
+        """Runs script in a fresh interpreter with this package and library:
+        the process, and its output lines "key value" as a dict."""
         env = dict(os.environ)
         pkg = os.path.dirname(os.path.dirname(os.path.abspath(lifted.__file__)))
         env["PYTHONPATH"] = pkg + os.pathsep + env.get("PYTHONPATH", "")
         env["LIFTED_LIB"] = _native.find_library()
-        p = subprocess.run([sys.executable, "-c", _SIGINT_SCRIPT, SMOKERS, SMOKERS_DB], env=env,
+        p = subprocess.run([sys.executable, "-c", script, *args], env=env,
                            capture_output=True, text=True, timeout=120)
         self.assertEqual(p.returncode, 0, p.stderr)
-        lines = dict(line.split(" ", 1) for line in p.stdout.splitlines())
+        return p, dict(line.split(" ", 1) for line in p.stdout.splitlines())
+
+    def test_sigint_stops_a_native_run(self):
+        p, lines = self.run_script(_SIGINT_SCRIPT, SMOKERS, SMOKERS_DB)
         self.assertIn("interrupted", lines, p.stdout)
         # 0.5 s on a quiet machine (the command's bound); CI's machine is shared.
         self.assertLess(float(lines["interrupted"]), 3.0, p.stdout)
