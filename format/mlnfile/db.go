@@ -74,7 +74,10 @@ func ReadDBInto(db *mln.DB, r io.Reader, name string) error {
 // ReadDBIntoContext is ReadDBInto that stops when ctx ends, looking every
 // few thousand lines, and then returns ctx's error.
 func ReadDBIntoContext(ctx context.Context, db *mln.DB, r io.Reader, name string) error {
-	src, err := io.ReadAll(r)
+	src, err := io.ReadAll(ctxReader{ctx, r})
+	if ctx.Err() != nil {
+		return ctx.Err() // reading a large file takes a while too
+	}
 	if err != nil {
 		return pos.ErrorList{pos.Errorf(pos.Position{File: name}, "read error: %v", err)}
 	}
@@ -98,6 +101,20 @@ func ReadDBIntoContext(ctx context.Context, db *mln.DB, r io.Reader, name string
 	}
 	rd.errs.Sort()
 	return rd.errs.Err()
+}
+
+// ctxReader is a reader that fails with its context's error once the
+// context ends.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
 }
 
 // lineReader reads line-oriented ground syntax (.db files and queries)

@@ -30,6 +30,9 @@
 //	    command: that call returns within about 0.5 s with the error kind
 //	    "interrupted". Returns 1 if a run was in flight, else 0 (a run not
 //	    yet started is not cancelled: repeat until the call returns).
+//	int lifted_interrupt_load(long long token)
+//	    stops the lifted_load whose request named this "token" (the same
+//	    way); 1 if it was in flight.
 //	int lifted_free(long long handle)     1 if it was loaded, else 0
 //	int lifted_handles(void)              the number of loaded models
 //	void lifted_free_string(char *s)
@@ -40,12 +43,29 @@
 // command's --max-memory, a budget of the whole process) runs alone. The
 // library never exits the
 // process and installs no signal handlers of its own; a panic is returned
-// as an error.
+// as an error. Go requires a foreign handler of an asynchronous signal to
+// run on the alternate signal stack (os/signal: "Go programs that use cgo
+// or SWIG": SA_ONSTACK), else a Ctrl-C delivered to a thread running Go
+// code runs the handler on a goroutine's small stack; Python's SIGINT
+// handler is installed without it, so every call adds SA_ONSTACK to the
+// SIGINT handler in force (fixOnStack).
 package main
 
 /*
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+
+// lifted_fix_onstack adds SA_ONSTACK to the handler of SIGINT, if one is
+// installed without it (Python's).
+static void lifted_fix_onstack(void) {
+	struct sigaction sa;
+	if (sigaction(SIGINT, NULL, &sa) != 0) return;
+	if (sa.sa_handler == SIG_DFL || sa.sa_handler == SIG_IGN) return;
+	if (sa.sa_flags & SA_ONSTACK) return;
+	sa.sa_flags |= SA_ONSTACK;
+	sigaction(SIGINT, &sa, NULL);
+}
 */
 import "C"
 
@@ -65,8 +85,12 @@ func cBytes(p *C.char) []byte {
 
 func cString(b []byte) *C.char { return C.CString(string(b)) }
 
+// fixOnStack: see the package comment.
+func fixOnStack() { C.lifted_fix_onstack() }
+
 //export lifted_load
 func lifted_load(request *C.char, handle *C.longlong) *C.char {
+	fixOnStack()
 	out := load(cBytes(request))
 	var h loadResponse
 	if handle != nil {
@@ -80,6 +104,7 @@ func lifted_load(request *C.char, handle *C.longlong) *C.char {
 
 //export lifted_run
 func lifted_run(handle C.longlong, request *C.char, messages **C.char) *C.char {
+	fixOnStack()
 	out, msgs := run(int64(handle), cBytes(request))
 	if messages != nil {
 		*messages = nil
