@@ -381,6 +381,9 @@ class NativeErrors(NeedsLibrary):
 # query on the same model, which must still answer.
 _SIGINT_SCRIPT = r"""
 import os, signal, sys, threading, time
+# Ctrl-C raises KeyboardInterrupt even where this interpreter was started
+# with SIGINT ignored (a background job of a shell without job control).
+signal.signal(signal.SIGINT, signal.default_int_handler)
 import lifted
 m = lifted.load(sys.argv[1], sys.argv[2])
 sent = []
@@ -403,6 +406,7 @@ print("live", lifted._native.live_models())
 
 _SIGINT_LOAD_SCRIPT = r"""
 import os, signal, sys, threading, time
+signal.signal(signal.SIGINT, signal.default_int_handler)  # as in _SIGINT_SCRIPT
 import lifted
 sent = []
 def fire():
