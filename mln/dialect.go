@@ -85,6 +85,10 @@ type DialectInfo struct {
 	Reason string
 	// At is where that syntax was met (zero when given or by default).
 	At pos.Position
+	// PracGrammar: a file was read in pracmln's PRACGrammar (variables
+	// written ?x, constants of any characters such as FLAKES_00.000_):
+	// mlnfile.Options.PracGrammar reads a printed copy the same way.
+	PracGrammar bool
 }
 
 // String reads "tuffy (detected: Tuffy's closed-world mark *Friends at

@@ -16,6 +16,10 @@ type Options struct {
 	// Dialect is the dialect to read (--dialect), or mln.DialectAuto to
 	// detect it from the syntax used (see DetectDialect).
 	Dialect mln.Dialect
+	// PracGrammar reads every file in pracmln's PRACGrammar, as a file with
+	// ?x variables is (mln.DialectInfo.PracGrammar): for a printed copy of
+	// such a model, whose constants may be any characters.
+	PracGrammar bool
 }
 
 // ParseDialect reads a --dialect value: auto, alchemy, tuffy, pracmln or
@@ -57,6 +61,7 @@ type dialectState struct {
 	// (its PRACGrammar): there, names without "?" are constants whatever
 	// their case.
 	prac    bool
+	anyPrac bool // some file was read so (mln.DialectInfo.PracGrammar)
 	fixNext bool // #fixweight: the next formula's weight is fixed
 	// uniqueNext are the variables of "#unique{…}": the next formula
 	// holds only where they are bound to distinct constants.
@@ -142,6 +147,12 @@ func (p *parser) dialect() mln.Dialect {
 }
 
 func (p *parser) dialectInfo() mln.DialectInfo {
+	d := p.dialectInfoOf()
+	d.PracGrammar = p.anyPrac
+	return d
+}
+
+func (p *parser) dialectInfoOf() mln.DialectInfo {
 	if p.opt.Dialect != mln.DialectAuto {
 		return mln.DialectInfo{Dialect: p.opt.Dialect, Given: true, Reason: "given"}
 	}
@@ -160,7 +171,8 @@ func (p *parser) lowerConstants() bool { return p.prac || p.dialect() == mln.Dia
 // before it is parsed (the parser needs to know, for one, whether a
 // lowercase name is a variable).
 func (p *parser) prescan(filename string, src []byte) {
-	p.prac = false
+	p.prac = p.opt.PracGrammar
+	defer func() { p.anyPrac = p.anyPrac || p.prac }()
 	p.nFiles++
 	p.fileSeq = p.nFiles
 	// One pass over the tokens holding three (the one before, the one
