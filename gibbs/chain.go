@@ -69,6 +69,11 @@ type Chain struct {
 	pcount []int32
 	pstamp uint32
 	pold   []float64
+
+	// the log-score of Gibbs steps by counts (score.go); nil until
+	// LogScore is first called, or when counting does not pay
+	sc      *scoreCounts
+	scTried bool
 }
 
 // NewChain prepares g and ev for sampling from the world x, which the
@@ -160,6 +165,16 @@ func (ch *Chain) LogScore() float64 {
 			return math.Inf(-1)
 		}
 		return ch.score
+	}
+	if !ch.scTried {
+		ch.scTried = true
+		if useScoreCounts(c) {
+			ch.sc = newScoreCounts(c)
+		}
+	}
+	if ch.sc != nil {
+		ch.sc.update(c)
+		return ch.sc.score(c)
 	}
 	for f := range c.g.NumFactors() {
 		s += c.logT[c.g.FactorTable[f]][c.entry(f, -1, 0)]
