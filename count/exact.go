@@ -35,6 +35,10 @@ type Options struct {
 	NoSATCheck bool
 
 	noProbe bool // disable failed-literal tests (for experiments)
+	// learntWords, when positive, replaces the counting search's bound on
+	// the pool words of its learned clauses (tests: 1 halves them at
+	// almost every conflict).
+	learntWords int
 }
 
 // DefaultCacheBytes is the default bound on the component cache.

@@ -37,6 +37,7 @@ type counter struct {
 	unused     int  // variables of the formula that occur in no clause
 
 	binA, binB []int32 // the original binary clauses, until buildSearch
+	reductions int     // times the counting search halved its learned clauses
 }
 
 // run counts the models. It returns the counter that did the counting:
@@ -253,14 +254,30 @@ func (k *counter) countComp(c component) num {
 	return total.num
 }
 
+// learntSlack is how many pool words (literals and headers) the learned
+// long clauses may hold beyond those of the original long clauses.
+const learntSlack = 3000
+
 // maybeReduce halves the learned clauses when there are too many: a small
 // database keeps propagation fast, which matters more in the counting
-// search than in a satisfiability search.
+// search than in a satisfiability search. The bound is on the clauses'
+// size in words, not their number, and scales with the formula: the
+// learned clauses may take as much of the pool as the original long
+// clauses plus learntSlack. Long learned clauses cost the most to visit
+// and prune the least, and a formula of few long clauses (ais8, the Latin
+// squares) is slowed by a database of long learned clauses that one of
+// many long clauses (logistics.a) needs: with a bound of 1000 clauses
+// whatever their length, ais8 took 43 ms where it now takes 40, and
+// ls6-norm-gen 210 ms where it takes 180 (bench/sharpsat/RESULTS.md).
 func (k *counter) maybeReduce() {
 	k.clauseInc /= 0.999
-	limit := int(k.origEnd)/16 + 1000
-	if len(k.learnts) > limit {
+	bound := int(k.origEnd) + learntSlack
+	if k.opts.learntWords > 0 {
+		bound = k.opts.learntWords
+	}
+	if len(k.pool)-int(k.origEnd) > bound {
 		k.reduceLearnts()
+		k.reductions++
 	}
 }
 

@@ -527,3 +527,46 @@ func TestExactRedundantClauses(t *testing.T) {
 		}
 	}
 }
+
+// TestExactLearntReduction counts formulas that give the search conflicts
+// with the learned clauses halved whenever they hold more than one pool
+// word (the counting search's bound, made tiny),
+// against brute force: deleting learned clauses, those that are reasons
+// of current assignments excepted, must not change a count.
+func TestExactLearntReduction(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	ctx := context.Background()
+	reductions := 0
+	for i := range 300 {
+		nv := 8 + r.IntN(9)
+		c := &cnf.CNF{NumVars: nv}
+		// Random 3- and 4-clauses near the satisfiability threshold: many
+		// conflicts, long learned clauses, a few models left to count.
+		for range 3*nv + r.IntN(2*nv) {
+			cl := make([]int32, 3+r.IntN(2))
+			for j := range cl {
+				cl[j] = int32(1 + r.IntN(nv))
+				if r.IntN(2) == 0 {
+					cl[j] = -cl[j]
+				}
+			}
+			c.Clauses = append(c.Clauses, cl)
+		}
+		want := bruteForce(c)
+		for _, opts := range []Options{{learntWords: 1}, {learntWords: 1, NoSATCheck: true}} {
+			k := newCounter(ctx, c, opts)
+			k2, got, err := k.run()
+			if err != nil {
+				t.Fatalf("case %d: %v", i, err)
+			}
+			reductions += k2.reductions
+			if !got.IsInt64() || got.Int64() != want {
+				t.Fatalf("case %d (%+v): Exact = %v, brute force %d\n%v", i, opts, got, want, c.Clauses)
+			}
+		}
+	}
+	if reductions < 100 {
+		t.Errorf("the learned clauses were halved %d times in all: the test does not exercise the reduction", reductions)
+	}
+	t.Logf("%d reductions", reductions)
+}
