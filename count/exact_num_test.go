@@ -3,6 +3,7 @@ package count
 import (
 	"math/big"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -62,6 +63,26 @@ func TestAccAgainstBig(t *testing.T) {
 			if n.toBig().Cmp(handedWant[i]) != 0 {
 				t.Fatalf("operand %d changed to %v, was %v", i, n.toBig(), handedWant[i])
 			}
+		}
+	}
+}
+
+// TestNthSmallest checks the quickselect of the failed-literal threshold
+// against sorting, on arrays with many ties.
+func TestNthSmallest(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for range 3000 {
+		n := 1 + r.IntN(200)
+		a := make([]float64, n)
+		span := 1 + r.IntN(n+5)
+		for j := range a {
+			a[j] = float64(r.IntN(span)) * 0.5
+		}
+		s := slices.Clone(a)
+		slices.Sort(s)
+		i := r.IntN(n)
+		if got := nthSmallest(a, i); got != s[i] {
+			t.Fatalf("nthSmallest(%v, %d) = %v, sorted %v", s, i, got, s[i])
 		}
 	}
 }

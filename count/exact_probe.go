@@ -82,8 +82,51 @@ func (k *counter) threshold(n int) float64 {
 	for _, t := range k.cands {
 		k.scores = append(k.scores, k.litAct[t])
 	}
-	slices.Sort(k.scores)
-	return k.scores[len(k.scores)-n]
+	return nthSmallest(k.scores, len(k.scores)-n)
+}
+
+// nthSmallest returns the value that would be a[i] if a were sorted
+// (quickselect; it reorders a). The values are activities: no NaN.
+func nthSmallest(a []float64, i int) float64 {
+	lo, hi := 0, len(a)-1
+	for hi-lo > 16 {
+		// Median of three as the pivot, then a Hoare partition.
+		m := lo + (hi-lo)/2
+		if a[m] < a[lo] {
+			a[m], a[lo] = a[lo], a[m]
+		}
+		if a[hi] < a[lo] {
+			a[hi], a[lo] = a[lo], a[hi]
+		}
+		if a[hi] < a[m] {
+			a[hi], a[m] = a[m], a[hi]
+		}
+		p := a[m]
+		l, r := lo, hi
+		for l <= r {
+			for a[l] < p {
+				l++
+			}
+			for a[r] > p {
+				r--
+			}
+			if l <= r {
+				a[l], a[r] = a[r], a[l]
+				l++
+				r--
+			}
+		}
+		switch {
+		case i <= r:
+			hi = r
+		case i >= l:
+			lo = l
+		default:
+			return a[i] // between r and l: equal to the pivot
+		}
+	}
+	slices.Sort(a[lo : hi+1])
+	return a[i]
 }
 
 // failed tests literal t on a temporary level. If propagation fails, it
