@@ -1,7 +1,6 @@
 package jtree
 
 import (
-	"container/heap"
 	"context"
 	"fmt"
 	"math"
@@ -98,6 +97,13 @@ func NewPlan(ctx context.Context, g *fg.Graph, ev fg.Evidence, limit float64) (*
 // times (Promedus_14: 2^27 entries with either deterministic tie-break,
 // 2^24 after the restarts).
 func NewPlanWithin(ctx context.Context, g *fg.Graph, ev fg.Evidence, limit float64, work int64) (*Plan, error) {
+	return planWithin(ctx, g, ev, limit, work, nil)
+}
+
+// planWithin is NewPlanWithin whose pseudo-random tie-breaks rank
+// variable v as ids[v] (nil: as v): a block's graph numbers its variables
+// apart from the graph they come from (NewBlock).
+func planWithin(ctx context.Context, g *fg.Graph, ev fg.Evidence, limit float64, work int64, ids []int32) (*Plan, error) {
 	var best *Plan
 	var spent int64
 	try := func(h heuristic, seed uint64, lim float64) error {
@@ -108,7 +114,7 @@ func NewPlanWithin(ctx context.Context, g *fg.Graph, ev fg.Evidence, limit float
 				w = 1
 			}
 		}
-		p, err := newPlan(ctx, g, ev, lim, w, h, seed, nil)
+		p, err := newPlan(ctx, g, ev, lim, w, h, seed, nil, ids)
 		if err != nil {
 			return err
 		}
@@ -196,7 +202,7 @@ func rank(v int32, seed uint64) float64 {
 	return float64(x >> 11)
 }
 
-func newPlan(ctx context.Context, g *fg.Graph, ev fg.Evidence, limit float64, work int64, heur heuristic, seed uint64, rankOf []float64) (*Plan, error) {
+func newPlan(ctx context.Context, g *fg.Graph, ev fg.Evidence, limit float64, work int64, heur heuristic, seed uint64, rankOf []float64, ids []int32) (*Plan, error) {
 	if work <= 0 {
 		work = math.MaxInt64
 	}
@@ -245,6 +251,8 @@ func newPlan(ctx context.Context, g *fg.Graph, ev fg.Evidence, limit float64, wo
 		switch {
 		case heur == givenOrder:
 			e.tie = rankOf[v]
+		case heur == minFillByID && seed != 0 && ids != nil:
+			e.tie = rank(ids[v], seed)
 		case heur == minFillByID && seed != 0:
 			e.tie = rank(v, seed)
 		case heur == minFillByID:
@@ -283,11 +291,11 @@ func newPlan(ctx context.Context, g *fg.Graph, ev fg.Evidence, limit float64, wo
 			*h = append(*h, score(int32(v)))
 		}
 	}
-	heap.Init(h)
+	h.init()
 	eliminated := make([]bool, n)
 	var affected []int32
-	for h.Len() > 0 {
-		e := heap.Pop(h).(entry)
+	for len(*h) > 0 {
+		e := h.pop()
 		v := e.v
 		if eliminated[v] || e.version != version[v] {
 			continue
@@ -353,7 +361,7 @@ func newPlan(ctx context.Context, g *fg.Graph, ev fg.Evidence, limit float64, wo
 		}
 		for _, u := range affected {
 			version[u]++
-			heap.Push(h, score(u))
+			h.push(score(u))
 		}
 	}
 	// Parents: the clique of the first-eliminated neighbour.
@@ -380,11 +388,13 @@ type entry struct {
 	version int32
 }
 
+// scoreHeap is a min-heap of entries (by less), with container/heap's
+// algorithm typed: planning pops and pushes millions of entries, and the
+// interface's boxing cost more than the comparisons.
 type scoreHeap []entry
 
-func (h scoreHeap) Len() int { return len(h) }
-func (h scoreHeap) Less(i, j int) bool {
-	a, b := h[i], h[j]
+func (h scoreHeap) less(i, j int) bool {
+	a, b := &h[i], &h[j]
 	if a.fill != b.fill {
 		return a.fill < b.fill
 	}
@@ -396,11 +406,55 @@ func (h scoreHeap) Less(i, j int) bool {
 	}
 	return a.v < b.v
 }
-func (h scoreHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *scoreHeap) Push(x any)   { *h = append(*h, x.(entry)) }
-func (h *scoreHeap) Pop() any {
+
+func (h scoreHeap) init() {
+	n := len(h)
+	for i := n/2 - 1; i >= 0; i-- {
+		h.down(i, n)
+	}
+}
+
+func (h *scoreHeap) push(e entry) {
+	*h = append(*h, e)
+	h.up(len(*h) - 1)
+}
+
+func (h *scoreHeap) pop() entry {
 	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
+	n := len(old) - 1
+	old[0], old[n] = old[n], old[0]
+	old.down(0, n)
+	e := old[n]
+	*h = old[:n]
+	return e
+}
+
+func (h scoreHeap) up(j int) {
+	for {
+		i := (j - 1) / 2 // parent
+		if i == j || !h.less(j, i) {
+			break
+		}
+		h[i], h[j] = h[j], h[i]
+		j = i
+	}
+}
+
+func (h scoreHeap) down(i0, n int) {
+	i := i0
+	for {
+		j1 := 2*i + 1
+		if j1 >= n || j1 < 0 {
+			break
+		}
+		j := j1 // left child
+		if j2 := j1 + 1; j2 < n && h.less(j2, j1) {
+			j = j2
+		}
+		if !h.less(j, i) {
+			break
+		}
+		h[i], h[j] = h[j], h[i]
+		i = j
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/lifted-dev/lifted/fg"
 )
@@ -19,12 +20,20 @@ import (
 // variables drawn before it — the decoding of MAP with a draw in place of
 // the maximum. A Block is read-only and may be shared by goroutines, each
 // drawing with its own BlockDrawer.
+//
+// A block keeps its own small graph: its variables (numbered from 0 in
+// ascending order of their ids in the caller's graph), then the other
+// variables of its factors (its Markov blanket), and the factors that
+// hold a variable of the block. Building, planning and drawing a block
+// so cost in proportion to the block and its factors, not to the whole
+// graph, and the plan is the one the whole graph would give (the
+// numbering keeps the variables' order, so every tie breaks alike).
 type Block struct {
-	g       *fg.Graph
-	vars    []int32
-	plan    *Plan
-	factors []int32
-	logT    [][]float64
+	g    *fg.Graph // the block's graph: its variables, then its blanket
+	glob []int32   // per variable of g, its variable in the caller's graph
+	vars []int32   // the caller's variables, in the caller's order
+	plan *Plan     // over g
+	logT [][]float64
 }
 
 // NewBlock plans the junction tree of the variables vars of g (distinct,
@@ -32,20 +41,15 @@ type Block struct {
 // a *TooLargeError when the plan's largest clique table has more than
 // maxTable entries (maxTable <= 0: no limit). The elimination order is
 // NewPlan's or the order of vars, whichever fits the limit with fewer
-// table entries in all.
+// table entries in all. Its cost is that of the block's own factors (a
+// binary search per edge to find them), whatever the size of g.
 func NewBlock(ctx context.Context, g *fg.Graph, vars []int32, maxTable float64) (*Block, error) {
-	n := g.NumVars()
-	mask := make(fg.Evidence, n) // the block unobserved, the rest observed (at any state)
-	for _, v := range vars {
-		if v < 0 || int(v) >= n {
-			return nil, fmt.Errorf("jtree: block variable %d out of range [0, %d)", v, n)
-		}
-		if mask[v] < 0 {
-			return nil, fmt.Errorf("jtree: block variable %d listed twice", v)
-		}
-		mask[v] = -1
+	lg, glob, err := blockGraph(g, vars)
+	if err != nil {
+		return nil, err
 	}
-	p, err := NewPlan(ctx, g, mask, maxTable)
+	mask, rankOf := blockMask(glob, vars)
+	p, err := planWithin(ctx, lg, mask, maxTable, 0, glob)
 	if err != nil {
 		return nil, err
 	}
@@ -53,11 +57,7 @@ func NewBlock(ctx context.Context, g *fg.Graph, vars []int32, maxTable float64) 
 	// by row on a grid, eliminated in that order, has the grid's width as
 	// its treewidth, where min-fill's is larger (13 instead of 10 on a
 	// 10×10 grid).
-	rankOf := make([]float64, n)
-	for i, v := range vars {
-		rankOf[v] = float64(i)
-	}
-	q, err := newPlan(ctx, g, mask, limitOrInf(maxTable), 0, givenOrder, 0, rankOf)
+	q, err := newPlan(ctx, lg, mask, limitOrInf(maxTable), 0, givenOrder, 0, rankOf, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -68,27 +68,134 @@ func NewBlock(ctx context.Context, g *fg.Graph, vars []int32, maxTable float64) 
 	if !p.Complete {
 		return nil, &TooLargeError{Plan: p, What: "a block's largest table", Limit: maxTable, Prop: "max-table"}
 	}
-	b := &Block{g: g, vars: append([]int32(nil), vars...), plan: p, factors: []int32{}, logT: make([][]float64, len(g.Tables))}
-	fOf := g.EdgeFactors()
-	seen := map[int32]bool{}
+	b := &Block{g: lg, glob: glob, vars: slices.Clone(vars), plan: p, logT: make([][]float64, len(lg.Tables))}
+	for f := range lg.NumFactors() {
+		logTable(lg, b.logT, f)
+	}
+	return b, nil
+}
+
+// BlockFits reports whether NewBlock(ctx, g, vars, maxTable) would make a
+// block (rather than fail with a *TooLargeError) at less cost: the order
+// of vars is tried first, and only when it does not fit NewPlan's orders
+// (a caller that grows blocks tries many candidates; NewBlock plans the
+// one kept).
+func BlockFits(ctx context.Context, g *fg.Graph, vars []int32, maxTable float64) (bool, error) {
+	lg, glob, err := blockGraph(g, vars)
+	if err != nil {
+		return false, err
+	}
+	mask, rankOf := blockMask(glob, vars)
+	q, err := newPlan(ctx, lg, mask, limitOrInf(maxTable), 0, givenOrder, 0, rankOf, nil)
+	if err != nil || q.Complete {
+		return err == nil, err
+	}
+	p, err := planWithin(ctx, lg, mask, maxTable, 0, glob)
+	if err != nil {
+		return false, err
+	}
+	return p.Complete, nil
+}
+
+// blockMask is the evidence of a block's graph (its variables, the first
+// len(vars), unobserved; its blanket observed) and the rank of each of
+// its variables in the caller's order vars.
+func blockMask(glob, vars []int32) (fg.Evidence, []float64) {
+	k := len(vars)
+	mask := make(fg.Evidence, len(glob))
+	rankOf := make([]float64, len(glob))
+	for i, v := range vars {
+		j, _ := slices.BinarySearch(glob[:k], v) // the block's variables ascend
+		mask[j] = -1
+		rankOf[j] = float64(i)
+	}
+	return mask, rankOf
+}
+
+// blockGraph is the graph of the block vars of g: vars in ascending order
+// of id, then the other variables of their factors in the order met; the
+// factors that hold a variable of vars, in the order met (vars in the
+// caller's order, each one's factors ascending), with their tables.
+// glob maps its variables to g's.
+func blockGraph(g *fg.Graph, vars []int32) (*fg.Graph, []int32, error) {
+	n := g.NumVars()
+	local := make(map[int32]int32, 4*len(vars))
+	glob := slices.Clone(vars)
+	for _, v := range vars {
+		if v < 0 || int(v) >= n {
+			return nil, nil, fmt.Errorf("jtree: block variable %d out of range [0, %d)", v, n)
+		}
+		if _, ok := local[v]; ok {
+			return nil, nil, fmt.Errorf("jtree: block variable %d listed twice", v)
+		}
+		local[v] = -1
+	}
+	slices.Sort(glob)
+	for i, v := range glob {
+		local[v] = int32(i)
+	}
+	var factors []int32
+	seen := make(map[int32]bool)
 	for _, v := range vars {
 		for e := g.VarStart[v]; e < g.VarStart[v+1]; e++ {
-			f := fOf[g.VarEdges[e]]
-			if !seen[f] {
-				seen[f] = true
-				b.factors = append(b.factors, f)
-				logTable(g, b.logT, int(f))
+			f := int32(g.EdgeFactor(g.VarEdges[e]))
+			if seen[f] {
+				continue
+			}
+			seen[f] = true
+			factors = append(factors, f)
+			for _, u := range g.Scope(int(f)) {
+				if _, ok := local[u]; !ok {
+					local[u] = int32(len(glob))
+					glob = append(glob, u)
+				}
 			}
 		}
 	}
-	return b, nil
+	bd := fg.NewBuilder()
+	for _, v := range glob {
+		bd.AddVar(int(g.Card[v]))
+	}
+	tabOf := make(map[int32]int32)
+	var scope []int32
+	for _, f := range factors {
+		t := g.FactorTable[f]
+		id, ok := tabOf[t]
+		if !ok {
+			var err error
+			if id, err = bd.Table(g.Tables[t].Dims, g.Tables[t].Values); err != nil {
+				return nil, nil, err
+			}
+			tabOf[t] = id
+		}
+		scope = scope[:0]
+		for _, u := range g.Scope(int(f)) {
+			scope = append(scope, local[u])
+		}
+		if _, err := bd.AddFactorTable(scope, id); err != nil {
+			return nil, nil, err
+		}
+	}
+	return bd.Build(), glob, nil
 }
 
 // Vars returns the block's variables (not to be modified).
 func (b *Block) Vars() []int32 { return b.vars }
 
-// Plan returns the block's junction-tree plan (not to be modified).
+// Plan returns the block's junction-tree plan (not to be modified). It
+// is over the block's own graph: variable i of the plan is the block's
+// i-th variable in ascending order of id (Order returns the elimination
+// order in the caller's numbering).
 func (b *Block) Plan() *Plan { return b.plan }
+
+// Order returns the block's elimination order in the caller's numbering.
+func (b *Block) Order() []int32 {
+	o := make([]int32, len(b.plan.Order))
+	for i, v := range b.plan.Order {
+		o[i] = b.glob[v]
+	}
+	return o
+}
 
 // Work is the number of clique-table entries one draw fills and reduces.
 func (b *Block) Work() int {
@@ -107,12 +214,12 @@ func (b *Block) Work() int {
 type BlockDrawer struct {
 	b  *Block
 	lt *logTree
-	w  []float64
+	x  []int32 // the state of the block's graph
 }
 
 // Drawer returns a drawer of b with its own scratch.
 func (b *Block) Drawer() *BlockDrawer {
-	return &BlockDrawer{b: b, lt: newLogTree(b.g, b.plan)}
+	return &BlockDrawer{b: b, lt: newLogTree(b.g, b.plan), x: make([]int32, len(b.glob))}
 }
 
 // Draw replaces the block's variables in x (a state of every variable of
@@ -123,21 +230,22 @@ func (b *Block) Drawer() *BlockDrawer {
 // unchanged, when every state of the block has weight zero.
 func (d *BlockDrawer) Draw(rng *rand.Rand, x []int32) (float64, error) {
 	b := d.b
-	saved := d.w[:0]
-	for _, v := range b.vars {
-		saved = append(saved, float64(x[v]))
-		x[v] = -1 // the evidence is x, the block unobserved
+	k := len(b.vars)
+	lx := d.x
+	for i := range k {
+		lx[i] = -1 // the block unobserved
 	}
-	logZ, err := d.lt.upward(context.Background(), b.g, fg.Evidence(x), b.logT, b.factors, false)
+	for i := k; i < len(lx); i++ {
+		lx[i] = x[b.glob[i]] // the blanket: the evidence
+	}
+	logZ, err := d.lt.upward(context.Background(), b.g, fg.Evidence(lx), b.logT, nil, false)
 	if err != nil {
-		for i, v := range b.vars {
-			x[v] = int32(saved[i])
-		}
-		d.w = saved
 		return 0, err
 	}
-	d.w = saved
-	d.lt.decode(b.g, x, func(row []float64) int { return drawLogRow(rng, row) })
+	d.lt.decode(b.g, lx, func(row []float64) int { return drawLogRow(rng, row) })
+	for i := range k {
+		x[b.glob[i]] = lx[i]
+	}
 	return logZ, nil
 }
 

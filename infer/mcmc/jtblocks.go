@@ -3,7 +3,6 @@ package mcmc
 import (
 	"container/heap"
 	"context"
-	"errors"
 
 	"github.com/lifted-dev/lifted/fg"
 	"github.com/lifted-dev/lifted/infer/jtree"
@@ -139,55 +138,54 @@ func newJTBlocks(ctx context.Context, g *fg.Graph, ev fg.Evidence, maxTable floa
 			}
 			return len(order) >= k
 		}
-		try := func(k int) (*jtree.Block, error) {
-			b, err := jtree.NewBlock(ctx, g, order[:k], maxTable)
-			var tl *jtree.TooLargeError
-			if errors.As(err, &tl) {
-				return nil, nil
-			}
-			return b, err
+		// fits: whether the prefix of k variables makes a block within
+		// the budget (jtree.BlockFits: the cheap test; the block kept is
+		// planned once, at the end).
+		fits := func(k int) (bool, error) { return jtree.BlockFits(ctx, g, order[:k], maxTable) }
+		ok, err := fits(len(seed))
+		if err != nil {
+			return nil, err
 		}
-		best, err := try(len(seed))
-		if err != nil || best == nil {
-			if err == nil && len(seed) == 1 {
-				best, err = jtree.NewBlock(ctx, g, seed, 0)
+		if !ok {
+			if len(seed) == 1 {
+				return jtree.NewBlock(ctx, g, seed, 0)
 			}
-			return best, err
+			return nil, nil
 		}
 		lo, hi := len(seed), -1 // lo fits; hi (when ≥ 0) does not
 		for k := 2 * len(seed); ; k *= 2 {
 			if !extend(k) {
 				k = len(order)
 				if k == lo {
-					return best, nil
+					break
 				}
 			}
-			b, err := try(k)
+			ok, err := fits(k)
 			if err != nil {
 				return nil, err
 			}
-			if b == nil {
+			if !ok {
 				hi = k
 				break
 			}
-			best, lo = b, k
+			lo = k
 			if k == len(order) && h.Len() == 0 {
-				return best, nil
+				break
 			}
 		}
-		for hi-lo > 1 {
+		for hi >= 0 && hi-lo > 1 {
 			mid := (lo + hi) / 2
-			b, err := try(mid)
+			ok, err := fits(mid)
 			if err != nil {
 				return nil, err
 			}
-			if b == nil {
-				hi = mid
+			if ok {
+				lo = mid
 			} else {
-				best, lo = b, mid
+				hi = mid
 			}
 		}
-		return best, nil
+		return jtree.NewBlock(ctx, g, order[:lo], maxTable)
 	}
 	accept := func(cover int32, b *jtree.Block) {
 		id := int32(len(jb.blocks))
