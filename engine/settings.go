@@ -108,8 +108,14 @@ func (s Setting) DefaultText() string {
 // defaultFor is the default that mode passes to method: DefaultText, but
 // lifted map leaves lp and ilp their own tolerance (1e-6: BP's 1e-8 is too
 // tight for cut violations), as it leaves every method its own symmetry.
+// bgibbs is left its block bounds: block-size or block-states given asks
+// it for enumerated blocks instead of its junction-tree blocks, so
+// passing their defaults would turn those off for every run.
 func (s Setting) defaultFor(mode Mode, method string) (string, bool) {
 	if mode == ModeMAP && s.Name == "tol" && (method == "lp" || method == "ilp") {
+		return "", false
+	}
+	if method == "bgibbs" && (s.Name == "block-size" || s.Name == "block-states") {
 		return "", false
 	}
 	d := s.DefaultText()
