@@ -16,10 +16,10 @@ import (
 
 // LearnMethods are the weight learners of "lifted learn", in the order
 // its help lists them: the batch learners of package learn (lwl, pll, and
-// the discriminative dn, dscg, vp with MC-SAT or BP counts) and the
+// the discriminative disc, dn, dscg, vp with BP or MC-SAT counts) and the
 // online and BP-based learners of package online (smd, sgd, scg,
 // lbfgs-bp).
-var LearnMethods = []string{"lwl", "pll", "dn", "dscg", "vp", "smd", "sgd", "scg", "lbfgs-bp"}
+var LearnMethods = []string{"lwl", "pll", "disc", "dn", "dscg", "vp", "smd", "sgd", "scg", "lbfgs-bp"}
 
 // DefaultLearnMethod learns when a LearnRequest names none: the exact
 // lifted likelihood.
@@ -40,13 +40,13 @@ type LearnOptionGroup struct {
 // LearnOptionGroups say which learners take which options; an option in
 // no group applies to every learner.
 var LearnOptionGroups = []LearnOptionGroup{
-	{[]string{"lwl", "pll", "dn", "dscg", "vp", "scg", "lbfgs-bp"}, []string{"max-iter", "prior-stddev"}},
+	{[]string{"lwl", "pll", "disc", "dn", "dscg", "vp", "scg", "lbfgs-bp"}, []string{"max-iter", "prior-stddev"}},
 	{[]string{"lwl", "pll", "scg", "lbfgs-bp"}, []string{"tol"}},
-	{[]string{"lwl", "pll", "dn", "dscg", "vp"}, []string{"prior-mean"}},
+	{[]string{"lwl", "pll", "disc", "dn", "dscg", "vp"}, []string{"prior-mean"}},
 	{[]string{"pll"}, []string{"pll-unweighted"}},
 	{[]string{"vp"}, []string{"learning-rate"}},
-	{[]string{"dn", "dscg", "vp"}, []string{"counts"}},
-	{[]string{"dn", "dscg", "vp", "smd", "sgd", "scg", "lbfgs-bp"}, []string{"ne", "seed"}},
+	{[]string{"disc", "dn", "dscg", "vp"}, []string{"counts"}},
+	{[]string{"disc", "dn", "dscg", "vp", "smd", "sgd", "scg", "lbfgs-bp"}, []string{"ne", "seed"}},
 	{[]string{"smd", "sgd", "scg", "lbfgs-bp"}, []string{"holdout", "eval-every", "log", "plot", "plot-with", "ground-bp", "workers", "shards"}},
 	{[]string{"smd", "sgd"}, []string{"pieces", "depth", "discount", "batch-size", "step", "passes"}},
 	{[]string{"smd"}, []string{"smd-lambda", "smd-mu", "smd-gamma"}},
@@ -79,12 +79,12 @@ func orList(names []string) string {
 
 // DefaultPriorStdDev is the standard deviation of the Gaussian prior on
 // every weight that method learns with when the request sets none:
-// Alchemy's learnwts defaults, 2 for discriminative learning (dn, dscg,
-// vp and the BP-based scg and lbfgs-bp) and 100 for generative learning
+// Alchemy's learnwts defaults, 2 for discriminative learning (disc, dn,
+// dscg, vp and the BP-based scg and lbfgs-bp) and 100 for generative learning
 // (lwl, pll; smd and sgd have no prior).
 func DefaultPriorStdDev(method string) float64 {
 	switch method {
-	case "dn", "dscg", "vp", "scg", "lbfgs-bp":
+	case "disc", "dn", "dscg", "vp", "scg", "lbfgs-bp":
 		return 2 // DISC_DEFAULT_STD_DEV
 	}
 	return 100 // GEN_DEFAULT_STD_DEV
@@ -164,7 +164,7 @@ func Learn(ctx context.Context, r LearnRequest) (*Learned, error) {
 			return l, err
 		}
 		if r.Note != nil {
-			r.Note(fmt.Sprintf("scg: %v; learning with --method dn (diagonal Newton, MC-SAT counts) instead", err))
+			r.Note(fmt.Sprintf("scg: %v; learning with --method dn (diagonal Newton; BP counts where BP converges, else MC-SAT's) instead", err))
 		}
 		r.Method = "dn"
 		if r.DefaultPrior {

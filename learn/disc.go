@@ -7,12 +7,14 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/lifted-dev/lifted/fg"
 	mlnfile "github.com/lifted-dev/lifted/format/mlnfile"
 	"github.com/lifted-dev/lifted/gibbs"
 	"github.com/lifted-dev/lifted/ground"
+	"github.com/lifted-dev/lifted/infer/bp"
 	"github.com/lifted-dev/lifted/lift"
 	"github.com/lifted-dev/lifted/mln"
 )
@@ -26,11 +28,14 @@ type DiscOptions struct {
 	// every learned weight; PriorStdDev 0 means 2 (Alchemy's
 	// discriminative default), negative means no prior.
 	PriorMean, PriorStdDev float64
-	// MaxIter bounds the diagonal Newton iterations (default 5 after the
-	// pseudo-likelihood start: on UW-CSE an iteration costs about 3.5 CPU
-	// s and five moved the held-out CLL by less than its noise; Alchemy's
-	// -dNumIter default is 100 from zero weights; negative: none, the
-	// starting weights are the answer).
+	// MaxIter bounds the optimiser's iterations after the
+	// pseudo-likelihood start (negative: none, the starting weights are
+	// the answer). 0 is the default of the counts used: 100 where they are
+	// deterministic (BP or exact; Alchemy's -dNumIter default, numIter =
+	// 100 in learnwts.cpp), where the convergence test (ZTol) normally
+	// stops learning well before; 5 with MC-SAT counts (on UW-CSE an
+	// iteration costs about 3.5 CPU s and five moved the held-out CLL by
+	// less than its noise).
 	MaxIter int
 	// NoPLLInit: start from Init or the MLN's weights instead of the
 	// conditional pseudo-likelihood's optimum (see Discriminative).
@@ -58,14 +63,31 @@ type DiscOptions struct {
 	// variables the expected counts are computed exactly by enumeration
 	// instead of MC-SAT (default 16; negative: never).
 	ExactVars int
-	// StepTol is the convergence test: learning stops when, for every
-	// learned weight, the Newton step g_j/H_jj is below StepTol (the
+	// StepTol is the convergence test with MC-SAT counts: learning stops
+	// when, for every learned weight, the Newton step g_j/H_jj is below
+	// StepTol (the
 	// weight is predicted to be that close to its optimum) or the
 	// gradient g_j is within two standard errors of 0 (the Monte Carlo
 	// noise of the expected counts: their sample variance over the
 	// number of samples, which autocorrelation makes an underestimate,
-	// so the test errs towards going on). Default 0.01.
+	// so the test errs towards going on). Default 0.01. With
+	// deterministic counts (BP, exact) the test is ZTol's; a StepTol set
+	// here must then hold as well.
 	StepTol float64
+	// ZTol is the convergence test with deterministic counts (BP or
+	// exact): learning stops when, for every learned weight, the change
+	// to the optimum that the diagonal Newton model predicts, g_j/H_jj,
+	// is at most ZTol times the weight's standard error given the
+	// training data, 1/√H_jj (the Laplace approximation of the
+	// posterior): |g_j|/√H_jj ≤ ZTol. The remaining change of every
+	// weight is then ZTol of the change that another training sample of
+	// the same size would bring, so more iterations move the held-out
+	// score by about ZTol of its noise from the training sample, and the
+	// training objective by at most ½·k·ZTol² nats for k weights (the
+	// quadratic model's predicted gain; Alchemy stops when it falls below
+	// 1e-5, cgMinLLChange). Where BP is used it must also have converged
+	// at those weights. Default 0.05.
+	ZTol float64
 	// GradTol: also converged when every component of the gradient,
 	// divided by the number of the formula's ground formulas that the
 	// evidence leaves open (at least 1), is below it (default 1e-6).
@@ -91,7 +113,7 @@ type DiscOptions struct {
 	// LearningRate times the gradient, the answer the mean of all iterates).
 	Method string
 	// Counts is where the expected counts come from: "mcsat" (the
-	// default: MC-SAT chains, see Samples) or "bp" (belief propagation on
+	// default: MC-SAT chains, see Samples), "bp" (belief propagation on
 	// each database's ground network, the sampling network above, run to
 	// a fixed point: E[n_j | x] is the sum over the ground formulas of j
 	// of BP's belief that the formula is true, Var[n_j | x] the sum of
@@ -99,20 +121,39 @@ type DiscOptions struct {
 	// so the optimiser's steps and the convergence test are deterministic
 	// (converged: every Newton step below StepTol), and they are the
 	// counts of the approximation lifted infer answers with where BP
-	// converges. With "bp" MaxIter defaults to 100 (Alchemy's -dNumIter).
+	// converges), or "auto" (what lifted learn does by default): BP where
+	// it converges on every training database at the starting weights,
+	// else MC-SAT. Small networks (ExactVars) are enumerated whichever is
+	// asked for.
 	Counts string
 	// LearningRate is the voted perceptron's step per unit of gradient
 	// (default 0.001, Alchemy's -dLearningRate).
 	LearningRate float64
-	// Progress, if set, is called after every iteration with the largest
-	// Newton step |g_j|/H_jj among the weights that the convergence test
-	// does not pass yet (0 when converged).
-	Progress func(iter int, maxStep float64)
+	// Progress, if set, is called after every iteration.
+	Progress func(DiscProgress)
 	// Stage, if set, reports the pseudo-likelihood start's setup (its
 	// terms, atom by atom) as Options.Stage does.
 	Stage func(stage string, done, total int64, detail string)
 
-	frozen bool // tests: the chains make no moves (discProblem.frozen)
+	frozen      bool         // tests: the chains make no moves (discProblem.frozen)
+	bpSchedules []bp.Options // tests: BP's schedules instead of bpSchedules
+}
+
+// DiscProgress is Discriminative's state after an iteration.
+type DiscProgress struct {
+	// Iter of at most MaxIter iterations done; Counts "bp", "mcsat" or
+	// "exact".
+	Iter, MaxIter int
+	Counts        string
+	// Worst is the convergence test's figure for the weight furthest from
+	// passing it (0 when every weight passes): with deterministic counts
+	// the predicted remaining change in standard errors, |g_j|/√H_jj
+	// (passes at ZTol), with MC-SAT the Newton step |g_j|/H_jj (StepTol).
+	Worst, Tol float64
+	// Objective is the training objective (conditional log-likelihood
+	// plus log prior; with BP counts Bethe's approximation), NaN with
+	// MC-SAT counts.
+	Objective float64
 }
 
 func (o DiscOptions) defaults() DiscOptions {
@@ -122,11 +163,8 @@ func (o DiscOptions) defaults() DiscOptions {
 	if o.Counts == "" {
 		o.Counts = "mcsat"
 	}
-	if o.MaxIter == 0 {
-		o.MaxIter = 5
-		if o.Counts == "bp" {
-			o.MaxIter = 100
-		}
+	if o.ZTol <= 0 {
+		o.ZTol = 0.05
 	}
 	if o.Samples <= 0 {
 		o.Samples = 50
@@ -204,11 +242,11 @@ func Discriminative(ctx context.Context, m *mln.MLN, dbs []*mln.DB, names []stri
 	if len(o.NE) == 0 {
 		return nil, errors.New("discriminative learning needs the non-evidence predicates")
 	}
-	if o.Method != "dn" && o.Method != "scg" && o.Method != "vp" {
-		return nil, fmt.Errorf("unknown discriminative optimiser %q (want dn, scg or vp)", o.Method)
+	if o.Method != "dn" && o.Method != "scg" && o.Method != "vp" && o.Method != "lbfgs" {
+		return nil, fmt.Errorf("unknown discriminative optimiser %q (want dn, scg, vp or lbfgs)", o.Method)
 	}
-	if o.Counts != "mcsat" && o.Counts != "bp" {
-		return nil, fmt.Errorf("unknown source of expected counts %q (want mcsat or bp)", o.Counts)
+	if o.Counts != "mcsat" && o.Counts != "bp" && o.Counts != "auto" {
+		return nil, fmt.Errorf("unknown source of expected counts %q (want auto, mcsat or bp)", o.Counts)
 	}
 	for _, n := range o.NE {
 		if m.PredIndex(n) < 0 {
@@ -260,15 +298,12 @@ func Discriminative(ctx context.Context, m *mln.MLN, dbs []*mln.DB, names []stri
 	learn := queryFormulas(m, learnable(m), o.NE)
 	var probs []*discProblem
 	for i, db := range dbs {
-		name := fmt.Sprintf("database %d", i+1)
-		if i < len(names) {
-			name = names[i]
-		}
+		name := dbName(names, i)
 		p, err := newDiscProblem(ctx, m, db, o.NE, learn, o.MaxArity)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
-		p.frozen = o.frozen
+		p.frozen, p.schedules = o.frozen, o.bpSchedules
 		probs = append(probs, p)
 	}
 	nf := len(m.Formulas)
@@ -291,7 +326,7 @@ func Discriminative(ctx context.Context, m *mln.MLN, dbs []*mln.DB, names []stri
 	eval := func(w []float64, check bool) ([]float64, momentSet, error) {
 		var mo momentSet
 		for _, p := range probs {
-			mp := &moments{}
+			mp := &moments{logZ: math.NaN()}
 			if err := p.expect(ctx, w, o, rng, mp, check); err != nil {
 				return nil, nil, err
 			}
@@ -319,32 +354,99 @@ func Discriminative(ctx context.Context, m *mln.MLN, dbs []*mln.DB, names []stri
 		res.Seconds = time.Since(start).Seconds()
 		return res, nil
 	}
+	// auto: BP's counts where BP converges on every training database at
+	// the starting weights (deterministic, and the approximation lifted
+	// infer answers with), else MC-SAT's
+	auto := o.Counts == "auto"
+	why := ""
+	if auto {
+		o.Counts = "bp"
+	}
 	g, mo, err := eval(w, false)
 	if err != nil {
 		return partial(err)
 	}
-	lambda := o.Lambda
 	res.Evaluations = 1
-	// converged applies the convergence test at gradient g with moments
-	// mo; worst is the largest Newton step among the weights that fail it.
-	converged := func(g []float64, mo momentSet) (bool, float64) {
-		worst := 0.0
-		for _, j := range learn {
-			if math.Abs(g[j])/max(open[j], 1) < o.GradTol {
-				continue
+	if auto {
+		var bad []string
+		for i, m := range mo {
+			if m.bp && !m.bpConverged {
+				bad = append(bad, dbName(names, i))
 			}
-			step := math.Abs(g[j]) / max(mo.variance(j)+inv, 1e-6)
-			if step < o.StepTol || math.Abs(g[j]) <= 2*math.Sqrt(mo.meanVariance(j)) {
-				continue
-			}
-			worst = max(worst, step)
 		}
-		return worst == 0, worst
+		if len(bad) == 0 {
+			why = "BP converged on every training database at the starting weights"
+		} else {
+			why = fmt.Sprintf("BP did not converge at the starting weights on %s", strings.Join(bad, ", "))
+			o.Counts = "mcsat"
+			for _, p := range probs {
+				p.bpGraph, p.bpInit, p.bpRuns, p.bpUnconverged = nil, nil, 0, 0
+			}
+			if g, mo, err = eval(w, false); err != nil {
+				return partial(err)
+			}
+			res.Evaluations++
+		}
 	}
 	sampled := false
 	for _, m := range mo {
 		sampled = sampled || !m.exact
 	}
+	res.Counts = o.Counts
+	switch {
+	case !sampled && o.Counts == "mcsat", !sampled && mo.bpUnconverged() == 0 && !anyBP(mo):
+		res.Counts = "exact"
+	}
+	if o.MaxIter == 0 {
+		o.MaxIter = 5
+		if !sampled {
+			o.MaxIter = 100
+		}
+	}
+	lambda := o.Lambda
+	stepTolSet := opt.StepTol > 0
+	// converged applies the convergence test at gradient g with moments
+	// mo; worst is the test's figure for the weight furthest from passing
+	// it: with deterministic counts the remaining change in standard
+	// errors |g_j|/√H_jj (ZTol; BP must be at a fixed point too), with
+	// sampled ones the Newton step (StepTol, or the gradient within two
+	// standard errors of 0).
+	converged := func(g []float64, mo momentSet) (bool, float64) {
+		worst, ok := 0.0, true
+		for _, j := range learn {
+			if math.Abs(g[j])/max(open[j], 1) < o.GradTol {
+				continue
+			}
+			h := max(mo.variance(j)+inv, 1e-6)
+			step := math.Abs(g[j]) / h
+			if !sampled {
+				z := math.Abs(g[j]) / math.Sqrt(h)
+				if z > o.ZTol || (stepTolSet && step >= o.StepTol) {
+					ok = false
+				}
+				worst = max(worst, z)
+				continue
+			}
+			if step < o.StepTol || math.Abs(g[j]) <= 2*math.Sqrt(mo.meanVariance(j)) {
+				continue
+			}
+			ok = false
+			worst = max(worst, step)
+		}
+		return ok && mo.bpUnconverged() == 0, worst
+	}
+	// objective is the training objective at w with moments mo: Σ_j
+	// w_j·(n_j(data) − open_j) − Σ log Z(w | x) + log prior (up to a
+	// constant): the conditional log-likelihood of the data (log Z exact
+	// or Bethe's); NaN with sampled counts
+	objective := func(w []float64, mo momentSet) float64 {
+		f := -mo.logZ()
+		for _, j := range learn {
+			f += w[j]*(data[j]-open[j]) - 0.5*inv*(w[j]-o.PriorMean)*(w[j]-o.PriorMean)
+		}
+		return f
+	}
+	fcur := objective(w, mo)
 	// confirm calibrates the convergence test where the counts are
 	// sampled: the kept chains started at the data, and a chain that does
 	// not move gives the data's own counts, a gradient of about zero that
@@ -372,11 +474,30 @@ func Discriminative(ctx context.Context, m *mln.MLN, dbs []*mln.DB, names []stri
 		return ok, nil
 	}
 	res.Status = "iteration limit"
+	lbfgsNote := ""
+	if o.Method == "lbfgs" {
+		if sampled {
+			// L-BFGS's line search needs the objective: diagonal Newton
+			// on sampled counts
+			o.Method = "dn"
+			lbfgsNote = "; diagonal Newton (L-BFGS needs deterministic counts)"
+		} else {
+			var err error
+			w, g, mo, fcur, lbfgsNote, err = discLBFGS(ctx, o, learn, w, mo, eval, objective, converged, res)
+			if err != nil {
+				return partial(err)
+			}
+			if !res.Converged && res.Iterations < o.MaxIter {
+				lbfgsNote += fmt.Sprintf("; then diagonal Newton from there")
+				o.Method = "dn"
+			}
+		}
+	}
 	var tail [][]float64 // the weights after each iteration of the last half
 	var all []float64    // vp: the sum of the iterates
 	var prevG, prevD []float64
 	conj := 0 // scg: the iterations that took a conjugate direction
-	for it := 1; it <= o.MaxIter; it++ {
+	for it := res.Iterations + 1; it <= o.MaxIter && !res.Converged; it++ {
 		ok, err := confirm()
 		if err != nil {
 			return partial(err)
@@ -451,13 +572,17 @@ func Discriminative(ctx context.Context, m *mln.MLN, dbs []*mln.DB, names []stri
 			return partial(err)
 		}
 		res.Evaluations++
+		// the improvement, estimated from the gradients by the trapezoid
+		// rule (also where the objective is known: near the optimum the
+		// change of Bethe's log Z is below BP's own tolerance)
+		fnew := objective(nw, nmo)
 		act := 0.0
 		for _, j := range learn {
 			act += step[j] * (g[j] + ng[j]) / 2
 		}
 		switch {
 		case o.Method == "vp":
-			w, g, mo = nw, ng, nmo // the perceptron takes every step
+			w, g, mo, fcur = nw, ng, nmo, fnew // the perceptron takes every step
 		case act < 0:
 			lambda *= 4 // overshoot: undo the step
 			prevG, prevD = nil, nil
@@ -469,7 +594,7 @@ func Discriminative(ctx context.Context, m *mln.MLN, dbs []*mln.DB, names []stri
 				lambda *= 4
 			}
 			prevG, prevD = g, d
-			w, g, mo = nw, ng, nmo
+			w, g, mo, fcur = nw, ng, nmo, fnew
 		}
 		lambda = min(max(lambda, 1e-8), 1e8)
 		if it > o.MaxIter/2 {
@@ -482,8 +607,15 @@ func Discriminative(ctx context.Context, m *mln.MLN, dbs []*mln.DB, names []stri
 			all[j] += w[j]
 		}
 		if o.Progress != nil {
-			_, worst := converged(g, mo)
-			o.Progress(it, worst)
+			ok, worst := converged(g, mo)
+			tol := o.StepTol
+			if !sampled {
+				tol = o.ZTol
+			}
+			if ok {
+				worst = 0
+			}
+			o.Progress(DiscProgress{Iter: it, MaxIter: o.MaxIter, Counts: res.Counts, Worst: worst, Tol: tol, Objective: fcur})
 		}
 	}
 	if !res.Converged && res.Iterations == o.MaxIter && o.MaxIter > 0 {
@@ -522,6 +654,7 @@ func Discriminative(ctx context.Context, m *mln.MLN, dbs []*mln.DB, names []stri
 		res.Weights = avg
 		res.Status += fmt.Sprintf(", weights averaged over the last %d iterations", len(tail))
 	}
+	res.Status += lbfgsNote
 	if o.Method == "scg" {
 		res.Status += fmt.Sprintf("; %d of %d directions conjugate (the others the preconditioned gradient: first, after an undone step, or Polak–Ribière's β ≤ 0)", conj, res.Iterations)
 	}
@@ -533,23 +666,70 @@ func Discriminative(ctx context.Context, m *mln.MLN, dbs []*mln.DB, names []stri
 			res.Status += fmt.Sprintf("; the test passed on the kept chains %d times, but not on fresh chains started with every query atom false", failed)
 		}
 	}
-	if o.Counts == "bp" {
+	if res.Counts == "exact" {
+		res.Status += fmt.Sprintf("; exact counts (every database's network enumerated: at most %d variables)", o.ExactVars)
+	} else if o.Counts == "bp" {
 		runs, unc := 0, 0
 		for _, p := range probs {
 			runs, unc = runs+p.bpRuns, unc+p.bpUnconverged
 		}
-		if runs == 0 {
-			res.Status += "; BP counts: none needed, every database's network small enough to enumerate (exact counts)"
-		} else {
-			res.Status += fmt.Sprintf("; BP counts: %d BP runs, %d of them not converged (damping 0.9, messages averaged over the last 100 iterations)", runs, unc)
+		res.Status += fmt.Sprintf("; BP counts: %d BP runs, %d of them not converged (damping 0.9, messages averaged over the last 100 iterations)", runs, unc)
+	}
+	res.Objective, res.LogLik = math.NaN(), math.NaN()
+	if !sampled {
+		_, worst := converged(g, mo)
+		res.Status += fmt.Sprintf("; test: largest predicted remaining change of a weight %.3g of its standard error (converged at ≤ %g)", worst, o.ZTol)
+		if res.Converged || o.Method != "vp" { // vp's answer is the mean of its iterates
+			res.Objective = fcur
+			prior := 0.0
+			for _, j := range learn {
+				prior += 0.5 * inv * (w[j] - o.PriorMean) * (w[j] - o.PriorMean)
+			}
+			res.LogLik = fcur + prior
 		}
+		if res.Counts == "bp" {
+			res.Status += fmt.Sprintf("; training conditional log-likelihood (Bethe) %.6g", res.LogLik)
+		} else {
+			res.Status += fmt.Sprintf("; training conditional log-likelihood %.6g", res.LogLik)
+		}
+	}
+	if auto && res.Counts != "exact" {
+		res.Status += fmt.Sprintf("; counts %s (auto: %s)", countsName(res.Counts), why)
 	}
 	if plls != "" {
 		res.Status += "; " + plls
 	}
-	res.Objective, res.LogLik = math.NaN(), math.NaN()
 	res.Seconds = time.Since(start).Seconds()
 	return res, nil
+}
+
+// countsName is the counts' name in words.
+func countsName(c string) string {
+	switch c {
+	case "bp":
+		return "BP"
+	case "mcsat":
+		return "MC-SAT"
+	}
+	return c
+}
+
+// dbName is the name of database i for messages.
+func dbName(names []string, i int) string {
+	if i < len(names) {
+		return names[i]
+	}
+	return fmt.Sprintf("database %d", i+1)
+}
+
+// anyBP reports whether a database's counts came from BP.
+func anyBP(mo momentSet) bool {
+	for _, m := range mo {
+		if m.bp {
+			return true
+		}
+	}
+	return false
 }
 
 // queryFormulas returns the formulas of js that mention a predicate of ne.
@@ -622,6 +802,27 @@ func (ms momentSet) meanVariance(j int) float64 {
 	return s
 }
 
+// logZ is the sum of the databases' log Z (NaN where one is not known).
+func (ms momentSet) logZ() float64 {
+	s := 0.0
+	for _, m := range ms {
+		s += m.logZ
+	}
+	return s
+}
+
+// bpUnconverged counts the databases whose BP counts are not at a fixed
+// point.
+func (ms momentSet) bpUnconverged() int {
+	n := 0
+	for _, m := range ms {
+		if m.bp && !m.bpConverged {
+			n++
+		}
+	}
+	return n
+}
+
 func (ms momentSet) varianceAlong(d []float64) float64 {
 	s := 0.0
 	for _, m := range ms {
@@ -641,6 +842,11 @@ type moments struct {
 	wsum  float64
 	ws    []float64   // weight per sample
 	n     [][]float64 // count vector per sample
+	// logZ is log Z of the reweighted network: exact (enumeration), BP's
+	// Bethe estimate at a fixed point, or NaN (samples; BP that did not
+	// converge). bp: the moments are BP's; bpConverged: at a fixed point.
+	logZ            float64
+	bp, bpConverged bool
 }
 
 // add adds a sample with weight wt.
@@ -740,7 +946,8 @@ type discProblem struct {
 	bpGraph               *lift.Compressed
 	bpInit                []float64
 	bpRuns, bpUnconverged int
-	frozen                bool // tests: the chains make no moves (a chain that never mixes)
+	frozen                bool         // tests: the chains make no moves (a chain that never mixes)
+	schedules             []bp.Options // tests: BP's schedules (nil: bpSchedules)
 
 	// incremental counts: tabOf[f] is factor f's index in tabFactor or -1;
 	// tabTrue the truth of each; tabCount the counts of those over
@@ -1220,6 +1427,7 @@ func (p *discProblem) enumerate(g *fg.Graph, nf int, mo *moments) error {
 		mo.add(math.Exp(ws[i]-mx), ns[i])
 	}
 	mo.exact = true
+	mo.logZ = mx + math.Log(mo.wsum)
 	return nil
 }
 

@@ -303,8 +303,8 @@ func TestDiscriminativeInterrupted(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	r, err := Discriminative(ctx, m, []*mln.DB{db}, nil, DiscOptions{NE: []string{"Cancer"}, ExactVars: -1, Samples: 20, MaxIter: 50, Seed: 1, NoPLLInit: true, StepTol: 1e-12,
-		Progress: func(it int, _ float64) {
-			if it == 2 {
+		Progress: func(p DiscProgress) {
+			if p.Iter == 2 {
 				cancel()
 			}
 		}})

@@ -38,7 +38,11 @@ func (p *discProblem) expectBP(ctx context.Context, g *fg.Graph, nf int, mo *mom
 	}
 	c := p.bpGraph
 	var res *bp.Result
-	for i, o := range bpSchedules {
+	schedules := bpSchedules
+	if p.schedules != nil {
+		schedules = p.schedules
+	}
+	for i, o := range schedules {
 		if i == 0 {
 			o.Init = p.bpInit
 		}
@@ -67,6 +71,10 @@ func (p *discProblem) expectBP(ctx context.Context, g *fg.Graph, nf int, mo *mom
 		p.bpInit = nil
 	}
 	mo.diag, mo.exact = true, true
+	mo.bp, mo.bpConverged, mo.logZ = true, res.Converged, res.LogZ
+	if !res.Converged {
+		mo.logZ = math.NaN() // the Bethe estimate needs a fixed point
+	}
 	mo.mu, mo.v = make([]float64, nf), make([]float64, nf)
 	var b []float64
 	for f := range g.NumFactors() {

@@ -3,10 +3,13 @@ package learn
 import (
 	"context"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
 	mlnfile "github.com/lifted-dev/lifted/format/mlnfile"
+	"github.com/lifted-dev/lifted/infer/bp"
+	"github.com/lifted-dev/lifted/internal/optim"
 	"github.com/lifted-dev/lifted/mln"
 )
 
@@ -106,5 +109,161 @@ func TestDiscBPLearnsExactOptimum(t *testing.T) {
 		if again.Weights[j] != r.Weights[j] {
 			t.Errorf("formula %d: %v, then %v with another seed: BP counts are deterministic", j+1, r.Weights[j], again.Weights[j])
 		}
+	}
+}
+
+// bethe returns the objective Discriminative maximises with BP counts, the
+// training conditional log-likelihood with Bethe's log Z plus the log
+// prior (sd), and its gradient, at w on p's network.
+func bethe(t *testing.T, p *discProblem, w []float64, learn []int, sd float64) (float64, []float64) {
+	t.Helper()
+	nf := len(w)
+	p.reweight(w)
+	mo := &moments{}
+	if err := p.expectBP(context.Background(), &p.sg, nf, mo); err != nil {
+		t.Fatal(err)
+	}
+	if !mo.bpConverged {
+		t.Fatalf("BP did not converge at %v", w)
+	}
+	f := -mo.logZ
+	g := make([]float64, nf)
+	for _, j := range learn {
+		f += w[j]*(p.data[j]-p.open[j]) - 0.5*w[j]*w[j]/(sd*sd)
+		g[j] = p.data[j] - mo.mu[j] - w[j]/(sd*sd)
+	}
+	return f, g
+}
+
+// TestDiscBPConvergedIsNearOptimum: the default convergence test with BP
+// counts (ZTol: every weight's predicted remaining change at most 0.05 of
+// its standard error) is checked against optima found independently —
+// on the tree (BP exact) Newton's method on the enumerated conditional
+// likelihood, on a loopy network (BP approximate) gonum's L-BFGS on the
+// Bethe objective, computed here from BP's log Z — and the objective the
+// learner reports is the one maximised.
+func TestDiscBPConvergedIsNearOptimum(t *testing.T) {
+	for _, tc := range []struct {
+		name, model, data string
+		arity             int
+	}{{"tree", treeModel, treeData, 2}, {"loopy", discModel, discData, 0}} {
+		m := parse(t, tc.model)
+		db, err := mlnfile.ReadDB(strings.NewReader(tc.data), "data.db", m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := Discriminative(context.Background(), m, []*mln.DB{db}, nil, DiscOptions{NE: []string{"Cancer"}, Counts: "bp", ExactVars: -1, MaxArity: tc.arity})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !r.Converged || r.Counts != "bp" {
+			t.Fatalf("%s: not converged with BP counts after %d iterations: %s", tc.name, r.Iterations, r.Status)
+		}
+		learn := queryFormulas(m, learnable(m), []string{"Cancer"})
+		p, err := newDiscProblem(context.Background(), m, db, []string{"Cancer"}, learnable(m), tc.arity)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, _ := bethe(t, p, r.Weights, learn, 2)
+		if math.Abs(f-r.Objective) > 1e-4 {
+			t.Errorf("%s: reported objective %v, Bethe's at the learned weights %v", tc.name, r.Objective, f)
+		}
+		// the independent optimum
+		opt := slices.Clone(r.Weights)
+		if tc.name == "tree" {
+			for _, j := range learn {
+				opt[j] = 0
+			}
+			for range 50 { // Newton with a finite-difference Hessian of the exact gradient
+				_, g := exactCLL(t, m, tc.data, "Cancer", opt, 2)
+				k := len(opt)
+				h := make([][]float64, k)
+				for a := range k {
+					wp := slices.Clone(opt)
+					wp[a] += 1e-5
+					_, gp := exactCLL(t, m, tc.data, "Cancer", wp, 2)
+					h[a] = make([]float64, k)
+					for b := range k {
+						h[a][b] = (gp[b] - g[b]) / 1e-5
+					}
+				}
+				step := solve(h, g)
+				for j := range opt {
+					opt[j] -= step[j]
+				}
+			}
+		} else {
+			x0 := make([]float64, len(learn))
+			res, err := optim.Minimize(context.Background(), func(x, grad []float64) (float64, error) {
+				w := slices.Clone(r.Weights)
+				for i, j := range learn {
+					w[j] = x[i]
+				}
+				f, g := bethe(t, p, w, learn, 2)
+				for i, j := range learn {
+					grad[i] = -g[j]
+				}
+				return -f, nil
+			}, x0, optim.Settings{GradTol: 1e-7, MaxIter: 500})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.GradNorm > 1e-5 {
+				t.Fatalf("loopy: L-BFGS on the Bethe objective did not converge: %s", res.Reason())
+			}
+			for i, j := range learn {
+				opt[j] = res.X[i]
+			}
+		}
+		// the distance in standard errors, the Hessian's diagonal at the
+		// optimum as in the test (BP's variances)
+		p.reweight(opt)
+		mo := &moments{}
+		if err := p.expectBP(context.Background(), &p.sg, len(opt), mo); err != nil {
+			t.Fatal(err)
+		}
+		for _, j := range learn {
+			se := 1 / math.Sqrt(mo.v[j]+0.25)
+			d := math.Abs(r.Weights[j] - opt[j])
+			t.Logf("%s formula %d: learned %.6f, optimum %.6f: %.4f standard errors (%.4f) apart", tc.name, j+1, r.Weights[j], opt[j], d/se, se)
+			// the test predicts at most 0.05 with a diagonal Hessian;
+			// the formulas' correlations may make the true distance
+			// larger, but not by a factor of 2 here
+			if d/se > 0.1 {
+				t.Errorf("%s formula %d: converged at %v, the optimum is %v: %.3f standard errors away (the test allows 0.05)", tc.name, j+1, r.Weights[j], opt[j], d/se)
+			}
+		}
+	}
+}
+
+// TestDiscAutoCounts: by default (auto) the learner takes BP's counts where
+// BP converges at the starting weights and says so, and MC-SAT's where it
+// does not (here BP cut to 2 iterations on the loopy network).
+func TestDiscAutoCounts(t *testing.T) {
+	m := parse(t, discModel)
+	db, err := mlnfile.ReadDB(strings.NewReader(discData), "data.db", m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Discriminative(context.Background(), m, []*mln.DB{db}, []string{"data.db"}, DiscOptions{NE: []string{"Cancer"}, Counts: "auto", ExactVars: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Counts != "bp" || !r.Converged || !strings.Contains(r.Status, "counts BP (auto: BP converged on every training database") {
+		t.Errorf("auto on a network where BP converges: counts %q, converged %v, status %q", r.Counts, r.Converged, r.Status)
+	}
+	want, err := Discriminative(context.Background(), m, []*mln.DB{db}, nil, DiscOptions{NE: []string{"Cancer"}, Counts: "bp", ExactVars: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(r.Weights, want.Weights) {
+		t.Errorf("auto %v, bp %v", r.Weights, want.Weights)
+	}
+	r, err = Discriminative(context.Background(), m, []*mln.DB{db}, []string{"data.db"}, DiscOptions{NE: []string{"Cancer"}, Counts: "auto", ExactVars: -1, Seed: 2, bpSchedules: []bp.Options{{Tol: 1e-12, MaxIter: 2}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Counts != "mcsat" || r.Iterations > 5 || !strings.Contains(r.Status, "counts MC-SAT (auto: BP did not converge at the starting weights on data.db)") {
+		t.Errorf("auto where BP does not converge: counts %q after %d iterations, status %q", r.Counts, r.Iterations, r.Status)
 	}
 }

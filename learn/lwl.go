@@ -94,6 +94,9 @@ type Result struct {
 	Status      string
 	// Converged: the learner's convergence test passed (Discriminative).
 	Converged bool
+	// Counts is where Discriminative's expected counts came from: "bp",
+	// "mcsat" or "exact" (every database small enough to enumerate).
+	Counts string
 	// Interrupted: Options.Context ended the run; Weights are those of
 	// the last iteration (the initial ones before the first).
 	Interrupted bool

@@ -61,8 +61,8 @@ func TestRunIsFilesAndDiscFiles(t *testing.T) {
 	if !strings.HasPrefix(l.Header, "Learned by lifted learn --method dn --ne Cancer from train.db\n") {
 		t.Errorf("dn header %q", l.Header)
 	}
-	if r.maxIter() != 5 || (&Run{Method: "lwl"}).maxIter() != 1000 || (&Run{Method: "dn", MaxIter: 7}).maxIter() != 7 {
-		t.Error("default iterations: dn 5, L-BFGS 1000, given as given")
+	if r.maxIter() != 0 || (&Run{Method: "lwl"}).maxIter() != 1000 || (&Run{Method: "dn", MaxIter: 7}).maxIter() != 7 {
+		t.Error("default iterations: dn 0 (DiscOptions decides), L-BFGS 1000, given as given")
 	}
 	for _, bad := range []Run{{Method: "nope"}, {Method: "lwl", PriorStdDev: 0, Tol: 1e-8}, {Method: "pll", PriorStdDev: 1}} {
 		if err := bad.Check(); err == nil {

@@ -208,13 +208,13 @@ func (b *bench) command(tag, bin string, args []string) (int, float64, string) {
 	return code, cpu, stderr.String()
 }
 
-// convergence reads learn's summary line ("lifted: dn: … s (STATUS)", or
-// dscg, vp):
+// convergence reads learn's summary line ("lifted: disc: … s (STATUS)", or
+// dn, dscg, vp):
 // "yes" when STATUS says it converged, else STATUS up to its first ";".
 func convergence(stderr string) string {
 	for _, l := range strings.Split(stderr, "\n") {
 		i := strings.Index(l, " s (")
-		if !(strings.HasPrefix(l, "lifted: dn: ") || strings.HasPrefix(l, "lifted: dscg: ") || strings.HasPrefix(l, "lifted: vp: ")) || i < 0 {
+		if !(strings.HasPrefix(l, "lifted: disc: ") || strings.HasPrefix(l, "lifted: dn: ") || strings.HasPrefix(l, "lifted: dscg: ") || strings.HasPrefix(l, "lifted: vp: ")) || i < 0 {
 			continue
 		}
 		st := strings.TrimSuffix(l[i+4:], ")")

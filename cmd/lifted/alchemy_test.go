@@ -174,8 +174,8 @@ func TestAlchemyTutorialCommands(t *testing.T) {
 	for _, c := range []struct{ alchemy, ours []string }{
 		{[]string{"learnwts", "-g"}, []string{"learn", "--method", "pll"}},
 		{[]string{"learn", "-g", "-noPrior", "-gMaxIter", "5"}, []string{"learn", "--method", "pll", "--prior-stddev", "-1", "--max-iter", "5"}},
-		{[]string{"learnwts", "-d", "-ne", "Smokes,Cancer", "-dNumIter", "10", "-priorStdDev", "2"}, []string{"learn", "--method", "dn", "--ne", "Smokes,Cancer", "--max-iter", "10", "--prior-stddev", "2"}},
-		{[]string{"learnwts", "-d", "-multipleDatabases", "-seed", "5"}, []string{"learn", "--method", "dn", "--seed", "5"}},
+		{[]string{"learnwts", "-d", "-ne", "Smokes,Cancer", "-dNumIter", "10", "-priorStdDev", "2"}, []string{"learn", "--method", "disc", "--ne", "Smokes,Cancer", "--max-iter", "10", "--prior-stddev", "2"}},
+		{[]string{"learnwts", "-d", "-multipleDatabases", "-seed", "5"}, []string{"learn", "--method", "disc", "--seed", "5"}},
 		{[]string{"learnwts", "-dCG", "-ne", "Cancer", "-dNumIter", "3", "-seed", "2"}, []string{"learn", "--method", "dscg", "--ne", "Cancer", "--max-iter", "3", "--seed", "2"}},
 		{[]string{"learnwts", "-dVP", "-ne", "Cancer", "-dLearningRate", "0.01", "-seed", "2"}, []string{"learn", "--method", "vp", "--ne", "Cancer", "--learning-rate", "0.01", "--seed", "2"}},
 	} {
@@ -270,7 +270,7 @@ func TestAlchemyArgs(t *testing.T) {
 		{"infer -ow F -cw G -f q.db -bp -m m.mln", "infer --ow F --cw G --query-file q.db m.mln --method bp --max-product"},
 		{"infer m.mln -- -i", "infer m.mln -- -i"},
 		{"learnwts -g -i m.mln -t a.db,b.db -o out -noPrior", "learnwts --method=pll -i m.mln -t a.db,b.db -o out --prior-stddev=-1"},
-		{"learn -d -ne P,Q -seed 3 -i m.mln -t a.db", "learn --method=dn --ne P,Q -i m.mln -t a.db --seed 3"},
+		{"learn -d -ne P,Q -seed 3 -i m.mln -t a.db", "learn --method=disc --ne P,Q -i m.mln -t a.db --seed 3"},
 		{"count -foo x.cnf", "count -foo x.cnf"},
 	} {
 		got, _, err := alchemyArgs(root, strings.Fields(c.in))

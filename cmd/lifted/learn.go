@@ -53,20 +53,25 @@ Methods:
   pll  maximises the pseudo-log-likelihood on the ground model, Alchemy's
        default generative learner (predicates weighted equally unless
        --pll-unweighted).
-  dn   discriminative (Alchemy's learnwts -d): maximises the conditional
+  disc discriminative (Alchemy's learnwts -d): maximises the conditional
        likelihood of the --ne predicates given the others, starting from
-       the conditional pseudo-likelihood's optimum, by diagonal Newton with
-       expected counts from MC-SAT on the ground network, chains started at
-       the data (Lowd and Domingos 2007; no limit on the size of a ground
-       clause; scg falls back to it when a ground clause is too large for
-       BP); prior N(0, 2²) unless --prior-stddev.
-  dscg, vp
-       the same discriminative learner (MC-SAT counts, chains started at
-       the data, the pseudo-likelihood start) with another optimiser:
-       dscg scaled conjugate gradient (Alchemy's -d and -dCG), vp the voted
-       perceptron (Alchemy's -dVP; --learning-rate, the mean of the
-       iterates). dn, dscg and vp say "converged" only when the test also
-       passes on fresh chains started with every query atom false.
+       the conditional pseudo-likelihood's optimum. Expected counts
+       (--counts auto): from BP on each training database's ground network
+       where BP converges there at the starting weights — deterministic,
+       optimised by L-BFGS on the Bethe objective until every weight is
+       within 0.05 of its standard error of the optimum (at most 100
+       iterations) — else from MC-SAT chains started at the data, by
+       diagonal Newton (5 iterations); the summary says which. No limit
+       on the size of a ground clause; prior N(0, 2²) unless
+       --prior-stddev.
+  dn, dscg, vp
+       the same discriminative learner with another optimiser: dn diagonal
+       Newton (Lowd and Domingos 2007; Alchemy's -dNewton; scg falls back
+       to it when a ground clause is too large for BP), dscg scaled
+       conjugate gradient (Alchemy's -dCG), vp the voted perceptron
+       (Alchemy's -dVP; --learning-rate, the mean of the iterates). With
+       MC-SAT counts they say "converged" only when the test also passes
+       on fresh chains started with every query atom false.
   smd, sgd, scg, lbfgs-bp
        online and BP-based discriminative learners over the non-evidence
        predicates given by --ne (their flags are listed below); without
@@ -84,17 +89,17 @@ lwl and pll use L-BFGS with a Gaussian prior N(--prior-mean,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.method, "method", engine.DefaultLearnMethod, "lwl (exact lifted likelihood), pll (pseudo-likelihood), dn (discriminative, diagonal Newton), or smd, sgd, scg, lbfgs-bp (see --ne); the flags below are grouped by the methods they apply to")
+	fl.StringVar(&f.method, "method", engine.DefaultLearnMethod, "lwl (exact lifted likelihood), pll (pseudo-likelihood), disc, dn, dscg, vp (discriminative), or smd, sgd, scg, lbfgs-bp (see --ne); the flags below are grouped by the methods they apply to")
 	fl.StringVarP(&f.input, "input", "i", "", "the MLN whose formula weights to learn (required)")
 	fl.StringSliceVarP(&f.train, "train", "t", nil, "training databases, comma-separated or repeated (required)")
 	fl.StringVarP(&f.output, "output", "o", "", "learned MLN file (default stdout)")
 	fl.Float64Var(&f.priorMean, "prior-mean", 0, "mean of the Gaussian prior on weights")
 	fl.Float64Var(&f.priorStdDev, "prior-stddev", 100, "standard deviation of the Gaussian prior (negative: no prior); default 100 for lwl and pll, 2 for the discriminative dn, scg and lbfgs-bp (Alchemy's learnwts: 100 with -g, 2 with -d)")
-	fl.IntVar(&f.maxIter, "max-iter", 1000, "maximum iterations (lwl, pll, scg, lbfgs-bp: of L-BFGS or SCG; dn: of diagonal Newton after the pseudo-likelihood start, default 5; negative: none)")
+	fl.IntVar(&f.maxIter, "max-iter", 1000, "maximum iterations (lwl, pll, scg, lbfgs-bp: of L-BFGS or SCG; disc, dn, dscg, vp: after the pseudo-likelihood start, default 100 with BP counts, 5 with MC-SAT's; negative: none)")
 	fl.Float64Var(&f.tol, "tol", engine.DefaultLearnTol, "stop when the largest gradient component is below this")
 	fl.BoolVar(&f.pllUnweighted, "pll-unweighted", false, "pll: weight all ground atoms alike instead of all predicates alike")
 	fl.Float64Var(&f.learningRate, "learning-rate", 0.001, "vp: the voted perceptron's step per unit of gradient (Alchemy's -dLearningRate)")
-	fl.StringVar(&f.counts, "counts", "mcsat", "dn, dscg, vp: where the expected counts come from: mcsat (MC-SAT chains started at the data, 5 iterations by default) or bp (belief propagation on each training database to a fixed point, no Monte Carlo noise, up to 100 iterations until the Newton steps are below 0.01)")
+	fl.StringVar(&f.counts, "counts", "auto", "dn, dscg, vp: where the expected counts come from: auto (bp where BP converges on every training database at the starting weights, else mcsat; the summary says which), bp (belief propagation on each training database, no Monte Carlo noise, up to 100 iterations until every weight is within 0.05 standard errors of the optimum the diagonal Newton model predicts) or mcsat (MC-SAT chains started at the data, 5 iterations by default)")
 	fl.BoolVar(&f.quiet, "quiet", false, "no progress or summary on stderr")
 	fl.BoolVar(&f.allowPartial, "allow-partial", false, "on Ctrl-C or SIGTERM write the weights reached so far (lwl, pll, dn, dscg, vp, scg, lbfgs-bp: of the last iteration; smd, sgd: after the last mini-batch), marked INTERRUPTED in the header, instead of failing with exit status 130")
 	f.online.register(fl)

@@ -41,10 +41,12 @@ and Tuffy"): -i MODEL, -e A.db,B.db, -r FILE, -q, -f or -queryFile FILE, -cw,
 -tries, -mwsMaxSteps, Tuffy's -maxTries and -maxFlips (--tries, --max-flips)
 and -seed. A link to lifted named infer runs as "lifted infer".`,
 	"learn": `Alchemy's learnwts spellings work too ("lifted learnwts", or a link to lifted
-named learnwts): -g (--method pll), -d and -dNewton (--method dn:
-discriminative, diagonal Newton with MC-SAT counts, started from the
-conditional pseudo-likelihood's optimum; Alchemy's -d is scaled conjugate
-gradient), -dCG (--method dscg: scaled conjugate gradient, MC-SAT counts),
+named learnwts): -g (--method pll), -d (--method disc: discriminative,
+started from the conditional pseudo-likelihood's optimum, with BP's counts
+where BP converges on the training data, else MC-SAT's: L-BFGS on BP's,
+diagonal Newton on MC-SAT's; Alchemy's -d is scaled conjugate gradient),
+-dNewton (--method dn: diagonal Newton), -dCG (--method dscg: scaled
+conjugate gradient),
 -dVP and -dLearningRate (--method vp, --learning-rate), -i, -o, -t,
 -ne, -gMaxIter and -dNumIter (--max-iter), -priorMean, -priorStdDev (default
 2 for -d, 100 for -g, as Alchemy), -noPrior (--prior-stddev -1), -seed,
@@ -236,7 +238,7 @@ var alchemyFlags = sync.OnceValue(func() map[string]alchemyFlag {
 		"l":                      {cmd: "learn", value: true, to: "DBLIST"},
 		"ne":                     {cmd: "learn", value: true, to: "--ne"},
 		"g":                      {cmd: "learn", to: "--method=pll"},
-		"d":                      {cmd: "learn", to: "--method=dn"},
+		"d":                      {cmd: "learn", to: "--method=disc"},
 		"dCG":                    {cmd: "learn", to: "--method=dscg"},
 		"dVP":                    {cmd: "learn", to: "--method=vp"},
 		"dNewton":                {cmd: "learn", to: "--method=dn"},
