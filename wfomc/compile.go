@@ -133,6 +133,9 @@ func (c *compiler) compile() error {
 	for _, p := range m.Preds {
 		p0.preds = append(p0.preds, pred{name: p.Name, types: p.TypeIdx, kind: pUser, parent: -1})
 	}
+	if err := markOrder(p0); err != nil {
+		return err
+	}
 	c.mod.p0 = p0
 	for j, f := range m.Formulas {
 		pf, err := c.formulaOf(f, j)
@@ -193,6 +196,11 @@ func (c *compiler) compile() error {
 			return bad
 		}
 	}
+	ordered, err := c.orderedTypes(p0)
+	if err != nil {
+		return err
+	}
+	c.mod.ordered = ordered
 	sh := shatter(c.pl, p0, c.specials)
 	lv, err := c.compileLevel(sh.pb, c.blockSpecsTop(sh), 0)
 	if err != nil {

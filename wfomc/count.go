@@ -188,7 +188,8 @@ func functional(pb *problem, f *formula) (countCons, bool) {
 	return countCons{pred: p, dir: dir, cmp: "<=", k: 1, text: f.text}, true
 }
 
-// countComp is a compiled component with counting constraints.
+// countComp is a compiled component with counting constraints (or a
+// linear order, order.go).
 type countComp struct {
 	pb       *problem
 	typ      int
@@ -199,13 +200,38 @@ type countComp struct {
 	pair     [][][]int // [i][j][class]: poly of the pair (a in i, b in j), −1 when zero
 	cons     []countCons
 	maxTerms float64
+	// The linear order (order.go): dead cells contradict LEQ(x,x) or
+	// PREDk(x,x); the pair weights above are those of a before b with no
+	// PREDk between them; pairDist[k] those of a exactly k places before b
+	// (PREDk(a,b)), circEnd those of a the first and b the last element
+	// of a circle (CIRCULAR_PRED(b,a)). maxDist is the largest k, circ
+	// says whether the successor is circular.
+	dead     []bool
+	pairDist [][][][]int
+	circEnd  [][][]int
+	maxDist  int
+	circ     bool
 }
 
 func compileCount(pl *poller, pb *problem, dim int, blocks map[int][]blockSpec, restFixed map[int]int64) (*countComp, error) {
-	unsupported := func(why string) error {
-		return fmt.Errorf("counting quantifier (%s): %s is not supported with it", pb.counts[0].text, why)
+	what := "the linear order axiom"
+	t := -1
+	if len(pb.counts) > 0 {
+		what = "counting quantifier (" + pb.counts[0].text + ")"
+		t = pb.preds[pb.counts[0].pred].types[0]
 	}
-	t := pb.preds[pb.counts[0].pred].types[0]
+	var ords []int // the order predicates
+	for i, p := range pb.preds {
+		if p.ord != ordNone {
+			ords = append(ords, i)
+			if t < 0 {
+				t = p.types[0]
+			}
+		}
+	}
+	unsupported := func(why string) error {
+		return fmt.Errorf("%s: %s is not supported with it", what, why)
+	}
 	for _, p := range pb.preds {
 		if len(p.types) == 0 {
 			return nil, unsupported("a named constant")
@@ -227,7 +253,13 @@ func compileCount(pl *poller, pb *problem, dim int, blocks map[int][]blockSpec, 
 	if b.tooWide != nil {
 		return nil, b.tooWide
 	}
-	for _, cc := range pb.counts {
+	// The order predicates are classified like counted atoms (dir 0: the
+	// class bits say P(a,b), P(b,a)), and their values then selected.
+	allCons := append([]countCons(nil), pb.counts...)
+	for _, p := range ords {
+		allCons = append(allCons, countCons{pred: p})
+	}
+	for _, cc := range allCons {
 		b.mask[t] |= 1 << b.cellBit[cc.pred]
 	}
 	bodies := make([]*node, len(pb.formulas))
@@ -243,33 +275,88 @@ func compileCount(pl *poller, pb *problem, dim int, blocks map[int][]blockSpec, 
 		return nil, err
 	}
 	u := len(cs.cellPoly)
-	if err := pl.spendPairs(int64(u)*int64(u)<<(2*len(pb.counts)), u); err != nil {
+	if err := pl.spendPairs(int64(u)*int64(u)<<(2*len(allCons)), u); err != nil {
 		return nil, err
 	}
-	c := &countComp{pb: pb, typ: t, cellPoly: cs.cellPoly, cons: pb.counts, maxTerms: pl.maxTerms}
+	c := &countComp{pb: pb, typ: t, cellPoly: cs.cellPoly, cons: pb.counts, maxTerms: pl.maxTerms, dead: make([]bool, u)}
 	for i := 0; i < u; i++ {
 		cnt := make([]int, len(pb.counts))
 		for q, cc := range pb.counts {
 			cnt[q] = int(cs.proj[i] >> b.cellBit[cc.pred] & 1)
 		}
 		c.cellCnt = append(c.cellCnt, cnt)
+		for _, p := range ords {
+			refl := cs.proj[i]>>b.cellBit[p]&1 == 1
+			if refl != (pb.preds[p].ord == ordLeq) {
+				c.dead[i] = true
+			}
+		}
+	}
+	nq := len(pb.counts)
+	for _, p := range ords {
+		switch pb.preds[p].ord {
+		case ordPred:
+			c.maxDist = max(c.maxDist, pb.preds[p].dist)
+		case ordCirc:
+			c.maxDist = max(c.maxDist, 1)
+			c.circ = true
+		}
+	}
+	// sel returns the order bits of the pair a before b: LEQ(a,b), and
+	// PREDk(a,b) for k = dist (0: none), PRED(b,a) of a circle's ends.
+	sel := func(dist int, end bool) int {
+		x := 0
+		for o, p := range ords {
+			bit := 2 * (nq + o)
+			switch pr := pb.preds[p]; {
+			case pr.ord == ordLeq:
+				x |= 1 << bit
+			case end && pr.ord == ordCirc:
+				x |= 1 << (bit + 1)
+			case !end && dist > 0 && pr.dist == dist:
+				x |= 1 << bit
+			}
+		}
+		return x
 	}
 	c.pair = make([][][]int, u)
+	c.pairDist = make([][][][]int, c.maxDist+1)
+	for k := 1; k <= c.maxDist; k++ {
+		c.pairDist[k] = make([][][]int, u)
+	}
+	if c.circ {
+		c.circEnd = make([][][]int, u)
+	}
 	for i := 0; i < u; i++ {
 		c.pair[i] = make([][]int, u)
+		for k := 1; k <= c.maxDist; k++ {
+			c.pairDist[k][i] = make([][]int, u)
+		}
+		if c.circ {
+			c.circEnd[i] = make([][]int, u)
+		}
 		for j := 0; j < u; j++ {
-			ps, err := b.pairPolys(t, cs.proj[i], t, cs.proj[j], two, pb.counts)
+			ps, err := b.pairPolys(t, cs.proj[i], t, cs.proj[j], two, allCons)
 			if err != nil {
 				return nil, err
 			}
-			ids := make([]int, len(ps))
-			for l, p := range ps {
-				ids[l] = -1
-				if len(p) > 0 {
-					ids[l] = b.intern(p)
+			table := func(x int) []int {
+				ids := make([]int, 1<<(2*nq))
+				for l := range ids {
+					ids[l] = -1
+					if p := ps[l|x]; len(p) > 0 {
+						ids[l] = b.intern(p)
+					}
 				}
+				return ids
 			}
-			c.pair[i][j] = ids
+			c.pair[i][j] = table(sel(0, false))
+			for k := 1; k <= c.maxDist; k++ {
+				c.pairDist[k][i][j] = table(sel(k, false))
+			}
+			if c.circ {
+				c.circEnd[i][j] = table(sel(0, true))
+			}
 		}
 	}
 	c.params = usedParams(b.polys, dim)
@@ -344,39 +431,77 @@ func (c *countComp) eval(ctx context.Context, theta []float64, n []int64, z *lnu
 	}
 	// Per group and new element's cell: the classes an element of the
 	// group may take, with the group its count moves it to.
-	moves := make([][][]move, G)
-	for g := 0; g < G; g++ {
-		cell, cnt := decode(g)
-		moves[g] = make([][]move, u)
-		for j := 0; j < u; j++ {
-			for cl, id := range c.pair[cell][j] {
-				if id < 0 || vals[id].isExactZero() {
-					continue
-				}
-				nc := make([]int, nq)
-				inc := make([]int, nq)
-				okc := true
-				for q := range nq {
-					if c.cons[q].global {
-						inc[q] = cl>>(2*q)&1 + cl>>(2*q+1)&1 // P(a,b) and P(b,a)
+	movesOf := func(pair [][][]int) [][][]move {
+		moves := make([][][]move, G)
+		for g := 0; g < G; g++ {
+			cell, cnt := decode(g)
+			moves[g] = make([][]move, u)
+			for j := 0; j < u; j++ {
+				for cl, id := range pair[cell][j] {
+					if id < 0 || vals[id].isExactZero() {
 						continue
 					}
-					nc[q] = step(q, cnt[q], cl>>(2*q)&1)
-					inc[q] = cl >> (2*q + 1) & 1
-					okc = okc && nc[q] >= 0
+					nc := make([]int, nq)
+					inc := make([]int, nq)
+					okc := true
+					for q := range nq {
+						if c.cons[q].global {
+							inc[q] = cl>>(2*q)&1 + cl>>(2*q+1)&1 // P(a,b) and P(b,a)
+							continue
+						}
+						nc[q] = step(q, cnt[q], cl>>(2*q)&1)
+						inc[q] = cl >> (2*q + 1) & 1
+						okc = okc && nc[q] >= 0
+					}
+					if okc {
+						moves[g][j] = append(moves[g][j], move{val: &vals[id], to: encode(cell, nc), bInc: inc, class: cl})
+					}
 				}
-				if okc {
-					moves[g][j] = append(moves[g][j], move{val: &vals[id], to: encode(cell, nc), bInc: inc, class: cl})
-				}
+				// The moves that change nothing (the element stays, b's counts
+				// and the totals too) last: the last move takes the elements
+				// left, and the others, which the bounds keep to a few
+				// elements, then leave few distinct numbers pending.
+				sort.SliceStable(moves[g][j], func(a, b int) bool {
+					return !idle(moves[g][j][a], g) && idle(moves[g][j][b], g)
+				})
 			}
-			// The moves that change nothing (the element stays, b's counts
-			// and the totals too) last: the last move takes the elements
-			// left, and the others, which the bounds keep to a few
-			// elements, then leave few distinct numbers pending.
-			sort.SliceStable(moves[g][j], func(a, b int) bool {
-				return !idle(moves[g][j][a], g) && idle(moves[g][j][b], g)
-			})
 		}
+		return moves
+	}
+	moves := movesOf(c.pair)
+	// The linear order's successors (order.go): the window slots hold the
+	// groups of the last maxDist elements added (slot k−1: k places
+	// before the new one), kept out of the group sizes; on a circle slot 0
+	// holds the first element and slot 1 the last. G: empty.
+	nw := c.maxDist
+	if c.circ {
+		nw = 2
+		if N > 0 && N < 3 {
+			return 0, fmt.Errorf("CIRCULAR_PRED needs at least 3 elements, not %d", N)
+		}
+	}
+	distMoves := make([][][][]move, c.maxDist+1)
+	for k := 1; k <= c.maxDist; k++ {
+		distMoves[k] = movesOf(c.pairDist[k])
+	}
+	var endMoves [][][]move
+	if c.circ {
+		endMoves = movesOf(c.circEnd)
+	}
+	// slotMoves is the table of slot w's element with the element added
+	// at step s.
+	slotMoves := func(w int, s int64) [][][]move {
+		switch {
+		case !c.circ:
+			return distMoves[w+1]
+		case w == 1:
+			return distMoves[1]
+		case s == 1:
+			return distMoves[1]
+		case s == N-1:
+			return endMoves
+		}
+		return moves
 	}
 	ensureLogFact(N + 1)
 	lf := logFactTable()
@@ -426,7 +551,7 @@ func (c *countComp) eval(ctx context.Context, theta []float64, n []int64, z *lnu
 	}
 	fdef := int64(-1)
 	for j := range u {
-		if vals[c.cellPoly[j]].isExactZero() {
+		if vals[c.cellPoly[j]].isExactZero() || c.dead[j] {
 			continue
 		}
 		d := int64(0)
@@ -444,13 +569,18 @@ func (c *countComp) eval(ctx context.Context, theta []float64, n []int64, z *lnu
 	// fits says whether a state can still meet the bounds: sizes, the
 	// pending elements of group g, the new element's counts bc (nil after
 	// the step), the totals, and rem elements still to come.
-	fits := func(sizes []int32, g int, pend int32, bc []int32, tot func(q int64) int32, rem int64) bool {
+	fits := func(sizes []int32, win []int32, g int, pend int32, bc []int32, tot func(q int64) int32, rem int64) bool {
 		if len(bounds) == 0 {
 			return true
 		}
 		D := rem * fdef
 		for g2, sz := range sizes {
 			D += int64(sz) * def[g2]
+		}
+		for _, g2 := range win {
+			if int(g2) < G {
+				D += def[g2]
+			}
 		}
 		if pend > 0 {
 			D += int64(pend) * def[g]
@@ -474,7 +604,17 @@ func (c *countComp) eval(ctx context.Context, theta []float64, n []int64, z *lnu
 	// are far fewer (the bound would refuse permutations at n = 60 that
 	// take a second), so the terms are projected from the growth of the
 	// steps so far instead (below).
-	est, reach := c.estimate(N, moves, u, ncnt, caps, step0s(c, u))
+	live := make([]bool, u)
+	nlive := 0
+	for j := range u {
+		live[j] = !vals[c.cellPoly[j]].isExactZero() && !c.dead[j]
+		if live[j] {
+			nlive++
+		}
+	}
+	est, reach := c.estimate(N, moves, u, ncnt, caps, step0s(c, u), live)
+	est = est / float64(u) * float64(nlive)
+	est *= math.Pow(float64(G+1), float64(nw))
 	if len(bounds) == 0 && est > limit {
 		return 0, &TermsError{Terms: est, Limit: limit, Classes: reach}
 	}
@@ -487,8 +627,8 @@ func (c *countComp) eval(ctx context.Context, theta []float64, n []int64, z *lnu
 	// constraint: the new total).
 	W := G + 1 + nq
 	// The largest value of every key position, so that keys pack into one
-	// word where they fit.
-	most := make([]int64, W)
+	// word where they fit; the window slots come last in both.
+	most := make([]int64, W+nw)
 	for i := range G + 1 {
 		most[i] = N
 	}
@@ -501,18 +641,27 @@ func (c *countComp) eval(ctx context.Context, theta []float64, n []int64, z *lnu
 			mostS = append(mostS, int64(caps[q]))
 		}
 	}
+	for w := range nw {
+		most[W+w] = int64(G)
+		mostS = append(mostS, int64(G))
+	}
 	cur := newDPLayer(mostS)
 	next := newDPLayer(mostS)
 	mid := newDPLayer(most)
 	nxt := newDPLayer(most)
 	one := newLnum(dim)
 	one.setOne()
-	cur.add(make([]int32, S), &one, pool)
+	init := make([]int32, S+nw)
+	for w := range nw {
+		init[S+w] = int32(G)
+	}
+	cur.add(init, &one, pool)
 	digits := 0.0
 	terms := 0.0
 	val := newLnum(dim)
 	x := newLnum(dim)
-	key := make([]int32, max(S, W))
+	key := make([]int32, max(S, W)+nw)
+	win := func(k []int32, off int) []int32 { return k[off : off+nw] }
 	for step := int64(0); step < N; step++ {
 		if err := ctx.Err(); err != nil {
 			return 0, err
@@ -520,7 +669,7 @@ func (c *countComp) eval(ctx context.Context, theta []float64, n []int64, z *lnu
 		next.reset(pool)
 		for j := 0; j < u; j++ {
 			wj := &vals[c.cellPoly[j]]
-			if wj.isExactZero() {
+			if wj.isExactZero() || c.dead[j] {
 				continue
 			}
 			// The new element's own counts, its cell weight.
@@ -546,12 +695,56 @@ func (c *countComp) eval(ctx context.Context, theta []float64, n []int64, z *lnu
 				if !okb {
 					continue
 				}
-				if !fits(key[:G], 0, 0, key[G+1:W], midTot(key), N-step-1) {
+				copy(key[W:W+nw], sk[S:S+nw])
+				if !fits(key[:G], win(key, W), 0, 0, key[G+1:W], midTot(key), N-step-1) {
 					continue
 				}
 				x.copyFrom(&val)
 				x.mulPow(wj, 1)
-				mid.add(key[:W], &x, pool)
+				mid.add(key[:W+nw], &x, pool)
+			}
+			// The elements of the window slots, each with its own table.
+			for w := range nw {
+				mvs := slotMoves(w, step)
+				nxt.reset(pool)
+				for s := 0; s < mid.len(); s++ {
+					sk := mid.key(s)
+					digits = math.Max(digits, mid.vals[s].result(&val))
+					if val.isExactZero() {
+						continue
+					}
+					g := sk[W+w]
+					if int(g) == G {
+						nxt.add(sk, &val, pool)
+						continue
+					}
+				moveLoop:
+					for _, mv := range mvs[g][j] {
+						copy(key, sk)
+						for q := range nq {
+							v := int(sk[G+1+q]) + mv.bInc[q]
+							if v > caps[q] {
+								if c.cons[q].cmp != ">=" {
+									continue moveLoop
+								}
+								v = caps[q]
+							}
+							key[G+1+q] = int32(v)
+						}
+						key[W+w] = int32(mv.to)
+						if !fits(key[:G], win(key, W), 0, 0, key[G+1:W], midTot(key), N-step-1) {
+							continue
+						}
+						if !tk.tick() {
+							return 0, tk.err
+						}
+						terms++
+						x.copyFrom(&val)
+						x.mulPow(mv.val, 1)
+						nxt.add(key[:W+nw], &x, pool)
+					}
+				}
+				mid, nxt = nxt, mid
 			}
 			// Redistribute the elements of each group among its moves.
 			for _, g := range order {
@@ -596,7 +789,7 @@ func (c *countComp) eval(ctx context.Context, theta []float64, n []int64, z *lnu
 							for q := range nq {
 								key[G+1+q] = int32(min(int(sk[G+1+q])+int(k)*mv[mi].bInc[q], caps[q]))
 							}
-							if !fits(key[:G], g, key[G], key[G+1:W], midTot(key), N-step-1) {
+							if !fits(key[:G], win(key, W), g, key[G], key[G+1:W], midTot(key), N-step-1) {
 								// Each more element on this move adds at
 								// least ρ·(units it covers) to the totals:
 								// larger k fits no better.
@@ -609,7 +802,7 @@ func (c *countComp) eval(ctx context.Context, theta []float64, n []int64, z *lnu
 								x.mulPow(mv[mi].val, int64(k))
 								x.addLog(lf[p] - lf[k] - lf[p-k])
 							}
-							nxt.add(key[:W], &x, pool)
+							nxt.add(key[:W+nw], &x, pool)
 							key[mv[mi].to] -= k
 						}
 					}
@@ -645,9 +838,29 @@ func (c *countComp) eval(ctx context.Context, theta []float64, n []int64, z *lnu
 						key[gIdx[q]] = sk[G+1+q]
 					}
 				}
-				key[encode(j, bc)]++
-				if fits(key[:G], 0, 0, nil, func(q int64) int32 { return key[gIdx[q]] }, N-step-1) {
-					next.add(key[:S], &val, pool)
+				// The new element joins its group, or the window, whose
+				// oldest element joins its group.
+				ws := key[S : S+nw]
+				copy(ws, sk[W:W+nw])
+				switch {
+				case nw == 0:
+					key[encode(j, bc)]++
+				case c.circ && step == 0:
+					ws[0] = int32(encode(j, bc))
+				case c.circ:
+					if int(ws[1]) < G {
+						key[ws[1]]++
+					}
+					ws[1] = int32(encode(j, bc))
+				default:
+					if int(ws[nw-1]) < G {
+						key[ws[nw-1]]++
+					}
+					copy(ws[1:], ws[:nw-1])
+					ws[0] = int32(encode(j, bc))
+				}
+				if fits(key[:G], ws, 0, 0, nil, func(q int64) int32 { return key[gIdx[q]] }, N-step-1) {
+					next.add(key[:S+nw], &val, pool)
 				}
 			}
 		}
@@ -678,9 +891,12 @@ func (c *countComp) eval(ctx context.Context, theta []float64, n []int64, z *lnu
 				accept = false
 			}
 		}
-		for g, sz := range sk[:G] {
-			if sz == 0 {
+		for g := range G + nw {
+			if g < G && sk[g] == 0 || g >= G && int(sk[S+g-G]) == G {
 				continue
+			}
+			if g >= G {
+				g = int(sk[S+g-G])
 			}
 			_, cnt := decode(g)
 			for q, cc := range c.cons {
@@ -734,10 +950,13 @@ func step0s(c *countComp, u int) []int {
 // per step m at most C(m+reach−1, reach−1) states times the totals of the
 // global constraints on binary predicates (the cells fix a unary total),
 // each tried for every cell.
-func (c *countComp) estimate(n int64, moves [][][]move, u, ncnt int, caps []int, start []int) (float64, int) {
+func (c *countComp) estimate(n int64, moves [][][]move, u, ncnt int, caps []int, start []int, live []bool) (float64, int) {
 	seen := map[int]bool{}
 	var stack []int
 	for j := range u {
+		if c.dead[j] || live != nil && !live[j] {
+			continue
+		}
 		g := j*ncnt + start[j]
 		if !seen[g] {
 			seen[g] = true

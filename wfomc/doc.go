@@ -128,6 +128,14 @@
 //     within a budget. If no rule applies, Compile fails with an error
 //     naming the formula and why, unless Options.AllowGround asks for exact
 //     enumeration of the component's ground worlds (small domains only).
+//  9. The linear order axiom (order.go; Tóth and Kuželka, AAAI 2023). The
+//     reserved predicates LEQ, PRED/PREDk and CIRCULAR_PRED (binary over one
+//     type) are an order of the type and its successors; Z sums over the n!
+//     orders. Without evidence every order gives the same sum, so the
+//     counting dynamic program of 7 adds the elements in the order's
+//     sequence, with the pair weights of a before b (LEQ(a,b) true,
+//     LEQ(b,a) false) and, for PREDk, the groups of the last k elements
+//     kept in the state, and log n! is added.
 //
 // # Evidence and queries
 //

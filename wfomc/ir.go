@@ -110,6 +110,10 @@ type pred struct {
 	// of (−1 for predicates introduced by the step); atoms counts how many
 	// of the parent's ground atoms it covers is done by the caller.
 	parent int
+	// ord marks the predicates of the linear order axiom (order.go): LEQ,
+	// PRED/PREDk (dist k) and CIRCULAR_PRED.
+	ord  orderKind
+	dist int
 }
 
 func (p *pred) negWeight() float64 {

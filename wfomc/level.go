@@ -163,15 +163,20 @@ func (c *compiler) compileComponent(pb *problem, fs []*formula, blocks map[int][
 	sub, pmap := extract(c.pl, pb, fs)
 	specs, restFixed, single := componentBlocks(sub, pmap, blocks)
 	norm, err := normalize(c.pl, sub)
-	if err == nil && len(norm.counts) > 0 {
+	ordered := hasOrder(sub)
+	if err == nil && (len(norm.counts) > 0 || ordered) {
 		comp, err := compileCount(c.pl, norm, c.numParamsSoFar(), specs, restFixed)
 		if err == nil {
 			return &countWrap{comp, c.partName(fs)}, nil
 		}
-		if !c.opt.AllowGround || c.liftOnly > 0 {
+		// The ground computation knows no linear order.
+		if !c.opt.AllowGround || c.liftOnly > 0 || ordered {
 			return nil, fmt.Errorf("%s: %w", c.describe(fs[0]), err)
 		}
 		return c.groundComponent(sub, specs, restFixed)
+	}
+	if err != nil && ordered {
+		return nil, fmt.Errorf("%s: %w (with the linear order axiom only FO2 with counting quantifiers and cardinality constraints is supported)", c.describe(fs[0]), err)
 	}
 	if err == nil {
 		comp, err := compileFO2(c.pl, norm, c.numParamsSoFar(), specs, restFixed)

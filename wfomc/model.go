@@ -171,6 +171,9 @@ type Model struct {
 	// rest block of count-evidence types whose predicate no formula uses.
 	fixedUncovered      int64
 	fixedUncoveredRests []int // types whose anonymous rest has such atoms
+	// ordered: the types with a linear order (order.go), whose n! orders
+	// the sum runs over.
+	ordered []int
 }
 
 type queryInfo struct {
@@ -333,6 +336,7 @@ func (mod *Model) EvaluateContext(ctx context.Context, weights []float64, sizes 
 		logZ += s
 	}
 	logZ += mod.countLogBinom(n)
+	logZ += mod.logOrders(n)
 	free := mod.top.sh.freeAtoms(mod.p0, n) - mod.fixedUncoveredAt(n)
 	logZ += free * math.Ln2
 	res := &Result{LogZ: logZ, ExpectedCounts: make([]float64, mod.nf), DigitsLost: digits,

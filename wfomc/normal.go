@@ -43,6 +43,8 @@ type normalizer struct {
 // Skolem predicates appended to pb.preds), or an *errBeyondFO2.
 func normalize(pl *poller, pb *problem) (*problem, error) {
 	nz := &normalizer{pb: &problem{types: pb.types, preds: append([]pred(nil), pb.preds...)}}
+	// The linear order is summed by the counting dynamic program too.
+	nz.c2 = hasOrder(pb)
 	for _, f := range pb.formulas {
 		_, fn := functional(pb, f)
 		nz.c2 = nz.c2 || fn || hasCounting(f.body)

@@ -112,7 +112,7 @@ func (s *shatterer) piece(parent int, pattern []string) int {
 		name += "[" + strings.Join(parts, ",") + "]"
 	}
 	i := len(s.out.preds)
-	s.out.preds = append(s.out.preds, pred{name: name, types: types, kind: p.kind, parent: parent})
+	s.out.preds = append(s.out.preds, pred{name: name, types: types, kind: p.kind, parent: parent, ord: p.ord, dist: p.dist})
 	s.res.pieces[k] = i
 	s.res.used[parent] = append(s.res.used[parent], i)
 	return i
@@ -230,6 +230,9 @@ func (s *shatterer) rewrite(f *formula, n *node, sub map[int]string) *node {
 func (r *shatterResult) freeAtoms(src *problem, n []int64) float64 {
 	total := 0.0
 	for _, pi := range r.parentPreds {
+		if src.preds[pi].ord != ordNone {
+			continue // fixed by the order (order.go)
+		}
 		all := 1.0
 		for _, t := range src.preds[pi].types {
 			all *= float64(src.size(t, n))
