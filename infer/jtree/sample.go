@@ -57,7 +57,7 @@ func NewBlock(ctx context.Context, g *fg.Graph, vars []int32, maxTable float64) 
 	// by row on a grid, eliminated in that order, has the grid's width as
 	// its treewidth, where min-fill's is larger (13 instead of 10 on a
 	// 10×10 grid).
-	q, err := newPlan(ctx, lg, mask, limitOrInf(maxTable), 0, givenOrder, 0, rankOf, nil)
+	q, err := newPlan(ctx, lg, mask, limitOrInf(maxTable), 0, givenOrder, 0, rankOf, nil, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -86,7 +86,7 @@ func BlockFits(ctx context.Context, g *fg.Graph, vars []int32, maxTable float64)
 		return false, err
 	}
 	mask, rankOf := blockMask(glob, vars)
-	q, err := newPlan(ctx, lg, mask, limitOrInf(maxTable), 0, givenOrder, 0, rankOf, nil)
+	q, err := newPlan(ctx, lg, mask, limitOrInf(maxTable), 0, givenOrder, 0, rankOf, nil, nil)
 	if err != nil || q.Complete {
 		return err == nil, err
 	}
