@@ -463,7 +463,7 @@ func consistent(a uint64, ev map[int]bool, cellBit map[int]int) bool {
 // pairPoly computes the pair weight between an element a of type ta with
 // projected cell pa and a distinct element b of type tb with cell pb.
 func (b *cellBuilder) pairPoly(ta int, pa uint64, tb int, pbits uint64, two []ff) (poly, error) {
-	ps, err := b.pairPolys(ta, pa, tb, pbits, two, nil)
+	ps, err := b.pairPolys(ta, pa, tb, pbits, two, nil, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -558,7 +558,7 @@ func (b *cellBuilder) pairSetup(ta, tb int, two []ff) (*pairFactors, error) {
 // counted for a is true (P(a,b), or P(b,a) when the constraint counts the
 // first argument), bit 2q+1 when the one counted for b is (both clear for
 // a unary P); 4^len(cons) polys, their sum the pair weight.
-func (b *cellBuilder) pairPolys(ta int, pa uint64, tb int, pbits uint64, two []ff, cons []countCons) ([]poly, error) {
+func (b *cellBuilder) pairPolys(ta int, pa uint64, tb int, pbits uint64, two []ff, cons []countCons, fix map[pairSlot]bool) ([]poly, error) {
 	pf, err := b.pairSetup(ta, tb, two)
 	if err != nil {
 		return nil, err
@@ -578,6 +578,19 @@ func (b *cellBuilder) pairPolys(ta int, pa uint64, tb int, pbits uint64, two []f
 		}
 		countSlot[q] = [2]uint{base + uint(sa), base + uint(sb)}
 	}
+	// fix: atoms between a and b whose values are given (the linear
+	// order's, order.go).
+	var fixMask, fixVal uint64
+	for sl, v := range fix {
+		i, ok := slots[sl]
+		if !ok {
+			continue
+		}
+		fixMask |= 1 << (base + uint(i))
+		if v {
+			fixVal |= 1 << (base + uint(i))
+		}
+	}
 	pbds := make([]*polyBuilder, 1<<(2*len(cons)))
 	for i := range pbds {
 		pbds[i] = newPolyBuilder(b.dim)
@@ -586,6 +599,9 @@ func (b *cellBuilder) pairPolys(ta int, pa uint64, tb int, pbits uint64, two []f
 	fixed := pa | pbits<<ma
 	for s := uint64(0); s < 1<<pf.nslots; s++ {
 		x := fixed | s<<base
+		if x&fixMask != fixVal {
+			continue
+		}
 		class := 0
 		for q, cs := range countSlot {
 			class |= int(x>>cs[0]&1)<<(2*q) | int(x>>cs[1]&1)<<(2*q+1)

@@ -53,9 +53,14 @@ import (
 // than Options.MaxTerms terms, from a bound on the states before it starts
 // or, where the cardinality bounds prune, from the growth of the steps so
 // far. The WFOMC tool's permutations (|F1| = |F2| = n) take 0.8 CPU s at
-// n = 100, its 2-regular graphs (|E| = 2n) 0.9 s at n = 40. Supported: one
-// type, no evidence and no named constants in the component (otherwise
-// Compile says so and the component is grounded where allowed).
+// n = 100, its 2-regular graphs (|E| = 2n) 0.9 s at n = 40. Unary
+// evidence splits the type into blocks: the state also counts the elements
+// added from each block, every sequence of the blocks' elements is summed,
+// and Z is divided by their number N!/Π n_b! (each gives the same sum
+// without an order; with one, Σ over the orders of the elements is
+// Π n_b! times the sum over the sequences, order.go). Supported: one type
+// and no named constants in the component (otherwise Compile says so and
+// the component is grounded where allowed).
 
 // countCons is a counting constraint: for every element x of the type,
 // the number of y with pred(x,y) (dir 0) or pred(y,x) (dir 1) is cmp k.
@@ -211,6 +216,33 @@ type countComp struct {
 	circEnd  [][][]int
 	maxDist  int
 	circ     bool
+	// Evidence blocks: the elements of each block are added in every
+	// order (their counters in the state) and Z divided by the number of
+	// sequences; cellBlock is each cell's block.
+	blocks    []cgroup
+	cellBlock []int
+	restFixed int64
+}
+
+// blockSizes returns the size of every evidence block at N elements.
+func (c *countComp) blockSizes(N int64) ([]int64, error) {
+	out := make([]int64, len(c.blocks))
+	total := int64(0)
+	for k, gr := range c.blocks {
+		out[k] = gr.fixed
+		if gr.rest {
+			r := N - c.restFixed
+			if r < 0 {
+				return nil, fmt.Errorf("domain %s has %d elements, fewer than the constants it must hold", c.pb.types[c.typ].name, N+c.pb.types[c.typ].off)
+			}
+			out[k] += r
+		}
+		total += out[k]
+	}
+	if total != N {
+		return nil, fmt.Errorf("domain %s: its evidence blocks hold %d elements, not %d", c.pb.types[c.typ].name, total, N)
+	}
+	return out, nil
 }
 
 func compileCount(pl *poller, pb *problem, dim int, blocks map[int][]blockSpec, restFixed map[int]int64) (*countComp, error) {
@@ -242,9 +274,6 @@ func compileCount(pl *poller, pb *problem, dim int, blocks map[int][]blockSpec, 
 			}
 		}
 	}
-	if specs := blocks[t]; len(specs) > 1 || len(specs) == 1 && (specs[0].fixed != 0 || !specs[0].rest || len(specs[0].ev) > 0) || restFixed[t] != 0 {
-		return nil, unsupported("evidence on its type")
-	}
 	b := &cellBuilder{pl: pl, pb: pb, dim: dim, cellBit: map[int]int{}, cellPred: map[int][]int{}, mask: map[int]uint64{},
 		polyIdx: map[string]int{}, groupsOf: map[int][]int{}}
 	if err := b.layout(blocks); err != nil {
@@ -253,14 +282,11 @@ func compileCount(pl *poller, pb *problem, dim int, blocks map[int][]blockSpec, 
 	if b.tooWide != nil {
 		return nil, b.tooWide
 	}
-	// The order predicates are classified like counted atoms (dir 0: the
-	// class bits say P(a,b), P(b,a)), and their values then selected.
-	allCons := append([]countCons(nil), pb.counts...)
-	for _, p := range ords {
-		allCons = append(allCons, countCons{pred: p})
-	}
-	for _, cc := range allCons {
+	for _, cc := range pb.counts {
 		b.mask[t] |= 1 << b.cellBit[cc.pred]
+	}
+	for _, p := range ords {
+		b.mask[t] |= 1 << b.cellBit[p]
 	}
 	bodies := make([]*node, len(pb.formulas))
 	var two []ff
@@ -275,10 +301,15 @@ func compileCount(pl *poller, pb *problem, dim int, blocks map[int][]blockSpec, 
 		return nil, err
 	}
 	u := len(cs.cellPoly)
-	if err := pl.spendPairs(int64(u)*int64(u)<<(2*len(allCons)), u); err != nil {
-		return nil, err
+	c := &countComp{pb: pb, typ: t, cellPoly: cs.cellPoly, cons: pb.counts, maxTerms: pl.maxTerms, dead: make([]bool, u), restFixed: restFixed[t]}
+	blockOf := map[int]int{}
+	for k, g := range b.groupsOf[t] {
+		blockOf[g] = k
+		c.blocks = append(c.blocks, b.groups[g])
 	}
-	c := &countComp{pb: pb, typ: t, cellPoly: cs.cellPoly, cons: pb.counts, maxTerms: pl.maxTerms, dead: make([]bool, u)}
+	for i := 0; i < u; i++ {
+		c.cellBlock = append(c.cellBlock, blockOf[cs.cellGroup[i]])
+	}
 	for i := 0; i < u; i++ {
 		cnt := make([]int, len(pb.counts))
 		for q, cc := range pb.counts {
@@ -292,6 +323,30 @@ func compileCount(pl *poller, pb *problem, dim int, blocks map[int][]blockSpec, 
 			}
 		}
 	}
+	nbin := 0 // binary counted atoms: their values classify the pairs
+	for _, cc := range pb.counts {
+		if len(pb.preds[cc.pred].types) == 2 {
+			nbin++
+		}
+	}
+	tables := 1 // pair weight tables: see below
+	for _, p := range ords {
+		switch pb.preds[p].ord {
+		case ordPred:
+			tables = max(tables, 1+pb.preds[p].dist)
+		case ordCirc:
+			tables = 3
+		}
+	}
+	ul := int64(0) // cells that the order leaves alive: only their pairs are computed
+	for _, d := range c.dead {
+		if !d {
+			ul++
+		}
+	}
+	if err := pl.spendPairs(ul*ul*int64(tables)<<(2*nbin), u); err != nil {
+		return nil, err
+	}
 	nq := len(pb.counts)
 	for _, p := range ords {
 		switch pb.preds[p].ord {
@@ -302,20 +357,16 @@ func compileCount(pl *poller, pb *problem, dim int, blocks map[int][]blockSpec, 
 			c.circ = true
 		}
 	}
-	// sel returns the order bits of the pair a before b: LEQ(a,b), and
-	// PREDk(a,b) for k = dist (0: none), PRED(b,a) of a circle's ends.
-	sel := func(dist int, end bool) int {
-		x := 0
-		for o, p := range ords {
-			bit := 2 * (nq + o)
-			switch pr := pb.preds[p]; {
-			case pr.ord == ordLeq:
-				x |= 1 << bit
-			case end && pr.ord == ordCirc:
-				x |= 1 << (bit + 1)
-			case !end && dist > 0 && pr.dist == dist:
-				x |= 1 << bit
-			}
+	// sel returns the values of the order atoms of the pair a before b:
+	// LEQ(a,b), and PREDk(a,b) for k = dist (0: none), PRED(b,a) of a
+	// circle's ends.
+	sel := func(dist int, end bool) map[pairSlot]bool {
+		x := map[pairSlot]bool{}
+		for _, p := range ords {
+			pr := pb.preds[p]
+			ab := pr.ord == ordLeq || !end && dist > 0 && pr.dist == dist
+			x[pairSlot{p, true}] = ab
+			x[pairSlot{p, false}] = end && pr.ord == ordCirc
 		}
 		return x
 	}
@@ -336,19 +387,31 @@ func compileCount(pl *poller, pb *problem, dim int, blocks map[int][]blockSpec, 
 			c.circEnd[i] = make([][]int, u)
 		}
 		for j := 0; j < u; j++ {
-			ps, err := b.pairPolys(t, cs.proj[i], t, cs.proj[j], two, allCons)
-			if err != nil {
-				return nil, err
-			}
-			table := func(x int) []int {
-				ids := make([]int, 1<<(2*nq))
-				for l := range ids {
+			var err error
+			table := func(fix map[pairSlot]bool) []int {
+				ps, e := b.pairPolys(t, cs.proj[i], t, cs.proj[j], two, pb.counts, fix)
+				if e != nil {
+					err = e
+					return nil
+				}
+				ids := make([]int, len(ps))
+				for l, p := range ps {
 					ids[l] = -1
-					if p := ps[l|x]; len(p) > 0 {
+					if len(p) > 0 {
 						ids[l] = b.intern(p)
 					}
 				}
 				return ids
+			}
+			if c.dead[i] || c.dead[j] {
+				// Never used: no element is in a dead cell.
+				table = func(map[pairSlot]bool) []int {
+					ids := make([]int, 1<<(2*nq))
+					for l := range ids {
+						ids[l] = -1
+					}
+					return ids
+				}
 			}
 			c.pair[i][j] = table(sel(0, false))
 			for k := 1; k <= c.maxDist; k++ {
@@ -356,6 +419,9 @@ func compileCount(pl *poller, pb *problem, dim int, blocks map[int][]blockSpec, 
 			}
 			if c.circ {
 				c.circEnd[i][j] = table(sel(0, true))
+			}
+			if err != nil {
+				return nil, err
 			}
 		}
 	}
@@ -615,7 +681,16 @@ func (c *countComp) eval(ctx context.Context, theta []float64, n []int64, z *lnu
 	est, reach := c.estimate(N, moves, u, ncnt, caps, step0s(c, u), live)
 	est = est / float64(u) * float64(nlive)
 	est *= math.Pow(float64(G+1), float64(nw))
-	if len(bounds) == 0 && est > limit {
+	if bs, err := c.blockSizes(N); err == nil && len(bs) > 1 {
+		for _, sz := range bs {
+			est *= float64(sz + 1)
+		}
+	}
+	// With evidence blocks or a successor's window the bound is far too
+	// loose (the blocks' cells and the window's tables leave few states):
+	// projected from the steps instead, as with pruning.
+	project := len(bounds) > 0 || len(c.blocks) > 1 || nw > 0
+	if !project && est > limit {
 		return 0, &TermsError{Terms: est, Limit: limit, Classes: reach}
 	}
 	prevTerms, stepTerms := 0.0, 0.0
@@ -628,7 +703,18 @@ func (c *countComp) eval(ctx context.Context, theta []float64, n []int64, z *lnu
 	W := G + 1 + nq
 	// The largest value of every key position, so that keys pack into one
 	// word where they fit; the window slots come last in both.
-	most := make([]int64, W+nw)
+	// Evidence blocks (order.go): with more than one, the counters of the
+	// elements added from each come after the window slots.
+	bsize, err := c.blockSizes(N)
+	if err != nil {
+		return 0, err
+	}
+	nb := len(bsize)
+	if nb == 1 {
+		nb = 0
+	}
+	MW, SW := W+nw+nb, S+nw+nb
+	most := make([]int64, MW)
 	for i := range G + 1 {
 		most[i] = N
 	}
@@ -645,13 +731,17 @@ func (c *countComp) eval(ctx context.Context, theta []float64, n []int64, z *lnu
 		most[W+w] = int64(G)
 		mostS = append(mostS, int64(G))
 	}
+	for bl := range nb {
+		most[W+nw+bl] = bsize[bl]
+		mostS = append(mostS, bsize[bl])
+	}
 	cur := newDPLayer(mostS)
 	next := newDPLayer(mostS)
 	mid := newDPLayer(most)
 	nxt := newDPLayer(most)
 	one := newLnum(dim)
 	one.setOne()
-	init := make([]int32, S+nw)
+	init := make([]int32, SW)
 	for w := range nw {
 		init[S+w] = int32(G)
 	}
@@ -660,7 +750,7 @@ func (c *countComp) eval(ctx context.Context, theta []float64, n []int64, z *lnu
 	terms := 0.0
 	val := newLnum(dim)
 	x := newLnum(dim)
-	key := make([]int32, max(S, W)+nw)
+	key := make([]int32, max(S, W)+nw+nb)
 	win := func(k []int32, off int) []int32 { return k[off : off+nw] }
 	for step := int64(0); step < N; step++ {
 		if err := ctx.Err(); err != nil {
@@ -695,13 +785,16 @@ func (c *countComp) eval(ctx context.Context, theta []float64, n []int64, z *lnu
 				if !okb {
 					continue
 				}
-				copy(key[W:W+nw], sk[S:S+nw])
+				if nb > 0 && int64(sk[S+nw+c.cellBlock[j]]) >= bsize[c.cellBlock[j]] {
+					continue // the block is full
+				}
+				copy(key[W:MW], sk[S:SW])
 				if !fits(key[:G], win(key, W), 0, 0, key[G+1:W], midTot(key), N-step-1) {
 					continue
 				}
 				x.copyFrom(&val)
 				x.mulPow(wj, 1)
-				mid.add(key[:W+nw], &x, pool)
+				mid.add(key[:MW], &x, pool)
 			}
 			// The elements of the window slots, each with its own table.
 			for w := range nw {
@@ -741,7 +834,7 @@ func (c *countComp) eval(ctx context.Context, theta []float64, n []int64, z *lnu
 						terms++
 						x.copyFrom(&val)
 						x.mulPow(mv.val, 1)
-						nxt.add(key[:W+nw], &x, pool)
+						nxt.add(key[:MW], &x, pool)
 					}
 				}
 				mid, nxt = nxt, mid
@@ -802,7 +895,7 @@ func (c *countComp) eval(ctx context.Context, theta []float64, n []int64, z *lnu
 								x.mulPow(mv[mi].val, int64(k))
 								x.addLog(lf[p] - lf[k] - lf[p-k])
 							}
-							nxt.add(key[:W+nw], &x, pool)
+							nxt.add(key[:MW], &x, pool)
 							key[mv[mi].to] -= k
 						}
 					}
@@ -841,7 +934,10 @@ func (c *countComp) eval(ctx context.Context, theta []float64, n []int64, z *lnu
 				// The new element joins its group, or the window, whose
 				// oldest element joins its group.
 				ws := key[S : S+nw]
-				copy(ws, sk[W:W+nw])
+				copy(key[S:SW], sk[W:MW])
+				if nb > 0 {
+					key[S+nw+c.cellBlock[j]]++
+				}
 				switch {
 				case nw == 0:
 					key[encode(j, bc)]++
@@ -860,7 +956,7 @@ func (c *countComp) eval(ctx context.Context, theta []float64, n []int64, z *lnu
 					ws[0] = int32(encode(j, bc))
 				}
 				if fits(key[:G], ws, 0, 0, nil, func(q int64) int32 { return key[gIdx[q]] }, N-step-1) {
-					next.add(key[:S+nw], &val, pool)
+					next.add(key[:SW], &val, pool)
 				}
 			}
 		}
@@ -870,7 +966,7 @@ func (c *countComp) eval(ctx context.Context, theta []float64, n []int64, z *lnu
 		// two (a polynomial in the step of degree d, d measured), and
 		// refuse once the projection passes the limit.
 		prevTerms, stepTerms = stepTerms, terms-prevTerms-stepTerms
-		if len(bounds) > 0 && step >= 8 && terms > 1e5 && prevTerms > 0 && stepTerms > prevTerms {
+		if project && step >= 8 && terms > 1e5 && prevTerms > 0 && stepTerms > prevTerms {
 			d := math.Log(stepTerms/prevTerms) / math.Log(float64(step+1)/float64(step))
 			d = min(d, float64(2*G+nq+2))
 			proj := terms
@@ -913,6 +1009,16 @@ func (c *countComp) eval(ctx context.Context, theta []float64, n []int64, z *lnu
 		total.add(&val)
 	}
 	d := total.result(z)
+	if nb > 0 {
+		// Every sequence of the blocks' elements was summed: divide by
+		// their number, N!/Π n_b!.
+		lm, _ := math.Lgamma(float64(N) + 1)
+		for _, sz := range bsize {
+			l, _ := math.Lgamma(float64(sz) + 1)
+			lm -= l
+		}
+		z.addLog(-lm)
+	}
 	return math.Max(digits, d), nil
 }
 

@@ -99,17 +99,22 @@ func TestCountingIsLifted(t *testing.T) {
 	}
 }
 
-// TestCountingGroundFallback: with evidence on the counted type the
-// counting component refuses, and the ground fallback (ground.Builder's
-// counting nodes) answers under AllowGround, against brute force.
+// TestCountingGroundFallback: unary evidence on the counted type is
+// lifted (its blocks' elements added in every order, order.go), against
+// brute force; a second type in the component is refused by the counting
+// component, and the ground fallback (ground.Builder's counting nodes)
+// answers under AllowGround, against brute force.
 func TestCountingGroundFallback(t *testing.T) {
 	src := "EXIST=1 y P(x,y).\n0.7 P(x,y) ^ Q(x)\n"
 	m := mustParse(t, c2Decl(src)+src)
-	ev := []Literal{{Pred: "Q", Args: []string{"E1_d"}, Value: true}}
-	if _, err := Compile(m, &Options{Evidence: ev}); err == nil || !strings.Contains(err.Error(), "counting quantifier") {
+	ev := []Literal{{Pred: "Q", Args: []string{"E1_d"}, Value: true}, {Pred: "Q", Args: []string{"E3_d"}, Value: false}}
+	checkAgainstBrute(t, "evidence", m, weightsOf(m), map[string]int64{"d": 3}, ev, []string{"P(E1_d,E2_d)", "Q(E2_d)"}, nil)
+	src = "EXIST=1 y P(x,y).\n0.7 P(x,y) ^ Q(x)\n0.4 Q(x) ^ T(x,u)\n"
+	m = mustParse(t, c2Decl(src)+"T(d, e)\n"+src)
+	if _, err := Compile(m, &Options{}); err == nil || !strings.Contains(err.Error(), "counting quantifier") {
 		t.Fatalf("want a refusal naming the counting quantifier, got %v", err)
 	}
-	checkAgainstBrute(t, "ground fallback", m, weightsOf(m), map[string]int64{"d": 3}, ev, []string{"P(E1_d,E2_d)"}, &Options{AllowGround: true})
+	checkAgainstBrute(t, "ground fallback", m, weightsOf(m), map[string]int64{"d": 3, "e": 1}, ev, []string{"P(E1_d,E2_d)"}, &Options{AllowGround: true})
 }
 
 // TestDeskmateClosedForm: the deskmate model (examples/mln/wfomc; the WFOMC

@@ -106,7 +106,9 @@
 //     plus the P atoms its missing counts will still add exceeds k is
 //     dropped, so |F| = n with ∃ y F(x,y) costs what ∃=1 does. Beside
 //     them a hard ∃ becomes ∃≥1, so no Skolem weights cancel: the perfect
-//     matchings of 1,000 elements are exact. One type without evidence or
+//     matchings of 1,000 elements are exact. Unary evidence: the state
+//     also counts the elements added from each evidence block, and Z is
+//     divided by the number of the blocks' sequences. One type without
 //     named constants only.
 //  8. Beyond FO2. A component that is not FO2 is tried with the power rule
 //     (independent partial grounding): when a variable occurs in every atom
@@ -131,11 +133,12 @@
 //  9. The linear order axiom (order.go; Tóth and Kuželka, AAAI 2023). The
 //     reserved predicates LEQ, PRED/PREDk and CIRCULAR_PRED (binary over one
 //     type) are an order of the type and its successors; Z sums over the n!
-//     orders. Without evidence every order gives the same sum, so the
-//     counting dynamic program of 7 adds the elements in the order's
-//     sequence, with the pair weights of a before b (LEQ(a,b) true,
-//     LEQ(b,a) false) and, for PREDk, the groups of the last k elements
-//     kept in the state, and log n! is added.
+//     orders. The counting dynamic program of 7 adds the elements in the
+//     order's sequence, with the pair weights of a before b (LEQ(a,b)
+//     true, LEQ(b,a) false) and, for PREDk, the groups of the last k
+//     elements kept in the state; every order without evidence gives the
+//     same sum, so log n! is added (with unary evidence, the blocks'
+//     sequences are summed and log Π n_b! added).
 //
 // # Evidence and queries
 //

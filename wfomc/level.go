@@ -92,6 +92,18 @@ func (c *compiler) compileLevel(pb *problem, blocks map[int][]blockInfo, depth i
 			}
 		}
 	}
+	// The predicates of one type's linear order share it: one component
+	// (with evidence the orders' sums do not factor).
+	ordOf := map[int]int{}
+	for i, p := range pb.preds {
+		if p.ord != ordNone {
+			if j, ok := ordOf[p.types[0]]; ok {
+				uf.union(i, j)
+			} else {
+				ordOf[p.types[0]] = i
+			}
+		}
+	}
 	groups := map[int][]*formula{}
 	var keys []int
 	noPred := 0

@@ -15,7 +15,7 @@ import (
 // the domain of the ordered type enumerated explicitly, the order
 // predicates' atoms set from it as evidence, the worlds of the others
 // enumerated (brute), and the results summed over the orders.
-func bruteOrders(t *testing.T, m *mln.MLN, weights []float64, sizes map[string]int64, queries []string) bruteResult {
+func bruteOrders(t *testing.T, m *mln.MLN, weights []float64, sizes map[string]int64, evidence []Literal, queries []string) bruteResult {
 	t.Helper()
 	w := newBruteWorld(m, sizes)
 	typ := -1
@@ -25,7 +25,7 @@ func bruteOrders(t *testing.T, m *mln.MLN, weights []float64, sizes map[string]i
 		}
 	}
 	if typ < 0 {
-		return brute(m, weights, sizes, nil, queries, nil)
+		return brute(m, weights, sizes, evidence, queries, nil)
 	}
 	dom := w.dom[typ]
 	n := len(dom)
@@ -52,7 +52,7 @@ func bruteOrders(t *testing.T, m *mln.MLN, weights []float64, sizes map[string]i
 		for place, e := range perm {
 			pos[e] = place
 		}
-		var ev []Literal
+		ev := append([]Literal(nil), evidence...)
 		for _, p := range m.Preds {
 			k, d := orderOf(p.Name)
 			if k == ordNone {
@@ -110,9 +110,9 @@ func bruteOrders(t *testing.T, m *mln.MLN, weights []float64, sizes map[string]i
 }
 
 // checkOrderBrute compares wfomc with bruteOrders.
-func checkOrderBrute(t *testing.T, name string, m *mln.MLN, sizes map[string]int64, queries []string) {
+func checkOrderBrute(t *testing.T, name string, m *mln.MLN, sizes map[string]int64, ev []Literal, queries []string) {
 	t.Helper()
-	var opt Options
+	opt := Options{Evidence: ev}
 	for _, q := range queries {
 		pq, err := ParseQuery(m, q)
 		if err != nil {
@@ -126,7 +126,7 @@ func checkOrderBrute(t *testing.T, name string, m *mln.MLN, sizes map[string]int
 	}
 	weights := weightsOf(m)
 	got, err := mod.Evaluate(weights, sizes)
-	want := bruteOrders(t, m, weights, sizes, queries)
+	want := bruteOrders(t, m, weights, sizes, ev, queries)
 	if math.IsInf(want.logZ, -1) {
 		if err == nil {
 			t.Errorf("%s: log Z = %g, brute force: no world\n%s", name, got.LogZ, m)
@@ -186,23 +186,25 @@ func TestOrderAgainstBruteForce(t *testing.T) {
 	} {
 		m := mustParse(t, c.src)
 		for _, n := range c.n {
-			checkOrderBrute(t, fmt.Sprintf("model %d (n = %d)", i, n), m, map[string]int64{"d": n}, []string{"H(E1_d)"}[:min(1, strings.Count(c.src, "H(d)"))])
+			checkOrderBrute(t, fmt.Sprintf("model %d (n = %d)", i, n), m, map[string]int64{"d": n}, nil, []string{"H(E1_d)"}[:min(1, strings.Count(c.src, "H(d)"))])
 		}
 	}
 }
 
 // TestRandomOrderAgainstBruteForce: random models over LEQ, PRED, PRED2 or
-// CIRCULAR_PRED, with soft and hard formulas, counting quantifiers and
-// cardinality constraints, against brute force over every order.
+// CIRCULAR_PRED (or none, with a counting quantifier or cardinality
+// constraint), with soft and hard formulas, counting quantifiers,
+// cardinality constraints and unary evidence, against brute force over
+// every order.
 func TestRandomOrderAgainstBruteForce(t *testing.T) {
 	r := rand.New(rand.NewPCG(36, 77))
 	models := 150
 	if testing.Short() {
 		models = 40
 	}
-	checked := 0
+	checked, withEv := 0, 0
 	for i := 0; i < models; i++ {
-		ord := [][]string{{"LEQ"}, {"PRED"}, {"LEQ", "PRED"}, {"PRED", "PRED2"}, {"CIRCULAR_PRED"}, {"LEQ", "CIRCULAR_PRED"}}[r.IntN(6)]
+		ord := [][]string{{"LEQ"}, {"PRED"}, {"LEQ", "PRED"}, {"PRED", "PRED2"}, {"CIRCULAR_PRED"}, {"LEQ", "CIRCULAR_PRED"}, {}}[r.IntN(7)]
 		atoms := []string{"H(x)", "H(y)", "P(x,y)", "P(y,x)", "P(x,x)", "x = y"}
 		decl := "H(d)\nP(d,d)\n"
 		for _, o := range ord {
@@ -225,12 +227,16 @@ func TestRandomOrderAgainstBruteForce(t *testing.T) {
 				fmt.Fprintf(&b, "%.3f %s\n", -1.5+3*r.Float64(), body)
 			}
 		}
+		circ := len(ord) > 0 && ord[len(ord)-1] == "CIRCULAR_PRED"
 		n := int64(2 + r.IntN(3))
-		if ord[len(ord)-1] == "CIRCULAR_PRED" {
+		if circ {
 			n = 3 + r.Int64N(2)
 		}
 		switch r.IntN(4) {
-		case 0:
+		case 0, 3:
+			if len(ord) > 0 && r.IntN(2) == 0 {
+				break
+			}
 			fmt.Fprintf(&b, "EXIST%s%d y P(x,y).\n", []string{"=", "<=", ">="}[r.IntN(3)], r.IntN(3))
 		case 1:
 			fmt.Fprintf(&b, "|%s| %s %d\n", []string{"P", "H"}[r.IntN(2)], []string{"=", "<=", ">="}[r.IntN(3)], r.Int64N(n+1))
@@ -244,17 +250,32 @@ func TestRandomOrderAgainstBruteForce(t *testing.T) {
 		for len(newBruteWorld(m, sizes).atoms)-len(ord)*int(sizes["d"]*sizes["d"]) > 12 {
 			sizes["d"]--
 		}
-		if ord[len(ord)-1] == "CIRCULAR_PRED" && sizes["d"] < 3 {
+		if circ && sizes["d"] < 3 {
 			continue
 		}
-		want := bruteOrders(t, m, weightsOf(m), sizes, nil)
+		// Unary evidence on some elements, half of the time.
+		var ev []Literal
+		if r.IntN(2) == 0 {
+			for e := range sizes["d"] {
+				switch r.IntN(3) {
+				case 0:
+					ev = append(ev, Literal{Pred: "H", Args: []string{fmt.Sprintf("E%d_d", e+1)}, Value: true})
+				case 1:
+					ev = append(ev, Literal{Pred: "H", Args: []string{fmt.Sprintf("E%d_d", e+1)}, Value: false})
+				}
+			}
+			if len(ev) > 0 {
+				withEv++
+			}
+		}
+		want := bruteOrders(t, m, weightsOf(m), sizes, ev, nil)
 		if math.IsInf(want.logZ, -1) {
 			continue
 		}
-		checkOrderBrute(t, fmt.Sprintf("model %d (n = %d)", i, sizes["d"]), m, sizes, []string{"H(E1_d)", "P(E1_d,E2_d)"})
+		checkOrderBrute(t, fmt.Sprintf("model %d (n = %d, evidence %v)", i, sizes["d"], ev), m, sizes, ev, []string{"P(E1_d,E2_d)"})
 		checked++
 	}
-	t.Logf("%d of %d random models with a linear order checked against brute force (the others have no world)", checked, models)
+	t.Logf("%d of %d random models checked against brute force (the others have no world), %d with evidence", checked, models, withEv)
 	if checked < models/2 {
 		t.Fatalf("only %d of %d models checked", checked, models)
 	}
