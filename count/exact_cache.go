@@ -3,6 +3,7 @@ package count
 import (
 	"bytes"
 	"encoding/binary"
+	"math"
 	"math/big"
 	"math/bits"
 	"slices"
@@ -16,6 +17,10 @@ import (
 // when the limit is exceeded. Insertions are logged so that the entries made
 // while exploring a branch that turned out unsatisfiable can be withdrawn
 // (their counts may be wrong, see counter.countComp).
+//
+// The entries, the slot table, the arena and the log hold no pointers (the
+// rare counts beyond 64 bits live apart, in bigs), so that the garbage
+// collector never scans them and can run with a small heap headroom.
 type compCache struct {
 	// slots: 0 for an empty slot, else the key's tag (the high 32 bits of
 	// its hash, whose low bits also give the home slot) above the entry
@@ -27,23 +32,31 @@ type compCache struct {
 	arena   []byte // the keys of the entries, and holes left by removed ones
 	holes   int    // bytes of arena that no live entry uses
 	free    []int32
+	bigs    []*big.Int // counts beyond 64 bits, indexed by their entries' small
+	bigFree []int32    // free indices of bigs
 	log     []logEntry // insertions that can still be rolled back, oldest first
 	puts    int64      // insertions so far (log positions are numbered by it)
 	bytes   int64
 	limit   int64
-	clock   uint64
+	clock   uint32 // renumbered (halved) before it overflows
 
 	hits, misses, evictions int64
 }
 
 type cacheEntry struct {
-	koff  int64  // key: arena[koff : koff+klen]
+	koff  uint32 // key: arena[koff : koff+klen]
 	klen  int32  // -1 for a free slot
-	gen   uint32 // incremented whenever the slot is freed
-	small uint64 // the count, when big is nil
-	big   *big.Int
-	used  uint64 // clock at the last insertion or hit
+	gen   uint32 // generation (incremented whenever the slot is freed) | bigFlag
+	used  uint32 // clock at the last insertion or hit
+	small uint64 // the count, or with bigFlag its index in bigs
 }
+
+// bigFlag marks, in cacheEntry.gen, an entry whose count is in bigs.
+const bigFlag = 1 << 31
+
+// maxArena bounds the key arena so that its offsets fit in 32 bits;
+// reaching it evicts (only with a cache bound of gigabytes).
+const maxArena = math.MaxUint32
 
 type logEntry struct {
 	slot int32
@@ -53,15 +66,15 @@ type logEntry struct {
 
 // entryOverhead bounds the bytes an entry costs beyond its key, counting
 // the slack of the slices that grow by doubling and keep their peak
-// capacity after evictions: the entry (40, twice), its log entry (16,
+// capacity after evictions: the entry (24, twice), its log entry (16,
 // twice) and its share of the slot table (8 bytes a slot, between a quarter
 // and a half full: 32). The key is counted twice (arena growth and the
 // holes removals leave until it is compacted).
-const entryOverhead = 2*40 + 2*16 + 32
+const entryOverhead = 2*24 + 2*16 + 32
 
 // bigOverhead is what a count held as a big.Int costs beyond its words:
-// the header and the allocator's rounding.
-const bigOverhead = 48
+// the header, the allocator's rounding and its place in bigs.
+const bigOverhead = 48 + 16
 
 func newCompCache(limit int64) *compCache {
 	return &compCache{limit: limit}
@@ -98,7 +111,36 @@ func hashKey(b []byte) uint64 {
 	return h ^ h>>32
 }
 
-func (c *compCache) key(e *cacheEntry) []byte { return c.arena[e.koff : e.koff+int64(e.klen)] }
+func (c *compCache) key(e *cacheEntry) []byte { return c.arena[e.koff : e.koff+uint32(e.klen)] }
+
+// count returns e's count.
+func (c *compCache) count(e *cacheEntry) num {
+	if e.gen&bigFlag != 0 {
+		return num{big: c.bigs[e.small]}
+	}
+	return num{small: e.small}
+}
+
+// bigOf returns e's count held as a big.Int, or nil.
+func (c *compCache) bigOf(e *cacheEntry) *big.Int {
+	if e.gen&bigFlag != 0 {
+		return c.bigs[e.small]
+	}
+	return nil
+}
+
+// tick advances the clock, halving every entry's last use first when the
+// clock would overflow (the order of uses is kept, ties aside).
+func (c *compCache) tick() uint32 {
+	if c.clock == math.MaxUint32 {
+		for i := range c.entries {
+			c.entries[i].used >>= 1
+		}
+		c.clock >>= 1
+	}
+	c.clock++
+	return c.clock
+}
 
 // find returns the slot holding key, or -1.
 func (c *compCache) find(key []byte, tag uint32) int {
@@ -130,10 +172,9 @@ func (c *compCache) get(key []byte) (num, bool) {
 		return num{}, false
 	}
 	c.hits++
-	c.clock++
 	e := &c.entries[uint32(c.slots[i])-1]
-	e.used = c.clock
-	return num{e.small, e.big}, true
+	e.used = c.tick()
+	return c.count(e), true
 }
 
 // put caches count under key. A count held in a big.Int is kept by
@@ -143,18 +184,34 @@ func (c *compCache) put(key []byte, count num) {
 	if c.find(key, tag) >= 0 {
 		return
 	}
+	if int64(len(c.arena))+int64(len(key)) > maxArena {
+		c.evict()
+		if int64(len(c.arena))+int64(len(key)) > maxArena {
+			return // a key of gigabytes: not cached
+		}
+	}
 	if 2*(c.live+1) > len(c.slots) {
 		c.rehash(max(16, 2*len(c.slots)))
 	}
-	c.clock++
-	e := cacheEntry{koff: int64(len(c.arena)), klen: int32(len(key)), used: c.clock}
+	e := cacheEntry{koff: uint32(len(c.arena)), klen: int32(len(key)), used: c.tick()}
 	c.arena = append(c.arena, key...)
-	e.small, e.big = count.small, count.big
+	e.small = count.small
+	if count.big != nil {
+		e.gen = bigFlag
+		if n := len(c.bigFree); n > 0 {
+			e.small = uint64(c.bigFree[n-1])
+			c.bigFree = c.bigFree[:n-1]
+			c.bigs[e.small] = count.big
+		} else {
+			e.small = uint64(len(c.bigs))
+			c.bigs = append(c.bigs, count.big)
+		}
+	}
 	var slot int32
 	if n := len(c.free); n > 0 {
 		slot = c.free[n-1]
 		c.free = c.free[:n-1]
-		e.gen = c.entries[slot].gen
+		e.gen |= c.entries[slot].gen &^ bigFlag
 		c.entries[slot] = e
 	} else {
 		slot = int32(len(c.entries))
@@ -162,9 +219,9 @@ func (c *compCache) put(key []byte, count num) {
 	}
 	c.insertSlot(tag, slot)
 	c.live++
-	c.log = append(c.log, logEntry{slot, e.gen, c.puts})
+	c.log = append(c.log, logEntry{slot, e.gen &^ bigFlag, c.puts})
 	c.puts++
-	c.bytes += entryBytes(e.klen, e.big)
+	c.bytes += entryBytes(e.klen, count.big)
 	if c.bytes > c.limit {
 		c.evict()
 	}
@@ -207,10 +264,15 @@ func (c *compCache) remove(slot int32, table bool) {
 		key := c.key(e)
 		c.deleteSlot(c.find(key, uint32(hashKey(key)>>32)))
 	}
-	c.bytes -= entryBytes(e.klen, e.big)
+	b := c.bigOf(e)
+	c.bytes -= entryBytes(e.klen, b)
 	c.holes += int(e.klen)
-	e.klen, e.big, e.small = -1, nil, 0
-	e.gen++
+	if b != nil {
+		c.bigs[e.small] = nil
+		c.bigFree = append(c.bigFree, int32(e.small))
+	}
+	e.klen, e.small = -1, 0
+	e.gen = (e.gen + 1) &^ bigFlag
 	c.free = append(c.free, slot)
 	c.live--
 	if c.holes > 1<<16 && 2*c.holes > len(c.arena) {
@@ -241,7 +303,7 @@ func (c *compCache) compactArena() {
 	arena := make([]byte, 0, len(c.arena)-c.holes)
 	for i := range c.entries {
 		if e := &c.entries[i]; e.klen >= 0 {
-			off := int64(len(arena))
+			off := uint32(len(arena))
 			arena = append(arena, c.key(e)...)
 			e.koff = off
 		}
@@ -267,7 +329,7 @@ func (c *compCache) rollback(m int64) {
 // logged reports whether the insertion le logged is still cached.
 func (c *compCache) logged(le logEntry) bool {
 	e := &c.entries[le.slot]
-	return e.klen >= 0 && e.gen == le.gen
+	return e.klen >= 0 && e.gen&^bigFlag == le.gen
 }
 
 // forgetLog drops the insertion log; entries made so far can no longer be
@@ -276,7 +338,7 @@ func (c *compCache) forgetLog() { c.log = c.log[:0] }
 
 // evict removes the least recently used half of the entries.
 func (c *compCache) evict() {
-	used := make([]uint64, 0, c.live)
+	used := make([]uint32, 0, c.live)
 	for i := range c.entries {
 		if c.entries[i].klen >= 0 {
 			used = append(used, c.entries[i].used)

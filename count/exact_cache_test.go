@@ -1,0 +1,82 @@
+package count
+
+import (
+	"fmt"
+	"math"
+	"math/big"
+	"math/rand/v2"
+	"testing"
+)
+
+// TestCompCacheModel runs random insertions, lookups, marks, rollbacks and
+// log resets on the cache, with counts inline and beyond 64 bits, against a
+// map: without a bound every cached key must give back its count; with a
+// small bound (evictions) a key found must give back its count, and the
+// estimate must stay within the bound. The clock starts near its overflow,
+// so that its renumbering is exercised too.
+func TestCompCacheModel(t *testing.T) {
+	for _, limit := range []int64{math.MaxInt64, 20000} {
+		rng := rand.New(rand.NewPCG(1, uint64(limit)))
+		c := newCompCache(limit)
+		c.clock = math.MaxUint32 - 500
+		model := map[string]*big.Int{}
+		type mk struct {
+			m    int64
+			keys []string // keys first inserted since the mark
+		}
+		var marks []mk
+		var evicted bool
+		for op := 0; op < 30000; op++ {
+			key := fmt.Sprintf("k%d", rng.IntN(3000))
+			switch r := rng.IntN(20); {
+			case r < 8:
+				if _, ok := model[key]; ok {
+					break
+				}
+				want := new(big.Int).SetUint64(rng.Uint64())
+				if rng.IntN(3) == 0 {
+					want.Lsh(want, uint(1+rng.IntN(200)))
+				}
+				model[key] = want
+				c.put([]byte(key), numOf(want))
+				if len(marks) > 0 {
+					marks[len(marks)-1].keys = append(marks[len(marks)-1].keys, key)
+				}
+			case r < 17:
+				got, ok := c.get([]byte(key))
+				want, in := model[key]
+				if ok && !in {
+					t.Fatalf("limit %d: %q found, never inserted or rolled back", limit, key)
+				}
+				if limit == math.MaxInt64 && ok != in {
+					t.Fatalf("limit %d: %q found %v, want %v", limit, key, ok, in)
+				}
+				if ok && got.toBig().Cmp(want) != 0 {
+					t.Fatalf("limit %d: %q = %v, want %v", limit, key, got.toBig(), want)
+				}
+			case r < 18:
+				marks = append(marks, mk{m: c.mark()})
+			case r < 19 && len(marks) > 0:
+				top := marks[len(marks)-1]
+				marks = marks[:len(marks)-1]
+				c.rollback(top.m)
+				for _, k := range top.keys {
+					delete(model, k)
+				}
+			case r == 19 && rng.IntN(10) == 0:
+				c.forgetLog()
+				marks = marks[:0]
+			}
+			evicted = evicted || c.evictions > 0
+			if c.bytes > limit {
+				t.Fatalf("limit %d: estimate %d", limit, c.bytes)
+			}
+		}
+		if limit != math.MaxInt64 && !evicted {
+			t.Errorf("limit %d: no evictions", limit)
+		}
+		if c.clock >= math.MaxUint32-500 {
+			t.Errorf("clock %d never renumbered", c.clock)
+		}
+	}
+}
