@@ -20,17 +20,22 @@ import (
 //
 // The entries, the slot table, the arena and the log hold no pointers (the
 // rare counts beyond 64 bits live apart, in bigs), so that the garbage
-// collector never scans them and can run with a small heap headroom.
+// collector never scans them. The entries and the arena grow by chunks
+// of fixed size rather than by doubling, so that growing leaves no copies
+// behind for the collector (they made the heap peak at about twice the
+// cache).
 type compCache struct {
 	// slots: 0 for an empty slot, else the key's tag (the high 32 bits of
 	// its hash, whose low bits also give the home slot) above the entry
 	// index + 1.
 	slots   []uint64
 	mask    uint64
-	live    int // entries cached
-	entries []cacheEntry
-	arena   []byte // the keys of the entries, and holes left by removed ones
-	holes   int    // bytes of arena that no live entry uses
+	live    int            // entries cached
+	entries [][]cacheEntry // chunks of entryChunk entries
+	nent    int            // entries allocated (live or free)
+	arena   [][]byte       // the keys of the entries, and holes left by removed ones, in chunks
+	alen    int            // bytes of arena used
+	holes   int            // bytes of arena that no live entry uses
 	free    []int32
 	bigs    []*big.Int // counts beyond 64 bits, indexed by their entries' small
 	bigFree []int32    // free indices of bigs
@@ -44,7 +49,7 @@ type compCache struct {
 }
 
 type cacheEntry struct {
-	koff  uint32 // key: arena[koff : koff+klen]
+	koff  uint32 // key: arena[koff>>arenaShift][koff&arenaMask:][:klen]
 	klen  int32  // -1 for a free slot
 	gen   uint32 // generation (incremented whenever the slot is freed) | bigFlag
 	used  uint32 // clock at the last insertion or hit
@@ -54,9 +59,41 @@ type cacheEntry struct {
 // bigFlag marks, in cacheEntry.gen, an entry whose count is in bigs.
 const bigFlag = 1 << 31
 
-// maxArena bounds the key arena so that its offsets fit in 32 bits;
+// The entries come in chunks of entryChunk; the keys in chunks of
+// 1<<arenaShift bytes, a key longer than that in a chunk of its own, so
+// that a key's offset is its chunk's index above its offset in the chunk.
+// maxChunks bounds the arena's chunks so that the offsets fit in 32 bits;
 // reaching it evicts (only with a cache bound of gigabytes).
-const maxArena = math.MaxUint32
+const (
+	entryShift = 12
+	entryChunk = 1 << entryShift
+	arenaShift = 16
+	arenaMask  = 1<<arenaShift - 1
+	maxChunks  = 1 << (32 - arenaShift)
+)
+
+// ent returns entry i.
+func (c *compCache) ent(i int32) *cacheEntry {
+	return &c.entries[i>>entryShift][i&(entryChunk-1)]
+}
+
+// appendKey stores key in the arena and returns its offset, or false when
+// the arena has no room left.
+func (c *compCache) appendKey(key []byte) (uint32, bool) {
+	n := len(c.arena)
+	if n == 0 || len(c.arena[n-1])+len(key) > cap(c.arena[n-1]) {
+		if n == maxChunks {
+			return 0, false
+		}
+		c.arena = append(c.arena, make([]byte, 0, max(1<<arenaShift, len(key))))
+		n++
+	}
+	ch := &c.arena[n-1]
+	off := uint32(n-1)<<arenaShift | uint32(len(*ch))
+	*ch = append(*ch, key...) // a longer key fills its chunk exactly
+	c.alen += len(key)
+	return off, true
+}
 
 type logEntry struct {
 	slot int32
@@ -111,7 +148,10 @@ func hashKey(b []byte) uint64 {
 	return h ^ h>>32
 }
 
-func (c *compCache) key(e *cacheEntry) []byte { return c.arena[e.koff : e.koff+uint32(e.klen)] }
+func (c *compCache) key(e *cacheEntry) []byte {
+	off := e.koff & arenaMask
+	return c.arena[e.koff>>arenaShift][off : off+uint32(e.klen)]
+}
 
 // count returns e's count.
 func (c *compCache) count(e *cacheEntry) num {
@@ -133,8 +173,10 @@ func (c *compCache) bigOf(e *cacheEntry) *big.Int {
 // clock would overflow (the order of uses is kept, ties aside).
 func (c *compCache) tick() uint32 {
 	if c.clock == math.MaxUint32 {
-		for i := range c.entries {
-			c.entries[i].used >>= 1
+		for _, ch := range c.entries {
+			for i := range ch {
+				ch[i].used >>= 1
+			}
 		}
 		c.clock >>= 1
 	}
@@ -153,7 +195,7 @@ func (c *compCache) find(key []byte, tag uint32) int {
 			return -1
 		}
 		if uint32(s>>32) == tag {
-			e := &c.entries[uint32(s)-1]
+			e := c.ent(int32(uint32(s) - 1))
 			if bytes.Equal(c.key(e), key) {
 				return int(i)
 			}
@@ -172,7 +214,7 @@ func (c *compCache) get(key []byte) (num, bool) {
 		return num{}, false
 	}
 	c.hits++
-	e := &c.entries[uint32(c.slots[i])-1]
+	e := c.ent(int32(uint32(c.slots[i]) - 1))
 	e.used = c.tick()
 	return c.count(e), true
 }
@@ -184,17 +226,17 @@ func (c *compCache) put(key []byte, count num) {
 	if c.find(key, tag) >= 0 {
 		return
 	}
-	if int64(len(c.arena))+int64(len(key)) > maxArena {
+	koff, ok := c.appendKey(key)
+	if !ok {
 		c.evict()
-		if int64(len(c.arena))+int64(len(key)) > maxArena {
-			return // a key of gigabytes: not cached
+		if koff, ok = c.appendKey(key); !ok {
+			return // an arena of 4 GB: not cached
 		}
 	}
 	if 2*(c.live+1) > len(c.slots) {
 		c.rehash(max(16, 2*len(c.slots)))
 	}
-	e := cacheEntry{koff: uint32(len(c.arena)), klen: int32(len(key)), used: c.tick()}
-	c.arena = append(c.arena, key...)
+	e := cacheEntry{koff: koff, klen: int32(len(key)), used: c.tick()}
 	e.small = count.small
 	if count.big != nil {
 		e.gen = bigFlag
@@ -211,11 +253,15 @@ func (c *compCache) put(key []byte, count num) {
 	if n := len(c.free); n > 0 {
 		slot = c.free[n-1]
 		c.free = c.free[:n-1]
-		e.gen |= c.entries[slot].gen &^ bigFlag
-		c.entries[slot] = e
+		e.gen |= c.ent(slot).gen &^ bigFlag
+		*c.ent(slot) = e
 	} else {
-		slot = int32(len(c.entries))
-		c.entries = append(c.entries, e)
+		if c.nent == len(c.entries)<<entryShift {
+			c.entries = append(c.entries, make([]cacheEntry, entryChunk))
+		}
+		slot = int32(c.nent)
+		c.nent++
+		*c.ent(slot) = e
 	}
 	c.insertSlot(tag, slot)
 	c.live++
@@ -249,9 +295,9 @@ func (c *compCache) rehash(n int) {
 		c.slots = make([]uint64, n)
 	}
 	c.mask = uint64(n - 1)
-	for i := range c.entries {
-		if e := &c.entries[i]; e.klen >= 0 {
-			c.insertSlot(uint32(hashKey(c.key(e))>>32), int32(i))
+	for i := range int32(c.nent) {
+		if e := c.ent(i); e.klen >= 0 {
+			c.insertSlot(uint32(hashKey(c.key(e))>>32), i)
 		}
 	}
 }
@@ -259,7 +305,7 @@ func (c *compCache) rehash(n int) {
 // remove frees entry slot, which is cached; table says whether to take it
 // out of the slot table (evict rebuilds the table instead).
 func (c *compCache) remove(slot int32, table bool) {
-	e := &c.entries[slot]
+	e := c.ent(slot)
 	if table {
 		key := c.key(e)
 		c.deleteSlot(c.find(key, uint32(hashKey(key)>>32)))
@@ -275,7 +321,7 @@ func (c *compCache) remove(slot int32, table bool) {
 	e.gen = (e.gen + 1) &^ bigFlag
 	c.free = append(c.free, slot)
 	c.live--
-	if c.holes > 1<<16 && 2*c.holes > len(c.arena) {
+	if c.holes > 1<<16 && 2*c.holes > c.alen {
 		c.compactArena()
 	}
 }
@@ -300,15 +346,15 @@ func (c *compCache) deleteSlot(i int) {
 
 // compactArena rewrites the keys of the live entries without holes.
 func (c *compCache) compactArena() {
-	arena := make([]byte, 0, len(c.arena)-c.holes)
-	for i := range c.entries {
-		if e := &c.entries[i]; e.klen >= 0 {
-			off := uint32(len(arena))
-			arena = append(arena, c.key(e)...)
-			e.koff = off
+	old := c.arena
+	c.arena, c.alen, c.holes = nil, 0, 0
+	for i := range int32(c.nent) {
+		if e := c.ent(i); e.klen >= 0 {
+			off := e.koff & arenaMask
+			// The live keys fit: they took no more chunks before.
+			e.koff, _ = c.appendKey(old[e.koff>>arenaShift][off : off+uint32(e.klen)])
 		}
 	}
-	c.arena, c.holes = arena, 0
 }
 
 // mark returns the number of the next insertion, for rollback.
@@ -328,7 +374,7 @@ func (c *compCache) rollback(m int64) {
 
 // logged reports whether the insertion le logged is still cached.
 func (c *compCache) logged(le logEntry) bool {
-	e := &c.entries[le.slot]
+	e := c.ent(le.slot)
 	return e.klen >= 0 && e.gen&^bigFlag == le.gen
 }
 
@@ -339,9 +385,9 @@ func (c *compCache) forgetLog() { c.log = c.log[:0] }
 // evict removes the least recently used half of the entries.
 func (c *compCache) evict() {
 	used := make([]uint32, 0, c.live)
-	for i := range c.entries {
-		if c.entries[i].klen >= 0 {
-			used = append(used, c.entries[i].used)
+	for i := range int32(c.nent) {
+		if e := c.ent(i); e.klen >= 0 {
+			used = append(used, e.used)
 		}
 	}
 	if len(used) == 0 {
@@ -349,9 +395,9 @@ func (c *compCache) evict() {
 	}
 	slices.Sort(used)
 	median := used[len(used)/2]
-	for i := range c.entries {
-		if e := &c.entries[i]; e.klen >= 0 && e.used <= median {
-			c.remove(int32(i), false)
+	for i := range int32(c.nent) {
+		if e := c.ent(i); e.klen >= 0 && e.used <= median {
+			c.remove(i, false)
 			c.evictions++
 		}
 	}

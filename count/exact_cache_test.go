@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/big"
 	"math/rand/v2"
+	"strings"
 	"testing"
 )
 
@@ -14,8 +15,9 @@ import (
 // small bound (evictions) a key found must give back its count, and the
 // estimate must stay within the bound. The clock starts near its overflow,
 // so that its renumbering is exercised too.
+// Keys span several arena and entry chunks.
 func TestCompCacheModel(t *testing.T) {
-	for _, limit := range []int64{math.MaxInt64, 20000} {
+	for _, limit := range []int64{math.MaxInt64, 2 << 20} {
 		rng := rand.New(rand.NewPCG(1, uint64(limit)))
 		c := newCompCache(limit)
 		c.clock = math.MaxUint32 - 500
@@ -26,8 +28,14 @@ func TestCompCacheModel(t *testing.T) {
 		}
 		var marks []mk
 		var evicted bool
-		for op := 0; op < 30000; op++ {
-			key := fmt.Sprintf("k%d", rng.IntN(3000))
+		for op := 0; op < 60000; op++ {
+			// Keys of 2 to 300 bytes and a few longer than an arena
+			// chunk; more keys than an entry chunk holds.
+			id := rng.IntN(10000)
+			key := fmt.Sprintf("k%d", id) + strings.Repeat("x", id%300)
+			if id%500 == 0 {
+				key += strings.Repeat("y", 1<<arenaShift+id)
+			}
 			switch r := rng.IntN(20); {
 			case r < 8:
 				if _, ok := model[key]; ok {
