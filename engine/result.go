@@ -465,6 +465,10 @@ func approxText(st infer.Stats) string {
 	if st.Clusterfactors > 0 && st.Clusterfactors < st.Factors {
 		fc = "; factors " + strconv.FormatFloat(float64(st.Factors)/float64(st.Clusterfactors), 'f', 1, 64) + "x"
 	}
+	if len(st.ErrorInterval) == 2 && st.ErrorChecked {
+		return fmt.Sprintf(", approximate lifting (%s%s): checked mean |marginal - ground BP| %.2g (ground BP from the lifted messages %.2g, plus the basins of %d atoms; a check, not a bound), largest %.2g, within --tolerance %g",
+			st.Approximation, fc, st.ErrorInterval[1], st.ErrorInterval[0], st.ErrorSample, deref(st.ErrorEstimateMax), st.Tolerance)
+	}
 	if len(st.ErrorInterval) == 2 {
 		what := fmt.Sprintf("a sample of %d atoms, interval [%.2g, %.2g] at %g%%", st.ErrorSample, st.ErrorInterval[0], st.ErrorInterval[1], 100*st.ErrorConfidence)
 		if st.ErrorCensus {

@@ -327,4 +327,7 @@ type Stats struct {
 	ErrorConfidence float64   `json:"error_confidence,omitempty"`
 	ErrorSample     int       `json:"error_sample,omitempty"`
 	ErrorCensus     bool      `json:"error_census,omitempty"`
+	// ErrorChecked: the estimate is bp.CheckError's (ErrorInterval holds
+	// its warm part and the stated mean).
+	ErrorChecked bool `json:"error_checked,omitempty"`
 }

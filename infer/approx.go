@@ -29,6 +29,7 @@ type ErrorEstimate struct {
 	Iterations int
 
 	Sampled            bool
+	Checked            bool // a check (bp.CheckError): Lo is its warm part, Hi its upper end
 	Lo, Hi, Confidence float64
 	Sample             int
 	Census             bool
@@ -160,6 +161,7 @@ func runApprox(ctx context.Context, alg Algorithm, est ErrorEstimator, exactAlg 
 		if e != nil && e.Sampled {
 			ans.Stats.ErrorInterval = []float64{e.Lo, e.Hi}
 			ans.Stats.ErrorConfidence, ans.Stats.ErrorSample, ans.Stats.ErrorCensus = e.Confidence, e.Sample, e.Census
+			ans.Stats.ErrorChecked = e.Checked
 		}
 		return ans
 	}
@@ -241,12 +243,11 @@ func runApprox(ctx context.Context, alg Algorithm, est ErrorEstimator, exactAlg 
 			tried = append(tried, name+": BP did not converge")
 		} else if e, err := est.EstimateError(ctx, ans, g, ev); err != nil {
 			tried = append(tried, name+": "+err.Error())
-		} else if !e.OK && !sampled && c.NumFactors()*SampleGain <= exact && sampler(est) != nil {
+		} else if !e.OK && c.NumFactors()*SampleGain <= exact && sampler(est) != nil {
 			// Ground BP around this point contracts too slowly to
-			// estimate from a few iterations: a sample of atoms'
-			// neighbourhoods, each run to convergence, gives a
-			// statistical estimate (once per run: it costs about a
-			// ground BP run on UW-CSE).
+			// estimate from a few iterations: the sampler's check
+			// (bp.CheckError: ground BP from the lifted messages to
+			// convergence, and every atom's basin) states it.
 			sampled = true
 			s, err := sampler(est).SampleError(ctx, ans, g, ev, opt.Query.Tolerance/2, opt.Query.Seed)
 			if err != nil {
@@ -257,9 +258,9 @@ func runApprox(ctx context.Context, alg Algorithm, est ErrorEstimator, exactAlg 
 			} else if s.Hi <= opt.Query.Tolerance {
 				return finish(ans, st, name, &s), nil
 			} else {
-				tried = append(tried, fmt.Sprintf("%s: sampled estimate %.3g, interval [%.3g, %.3g] at %g%% from %d atoms, above the tolerance", name, s.Mean, s.Lo, s.Hi, 100*s.Confidence, s.Sample))
+				tried = append(tried, fmt.Sprintf("%s: checked mean error %.3g, above the tolerance", name, s.Hi))
 			}
-		} else if !e.OK {
+		} else if !e.OK && !sampled {
 			// Ground BP around this point contracts too slowly to
 			// estimate from a few iterations; the finer settings sit
 			// at nearly the same point: exact lifting answers.
@@ -268,6 +269,8 @@ func runApprox(ctx context.Context, alg Algorithm, est ErrorEstimator, exactAlg 
 			msgs += ans.Stats.Messages
 			colourSec += st.ColorSeconds
 			break
+		} else if !e.OK {
+			tried = append(tried, fmt.Sprintf("%s: no estimate (ground iterations contract at %.3g; %d clusterfactors, too many to check)", name, e.Ratio, c.NumFactors()))
 		} else if e.Mean > opt.Query.Tolerance {
 			tried = append(tried, fmt.Sprintf("%s: estimated mean error %.3g", name, e.Mean))
 		} else {

@@ -49,7 +49,7 @@ func main() {
 		{"WebKB", d + "/webkb/forclift/webkb.mln", d + "/webkb/forclift/corn.db", "PageClassCourse", 0.5, true},
 		{"IMDB", "examples/mln/datasets/imdb.mln", d + "/imdb/lsm/imdb1.db", "workedUnder", 0.5, false},
 	}
-	fmt.Println("| dataset | lifting | clusterfactors | compression | CPU s | iterations estimate CPU s | iterations estimate mean / max | sampled estimate CPU s | sampled mean [95% interval] | actual mean / max vs ground BP | BP iterations |")
+	fmt.Println("| dataset | lifting | clusterfactors | compression | CPU s | iterations estimate CPU s | iterations estimate mean / max | check CPU s | checked mean (bp.CheckError) | actual mean / max vs ground BP | BP iterations |")
 	fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|")
 	for _, s := range sets {
 		if *only != "" && !strings.Contains(","+*only+",", ","+s.name+",") {
@@ -145,17 +145,19 @@ func row(s dataset, runs int, tol float64) error {
 		if err != nil {
 			return err
 		}
-		se, ssecs, err := cpu(1, func() (bp.SampleEstimate, error) {
-			return bp.SampleError(ctx, o.ans, g, ev, bp.SampleOptions{Damping: s.damping, HalfWidth: tol / 2})
+		se, ssecs, err := cpu(1, func() (bp.CheckEstimate, error) {
+			return bp.CheckError(ctx, o.ans, g, ev, bp.CheckOptions{Damping: s.damping})
 		})
+		sampleText := ""
 		if err != nil {
-			return err
+			sampleText = err.Error()
+		} else {
+			census := fmt.Sprintf("sample %d", se.Sample)
+			if se.Census {
+				census = fmt.Sprintf("all %d", se.Sample)
+			}
+			sampleText = fmt.Sprintf("%.2g = warm %.2g + basin %.2g (%d sweeps, %s atoms, %d flagged)", se.Hi, se.Warm, se.Basin, se.Sweeps, census, se.Flagged)
 		}
-		census := fmt.Sprintf("n %d", se.Sample)
-		if se.Census {
-			census = fmt.Sprintf("census of %d", se.Sample)
-		}
-		sampleText := fmt.Sprintf("%.2g [%.2g, %.2g] (%s, ρ %.2f)", se.Mean, se.Lo, se.Hi, census, se.Rate)
 		estText := fmt.Sprintf("none (contraction %.2f)", est.Ratio)
 		if est.OK {
 			estText = fmt.Sprintf("%.2g / %.2g", est.Mean, est.Max)
@@ -182,7 +184,7 @@ func row(s dataset, runs int, tol float64) error {
 	estText := fmt.Sprintf("%.2g / %.2g", *pick.Stats.ErrorEstimate, *pick.Stats.ErrorEstimateMax)
 	sampleText := ""
 	if iv := pick.Stats.ErrorInterval; len(iv) == 2 {
-		sampleText, estText = fmt.Sprintf("%.2g [%.2g, %.2g] (n %d)", *pick.Stats.ErrorEstimate, iv[0], iv[1], pick.Stats.ErrorSample), ""
+		sampleText, estText = fmt.Sprintf("%.2g (warm %.2g; %d atoms)", iv[1], iv[0], pick.Stats.ErrorSample), ""
 	}
 	fmt.Printf("| | **--tolerance %g** picks %s | %d | %.1fx | %.3g (all tries) | | %s | | %s | %.2g / %.2g | %d |\n", tol, chosen,
 		pick.Stats.Clusterfactors, float64(g.NumFactors())/float64(pick.Stats.Clusterfactors), secs,

@@ -83,12 +83,13 @@ func (s SampleEstimate) Estimate() infer.ErrorEstimate {
 }
 
 // SampleError implements infer.SampleEstimator with the algorithm's
-// damping and the default sample options, within a budget of local
-// graphs that together hold as many factors as g (about one ground BP
-// iteration's worth per local iteration): where the sample would cost
-// more, ground BP is the cheaper answer and it returns ErrSampleCost.
+// damping: it runs CheckError (the warm ground BP run and the basin runs
+// of every atom, or of a sample where there are more than 20000), whose
+// statement holds where SampleError's local runs alone do not (ground BP
+// with several fixed points; bench/approx). halfWidth is unused: a census
+// has none.
 func (a *Algorithm) SampleError(ctx context.Context, ans *infer.Answer, g *fg.Graph, ev fg.Evidence, halfWidth float64, seed uint64) (infer.ErrorEstimate, error) {
-	s, err := SampleError(ctx, ans, g, ev, SampleOptions{Damping: a.Damping, HalfWidth: halfWidth, Seed: seed, MaxWork: float64(g.NumFactors())})
+	s, err := CheckError(ctx, ans, g, ev, CheckOptions{Damping: a.Damping, Seed: seed})
 	if err != nil {
 		return infer.ErrorEstimate{}, err
 	}
@@ -352,6 +353,7 @@ type local struct {
 	vstam []int32 // variable → the run that took it (+1)
 	vloc  []int32 // variable → its index in the local graph
 	run   int32
+	cold  bool // start inside the neighbourhood from uniform messages (CheckError)
 }
 
 func newLocal(g *fg.Graph, ev fg.Evidence, init []float64, opt SampleOptions) *local {
@@ -444,6 +446,12 @@ func (l *local) run1(ctx context.Context, facs, vars []int32, k, run int32) ([]f
 		scope = scope[:0]
 		for e := g.FactorStart[f]; e < g.FactorStart[f+1]; e++ {
 			scope = append(scope, l.vloc[g.EdgeVar[e]])
+			if n := l.off[e+1] - l.off[e]; l.cold {
+				for range n {
+					msgs = append(msgs, 1/float64(n))
+				}
+				continue
+			}
 			msgs = append(msgs, l.init[l.off[e]:l.off[e+1]]...)
 		}
 		t := g.Table(int(f))
