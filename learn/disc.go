@@ -145,6 +145,9 @@ type DiscProgress struct {
 	// "exact".
 	Iter, MaxIter int
 	Counts        string
+	// Method is the optimiser of the iteration: "dn", "scg", "vp" or
+	// "lbfgs".
+	Method string
 	// Worst is the convergence test's figure for the weight furthest from
 	// passing it (0 when every weight passes): with deterministic counts
 	// the predicted remaining change in standard errors, |g_j|/√H_jj
@@ -615,7 +618,7 @@ func Discriminative(ctx context.Context, m *mln.MLN, dbs []*mln.DB, names []stri
 			if ok {
 				worst = 0
 			}
-			o.Progress(DiscProgress{Iter: it, MaxIter: o.MaxIter, Counts: res.Counts, Worst: worst, Tol: tol, Objective: fcur})
+			o.Progress(DiscProgress{Iter: it, MaxIter: o.MaxIter, Counts: res.Counts, Method: o.Method, Worst: worst, Tol: tol, Objective: fcur})
 		}
 	}
 	if !res.Converged && res.Iterations == o.MaxIter && o.MaxIter > 0 {

@@ -97,7 +97,7 @@ func discLBFGS(ctx context.Context, o DiscOptions, learn []int, w []float64, mo 
 			if ok {
 				worst = 0
 			}
-			o.Progress(DiscProgress{Iter: iters, MaxIter: o.MaxIter, Counts: res.Counts, Worst: worst, Tol: o.ZTol, Objective: p.f})
+			o.Progress(DiscProgress{Iter: iters, MaxIter: o.MaxIter, Counts: res.Counts, Method: "lbfgs", Worst: worst, Tol: o.ZTol, Objective: p.f})
 		}
 		if ok {
 			res.Converged, res.Status = true, "converged"

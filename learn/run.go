@@ -180,6 +180,12 @@ func (r *Run) Learn(ctx context.Context, m *mln.MLN) (*Learned, error) {
 
 // discProgressLine is the progress line of a discriminative iteration.
 func discProgressLine(what string, p DiscProgress) string {
+	if what == discNames["disc"][1] { // disc: the optimiser its counts took
+		what = "diagonal Newton"
+		if p.Method == "lbfgs" {
+			what = "L-BFGS"
+		}
+	}
 	switch {
 	case p.Counts == "mcsat":
 		return fmt.Sprintf("%s iteration %d (MC-SAT counts), largest Newton step not yet converged %.3g (converged below %g)", what, p.Iter, p.Worst, p.Tol)
