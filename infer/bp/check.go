@@ -30,6 +30,11 @@ type CheckOptions struct {
 	Confidence         float64 // of the interval where atoms are sampled (default 0.95)
 	MaxSample          int     // atoms run at most (default 20000; more: a sample)
 	Seed               uint64
+	// Reject, when positive, stops the check as soon as its statement
+	// is sure to exceed it (the warm part, then the basin census's
+	// running sum): Stopped is set and Mean and Hi are what was stated
+	// so far, already above Reject.
+	Reject float64
 }
 
 // CheckEstimate is the outcome of CheckError.
@@ -47,7 +52,7 @@ type CheckEstimate struct {
 	// run ended more than 0.1 from the warm fixed point; Sample the atoms
 	// run (Census: all of them), Population the unobserved atoms.
 	Sweeps, Flagged, Sample, Population int
-	Census                              bool
+	Census, Stopped                     bool
 	// WarmBP is the warm ground BP run: ground BP's marginals at the
 	// fixed point nearest the lifted one.
 	WarmBP *Result
@@ -157,6 +162,10 @@ func CheckError(ctx context.Context, ans *infer.Answer, g *fg.Graph, ev fg.Evide
 	}
 	est.Warm /= float64(len(atoms))
 	est.Max = est.WarmMax
+	if opt.Reject > 0 && est.Warm > opt.Reject {
+		est.Mean, est.Hi, est.Stopped = est.Warm, est.Warm, true
+		return est, nil
+	}
 	// The basin runs: local ground BP from uniform messages inside, w's
 	// messages outside.
 	l := newLocal(g, ev, w.F2V, SampleOptions{Damping: opt.Damping, Tol: opt.LocalTol, MaxIter: opt.LocalMaxIter, MaxFactors: opt.MaxFactors})
@@ -175,12 +184,18 @@ func CheckError(ctx context.Context, ans *infer.Answer, g *fg.Graph, ev fg.Evide
 	}
 	var xs []float64
 	if len(atoms) <= opt.MaxSample {
+		sum := 0.0
 		for _, v := range atoms {
 			x, err := excess(v)
 			if err != nil {
 				return est, err
 			}
 			xs = append(xs, x)
+			if sum += x; opt.Reject > 0 && est.Warm+sum/float64(len(atoms)) > opt.Reject {
+				est.Mean = est.Warm + sum/float64(len(atoms))
+				est.Hi, est.Basin, est.Sample, est.Stopped = est.Mean, sum/float64(len(atoms)), len(xs), true
+				return est, nil
+			}
 		}
 		est.Census = true
 	} else {

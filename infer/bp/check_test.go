@@ -132,3 +132,38 @@ func warmFixedPoint(t *testing.T, ans *infer.Answer, g *fg.Graph, damping float6
 	}
 	return w
 }
+
+// CheckOptions.Reject stops the check once its statement exceeds it, with
+// what was stated so far above it; a Reject above the full statement
+// changes nothing.
+func TestCheckReject(t *testing.T) {
+	ctx := context.Background()
+	opt := bp.DefaultOptions()
+	opt.Damping = 0.5
+	g := multistableModel(rand.New(rand.NewPCG(3, 91)), 300)
+	c, _, err := infer.Approximations[0].Compress(ctx, nil, g, nil, infer.Options{}.Colour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ans, err := bp.New(opt).Run(ctx, c, infer.Query{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	full, err := bp.CheckError(ctx, ans, g, nil, bp.CheckOptions{Damping: opt.Damping})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if full.Stopped || full.Hi <= full.Warm || !full.Census {
+		t.Fatalf("full check: %+v", full)
+	}
+	same, _ := bp.CheckError(ctx, ans, g, nil, bp.CheckOptions{Damping: opt.Damping, Reject: full.Hi + 1e-9})
+	if same.Stopped || same.Hi != full.Hi {
+		t.Fatalf("reject above the statement: %v (stopped %v), full %v", same.Hi, same.Stopped, full.Hi)
+	}
+	for _, r := range []float64{full.Warm / 2, (full.Warm + full.Hi) / 2} {
+		s, _ := bp.CheckError(ctx, ans, g, nil, bp.CheckOptions{Damping: opt.Damping, Reject: r})
+		if !s.Stopped || !(s.Hi > r) || s.Hi > full.Hi+1e-12 {
+			t.Fatalf("reject %v: stated %v (stopped %v), full %v", r, s.Hi, s.Stopped, full.Hi)
+		}
+	}
+}

@@ -86,10 +86,11 @@ func (s SampleEstimate) Estimate() infer.ErrorEstimate {
 // damping: it runs CheckError (the warm ground BP run and the basin runs
 // of every atom, or of a sample where there are more than 20000), whose
 // statement holds where SampleError's local runs alone do not (ground BP
-// with several fixed points; bench/approx). halfWidth is unused: a census
-// has none.
+// with several fixed points; bench/approx). halfWidth is the tolerance's
+// half (infer's runApprox): the check stops as soon as it states more
+// than 2·halfWidth (CheckOptions.Reject).
 func (a *Algorithm) SampleError(ctx context.Context, ans *infer.Answer, g *fg.Graph, ev fg.Evidence, halfWidth float64, seed uint64) (infer.ErrorEstimate, error) {
-	s, err := CheckError(ctx, ans, g, ev, CheckOptions{Damping: a.Damping, Seed: seed})
+	s, err := CheckError(ctx, ans, g, ev, CheckOptions{Damping: a.Damping, Seed: seed, Reject: 2 * halfWidth})
 	if err != nil {
 		return infer.ErrorEstimate{}, err
 	}
