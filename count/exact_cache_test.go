@@ -1,10 +1,12 @@
 package count
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math"
 	"math/big"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -85,6 +87,73 @@ func TestCompCacheModel(t *testing.T) {
 		}
 		if c.clock >= math.MaxUint32-500 {
 			t.Errorf("clock %d never renumbered", c.clock)
+		}
+	}
+}
+
+// unpack decodes one sequence appendPacked wrote at the start of b and
+// returns it with the rest of b.
+func unpack(t *testing.T, b []byte) ([]int32, []byte) {
+	n, k := binary.Uvarint(b)
+	if k <= 0 {
+		t.Fatalf("bad count in %v", b)
+	}
+	b = b[k:]
+	if n == 0 {
+		return []int32{}, b
+	}
+	first, k := binary.Uvarint(b)
+	if k <= 0 {
+		t.Fatalf("bad first id in %v", b)
+	}
+	b = b[k:]
+	ids := []int32{int32(first)}
+	if n == 1 {
+		return ids, b
+	}
+	w := uint(b[0])
+	b = b[1:]
+	var acc uint64
+	var have uint
+	for len(ids) < int(n) {
+		for have < w {
+			acc |= uint64(b[0]) << have
+			b = b[1:]
+			have += 8
+		}
+		gap := int32(acc & (1<<w - 1))
+		acc >>= w
+		have -= w
+		ids = append(ids, ids[len(ids)-1]+gap+1)
+	}
+	return ids, b
+}
+
+// TestAppendPacked decodes cache keys of two random increasing sequences
+// (empty, single, consecutive, sparse, up to 31-bit gaps) and checks that
+// they give back both sequences: the encoding is one to one.
+func TestAppendPacked(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	seq := func() []int32 {
+		ids := []int32{}
+		x := int32(rng.IntN(1000))
+		if rng.IntN(8) == 0 {
+			x = int32(rng.Uint32() >> 2)
+		}
+		maxGap := []int32{1, 2, 5, 300, 1 << 20, 1 << 30}[rng.IntN(6)]
+		for n := rng.IntN(40); n > 0 && x >= 0; n-- {
+			ids = append(ids, x)
+			x += 1 + rng.Int32N(maxGap)
+		}
+		return ids
+	}
+	for range 20000 {
+		a, b := seq(), seq()
+		key := appendPacked(appendPacked([]byte{7}, a), b)
+		gotA, rest := unpack(t, key[1:])
+		gotB, rest := unpack(t, rest)
+		if !slices.Equal(gotA, a) || !slices.Equal(gotB, b) || len(rest) != 0 {
+			t.Fatalf("%v %v: key %v decodes to %v %v, %d bytes left", a, b, key, gotA, gotB, len(rest))
 		}
 	}
 }

@@ -2,6 +2,7 @@ package count
 
 import (
 	"encoding/binary"
+	"math/bits"
 	"slices"
 )
 
@@ -206,19 +207,49 @@ func (d *decomposer) explore(start, id int32) {
 func (d *decomposer) encodeKey(c component, clauses []int32) (ks, ke int32) {
 	slices.Sort(clauses)
 	ks = int32(len(d.keys))
-	d.keys = appendDeltas(d.keys, d.compVars[c.vs:c.ve])
-	d.keys = append(d.keys, 0)
-	d.keys = appendDeltas(d.keys, clauses)
+	d.keys = appendPacked(d.keys, d.compVars[c.vs:c.ve])
+	d.keys = appendPacked(d.keys, clauses)
 	return ks, int32(len(d.keys))
 }
 
-// appendDeltas encodes an increasing sequence of non-negative ids as
-// uvarint gaps (first id + 1, then differences), none of which is zero.
-func appendDeltas(b []byte, ids []int32) []byte {
-	prev := int32(-1)
-	for _, x := range ids {
-		b = binary.AppendUvarint(b, uint64(x-prev))
-		prev = x
+// appendPacked encodes a strictly increasing sequence of non-negative ids,
+// as sharpSAT packs its cache keys: the number of ids and the first as
+// uvarints, then, when there are more, the width w of the largest gap
+// less one in a byte and the gaps less one in w bits each (LSB first, the
+// last byte padded with zeros; no bits at all for consecutive ids). The
+// encoding is self-delimiting, so that a key of several sequences is one
+// to one.
+func appendPacked(b []byte, ids []int32) []byte {
+	b = binary.AppendUvarint(b, uint64(len(ids)))
+	if len(ids) == 0 {
+		return b
+	}
+	b = binary.AppendUvarint(b, uint64(ids[0]))
+	if len(ids) == 1 {
+		return b
+	}
+	var widest uint32
+	for i := 1; i < len(ids); i++ {
+		widest |= uint32(ids[i] - ids[i-1] - 1)
+	}
+	w := uint(bits.Len32(widest))
+	b = append(b, byte(w))
+	if w == 0 {
+		return b
+	}
+	var acc uint64
+	var n uint
+	for i := 1; i < len(ids); i++ {
+		acc |= uint64(ids[i]-ids[i-1]-1) << n
+		n += w
+		for n >= 8 {
+			b = append(b, byte(acc))
+			acc >>= 8
+			n -= 8
+		}
+	}
+	if n > 0 {
+		b = append(b, byte(acc))
 	}
 	return b
 }
