@@ -136,20 +136,7 @@ func checkOrderBrute(t *testing.T, name string, m *mln.MLN, sizes map[string]int
 	if err != nil {
 		t.Fatalf("%s: evaluate: %v\n%s", name, err, m)
 	}
-	const tol = 1e-9
-	if !near(got.LogZ, want.logZ, tol) || !got.Exact() {
-		t.Errorf("%s: log Z = %.15g, brute force over the orders %.15g\n%s", name, got.LogZ, want.logZ, m)
-	}
-	for j := range want.counts {
-		if !near(got.ExpectedCounts[j], want.counts[j], tol) {
-			t.Errorf("%s: E[n_%d] (%s) = %.15g, brute force %.15g\n%s", name, j+1, m.Formulas[j].Text, got.ExpectedCounts[j], want.counts[j], m)
-		}
-	}
-	for i := range want.marginal {
-		if math.Abs(got.Marginals[i]-want.marginal[i]) > tol {
-			t.Errorf("%s: P(%s) = %.15g, brute force %.15g\n%s", name, queries[i], got.Marginals[i], want.marginal[i], m)
-		}
-	}
+	compareBrute(t, name, m, got, want, queries)
 }
 
 // TestOrderAgainstBruteForce: hand-written models with LEQ, PRED, PREDk

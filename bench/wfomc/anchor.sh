@@ -18,7 +18,7 @@
 set -u
 limit=10
 max=1000000000
-models="friends-smokes friends-smokes-wfomcs employment 2-colored-graph nonisolated-graph existential deskmate function-no-fix-sc2 permutation-no-fix-sc2 2-regular-graph-sc2 2-regular-graph function-no-fix permutation-no-fix partition"
+models="friends-smokes friends-smokes-wfomcs employment 2-colored-graph nonisolated-graph existential deskmate function-no-fix-sc2 permutation-no-fix-sc2 2-regular-graph-sc2 2-regular-graph function-no-fix permutation-no-fix partition head-middle-tail linear_order_perm linear_order_perm_pred predecessor 3Markov_chain"
 while [ $# -gt 2 ]; do
 	case "$1" in
 	-limit) limit=$2; shift 2 ;;
@@ -39,8 +39,10 @@ trap 'rm -rf "$work"' EXIT
 # spec MODEL: our file, the tool's file, our domain, the tool's domain
 # line, and for the models with cardinality constraints how each |P| = k
 # grows with n (P=a/b: k = n·a/b; sizes where that is not an integer are
-# skipped), so that the models keep their meaning (a 2-regular graph has
-# 2n ordered edges).
+# skipped; P=n-c: k = n − c), so that the models keep their meaning (a
+# 2-regular graph has 2n ordered edges, a permutation's successor n − 1).
+# The models with the linear order axiom (LEQ, PRED) run the tool's
+# incremental algorithm, the only one of its that supports it.
 spec() {
 	case $1 in
 	friends-smokes) echo "wfomc/testdata/anchor/friends-smokes.mln friends-smokes.mln person person" ;;
@@ -57,6 +59,11 @@ spec() {
 	function-no-fix) echo "wfomc/testdata/anchor/function-no-fix.mln function-no-fix.wfomcs domain domain func=1/1" ;;
 	permutation-no-fix) echo "wfomc/testdata/anchor/permutation-no-fix.mln permutation-no-fix.wfomcs domain domain F1=1/1,F2=1/1" ;;
 	partition) echo "wfomc/testdata/anchor/partition.mln partition.wfomcs domain domain P1=3/10,P2=4/10,P3=3/10" ;;
+	head-middle-tail) echo "wfomc/testdata/anchor/head-middle-tail.mln linear_order/head-middle-tail.wfomcs domain domain" ;;
+	linear_order_perm) echo "wfomc/testdata/anchor/linear_order_perm.mln linear_order/linear_order_perm.wfomcs domain domain Perm=1/1,Pred=n-1" ;;
+	linear_order_perm_pred) echo "wfomc/testdata/anchor/linear_order_perm_pred.mln predk/linear_order_perm_pred.wfomcs domain domain" ;;
+	predecessor) echo "wfomc/testdata/anchor/predecessor.mln predk/predecessor.wfomcs domain domain TT=n-10" ;;
+	3Markov_chain) echo "wfomc/testdata/anchor/3Markov_chain.mln predk/3Markov_chain.mln domain domain" ;;
 	*) return 1 ;;
 	esac
 }
@@ -79,9 +86,16 @@ cards() {
 	local file=$1 rules=$2 n=$3 out rule p a b
 	out=$(cat "$file")
 	for rule in ${rules//,/ }; do
-		p=${rule%%=*} a=${rule#*=} b=${a#*/} a=${a%/*}
-		[ $((n * a % b)) -eq 0 ] || return 1
-		out=$(printf '%s\n' "$out" | sed -E "s/^\|$p\| *= *[0-9]+/|$p| = $((n * a / b))/")
+		p=${rule%%=*} a=${rule#*=}
+		if [ "${a#n-}" != "$a" ]; then
+			k=$((n - ${a#n-}))
+			[ "$k" -ge 0 ] || return 1
+		else
+			b=${a#*/} a=${a%/*}
+			[ $((n * a % b)) -eq 0 ] || return 1
+			k=$((n * a / b))
+		fi
+		out=$(printf '%s\n' "$out" | sed -E "s/^\|$p\| *= *[0-9]+/|$p| = $k/")
 	done
 	printf '%s\n' "$out"
 }
@@ -121,7 +135,9 @@ for model in $models; do
 		fi
 		if [ -z "$doneT" ]; then
 			sed -E "s/^$tdom *= *[0-9]+/$tdom = $n/" "$theirfile" >"$work/model.${theirs##*.}"
-			c=$(cd "$tool" && runone "$work/t" env PYTHONPATH="${SHIMS:-}:$tool/src" "${PYTHON:-python3}" -c "import sys; sys.set_int_max_str_digits(0); from wfomc.solver import main; sys.argv=['wfomc','-i',sys.argv[1]]; main()" "$work/model.${theirs##*.}")
+			algo=
+			grep -qE '\b(LEQ|PRED[0-9]*|CIRCULAR_PRED)\(' "$theirfile" && algo="-a incremental"
+			c=$(cd "$tool" && runone "$work/t" env PYTHONPATH="${SHIMS:-}:$tool/src" "${PYTHON:-python3}" -c "import sys; sys.set_int_max_str_digits(0); from wfomc.solver import main; sys.argv=['wfomc']+sys.argv[2:]+['-i',sys.argv[1]]; main()" "$work/model.${theirs##*.}" $algo)
 			if [ "$c" = fail ] || [ -z "$(tool_logz "$work/t")" ]; then doneT=1; else lastT=$n; cT[$n]=$c; oT[$n]=$(tool_own "$work/t"); zTn[$n]=$(tool_logz "$work/t"); fi
 		fi
 	done
