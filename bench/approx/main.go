@@ -5,8 +5,8 @@
 // clusterfactors), the CPU seconds of colour passing plus BP (median of
 // -runs runs, process CPU time), the CPU seconds of the error estimate,
 // the estimated mean and largest |marginal − ground BP| (bp.EstimateError),
-// the sampled estimate with its interval (bp.SampleError, half-width
-// about tolerance/2) and its CPU seconds (one run), and the actual ones against ground BP run with the same options to
+// the check (bp.CheckError: warm ground BP from the lifted messages plus
+// each atom's basin) and its CPU seconds (one run), and the actual ones against ground BP run with the same options to
 // convergence; and which setting --tolerance picks. RESULTS.md holds a run.
 //
 //	go run ./bench/approx -data ../shared/data -runs 3
