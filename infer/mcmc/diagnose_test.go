@@ -198,3 +198,19 @@ func TestTemperingResumes(t *testing.T) {
 		t.Errorf("not mixed within max-work without saying so: %s", w.Diag.Why)
 	}
 }
+
+// TestSamplerProgressDoubles: the progress total follows a run that goes
+// on with doubled samples, so it never reads above 100%.
+func TestSamplerProgressDoubles(t *testing.T) {
+	var got []infer.Progress
+	f := samplerProgress(func(p infer.Progress) { got = append(got, p) }, Config{Chains: 4, Samples: 1000, BurnIn: 100})
+	for _, n := range []int{10, 4000, 4001, 8000, 14978, 16001} {
+		f(n, 400, 1.1)
+	}
+	want := []int{4000, 4000, 8000, 8000, 16000, 32000}
+	for i, p := range got {
+		if p.SamplesTotal != want[i] || p.Samples > p.SamplesTotal {
+			t.Errorf("report %d: %d of %d, want a total of %d", i, p.Samples, p.SamplesTotal, want[i])
+		}
+	}
+}

@@ -1048,6 +1048,12 @@ func samplerProgress(p func(infer.Progress), cfg Config) func(int, int, float64)
 		burnTotal = nc * cfg.BurnIn
 	}
 	return func(n, burn int, r float64) {
+		// A run that has not mixed goes on with doubled samples (bgibbs,
+		// tempering, auto's escalation): the total doubles with it, so the
+		// progress never reads "14978 of 8000 (187%, about -3s left)".
+		for total > 0 && n > total {
+			total *= 2
+		}
 		p(infer.Progress{Samples: n, RHat: r, Sampling: true, SamplesTotal: total, BurnIn: burn, BurnInTotal: burnTotal})
 	}
 }
