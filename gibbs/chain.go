@@ -86,10 +86,22 @@ func NewChain(g *fg.Graph, ev fg.Evidence, x []int32) (*Chain, error) {
 // NewChainContext is NewChain stopped with ctx's error once ctx is done
 // (the preparation polls it: Ctrl-C while a sampler's chains are set up).
 func NewChainContext(ctx context.Context, g *fg.Graph, ev fg.Evidence, x []int32) (*Chain, error) {
-	c, err := newChain(ctx, g, ev, x)
+	p, err := Prepare(ctx, g)
 	if err != nil {
 		return nil, err
 	}
+	return p.NewChain(ev, x)
+}
+
+// NewChain is the package's NewChain on the prepared graph: chains made
+// from one Prepared share it (it is read only), each holding its world and
+// scratch.
+func (p *Prepared) NewChain(ev fg.Evidence, x []int32) (*Chain, error) {
+	c, err := p.newChain(ev, x)
+	if err != nil {
+		return nil, err
+	}
+	g := p.g
 	ch := &Chain{c: c, off: make([]int, g.NumVars()+1)}
 	for v := range g.NumVars() {
 		ch.off[v+1] = ch.off[v] + int(g.Card[v])

@@ -42,21 +42,21 @@ func (e *UnsatError) Error() string {
 	return fmt.Sprintf("gibbs: found no world in which every factor is positive in %d moves (factor %d still zero)", e.Moves, e.Factor)
 }
 
-// chain is a graph prepared for sampling: per edge, in each variable's
-// order (fg.Graph.VarEdges), its factor.
-type chain struct {
+// Prepared is a graph prepared for chains: per edge, in each variable's
+// order (fg.Graph.VarEdges), its factor, strides and the tables' log
+// entries, built once (Prepare) and read only after: any number of chains
+// on the same graph, in any goroutines, share one (a sampler's chains and
+// a tempering ladder's copies at one temperature), so that their memory is
+// one copy of it plus a world each. It is the graph's as it was when
+// prepared: a graph changed after (its tables' values) needs a new one.
+type Prepared struct {
 	g      *fg.Graph
-	ev     fg.Evidence
-	x      []int32
 	edgeF  []int32 // per entry of VarEdges: the factor
 	edgeSt []int32 // per entry of VarEdges: the variable's stride in the factor's table
 	est    []int32 // per edge (EdgeVar's order, factor by factor): the variable's stride in the factor's table
 	hard   []bool  // per factor: has a zero entry
 	stride [][]int // per table
 	logT   [][]float64
-	logw   []float64 // scratch of weights
-	ok     []bool    // scratch of weights
-	skip   []bool    // per variable, when set: left out of sweep (PairSweepAll)
 	// Per entry i of VarEdges (variable v's edge to factor f) whose
 	// factor holds at most two variables: pairOf[i] is the other variable
 	// of f (v itself for a unary factor) and pairSt[i] its stride in f's
@@ -84,19 +84,48 @@ type chain struct {
 	pairT []float64
 }
 
+// Graph returns the graph p was prepared from.
+func (p *Prepared) Graph() *fg.Graph { return p.g }
+
+// chain is a chain's own state on a Prepared graph (shared, read only).
+type chain struct {
+	*Prepared
+	ev   fg.Evidence
+	x    []int32
+	logw []float64 // scratch of weights
+	ok   []bool    // scratch of weights
+	skip []bool    // per variable, when set: left out of sweep (PairSweepAll)
+}
+
 // newChain prepares a chain on g, ev from the world x, stopped with ctx's
 // error once ctx is done (polled every 1024 variables of the preparation:
 // on UW-CSE it takes about 40 ms of CPU per chain, and eight chains are
 // prepared at once).
 func newChain(ctx context.Context, g *fg.Graph, ev fg.Evidence, x []int32) (*chain, error) {
-	n := g.NumVars()
+	p, err := Prepare(ctx, g)
+	if err != nil {
+		return nil, err
+	}
+	return p.newChain(ev, x)
+}
+
+// newChain returns a chain on p, ev from the world x.
+func (p *Prepared) newChain(ev fg.Evidence, x []int32) (*chain, error) {
+	n := p.g.NumVars()
 	if len(x) != n {
 		return nil, fmt.Errorf("gibbs: state has %d entries for %d variables", len(x), n)
 	}
 	if ev != nil && len(ev) != n {
 		return nil, fmt.Errorf("gibbs: evidence has %d entries for %d variables", len(ev), n)
 	}
-	c := &chain{g: g, ev: ev, x: x, edgeF: make([]int32, len(g.VarEdges)), edgeSt: make([]int32, len(g.VarEdges)),
+	return &chain{Prepared: p, ev: ev, x: x}, nil
+}
+
+// Prepare prepares g for chains (see Prepared), stopped with ctx's error
+// once ctx is done (polled every 1024 variables: on UW-CSE it takes about
+// 40 ms of CPU).
+func Prepare(ctx context.Context, g *fg.Graph) (*Prepared, error) {
+	c := &Prepared{g: g, edgeF: make([]int32, len(g.VarEdges)), edgeSt: make([]int32, len(g.VarEdges)),
 		hard: make([]bool, g.NumFactors())}
 	zero := make([]bool, len(g.Tables))
 	c.stride = make([][]int, len(g.Tables))
@@ -143,7 +172,7 @@ func newChain(ctx context.Context, g *fg.Graph, ev fg.Evidence, x []int32) (*cha
 }
 
 // preparePartners fills pairOf and pairSt (see chain).
-func (c *chain) preparePartners(ctx context.Context) error {
+func (c *Prepared) preparePartners(ctx context.Context) error {
 	g := c.g
 	for v := range g.NumVars() {
 		if v%1024 == 0 && ctx.Err() != nil {
@@ -201,7 +230,7 @@ func (c *chain) preparePartners(ctx context.Context) error {
 // pairT; it reads pairOf, which preparePartners filled) for the binary
 // variables it applies to; none when no variable qualifies. A variable
 // without factors is left to the general loop (pairOf may be nil then).
-func (c *chain) preparePairwise(ctx context.Context) error {
+func (c *Prepared) preparePairwise(ctx context.Context) error {
 	g := c.g
 	n := g.NumVars()
 	var fast []bool
@@ -310,10 +339,20 @@ func Start(g *fg.Graph, ev fg.Evidence, x []int32, rng *rand.Rand) error {
 // ctxEvery moves and returns its error once it has ended (Ctrl-C during a
 // chain's start-up).
 func StartContext(ctx context.Context, g *fg.Graph, ev fg.Evidence, x []int32, rng *rand.Rand) error {
-	c, err := newChain(ctx, g, ev, x)
+	p, err := Prepare(ctx, g)
 	if err != nil {
 		return err
 	}
+	return p.Start(ctx, ev, x, rng)
+}
+
+// Start is StartContext on the prepared graph.
+func (p *Prepared) Start(ctx context.Context, ev fg.Evidence, x []int32, rng *rand.Rand) error {
+	c, err := p.newChain(ev, x)
+	if err != nil {
+		return err
+	}
+	g := p.g
 	for v := range x {
 		if c.observed(int32(v)) {
 			x[v] = ev[v]
@@ -342,10 +381,20 @@ func StartAtContext(ctx context.Context, g *fg.Graph, ev fg.Evidence, x []int32,
 // MaxFlips per zero factor (moves ≤ 0: that default): a caller that only
 // asks whether a world near x exists gives up sooner.
 func StartAtBudget(ctx context.Context, g *fg.Graph, ev fg.Evidence, x []int32, rng *rand.Rand, moves int) error {
-	c, err := newChain(ctx, g, ev, x)
+	p, err := Prepare(ctx, g)
 	if err != nil {
 		return err
 	}
+	return p.StartAt(ctx, ev, x, rng, moves)
+}
+
+// StartAt is StartAtBudget on the prepared graph.
+func (p *Prepared) StartAt(ctx context.Context, ev fg.Evidence, x []int32, rng *rand.Rand, moves int) error {
+	c, err := p.newChain(ev, x)
+	if err != nil {
+		return err
+	}
+	g := p.g
 	for v := range x {
 		if c.observed(int32(v)) {
 			x[v] = ev[v]

@@ -271,9 +271,11 @@ func TestPairwiseFastPath(t *testing.T) {
 		if k%4 == 0 && c.fast == nil {
 			t.Fatalf("graph %d: a frustrated grid takes no fast path", k)
 		}
+		sp := *c.Prepared // the chain's Prepared is shared: change a copy
+		sp.fast = nil
+		sp.pairOf = nil // and base scans the scope
 		slow := *c
-		slow.fast = nil
-		slow.pairOf = nil // and base scans the scope
+		slow.Prepared = &sp
 		for range 20 {
 			for v := range x {
 				x[v] = int32(r.IntN(int(g.Card[v])))
@@ -416,6 +418,93 @@ func TestLogScoreCounted(t *testing.T) {
 				t.Fatalf("graph %d: rotated world scores %v, the world %v", k, rot, got)
 			}
 			copy(x, save)
+		}
+	}
+}
+
+// TestPreparedShared: chains that share one Prepared graph (run at the
+// same time, in their own goroutines) draw bit for bit what chains on
+// graphs prepared each for itself draw, step for step (Gibbs sweeps with
+// their conditionals, MC-SAT steps and the log-score): the shared part is
+// read only.
+func TestPreparedShared(t *testing.T) {
+	r := rand.New(rand.NewPCG(71, 72))
+	for k := range 40 {
+		var g *fg.Graph
+		if k%3 == 0 {
+			g = gen.FrustratedGrid(r, 2+r.IntN(4), 0.5, 2.5, 0.5)
+		} else {
+			g = gen.Random(r, 3+r.IntN(8), 4+r.IntN(12), 3, 0.05)
+		}
+		ev := fg.NoEvidence(g.NumVars())
+		for v := range ev {
+			if r.IntN(6) == 0 {
+				ev[v] = int32(r.IntN(int(g.Card[v])))
+			}
+		}
+		p, err := Prepare(context.Background(), g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		const chains = 3
+		type out struct {
+			x     [][]int32
+			cond  [][]float64
+			score []float64
+			err   error
+		}
+		run := func(c uint64, shared bool) (o out) {
+			x := make([]int32, g.NumVars())
+			rng := rand.New(rand.NewPCG(uint64(k), c))
+			var ch *Chain
+			if shared {
+				if o.err = p.Start(context.Background(), ev, x, rng); o.err == nil {
+					ch, o.err = p.NewChain(ev, x)
+				}
+			} else if o.err = Start(g, ev, x, rng); o.err == nil {
+				ch, o.err = NewChain(g, ev, x)
+			}
+			if o.err != nil {
+				return o
+			}
+			for step := range 30 {
+				cond := make([]float64, ch.Offsets()[g.NumVars()])
+				if step%2 == 0 {
+					ch.Sweep(rng, cond)
+				} else {
+					ch.MCSAT(rng, 2, 0.5)
+					ch.Conditionals(cond)
+				}
+				o.x = append(o.x, slices.Clone(ch.State()))
+				o.cond = append(o.cond, cond)
+				o.score = append(o.score, ch.LogScore())
+			}
+			return o
+		}
+		outs := make([]out, chains)
+		done := make(chan struct{})
+		for c := range chains {
+			go func() {
+				outs[c] = run(uint64(c), true)
+				done <- struct{}{}
+			}()
+		}
+		for range chains {
+			<-done
+		}
+		for c := range chains {
+			want := run(uint64(c), false)
+			got := outs[c]
+			if (want.err == nil) != (got.err == nil) {
+				t.Fatalf("graph %d chain %d: shared %v, own %v", k, c, got.err, want.err)
+			}
+			for s := range want.x {
+				if !slices.Equal(want.x[s], got.x[s]) || !slices.Equal(want.cond[s], got.cond[s]) ||
+					math.Float64bits(want.score[s]) != math.Float64bits(got.score[s]) {
+					t.Fatalf("graph %d chain %d step %d: shared %v %v %v, own %v %v %v", k, c, s,
+						got.x[s], got.cond[s], got.score[s], want.x[s], want.cond[s], want.score[s])
+				}
+			}
 		}
 	}
 }

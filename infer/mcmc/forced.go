@@ -86,6 +86,7 @@ func (res *Result) checkForced(ctx context.Context, g *fg.Graph, ev fg.Evidence,
 	x := make([]int32, g.NumVars())
 	rng := rand.New(rand.NewPCG(seed, 0xf0ced))
 	checked := 0
+	var pg *gibbs.Prepared // prepared at the first check, shared by the others
 	for v := range g.NumVars() {
 		if !forced[v] || !clustered(int32(v)) {
 			continue
@@ -103,7 +104,13 @@ func (res *Result) checkForced(ctx context.Context, g *fg.Graph, ev fg.Evidence,
 		}
 		copy(x, x0)
 		ev2[v], x[v] = 1-x0[v], 1-x0[v]
-		if gibbs.StartAtBudget(ctx, g, ev2, x, rng, forcedMoves) != nil {
+		if pg == nil {
+			var err error
+			if pg, err = gibbs.Prepare(ctx, g); err != nil {
+				return
+			}
+		}
+		if pg.StartAt(ctx, ev2, x, rng, forcedMoves) != nil {
 			continue // determined, or too hard to tell
 		}
 		res.Diag.Mixed, res.Diag.Frozen = false, true

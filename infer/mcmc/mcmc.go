@@ -406,8 +406,12 @@ func sample(ctx context.Context, g *fg.Graph, ev fg.Evidence, cfg Config) (*Resu
 		}
 	}
 	sel := diagnosed(g, ev)
+	pg, err := gibbs.Prepare(ctx, g) // read only: shared by the chains
+	if err != nil {
+		return nil, err
+	}
 	runs, err := runChains(ctx, nc, cfg, func(k int, r *chainRun) error {
-		return runChain(ctx, g, ev, bk, jt, gens, tb, pairs, cfg, uint64(k), deadline, r, sel, nc)
+		return runChain(ctx, pg, ev, bk, jt, gens, tb, pairs, cfg, uint64(k), deadline, r, sel, nc)
 	})
 	if err != nil {
 		return nil, err
@@ -465,13 +469,14 @@ func cheapBlocks(bk *gibbs.Blocking) bool {
 // runChain runs chain k, seeded with (seed, k); bk is blocked Gibbs's
 // blocks (jt its junction-tree blocks instead), pairs Gibbs's pair moves
 // (nil: none).
-func runChain(ctx context.Context, g *fg.Graph, ev fg.Evidence, bk *gibbs.Blocking, jt *jtBlocks, gens []orbit.Perm, tb *treeBlocks, pairs *gibbs.Pairs, cfg Config, k uint64, deadline time.Time, r *chainRun, sel []int, nc int) error {
+func runChain(ctx context.Context, pg *gibbs.Prepared, ev fg.Evidence, bk *gibbs.Blocking, jt *jtBlocks, gens []orbit.Perm, tb *treeBlocks, pairs *gibbs.Pairs, cfg Config, k uint64, deadline time.Time, r *chainRun, sel []int, nc int) error {
+	g := pg.Graph()
 	rng := rand.New(rand.NewPCG(cfg.Seed, k))
-	x, err := start(ctx, g, ev, cfg.Seed, k, rng)
+	x, err := start(ctx, pg, ev, cfg.Seed, k, rng)
 	if err != nil {
 		return err
 	}
-	ch, err := gibbs.NewChainContext(ctx, g, ev, x)
+	ch, err := pg.NewChain(ev, x)
 	if err != nil {
 		return err
 	}
@@ -566,7 +571,8 @@ func runChain(ctx context.Context, g *fg.Graph, ev fg.Evidence, bk *gibbs.Blocki
 // over-dispersed starts: a model whose modes are mirror images, as an
 // Ising model's, gets chains in both); WalkSAT then makes it positive
 // (gibbs.StartAtContext: ctx ends it).
-func start(ctx context.Context, g *fg.Graph, ev fg.Evidence, seed, k uint64, rng *rand.Rand) ([]int32, error) {
+func start(ctx context.Context, pg *gibbs.Prepared, ev fg.Evidence, seed, k uint64, rng *rand.Rand) ([]int32, error) {
+	g := pg.Graph()
 	x := make([]int32, g.NumVars())
 	src := rng
 	if k%2 == 1 {
@@ -580,7 +586,7 @@ func start(ctx context.Context, g *fg.Graph, ev fg.Evidence, seed, k uint64, rng
 			}
 		}
 	}
-	if err := gibbs.StartAtContext(ctx, g, ev, x, rng); err != nil {
+	if err := pg.StartAt(ctx, ev, x, rng, 0); err != nil {
 		var ue *gibbs.UnsatError
 		if errors.As(err, &ue) {
 			return nil, &StartError{Err: ue}

@@ -157,25 +157,48 @@ type ladderRun struct {
 }
 
 func newLadderRun(ctx context.Context, g *fg.Graph, ev fg.Evidence, temps []float64, copies int, bk *gibbs.Blocking, tb *treeBlocks, mv *moves, rng *rand.Rand) (*ladderRun, error) {
-	R := len(temps)
+	graphs, err := prepareLadder(ctx, g, temps)
+	if err != nil {
+		return nil, err
+	}
+	return newLadderRunOn(ctx, temps, graphs, ev, copies, bk, tb, mv, rng)
+}
+
+// prepareLadder returns the tempered graphs of the ladder temps, prepared
+// for chains (read only: the copies and the chains of a ladderWalk share
+// them).
+func prepareLadder(ctx context.Context, g *fg.Graph, temps []float64) ([]*gibbs.Prepared, error) {
+	graphs := make([]*gibbs.Prepared, len(temps))
+	for i, t := range temps {
+		var err error
+		if graphs[i], err = gibbs.Prepare(ctx, tempered(g, 1/t)); err != nil {
+			return nil, err
+		}
+	}
+	return graphs, nil
+}
+
+// newLadderRunOn is newLadderRun on the prepared tempered graphs of the
+// ladder temps (prepareLadder).
+func newLadderRunOn(ctx context.Context, temps []float64, graphs []*gibbs.Prepared, ev fg.Evidence, copies int, bk *gibbs.Blocking, tb *treeBlocks, mv *moves, rng *rand.Rand) (*ladderRun, error) {
+	R := len(graphs)
+	g := graphs[0].Graph()
 	lr := &ladderRun{betas: make([]float64, R), bk: bk, tree: tb, mv: mv, tried: make([]int64, R-1), took: make([]int64, R-1)}
-	graphs := make([]*fg.Graph, R)
 	for i, t := range temps {
 		lr.betas[i] = 1 / t
-		graphs[i] = tempered(g, lr.betas[i])
 	}
 	for range copies {
 		chs := make([]*gibbs.Chain, R)
 		for i := range R {
 			x := make([]int32, g.NumVars())
-			if err := gibbs.StartContext(ctx, graphs[i], ev, x, rng); err != nil {
+			if err := graphs[i].Start(ctx, ev, x, rng); err != nil {
 				var ue *gibbs.UnsatError
 				if errors.As(err, &ue) {
 					return nil, &StartError{Err: ue}
 				}
 				return nil, err
 			}
-			ch, err := gibbs.NewChain(graphs[i], ev, x)
+			ch, err := graphs[i].NewChain(ev, x)
 			if err != nil {
 				return nil, err
 			}
@@ -412,6 +435,7 @@ type ladderWalk struct {
 	tb     *treeBlocks
 	mv     *moves
 	nc     int
+	graphs []*gibbs.Prepared // per temperature: the tempered graph, shared by the chains
 	lrs    []*ladderRun
 	rngs   []*rand.Rand
 	runs   []*chainRun
@@ -446,6 +470,10 @@ func (lw *ladderWalk) run(ctx context.Context, cfg Config) (*Result, error) {
 			lw.runs[k] = &chainRun{}
 		}
 		lw.sel = diagnosed(g, ev)
+		var err error
+		if lw.graphs, err = prepareLadder(ctx, g, temps); err != nil {
+			return nil, err
+		}
 	}
 	before := 0
 	for _, r := range lw.runs {
@@ -461,7 +489,7 @@ func (lw *ladderWalk) run(ctx context.Context, cfg Config) (*Result, error) {
 				kmv = newMoves(g, ev) // scratch per chain
 			}
 			var err error
-			if lr, err = newLadderRun(ctx, g, ev, temps, copies, bk, tb, kmv, rng); err != nil {
+			if lr, err = newLadderRunOn(ctx, temps, lw.graphs, ev, copies, bk, tb, kmv, rng); err != nil {
 				return err
 			}
 			lw.lrs[k], lw.rngs[k] = lr, rng
