@@ -39,7 +39,8 @@ type LoadOptions struct {
 type Model struct {
 	// Path is the file the model was read from.
 	Path string
-	// Format is the format read: "mln", "uai", "fg" or "cnf".
+	// Format is the format read: "mln" (or the WFOMC tool's "wfomcs",
+	// "wfomcs-mln"), "uai", "fg" or "cnf".
 	Format string
 	// Warnings are the parser's warnings on the model and its evidence.
 	Warnings []*pos.Error
@@ -92,6 +93,12 @@ func usage(err error) error {
 
 func loadMLN(ctx context.Context, path string, opt LoadOptions) (*Model, error) {
 	md := &Model{Path: path, Format: "mln"}
+	if f, err := format.Detect(path, opt.Format); err == nil {
+		md.Format = f.Name
+		if f.ReadMLN != nil && opt.Dynamic {
+			return nil, &RequestError{fmt.Errorf("%s: a dynamic MLN must be in lifted's .mln syntax, not %s", path, f.Name)}
+		}
+	}
 	popt := mlnfile.Options{Dialect: opt.Dialect}
 	if opt.Dynamic {
 		m, err := mlnfile.ParseFilesWith(popt, path)
@@ -105,7 +112,7 @@ func loadMLN(ctx context.Context, path string, opt LoadOptions) (*Model, error) 
 		md.EvidenceFiles, err = evidenceFiles(opt.Evidence)
 		return md, err
 	}
-	in, err := ground.ReadModelContext(ctx, popt, path, opt.Evidence)
+	in, err := ground.ReadModelFormat(ctx, popt, opt.Format, path, opt.Evidence)
 	if in.MLN == nil {
 		return nil, err
 	}

@@ -8,6 +8,8 @@ import (
 	"github.com/lifted-dev/lifted/format/dimacs"
 	"github.com/lifted-dev/lifted/format/libdai"
 	"github.com/lifted-dev/lifted/format/uai"
+	"github.com/lifted-dev/lifted/format/wfomcs"
+	"github.com/lifted-dev/lifted/mln"
 )
 
 // builtin returns the formats lifted knows from the start, in the order
@@ -18,6 +20,20 @@ func builtin() []Format {
 		{Name: "fg", Exts: []string{".fg"}, Kind: Graph, Read: readLibDAI},
 		{Name: "cnf", Exts: []string{".cnf", ".dimacs"}, Kind: Graph, Read: readCNF},
 		{Name: "mln", Exts: []string{".mln"}, Kind: MLN},
+		{Name: "wfomcs", Exts: []string{".wfomcs"}, Kind: MLN, ReadMLN: readWFOMCS(wfomcs.Read)},
+		{Name: "wfomcs-mln", Kind: MLN, ReadMLN: readWFOMCS(wfomcs.ReadMLN)},
+	}
+}
+
+// readWFOMCS adapts a reader of the WFOMC tool's files (package
+// format/wfomcs) to Format.ReadMLN.
+func readWFOMCS(read func(io.Reader, string) (*wfomcs.File, error)) func(io.Reader, string) (*mln.MLN, *mln.DB, error) {
+	return func(r io.Reader, name string) (*mln.MLN, *mln.DB, error) {
+		f, err := read(r, name)
+		if err != nil {
+			return nil, nil, err
+		}
+		return f.MLN, f.DB, nil
 	}
 }
 

@@ -10,11 +10,13 @@
 // format comes from Options.Format when set (as the --format flag of the
 // command line gives it) and otherwise from the file's extension:
 //
-//	name  extensions      kind   read by
-//	uai   .uai            Graph  format/uai
-//	fg    .fg             Graph  format/libdai
-//	cnf   .cnf .dimacs    Graph  format/dimacs, converted by cnf.ToGraph
-//	mln   .mln            MLN    package mln (Load refuses it)
+//	name        extensions      kind   read by
+//	uai         .uai            Graph  format/uai
+//	fg          .fg             Graph  format/libdai
+//	cnf         .cnf .dimacs    Graph  format/dimacs, converted by cnf.ToGraph
+//	mln         .mln            MLN    format/mlnfile (Load refuses it)
+//	wfomcs      .wfomcs         MLN    format/wfomcs (the WFOMC tool's files)
+//	wfomcs-mln  (by name only)  MLN    format/wfomcs (the tool's .mln syntax)
 //
 // Extensions match without regard to case. Reader errors are *pos.Error
 // values naming the file, line and column. A format that cannot be told, or
@@ -22,7 +24,10 @@
 // choices, so that a command line can tell it apart from a bad file.
 //
 // IsMLN tells an MLN, which Load does not read, from a factor graph, and
-// LoadEvidence reads evidence files (UAI .evid) for a loaded graph.
+// LoadEvidence reads evidence files (UAI .evid) for a loaded graph. An MLN
+// format other than lifted's .mln has a Format.ReadMLN, which returns the
+// MLN and the evidence its file lists (the WFOMC tool's files: a sentence
+// or rules, a domain, weights, cardinality constraints, unary evidence).
 //
 // The table of formats is built when the package is initialised, from a
 // literal list, so it never depends on the order of package initialisation;

@@ -13,6 +13,7 @@ import (
 	"github.com/lifted-dev/lifted/fg"
 	"github.com/lifted-dev/lifted/format/uai"
 	"github.com/lifted-dev/lifted/internal/memlimit"
+	"github.com/lifted-dev/lifted/mln"
 )
 
 // Kind tells what a format's files hold.
@@ -41,6 +42,11 @@ type Format struct {
 	// positions. It is nil for a format that Load does not read (MLN), and
 	// required otherwise.
 	Read func(r io.Reader, name string, opt Options) (*Model, error)
+	// ReadMLN reads an MLN format other than lifted's own .mln syntax
+	// (which package format/mlnfile reads, and for which it is nil): the
+	// MLN and the evidence the file itself lists (an empty database when
+	// none). Readers of MLN files (ground.ReadModelFormat) call it.
+	ReadMLN func(r io.Reader, name string) (*mln.MLN, *mln.DB, error)
 }
 
 // Options configure Load and Read.
@@ -197,8 +203,9 @@ func Detect(path, flag string) (Format, error) {
 }
 
 // IsMLN reports whether the model at path, read as flag says (a format name
-// or ""), is a Markov logic network: flag is "mln", or flag is "" and the
-// extension is .mln.
+// or ""), is a Markov logic network: flag names an MLN format ("mln",
+// "wfomcs", "wfomcs-mln"), or flag is "" and the extension is one of theirs
+// (.mln, .wfomcs).
 func IsMLN(path, flag string) bool {
 	f, err := Detect(path, flag)
 	return err == nil && f.Kind == MLN

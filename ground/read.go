@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/lifted-dev/lifted/format"
 	mlnfile "github.com/lifted-dev/lifted/format/mlnfile"
 	"github.com/lifted-dev/lifted/internal/memlimit"
 	"github.com/lifted-dev/lifted/mln"
@@ -63,7 +64,44 @@ func ReadModel(opt mlnfile.Options, path string, evidence []string) (*Input, err
 // ReadModelContext is ReadModel that stops reading the evidence when ctx
 // ends (mlnfile.ReadDBFilesContext), with ctx's error.
 func ReadModelContext(ctx context.Context, opt mlnfile.Options, path string, evidence []string) (*Input, error) {
+	return ReadModelFormat(ctx, opt, "", path, evidence)
+}
+
+// ReadModelFormat is ReadModelContext for a model in the MLN format named
+// by formatName (the --format flag; "" tells it from the extension, see
+// format.Detect): a format with its own reader (format.Format.ReadMLN: the
+// WFOMC tool's .wfomcs, and its .mln syntax as "wfomcs-mln") gives the MLN
+// and the evidence its file lists, to which the evidence files add;
+// anything else is read as lifted's .mln syntax with opt.
+func ReadModelFormat(ctx context.Context, opt mlnfile.Options, formatName, path string, evidence []string) (*Input, error) {
 	in := &Input{}
+	if f, err := format.Detect(path, formatName); err == nil && f.ReadMLN != nil {
+		fh, err := os.Open(path)
+		if err != nil {
+			return in, err
+		}
+		m, db, err := f.ReadMLN(memlimit.Reader(fh, path), path)
+		fh.Close()
+		if err != nil {
+			return in, err
+		}
+		in.MLN, in.Warnings, in.Dialect, in.DB = m, m.Warnings, m.Dialect, db
+		for _, p := range evidence {
+			fh, err := os.Open(p)
+			if err != nil {
+				return in, err
+			}
+			err = mlnfile.ReadDBIntoContext(ctx, db, memlimit.Reader(fh, p), p)
+			fh.Close()
+			if err != nil {
+				return in, err
+			}
+		}
+		in.Warnings = append(in.Warnings, db.Warnings...)
+		return in, mlnfile.Empty(m, path)
+	} else if err != nil && formatName != "" {
+		return in, err
+	}
 	m, err := mlnfile.ParseFilesWith(opt, path)
 	if err != nil {
 		return in, err

@@ -18,6 +18,9 @@ import (
 type FileOptions struct {
 	// Evidence are Alchemy .db files conditioning the model.
 	Evidence []string
+	// DB, if not nil, is evidence already read (the unary evidence a
+	// .wfomcs file lists: ground.ReadModelFormat), to which Evidence adds.
+	DB *mln.DB
 	// Domains override domain sizes, "TYPE=N".
 	Domains []string
 	// Queries are ground atoms or formulas whose probabilities to compute.
@@ -97,6 +100,9 @@ func RunFileContext(ctx context.Context, m *mln.MLN, opt FileOptions) (*FileResu
 	copt := &Options{AllowGround: opt.AllowGround, MaxTerms: opt.MaxTerms, MaxCellPairs: opt.MaxCellPairs}
 	if copt.Evidence, err = EvidenceLiterals(m, opt.Evidence); err != nil {
 		return nil, err
+	}
+	if opt.DB != nil {
+		copt.Evidence = append(knownLiterals(m, opt.DB), copt.Evidence...)
 	}
 	if copt.Counts, err = ParseCounts(opt.Counts); err != nil {
 		return nil, err
@@ -196,6 +202,11 @@ func EvidenceLiterals(m *mln.MLN, files []string) ([]Literal, error) {
 	if err != nil {
 		return nil, err
 	}
+	return knownLiterals(m, db), nil
+}
+
+// knownLiterals returns the known atoms of db as literals.
+func knownLiterals(m *mln.MLN, db *mln.DB) []Literal {
 	var out []Literal
 	for _, a := range db.Atoms {
 		if a.Truth == mln.Unknown {
@@ -208,7 +219,7 @@ func EvidenceLiterals(m *mln.MLN, files []string) ([]Literal, error) {
 		}
 		out = append(out, Literal{Pred: p.Name, Args: args, Value: a.Truth == mln.True})
 	}
-	return out, nil
+	return out
 }
 
 // ParseCounts reads count evidence written PRED=K.

@@ -32,7 +32,7 @@ type graphFlags struct {
 func (f *graphFlags) register(cmd *cobra.Command) {
 	fl := cmd.Flags()
 	fl.StringArrayVarP(&f.evidence, "evidence", "e", nil, "evidence file: UAI .evid (2014 or 2010 form) for factor graphs; Alchemy .db for MLNs (repeatable)")
-	fl.StringVar(&f.format, "format", "", "model format: uai, fg or cnf (default: from the extension)")
+	fl.StringVar(&f.format, "format", "", "model format: uai, fg, cnf, mln, wfomcs or wfomcs-mln (the WFOMC tool's files; default: from the extension)")
 	fl.StringVar(&f.colorMode, "color-mode", "auto", "colour passing: auto, positional, symmetric (tables invariant under permutation) or cnf (clauses by literal sign); auto = cnf for CNF input, else positional")
 	fl.BoolVar(&f.quiet, "quiet", false, "no progress or warnings on stderr")
 	fl.IntVar(&f.workers, "workers", 0, "colour passing on this many cores; the default 0 = one per core (the result does not depend on it; 1 = the single-core colour passing)")

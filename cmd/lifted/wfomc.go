@@ -12,7 +12,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/lifted-dev/lifted/engine"
+	"github.com/lifted-dev/lifted/format"
 	mlnfile "github.com/lifted-dev/lifted/format/mlnfile"
+	"github.com/lifted-dev/lifted/ground"
 	"github.com/lifted-dev/lifted/mln"
 	"github.com/lifted-dev/lifted/wfomc"
 )
@@ -29,12 +31,13 @@ type wfomcFlags struct {
 	quiet         bool
 	maxTerms      float64
 	maxCellPairs  int64
+	format        string
 }
 
 func newWfomcCmd() *cobra.Command {
 	var f wfomcFlags
 	cmd := &cobra.Command{
-		Use:   "wfomc [flags] MODEL.mln",
+		Use:   "wfomc [flags] MODEL.mln|MODEL.wfomcs",
 		Short: "Exact log Z, expected formula counts and marginals by weighted first-order model counting",
 		Long: `wfomc computes, exactly and without grounding, the natural log of the
 partition function Z of a Markov logic network, the expected number of true
@@ -48,11 +51,18 @@ Domain sizes come from the type declarations and the constants the model and
 the evidence name; --domain overrides them (named constants stay distinct
 elements of the domain). Evidence (-e, Alchemy .db) conditions the model:
 unary evidence stays lifted, evidence on binary atoms names their constants.
---count fixes how many anonymous elements satisfy a unary predicate.`,
+--count fixes how many anonymous elements satisfy a unary predicate.
+
+The WFOMC tool's files (Wang, Kuželka et al.) are read as they are: a
+.wfomcs file (a sentence with \forall, \exists, \exists_{=k}, the domain,
+weightings "pos neg P", cardinality constraints such as |P| = k or
+|A| - |B| = 0, unary evidence), and the tool's .mln syntax with
+--format wfomcs-mln.`,
 		Example: `  lifted wfomc smokers.mln --domain person=1000000
   lifted wfomc friendsmoker.mln --query 'friends(Guy,Nima)' --query 'smokes(Guy)'
   lifted wfomc model.mln -e evidence.db --domain person=500 --output-format json
-  lifted wfomc transitive.mln --allow-ground --domain person=4`,
+  lifted wfomc transitive.mln --allow-ground --domain person=4
+  lifted wfomc deskmate.wfomcs --domain students=1000`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runWfomc(cmd.Context(), &f, args[0], cmd.OutOrStdout())
@@ -64,6 +74,7 @@ unary evidence stays lifted, evidence on binary atoms names their constants.
 	fl.StringArrayVarP(&f.evidence, "evidence", "e", nil, "evidence file (Alchemy .db; repeatable)")
 	fl.StringSliceVar(&f.counts, "count", nil, "count evidence PRED=K: exactly K anonymous elements satisfy the unary PRED")
 	fl.StringVar(&f.outFormat, "output-format", "text", "text or json")
+	fl.StringVar(&f.format, "format", "", "model format: mln, wfomcs (the WFOMC tool's .wfomcs) or wfomcs-mln (the tool's .mln syntax); default from the extension")
 	fl.StringVarP(&f.output, "output", "o", "", "output file (default stdout)")
 	fl.BoolVar(&f.allowGround, "allow-ground", false, "compute parts that no lifting rule handles by enumerating their ground worlds (small domains only)")
 	fl.Var(&f.defaultWeight, "default-weight", "weight for formulas written without one (otherwise they are an error)")
@@ -90,6 +101,34 @@ func readMLNQuiet(path string, quiet bool) (*mln.MLN, error) {
 	return m, nil
 }
 
+// readWfomcModel reads the model of lifted wfomc: an MLN in lifted's
+// syntax, or one of the WFOMC tool's files (format.Format.ReadMLN), with
+// the evidence such a file lists (nil for an .mln).
+func readWfomcModel(ctx context.Context, path, formatName string, quiet bool) (*mln.MLN, *mln.DB, error) {
+	fm, err := format.Detect(path, formatName)
+	switch {
+	case err != nil && formatName != "":
+		return nil, nil, usageError{err}
+	case err == nil && fm.Kind != format.MLN:
+		if formatName != "" {
+			return nil, nil, usageError{fmt.Errorf("--format %s: wfomc reads Markov logic networks (mln, wfomcs, wfomcs-mln)", formatName)}
+		}
+	case err == nil && fm.ReadMLN != nil:
+		in, err := ground.ReadModelFormat(ctx, mlnfile.Options{}, formatName, path, nil)
+		if err != nil {
+			return nil, nil, err
+		}
+		if !quiet {
+			for _, w := range in.Warnings {
+				fmt.Fprintln(os.Stderr, "lifted: warning:", w)
+			}
+		}
+		return in.MLN, in.DB, nil
+	}
+	m, err := readMLNQuiet(path, quiet)
+	return m, nil, err
+}
+
 func runWfomc(ctx context.Context, f *wfomcFlags, path string, stdout io.Writer) error {
 	if ctx == nil {
 		ctx = context.Background()
@@ -99,7 +138,7 @@ func runWfomc(ctx context.Context, f *wfomcFlags, path string, stdout io.Writer)
 	if f.outFormat != "text" && f.outFormat != "json" {
 		return usageError{fmt.Errorf("unknown --output-format %q (want text or json)", f.outFormat)}
 	}
-	m, err := readMLNQuiet(path, f.quiet)
+	m, db, err := readWfomcModel(ctx, path, f.format, f.quiet)
 	if err != nil {
 		return err
 	}
@@ -107,7 +146,7 @@ func runWfomc(ctx context.Context, f *wfomcFlags, path string, stdout io.Writer)
 	ctx = wfomc.WithProgress(ctx, 250*time.Millisecond, func(p wfomc.Progress) {
 		prog.update("wfomc "+p.Phase, p.Done, p.Total, p.Detail())
 	})
-	res, err := wfomc.RunFileContext(ctx, m, wfomc.FileOptions{Evidence: f.evidence, Domains: f.domains, Queries: f.queries,
+	res, err := wfomc.RunFileContext(ctx, m, wfomc.FileOptions{Evidence: f.evidence, DB: db, Domains: f.domains, Queries: f.queries,
 		Counts: f.counts, AllowGround: f.allowGround, DefaultWeight: f.defaultWeight.value(), MaxTerms: f.maxTerms, MaxCellPairs: f.maxCellPairs})
 	prog.done()
 	var se *wfomc.StoppedError
