@@ -466,8 +466,13 @@ func approxText(st infer.Stats) string {
 		fc = "; factors " + strconv.FormatFloat(float64(st.Factors)/float64(st.Clusterfactors), 'f', 1, 64) + "x"
 	}
 	if len(st.ErrorInterval) == 2 && st.ErrorChecked {
-		return fmt.Sprintf(", approximate lifting (%s%s): checked mean |marginal - ground BP| %.2g (ground BP from the lifted messages %.2g, plus the basins of %d atoms; a check, not a bound), largest %.2g, within --tolerance %g",
-			st.Approximation, fc, st.ErrorInterval[1], st.ErrorInterval[0], st.ErrorSample, deref(st.ErrorEstimateMax), st.Tolerance)
+		basins := fmt.Sprintf("the basins of all %d atoms", st.ErrorSample)
+		if st.ErrorSE != nil {
+			basins = fmt.Sprintf("the basins of a sample of %d of %d atoms: estimated mean %.2g, standard error %.2g, upper end %.2g at %g%%",
+				st.ErrorSample, st.ErrorPopulation, deref(st.ErrorEstimate), *st.ErrorSE, st.ErrorInterval[1], 100*st.ErrorConfidence)
+		}
+		return fmt.Sprintf(", approximate lifting (%s%s): checked mean |marginal - ground BP| %.2g (ground BP from the lifted messages %.2g, %.2g more from %d other fixed points, plus %s; a check, not a bound), largest %.2g, within --tolerance %g",
+			st.Approximation, fc, st.ErrorInterval[1], st.ErrorInterval[0], st.ErrorOthers, st.ErrorStarts, basins, deref(st.ErrorEstimateMax), st.Tolerance)
 	}
 	if len(st.ErrorInterval) == 2 {
 		what := fmt.Sprintf("a sample of %d atoms, interval [%.2g, %.2g] at %g%%", st.ErrorSample, st.ErrorInterval[0], st.ErrorInterval[1], 100*st.ErrorConfidence)

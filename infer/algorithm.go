@@ -330,4 +330,13 @@ type Stats struct {
 	// ErrorChecked: the estimate is bp.CheckError's (ErrorInterval holds
 	// its warm part and the stated mean).
 	ErrorChecked bool `json:"error_checked,omitempty"`
+	// ErrorSE is the standard error of a sampled check's mean (absent
+	// for a census: no sampling error), ErrorPopulation the atoms the
+	// mean is over; ErrorOthers the part of the checked mean from the
+	// other fixed points of lifted BP the check found and ErrorStarts
+	// their number (bp.CheckError).
+	ErrorSE         *float64 `json:"error_se,omitempty"`
+	ErrorPopulation int      `json:"error_population,omitempty"`
+	ErrorOthers     float64  `json:"error_others,omitempty"`
+	ErrorStarts     int      `json:"error_starts,omitempty"`
 }

@@ -33,14 +33,24 @@ type ErrorEstimate struct {
 	Lo, Hi, Confidence float64
 	Sample             int
 	Census             bool
+	// SE is the standard error of a sampled mean (0 for a census) and
+	// Population the atoms it is the mean over; Others the part of a
+	// check's statement from the other fixed points of lifted BP it
+	// found (bp.CheckError), Starts their number.
+	SE         float64
+	Population int
+	Others     float64
+	Starts     int
 }
 
 // SampleEstimator is implemented by methods that can estimate the error
 // of their answer on an approximate compression statistically, from a
 // random sample of atoms (lifted BP: bp.SampleError), with an interval
 // of about halfWidth; Run uses it where ErrorEstimator gives no estimate.
+// exact, when not nil, is the exact compression of g under ev (it may run
+// its ground BP there).
 type SampleEstimator interface {
-	SampleError(ctx context.Context, ans *Answer, g *fg.Graph, ev fg.Evidence, halfWidth float64, seed uint64) (ErrorEstimate, error)
+	SampleError(ctx context.Context, ans *Answer, g *fg.Graph, ev fg.Evidence, exact *lift.Compressed, halfWidth float64, seed uint64) (ErrorEstimate, error)
 }
 
 // SampleGain is the least factor by which an approximation must compress
@@ -136,11 +146,14 @@ const ClusterFields = 0.3
 // it saves.
 const ExactEnough = 10
 
-// runApprox answers with the coarsest approximation whose estimated mean
-// error is within opt.Query.Tolerance, trying Approximations in order and
-// ending with exactAlg on the exact compression (error 0 where it is
-// lifted BP); where exact lifting compresses the factors ExactEnough
-// times or more that answers at once. The Stats hold the sizes of the
+// runApprox answers with an approximation whose estimated mean error is
+// within opt.Query.Tolerance, ending with exactAlg on the exact
+// compression (error 0 where it is lifted BP); where exact lifting
+// compresses the factors ExactEnough times or more that answers at once.
+// The candidates are tried in the order most likely to answer cheaply
+// (approxOrder): first the finest setting that compresses the factors
+// ExactEnough times, then the finer ones, then the coarser ones; the first
+// that meets the tolerance answers. The Stats hold the sizes of the
 // compression that answered and its estimate; seconds and iterations
 // count every attempt.
 func runApprox(ctx context.Context, alg Algorithm, est ErrorEstimator, exactAlg Algorithm, g *fg.Graph, ev fg.Evidence, opt Options) (*Answer, error) {
@@ -151,7 +164,7 @@ func runApprox(ctx context.Context, alg Algorithm, est ErrorEstimator, exactAlg 
 		ans.Stats.withCompression(st)
 		ans.Stats.BPIterations += iters
 		ans.Stats.Messages += msgs
-		ans.Stats.ColorSeconds += colourSec
+		ans.Stats.ColorSeconds = colourSec
 		ans.Stats.Tolerance, ans.Stats.Approximation, ans.Stats.ApproxTried = opt.Query.Tolerance, name, tried
 		mean, worst := 0.0, 0.0
 		if e != nil {
@@ -162,6 +175,11 @@ func runApprox(ctx context.Context, alg Algorithm, est ErrorEstimator, exactAlg 
 			ans.Stats.ErrorInterval = []float64{e.Lo, e.Hi}
 			ans.Stats.ErrorConfidence, ans.Stats.ErrorSample, ans.Stats.ErrorCensus = e.Confidence, e.Sample, e.Census
 			ans.Stats.ErrorChecked = e.Checked
+			if !e.Census {
+				se := e.SE
+				ans.Stats.ErrorSE = &se
+			}
+			ans.Stats.ErrorPopulation, ans.Stats.ErrorOthers, ans.Stats.ErrorStarts = e.Population, e.Others, e.Starts
 		}
 		return ans
 	}
@@ -169,94 +187,78 @@ func runApprox(ctx context.Context, alg Algorithm, est ErrorEstimator, exactAlg 
 	if err != nil {
 		return nil, err
 	}
+	colourSec += st.ColorSeconds
 	exact := st.Clusterfactors
-	try := Approximations
+	var try []candidate
 	if st.Clusterfactors*ExactEnough <= st.Factors {
 		tried = append(tried, fmt.Sprintf("none: exact lifting compresses the factors %.0fx", float64(st.Factors)/float64(max(1, st.Clusterfactors))))
-		try = nil
+	} else {
+		var secs float64
+		try, secs, err = approxOrder(ctx, g, ev, opt)
+		colourSec += secs
+		if err != nil {
+			return nil, err
+		}
 	}
-	colourSec += st.ColorSeconds
-	// The second route, evidence-based clustering (Options.Clusters):
-	// its settings and the coarsest of colour passing's are compressed
-	// first and tried in order of compression, most first; the finer
-	// settings of colour passing follow.
-	type compressed struct {
-		c  *lift.Compressed
-		st Stats
-	}
-	done := map[int]compressed{}
-	if len(try) > 0 && len(opt.Clusters) > 0 {
-		var first []Approximation
-		for i := range opt.Clusters {
-			first = append(first, Approximation{Fields: ClusterFields, Cluster: &opt.Clusters[i]})
-		}
-		first = append(first, try[0])
-		try = append(first, try[1:]...)
-		for i := range first {
-			c, st, err := try[i].Compress(ctx, opt.Refiner, g, ev, opt.Colour)
-			if err != nil {
-				return nil, err
-			}
-			done[i] = compressed{c, st}
-		}
-		order := make([]int, len(first))
-		for i := range order {
-			order[i] = i
-		}
-		slices.SortStableFunc(order, func(a, b int) int { return done[a].c.NumFactors() - done[b].c.NumFactors() })
-		sorted := make([]Approximation, len(try))
-		sortedDone := map[int]compressed{}
-		for k, i := range order {
-			sorted[k], sortedDone[k] = try[i], done[i]
-		}
-		copy(sorted[len(first):], try[len(first):])
-		try, done = sorted, sortedDone
-	}
-	for i, a := range try {
+	for _, k := range try {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		c, st := done[i].c, done[i].st
-		if c == nil {
+		a, ca, sta := k.a, k.c, k.st
+		name := a.String()
+		if ca == nil {
+			if sampled {
+				// The iterations estimate failed on a coarser setting
+				// (ground BP contracts too slowly near these fixed
+				// points) and the check cannot pay here.
+				tried = append(tried, name+": not tried (no iterations estimate, too fine to check)")
+				continue
+			}
 			var err error
-			c, st, err = a.Compress(ctx, opt.Refiner, g, ev, opt.Colour)
+			ca, sta, err = a.Compress(ctx, opt.Refiner, g, ev, opt.Colour)
 			if err != nil {
 				return nil, err
 			}
+			colourSec += sta.ColorSeconds
 		}
-		name := a.String()
-		if c.NumFactors() >= exact {
-			tried = append(tried, fmt.Sprintf("%s: %d clusterfactors, no fewer than exact lifting's", name, c.NumFactors()))
-			colourSec += st.ColorSeconds
+		if ca.NumFactors() >= exact {
+			tried = append(tried, fmt.Sprintf("%s: %d clusterfactors, no fewer than exact lifting's", name, ca.NumFactors()))
 			continue
 		}
-		ans, est, err := converge(ctx, alg, est, c, opt.Query)
+		if sampled && ca.NumFactors()*SampleGain > exact {
+			tried = append(tried, fmt.Sprintf("%s: not tried (no iterations estimate, %d clusterfactors, too many to check)", name, ca.NumFactors()))
+			continue
+		}
+		ans, est, err := converge(ctx, alg, est, ca, opt.Query)
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil, err
 			}
 			tried = append(tried, name+": "+err.Error())
-			colourSec += st.ColorSeconds
 			continue
 		}
+		iters += ans.Stats.BPIterations
+		msgs += ans.Stats.Messages
 		if !ans.Converged {
 			tried = append(tried, name+": BP did not converge")
 		} else if e, err := est.EstimateError(ctx, ans, g, ev); err != nil {
 			tried = append(tried, name+": "+err.Error())
-		} else if !e.OK && c.NumFactors()*SampleGain <= exact && sampler(est) != nil {
+		} else if !e.OK && ca.NumFactors()*SampleGain <= exact && sampler(est) != nil {
 			// Ground BP around this point contracts too slowly to
 			// estimate from a few iterations: the sampler's check
-			// (bp.CheckError: ground BP from the lifted messages to
-			// convergence, and every atom's basin) states it.
+			// (bp.CheckError: BP on the exact compression from the
+			// lifted messages, the other fixed points and every atom's
+			// basin) states it.
 			sampled = true
-			s, err := sampler(est).SampleError(ctx, ans, g, ev, opt.Query.Tolerance/2, opt.Query.Seed)
+			s, err := sampler(est).SampleError(ctx, ans, g, ev, c, opt.Query.Tolerance/2, opt.Query.Seed)
 			if err != nil {
 				if ctx.Err() != nil {
 					return nil, err
 				}
 				tried = append(tried, name+": "+err.Error())
 			} else if s.Hi <= opt.Query.Tolerance {
-				return finish(ans, st, name, &s), nil
+				ans.Stats.BPIterations, ans.Stats.Messages = 0, 0 // in iters, msgs
+				return finish(ans, sta, name, &s), nil
 			} else {
 				tried = append(tried, fmt.Sprintf("%s: checked mean error %.3g, above the tolerance", name, s.Hi))
 			}
@@ -265,22 +267,16 @@ func runApprox(ctx context.Context, alg Algorithm, est ErrorEstimator, exactAlg 
 			// estimate from a few iterations; the finer settings sit
 			// at nearly the same point: exact lifting answers.
 			tried = append(tried, fmt.Sprintf("%s: no estimate (ground iterations contract at %.3g; finer settings not tried)", name, e.Ratio))
-			iters += ans.Stats.BPIterations
-			msgs += ans.Stats.Messages
-			colourSec += st.ColorSeconds
 			break
 		} else if !e.OK {
-			tried = append(tried, fmt.Sprintf("%s: no estimate (ground iterations contract at %.3g; %d clusterfactors, too many to check)", name, e.Ratio, c.NumFactors()))
+			tried = append(tried, fmt.Sprintf("%s: no estimate (ground iterations contract at %.3g; %d clusterfactors, too many to check)", name, e.Ratio, ca.NumFactors()))
 		} else if e.Mean > opt.Query.Tolerance {
 			tried = append(tried, fmt.Sprintf("%s: estimated mean error %.3g", name, e.Mean))
 		} else {
-			return finish(ans, st, name, &e), nil
+			ans.Stats.BPIterations, ans.Stats.Messages = 0, 0 // in iters, msgs
+			return finish(ans, sta, name, &e), nil
 		}
-		iters += ans.Stats.BPIterations
-		msgs += ans.Stats.Messages
-		colourSec += st.ColorSeconds
 	}
-	colourSec -= st.ColorSeconds // counted once, by finish
 	ans, err := runConverging(ctx, exactAlg, c, opt.Query, opt.Unconverged)
 	if err != nil {
 		var nc *NotConvergedError
@@ -290,6 +286,75 @@ func runApprox(ctx context.Context, alg Algorithm, est ErrorEstimator, exactAlg 
 		return nil, err
 	}
 	return finish(ans, st, "", nil), nil
+}
+
+// candidate is one approximation runApprox tries, with its compression
+// where approxOrder made it (nil: compressed when tried).
+type candidate struct {
+	a  Approximation
+	c  *lift.Compressed
+	st Stats
+}
+
+// approxOrder returns the approximations runApprox tries, in order, and
+// the colour-passing seconds spent on them. It compresses the
+// evidence-based clusterings (opt.Clusters) and Approximations in order
+// (coarsest first) until one compresses the factors less than ExactEnough
+// times, and sorts them by compression, most first: the candidates that
+// reach ExactEnough are the cheap answers, and the finest of them is the
+// one most likely to meet the tolerance (the error grows with the
+// coarsening: bench/approx), so it comes first, then the finer settings
+// (those compressed, then the remaining Approximations, compressed when
+// tried), then the coarser ones, finest first. Where none reaches
+// ExactEnough the order is by compression, most first.
+func approxOrder(ctx context.Context, g *fg.Graph, ev fg.Evidence, opt Options) ([]candidate, float64, error) {
+	var made []candidate
+	secs := 0.0
+	add := func(a Approximation) (Stats, error) {
+		c, st, err := a.Compress(ctx, opt.Refiner, g, ev, opt.Colour)
+		if err != nil {
+			return st, err
+		}
+		secs += st.ColorSeconds
+		made = append(made, candidate{a, c, st})
+		return st, nil
+	}
+	for i := range opt.Clusters {
+		if _, err := add(Approximation{Fields: ClusterFields, Cluster: &opt.Clusters[i]}); err != nil {
+			return nil, secs, err
+		}
+	}
+	rest := []Approximation(nil)
+	for i, a := range Approximations {
+		st, err := add(a)
+		if err != nil {
+			return nil, secs, err
+		}
+		if st.Clusterfactors*ExactEnough > st.Factors {
+			rest = Approximations[i+1:]
+			break
+		}
+	}
+	slices.SortStableFunc(made, func(a, b candidate) int { return a.c.NumFactors() - b.c.NumFactors() })
+	k := -1
+	for i, m := range made {
+		if m.c.NumFactors()*ExactEnough <= m.st.Factors {
+			k = i
+		}
+	}
+	var out []candidate
+	if k < 0 {
+		out = made
+	} else {
+		out = append(out, made[k:]...)
+	}
+	for _, a := range rest {
+		out = append(out, candidate{a: a})
+	}
+	for i := k - 1; i >= 0; i-- {
+		out = append(out, made[i])
+	}
+	return out, secs, nil
 }
 
 // sampler returns est as a SampleEstimator, or nil.
