@@ -80,6 +80,7 @@ func (b *byComponents) Run(ctx context.Context, c *lift.Compressed, q infer.Quer
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
+	ans := b.newAnswer(c, q, ev, nc)
 	var next atomic.Int64
 	var failed atomic.Bool
 	var mu sync.Mutex
@@ -100,12 +101,15 @@ func (b *byComponents) Run(ctx context.Context, c *lift.Compressed, q infer.Quer
 					failed.Store(true)
 					return
 				}
+				mu.Lock()
+				// the component's beliefs into the answer now: its
+				// graph, compression and messages are then free
+				fold(ans, c, comps, i, &parts[i])
 				if q.Progress != nil {
-					mu.Lock()
 					done++
 					q.Progress(infer.Progress{Iteration: done, ComponentsTotal: nc})
-					mu.Unlock()
 				}
+				mu.Unlock()
 			}
 		}()
 	}
@@ -118,7 +122,7 @@ func (b *byComponents) Run(ctx context.Context, c *lift.Compressed, q infer.Quer
 			return nil, fmt.Errorf("component %d of %d (%d variables): %w", i+1, nc, size(i), parts[i].err)
 		}
 	}
-	return b.assemble(c, q, comps, ev, constant, parts), nil
+	return b.assemble(ans, c, q, comps, constant, parts), nil
 }
 
 // solve answers component i, the graph sub.
@@ -167,12 +171,13 @@ func (b *byComponents) solve(ctx context.Context, sub *fg.Graph, q infer.Query, 
 	return part{method: method, ans: ans, refuse: refuse, err: err}
 }
 
-// assemble joins the parts into one answer on c.
-func (b *byComponents) assemble(c *lift.Compressed, q infer.Query, comps *fg.Components, ev fg.Evidence, constant float64, parts []part) *infer.Answer {
+// newAnswer returns the answer on c that the nc parts are folded into:
+// the observed variables at their state.
+func (b *byComponents) newAnswer(c *lift.Compressed, q infer.Query, ev fg.Evidence, nc int) *infer.Answer {
 	g := c.Ground
 	ans := &infer.Answer{
 		Graph: c, Task: q.Task, NodeOff: make([]int, c.NumNodes()+1),
-		LogZ: constant, LogZKind: infer.Exact, Converged: true,
+		LogZKind: infer.Exact, Converged: true,
 	}
 	for v, X := range c.NodeOf {
 		ans.NodeOff[X+1] = int(g.Card[v])
@@ -186,6 +191,57 @@ func (b *byComponents) assemble(c *lift.Compressed, q infer.Query, comps *fg.Com
 			ans.NodeBelief(int(X))[ev[v]] = 1
 		}
 	}
+	if nc > 0 {
+		n := len(ans.Belief)
+		ans.Kind, ans.EntryMixed = make([]infer.EntryKind, n), make([]bool, n)
+		ans.ChainLo, ans.ChainHi, ans.EntryRHat = make([]float64, n), make([]float64, n), make([]float64, n)
+	}
+	return ans
+}
+
+// fold writes part i's beliefs, entry kinds, chain intervals and
+// standard errors into ans (on c), then keeps of p's answer only what
+// assemble reads (its log Z, convergence and statistics): the component's
+// graph, its compression and its messages are no longer held.
+func fold(ans *infer.Answer, c *lift.Compressed, comps *fg.Components, i int, p *part) {
+	g := c.Ground
+	a := p.ans
+	kind := infer.KindBP
+	switch {
+	case p.method == "enumerate" || p.method == "jtree":
+		kind = infer.KindExact
+	case a.Stats.Chains > 0:
+		kind = infer.KindSampled
+	}
+	for j, v := range comps.CompVars(i) {
+		X := a.Graph.NodeOf[j]
+		copy(ans.Marginal(int(v)), a.NodeBelief(int(X)))
+		o, ao := ans.NodeOff[c.NodeOf[v]], a.NodeOff[X]
+		for x := range int(g.Card[v]) {
+			ans.Kind[o+x] = kind
+			ans.EntryMixed[o+x] = a.Converged
+			ans.ChainLo[o+x], ans.ChainHi[o+x], ans.EntryRHat[o+x] = math.NaN(), math.NaN(), math.NaN()
+			if kind == infer.KindSampled && a.EntryMixed != nil {
+				ans.EntryMixed[o+x] = a.EntryMixed[ao+x]
+				ans.ChainLo[o+x], ans.ChainHi[o+x], ans.EntryRHat[o+x] = a.ChainLo[ao+x], a.ChainHi[ao+x], a.EntryRHat[ao+x]
+			}
+		}
+		if a.StdErr != nil {
+			if ans.StdErr == nil {
+				ans.StdErr = make([]float64, len(ans.Belief))
+			}
+			o := ans.NodeOff[c.NodeOf[v]]
+			copy(ans.StdErr[o:o+int(g.Card[v])], a.StdErr[a.NodeOff[X]:a.NodeOff[X+1]])
+		}
+	}
+	p.ans = &infer.Answer{Task: a.Task, LogZ: a.LogZ, LogZKind: a.LogZKind, Converged: a.Converged, MaxChange: a.MaxChange, Stats: a.Stats}
+}
+
+// assemble completes ans, into which every part is folded (fold): log Z,
+// convergence and the statistics, summed in component order.
+func (b *byComponents) assemble(ans *infer.Answer, c *lift.Compressed, q infer.Query, comps *fg.Components, constant float64, parts []part) *infer.Answer {
+	g := c.Ground
+	ans.LogZ = constant
 	st := &ans.Stats
 	st.Components = len(parts)
 	st.ComponentSizes = comps.Histogram()
@@ -205,39 +261,6 @@ func (b *byComponents) assemble(c *lift.Compressed, q infer.Query, comps *fg.Com
 		}
 		if refuse == "" && p.refuse != "" {
 			refuse = p.refuse // the largest such component's (lowest number among equals)
-		}
-		kind := infer.KindBP
-		switch {
-		case p.method == "enumerate" || p.method == "jtree":
-			kind = infer.KindExact
-		case a.Stats.Chains > 0:
-			kind = infer.KindSampled
-		}
-		if ans.Kind == nil {
-			n := len(ans.Belief)
-			ans.Kind, ans.EntryMixed = make([]infer.EntryKind, n), make([]bool, n)
-			ans.ChainLo, ans.ChainHi, ans.EntryRHat = make([]float64, n), make([]float64, n), make([]float64, n)
-		}
-		for j, v := range comps.CompVars(i) {
-			X := a.Graph.NodeOf[j]
-			copy(ans.Marginal(int(v)), a.NodeBelief(int(X)))
-			o, ao := ans.NodeOff[c.NodeOf[v]], a.NodeOff[X]
-			for x := range int(g.Card[v]) {
-				ans.Kind[o+x] = kind
-				ans.EntryMixed[o+x] = a.Converged
-				ans.ChainLo[o+x], ans.ChainHi[o+x], ans.EntryRHat[o+x] = math.NaN(), math.NaN(), math.NaN()
-				if kind == infer.KindSampled && a.EntryMixed != nil {
-					ans.EntryMixed[o+x] = a.EntryMixed[ao+x]
-					ans.ChainLo[o+x], ans.ChainHi[o+x], ans.EntryRHat[o+x] = a.ChainLo[ao+x], a.ChainHi[ao+x], a.EntryRHat[ao+x]
-				}
-			}
-			if a.StdErr != nil {
-				if ans.StdErr == nil {
-					ans.StdErr = make([]float64, len(ans.Belief))
-				}
-				o := ans.NodeOff[c.NodeOf[v]]
-				copy(ans.StdErr[o:o+int(g.Card[v])], a.StdErr[a.NodeOff[X]:a.NodeOff[X+1]])
-			}
 		}
 		ans.LogZ += a.LogZ
 		ans.LogZKind = weaker(ans.LogZKind, a.LogZKind)
