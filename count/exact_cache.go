@@ -265,7 +265,7 @@ func (c *compCache) put(key []byte, count num) {
 	}
 	c.insertSlot(tag, slot)
 	c.live++
-	c.log = append(c.log, logEntry{slot, e.gen &^ bigFlag, c.puts})
+	c.log = append(reserve(c.log, 1), logEntry{slot, e.gen &^ bigFlag, c.puts})
 	c.puts++
 	c.bytes += entryBytes(e.klen, count.big)
 	if c.bytes > c.limit {

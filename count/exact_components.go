@@ -27,12 +27,69 @@ func (st *structure) clause(c int32) []lit { return st.clLits[st.clStart[c]:st.c
 // original clauses, with those of its clauses that are long and its cache
 // key.
 type component struct {
-	vs, ve int32 // variables: compVars[vs:ve], sorted
-	cs, ce int32 // long clauses unsatisfied when it was found: compCls[cs:ce]
+	vars   span  // variables, sorted: in compVars
+	cls    span  // long clauses unsatisfied when it was found: in compCls
 	ks, ke int32 // cache key: keys[ks:ke]
 }
 
-func (c component) size() int32 { return c.ve - c.vs }
+func (c component) size() int32 { return c.vars.e - c.vars.s }
+
+// span locates a list of a chunkStack: chunks[ch][s:e].
+type span struct{ ch, s, e int32 }
+
+// chunkStack is a stack of int32 lists (the components' variables and
+// clauses) held in chunks of at least min entries, a longer list in a chunk
+// of its own. Growing leaves no copy behind (an array grown by append left
+// several times its size as garbage, resident until a collection), and the
+// chunks that release empties are kept for reuse.
+type chunkStack struct {
+	chunks [][]int32
+	top    int32 // the chunk in use
+	min    int
+}
+
+// stackMark is a position of a chunkStack, to release back to.
+type stackMark struct{ top, n int32 }
+
+func (st *chunkStack) list(r span) []int32 { return st.chunks[r.ch][r.s:r.e] }
+
+// alloc reserves n entries at the top and returns their span.
+func (st *chunkStack) alloc(n int) span {
+	if len(st.chunks) == 0 {
+		st.chunks = append(st.chunks, make([]int32, 0, max(st.min, n)))
+	}
+	c := st.chunks[st.top]
+	if len(c)+n > cap(c) {
+		st.top++
+		if int(st.top) == len(st.chunks) {
+			st.chunks = append(st.chunks, nil)
+		}
+		if cap(st.chunks[st.top]) < n {
+			st.chunks[st.top] = make([]int32, 0, max(st.min, n))
+		}
+		c = st.chunks[st.top]
+	}
+	at := int32(len(c))
+	st.chunks[st.top] = c[:int(at)+n]
+	return span{st.top, at, at + int32(n)}
+}
+
+func (st *chunkStack) mark() stackMark {
+	if len(st.chunks) == 0 {
+		return stackMark{}
+	}
+	return stackMark{st.top, int32(len(st.chunks[st.top]))}
+}
+
+// release drops the lists allocated since mark m.
+func (st *chunkStack) release(m stackMark) {
+	for ; st.top > m.top; st.top-- {
+		st.chunks[st.top] = st.chunks[st.top][:0]
+	}
+	if len(st.chunks) > 0 {
+		st.chunks[st.top] = st.chunks[st.top][:m.n]
+	}
+}
 
 // decomposer finds the components of the residual formula.
 type decomposer struct {
@@ -44,8 +101,8 @@ type decomposer struct {
 	freq     []int32 // occurrences in unsatisfied clauses, per variable
 	compOf   []int32 // component index in the current decomposition, -1 free
 
-	compVars []int32 // arena of component variable lists
-	compCls  []int32 // arena of component long-clause lists
+	compVars chunkStack // component variable lists
+	compCls  chunkStack // component long-clause lists
 	comps    []component
 	keys     []byte // arena of cache keys
 
@@ -66,6 +123,8 @@ func newDecomposer(st *structure, val []int8, nv int) *decomposer {
 		clStamp:  make([]uint32, len(st.clStart)-1),
 		freq:     make([]int32, nv),
 		compOf:   make([]int32, nv),
+		compVars: chunkStack{min: max(4*nv, 1024)},
+		compCls:  chunkStack{min: max(4*(len(st.clStart)-1), 1024)},
 	}
 }
 
@@ -88,13 +147,12 @@ func (d *decomposer) nextStamp() {
 func (d *decomposer) decompose(p component) (free int) {
 	d.nextStamp()
 	inParent := 2 * d.stamp
-	for _, c := range d.compCls[p.cs:p.ce] {
+	for _, c := range d.compCls.list(p.cls) {
 		d.clStamp[c] = inParent
 	}
-	vs, ve := p.vs, p.ve
+	pvars := d.compVars.list(p.vars)
 	d.queue, d.clBuf, d.clAll, d.found = d.queue[:0], d.clBuf[:0], d.clAll[:0], d.found[:0]
-	for i := vs; i < ve; i++ {
-		v := d.compVars[i]
+	for _, v := range pvars {
 		if d.value[2*v] != unknown || d.varStamp[v] == d.stamp {
 			continue
 		}
@@ -113,34 +171,29 @@ func (d *decomposer) decompose(p component) (free int) {
 	if len(d.found) == 0 {
 		return free
 	}
-	// Lay the components out in the arena, each in the parent's (sorted)
-	// order, by one pass over the parent's variables.
-	base := int32(len(d.compVars))
+	// Lay the components out, each in the parent's (sorted) order, by one
+	// pass over the parent's variables.
 	first := len(d.comps)
-	at := base
 	for _, f := range d.found {
-		n := f.qe - f.qs
-		d.comps = append(d.comps, component{vs: at, ve: at})
-		at += n
+		vars := d.compVars.alloc(int(f.qe - f.qs))
+		vars.e = vars.s // filled below
+		d.comps = append(reserve(d.comps, 1), component{vars: vars})
 	}
-	d.compVars = slices.Grow(d.compVars, int(at-base))[:at]
 	comps := d.comps[first:]
-	for i := vs; i < ve; i++ {
-		v := d.compVars[i]
+	for _, v := range pvars {
 		if d.value[2*v] != unknown {
 			continue
 		}
 		if id := d.compOf[v]; id >= 0 {
 			c := &comps[id]
-			d.compVars[c.ve] = v
-			c.ve++
+			d.compVars.chunks[c.vars.ch][c.vars.e] = v
+			c.vars.e++
 		}
 	}
 	for id, f := range d.found {
 		c := &comps[id]
-		c.cs = int32(len(d.compCls))
-		d.compCls = append(d.compCls, d.clAll[f.as:f.ae]...)
-		c.ce = int32(len(d.compCls))
+		c.cls = d.compCls.alloc(int(f.ae - f.as))
+		copy(d.compCls.list(c.cls), d.clAll[f.as:f.ae])
 		c.ks, c.ke = d.encodeKey(*c, d.clBuf[f.cs:f.ce])
 	}
 	return free
@@ -207,7 +260,9 @@ func (d *decomposer) explore(start, id int32) {
 func (d *decomposer) encodeKey(c component, clauses []int32) (ks, ke int32) {
 	slices.Sort(clauses)
 	ks = int32(len(d.keys))
-	d.keys = appendPacked(d.keys, d.compVars[c.vs:c.ve])
+	vars := d.compVars.list(c.vars)
+	d.keys = reserve(d.keys, packedBound(len(vars))+packedBound(len(clauses)))
+	d.keys = appendPacked(d.keys, vars)
 	d.keys = appendPacked(d.keys, clauses)
 	return ks, int32(len(d.keys))
 }
@@ -252,6 +307,23 @@ func appendPacked(b []byte, ids []int32) []byte {
 		b = append(b, byte(acc))
 	}
 	return b
+}
+
+// packedBound bounds the bytes appendPacked takes for n ids.
+func packedBound(n int) int { return 2*binary.MaxVarintLen32 + 1 + 4*n }
+
+// reserve returns s with room for n more elements, doubling its capacity
+// when it has to grow: append grows a large slice by a quarter, which for
+// the arenas that grow by small steps over a run (components' variables,
+// clauses and keys, the pool, the cache's log) leaves about four times
+// their size behind as garbage, resident until a collection.
+func reserve[T any](s []T, n int) []T {
+	if len(s)+n <= cap(s) {
+		return s
+	}
+	t := make([]T, len(s), max(2*cap(s), len(s)+n, 64))
+	copy(t, s)
+	return t
 }
 
 func (d *decomposer) key(c component) []byte { return d.keys[c.ks:c.ke] }

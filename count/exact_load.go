@@ -17,24 +17,46 @@ import (
 // analysis on every step. A variable that occurs only in such clauses stays
 // in the search, free.
 func newCounter(ctx context.Context, c *cnf.CNF, opts Options) *counter {
-	used, dense := usedVars(c)
+	return loadCounter(ctx, c, nil, nil, opts)
+}
+
+// loadCounter is newCounter for c restricted by a partial assignment, as
+// Condition restricts it: assign[v-1] is +1 (true), -1 (false) or 0 for
+// variable v, or assign is nil. Clauses satisfied by assign are left out
+// and its false literals dropped, so that the counter is the one newCounter
+// would build from Condition(c, assign).CNF (the same variables in the same
+// order, the same clauses), without building that formula; k.used then
+// gives c's variable numbers. old, if not nil, is a solver no longer needed
+// (presolve's, before the reload) whose arrays the new one reuses.
+func loadCounter(ctx context.Context, c *cnf.CNF, assign []int8, old *solver, opts Options) *counter {
+	used, dense, open := usedVars(c, assign)
 	nv := len(used)
 	s := newSolver(nv)
 	k := &counter{solver: s, ctx: ctx, opts: opts, src: c, used: used, litAct: make([]float64, 2*nv), candOK: make([]bool, 2*nv)}
 	k.cache = newCompCache(opts.cacheBytes())
-	k.unused = c.NumVars - nv
-	nlits := 0
+	k.unused = open - nv
+	// Bounds on what the clauses take, from their sizes as given: the
+	// long clauses go straight into the pool, the binary ones to pairs.
+	longWords, npairs := 0, 0
 	for _, cl := range c.Clauses {
-		nlits += len(cl)
+		if len(cl) > 2 {
+			longWords += len(cl) + hdrSize
+		} else if len(cl) == 2 {
+			npairs += 2
+		}
 	}
-	var units, buf, pairs []lit
-	longLits := make([]lit, 0, nlits)
-	var longEnd []int32
+	if old != nil {
+		s.pool, s.scratch = old.pool[:0], old.scratch
+	}
+	s.pool = slices.Grow(s.pool, longWords)
+	pairs := slices.Grow(s.scratch[:0], npairs)
+	var units, buf []lit
+	nlong, longLits := 0, 0
 	for _, cl := range c.Clauses {
-		var taut bool
-		buf, taut = normalize(cl, dense, buf[:0])
+		var skip bool
+		buf, skip = normalize(cl, dense, assign, buf[:0])
 		switch {
-		case taut:
+		case skip:
 		case len(buf) == 0:
 			k.unsat = true
 		case len(buf) == 1:
@@ -43,13 +65,15 @@ func newCounter(ctx context.Context, c *cnf.CNF, opts Options) *counter {
 		case len(buf) == 2:
 			pairs = append(pairs, buf[0], buf[1])
 		default:
-			longLits = append(longLits, buf...)
-			longEnd = append(longEnd, int32(len(longLits)))
+			s.pool = append(s.pool, lit(len(buf)), 0, 0) // size, flags, activity 0
+			s.pool = append(s.pool, buf...)
+			nlong++
+			longLits += len(buf)
 		}
 	}
 	k.binA, k.binB = s.loadBinaries(pairs)
-	s.pool = make([]lit, 0, len(longLits)+hdrSize*len(longEnd))
-	s.loadLong(longLits, longEnd)
+	s.scratch = pairs
+	s.loadLong(nlong, longLits)
 	s.origEnd = uint32(len(s.pool))
 	for l := range s.bin {
 		k.litAct[l^1] += float64(len(s.bin[l]))
@@ -127,30 +151,28 @@ func (s *solver) loadBinaries(pairs []lit) (binA, binB []int32) {
 // literal of the long clauses, so that loading stays linear in the input.
 const subsumeBudget = 16
 
-// loadLong stores the long clauses lits[end[i-1]:end[i]] (sorted, distinct
-// literals) as original clauses, except those equal to an earlier one and
-// those that contain a binary clause (already loaded). The second test
-// scans, for each literal l of a clause, the literals that ¬l implies; it
-// stops when the scans have cost subsumeBudget entries per literal loaded
-// (the remaining clauses are then kept, which is also exact).
-func (s *solver) loadLong(lits []lit, end []int32) {
+// loadLong keeps, of the n long clauses (sorted, distinct literals; lits
+// literals in all) that the pool holds, those that neither equal an earlier
+// one nor contain a binary clause (already loaded), moving them down over
+// the others, and watches the first two literals of each. The first pass
+// marks the clauses left out dead, so that each is compared with the
+// earlier ones as given. The second test scans, for each literal l of a
+// clause, the literals that ¬l implies; it stops when the scans have cost
+// subsumeBudget entries per literal loaded (the remaining clauses are then
+// kept, which is also exact).
+func (s *solver) loadLong(n, lits int) {
 	size := 4
-	for size < 2*len(end) {
+	for size < 2*n {
 		size *= 2
 	}
-	table := make([]int32, size) // 0 empty, else clause index + 1
+	table := s.scratchLits(size) // 0 empty, else a clause's ref + 1
 	mask := uint64(size - 1)
 	mark := make([]uint32, 2*s.nv)
 	stamp := uint32(0)
-	budget := subsumeBudget*len(lits) + 1024
-	clause := func(i int32) []lit {
-		if i == 0 {
-			return lits[:end[0]]
-		}
-		return lits[end[i-1]:end[i]]
-	}
-	for i := range int32(len(end)) {
-		cl := clause(i)
+	budget := subsumeBudget*lits + 1024
+	pool := s.pool
+	for r := uint32(0); r < uint32(len(pool)); r += uint32(pool[r]) + hdrSize {
+		cl := pool[r+hdrSize : r+hdrSize+uint32(pool[r])]
 		h := uint64(len(cl)) * 0x9e3779b97f4a7c15
 		for _, l := range cl {
 			h = (h ^ uint64(l)) * 0xbf58476d1ce4e5b9
@@ -159,15 +181,16 @@ func (s *solver) loadLong(lits []lit, end []int32) {
 		dup := false
 		for j := h & mask; ; j = (j + 1) & mask {
 			if table[j] == 0 {
-				table[j] = i + 1
+				table[j] = lit(r + 1)
 				break
 			}
-			if slices.Equal(clause(table[j]-1), cl) {
+			if slices.Equal(s.clauseLits(uint32(table[j])-1), cl) {
 				dup = true
 				break
 			}
 		}
 		if dup {
+			pool[r+1] = flagDead
 			continue
 		}
 		if budget > 0 {
@@ -175,39 +198,77 @@ func (s *solver) loadLong(lits []lit, end []int32) {
 			for _, l := range cl {
 				mark[l] = stamp
 			}
-			subsumed := false
 			for _, l := range cl {
 				imp := s.bin[l^1]
 				budget -= len(imp)
 				for _, q := range imp {
 					if mark[q] == stamp {
-						subsumed = true
+						pool[r+1] = flagDead
 						break
 					}
 				}
-				if subsumed {
+				if pool[r+1] == flagDead {
 					break
 				}
 			}
-			if subsumed {
-				continue
-			}
 		}
-		s.addLong(cl, false)
+	}
+	// Move the kept clauses down over the others.
+	w := uint32(0)
+	for r := uint32(0); r < uint32(len(pool)); {
+		next := r + uint32(pool[r]) + hdrSize
+		if pool[r+1] != flagDead {
+			w += uint32(copy(pool[w:], pool[r:next]))
+		}
+		r = next
+	}
+	s.pool = pool[:w]
+	// The watch lists, sized to their clauses in one backing array.
+	count := make([]int32, 2*s.nv)
+	for c := uint32(0); c < w; c += uint32(pool[c]) + hdrSize {
+		count[pool[c+hdrSize]]++
+		count[pool[c+hdrSize+1]]++
+	}
+	backing := make([]watch, 0, 2*n)
+	for l := range s.watches {
+		s.watches[l] = backing[len(backing) : len(backing) : len(backing)+int(count[l])]
+		backing = backing[:len(backing)+int(count[l])]
+	}
+	for c := uint32(0); c < w; c += uint32(pool[c]) + hdrSize {
+		a, b := pool[c+hdrSize], pool[c+hdrSize+1]
+		s.watches[a] = append(s.watches[a], watch{c, b})
+		s.watches[b] = append(s.watches[b], watch{c, a})
 	}
 }
 
-// usedVars returns the sorted distinct variables that occur in c, and
-// for each variable of c its index in used (-1 if it occurs in no clause).
-func usedVars(c *cnf.CNF) (used, dense []int32) {
+// scratchLits returns n zeroed entries of s.scratch, reallocated when it
+// is too small: the loader's temporary arrays, one at a time, kept for a
+// reload (presolve's).
+func (s *solver) scratchLits(n int) []lit {
+	if cap(s.scratch) < n {
+		s.scratch = make([]lit, n)
+	}
+	b := s.scratch[:n]
+	clear(b)
+	return b
+}
+
+// usedVars returns the sorted distinct variables that occur in a clause
+// of c that assign (see loadCounter) does not satisfy and that assign
+// leaves open, for each variable of c its index in used (-1 if none), and
+// the number of variables assign leaves open.
+func usedVars(c *cnf.CNF, assign []int8) (used, dense []int32, open int) {
 	dense = make([]int32, c.NumVars+1)
 	for i := range dense {
 		dense[i] = -1
 	}
 	n := int32(0)
 	for _, cl := range c.Clauses {
+		if assign != nil && satisfied(cl, assign) {
+			continue
+		}
 		for _, x := range cl {
-			if v := max(x, -x); dense[v] < 0 {
+			if v := max(x, -x); dense[v] < 0 && (assign == nil || assign[v-1] == 0) {
 				dense[v] = 0
 				n++
 			}
@@ -220,24 +281,51 @@ func usedVars(c *cnf.CNF) (used, dense []int32) {
 			used = append(used, int32(v))
 		}
 	}
-	return used, dense
+	open = c.NumVars
+	for _, a := range assign {
+		if a != 0 {
+			open--
+		}
+	}
+	return used, dense, open
+}
+
+// satisfied reports whether assign makes a literal of cl true.
+func satisfied(cl []int32, assign []int8) bool {
+	for _, x := range cl {
+		if a := assign[max(x, -x)-1]; a != 0 && (a > 0) == (x > 0) {
+			return true
+		}
+	}
+	return false
 }
 
 // buildSearch sets up what the counting search alone needs, once the
 // formula is final: the structure of the original clauses and the
 // decomposer.
 func (k *counter) buildSearch() {
+	k.scratch = nil
 	k.st = buildStructure(k.solver, k.nv, k.binA, k.binB)
 	k.binA, k.binB = nil, nil
 	k.decomposer = newDecomposer(&k.st, k.val, k.nv)
 }
 
 // normalize converts a DIMACS clause to sorted distinct literals over the
-// dense numbering dense; taut reports a clause with complementary
-// literals.
-func normalize(cl []int32, dense []int32, buf []lit) ([]lit, bool) {
+// dense numbering dense, leaving out the literals assign (nil: none; see
+// loadCounter) makes false; skip reports a clause with complementary
+// literals or one that assign satisfies.
+func normalize(cl []int32, dense []int32, assign []int8, buf []lit) ([]lit, bool) {
 	for _, x := range cl {
-		l := lit(dense[max(x, -x)]) << 1
+		v := max(x, -x)
+		if assign != nil {
+			if a := assign[v-1]; a != 0 {
+				if (a > 0) == (x > 0) {
+					return buf, true
+				}
+				continue
+			}
+		}
+		l := lit(dense[v]) << 1
 		if x < 0 {
 			l |= 1
 		}

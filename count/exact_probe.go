@@ -207,18 +207,13 @@ func (k *counter) presolve() (*counter, error) {
 		}
 		assign[k.used[l.variable()]-1] = a
 	}
-	res, err := Condition(k.src, assign)
-	if err != nil {
-		return nil, err
-	}
-	if res.Unsat { // not expected: propagation would have failed
-		return nil, nil
-	}
-	r := newCounter(k.ctx, res.CNF, k.opts)
+	// The reduced formula, loaded from the source over this counter's
+	// arrays (it is no longer needed).
+	r := loadCounter(k.ctx, k.src, assign, k.solver, k.opts)
 	r.presolved = true
 	r.start, r.lastTick = k.start, k.lastTick
 	r.decisions, r.conflicts, r.propagations, r.failedLits = k.decisions, k.conflicts, k.propagations, k.failedLits
-	if r.unsat {
+	if r.unsat { // not expected: propagation would have failed
 		return nil, nil
 	}
 	return r, nil

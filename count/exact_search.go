@@ -76,14 +76,13 @@ func (k *counter) run() (*counter, *big.Int, error) {
 	k.buildSearch()
 	k.bump = k.bumpLit
 	k.bumpClause = k.bumpClauseActivity
-	root := component{vs: int32(len(k.compVars)), cs: int32(len(k.compCls))}
-	for v := range k.nv {
-		k.compVars = append(k.compVars, int32(v))
+	root := component{vars: k.compVars.alloc(k.nv), cls: k.compCls.alloc(len(k.st.clStart) - 1)}
+	for i, vs := 0, k.compVars.list(root.vars); i < len(vs); i++ {
+		vs[i] = int32(i)
 	}
-	for c := range len(k.st.clStart) - 1 {
-		k.compCls = append(k.compCls, int32(c))
+	for i, cs := 0, k.compCls.list(root.cls); i < len(cs); i++ {
+		cs[i] = int32(i)
 	}
-	root.ve, root.ce = int32(len(k.compVars)), int32(len(k.compCls))
 	n := k.countChildren(root)
 	if k.err != nil {
 		return k, nil, k.err
@@ -133,11 +132,11 @@ func (k *counter) bumpLit(l lit) { k.litAct[l]++ }
 // returns the product of the counts of the components times 2 per free
 // variable.
 func (k *counter) countChildren(p component) num {
-	markComps, markVars, markCls, markKeys := len(k.comps), len(k.compVars), len(k.compCls), len(k.keys)
+	markComps, markVars, markCls, markKeys := len(k.comps), k.compVars.mark(), k.compCls.mark(), len(k.keys)
 	defer func() {
 		k.comps = k.comps[:markComps]
-		k.compVars = k.compVars[:markVars]
-		k.compCls = k.compCls[:markCls]
+		k.compVars.release(markVars)
+		k.compCls.release(markCls)
 		k.keys = k.keys[:markKeys]
 	}()
 	free := k.decompose(p)
@@ -286,7 +285,7 @@ func (k *counter) maybeReduce() {
 // activity, and its more active sign.
 func (k *counter) pickLiteral(c component) (lit, bool) {
 	best, bestScore := int32(-1), -1.0
-	for _, v := range k.compVars[c.vs:c.ve] {
+	for _, v := range k.compVars.list(c.vars) {
 		if k.val[2*v] != unknown {
 			continue
 		}

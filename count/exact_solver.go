@@ -70,6 +70,7 @@ type solver struct {
 	watches [][]watch // watches[l]: long clauses watching literal l
 	bin     [][]lit   // bin[p]: literals implied when p becomes true
 	learnts []uint32  // learned long clauses
+	scratch []lit     // the loader's temporary arrays (see scratchLits), until the search
 
 	conflict uint32 // ref of the falsified clause, or binFlag
 	conflBin [2]lit // the falsified binary clause when conflict == binFlag
@@ -163,6 +164,7 @@ func (s *solver) addLong(lits []lit, learnt bool) uint32 {
 	if learnt {
 		flags = flagLearnt
 	}
+	s.pool = reserve(s.pool, hdrSize+len(lits))
 	s.pool = append(s.pool, lit(len(lits)), flags, lit(math.Float32bits(0)))
 	s.pool = append(s.pool, lits...)
 	s.watches[lits[0]] = append(s.watches[lits[0]], watch{cref, lits[1]})
