@@ -257,6 +257,9 @@ func prepare(m *mln.MLN, db *mln.DB, opt Options) (*prepared, error) {
 	if err := mln.CheckNoOrder(m); err != nil {
 		return nil, err
 	}
+	if err := mln.CheckNoCardinality(m); err != nil {
+		return nil, err
+	}
 	names := opt.Query
 	if opt.QueryAtoms.Len() > 0 {
 		names = append(slices.Clip(names), opt.QueryAtoms.Preds()...)

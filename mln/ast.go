@@ -193,7 +193,8 @@ type Var struct {
 }
 
 // Expr is a formula node: *Atom, *Equal, *Not, *And, *Or, *Implies, *Iff,
-// *Exists or *Forall.
+// *Exists or *Forall, or (as the whole of a hard formula) a linear
+// cardinality constraint *Cardinality.
 //
 // Within one formula a variable name denotes one variable: the checker rejects
 // a quantifier that rebinds a name already bound by an enclosing quantifier

@@ -91,6 +91,18 @@ func (c *checker) walk(e Expr) {
 		c.quantified(e.Vars, e.Body, "EXIST")
 	case *Forall:
 		c.quantified(e.Vars, e.Body, "FORALL")
+	case *Cardinality:
+		if e != c.f.Expr || !c.f.Hard {
+			c.errorf(e.Pos, "a linear cardinality constraint (%s) is a hard formula of its own", e)
+		}
+		for _, t := range e.Terms {
+			switch d := c.b.m.Pred(t.Pred); {
+			case d == nil:
+				c.errorf(t.Pos, "unknown predicate %q in a cardinality constraint; declare it first", t.Pred)
+			case len(d.ArgTypes) == 0:
+				c.errorf(t.Pos, "a cardinality constraint needs a predicate with arguments; %s has none", t.Pred)
+			}
+		}
 	}
 }
 

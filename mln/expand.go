@@ -249,6 +249,8 @@ func substitute(e Expr, sub map[string]string, neg map[*Atom]bool) Expr {
 		c := *e
 		c.Vars, c.Body = untypedVars(e.Vars), substitute(e.Body, sub, neg)
 		return &c
+	case *Cardinality:
+		return e // no variables
 	}
 	panic(fmt.Sprintf("mln: substitute: unexpected %T", e))
 }

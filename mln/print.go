@@ -90,6 +90,8 @@ func writeExpr(b *strings.Builder, e Expr) {
 		writeQuant(b, "EXIST"+e.Cmp+countText(e)+" ", e.Vars, e.Body)
 	case *Forall:
 		writeQuant(b, "FORALL ", e.Vars, e.Body)
+	case *Cardinality:
+		b.WriteString(e.String())
 	}
 }
 

@@ -51,6 +51,9 @@ func TestAnchorWFOMCTool(t *testing.T) {
 		{"predecessor", "domain=15", "34.22720816757008648346447983"},
 		{"3Markov_chain", "domain=15", "379.5340858692002923251448478"},
 		{"books-arragement", "", "1.386294361119890618834464243"},
+		// Linear cardinality constraints (|AuxBond| - |H| = 0).
+		{"molecule", "atoms=5", "8.401042387520257473"},
+		{"molecule-evidence", "atoms=5", "8.087202035612584870627965916"},
 	} {
 		path := filepath.Join("testdata", "anchor", c.model)
 		if c.model == "deskmate" {
@@ -203,6 +206,8 @@ func TestAnchorReader(t *testing.T) {
 		{"unary_evidence/employment.mln", "employment-evidence", "person=6", ""},
 		{"unary_evidence/friends-smokes.mln", "friends-smokes-evidence", "person=6", ""},
 		{"unary_evidence/sanity_check.wfomcs", "sanity-check", "domain=4", ""},
+		{"molecule.mln", "molecule", "atoms=5", ""},
+		{"unary_evidence/molecule.mln", "molecule-evidence", "atoms=5", ""},
 	}
 	for _, id := range []string{"7", "8", "23", "29", "31", "33", "34", "39", "40", "42", "45", "47", "53", "80", "82", "96", "99",
 		"133", "137", "149", "175", "193", "231", "243", "265", "269", "284", "291", "292", "307", "309"} {

@@ -164,6 +164,34 @@ func (w *bruteWorld) compile(e mln.Expr, env map[string]string) bfn {
 			}
 			return !exists
 		}
+	case *mln.Cardinality:
+		// Σ a_i·|P_i|: the true atoms of each predicate, counted.
+		var ids [][]int
+		for _, t := range e.Terms {
+			d := w.m.Pred(t.Pred)
+			var own []int
+			var rec func(args []string)
+			rec = func(args []string) {
+				if len(args) == len(d.ArgTypes) {
+					own = append(own, w.atomID[atomKey(t.Pred, args)])
+					return
+				}
+				for _, c := range w.dom[d.TypeIdx[len(args)]] {
+					rec(append(args, c))
+				}
+			}
+			rec(nil)
+			ids = append(ids, own)
+		}
+		return func(x uint64) bool {
+			s := int64(0)
+			for i, t := range e.Terms {
+				for _, id := range ids[i] {
+					s += int64(t.Coef) * int64(x>>id&1)
+				}
+			}
+			return e.Holds(s)
+		}
 	}
 	panic(fmt.Sprintf("brute: %T", e))
 }

@@ -181,6 +181,10 @@ func (c *compiler) compile() error {
 				ts = []int{f.vars[n.qv].typ}
 			case n.k == nCard:
 				ts = p0.preds[n.kids[0].pred].types
+			case n.k == nLin:
+				for _, a := range n.kids {
+					ts = append(ts, p0.preds[a.pred].types...)
+				}
 			}
 			for _, t := range ts {
 				if len(c.specials[t]) > 0 && bad == nil {

@@ -7,6 +7,8 @@ import (
 	"math"
 	"math/bits"
 	"sort"
+
+	"github.com/lifted-dev/lifted/mln"
 )
 
 // Counting quantifiers of C2. A hard formula ∀x ∃=k y ψ(x,y) (also ∃≤k,
@@ -70,9 +72,38 @@ type countCons struct {
 	// global: a cardinality constraint |pred| cmp k on the number of true
 	// atoms of pred (unary or binary), not a count per element.
 	global bool
-	cmp    string // "=", "<=", ">="
+	cmp    string // "=", "<=", ">="; "free" for a member of a linear constraint
 	k      int
 	text   string
+	// lin, coef: a member of the linear constraint problem.lins[lin−1]
+	// (global, cmp "free"), with its coefficient; lin is 0 otherwise.
+	lin  int
+	coef int
+}
+
+// linCons is a linear cardinality constraint Σ coef·|pred| cmp k over the
+// counts whose lin is its index + 1.
+type linCons struct {
+	cmp  string // "=", "<=", ">=", "!="
+	k    int
+	text string
+}
+
+func (l linCons) holds(s int64) bool {
+	return (&mln.Cardinality{Cmp: l.cmp, K: l.k}).Holds(s)
+}
+
+// hasLin reports whether n has a linear cardinality constraint.
+func hasLin(n *node) bool {
+	if n.k == nLin {
+		return true
+	}
+	for _, k := range n.kids {
+		if hasLin(k) {
+			return true
+		}
+	}
+	return false
 }
 
 // counting handles a hard ∃=k (≤k, ≥k) under universal quantifiers.
@@ -204,6 +235,7 @@ type countComp struct {
 	cellCnt  [][]int   // per cell: the counts its reflexive atoms give, per constraint
 	pair     [][][]int // [i][j][class]: poly of the pair (a in i, b in j), −1 when zero
 	cons     []countCons
+	lins     []linCons
 	maxTerms float64
 	// The linear order (order.go): dead cells contradict LEQ(x,x) or
 	// PREDk(x,x); the pair weights above are those of a before b with no
@@ -301,7 +333,7 @@ func compileCount(pl *poller, pb *problem, dim int, blocks map[int][]blockSpec, 
 		return nil, err
 	}
 	u := len(cs.cellPoly)
-	c := &countComp{pb: pb, typ: t, cellPoly: cs.cellPoly, cons: pb.counts, maxTerms: pl.maxTerms, dead: make([]bool, u), restFixed: restFixed[t]}
+	c := &countComp{pb: pb, typ: t, cellPoly: cs.cellPoly, cons: pb.counts, lins: pb.lins, maxTerms: pl.maxTerms, dead: make([]bool, u), restFixed: restFixed[t]}
 	blockOf := map[int]int{}
 	for k, g := range b.groupsOf[t] {
 		blockOf[g] = k
@@ -441,6 +473,27 @@ func (c *countComp) eval(ctx context.Context, theta []float64, n []int64, z *lnu
 	dim := len(c.params)
 	vals := evalPolys(c.polys, c.params, theta)
 	N := c.pb.size(c.typ, n)
+	if len(c.lins) > 0 {
+		// The members of linear constraints keep their totals up to the
+		// number of atoms of their predicate: on a copy, their bound k is
+		// that number (never reached as a limit).
+		cc := *c
+		cc.cons = append([]countCons(nil), c.cons...)
+		for q, con := range cc.cons {
+			if con.cmp != "free" {
+				continue
+			}
+			atoms := int64(1)
+			for range c.pb.preds[con.pred].types {
+				atoms *= N
+			}
+			if atoms >= math.MaxInt32 {
+				return 0, fmt.Errorf("%s: %s has %d atoms at this size, more than the counting dynamic program keeps a total of (2^31)", con.text, c.pb.preds[con.pred].name, atoms)
+			}
+			cc.cons[q].k = int(atoms)
+		}
+		c = &cc
+	}
 	nq := len(c.cons)
 	caps := make([]int, nq)     // bound of the count (per element) or total (global)
 	groupCap := make([]int, nq) // count kept per element: 0 for a global constraint
@@ -663,6 +716,42 @@ func (c *countComp) eval(ctx context.Context, theta []float64, n []int64, z *lnu
 		}
 		return true
 	}
+	// linFits says whether a state after m elements can still meet the
+	// linear constraints: a member's total only grows, by at most the atoms
+	// of its predicate not among the first m elements (N^r − m^r), so the
+	// sum ends within [Σ a·tot + Σ_{a<0} a·rem, Σ a·tot + Σ_{a>0} a·rem].
+	linFits := func(key []int32, m int64) bool {
+		for l, lc := range c.lins {
+			if lc.cmp == "!=" {
+				continue
+			}
+			sum, lo, hi := int64(0), int64(0), int64(0)
+			for q, cc := range c.cons {
+				if cc.lin != l+1 {
+					continue
+				}
+				a := int64(cc.coef)
+				sum += a * int64(key[gIdx[q]])
+				rem := int64(cc.k) // N^r
+				dec := int64(1)
+				for range c.pb.preds[cc.pred].types {
+					dec *= m
+				}
+				rem -= dec
+				if a < 0 {
+					lo += a * rem
+				} else {
+					hi += a * rem
+				}
+			}
+			k := int64(lc.k)
+			switch {
+			case lc.cmp != ">=" && sum+lo > k, lc.cmp != "<=" && sum+hi < k:
+				return false
+			}
+		}
+		return true
+	}
 	midTot := func(key []int32) func(q int64) int32 {
 		return func(q int64) int32 { return key[G+1+int(q)] }
 	}
@@ -689,7 +778,7 @@ func (c *countComp) eval(ctx context.Context, theta []float64, n []int64, z *lnu
 	// With evidence blocks or a successor's window the bound is far too
 	// loose (the blocks' cells and the window's tables leave few states):
 	// projected from the steps instead, as with pruning.
-	project := len(bounds) > 0 || len(c.blocks) > 1 || nw > 0
+	project := len(bounds) > 0 || len(c.blocks) > 1 || nw > 0 || len(c.lins) > 0
 	if !project && est > limit {
 		return 0, &TermsError{Terms: est, Limit: limit, Classes: reach}
 	}
@@ -955,7 +1044,7 @@ func (c *countComp) eval(ctx context.Context, theta []float64, n []int64, z *lnu
 					copy(ws[1:], ws[:nw-1])
 					ws[0] = int32(encode(j, bc))
 				}
-				if fits(key[:G], ws, 0, 0, nil, func(q int64) int32 { return key[gIdx[q]] }, N-step-1) {
+				if fits(key[:G], ws, 0, 0, nil, func(q int64) int32 { return key[gIdx[q]] }, N-step-1) && linFits(key, step+1) {
 					next.add(key[:SW], &val, pool)
 				}
 			}
@@ -983,9 +1072,18 @@ func (c *countComp) eval(ctx context.Context, theta []float64, n []int64, z *lnu
 		sk := cur.key(s)
 		accept := true
 		for q, cc := range c.cons {
-			if cc.global && cc.cmp != "<=" && int(sk[gIdx[q]]) != cc.k {
+			if cc.global && cc.cmp != "<=" && cc.cmp != "free" && int(sk[gIdx[q]]) != cc.k {
 				accept = false
 			}
+		}
+		for l, lc := range c.lins {
+			sum := int64(0)
+			for q, cc := range c.cons {
+				if cc.lin == l+1 {
+					sum += int64(cc.coef) * int64(sk[gIdx[q]])
+				}
+			}
+			accept = accept && lc.holds(sum)
 		}
 		for g := range G + nw {
 			if g < G && sk[g] == 0 || g >= G && int(sk[S+g-G]) == G {
@@ -1213,7 +1311,7 @@ func (c *countComp) upperBounds(vals []lnum) []ubound {
 	var out []ubound
 	u := len(c.cellPoly)
 	for q, cc := range c.cons {
-		if !cc.global || cc.cmp == ">=" {
+		if !cc.global || cc.cmp == ">=" || cc.cmp == "free" {
 			continue
 		}
 		num, den := int64(-1), int64(1)

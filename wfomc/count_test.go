@@ -367,3 +367,158 @@ func TestRandomCountingAgainstBruteForce(t *testing.T) {
 		t.Fatalf("only %d of %d models checked, %d pruned", checked, models, pruned)
 	}
 }
+
+// TestRandomLinearCardinalityAgainstBruteForce: random models with linear
+// cardinality constraints Σ a_i·|P_i| cmp k (coefficients −2…2, =, <=, >=,
+// !=, over unary and binary predicates), beside weighted formulas,
+// counting quantifiers and plain cardinality constraints, against
+// enumeration of every world: log Z, expected counts and a marginal.
+func TestRandomLinearCardinalityAgainstBruteForce(t *testing.T) {
+	r := rand.New(rand.NewPCG(36, 77))
+	atoms := []string{"P(x,y)", "P(y,x)", "P(x,x)", "Q(x)", "Q(y)", "R(x,y)", "S(x)", "x = y"}
+	models := 150
+	if testing.Short() {
+		models = 50
+	}
+	checked := 0
+	for i := 0; i < models; i++ {
+		var b strings.Builder
+		for range 1 + r.IntN(3) {
+			body := atoms[r.IntN(len(atoms))]
+			if r.IntN(2) == 0 {
+				body = "!" + paren(body)
+			}
+			if r.IntN(2) == 0 {
+				body = paren(body) + []string{" v ", " ^ ", " => "}[r.IntN(3)] + atoms[r.IntN(len(atoms)-1)]
+			}
+			if r.IntN(5) == 0 {
+				fmt.Fprintf(&b, "%s.\n", body)
+			} else {
+				fmt.Fprintf(&b, "%.3f %s\n", -1.5+3*r.Float64(), body)
+			}
+		}
+		if r.IntN(3) == 0 {
+			fmt.Fprintf(&b, "EXIST%s%d y %s(x,y).\n", []string{"=", "<=", ">="}[r.IntN(3)], r.IntN(3), []string{"P", "R"}[r.IntN(2)])
+		}
+		if r.IntN(4) == 0 {
+			fmt.Fprintf(&b, "|Q| <= %d\n", r.IntN(3))
+		}
+		n := int64(2 + r.IntN(2))
+		for range 1 + r.IntN(2) {
+			preds := []string{"P", "Q", "R", "S"}
+			r.Shuffle(len(preds), func(i, j int) { preds[i], preds[j] = preds[j], preds[i] })
+			terms := 1 + r.IntN(3)
+			k := int64(0)
+			for j := range terms {
+				a := []int{-2, -1, 1, 2}[r.IntN(4)]
+				if j == 0 && terms == 1 && a == 1 {
+					a = 2 // one term with coefficient 1 is the plain |P| = k
+				}
+				most := n
+				if preds[j] == "P" || preds[j] == "R" {
+					most = n * n
+				}
+				k += int64(a) * r.Int64N(most+1) // the sum of some world
+				switch {
+				case j == 0 && a < 0:
+					fmt.Fprintf(&b, "%d |%s|", a, preds[j])
+				case j == 0:
+					fmt.Fprintf(&b, "%d |%s|", a, preds[j])
+				case a < 0:
+					fmt.Fprintf(&b, " - %d |%s|", -a, preds[j])
+				default:
+					fmt.Fprintf(&b, " + %d |%s|", a, preds[j])
+				}
+			}
+			fmt.Fprintf(&b, " %s %d\n", []string{"=", "<=", ">=", "!=", "<", ">"}[r.IntN(6)], k)
+		}
+		src := b.String()
+		m, err := mlnfile.Parse("random.mln", []byte("P(d, d)\nQ(d)\nR(d, d)\nS(d)\n"+src))
+		if err != nil {
+			continue // a formula whose variables only occur in x = y
+		}
+		sizes := map[string]int64{"d": n}
+		if len(newBruteWorld(m, sizes).atoms) > 18 {
+			sizes["d"] = 2
+		}
+		want := brute(m, weightsOf(m), sizes, nil, nil, nil)
+		if want.logZ != want.logZ || want.logZ < -1e300 {
+			continue // no model
+		}
+		if _, err := Compile(m, &Options{}); err != nil {
+			t.Fatalf("model %d: %v\n%s", i, err, src)
+		}
+		checkAgainstBrute(t, fmt.Sprintf("model %d (n = %d)", i, sizes["d"]), m, weightsOf(m), sizes, nil, []string{"P(E1_d,E2_d)"}, nil)
+		checked++
+	}
+	t.Logf("%d of %d random models checked against brute force (the others have no world)", checked, models)
+	if checked < models/3 {
+		t.Fatalf("only %d of %d models checked", checked, models)
+	}
+}
+
+// TestLinearCardinalityClosedForms: |A| − |B| = 0 counts the worlds where
+// A and B have as many true atoms: Σ_k C(a,k)·C(b,k) over their a and b
+// atoms (C(2n,n) for two unary predicates; Σ_k C(n²,k)·C(n,k) for a binary
+// and a unary one), and |A| + 2|B| <= k the worlds Σ_{i+2j<=k} C(a,i)·C(b,j).
+// (The WFOMC tool's molecule model, |AuxBond| − |H| = 0: TestAnchorWFOMCTool.)
+func TestLinearCardinalityClosedForms(t *testing.T) {
+	lc := func(n, k int64) float64 {
+		a, _ := math.Lgamma(float64(n + 1))
+		b, _ := math.Lgamma(float64(k + 1))
+		c, _ := math.Lgamma(float64(n - k + 1))
+		return a - b - c
+	}
+	logSum := func(terms []float64) float64 {
+		mx := math.Inf(-1)
+		for _, x := range terms {
+			mx = math.Max(mx, x)
+		}
+		s := 0.0
+		for _, x := range terms {
+			s += math.Exp(x - mx)
+		}
+		return mx + math.Log(s)
+	}
+	for _, c := range []struct {
+		decl, cons string
+		n          int64
+		want       func(n int64) float64
+	}{
+		{"A(d)\nB(d)\n", "|A| - |B| = 0", 30, func(n int64) float64 { return lc(2*n, n) }},
+		{"A(d, d)\nB(d)\n", "|A| - |B| = 0", 10, func(n int64) float64 {
+			var ts []float64
+			for k := int64(0); k <= n; k++ {
+				ts = append(ts, lc(n*n, k)+lc(n, k))
+			}
+			return logSum(ts)
+		}},
+		{"A(d)\nB(d)\n", "|A| + 2 |B| <= 7", 9, func(n int64) float64 {
+			var ts []float64
+			for i := int64(0); i <= n; i++ {
+				for j := int64(0); j <= n; j++ {
+					if i+2*j <= 7 {
+						ts = append(ts, lc(n, i)+lc(n, j))
+					}
+				}
+			}
+			return logSum(ts)
+		}},
+	} {
+		m, err := mlnfile.Parse("lin.mln", []byte(c.decl+c.cons+"\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		mod, err := Compile(m, &Options{})
+		if err != nil {
+			t.Fatalf("%s: %v", c.cons, err)
+		}
+		res, err := mod.Evaluate(weightsOf(m), map[string]int64{"d": c.n})
+		if err != nil {
+			t.Fatalf("%s: %v", c.cons, err)
+		}
+		if want := c.want(c.n); math.Abs(res.LogZ-want) > 1e-12*math.Abs(want) || !res.Exact() {
+			t.Errorf("%s%s at n = %d: log Z = %.17g, want %.17g", c.decl, c.cons, c.n, res.LogZ, want)
+		}
+	}
+}

@@ -104,7 +104,12 @@
 //     summed, not enumerated jointly). Cardinality constraints |P| = k
 //     (<=, >=) add P's running total to the state; a state whose total
 //     plus the P atoms its missing counts will still add exceeds k is
-//     dropped, so |F| = n with ∃ y F(x,y) costs what ∃=1 does. Beside
+//     dropped, so |F| = n with ∃ y F(x,y) costs what ∃=1 does. A linear
+//     cardinality constraint Σ a_i·|P_i| cmp k (mln.Cardinality) keeps
+//     each P_i's total in the state (up to its n^arity atoms) and accepts
+//     the final states whose sum meets it; a state whose sum can no longer
+//     reach it (the atoms among elements still to come bound what each
+//     total may add) is dropped after every step. Beside
 //     them a hard ∃ becomes ∃≥1, so no Skolem weights cancel: the perfect
 //     matchings of 1,000 elements are exact. Unary evidence: the state
 //     also counts the elements added from each evidence block, and Z is

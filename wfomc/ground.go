@@ -96,6 +96,9 @@ func (w *groundWorld) atom(p int, args []int32) bool {
 // evaluator: the free variables become its variables, the quantifiers are
 // expanded over the elements of their types.
 func (w *groundWorld) compile(f *formula) (*ground.Formula, error) {
+	if hasLin(f.body) {
+		return nil, fmt.Errorf("ground fallback: the linear cardinality constraint %s is computed only by the counting dynamic program", f.text)
+	}
 	slot := make([]int, len(f.vars))
 	for i := range slot {
 		slot[i] = -1

@@ -29,6 +29,10 @@ const (
 	// nCard is a cardinality constraint |P| cmp cnt: kids[0] is the atom
 	// P(v1,…,vn) over distinct variables that the node binds.
 	nCard
+	// nLin is a linear cardinality constraint Σ_i coefs[i]·|P_i| cmp cnt
+	// (cmp "=", "<=", ">=", "!="): kids[i] is the atom P_i(v1,…,vn) over
+	// distinct variables that the node binds.
+	nLin
 )
 
 // term is a variable (v ≥ 0, an index into formula.vars) or a constant
@@ -50,6 +54,8 @@ type node struct {
 	// (cnt the bound); "" for a plain ∃.
 	cmp string
 	cnt int
+	// nLin: the coefficient of each kid.
+	coefs []int
 }
 
 var (
@@ -130,6 +136,9 @@ type problem struct {
 	// counts are the counting constraints of C2 that normalize took out
 	// of the formulas (count.go); only a normalized problem has them.
 	counts []countCons
+	// lins are the linear cardinality constraints (count.go): their
+	// members are counts with cmp "free".
+	lins []linCons
 }
 
 // size returns the number of elements of type t for base sizes n.
@@ -210,6 +219,22 @@ func fromMLN(m *mln.MLN, e mln.Expr, f *formula, vars map[string]int) (*node, er
 		return n, nil
 	case *mln.Forall:
 		return quantNode(m, nForall, e.Vars, e.Body, f, vars)
+	case *mln.Cardinality:
+		n := &node{k: nLin, cmp: e.Cmp, cnt: e.K}
+		for _, t := range e.Terms {
+			pi := m.PredIndex(t.Pred)
+			if pi < 0 {
+				return nil, fmt.Errorf("unknown predicate %s", t.Pred)
+			}
+			a := &node{k: nAtom, pred: pi}
+			for i, ty := range m.Preds[pi].ArgTypes {
+				a.args = append(a.args, term{v: len(f.vars)})
+				f.vars = append(f.vars, fvar{name: fmt.Sprintf("%s_%d", t.Pred, i+1), typ: m.TypeIndex(ty)})
+			}
+			n.kids = append(n.kids, a)
+			n.coefs = append(n.coefs, t.Coef)
+		}
+		return n, nil
 	}
 	return nil, fmt.Errorf("unsupported expression %v", e)
 }
@@ -376,8 +401,8 @@ func freeVarsOf(n *node) map[int]bool {
 					set[a.v] = true
 				}
 			}
-		case nCard:
-			return // closed: binds every variable of its atom
+		case nCard, nLin:
+			return // closed: binds every variable of its atoms
 		case nExists, nForall:
 			nb := make(map[int]bool, len(bound)+1)
 			for k, v := range bound {
@@ -398,7 +423,7 @@ func freeVarsOf(n *node) map[int]bool {
 // hasCounting reports whether n has a counting quantifier or a
 // cardinality constraint.
 func hasCounting(n *node) bool {
-	if n.k == nExists && n.cmp != "" || n.k == nCard {
+	if n.k == nExists && n.cmp != "" || n.k == nCard || n.k == nLin {
 		return true
 	}
 	for _, k := range n.kids {
@@ -410,7 +435,7 @@ func hasCounting(n *node) bool {
 }
 
 func hasQuantifier(n *node) bool {
-	if n.k == nExists || n.k == nForall || n.k == nCard {
+	if n.k == nExists || n.k == nForall || n.k == nCard || n.k == nLin {
 		return true
 	}
 	for _, k := range n.kids {

@@ -129,6 +129,18 @@ func (nz *normalizer) hard(f *formula, n *node, free []int) error {
 		}
 		nz.pb.counts = append(nz.pb.counts, countCons{pred: a.pred, global: true, cmp: n.cmp, k: n.cnt, text: f.text})
 		return nil
+	case nLin:
+		// Each member's total runs along in the counting dynamic program
+		// (cmp "free": no bound of its own); the sum is checked at the end.
+		l := len(nz.pb.lins) + 1
+		for i, a := range n.kids {
+			if ts := nz.pb.preds[a.pred].types; len(ts) == 2 && ts[0] != ts[1] {
+				return nz.beyond(f, "a cardinality constraint on a predicate over two types")
+			}
+			nz.pb.counts = append(nz.pb.counts, countCons{pred: a.pred, global: true, cmp: "free", lin: l, coef: n.coefs[i], text: f.text})
+		}
+		nz.pb.lins = append(nz.pb.lins, linCons{cmp: n.cmp, k: n.cnt, text: f.text})
+		return nil
 	case nExists:
 		if n.cmp != "" {
 			return nz.counting(f, n, free)
@@ -198,10 +210,10 @@ func (nz *normalizer) exact(f *formula, n *node) (*node, error) {
 	}
 	c := *n
 	c.kids = kids
-	if n.k != nExists && n.k != nForall && n.k != nCard {
+	if n.k != nExists && n.k != nForall && n.k != nCard && n.k != nLin {
 		return &c, nil
 	}
-	if n.cmp != "" || n.k == nCard {
+	if n.cmp != "" || n.k == nCard || n.k == nLin {
 		return nil, nz.beyond(f, "a counting quantifier (EXIST"+n.cmp+itoa(n.cnt)+") or cardinality constraint is supported only at the top of a hard formula, under FORALL and ^")
 	}
 	z := n.qv

@@ -266,8 +266,11 @@ func nodeKey(b *strings.Builder, n *node) {
 				b.WriteString(",c" + a.c)
 			}
 		}
-	case nExists, nForall, nCard:
+	case nExists, nForall, nCard, nLin:
 		b.WriteString(itoa(n.qv) + n.cmp + itoa(n.cnt))
+		for _, a := range n.coefs {
+			b.WriteString("," + itoa(a))
+		}
 	}
 	if len(n.kids) > 0 {
 		b.WriteByte('(')

@@ -16,7 +16,8 @@ their own. The predicates of the linear order axiom (LEQ, PRED, PREDk,
 CIRCULAR_PRED) keep their names: lifted reserves the same ones. One domain
 (its type keeps the tool's name); a domain given as a set of constants is
 declared with them, an integer domain is noted in a comment (pass it with
---domain). Linear cardinality constraints (|A| - |B| = 0) are refused.
+--domain). Linear cardinality constraints (|A| - |B| = 0) keep their spelling,
+which lifted reads too.
 """
 import math
 import re
@@ -215,7 +216,13 @@ def convert(src, path):
             ccs.append(f"|{m.group(2)}| {cmp} {k}")
             continue
         if "|" in l:
-            raise ValueError(f"linear cardinality constraint (not supported by lifted): {l}")
+            # A linear constraint (|A| - |B| = 0, 2 |A| + |B| <= 5): the same
+            # spelling in lifted's syntax; the tool's parentheses only group a
+            # leading part of the sum, so they go.
+            if not re.match(r"^[\d\s|A-Za-z_+\-()]*(<=|>=|!=|=|<|>)\s*\d+$", l):
+                raise ValueError(f"cannot read the cardinality constraint {l}")
+            ccs.append(l.replace("(", "").replace(")", ""))
+            continue
         m = re.match(r"^([0-9.eE+-]+)\s+([0-9.eE+-]+)\s+([A-Za-z_]\w*)$", l)
         if m:
             weights.append((float(m.group(1)), float(m.group(2)), m.group(3)))

@@ -32,6 +32,8 @@ func FuzzParse(f *testing.F) {
 		"P\n(P)\nP.\nP => (P => P)\n",
 		"A(v)\nA(v) v v = B\nFORALL v A(v)\n",
 		"#include \"x.mln\"\n",
+		// Linear cardinality constraints (issue 36).
+		"A(t)\nB(t, t)\n|A| - 2 |B| != 3\n-1 |A| + |B| <= -2\n2 |A| = 4\n|A| -3 |B| > 1.\n",
 		// Dialects (issue 24).
 		"p(t)\nq(t)\nlog(0.9/0.1) p(x) => q(x)\n#fixweight\n2*3 q(x)\nP(p(x)) = 0.5\n",
 		"g(t, u)\nt = {a1, b2}\n-5.5 g(?c, FLAKES_00.000_) ^ g(?c, ja!_) ^ ?c =/= a1\n#unique{+?a,+?b}\n0 g(+?a, x) ^ g(+?b, x)\n",

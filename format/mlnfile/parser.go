@@ -398,7 +398,8 @@ func (p *parser) statement() {
 		p.probConstraint()
 	case t.kind == tInclude:
 		p.include()
-	case t.kind == tIllegal && t.text == "|" && p.peek(1).kind == tIdent:
+	case t.kind == tIllegal && t.text == "|" && p.peek(1).kind == tIdent,
+		t.kind == tNumber && p.peek(1).kind == tIllegal && p.peek(1).text == "|" && p.peek(2).kind == tIdent:
 		p.cardinality()
 	case t.kind == tIdent && p.peek(1).kind == tEq && p.peek(2).kind == tLBrace:
 		p.typeDecl()
@@ -1035,26 +1036,67 @@ func (p *parser) parseQuantifier(exists bool) mln.Expr {
 	return &mln.Forall{Vars: vars, Body: body, Pos: p.pos(kw)}
 }
 
-// cardinality parses a cardinality constraint "|P| = k" (also <=, >=):
-// the hard formula EXIST=k x1,…,xn P(x1,…,xn), which counts P's true atoms.
+// cardinality parses a cardinality constraint "|P| = k" (also <=, >=, <,
+// >): the hard formula EXIST=k x1,…,xn P(x1,…,xn), which counts P's true
+// atoms; or a linear one, Σ a_i·|P_i| cmp k with integer coefficients
+// ("|AuxBond| - |H| = 0", "2 |A| + |B| <= 5", also !=): an
+// mln.Cardinality.
 func (p *parser) cardinality() {
 	start := p.tok()
-	p.next()
-	name := p.tok()
-	p.next()
-	if t := p.tok(); t.kind != tIllegal || t.text != "|" {
-		p.unexpected(t, "\"|\" after the predicate of a cardinality constraint |P|")
+	var terms []mln.CardTerm
+	sign := 1
+	for {
+		coef := sign
+		if t := p.tok(); t.kind == tNumber {
+			a, err := strconv.Atoi(t.text)
+			if err != nil || a > 1<<20 || a < -(1<<20) {
+				p.fail(t, "the coefficient of a cardinality constraint must be a whole number (at most 2^20 in size), not %s", t.text)
+			}
+			if len(terms) > 0 && a < 0 && sign < 0 {
+				p.fail(t, "write the coefficient without a second sign: %s", t.text)
+			}
+			coef *= a
+			p.next()
+		}
+		if t := p.tok(); t.kind != tIllegal || t.text != "|" {
+			p.unexpected(t, "\"|\" before the predicate of a cardinality constraint |P|")
+		}
+		p.next()
+		name := p.tok()
+		if name.kind != tIdent {
+			p.unexpected(name, "a predicate in a cardinality constraint |P|")
+		}
+		p.next()
+		if t := p.tok(); t.kind != tIllegal || t.text != "|" {
+			p.unexpected(t, "\"|\" after the predicate of a cardinality constraint |P|")
+		}
+		p.next()
+		terms = append(terms, mln.CardTerm{Coef: coef, Pred: name.text, Pos: p.pos(name)})
+		switch t := p.tok(); {
+		case t.kind == tPlus:
+			sign = 1
+			p.next()
+			continue
+		case t.kind == tMinus:
+			sign = -1
+			p.next()
+			continue
+		case t.kind == tNumber && strings.HasPrefix(t.text, "-"):
+			sign = 1 // "|A| -2 |B|": the sign is the number's
+			continue
+		}
+		break
 	}
-	p.next()
 	op := p.tok()
-	if !isCountOp(op.kind) {
-		p.unexpected(op, "=, <= or >= after |"+name.text+"|")
+	cmp, ok := map[tokKind]string{tEq: "=", tLe: "<=", tGe: ">=", tLt: "<", tGt: ">", tNeq: "!="}[op.kind]
+	if !ok {
+		p.unexpected(op, "=, <=, >=, <, > or != after the terms of a cardinality constraint")
 	}
 	p.next()
 	num := p.tok()
 	k, err := strconv.Atoi(num.text)
-	if num.kind != tNumber || err != nil || k < 0 {
-		p.fail(num, "the bound of a cardinality constraint must be a whole number at least 0, not %s", num.text)
+	if num.kind != tNumber || err != nil || k < -(1<<30) || k > 1<<30 {
+		p.fail(num, "the bound of a cardinality constraint must be a whole number, not %s", num.text)
 	}
 	p.next()
 	last := num
@@ -1062,15 +1104,36 @@ func (p *parser) cardinality() {
 		p.next()
 	}
 	p.expectLineEnd("a cardinality constraint")
-	decl := p.m.Pred(name.text)
+	switch cmp {
+	case "<":
+		cmp, k = "<=", k-1
+	case ">":
+		cmp, k = ">=", k+1
+	}
+	text := strings.TrimSpace(string(p.src[start.off:last.end]))
+	if len(terms) > 1 || terms[0].Coef != 1 || cmp == "!=" || k < 0 {
+		for _, t := range terms {
+			if d := p.m.Pred(t.Pred); d == nil {
+				p.b.Errorf(t.Pos, "unknown predicate %q in a cardinality constraint; declare it first", t.Pred)
+			}
+		}
+		p.sawFormula = true
+		p.b.AddFormula(&mln.Formula{Pos: p.pos(start), Hard: true, Text: text,
+			Expr: &mln.Cardinality{Terms: terms, Cmp: cmp, K: k, Pos: p.pos(start)}})
+		return
+	}
+	name := terms[0]
+	decl := p.m.Pred(name.Pred)
 	if decl == nil {
-		p.fail(name, "unknown predicate %q in a cardinality constraint; declare it first", name.text)
+		p.b.Errorf(name.Pos, "unknown predicate %q in a cardinality constraint; declare it first", name.Pred)
+		return
 	}
 	if len(decl.ArgTypes) == 0 {
-		p.fail(name, "a cardinality constraint needs a predicate with arguments; %s has none", name.text)
+		p.b.Errorf(name.Pos, "a cardinality constraint needs a predicate with arguments; %s has none", name.Pred)
+		return
 	}
-	at := p.pos(name)
-	atom := &mln.Atom{Pred: name.text, Pos: at}
+	at := name.Pos
+	atom := &mln.Atom{Pred: name.Pred, Pos: at}
 	var vars []*mln.Var
 	for i := range decl.ArgTypes {
 		v := "x" + strconv.Itoa(i+1)
@@ -1078,8 +1141,8 @@ func (p *parser) cardinality() {
 		atom.Args = append(atom.Args, mln.Term{Name: v, IsVar: true, Pos: at})
 	}
 	f := &mln.Formula{Pos: p.pos(start), Hard: true,
-		Expr: &mln.Exists{Vars: vars, Body: atom, Cmp: map[tokKind]string{tEq: "=", tLe: "<=", tGe: ">="}[op.kind], K: k, Pos: p.pos(start)},
-		Text: strings.TrimSpace(string(p.src[start.off:last.end]))}
+		Expr: &mln.Exists{Vars: vars, Body: atom, Cmp: cmp, K: k, Pos: p.pos(start)},
+		Text: text}
 	p.sawFormula = true
 	p.b.AddFormula(f)
 }

@@ -446,9 +446,10 @@ func (b *builder) weighting(w weighting) {
 	}
 }
 
-// cardinality adds a cardinality constraint: |P| cmp k (a positive
-// coefficient divides out) as the hard formula EXIST=k x1,…,xn P(x1,…,xn)
-// that lifted's |P| = k is.
+// cardinality adds a cardinality constraint: |P| cmp k as the hard
+// formula EXIST=k x1,…,xn P(x1,…,xn) that lifted's |P| = k is, any other
+// Σ a_i·|P_i| cmp k (a predicate named twice has its coefficients added)
+// as an mln.Cardinality.
 func (b *builder) cardinality(c cc) {
 	at := b.p.pos(c.at)
 	text := oneLine(b.p.src[c.at.off:c.end])
@@ -466,39 +467,28 @@ func (b *builder) cardinality(c cc) {
 			live = append(live, p)
 		}
 	}
-	if len(live) != 1 || coef[live[0].text] < 0 {
-		b.errorf(c.at, "cardinality constraint %s: only |P| cmp k with one predicate is supported", text)
-		return
-	}
-	a, k := coef[live[0].text], c.k
-	cmp := c.cmp
-	// a·|P| cmp k with a > 0.
+	cmp, k := c.cmp, c.k
 	switch cmp {
 	case "<":
 		cmp, k = "<=", k-1
 	case ">":
 		cmp, k = ">=", k+1
 	}
-	switch cmp {
-	case "=":
-		if k%a != 0 || k < 0 {
-			b.b.AddFormula(&mln.Formula{Hard: true, Expr: falseExpr(b, live[0], at), Text: text, Pos: at})
+	if len(live) != 1 || coef[live[0].text] != 1 || cmp == "!=" || k < 0 {
+		// A linear constraint (mln.Cardinality), which wfomc sums exactly.
+		lc := &mln.Cardinality{Cmp: cmp, K: k, Pos: at}
+		for _, p := range live {
+			lc.Terms = append(lc.Terms, mln.CardTerm{Coef: coef[p.text], Pred: p.text, Pos: b.p.pos(p)})
+		}
+		if len(live) == 0 {
+			// 0 cmp k: true or false whatever the world.
+			if lc.Holds(0) {
+				return
+			}
+			b.b.AddFormula(&mln.Formula{Hard: true, Expr: falseExpr(b, preds[0], at), Text: text, Pos: at})
 			return
 		}
-		k /= a
-	case "<=":
-		if k < 0 {
-			b.b.AddFormula(&mln.Formula{Hard: true, Expr: falseExpr(b, live[0], at), Text: text, Pos: at})
-			return
-		}
-		k = k / a
-	case ">=":
-		if k <= 0 {
-			return // always
-		}
-		k = (k + a - 1) / a
-	case "!=":
-		b.errorf(c.at, "cardinality constraint %s: != is not supported", text)
+		b.b.AddFormula(&mln.Formula{Hard: true, Expr: lc, Text: text, Pos: at})
 		return
 	}
 	b.b.AddFormula(&mln.Formula{Hard: true, Expr: countAtom(b, live[0], cmp, k, at), Text: text, Pos: at})

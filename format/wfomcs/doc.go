@@ -36,8 +36,10 @@
 //   - a weighting "pos neg P" is the unit formula ln(pos/neg) P(x, …), and
 //     when neg ≠ 1 a formula true for every atom of weight ln neg (a zero
 //     weight makes the atoms hard; negative weights are refused);
-//   - a cardinality constraint Σ a_i·|P_i| cmp k: with one predicate it is
-//     lifted's |P| = k (EXIST=k x1,…,xn P(x1,…,xn)), < and > as <= and >=;
+//   - a cardinality constraint Σ a_i·|P_i| cmp k: with one predicate and
+//     coefficient 1 it is lifted's |P| = k (EXIST=k x1,…,xn P(x1,…,xn)),
+//     < and > as <= and >=; any other (|AuxBond| - |H| = 0, !=) is an
+//     mln.Cardinality, which package wfomc sums exactly;
 //   - the linear order axiom's predicates (LEQ, PRED, PREDk,
 //     CIRCULAR_PRED) keep their names, which lifted reserves too;
 //   - unary evidence is returned in File.DB, and the MLN's world rule is
