@@ -46,7 +46,7 @@ func loadCounter(ctx context.Context, c *cnf.CNF, assign []int8, old *solver, op
 		}
 	}
 	if old != nil {
-		s.pool, s.scratch = old.pool[:0], old.scratch
+		s.pool, s.scratch, s.watchBacking = old.pool[:0], old.scratch, old.watchBacking
 	}
 	s.pool = slices.Grow(s.pool, longWords)
 	pairs := slices.Grow(s.scratch[:0], npairs)
@@ -223,16 +223,26 @@ func (s *solver) loadLong(n, lits int) {
 		r = next
 	}
 	s.pool = pool[:w]
-	// The watch lists, sized to their clauses in one backing array.
+	// The watch lists, with room for twice their clauses, in one backing
+	// array (a reload's over the old one).
 	count := make([]int32, 2*s.nv)
 	for c := uint32(0); c < w; c += uint32(pool[c]) + hdrSize {
 		count[pool[c+hdrSize]]++
 		count[pool[c+hdrSize+1]]++
 	}
-	backing := make([]watch, 0, 2*n)
+	total := 0
+	for _, c := range count {
+		total += watchRoom(int(c))
+	}
+	backing := s.watchBacking[:0]
+	if cap(backing) < total {
+		backing = make([]watch, 0, total)
+	}
+	s.watchBacking = backing[:0:total]
 	for l := range s.watches {
-		s.watches[l] = backing[len(backing) : len(backing) : len(backing)+int(count[l])]
-		backing = backing[:len(backing)+int(count[l])]
+		room := watchRoom(int(count[l]))
+		s.watches[l] = backing[len(backing) : len(backing) : len(backing)+room]
+		backing = backing[:len(backing)+room]
 	}
 	for c := uint32(0); c < w; c += uint32(pool[c]) + hdrSize {
 		a, b := pool[c+hdrSize], pool[c+hdrSize+1]
@@ -252,6 +262,12 @@ func (s *solver) scratchLits(n int) []lit {
 	clear(b)
 	return b
 }
+
+// watchRoom is the room a watch list of n original clauses gets at load:
+// the search moves watches between lists and adds those of learned
+// clauses, and each list that outgrows its room is copied (twice the size)
+// and its room left behind.
+func watchRoom(n int) int { return 2*n + 2 }
 
 // usedVars returns the sorted distinct variables that occur in a clause
 // of c that assign (see loadCounter) does not satisfy and that assign

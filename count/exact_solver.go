@@ -71,6 +71,9 @@ type solver struct {
 	bin     [][]lit   // bin[p]: literals implied when p becomes true
 	learnts []uint32  // learned long clauses
 	scratch []lit     // the loader's temporary arrays (see scratchLits), until the search
+	// watchBacking is the array the watch lists were cut from at load,
+	// for a reload.
+	watchBacking []watch
 
 	conflict uint32 // ref of the falsified clause, or binFlag
 	conflBin [2]lit // the falsified binary clause when conflict == binFlag
