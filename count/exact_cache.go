@@ -2,6 +2,7 @@ package count
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"math"
 	"math/big"
@@ -34,6 +35,7 @@ type compCache struct {
 	entries [][]cacheEntry // chunks of entryChunk entries
 	nent    int            // entries allocated (live or free)
 	arena   [][]byte       // the keys of the entries, and holes left by removed ones, in chunks
+	spare   [][]byte       // chunks emptied by compactArena, for appendKey
 	alen    int            // bytes of arena used
 	holes   int            // bytes of arena that no live entry uses
 	free    []int32
@@ -85,7 +87,13 @@ func (c *compCache) appendKey(key []byte) (uint32, bool) {
 		if n == maxChunks {
 			return 0, false
 		}
-		c.arena = append(c.arena, make([]byte, 0, max(1<<arenaShift, len(key))))
+		var ch []byte
+		if k := len(c.spare); k > 0 && len(key) <= 1<<arenaShift {
+			ch, c.spare = c.spare[k-1], c.spare[:k-1]
+		} else {
+			ch = make([]byte, 0, max(1<<arenaShift, len(key)))
+		}
+		c.arena = append(c.arena, ch)
 		n++
 	}
 	ch := &c.arena[n-1]
@@ -344,16 +352,52 @@ func (c *compCache) deleteSlot(i int) {
 	}
 }
 
-// compactArena rewrites the keys of the live entries without holes.
+// compactArena rewrites the keys of the live entries without holes, in
+// place: taken in the order they lie in the arena, the keys of up to
+// 1<<arenaShift bytes are packed into the arena's chunks of that size in
+// their order (so that no key is written after where it lies: packing a
+// subsequence never gets ahead of packing the whole), a longer key keeps
+// its own chunk. The chunks left over are kept for appendKey.
 func (c *compCache) compactArena() {
-	old := c.arena
-	c.arena, c.alen, c.holes = nil, 0, 0
+	order := make([]int32, 0, c.live)
 	for i := range int32(c.nent) {
-		if e := c.ent(i); e.klen >= 0 {
-			off := e.koff & arenaMask
-			// The live keys fit: they took no more chunks before.
-			e.koff, _ = c.appendKey(old[e.koff>>arenaShift][off : off+uint32(e.klen)])
+		if c.ent(i).klen >= 0 {
+			order = append(order, i)
 		}
+	}
+	slices.SortFunc(order, func(a, b int32) int { return cmp.Compare(c.ent(a).koff, c.ent(b).koff) })
+	var out [][]byte
+	next, cur := 0, -1 // the next chunk to write into, the one being written
+	for _, i := range order {
+		e := c.ent(i)
+		n := int(e.klen)
+		src := c.arena[e.koff>>arenaShift]
+		off := int(e.koff & arenaMask)
+		if n > 1<<arenaShift {
+			out = append(out, src)
+			e.koff = uint32(len(out)-1) << arenaShift
+			continue
+		}
+		if cur < 0 || len(out[cur])+n > 1<<arenaShift {
+			for cap(c.arena[next]) != 1<<arenaShift {
+				next++
+			}
+			out = append(out, c.arena[next][:0])
+			cur, next = len(out)-1, next+1
+		}
+		at := len(out[cur])
+		out[cur] = out[cur][:at+n]
+		copy(out[cur][at:], src[off:off+n])
+		e.koff = uint32(cur)<<arenaShift | uint32(at)
+	}
+	for _, ch := range c.arena[next:] {
+		if cap(ch) == 1<<arenaShift {
+			c.spare = append(c.spare, ch[:0])
+		}
+	}
+	c.arena, c.alen, c.holes = out, 0, 0
+	for _, ch := range out {
+		c.alen += len(ch)
 	}
 }
 

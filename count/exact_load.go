@@ -26,13 +26,20 @@ func newCounter(ctx context.Context, c *cnf.CNF, opts Options) *counter {
 // and its false literals dropped, so that the counter is the one newCounter
 // would build from Condition(c, assign).CNF (the same variables in the same
 // order, the same clauses), without building that formula; k.used then
-// gives c's variable numbers. old, if not nil, is a solver no longer needed
-// (presolve's, before the reload) whose arrays the new one reuses.
-func loadCounter(ctx context.Context, c *cnf.CNF, assign []int8, old *solver, opts Options) *counter {
+// gives c's variable numbers. old, if not nil, is a counter no longer
+// needed (presolve's, of c, before the reload) whose arrays the new one
+// reuses.
+func loadCounter(ctx context.Context, c *cnf.CNF, assign []int8, old *counter, opts Options) *counter {
 	used, dense, open := usedVars(c, assign)
 	nv := len(used)
-	s := newSolver(nv)
-	k := &counter{solver: s, ctx: ctx, opts: opts, src: c, used: used, litAct: make([]float64, 2*nv), candOK: make([]bool, 2*nv)}
+	var olds *solver
+	var oldAct []float64
+	var oldOK []bool
+	if old != nil {
+		olds, oldAct, oldOK = old.solver, old.litAct, old.candOK
+	}
+	s := newSolverOver(nv, olds)
+	k := &counter{solver: s, ctx: ctx, opts: opts, src: c, used: used, litAct: reuse(oldAct, 2*nv), candOK: reuse(oldOK, 2*nv)}
 	k.cache = newCompCache(opts.cacheBytes())
 	k.unused = open - nv
 	// Bounds on what the clauses take, from their sizes as given: the
@@ -45,8 +52,8 @@ func loadCounter(ctx context.Context, c *cnf.CNF, assign []int8, old *solver, op
 			npairs += 2
 		}
 	}
-	if old != nil {
-		s.pool, s.scratch, s.watchBacking = old.pool[:0], old.scratch, old.watchBacking
+	if olds != nil {
+		s.pool, s.scratch, s.watchBacking = olds.pool[:0], olds.scratch, olds.watchBacking
 	}
 	s.pool = slices.Grow(s.pool, longWords)
 	pairs := slices.Grow(s.scratch[:0], npairs)

@@ -46,7 +46,7 @@ func TestLoadConditioned(t *testing.T) {
 			t.Fatal(err)
 		}
 		want := newCounter(ctx, res.CNF, Options{})
-		for _, old := range []*solver{nil, newCounter(ctx, c, Options{}).solver} {
+		for _, old := range []*counter{nil, newCounter(ctx, c, Options{})} {
 			got := loadCounter(ctx, c, assign, old, Options{})
 			if got.unsat != want.unsat {
 				t.Fatalf("case %d: unsat %v, from Condition %v", i, got.unsat, want.unsat)

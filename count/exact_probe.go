@@ -209,7 +209,7 @@ func (k *counter) presolve() (*counter, error) {
 	}
 	// The reduced formula, loaded from the source over this counter's
 	// arrays (it is no longer needed).
-	r := loadCounter(k.ctx, k.src, assign, k.solver, k.opts)
+	r := loadCounter(k.ctx, k.src, assign, k, k.opts)
 	r.presolved = true
 	r.start, r.lastTick = k.start, k.lastTick
 	r.decisions, r.conflicts, r.propagations, r.failedLits = k.decisions, k.conflicts, k.propagations, k.failedLits

@@ -97,18 +97,36 @@ type solver struct {
 	conflicts    int64
 }
 
-func newSolver(nv int) *solver {
+func newSolver(nv int) *solver { return newSolverOver(nv, nil) }
+
+// newSolverOver is newSolver reusing the arrays of old (nil: none), a
+// solver of at least nv variables no longer needed.
+func newSolverOver(nv int, old *solver) *solver {
+	if old == nil {
+		old = &solver{}
+	}
 	return &solver{
 		nv:        nv,
-		val:       make([]int8, 2*nv),
-		level:     make([]int32, nv),
-		reason:    make([]uint32, nv),
-		trail:     make([]lit, 0, nv),
-		watches:   make([][]watch, 2*nv),
-		bin:       make([][]lit, 2*nv),
-		seen:      make([]bool, nv),
+		val:       reuse(old.val, 2*nv),
+		level:     reuse(old.level, nv),
+		reason:    reuse(old.reason, nv),
+		trail:     reuse(old.trail, nv)[:0],
+		watches:   reuse(old.watches, 2*nv),
+		bin:       reuse(old.bin, 2*nv),
+		seen:      reuse(old.seen, nv),
 		clauseInc: 1,
 	}
+}
+
+// reuse returns n zeroed elements of s's array, or new ones when it is too
+// small.
+func reuse[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	s = s[:n]
+	clear(s)
+	return s
 }
 
 func (s *solver) decisionLevel() int { return len(s.lim) }
