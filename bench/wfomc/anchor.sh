@@ -1,12 +1,16 @@
 #!/bin/bash
 # anchor.sh: lifted's wfomc beside the WFOMC tool of Wang, Kuželka et al.
 # (github.com/yuanhong-wang/WFOMC, built beside the project, not committed)
-# on that tool's own models (ours translated in wfomc/testdata/anchor), at
-# growing domain sizes n = 4, 10, 20, 40, 100, ...: for each model the
-# largest n each system answers within the CPU limit, the CPU seconds of
-# both at the largest n both answered (and the tool's own "WFOMC time",
-# without Python's start-up), and the relative difference of their log Z
-# there (the tool computes in exact rationals).
+# on that tool's own model files, which lifted reads as they are
+# (format/wfomcs: .wfomcs files, and the tool's .mln syntax with
+# --format wfomcs-mln), at growing domain sizes n = 4, 10, 20, 40, 100, ...:
+# for each model the largest n each system answers within the CPU limit, the
+# CPU seconds of both at the largest n both answered (and the tool's own
+# "WFOMC time", without Python's start-up), and the relative difference of
+# their log Z there (the tool computes in exact rationals). Both read the
+# same file at each n (its domain line set to n, its cardinality constraints
+# scaled as spec says); beyond n = 10^6, where lifted would name every
+# element, lifted reads the domain line as 0 and takes n from --domain.
 #
 #   bench/wfomc/anchor.sh [-limit S] [-max N] [-models "a b"] TOOL_DIR LIFTED_BINARY
 #
@@ -18,7 +22,7 @@
 set -u
 limit=10
 max=1000000000
-models="friends-smokes friends-smokes-wfomcs employment 2-colored-graph nonisolated-graph existential deskmate function-no-fix-sc2 permutation-no-fix-sc2 2-regular-graph-sc2 2-regular-graph function-no-fix permutation-no-fix partition head-middle-tail linear_order_perm linear_order_perm_pred predecessor 3Markov_chain"
+models="friends-smokes friends-smokes-wfomcs employment 2-colored-graph nonisolated-graph existential deskmate function-no-fix-sc2 permutation-no-fix-sc2 2-regular-graph-sc2 2-regular-graph function-no-fix permutation-no-fix partition head-middle-tail linear_order_perm linear_order_perm_pred predecessor 3Markov_chain molecule molecule-evidence"
 while [ $# -gt 2 ]; do
 	case "$1" in
 	-limit) limit=$2; shift 2 ;;
@@ -36,34 +40,36 @@ repo=$(cd "$(dirname "$0")/../.." && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-# spec MODEL: our file, the tool's file, our domain, the tool's domain
-# line, and for the models with cardinality constraints how each |P| = k
-# grows with n (P=a/b: k = n·a/b; sizes where that is not an integer are
-# skipped; P=n-c: k = n − c), so that the models keep their meaning (a
-# 2-regular graph has 2n ordered edges, a permutation's successor n − 1).
-# The models with the linear order axiom (LEQ, PRED) run the tool's
-# incremental algorithm, the only one of its that supports it.
+# spec MODEL: the tool's file, its domain's name, and for the models with
+# cardinality constraints how each |P| = k grows with n (P=a/b: k = n·a/b;
+# sizes where that is not an integer are skipped; P=n-c: k = n − c), so that
+# the models keep their meaning (a 2-regular graph has 2n ordered edges, a
+# permutation's successor n − 1). The models with the linear order axiom
+# (LEQ, PRED) run the tool's incremental algorithm, the only one of its that
+# supports it.
 spec() {
 	case $1 in
-	friends-smokes) echo "wfomc/testdata/anchor/friends-smokes.mln friends-smokes.mln person person" ;;
-	friends-smokes-wfomcs) echo "wfomc/testdata/anchor/friends-smokes-wfomcs.mln friends-smokes.wfomcs person person" ;;
-	employment) echo "wfomc/testdata/anchor/employment.mln employment.mln person persons" ;;
-	2-colored-graph) echo "wfomc/testdata/anchor/2-colored-graph.mln 2-colored-graph.wfomcs v V" ;;
-	nonisolated-graph) echo "wfomc/testdata/anchor/nonisolated-graph.mln nonisolated_graph.wfomcs v V" ;;
-	existential) echo "wfomc/testdata/anchor/existential.mln existential.wfomcs d domain" ;;
-	deskmate) echo "examples/mln/wfomc/deskmate.mln deskmate.mln student students" ;;
-	function-no-fix-sc2) echo "wfomc/testdata/anchor/function-no-fix-sc2.mln function-no-fix-sc2.wfomcs domain domain" ;;
-	permutation-no-fix-sc2) echo "wfomc/testdata/anchor/permutation-no-fix-sc2.mln permutation-no-fix-sc2.wfomcs domain domain" ;;
-	2-regular-graph-sc2) echo "wfomc/testdata/anchor/2-regular-graph-sc2.mln 2-regular-graph-sc2.wfomcs v V" ;;
-	2-regular-graph) echo "wfomc/testdata/anchor/2-regular-graph.mln 2-regular-graph.wfomcs v V E=2/1" ;;
-	function-no-fix) echo "wfomc/testdata/anchor/function-no-fix.mln function-no-fix.wfomcs domain domain func=1/1" ;;
-	permutation-no-fix) echo "wfomc/testdata/anchor/permutation-no-fix.mln permutation-no-fix.wfomcs domain domain F1=1/1,F2=1/1" ;;
-	partition) echo "wfomc/testdata/anchor/partition.mln partition.wfomcs domain domain P1=3/10,P2=4/10,P3=3/10" ;;
-	head-middle-tail) echo "wfomc/testdata/anchor/head-middle-tail.mln linear_order/head-middle-tail.wfomcs domain domain" ;;
-	linear_order_perm) echo "wfomc/testdata/anchor/linear_order_perm.mln linear_order/linear_order_perm.wfomcs domain domain Perm=1/1,Pred=n-1" ;;
-	linear_order_perm_pred) echo "wfomc/testdata/anchor/linear_order_perm_pred.mln predk/linear_order_perm_pred.wfomcs domain domain" ;;
-	predecessor) echo "wfomc/testdata/anchor/predecessor.mln predk/predecessor.wfomcs domain domain TT=n-10" ;;
-	3Markov_chain) echo "wfomc/testdata/anchor/3Markov_chain.mln predk/3Markov_chain.mln domain domain" ;;
+	friends-smokes) echo "friends-smokes.mln person" ;;
+	friends-smokes-wfomcs) echo "friends-smokes.wfomcs person" ;;
+	employment) echo "employment.mln persons" ;;
+	2-colored-graph) echo "2-colored-graph.wfomcs V" ;;
+	nonisolated-graph) echo "nonisolated_graph.wfomcs V" ;;
+	existential) echo "existential.wfomcs domain" ;;
+	deskmate) echo "deskmate.mln students" ;;
+	function-no-fix-sc2) echo "function-no-fix-sc2.wfomcs domain" ;;
+	permutation-no-fix-sc2) echo "permutation-no-fix-sc2.wfomcs domain" ;;
+	2-regular-graph-sc2) echo "2-regular-graph-sc2.wfomcs V" ;;
+	2-regular-graph) echo "2-regular-graph.wfomcs V E=2/1" ;;
+	function-no-fix) echo "function-no-fix.wfomcs domain func=1/1" ;;
+	permutation-no-fix) echo "permutation-no-fix.wfomcs domain F1=1/1,F2=1/1" ;;
+	partition) echo "partition.wfomcs domain P1=3/10,P2=4/10,P3=3/10" ;;
+	head-middle-tail) echo "linear_order/head-middle-tail.wfomcs domain" ;;
+	linear_order_perm) echo "linear_order/linear_order_perm.wfomcs domain Perm=1/1,Pred=n-1" ;;
+	linear_order_perm_pred) echo "predk/linear_order_perm_pred.wfomcs domain" ;;
+	predecessor) echo "predk/predecessor.wfomcs domain TT=n-10" ;;
+	3Markov_chain) echo "predk/3Markov_chain.mln domain" ;;
+	molecule) echo "molecule.mln atoms" ;;
+	molecule-evidence) echo "unary_evidence/molecule.mln atoms" ;;
 	*) return 1 ;;
 	esac
 }
@@ -119,22 +125,28 @@ tool_logz() { cat "$1" "$1.err" | sed -n 's/.*WFOMC (round): .*(exp(\([^)]*\))).
 echo "| model | largest n, lifted | largest n, WFOMC tool | common n | lifted CPU s | tool CPU s (its own wall "WFOMC time") | tool/lifted | log Z rel. diff |"
 echo "|---|---:|---:|---:|---:|---:|---:|---|"
 for model in $models; do
-	read -r ours theirs dom tdom card <<<"$(spec "$model")" || { echo "anchor.sh: unknown model $model" >&2; continue; }
+	read -r theirs tdom card <<<"$(spec "$model")" || { echo "anchor.sh: unknown model $model" >&2; continue; }
 	lastL= lastT= cpuL= cpuT= zL= zT= doneL= doneT=
+	fmt=
+	[ "${theirs##*.}" = mln ] && fmt="--format wfomcs-mln"
 	for n in $(sizes); do
 		[ -n "$doneL" ] && [ -n "$doneT" ] && break
-		ourfile=$repo/$ours theirfile=$tool/models/$theirs
+		theirfile=$tool/models/$theirs
 		if [ -n "$card" ]; then
-			cards "$repo/$ours" "$card" "$n" >"$work/ours.mln" || continue
 			cards "$tool/models/$theirs" "$card" "$n" >"$work/theirs" || continue
-			ourfile=$work/ours.mln theirfile=$work/theirs
+			theirfile=$work/theirs
 		fi
+		sed -E "s/^$tdom *= *[0-9]+/$tdom = $n/" "$theirfile" >"$work/model.${theirs##*.}"
 		if [ -z "$doneL" ]; then
-			c=$(runone "$work/l" "$lifted" wfomc "$ourfile" --domain "$dom=$n")
+			ourfile=$work/model.${theirs##*.}
+			if [ "$n" -gt 1000000 ]; then
+				ourfile=$work/ours.${theirs##*.}
+				sed -E "s/^$tdom *= *[0-9]+/$tdom = 0/" "$theirfile" >"$ourfile"
+			fi
+			c=$(runone "$work/l" "$lifted" wfomc $fmt "$ourfile" --domain "$tdom=$n")
 			if [ "$c" = fail ]; then doneL=1; else lastL=$n; cL[$n]=$c; zLn[$n]=$(ours_logz "$work/l"); fi
 		fi
 		if [ -z "$doneT" ]; then
-			sed -E "s/^$tdom *= *[0-9]+/$tdom = $n/" "$theirfile" >"$work/model.${theirs##*.}"
 			algo=
 			grep -qE '\b(LEQ|PRED[0-9]*|CIRCULAR_PRED)\(' "$theirfile" && algo="-a incremental"
 			c=$(cd "$tool" && runone "$work/t" env PYTHONPATH="${SHIMS:-}:$tool/src" "${PYTHON:-python3}" -c "import sys; sys.set_int_max_str_digits(0); from wfomc.solver import main; sys.argv=['wfomc']+sys.argv[2:]+['-i',sys.argv[1]]; main()" "$work/model.${theirs##*.}" $algo)

@@ -73,6 +73,19 @@ func TestTeamsMarginals(t *testing.T) {
 			t.Errorf("%s: %.17g, want %g", res.Queries[i].Text, res.Marginals[i], want)
 		}
 	}
+	// An evidence file adds to the file's own: Carol in C leaves 3 worlds,
+	// Bob in A in 2 of them.
+	db := filepath.Join(t.TempDir(), "carol.db")
+	if err := os.WriteFile(db, []byte("C(Carol)\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res, err = wfomc.RunFile(f.MLN, wfomc.FileOptions{DB: f.DB, Evidence: []string{db}, Queries: []string{"A(Bob)"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(res.LogZ-math.Log(3)) > 1e-12 || math.Abs(res.Marginals[0]-2.0/3) > 1e-12 {
+		t.Errorf("with C(Carol): log Z %.17g, P(A(Bob)) %.17g; want ln 3, 2/3", res.LogZ, res.Marginals[0])
+	}
 }
 
 // TestReadErrors: mistakes are positioned errors naming the file, line and
