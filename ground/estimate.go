@@ -19,10 +19,17 @@ type Memory int
 
 const (
 	// MarginalMemory, marginal inference (lifted infer's auto: grounding,
-	// colour passing, BP or the MCMC chains): DefaultBytesPerFormula per
-	// ground formula (measured 1,182 bytes on Tuffy's Cora, 577 on
-	// UW-CSE; first measured on friends-and-smokers through colour passing
-	// and BP).
+	// the counted graph, connected components answered one by one by
+	// enumeration, junction trees, lifted BP or the MCMC chains):
+	// MarginalFixed plus MAPBytes(a) per ground formula over a unknown
+	// atoms. Measured (margprof -heap, the collector at GOGC 10, peak live
+	// heap less the evidence): 204 MB for Tuffy's Cora (177,735 ground
+	// formulas; most of it the junction tree of its largest component),
+	// 207 MB for UW-CSE (357,286; most of it the first-order attempt,
+	// before any grounding), about 500 MB for Cora replicated 10 times
+	// (1,777,630: 280 bytes each, most of it the ground network and its
+	// counted graph); 475 bytes per ternary ground formula on
+	// friends-and-smokers through colour passing and ground BP.
 	MarginalMemory Memory = iota
 	// MAPMemory, MAP (lifted map's map-auto: components, junction trees,
 	// MaxWalkSAT, the dual bound): MAPBytes(a) per ground formula over a
@@ -33,13 +40,25 @@ const (
 	MAPMemory
 )
 
-// DefaultBytesPerFormula is MarginalMemory's bytes per ground formula.
+// MarginalFixed is MarginalMemory's part that does not grow with the
+// ground formulas: the work on one component or one first-order attempt
+// at a time (a junction tree within auto's table limits, a sampler's
+// chains, the first-order compiler within its budget), measured at about
+// 200 MB on Tuffy's Cora and UW-CSE; charged at most half the memory
+// budget.
+const MarginalFixed = 160 << 20
+
+// DefaultBytesPerFormula is the bytes per ground atom of the ground atoms'
+// limit (every memory model: the atom tables are allocated before the
+// ground formulas are predicted) and per ground formula of
+// DefaultMaxGround.
 const DefaultBytesPerFormula = 1200
 
 // MAPBytes is MAPMemory's bytes per ground formula over a unknown atoms
 // (at most maxArity in one table): a fixed part, a part per variable of
 // the factor (edges, the dual's messages, MaxWalkSAT's occurrence lists)
-// and one per table entry.
+// and one per table entry. MarginalMemory takes the same per ground
+// formula (edges, the counted graph's slots, BP's messages).
 func MAPBytes(a, maxArity int) float64 {
 	t := min(a, maxArity)
 	return 100 + 100*float64(a) + 16*math.Ldexp(1, t)
@@ -56,9 +75,6 @@ func DefaultMaxGround() int64 {
 // bytesPer returns the bytes per ground formula of f under the grounding's
 // memory model.
 func (p *prepared) bytesPer(f *formula) float64 {
-	if p.opt.Memory != MAPMemory {
-		return DefaultBytesPerFormula
-	}
 	a := 0
 	for _, o := range f.prog.occs {
 		if !p.at.preds[o.pred].closed {
@@ -131,6 +147,12 @@ func (p *prepared) size() *Size {
 			sz.Estimate += blocks
 			sz.Bytes += blocks * DefaultBytesPerFormula
 		}
+	}
+	if p.opt.Memory == MarginalMemory && sz.Estimate > 0 {
+		// at most half the budget: under a small one the methods' own
+		// limits (junction tree tables, the samplers' and the compiler's
+		// budgets) keep that work smaller
+		sz.Bytes += min(MarginalFixed, float64(memlimit.Limit())/2)
 	}
 	return sz
 }

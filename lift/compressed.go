@@ -198,13 +198,17 @@ func (c *Compressed) FinishSlots(edgeKey []int32) error {
 func (c *Compressed) finishSlots(ctx context.Context, edgeKey []int32, approx bool) error {
 	g := c.Ground
 	nvc, nfc := len(c.NodeSize), len(c.FactorSize)
-	c.EdgeFactor, c.EdgeNode, c.EdgePos, c.EdgeMult = nil, nil, nil, nil
 	c.FactorPosStart = make([]int32, nfc+1)
 	for F := 0; F < nfc; F++ {
 		r := int(c.FactorRep[F])
 		c.FactorPosStart[F+1] = c.FactorPosStart[F] + int32(g.FactorStart[r+1]-g.FactorStart[r])
 	}
 	c.PosEdge = make([]int32, c.FactorPosStart[nfc])
+	// at most a slot per position: allocated once (the trivial
+	// compression of a grounding has exactly one per position, and growing
+	// by appends held up to a quarter more, and the garbage of each growth)
+	np := len(c.PosEdge)
+	c.EdgeFactor, c.EdgeNode, c.EdgePos, c.EdgeMult = make([]int32, 0, np), make([]int32, 0, np), make([]int32, 0, np), make([]int32, 0, np)
 	for F := 0; F < nfc; F++ {
 		if F%pollEvery == pollEvery-1 {
 			if err := ctx.Err(); err != nil {
