@@ -492,6 +492,37 @@ func (c *countComp) eval(ctx context.Context, theta []float64, n []int64, z *lnu
 			}
 			cc.cons[q].k = int(atoms)
 		}
+		// A member's total is bounded by the constraint itself, given the
+		// most the others can add: with Σ a_i·t_i <= k (or =), a_q > 0,
+		// a_q·t_q <= k − Σ_{a_i<0} a_i·max_i (the positive others add at
+		// least 0); with >= (or =), a_q < 0, |a_q|·t_q <= Σ_{a_i>0}
+		// a_i·max_i − k. A total beyond the bound has no accepted world, so
+		// the dynamic program drops it as it drops a count past its k.
+		for l, lc := range c.lins {
+			neg, pos := int64(0), int64(0)
+			for _, con := range cc.cons {
+				if con.lin == l+1 {
+					if con.coef < 0 {
+						neg += int64(-con.coef) * int64(con.k)
+					} else {
+						pos += int64(con.coef) * int64(con.k)
+					}
+				}
+			}
+			for q, con := range cc.cons {
+				if con.lin != l+1 {
+					continue
+				}
+				bound := int64(con.k)
+				switch {
+				case con.coef > 0 && (lc.cmp == "=" || lc.cmp == "<="):
+					bound = (int64(lc.k) + neg) / int64(con.coef)
+				case con.coef < 0 && (lc.cmp == "=" || lc.cmp == ">="):
+					bound = (pos - int64(lc.k)) / int64(-con.coef)
+				}
+				cc.cons[q].k = int(max(0, min(bound, int64(con.k))))
+			}
+		}
 		c = &cc
 	}
 	nq := len(c.cons)
@@ -720,7 +751,7 @@ func (c *countComp) eval(ctx context.Context, theta []float64, n []int64, z *lnu
 	// linear constraints: a member's total only grows, by at most the atoms
 	// of its predicate not among the first m elements (N^r − m^r), so the
 	// sum ends within [Σ a·tot + Σ_{a<0} a·rem, Σ a·tot + Σ_{a>0} a·rem].
-	linFits := func(key []int32, m int64) bool {
+	linFits := func(tot func(q int) int64, m int64) bool {
 		for l, lc := range c.lins {
 			if lc.cmp == "!=" {
 				continue
@@ -731,10 +762,10 @@ func (c *countComp) eval(ctx context.Context, theta []float64, n []int64, z *lnu
 					continue
 				}
 				a := int64(cc.coef)
-				sum += a * int64(key[gIdx[q]])
-				rem := int64(cc.k) // N^r
-				dec := int64(1)
+				sum += a * tot(q)
+				rem, dec := int64(1), int64(1) // N^r − m^r
 				for range c.pb.preds[cc.pred].types {
+					rem *= N
 					dec *= m
 				}
 				rem -= dec
@@ -978,6 +1009,13 @@ func (c *countComp) eval(ctx context.Context, theta []float64, n []int64, z *lnu
 								key[mv[mi].to] -= k
 								break
 							}
+							if len(c.lins) > 0 && !linFits(func(q int) int64 { return int64(key[G+1+q]) }, step) {
+								// The new element's pairs not yet placed are
+								// among the atoms still to come after step
+								// elements: the bound stays sound.
+								key[mv[mi].to] -= k
+								continue
+							}
 							terms++
 							x.copyFrom(&val)
 							if k > 0 {
@@ -1044,7 +1082,7 @@ func (c *countComp) eval(ctx context.Context, theta []float64, n []int64, z *lnu
 					copy(ws[1:], ws[:nw-1])
 					ws[0] = int32(encode(j, bc))
 				}
-				if fits(key[:G], ws, 0, 0, nil, func(q int64) int32 { return key[gIdx[q]] }, N-step-1) && linFits(key, step+1) {
+				if fits(key[:G], ws, 0, 0, nil, func(q int64) int32 { return key[gIdx[q]] }, N-step-1) && linFits(func(q int) int64 { return int64(key[gIdx[q]]) }, step+1) {
 					next.add(key[:SW], &val, pool)
 				}
 			}
@@ -1055,7 +1093,10 @@ func (c *countComp) eval(ctx context.Context, theta []float64, n []int64, z *lnu
 		// two (a polynomial in the step of degree d, d measured), and
 		// refuse once the projection passes the limit.
 		prevTerms, stepTerms = stepTerms, terms-prevTerms-stepTerms
-		if project && step >= 8 && terms > 1e5 && prevTerms > 0 && stepTerms > prevTerms {
+		// A linear constraint prunes more as the atoms still to come run
+		// out, so its early steps grow faster than the later ones: projected
+		// from the second third of the steps on.
+		if project && step >= 8 && (len(c.lins) == 0 || step >= N/3) && terms > 1e5 && prevTerms > 0 && stepTerms > prevTerms {
 			d := math.Log(stepTerms/prevTerms) / math.Log(float64(step+1)/float64(step))
 			d = min(d, float64(2*G+nq+2))
 			proj := terms
