@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/lifted-dev/lifted/fg"
 	"github.com/lifted-dev/lifted/infer"
@@ -259,18 +260,33 @@ func CheckError(ctx context.Context, ans *infer.Answer, g *fg.Graph, ev fg.Evide
 	}
 	var xs []float64
 	if len(atoms) <= opt.MaxSample {
-		sum := 0.0
-		for _, v := range atoms {
-			x, err := excess(v)
-			if err != nil {
-				return est, err
-			}
+		// In a random order (opt.Seed), so that under Reject the atoms
+		// run so far are a sample: see SequentialZ.
+		order := slices.Clone(atoms)
+		rng := rand.New(rand.NewPCG(opt.Seed, 0xc4ec))
+		rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+		i := 0
+		seq, err := sequential(len(order), est.Global, opt.Reject, func() (float64, error) {
+			x, err := excess(order[i])
+			i++
 			xs = append(xs, x)
-			if sum += x; opt.Reject > 0 && est.Global+sum/n > opt.Reject {
-				est.Mean = est.Global + sum/n
-				est.Hi, est.Basin, est.Sample, est.Stopped = est.Mean, sum/n, len(xs), true
-				return est, nil
-			}
+			return x, err
+		})
+		if err != nil {
+			return est, err
+		}
+		switch {
+		case seq.accepted:
+			// Accepted on the sample: the estimate, its standard error
+			// and the upper end that decided.
+			est.Basin, est.SE, est.Sample = seq.mean, seq.se, seq.k
+			est.Mean, est.Hi = est.Global+seq.mean, seq.hi
+			est.Confidence = SequentialConfidence
+			return est, nil
+		case seq.refused:
+			est.Basin, est.SE, est.Sample, est.Stopped = seq.mean, seq.se, seq.k, true
+			est.Mean, est.Hi = est.Global+seq.mean, seq.hi
+			return est, nil
 		}
 		est.Census = true
 	} else {
@@ -296,6 +312,84 @@ func CheckError(ctx context.Context, ans *infer.Answer, g *fg.Graph, ev fg.Evide
 		est.Hi = min(1, est.Global+m+bernstein(vr, len(xs), 2*(1-opt.Confidence)))
 	}
 	return est, nil
+}
+
+// Under CheckOptions.Reject the basin runs go through the atoms in a
+// random order and after SequentialMin atoms, and twice as many each time
+// after, the check looks at the sample so far: with m its mean excess and
+// se its standard error (sampling without replacement, the sample
+// variance held at least 3/k after k atoms: where no atom of the sample
+// changed basin, up to 3 in k may still, by up to 1 each), it accepts when
+// Global + m + SequentialZ·se is within Reject (stating Mean = Global + m,
+// SE and Hi = that upper end: a statistical statement, normal
+// approximation, at SequentialConfidence one-sided per look) and refuses
+// when Global + m − SequentialZ·se exceeds it; else it goes on, to the
+// census. TestCheckSequential measures how often the accepted upper end
+// covers the census.
+const (
+	SequentialMin        = 200
+	SequentialZ          = 3.29
+	SequentialConfidence = 0.9995
+)
+
+// seqOutcome is the outcome of sequential: the values run (k), their
+// mean (over n for a census or a sure refusal, else over k), its
+// standard error, the statement's upper end (global + mean, plus
+// SequentialZ·se where accepted on a sample).
+type seqOutcome struct {
+	k                 int
+	mean, se, hi      float64
+	accepted, refused bool
+}
+
+// sequential draws the per-atom basin excesses of n atoms in a random
+// order with next and decides under reject as CheckError says (see
+// SequentialZ); reject 0 runs them all.
+func sequential(n int, global, reject float64, next func() (float64, error)) (seqOutcome, error) {
+	var o seqOutcome
+	sum, sq := 0.0, 0.0
+	look := SequentialMin
+	for o.k < n {
+		x, err := next()
+		if err != nil {
+			return o, err
+		}
+		o.k++
+		sum += x
+		sq += x * x
+		if reject <= 0 {
+			continue
+		}
+		if global+sum/float64(n) > reject {
+			// Sure: the census's sum only grows.
+			o.mean = sum / float64(n)
+			o.hi, o.refused = global+o.mean, true
+			return o, nil
+		}
+		if o.k == look && o.k < n {
+			look *= 2
+			m, se := sequentialSE(sum, sq, o.k, n)
+			switch {
+			case global+m+SequentialZ*se <= reject:
+				return seqOutcome{k: o.k, mean: m, se: se, hi: global + m + SequentialZ*se, accepted: true}, nil
+			case global+m-SequentialZ*se > reject:
+				return seqOutcome{k: o.k, mean: m, se: se, hi: global + m, refused: true}, nil
+			}
+		}
+	}
+	o.mean = sum / float64(n)
+	o.hi = global + o.mean
+	return o, nil
+}
+
+// sequentialSE returns the mean of k values with sum and sum of squares
+// sq drawn without replacement from n, and its standard error with the
+// sample variance held at least 3/k.
+func sequentialSE(sum, sq float64, k, n int) (float64, float64) {
+	m := sum / float64(k)
+	v := max(0, (sq-float64(k)*m*m)/float64(k-1))
+	v = max(v, 3/float64(k))
+	return m, math.Sqrt(v / float64(k) * (1 - float64(k)/float64(n)))
 }
 
 // representativeMessages lays out, per lifted edge of the exact

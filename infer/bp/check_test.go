@@ -176,3 +176,90 @@ func TestCheckReject(t *testing.T) {
 		}
 	}
 }
+
+// Under CheckOptions.Reject the basin runs stop early once the sample so
+// far decides (SequentialZ). On populations shaped like UW-CSE's basin
+// excesses (4681 atoms, a few dozen near 1, the rest small), over many
+// random orders: where the population's statement (global part + mean)
+// exceeds the tolerance, the rule must accept in at most 5% of the runs,
+// in each case (the decision's error); where it is at least a fifth below, the
+// accepted upper end must cover it in at least 95% of the early accepts
+// (nearer the tolerance the accepted runs are those whose sample ran low:
+// the upper end may fall below the statement, which is still within the
+// tolerance); early refusals must be right in 95%; early stops must
+// happen (else the test tests little), and a census must state the
+// population mean exactly.
+func TestCheckSequential(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 5))
+	const n = 4681
+	var early, covered, farAccepts, farCovered, refused, right, census, above, wrongAccepts int
+	for _, c := range []struct {
+		jumps          int
+		global, reject float64
+	}{{30, 0.003, 0.01}, {30, 0.003, 0.02}, {30, 0.009, 0.015}, {30, 0.0095, 0.015}, {30, 0.003, 0.0085}, {60, 0.003, 0.01},
+		{5, 0.003, 0.01}, {0, 0.002, 0.01}, {30, 0.003, 0.005}} {
+		pop := make([]float64, n)
+		for i := range pop {
+			pop[i] = 0.002 * r.Float64()
+			if i < c.jumps {
+				pop[i] = 0.5 + 0.5*r.Float64()
+			}
+		}
+		mean := 0.0
+		for _, x := range pop {
+			mean += x
+		}
+		mean /= n
+		total := c.global + mean
+		e0, c0, w0 := early, covered, wrongAccepts
+		for run := 0; run < 200; run++ {
+			r.Shuffle(n, func(i, j int) { pop[i], pop[j] = pop[j], pop[i] })
+			i := 0
+			m, hi, k, acc, ref := bp.SequentialRule(n, c.global, c.reject, func() float64 { i++; return pop[i-1] })
+			if total > c.reject {
+				above++
+				if acc {
+					wrongAccepts++
+				}
+			}
+			switch {
+			case acc:
+				early++
+				if hi >= total {
+					covered++
+				}
+				if total <= 0.8*c.reject {
+					farAccepts++
+					if hi >= total {
+						farCovered++
+					}
+				}
+				if k >= n || hi > c.reject {
+					t.Fatalf("accepted with k %d, upper end %v above %v", k, hi, c.reject)
+				}
+			case ref && k < n:
+				refused++
+				if total > c.reject {
+					right++
+				}
+			case !ref:
+				census++
+				if k != n || math.Abs(m-mean) > 1e-12 {
+					t.Fatalf("census: k %d mean %v, population %v", k, m, mean)
+				}
+			}
+		}
+		t.Logf("%+v: statement %.4g: early accepts %d, covering %d; wrong accepts %d", c, total, early-e0, covered-c0, wrongAccepts-w0)
+		if wrongAccepts-w0 > 10 {
+			t.Errorf("%+v: the statement %.4g is above the tolerance, accepted in %d of 200 runs", c, total, wrongAccepts-w0)
+		}
+	}
+	t.Logf("early accepts %d (upper end covering %d; %d of %d far below the tolerance), wrong accepts %d of %d runs above it, early refusals %d (right %d), censuses %d",
+		early, covered, farCovered, farAccepts, wrongAccepts, above, refused, right, census)
+	if farAccepts < 200 || refused < 100 || census == 0 || above < 200 {
+		t.Fatalf("early accepts %d, refusals %d, censuses %d, runs above %d: the test tests little", farAccepts, refused, census, above)
+	}
+	if float64(wrongAccepts) > 0.05*float64(above) || float64(farCovered) < 0.95*float64(farAccepts) || float64(right) < 0.95*float64(refused) {
+		t.Fatalf("wrong accepts %d of %d, covered %d of %d early accepts far below, right in %d of %d early refusals", wrongAccepts, above, farCovered, farAccepts, right, refused)
+	}
+}
