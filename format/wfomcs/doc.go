@@ -40,6 +40,10 @@
 //     coefficient 1 it is lifted's |P| = k (EXIST=k x1,…,xn P(x1,…,xn)),
 //     < and > as <= and >=; any other (|AuxBond| - |H| = 0, !=) is an
 //     mln.Cardinality, which package wfomc sums exactly;
+//   - \exists_{<k} and \exists_{>k} are EXIST<=k−1 and EXIST>=k+1;
+//     \exists_{!=k} is EXIST<=k−1 v EXIST>=k+1, a disjunction of counting
+//     quantifiers that wfomc does not lift (it grounds it with
+//     --allow-ground);
 //   - the linear order axiom's predicates (LEQ, PRED, PREDk,
 //     CIRCULAR_PRED) keep their names, which lifted reserves too;
 //   - unary evidence is returned in File.DB, and the MLN's world rule is
