@@ -456,6 +456,9 @@ func summaryLine(method string, st infer.Stats, groundAtoms int, groundSeconds f
 // estimated error, or that exact lifting answered.
 func approxText(st infer.Stats) string {
 	if st.Tolerance <= 0 {
+		if st.Lifting == "exact" && st.Clusternodes < st.Variables {
+			return ", exact lifting (--tolerance 0)"
+		}
 		return ""
 	}
 	if st.Approximation == "" {

@@ -316,7 +316,12 @@ type Stats struct {
 	// the approximation that answered ("" when exact lifting did) and
 	// the estimated mean and largest |marginal − ground BP| of its
 	// answer (ErrorEstimator), with the approximations tried.
-	Tolerance        float64  `json:"tolerance,omitempty"`
+	Tolerance float64 `json:"tolerance,omitempty"`
+	// Lifting is "exact" where colour passing compressed the graph
+	// exactly (no tolerance, the default, or no approximation met it) and
+	// "approximate" where an approximation answered; "" where nothing
+	// was lifted.
+	Lifting          string   `json:"lifting,omitempty"`
 	Approximation    string   `json:"approximation,omitempty"`
 	ErrorEstimate    *float64 `json:"error_estimate,omitempty"`
 	ErrorEstimateMax *float64 `json:"error_estimate_max,omitempty"`

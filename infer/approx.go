@@ -166,6 +166,9 @@ func runApprox(ctx context.Context, alg Algorithm, est ErrorEstimator, exactAlg 
 		ans.Stats.Messages += msgs
 		ans.Stats.ColorSeconds = colourSec
 		ans.Stats.Tolerance, ans.Stats.Approximation, ans.Stats.ApproxTried = opt.Query.Tolerance, name, tried
+		if name != "" {
+			ans.Stats.Lifting = "approximate"
+		}
 		mean, worst := 0.0, 0.0
 		if e != nil {
 			mean, worst = e.Mean, e.Max

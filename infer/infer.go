@@ -72,7 +72,7 @@ func CompressWith(ctx context.Context, r lift.Refiner, g *fg.Graph, ev fg.Eviden
 	if lifted {
 		var ls lift.Stats
 		c, ls, err = lift.CompressWith(ctx, r, g, ev, colour)
-		st.ColorIter, st.ColorSeconds = ls.Iterations, ls.Seconds
+		st.ColorIter, st.ColorSeconds, st.Lifting = ls.Iterations, ls.Seconds, "exact"
 	} else {
 		c, err = lift.GroundContext(ctx, g, ev)
 	}
@@ -132,5 +132,5 @@ func Run(ctx context.Context, alg Algorithm, g *fg.Graph, ev fg.Evidence, opt Op
 func (s *Stats) withCompression(c Stats) {
 	s.Variables, s.Factors, s.Edges = c.Variables, c.Factors, c.Edges
 	s.Clusternodes, s.Clusterfactors, s.LiftedEdges = c.Clusternodes, c.Clusterfactors, c.LiftedEdges
-	s.ColorIter, s.ColorSeconds = c.ColorIter, c.ColorSeconds
+	s.ColorIter, s.ColorSeconds, s.Lifting = c.ColorIter, c.ColorSeconds, c.Lifting
 }

@@ -68,12 +68,12 @@ func TestInferSummaryLine(t *testing.T) {
 	}
 	// Lifted BP's summary reports the compression and the iterations.
 	_, stderr, _ = run(t, "infer", smokersMLN, "-e", smokersDB, "-q", "Smokes,Cancer", "--method", "lbp")
-	if !strings.HasPrefix(stderr, world+"lifted: 13 ground atoms, 12 factors; 12 clusternodes, 11 clusterfactors (compression 1.1x); lbp: 5 iterations, messages converged; ") ||
+	if !strings.HasPrefix(stderr, world+"lifted: 13 ground atoms, 12 factors; 12 clusternodes, 11 clusterfactors (compression 1.1x), exact lifting (--tolerance 0); lbp: 5 iterations, messages converged; ") ||
 		strings.Count(stderr, "\n") != 2 {
 		t.Errorf("lbp summary %q", stderr)
 	}
 	_, stderr, _ = run(t, "infer", smokers, "-e", smokers+".evid", "--method", "lbp")
-	if !strings.HasPrefix(stderr, "lifted: 120 variables, 110 factors; 16 clusternodes, 13 clusterfactors (compression 7.5x); lbp: 17 iterations, messages converged; ") {
+	if !strings.HasPrefix(stderr, "lifted: 120 variables, 110 factors; 16 clusternodes, 13 clusterfactors (compression 7.5x), exact lifting (--tolerance 0); lbp: 17 iterations, messages converged; ") {
 		t.Errorf("factor graph summary %q", stderr)
 	}
 	for _, args := range [][]string{{smokersMLN, "-e", smokersDB, "-q", "Smokes"}, {smokers}} {
