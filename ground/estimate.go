@@ -26,8 +26,8 @@ const (
 	// heap less the evidence): 204 MB for Tuffy's Cora (177,735 ground
 	// formulas; most of it the junction tree of its largest component),
 	// 207 MB for UW-CSE (357,286; most of it the first-order attempt,
-	// before any grounding), about 500 MB for Cora replicated 10 times
-	// (1,777,630: 280 bytes each, most of it the ground network and its
+	// before any grounding), 469 MB for Cora replicated 10 times
+	// (1,777,630: 264 bytes each, most of it the ground network and its
 	// counted graph); 475 bytes per ternary ground formula on
 	// friends-and-smokers through colour passing and ground BP.
 	MarginalMemory Memory = iota
