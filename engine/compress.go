@@ -130,7 +130,7 @@ func (m *Model) Compress(ctx context.Context, req Request) (*Result, error) {
 	if net != nil {
 		st := infer.Stats{Variables: int(net.Atoms), Factors: int(net.Factors), Edges: int(GroundEdges(net.Compressed)),
 			Clusternodes: net.NumNodes(), Clusterfactors: net.NumFactors(), LiftedEdges: net.NumEdges(),
-			ColorIter: net.Iterations, ColorSeconds: net.Seconds}
+			ColorIter: net.Iterations, ColorSeconds: net.Seconds, Lifting: "exact"}
 		return &Result{Route: RouteFirstOrder, Converged: true, Stats: FirstOrderStats(st, net), net: net}, nil
 	}
 	gr, err := r.ground(ctx, r.gopt)

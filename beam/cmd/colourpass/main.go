@@ -126,7 +126,7 @@ func run(ctx context.Context, c *config) error {
 		report()
 		stats := infer.Stats{Variables: int(res.Variables), Factors: int(res.Factors), Edges: int(res.Edges),
 			Clusternodes: int(res.Clusternodes), Clusterfactors: int(res.Clusterfactors), LiftedEdges: int(res.LiftedEdges),
-			ColorIter: res.Rounds, ColorSeconds: time.Since(start).Seconds()}
+			ColorIter: res.Rounds, ColorSeconds: time.Since(start).Seconds(), Lifting: "exact"}
 		return wholefile.Write(c.output, func(w io.Writer) error { return json.NewEncoder(w).Encode(stats) })
 	}
 	g, ev, mm, err := load(ctx, c)
