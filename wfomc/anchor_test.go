@@ -63,13 +63,7 @@ func TestAnchorWFOMCTool(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var opt FileOptions
-		if c.domain != "" {
-			opt.Domains = []string{c.domain}
-		}
-		if _, err := os.Stat(path + ".db"); err == nil {
-			opt.Evidence = []string{path + ".db"}
-		}
+		opt := anchorOptions(path, c.domain)
 		res, err := RunFile(m, opt)
 		if err != nil {
 			t.Fatalf("%s: %v", c.model, err)
@@ -238,13 +232,7 @@ func TestAnchorReader(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var opt FileOptions
-		if c.domain != "" {
-			opt.Domains = []string{c.domain}
-		}
-		if _, err := os.Stat(path + ".db"); err == nil {
-			opt.Evidence = []string{path + ".db"}
-		}
+		opt := anchorOptions(path, c.domain)
 		want, err := RunFile(m, opt)
 		if err != nil {
 			t.Fatalf("%s: %v", c.ours, err)
@@ -253,4 +241,17 @@ func TestAnchorReader(t *testing.T) {
 			t.Errorf("%s: log Z = %.17g read, %.17g translated", c.tool, got.LogZ, want.LogZ)
 		}
 	}
+}
+
+// anchorOptions are the options of an anchor model at path (without its
+// extension): the domain given, and path.db as evidence where it exists.
+func anchorOptions(path, domain string) FileOptions {
+	var opt FileOptions
+	if domain != "" {
+		opt.Domains = []string{domain}
+	}
+	if _, err := os.Stat(path + ".db"); err == nil {
+		opt.Evidence = []string{path + ".db"}
+	}
+	return opt
 }

@@ -301,20 +301,7 @@ func TestRandomCountingAgainstBruteForce(t *testing.T) {
 	checked, pruned := 0, 0
 	for i := 0; i < models; i++ {
 		var b strings.Builder
-		for range 1 + r.IntN(3) {
-			body := atoms[r.IntN(len(atoms))]
-			if r.IntN(2) == 0 {
-				body = "!" + paren(body)
-			}
-			if r.IntN(2) == 0 {
-				body = paren(body) + []string{" v ", " ^ ", " => "}[r.IntN(3)] + atoms[r.IntN(len(atoms)-1)]
-			}
-			if r.IntN(5) == 0 {
-				fmt.Fprintf(&b, "%s.\n", body)
-			} else {
-				fmt.Fprintf(&b, "%.3f %s\n", -1.5+3*r.Float64(), body)
-			}
-		}
+		writeRandomFormulas(r, &b, atoms)
 		bin := []string{"P", "R"}
 		for range 1 + r.IntN(2) {
 			p := bin[r.IntN(2)]
@@ -383,20 +370,7 @@ func TestRandomLinearCardinalityAgainstBruteForce(t *testing.T) {
 	checked := 0
 	for i := 0; i < models; i++ {
 		var b strings.Builder
-		for range 1 + r.IntN(3) {
-			body := atoms[r.IntN(len(atoms))]
-			if r.IntN(2) == 0 {
-				body = "!" + paren(body)
-			}
-			if r.IntN(2) == 0 {
-				body = paren(body) + []string{" v ", " ^ ", " => "}[r.IntN(3)] + atoms[r.IntN(len(atoms)-1)]
-			}
-			if r.IntN(5) == 0 {
-				fmt.Fprintf(&b, "%s.\n", body)
-			} else {
-				fmt.Fprintf(&b, "%.3f %s\n", -1.5+3*r.Float64(), body)
-			}
-		}
+		writeRandomFormulas(r, &b, atoms)
 		if r.IntN(3) == 0 {
 			fmt.Fprintf(&b, "EXIST%s%d y %s(x,y).\n", []string{"=", "<=", ">="}[r.IntN(3)], r.IntN(3), []string{"P", "R"}[r.IntN(2)])
 		}
@@ -519,6 +493,27 @@ func TestLinearCardinalityClosedForms(t *testing.T) {
 		}
 		if want := c.want(c.n); math.Abs(res.LogZ-want) > 1e-12*math.Abs(want) || !res.Exact() {
 			t.Errorf("%s%s at n = %d: log Z = %.17g, want %.17g", c.decl, c.cons, c.n, res.LogZ, want)
+		}
+	}
+}
+
+// writeRandomFormulas writes one to three random formulas over atoms
+// (each a literal, or two joined by v, ^ or =>; a fifth hard, the rest
+// weighted in [-1.5, 1.5]) to b; the second atom of a pair is never the
+// last of atoms.
+func writeRandomFormulas(r *rand.Rand, b *strings.Builder, atoms []string) {
+	for range 1 + r.IntN(3) {
+		body := atoms[r.IntN(len(atoms))]
+		if r.IntN(2) == 0 {
+			body = "!" + paren(body)
+		}
+		if r.IntN(2) == 0 {
+			body = paren(body) + []string{" v ", " ^ ", " => "}[r.IntN(3)] + atoms[r.IntN(len(atoms)-1)]
+		}
+		if r.IntN(5) == 0 {
+			fmt.Fprintf(b, "%s.\n", body)
+		} else {
+			fmt.Fprintf(b, "%.3f %s\n", -1.5+3*r.Float64(), body)
 		}
 	}
 }
